@@ -1,0 +1,111 @@
+// A transformer described as the tensors it owns, in Hugging Face terms.
+//
+// The Hugging Face config importer (hf_config.hpp) turns a config.json into this; parameter
+// counting, LoRA targeting, QLoRA quantization, ZeRO-3 gather sizes and activations all read it.
+// Every size is a count of elements (not bytes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainmem {
+
+// One nn.Linear (or an expert's projection), named as the Hugging Face module is named
+// (q_proj, k_proj, ..., c_attn for GPT-2), so PEFT's target_modules match it.
+struct Linear {
+  std::string name;
+  std::int64_t in_features = 0;
+  std::int64_t out_features = 0;
+  bool bias = false;
+  // Copies of this module in one layer: num_local_experts for routed experts, else 1.
+  std::int64_t copies = 1;
+  // True for routed experts: only num_experts_per_tok of the copies run per token.
+  bool routed_expert = false;
+  // True when tensor parallelism splits this matrix (Megatron column/row parallel);
+  // false for small replicated ones (MoE router, MLA low-rank down-projections).
+  bool tp_sharded = true;
+
+  std::int64_t weight_params() const { return in_features * out_features; }
+  std::int64_t params_per_copy() const { return weight_params() + (bias ? out_features : 0); }
+  std::int64_t params() const { return params_per_copy() * copies; }
+};
+
+// A normalization layer's own parameters (RMSNorm: weight; LayerNorm: weight + bias).
+struct Norm {
+  std::string name;
+  std::int64_t size = 0;
+  bool bias = false;
+  std::int64_t params() const { return size * (bias ? 2 : 1); }
+};
+
+enum class NormKind { rms_norm, layer_norm };
+enum class AttentionKind { multi_head, multi_latent };  // MHA/GQA/MQA vs DeepSeek MLA
+enum class Stack { decoder, encoder };
+
+// Shapes that activations depend on.
+struct AttentionShape {
+  AttentionKind kind = AttentionKind::multi_head;
+  std::int64_t num_attention_heads = 0;
+  std::int64_t num_key_value_heads = 0;
+  std::int64_t head_dim = 0;        // query/key width per head
+  std::int64_t v_head_dim = 0;      // value width per head (differs under MLA)
+  bool cross_attention = false;     // encoder-decoder decoder layers also attend to the encoder
+  std::int64_t sliding_window = 0;  // 0: full attention (sliding layers bound the s^2 term)
+};
+
+struct MlpShape {
+  bool gated = true;                      // SwiGLU/GeGLU: gate, up, down; else fc1, fc2
+  std::int64_t intermediate_size = 0;     // dense MLP width (0 in a MoE layer without one)
+  std::int64_t num_local_experts = 0;     // routed experts (0: dense layer)
+  std::int64_t num_experts_per_tok = 0;
+  std::int64_t moe_intermediate_size = 0;
+  std::int64_t shared_intermediate_size = 0;  // all shared experts together
+};
+
+// Layers that share one shape; a model is a few groups (e.g. DeepSeek's dense first layers).
+struct LayerGroup {
+  std::string name;
+  std::int64_t count = 0;
+  Stack stack = Stack::decoder;
+  std::vector<Linear> linears;
+  std::vector<Norm> norms;
+  std::int64_t other_params = 0;  // parameters that are neither linear nor norm (in each layer)
+  AttentionShape attention;
+  MlpShape mlp;
+
+  std::int64_t params_per_layer() const;
+  // Parameters that one token runs through (routed experts counted num_experts_per_tok times).
+  std::int64_t active_params_per_layer() const;
+};
+
+struct Architecture {
+  std::string model_type;
+  std::int64_t vocab_size = 0;
+  std::int64_t hidden_size = 0;
+  NormKind norm = NormKind::rms_norm;
+  bool tie_word_embeddings = false;
+  bool encoder_decoder = false;
+  bool gated_activation_is_gelu = false;  // GeGLU (Gemma) vs SwiGLU; affects nothing but labels
+
+  std::int64_t embedding_params = 0;           // token embeddings (vocab_size x hidden_size)
+  std::int64_t position_embedding_params = 0;  // learned absolute positions, token types
+  std::int64_t embedding_norm_params = 0;      // BLOOM's word_embeddings_layernorm, BERT's LayerNorm
+  std::int64_t final_norm_params = 0;          // all final norms together
+  std::int64_t lm_head_params = 0;             // 0 when tied to the embeddings
+  std::int64_t head_other_params = 0;          // e.g. BERT's pooler and MLM transform
+  std::vector<LayerGroup> layers;
+
+  double attention_dropout = 0.0;
+  double hidden_dropout = 0.0;
+
+  std::int64_t num_hidden_layers() const;
+  std::int64_t total_params() const;
+  std::int64_t active_params() const;
+  // Parameters outside the transformer layers (embeddings, head, final norms).
+  std::int64_t non_layer_params() const;
+  // Parameters of the largest single layer: the unit ZeRO-3/FSDP gathers at a time.
+  std::int64_t largest_layer_params() const;
+};
+
+}  // namespace trainmem

@@ -1,0 +1,57 @@
+// The built-in model and GPU catalogs (catalog/models/*.json, catalog/gpus/*.json, embedded at
+// build time; see catalog/README.md for the file format). Every entry is validated when loaded.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trainmem/architecture.hpp"
+#include "trainmem/errors.hpp"
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+struct ModelPreset {
+  std::string id, display_name, family, hf_id;
+  Architecture architecture;
+  std::int64_t published_total = 0;  // the publisher's parameter count (text model)
+  bool published_exact = false;      // false: a rounded headline figure
+  std::string published_scope, published_source;
+  std::int64_t seq_length = 4096;    // usual training length
+  Dtype param_dtype = Dtype::bf16;
+  std::string hf_config_json;        // the config.json as stored
+};
+
+struct GpuEntry {
+  GpuSpec spec;  // memory in bytes, usable bytes and CUDA context where published
+  std::string vendor, kind;
+  double bf16_dense_tflops = 0;             // TFLOP/s, dense
+  double memory_bandwidth_bytes_per_s = 0;  // bytes/s
+  std::string interconnect_name;
+  double interconnect_bytes_per_s = 0;      // bytes/s
+  std::optional<double> price_per_gpu_hour_usd;
+  std::string source;
+  std::string raw_json;  // the catalog file as stored
+};
+
+struct Catalog {
+  std::vector<ModelPreset> models;
+  std::vector<GpuEntry> gpus;
+  Errors errors;  // malformed entries (code invalid_catalog, field "<file>: <path>")
+
+  const ModelPreset* find_model(const std::string& id) const;
+  const GpuEntry* find_gpu(const std::string& id) const;
+  std::vector<std::string> model_ids() const;
+  std::vector<std::string> gpu_ids() const;
+};
+
+// Parses catalog files given as (path, JSON text) pairs; the path's folder ("models/" or "gpus/")
+// says which kind each is.
+Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& files);
+
+// The catalog compiled into this build (parsed once).
+const Catalog& builtin_catalog();
+
+}  // namespace trainmem

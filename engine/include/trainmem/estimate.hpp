@@ -1,0 +1,67 @@
+// The estimate: a TrainingSetup in, the output document (shared/ESTIMATE-API.md "Output") out.
+// Every byte count is in bytes, for the most loaded GPU unless a name says otherwise. A value that
+// cannot be known from the input (activations without an architecture) is empty, never 0.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainmem/errors.hpp"
+#include "trainmem/model_states.hpp"
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+struct Warning {
+  std::string code;
+  std::string message;
+};
+
+struct PhasePeaks {  // peak allocated bytes within each phase of a step
+  double load = 0, forward = 0, backward = 0, optimizer_step = 0;
+};
+
+struct PerGpu {
+  double parameters = 0, gradients = 0, optimizer_states = 0, model_states = 0;
+  std::optional<double> activations;
+  std::optional<double> temporary_buffers;
+  std::optional<double> peak_allocated;  // tensors only: torch.cuda.max_memory_allocated
+  std::optional<double> peak_reserved;   // + caching-allocator fragmentation
+  std::optional<double> peak;            // + CUDA context: what must fit in the device
+  std::optional<PhasePeaks> phases;
+  // Parts of the above that the explanations show.
+  std::optional<double> fragmentation;
+  std::optional<double> cuda_context;
+};
+
+struct CheckpointBytes {
+  double training_state_bytes = 0;     // weights + master + optimizer states + metadata, whole job
+  double inference_weights_bytes = 0;  // weights only, in the parameter dtype
+  std::optional<double> adapter_bytes;  // LoRA/QLoRA adapter only
+};
+
+struct Estimate {
+  ParameterCounts parameters;
+  std::int64_t active_parameters = 0;
+  std::int64_t global_batch_size = 0;  // micro_batch_size x D x gradient_accumulation_steps
+  std::int64_t data_parallel_size = 1;
+  ResolvedPrecision precision;
+  BytesPerParam bytes_per_param;
+  PerGpu per_gpu;
+  double cpu_bytes_per_node = 0;
+  double nvme_bytes = 0;
+  CheckpointBytes checkpoint;
+  std::optional<bool> fits;
+  std::optional<double> gpu_capacity_bytes;  // what the peak is compared with
+  std::vector<Warning> warnings;
+};
+
+// Checks the setup for contradictions the document parser cannot see on its own (divisibility,
+// world size vs parallel sizes, ranges). Empty when valid.
+Errors validate(const TrainingSetup& setup);
+
+// Computes the estimate of a validated setup. Pure; never throws for a validated setup.
+Estimate estimate(const TrainingSetup& setup);
+
+}  // namespace trainmem

@@ -1,0 +1,37 @@
+// The JSON documents of shared/ESTIMATE-API.md: the one interface of the CLI and the WASM module.
+// These functions never throw; invalid input returns the error document with ok = false.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "trainmem/errors.hpp"
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+// Documents larger than this are rejected (code document_too_large).
+inline constexpr std::size_t kMaxDocumentBytes = 1 << 20;
+
+struct JsonResult {
+  std::string json;  // the output document, or {"error": {...}, "errors": [...]}
+  bool ok = false;
+};
+
+// Parses an estimate input document into a setup; errors list every problem found.
+struct ParsedSetup {
+  TrainingSetup setup;
+  Errors errors;
+};
+ParsedSetup parse_estimate_document(std::string_view document);
+
+// Estimate document in, output document out.
+JsonResult estimate_json(std::string_view document);
+
+// {"models": [...], "gpus": [...]}; `which` is "models", "gpus" or "" for both.
+JsonResult catalog_json(std::string_view which);
+
+// The error document for a list of problems.
+std::string error_document(const Errors& errors);
+
+}  // namespace trainmem

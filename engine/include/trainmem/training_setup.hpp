@@ -1,0 +1,129 @@
+// The estimate input document (shared/ESTIMATE-API.md "Input") as C++ values.
+//
+// Member names follow the document: Hugging Face names for the architecture, Megatron/DeepSpeed
+// names for training. Optional members are "not given": the framework's documented default applies
+// (see framework_defaults.hpp). All sizes are counts (elements, tokens, GPUs), never bytes, except
+// where a name ends in _bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainmem/architecture.hpp"
+#include "trainmem/dtype.hpp"
+
+namespace trainmem {
+
+enum class Framework { hf_trainer, torchtune, torchtitan, deepspeed, fsdp, megatron };
+enum class Method { full, lora, qlora, freeze };
+enum class Optimizer {
+  adamw, adam, adamw_8bit, paged_adamw, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion
+};
+enum class Checkpointing { none, selective, full };
+enum class SelectivePolicy { attention_core, op_level };
+enum class LossImplementation { full, chunked, fused };
+enum class ModelLoading { meta_init, full_copy_per_gpu };
+enum class AttentionImplementation { flash, sdpa, eager };
+enum class OffloadTarget { none, cpu, nvme };
+enum class PipelineSchedule { one_f_one_b, interleaved_1f1b, gpipe };
+enum class RlhfAlgorithm { dpo, ppo, grpo };
+
+// The model: an architecture (from a preset or a config.json), or only a parameter count.
+struct ModelSpec {
+  std::string preset;                       // catalog id when given as a preset
+  std::optional<Architecture> architecture;  // absent for {"num_parameters": N}
+  std::int64_t num_parameters = 0;          // total parameters (from the architecture when known)
+  std::optional<std::int64_t> seq_length_default;  // a preset's usual training length
+};
+
+struct LoraSettings {
+  std::int64_t r = 16;
+  std::vector<std::string> target_modules{"q_proj", "v_proj"};  // or {"all-linear"}
+  std::vector<std::string> modules_to_save;  // trained in full (e.g. "lm_head", "embed_tokens")
+  bool use_dora = false;
+  double lora_dropout = 0.0;
+  Dtype adapter_dtype = Dtype::bf16;
+};
+
+struct QloraSettings {
+  Dtype quant_type = Dtype::nf4;  // nf4 or int4 (fp4)
+  bool double_quant = true;
+};
+
+struct Precision {
+  std::optional<Dtype> param_dtype;
+  std::optional<Dtype> grad_dtype;
+  std::optional<bool> master_weights;
+  Optimizer optimizer = Optimizer::adamw;
+  std::optional<Dtype> optimizer_state_dtype;
+  bool optimizer_in_backward = false;
+  bool fp8_compute = false;
+};
+
+struct BatchSettings {
+  std::int64_t micro_batch_size = 1;
+  std::optional<std::int64_t> seq_length;
+  std::int64_t gradient_accumulation_steps = 1;
+  std::optional<std::int64_t> decoder_seq_length;
+};
+
+struct LossSettings {
+  std::optional<LossImplementation> implementation;
+  std::optional<bool> logits_fp32;
+  std::int64_t num_chunks = 8;
+};
+
+struct ParallelSettings {
+  std::int64_t world_size = 1;
+  std::int64_t gpus_per_node = 8;
+  std::int64_t data_parallel_size = 1;  // derived: world_size / (tp * pp * cp)
+  int zero_stage = 0;                   // 0 = DDP, 1, 2 (FSDP SHARD_GRAD_OP), 3 (FSDP FULL_SHARD)
+  std::optional<std::int64_t> sharding_group_size;  // HYBRID_SHARD group size
+  std::int64_t tensor_parallel_size = 1;
+  std::int64_t pipeline_parallel_size = 1;
+  bool sequence_parallel = false;
+  std::int64_t context_parallel_size = 1;
+  std::int64_t expert_parallel_size = 1;
+  OffloadTarget offload_optimizer = OffloadTarget::none;
+  OffloadTarget offload_param = OffloadTarget::none;
+  PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;
+  std::int64_t virtual_pipeline_stages = 1;
+  bool reshard_after_forward = true;
+  double zero3_max_live_parameters = 1e9;  // DeepSpeed stage3_max_live_parameters (elements)
+};
+
+// A device from the catalog or given by the user; bytes.
+struct GpuSpec {
+  std::string id;  // catalog id, empty for a custom device
+  std::string display_name;
+  std::int64_t memory_bytes = 0;
+  std::optional<std::int64_t> usable_bytes;
+  std::optional<std::int64_t> cuda_context_bytes;
+  bool has_cuda_context = true;  // false for TPU and Gaudi
+  std::int64_t gpus_per_node = 8;
+};
+
+struct TrainingSetup {
+  ModelSpec model;
+  Framework framework = Framework::hf_trainer;
+  Method method = Method::full;
+  LoraSettings lora;
+  QloraSettings qlora;
+  std::int64_t freeze_trainable_layers = 1;
+  Precision precision;
+  BatchSettings batch;
+  Checkpointing activation_checkpointing = Checkpointing::none;
+  SelectivePolicy selective_policy = SelectivePolicy::attention_core;
+  std::optional<std::int64_t> checkpointed_layers;
+  bool activation_offload = false;
+  LossSettings loss;
+  bool compile = false;
+  ModelLoading model_loading = ModelLoading::meta_init;
+  AttentionImplementation attention = AttentionImplementation::flash;
+  ParallelSettings parallel;
+  std::optional<GpuSpec> gpu;
+};
+
+}  // namespace trainmem

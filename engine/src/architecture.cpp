@@ -1,0 +1,51 @@
+#include "trainmem/architecture.hpp"
+
+#include <algorithm>
+
+namespace trainmem {
+
+std::int64_t LayerGroup::params_per_layer() const {
+  std::int64_t total = other_params;
+  for (const auto& l : linears) total += l.params();
+  for (const auto& n : norms) total += n.params();
+  return total;
+}
+
+std::int64_t LayerGroup::active_params_per_layer() const {
+  std::int64_t total = other_params;
+  for (const auto& l : linears)
+    total += l.routed_expert ? l.params_per_copy() * mlp.num_experts_per_tok : l.params();
+  for (const auto& n : norms) total += n.params();
+  return total;
+}
+
+std::int64_t Architecture::num_hidden_layers() const {
+  std::int64_t n = 0;
+  for (const auto& g : layers) n += g.count;
+  return n;
+}
+
+std::int64_t Architecture::non_layer_params() const {
+  return embedding_params + position_embedding_params + embedding_norm_params + final_norm_params +
+         lm_head_params + head_other_params;
+}
+
+std::int64_t Architecture::total_params() const {
+  std::int64_t total = non_layer_params();
+  for (const auto& g : layers) total += g.count * g.params_per_layer();
+  return total;
+}
+
+std::int64_t Architecture::active_params() const {
+  std::int64_t total = non_layer_params();
+  for (const auto& g : layers) total += g.count * g.active_params_per_layer();
+  return total;
+}
+
+std::int64_t Architecture::largest_layer_params() const {
+  std::int64_t largest = std::max(embedding_params, lm_head_params);
+  for (const auto& g : layers) largest = std::max(largest, g.params_per_layer());
+  return largest;
+}
+
+}  // namespace trainmem

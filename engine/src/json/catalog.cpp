@@ -1,0 +1,189 @@
+#include "trainmem/catalog.hpp"
+
+#include <algorithm>
+
+#include "hf_config.hpp"
+#include "object_reader.hpp"
+
+namespace trainmem {
+
+// Generated at build time from catalog/ (cmake/embed_catalog.cmake).
+struct EmbeddedCatalogFile {
+  const char* path;
+  const char* text;
+};
+extern const EmbeddedCatalogFile kEmbeddedCatalogFiles[];
+extern const std::size_t kEmbeddedCatalogFileCount;
+
+namespace {
+
+using json_io::json;
+using json_io::ObjectReader;
+
+// Errors inside one file are reported as invalid_catalog with "<file>: <field>".
+void relabel(Errors& into, const Errors& found, const std::string& file) {
+  for (const auto& e : found)
+    into.push_back({error_code::invalid_catalog, file + ": " + e.field, file + ": " + e.message});
+}
+
+std::string base_name(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  return name.substr(0, name.rfind(".json"));
+}
+
+std::optional<ModelPreset> parse_model(const json& doc, const std::string& file, Errors& errors) {
+  ObjectReader r(doc, "", errors);
+  if (!r.valid()) return std::nullopt;
+  ModelPreset m;
+  m.id = r.string("id").value_or("");
+  m.display_name = r.string("display_name").value_or(m.id);
+  m.family = r.string("family").value_or("");
+  m.hf_id = r.string("hf_id").value_or("");
+  r.string("config_note");
+  if (m.id != base_name(file))
+    errors.push_back({error_code::inconsistent, "id", "id \"" + m.id + "\" must equal the file name"});
+  const json* cfg = r.get("hf_config");
+  if (!cfg) {
+    errors.push_back({error_code::missing_field, "hf_config", "hf_config is missing"});
+  } else {
+    m.hf_config_json = cfg->dump();
+    if (auto a = json_io::import_hf_config(*cfg, "hf_config", errors)) m.architecture = *a;
+  }
+  if (const json* pub = r.get("published_parameters")) {
+    ObjectReader p(*pub, "published_parameters", errors);
+    auto total = p.integer("total", 1, 1e15);
+    if (!total) errors.push_back({error_code::missing_field, "published_parameters.total", "published_parameters.total is missing"});
+    m.published_total = total.value_or(0);
+    m.published_exact = p.boolean("exact").value_or(false);
+    m.published_scope = p.string("scope").value_or("");
+    m.published_source = p.string("source").value_or("");
+    p.string("note");
+    p.finish();
+  } else {
+    errors.push_back({error_code::missing_field, "published_parameters", "published_parameters is missing"});
+  }
+  if (const json* d = r.get("defaults")) {
+    ObjectReader dr(*d, "defaults", errors);
+    m.seq_length = dr.integer("seq_length", 1, 1e8).value_or(m.seq_length);
+    if (auto dt = dr.string("param_dtype")) {
+      if (auto parsed = parse_dtype(*dt)) m.param_dtype = *parsed;
+      else errors.push_back({error_code::unknown_value, "defaults.param_dtype", "unknown dtype \"" + *dt + "\""});
+    }
+    dr.finish();
+  }
+  r.finish();
+  return m;
+}
+
+std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Errors& errors) {
+  ObjectReader r(doc, "", errors);
+  if (!r.valid()) return std::nullopt;
+  GpuEntry g;
+  g.raw_json = doc.dump();
+  g.spec.id = r.string("id").value_or("");
+  if (g.spec.id != base_name(file))
+    errors.push_back({error_code::inconsistent, "id", "id \"" + g.spec.id + "\" must equal the file name"});
+  g.spec.display_name = r.string("display_name").value_or(g.spec.id);
+  g.vendor = r.string("vendor").value_or("");
+  g.kind = r.choice<std::string>("kind", {{"gpu", "gpu"}, {"hpu", "hpu"}, {"tpu", "tpu"}}).value_or("gpu");
+  g.spec.has_cuda_context = g.kind == "gpu";
+  if (const json* mem = r.get("memory")) {
+    ObjectReader m(*mem, "memory", errors);
+    m.number("value", 0, 1e6, true);
+    m.choice<std::string>("unit", {{"GB", "GB"}, {"GiB", "GiB"}});
+    auto bytes = m.integer("bytes", 1, 1e15);
+    if (!bytes) errors.push_back({error_code::missing_field, "memory.bytes", "memory.bytes (a positive integer) is missing"});
+    g.spec.memory_bytes = bytes.value_or(0);
+    m.string("note");
+    m.finish();
+  } else {
+    errors.push_back({error_code::missing_field, "memory", "memory is missing"});
+  }
+  r.integer("device_total_bytes", 1, 1e15);
+  r.string("device_total_source");
+  g.spec.usable_bytes = r.integer("usable_bytes", 1, 1e15);
+  r.string("usable_source");
+  g.spec.cuda_context_bytes = r.integer("cuda_context_bytes", 0, 1e11);
+  r.string("cuda_context_source");
+  g.bf16_dense_tflops = r.number("bf16_dense_tflops", 0, 1e6).value_or(0);
+  r.string("bf16_note");
+  g.memory_bandwidth_bytes_per_s = r.number("memory_bandwidth_bytes_per_s", 0, 1e15).value_or(0);
+  if (const json* ic = r.get("interconnect")) {
+    ObjectReader i(*ic, "interconnect", errors);
+    g.interconnect_name = i.string("name").value_or("");
+    g.interconnect_bytes_per_s = i.number("bytes_per_s", 0, 1e15).value_or(0);
+    i.string("note");
+    i.finish();
+  }
+  g.spec.gpus_per_node = r.integer("gpus_per_node", 1, 1024).value_or(8);
+  r.string("gpus_per_node_note");
+  g.price_per_gpu_hour_usd = r.number("price_per_gpu_hour_usd", 0, 1e4);
+  r.string("price_source");
+  g.source = r.string("source").value_or("");
+  r.string("note");
+  r.finish();
+  return g;
+}
+
+}  // namespace
+
+const ModelPreset* Catalog::find_model(const std::string& id) const {
+  for (const auto& m : models)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+const GpuEntry* Catalog::find_gpu(const std::string& id) const {
+  for (const auto& g : gpus)
+    if (g.spec.id == id) return &g;
+  return nullptr;
+}
+
+std::vector<std::string> Catalog::model_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& m : models) ids.push_back(m.id);
+  return ids;
+}
+
+std::vector<std::string> Catalog::gpu_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& g : gpus) ids.push_back(g.spec.id);
+  return ids;
+}
+
+Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& files) {
+  Catalog c;
+  for (const auto& [path, text] : files) {
+    Errors found;
+    const json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) {
+      c.errors.push_back({error_code::invalid_catalog, path, path + ": not valid JSON"});
+      continue;
+    }
+    const bool is_model = path.find("models/") != std::string::npos;
+    if (is_model) {
+      auto m = parse_model(doc, path, found);
+      if (m && found.empty()) c.models.push_back(std::move(*m));
+    } else {
+      auto g = parse_gpu(doc, path, found);
+      if (g && found.empty()) c.gpus.push_back(std::move(*g));
+    }
+    relabel(c.errors, found, path);
+  }
+  auto by_id = [](const auto& a, const auto& b) { return a < b; };
+  std::sort(c.models.begin(), c.models.end(), [&](const ModelPreset& a, const ModelPreset& b) { return by_id(a.id, b.id); });
+  std::sort(c.gpus.begin(), c.gpus.end(), [&](const GpuEntry& a, const GpuEntry& b) { return by_id(a.spec.id, b.spec.id); });
+  return c;
+}
+
+const Catalog& builtin_catalog() {
+  static const Catalog catalog = [] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (std::size_t i = 0; i < kEmbeddedCatalogFileCount; ++i)
+      files.emplace_back(kEmbeddedCatalogFiles[i].path, kEmbeddedCatalogFiles[i].text);
+    return parse_catalog(files);
+  }();
+  return catalog;
+}
+
+}  // namespace trainmem

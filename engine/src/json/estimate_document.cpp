@@ -1,0 +1,373 @@
+// Estimate input document -> TrainingSetup, and Estimate -> output document
+// (shared/ESTIMATE-API.md). The only place that knows the documents' field names.
+#include <cmath>
+
+#include "hf_config.hpp"
+#include "object_reader.hpp"
+#include "trainmem/catalog.hpp"
+#include "trainmem/estimate.hpp"
+#include "trainmem/json_api.hpp"
+
+namespace trainmem {
+
+namespace {
+
+using json_io::json;
+using json_io::ObjectReader;
+
+template <typename E>
+using Table = std::vector<std::pair<const char*, E>>;
+
+const Table<Framework> kFrameworks{{"hf_trainer", Framework::hf_trainer}, {"torchtune", Framework::torchtune},
+                                   {"torchtitan", Framework::torchtitan}, {"deepspeed", Framework::deepspeed},
+                                   {"fsdp", Framework::fsdp},             {"megatron", Framework::megatron}};
+const Table<Method> kMethods{{"full", Method::full}, {"lora", Method::lora}, {"qlora", Method::qlora}, {"freeze", Method::freeze}};
+const Table<Optimizer> kOptimizers{{"adamw", Optimizer::adamw},
+                                   {"adam", Optimizer::adam},
+                                   {"adamw_8bit", Optimizer::adamw_8bit},
+                                   {"paged_adamw", Optimizer::paged_adamw},
+                                   {"paged_adamw_8bit", Optimizer::paged_adamw_8bit},
+                                   {"adafactor", Optimizer::adafactor},
+                                   {"sgd", Optimizer::sgd},
+                                   {"sgd_momentum", Optimizer::sgd_momentum},
+                                   {"lion", Optimizer::lion}};
+const Table<Dtype> kTrainingDtypes{{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8}};
+const Table<Dtype> kStateDtypes{{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"int8", Dtype::int8}};
+const Table<Dtype> kQuantTypes{{"nf4", Dtype::nf4}, {"fp4", Dtype::int4}, {"int4", Dtype::int4}};
+const Table<Checkpointing> kCheckpointing{{"none", Checkpointing::none}, {"selective", Checkpointing::selective}, {"full", Checkpointing::full}};
+const Table<SelectivePolicy> kSelective{{"attention_core", SelectivePolicy::attention_core}, {"op_level", SelectivePolicy::op_level}};
+const Table<LossImplementation> kLoss{{"full", LossImplementation::full}, {"chunked", LossImplementation::chunked}, {"fused", LossImplementation::fused}};
+const Table<ModelLoading> kLoading{{"meta_init", ModelLoading::meta_init}, {"full_copy_per_gpu", ModelLoading::full_copy_per_gpu}};
+const Table<AttentionImplementation> kAttention{{"flash", AttentionImplementation::flash}, {"sdpa", AttentionImplementation::sdpa}, {"eager", AttentionImplementation::eager}};
+const Table<OffloadTarget> kOffload{{"none", OffloadTarget::none}, {"cpu", OffloadTarget::cpu}, {"nvme", OffloadTarget::nvme}};
+const Table<PipelineSchedule> kSchedules{{"1f1b", PipelineSchedule::one_f_one_b}, {"interleaved_1f1b", PipelineSchedule::interleaved_1f1b}, {"gpipe", PipelineSchedule::gpipe}};
+
+constexpr double kMaxCount = 1e15;  // generous bound for sizes; JSON integers beyond 2^53 are refused anyway
+
+template <typename T>
+void set(T& target, const std::optional<T>& value) {
+  if (value) target = *value;
+}
+
+void parse_model(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* model = doc.get("model");
+  if (!model) {
+    errors.push_back({error_code::missing_field, "model", "model is required: {\"preset\": id}, {\"hf_config\": {...}} or {\"num_parameters\": N}"});
+    return;
+  }
+  ObjectReader m(*model, "model", errors);
+  if (!m.valid()) return;
+  const int given = int(m.has("preset")) + int(m.has("hf_config")) + int(m.has("num_parameters"));
+  if (given != 1) {
+    errors.push_back({given == 0 ? error_code::missing_field : error_code::inconsistent, "model",
+                      "model needs exactly one of preset, hf_config or num_parameters (got " + std::to_string(given) + ")"});
+  }
+  if (auto preset = m.string("preset")) {
+    const Catalog& catalog = builtin_catalog();
+    if (const ModelPreset* p = catalog.find_model(*preset)) {
+      s.model.preset = p->id;
+      s.model.architecture = p->architecture;
+      s.model.seq_length_default = p->seq_length;
+    } else {
+      const std::string near = closest_match(*preset, catalog.model_ids());
+      errors.push_back({error_code::unknown_preset, "model.preset",
+                        "model.preset \"" + *preset + "\" is not in the model catalog" +
+                            (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)"});
+    }
+  }
+  if (const json* cfg = m.get("hf_config")) {
+    if (auto a = json_io::import_hf_config(*cfg, "model.hf_config", errors)) s.model.architecture = *a;
+  }
+  if (auto n = m.integer("num_parameters", 1, kMaxCount)) s.model.num_parameters = *n;
+  if (s.model.architecture) s.model.num_parameters = s.model.architecture->total_params();
+  m.finish();
+}
+
+void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("lora");
+  if (!v) return;
+  ObjectReader r(*v, "lora", errors);
+  set(s.lora.r, r.integer("r", 1, 1e6));
+  if (const json* t = r.get("target_modules")) {
+    if (t->is_string()) {
+      s.lora.target_modules = {t->get<std::string>()};
+    } else if (t->is_array() && !t->empty() && std::all_of(t->begin(), t->end(), [](const json& x) { return x.is_string(); })) {
+      s.lora.target_modules = t->get<std::vector<std::string>>();
+    } else {
+      r.type_error("target_modules", "a non-empty list of module names or \"all-linear\"", *t);
+    }
+  }
+  if (const json* t = r.get("modules_to_save")) {
+    const bool ok = t->is_array() && std::all_of(t->begin(), t->end(), [](const json& x) {
+      return x.is_string() && (x == "lm_head" || x == "embed_tokens");
+    });
+    if (ok) s.lora.modules_to_save = t->get<std::vector<std::string>>();
+    else r.type_error("modules_to_save", "a list of \"lm_head\" and/or \"embed_tokens\"", *t);
+  }
+  set(s.lora.use_dora, r.boolean("use_dora"));
+  set(s.lora.lora_dropout, r.number("lora_dropout", 0, 1));
+  set(s.lora.adapter_dtype, r.choice("adapter_dtype", kTrainingDtypes));
+  r.number("lora_alpha", 0, 1e6);  // scaling only: no memory effect
+  r.finish();
+}
+
+void parse_precision(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("precision");
+  if (!v) return;
+  ObjectReader r(*v, "precision", errors);
+  s.precision.param_dtype = r.choice("param_dtype", kTrainingDtypes);
+  s.precision.grad_dtype = r.choice("grad_dtype", kTrainingDtypes);
+  s.precision.master_weights = r.boolean("master_weights");
+  set(s.precision.optimizer, r.choice("optimizer", kOptimizers));
+  s.precision.optimizer_state_dtype = r.choice("optimizer_state_dtype", kStateDtypes);
+  set(s.precision.optimizer_in_backward, r.boolean("optimizer_in_backward"));
+  set(s.precision.fp8_compute, r.boolean("fp8_compute"));
+  r.finish();
+}
+
+void parse_batch(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("batch");
+  if (!v) return;
+  ObjectReader r(*v, "batch", errors);
+  set(s.batch.micro_batch_size, r.integer("micro_batch_size", 1, 1e9));
+  s.batch.seq_length = r.integer("seq_length", 1, 1e9);
+  set(s.batch.gradient_accumulation_steps, r.integer("gradient_accumulation_steps", 1, 1e9));
+  s.batch.decoder_seq_length = r.integer("decoder_seq_length", 1, 1e9);
+  r.finish();
+}
+
+void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  ParallelSettings& p = s.parallel;
+  std::optional<std::int64_t> world, dp;
+  if (const json* v = doc.get("parallel")) {
+    ObjectReader r(*v, "parallel", errors);
+    world = r.integer("world_size", 1, 1e7);
+    set(p.gpus_per_node, r.integer("gpus_per_node", 1, 1024));
+    dp = r.integer("data_parallel_size", 1, 1e7);
+    if (auto z = r.integer("zero_stage", 0, 3)) p.zero_stage = static_cast<int>(*z);
+    p.sharding_group_size = r.integer("sharding_group_size", 1, 1e7);
+    set(p.tensor_parallel_size, r.integer("tensor_parallel_size", 1, 1e5));
+    set(p.pipeline_parallel_size, r.integer("pipeline_parallel_size", 1, 1e5));
+    set(p.sequence_parallel, r.boolean("sequence_parallel"));
+    set(p.context_parallel_size, r.integer("context_parallel_size", 1, 1e5));
+    set(p.expert_parallel_size, r.integer("expert_parallel_size", 1, 1e5));
+    set(p.offload_optimizer, r.choice("offload_optimizer", kOffload));
+    set(p.offload_param, r.choice("offload_param", kOffload));
+    set(p.pipeline_schedule, r.choice("pipeline_schedule", kSchedules));
+    set(p.virtual_pipeline_stages, r.integer("virtual_pipeline_stages", 1, 1e4));
+    set(p.reshard_after_forward, r.boolean("reshard_after_forward"));
+    set(p.zero3_max_live_parameters, r.number("zero3_max_live_parameters", 0, 1e15));
+    r.finish();
+  }
+  // data_parallel_size follows from world_size (Megatron arguments.py); both given must agree.
+  const std::int64_t model_parallel = p.tensor_parallel_size * p.pipeline_parallel_size * p.context_parallel_size;
+  if (world) {
+    p.world_size = *world;
+    p.data_parallel_size = dp.value_or(std::max<std::int64_t>(1, *world / model_parallel));
+  } else {
+    p.data_parallel_size = dp.value_or(1);
+    p.world_size = p.data_parallel_size * model_parallel;
+  }
+}
+
+void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("gpu");
+  if (!v) return;
+  if (v->is_string()) {
+    const Catalog& catalog = builtin_catalog();
+    const std::string id = v->get<std::string>();
+    if (const GpuEntry* g = catalog.find_gpu(id)) {
+      s.gpu = g->spec;
+    } else {
+      const std::string near = closest_match(id, catalog.gpu_ids());
+      errors.push_back({error_code::unknown_gpu, "gpu",
+                        "gpu \"" + id + "\" is not in the GPU catalog" + (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
+                            " (trainmem catalog gpus lists them)"});
+    }
+    return;
+  }
+  ObjectReader r(*v, "gpu", errors);
+  if (!r.valid()) return;
+  GpuSpec g;
+  g.display_name = "custom";
+  auto memory = r.integer("memory_bytes", 1, 1e15);
+  if (!memory && !r.has("memory_bytes"))
+    errors.push_back({error_code::missing_field, "gpu.memory_bytes", "gpu.memory_bytes is required for a custom device"});
+  g.memory_bytes = memory.value_or(0);
+  g.usable_bytes = r.integer("usable_bytes", 1, 1e15);
+  g.cuda_context_bytes = r.integer("cuda_context_bytes", 0, 1e12);
+  if (g.usable_bytes && memory && *g.usable_bytes > *memory)
+    errors.push_back({error_code::inconsistent, "gpu.usable_bytes", "gpu.usable_bytes exceeds gpu.memory_bytes"});
+  r.finish();
+  s.gpu = g;
+}
+
+TrainingSetup parse_setup(const json& doc, Errors& errors) {
+  TrainingSetup s;
+  ObjectReader r(doc, "", errors);
+  if (!r.valid()) return s;
+  parse_model(r, s, errors);
+  set(s.framework, r.choice("framework", kFrameworks));
+  set(s.method, r.choice("method", kMethods));
+  parse_lora(r, s, errors);
+  if (const json* v = r.get("qlora")) {
+    ObjectReader q(*v, "qlora", errors);
+    set(s.qlora.quant_type, q.choice("quant_type", kQuantTypes));
+    set(s.qlora.double_quant, q.boolean("double_quant"));
+    q.finish();
+  }
+  if (const json* v = r.get("freeze")) {
+    ObjectReader f(*v, "freeze", errors);
+    set(s.freeze_trainable_layers, f.integer("trainable_layers", 0, 1e6));
+    f.finish();
+  }
+  if (r.get("rlhf"))
+    errors.push_back({error_code::unsupported, "rlhf", "rlhf (DPO/PPO/GRPO multi-model budgets) is not supported yet; price the policy alone"});
+  parse_precision(r, s, errors);
+  parse_batch(r, s, errors);
+  set(s.activation_checkpointing, r.choice("activation_checkpointing", kCheckpointing));
+  set(s.selective_policy, r.choice("selective_policy", kSelective));
+  s.checkpointed_layers = r.integer("checkpointed_layers", 0, 1e6);
+  set(s.activation_offload, r.boolean("activation_offload"));
+  if (const json* v = r.get("loss")) {
+    ObjectReader l(*v, "loss", errors);
+    s.loss.implementation = l.choice("implementation", kLoss);
+    s.loss.logits_fp32 = l.boolean("logits_fp32");
+    set(s.loss.num_chunks, l.integer("num_chunks", 1, 1e6));
+    l.finish();
+  }
+  set(s.compile, r.boolean("compile"));
+  set(s.model_loading, r.choice("model_loading", kLoading));
+  set(s.attention, r.choice("attention", kAttention));
+  parse_parallel(r, s, errors);
+  parse_gpu(r, s, errors);
+  r.finish();
+  if (!s.batch.seq_length) s.batch.seq_length = s.model.seq_length_default;
+  return s;
+}
+
+json optional_bytes(const std::optional<double>& v) {
+  if (!v) return nullptr;
+  return std::llround(*v);
+}
+
+json write_estimate(const Estimate& e) {
+  json out;
+  out["parameters"] = {{"total", e.parameters.total}, {"trainable", e.parameters.trainable}, {"active", e.active_parameters}};
+  if (e.parameters.adapter > 0) out["parameters"]["adapter"] = e.parameters.adapter;
+  const PerGpu& g = e.per_gpu;
+  json per_gpu = {
+      {"parameters", std::llround(g.parameters)},
+      {"gradients", std::llround(g.gradients)},
+      {"optimizer_states", std::llround(g.optimizer_states)},
+      {"model_states", std::llround(g.model_states)},
+      {"activations", optional_bytes(g.activations)},
+      {"temporary_buffers", optional_bytes(g.temporary_buffers)},
+      {"fragmentation", optional_bytes(g.fragmentation)},
+      {"cuda_context", optional_bytes(g.cuda_context)},
+      {"peak_allocated", optional_bytes(g.peak_allocated)},
+      {"peak_reserved", optional_bytes(g.peak_reserved)},
+      {"peak", optional_bytes(g.peak)},
+  };
+  if (g.phases) {
+    per_gpu["phases"] = {{"load", std::llround(g.phases->load)},
+                         {"forward", std::llround(g.phases->forward)},
+                         {"backward", std::llround(g.phases->backward)},
+                         {"optimizer_step", std::llround(g.phases->optimizer_step)}};
+  } else {
+    per_gpu["phases"] = nullptr;
+  }
+  out["per_gpu"] = per_gpu;
+  out["bytes_per_param"] = {{"param", e.bytes_per_param.param}, {"grad", e.bytes_per_param.grad}, {"optimizer", e.bytes_per_param.optimizer}};
+  out["precision"] = {{"param_dtype", dtype_name(e.precision.param_dtype)},
+                      {"grad_dtype", dtype_name(e.precision.grad_dtype)},
+                      {"master_weights", e.precision.master_weights},
+                      {"optimizer_state_dtype", dtype_name(e.precision.optimizer_state_dtype)}};
+  out["data_parallel_size"] = e.data_parallel_size;
+  out["global_batch_size"] = e.global_batch_size;
+  out["cpu_bytes_per_node"] = std::llround(e.cpu_bytes_per_node);
+  out["nvme_bytes"] = std::llround(e.nvme_bytes);
+  out["checkpoint"] = {{"training_state_bytes", std::llround(e.checkpoint.training_state_bytes)},
+                       {"inference_weights_bytes", std::llround(e.checkpoint.inference_weights_bytes)},
+                       {"adapter_bytes", optional_bytes(e.checkpoint.adapter_bytes)}};
+  out["fits"] = e.fits ? json(*e.fits) : json(nullptr);
+  out["gpu_capacity_bytes"] = optional_bytes(e.gpu_capacity_bytes);
+  out["warnings"] = json::array();
+  for (const auto& w : e.warnings) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
+  return out;
+}
+
+}  // namespace
+
+std::string error_document(const Errors& errors) {
+  json list = json::array();
+  for (const auto& e : errors) list.push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
+  json doc;
+  doc["error"] = list.empty() ? json{{"code", "internal"}, {"field", ""}, {"message", "unknown error"}} : list.front();
+  doc["errors"] = list;
+  return doc.dump(2);
+}
+
+ParsedSetup parse_estimate_document(std::string_view document) {
+  ParsedSetup parsed;
+  if (document.size() > kMaxDocumentBytes) {
+    parsed.errors.push_back({error_code::document_too_large, "(document)",
+                             "the document is " + std::to_string(document.size()) + " bytes; the limit is " +
+                                 std::to_string(kMaxDocumentBytes)});
+    return parsed;
+  }
+  const json doc = json::parse(document.begin(), document.end(), nullptr, false);
+  if (doc.is_discarded()) {
+    parsed.errors.push_back({error_code::invalid_json, "(document)", "the document is not valid JSON"});
+    return parsed;
+  }
+  parsed.setup = parse_setup(doc, parsed.errors);
+  if (parsed.errors.empty()) parsed.errors = validate(parsed.setup);
+  return parsed;
+}
+
+JsonResult estimate_json(std::string_view document) {
+  try {
+    ParsedSetup parsed = parse_estimate_document(document);
+    if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
+    return {write_estimate(estimate(parsed.setup)).dump(2), true};
+  } catch (const std::exception& ex) {
+    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+  }
+}
+
+JsonResult catalog_json(std::string_view which) {
+  try {
+    const Catalog& c = builtin_catalog();
+    json out;
+    if (which.empty() || which == "models") {
+      out["models"] = json::array();
+      for (const auto& m : c.models) {
+        out["models"].push_back({{"id", m.id},
+                                 {"display_name", m.display_name},
+                                 {"family", m.family},
+                                 {"hf_id", m.hf_id},
+                                 {"model_type", m.architecture.model_type},
+                                 {"parameters", m.architecture.total_params()},
+                                 {"active_parameters", m.architecture.active_params()},
+                                 {"published_parameters", {{"total", m.published_total}, {"exact", m.published_exact},
+                                                           {"scope", m.published_scope}, {"source", m.published_source}}},
+                                 {"defaults", {{"seq_length", m.seq_length}, {"param_dtype", dtype_name(m.param_dtype)}}},
+                                 {"hf_config", json::parse(m.hf_config_json)}});
+      }
+    }
+    if (which.empty() || which == "gpus") {
+      out["gpus"] = json::array();
+      for (const auto& g : c.gpus) out["gpus"].push_back(json::parse(g.raw_json));
+    }
+    if (!(which.empty() || which == "models" || which == "gpus"))
+      return {error_document({{error_code::unknown_value, "catalog", "catalog must be \"models\" or \"gpus\""}}), false};
+    out["errors"] = json::array();
+    for (const auto& e : c.errors) out["errors"].push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
+    return {out.dump(2), c.errors.empty()};
+  } catch (const std::exception& ex) {
+    return {error_document({{"internal", "catalog", std::string("internal error: ") + ex.what()}}), false};
+  }
+}
+
+}  // namespace trainmem

@@ -1,0 +1,177 @@
+// Typed, error-collecting access to one JSON object of a document (JSON boundary only).
+//
+// Each accessor returns nullopt when the key is absent or null (the documented default applies)
+// and records a FieldError, with the full document path, when the value has the wrong type or
+// range. finish() reports every key that no accessor asked for as unknown_field.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trainmem/errors.hpp"
+
+namespace trainmem::json_io {
+
+using nlohmann::json;
+
+// Largest integer a double (and JavaScript) holds exactly.
+inline constexpr double kMaxExactInteger = 9007199254740992.0;
+
+inline std::string join_path(const std::string& base, const std::string& key) {
+  return base.empty() ? key : base + "." + key;
+}
+
+inline std::string type_name(const json& v) { return std::string(v.type_name()); }
+
+class ObjectReader {
+ public:
+  ObjectReader(const json& value, std::string path, Errors& errors)
+      : value_(value), path_(std::move(path)), errors_(errors) {
+    valid_ = value.is_object();
+    if (!valid_)
+      errors_.push_back({error_code::wrong_type, path_.empty() ? "(document)" : path_,
+                         (path_.empty() ? std::string("the document") : path_) + " must be an object, got " + type_name(value)});
+  }
+
+  bool valid() const { return valid_; }
+  const std::string& path() const { return path_; }
+  std::string field(const std::string& key) const { return join_path(path_, key); }
+
+  // The raw value, or nullptr when absent or null.
+  const json* get(const std::string& key) {
+    seen_.insert(key);
+    if (!valid_) return nullptr;
+    auto it = value_.find(key);
+    if (it == value_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  bool has(const std::string& key) const { return valid_ && value_.contains(key) && !value_.at(key).is_null(); }
+
+  std::optional<double> number(const std::string& key, double min, double max, bool min_exclusive = false) {
+    const json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) {
+      type_error(key, "a number", *v);
+      return std::nullopt;
+    }
+    const double d = v->get<double>();
+    if (!std::isfinite(d) || d < min || d > max || (min_exclusive && d == min)) {
+      errors_.push_back({error_code::out_of_range, field(key),
+                         field(key) + " = " + v->dump() + " is out of range (" + (min_exclusive ? "> " : ">= ") +
+                             number_text(min) + " and <= " + number_text(max) + ")"});
+      return std::nullopt;
+    }
+    return d;
+  }
+
+  // A whole number (7e9 is accepted) in [min, max].
+  std::optional<std::int64_t> integer(const std::string& key, double min, double max) {
+    const json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) {
+      type_error(key, "an integer", *v);
+      return std::nullopt;
+    }
+    const double d = v->get<double>();
+    if (!std::isfinite(d) || std::floor(d) != d) {
+      errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + v->dump() + " must be a whole number"});
+      return std::nullopt;
+    }
+    if (d < min || d > max || d > kMaxExactInteger) {
+      errors_.push_back({error_code::out_of_range, field(key),
+                         field(key) + " = " + v->dump() + " is out of range (" + number_text(min) + " to " +
+                             number_text(std::min(max, kMaxExactInteger)) + ")"});
+      return std::nullopt;
+    }
+    if (v->is_number_integer()) return v->get<std::int64_t>();
+    return static_cast<std::int64_t>(d);
+  }
+
+  std::optional<bool> boolean(const std::string& key) {
+    const json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) {
+      type_error(key, "true or false", *v);
+      return std::nullopt;
+    }
+    return v->get<bool>();
+  }
+
+  std::optional<std::string> string(const std::string& key) {
+    const json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) {
+      type_error(key, "a string", *v);
+      return std::nullopt;
+    }
+    return v->get<std::string>();
+  }
+
+  // One of a fixed set of names.
+  template <typename E>
+  std::optional<E> choice(const std::string& key, const std::vector<std::pair<const char*, E>>& table) {
+    auto s = string(key);
+    if (!s) return std::nullopt;
+    std::vector<std::string> names;
+    for (const auto& [name, value] : table) {
+      if (*s == name) return value;
+      names.emplace_back(name);
+    }
+    unknown_value(key, *s, names);
+    return std::nullopt;
+  }
+
+  void unknown_value(const std::string& key, const std::string& got, const std::vector<std::string>& names) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    const std::string near = closest_match(got, names);
+    errors_.push_back({error_code::unknown_value, field(key),
+                       field(key) + " = \"" + got + "\" is not one of: " + list +
+                           (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+  }
+
+  void type_error(const std::string& key, const char* expected, const json& got) {
+    errors_.push_back({error_code::wrong_type, field(key),
+                       field(key) + " must be " + expected + ", got " + type_name(got) + " " + shorten(got.dump())});
+  }
+
+  // Reports keys nobody asked for.
+  void finish() {
+    if (!valid_) return;
+    std::vector<std::string> known(seen_.begin(), seen_.end());
+    for (auto it = value_.begin(); it != value_.end(); ++it) {
+      if (seen_.count(it.key())) continue;
+      const std::string near = closest_match(it.key(), known);
+      errors_.push_back({error_code::unknown_field, field(it.key()),
+                         "unknown field " + field(it.key()) + (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+    }
+  }
+
+  Errors& errors() { return errors_; }
+
+ private:
+  static std::string number_text(double d) {
+    json j = d;
+    if (std::floor(d) == d && std::fabs(d) < 1e15) j = static_cast<std::int64_t>(d);
+    return j.dump();
+  }
+  static std::string shorten(std::string s) {
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return s;
+  }
+
+  const json& value_;
+  std::string path_;
+  Errors& errors_;
+  bool valid_ = false;
+  std::set<std::string> seen_;
+};
+
+}  // namespace trainmem::json_io

@@ -1,0 +1,89 @@
+#include "trainmem/model_states.hpp"
+
+#include <algorithm>
+
+namespace trainmem {
+
+namespace {
+constexpr double kQloraBlockSize = 64.0;         // weights per absmax (QLoRA §3)
+constexpr double kDoubleQuantBlockSize = 256.0;  // absmax values per second-level constant
+constexpr double kFp32Bytes = 4.0;
+constexpr double kInt8Bytes = 1.0;
+}  // namespace
+
+double qlora_weight_bytes_per_param(const QloraSettings& q) {
+  const double weight = dtype_bytes(q.quant_type);
+  if (!q.double_quant) return weight + kFp32Bytes / kQloraBlockSize;
+  return weight + kInt8Bytes / kQloraBlockSize + kFp32Bytes / (kQloraBlockSize * kDoubleQuantBlockSize);
+}
+
+double sharding_degree(const ParallelSettings& p) {
+  if (p.sharding_group_size) return static_cast<double>(*p.sharding_group_size);
+  return static_cast<double>(p.data_parallel_size * p.context_parallel_size);
+}
+
+ModelStates model_states(const TrainingSetup& s, const ResolvedPrecision& precision) {
+  const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
+  const BytesPerParam b = trainable_bytes_per_param(precision, arch);
+  const double frozen_bytes = dtype_bytes(precision.param_dtype);
+  const double qlora_bytes = qlora_weight_bytes_per_param(s.qlora);
+  const int zero = s.parallel.zero_stage;
+  const double dense_degree = sharding_degree(s.parallel);
+  const double expert_degree =
+      std::max(1.0, dense_degree / static_cast<double>(s.parallel.expert_parallel_size));
+  const bool offload_opt = s.parallel.offload_optimizer != OffloadTarget::none;
+  const bool offload_par = s.parallel.offload_param != OffloadTarget::none && zero == 3;
+
+  ModelStates best;
+  const auto stages = stage_parameters(s);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const RankParameters& r = stages[i];
+    const double param_shard_d = zero >= 3 ? dense_degree : 1.0;
+    const double param_shard_e = zero >= 3 ? expert_degree : 1.0;
+    const double grad_shard_d = zero >= 2 ? dense_degree : 1.0;
+    const double grad_shard_e = zero >= 2 ? expert_degree : 1.0;
+    const double opt_shard_d = zero >= 1 ? dense_degree : 1.0;
+    const double opt_shard_e = zero >= 1 ? expert_degree : 1.0;
+
+    double frozen_param_bytes_d, frozen_param_bytes_e;
+    if (s.method == Method::qlora) {
+      // Frozen linear weights in 4 bits; embeddings, norms and head stay 16-bit (QLoRA §3).
+      const double frozen_linear_share =
+          r.dense_frozen + r.expert_frozen > 0 ? r.frozen_linear_weights / (r.dense_frozen + r.expert_frozen) : 0.0;
+      const double per_param = frozen_linear_share * qlora_bytes + (1 - frozen_linear_share) * frozen_bytes;
+      frozen_param_bytes_d = r.dense_frozen * per_param;
+      frozen_param_bytes_e = r.expert_frozen * per_param;
+    } else {
+      frozen_param_bytes_d = r.dense_frozen * frozen_bytes;
+      frozen_param_bytes_e = r.expert_frozen * frozen_bytes;
+    }
+
+    ModelStateBytes all;
+    all.parameters = (r.dense_trainable * b.param + frozen_param_bytes_d) / param_shard_d +
+                     (r.expert_trainable * b.param + frozen_param_bytes_e) / param_shard_e;
+    all.gradients = r.dense_trainable * b.grad / grad_shard_d + r.expert_trainable * b.grad / grad_shard_e;
+    all.optimizer_states =
+        r.dense_trainable * b.optimizer / opt_shard_d + r.expert_trainable * b.optimizer / opt_shard_e;
+
+    ModelStates m;
+    m.stage = i;
+    m.params = r;
+    m.gpu = all;
+    if (offload_opt) {
+      // ZeRO-Offload keeps the optimizer and its gradient partition on the host; the GPU keeps only
+      // reduce buckets (Ren et al. 2021, §4.1; DeepSpeed stage3.py estimator: GPU = 2P/N + buffers).
+      m.offloaded.optimizer_states = all.optimizer_states;
+      m.offloaded.gradients = all.gradients;
+      m.gpu.optimizer_states = 0;
+      m.gpu.gradients = 0;
+    }
+    if (offload_par) {
+      m.offloaded.parameters = all.parameters;
+      m.gpu.parameters = 0;
+    }
+    if (i == 0 || m.gpu.total() > best.gpu.total()) best = m;
+  }
+  return best;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,120 @@
+#include "trainmem/parameter_layout.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+
+std::int64_t lora_params_for(const Linear& linear, const LoraSettings& lora) {
+  std::int64_t per_copy = lora.r * (linear.in_features + linear.out_features);
+  if (lora.use_dora) per_copy += linear.out_features;
+  return per_copy * linear.copies;
+}
+
+bool lora_targets(const Linear& linear, const std::vector<std::string>& target_modules) {
+  for (const auto& t : target_modules) {
+    if (t == "all-linear" || t == linear.name) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool uses_adapters(Method m) { return m == Method::lora || m == Method::qlora; }
+
+bool module_saved(const LoraSettings& lora, const char* name) {
+  return std::find(lora.modules_to_save.begin(), lora.modules_to_save.end(), name) !=
+         lora.modules_to_save.end();
+}
+
+// Adds `params` to a rank, as trainable or frozen, dense or expert.
+void add(RankParameters& r, double params, bool trainable, bool expert, bool linear_weight) {
+  if (trainable) {
+    (expert ? r.expert_trainable : r.dense_trainable) += params;
+  } else {
+    (expert ? r.expert_frozen : r.dense_frozen) += params;
+    if (linear_weight) r.frozen_linear_weights += params;
+  }
+}
+
+void add_layer(RankParameters& r, const LayerGroup& g, bool layer_trainable, const TrainingSetup& s,
+               double tp, double ep) {
+  const bool adapters = uses_adapters(s.method);
+  for (const auto& l : g.linears) {
+    const double split = (l.tp_sharded ? tp : 1.0) * (l.routed_expert ? ep : 1.0);
+    const double weights = static_cast<double>(l.weight_params() * l.copies) / split;
+    const double bias = static_cast<double>((l.bias ? l.out_features : 0) * l.copies) / split;
+    add(r, weights, layer_trainable, l.routed_expert, true);
+    add(r, bias, layer_trainable, l.routed_expert, false);
+    if (adapters && lora_targets(l, s.lora.target_modules)) {
+      const double adapter = static_cast<double>(lora_params_for(l, s.lora)) / split;
+      add(r, adapter, true, l.routed_expert, false);
+      r.adapter += adapter;
+    }
+  }
+  double replicated = static_cast<double>(g.other_params);
+  for (const auto& n : g.norms) replicated += static_cast<double>(n.params());
+  add(r, replicated, layer_trainable, false, false);
+}
+
+std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std::int64_t pp_i,
+                                 std::int64_t ep_i) {
+  const double tp = static_cast<double>(tp_i), ep = static_cast<double>(ep_i);
+  std::vector<RankParameters> stages(static_cast<std::size_t>(std::max<std::int64_t>(1, pp_i)));
+  const bool full = s.method == Method::full;
+
+  if (!s.model.architecture) {
+    // Parameter count only: spread evenly over tensor and pipeline ranks.
+    const double per_rank = static_cast<double>(s.model.num_parameters) / (tp * static_cast<double>(stages.size()));
+    for (auto& r : stages) add(r, per_rank, full, false, true);
+    return stages;
+  }
+
+  const Architecture& a = *s.model.architecture;
+  const std::int64_t layers = a.num_hidden_layers();
+  const std::int64_t pp = static_cast<std::int64_t>(stages.size());
+  const std::int64_t first_trainable =
+      s.method == Method::freeze ? std::max<std::int64_t>(0, layers - s.freeze_trainable_layers) : 0;
+  std::int64_t index = 0;
+  for (const auto& g : a.layers) {
+    for (std::int64_t i = 0; i < g.count; ++i, ++index) {
+      const std::size_t stage = static_cast<std::size_t>(index * pp / std::max<std::int64_t>(1, layers));
+      const bool trainable = full || (s.method == Method::freeze && index >= first_trainable);
+      add_layer(stages[stage], g, trainable, s, tp, ep);
+    }
+  }
+
+  RankParameters& first = stages.front();
+  RankParameters& last = stages.back();
+  const bool embed_saved = uses_adapters(s.method) && module_saved(s.lora, "embed_tokens");
+  const bool head_saved = uses_adapters(s.method) && module_saved(s.lora, "lm_head");
+  const double embedding = static_cast<double>(a.embedding_params) / tp;
+  add(first, embedding, full, false, false);
+  add(first, static_cast<double>(a.position_embedding_params + a.embedding_norm_params), full, false, false);
+  if (embed_saved) add(first, embedding, true, false, false);  // PEFT ModulesToSaveWrapper: trainable copy
+  const double head = static_cast<double>(a.lm_head_params) / tp;
+  add(last, head, full, false, true);
+  if (head_saved) add(last, a.lm_head_params > 0 ? head : embedding, true, false, false);
+  // A tied head on a later stage needs its own copy of the embedding (Megatron shared embedding).
+  if (a.lm_head_params == 0 && pp > 1) add(last, embedding, full, false, false);
+  add(last, static_cast<double>(a.final_norm_params + a.head_other_params), full, false, false);
+  return stages;
+}
+
+}  // namespace
+
+ParameterCounts count_parameters(const TrainingSetup& setup) {
+  ParameterCounts c;
+  c.total = setup.model.architecture ? setup.model.architecture->total_params() : setup.model.num_parameters;
+  const RankParameters whole = walk(setup, 1, 1, 1).front();
+  c.trainable = std::llround(whole.trainable());
+  c.adapter = std::llround(whole.adapter);
+  return c;
+}
+
+std::vector<RankParameters> stage_parameters(const TrainingSetup& setup) {
+  return walk(setup, setup.parallel.tensor_parallel_size, setup.parallel.pipeline_parallel_size,
+              setup.parallel.expert_parallel_size);
+}
+
+}  // namespace trainmem

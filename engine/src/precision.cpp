@@ -1,0 +1,117 @@
+#include "trainmem/precision.hpp"
+
+namespace trainmem {
+
+namespace {
+// bitsandbytes 8-bit optimizers: 1-byte state per element, one fp32 absmax per 256-element
+// block (bitsandbytes/optim/optimizer.py, Optimizer8bit with block_wise=True, blocksize 256).
+constexpr double kEightBitStateBytes = 1.0;
+constexpr double kEightBitBlockSize = 256.0;
+constexpr double kEightBitAbsmaxBytes = 4.0;
+// Tensors with fewer elements than this keep 32-bit state (bitsandbytes min_8bit_size = 4096).
+constexpr std::int64_t kMin8BitSize = 4096;
+constexpr double kFp32Bytes = 4.0;
+
+bool is_eight_bit(Optimizer o) {
+  return o == Optimizer::adamw_8bit || o == Optimizer::paged_adamw_8bit;
+}
+
+// Elements of Adafactor's second-moment state for a model: rows + cols per matrix, full size for
+// vectors (Shazeer & Stern 2018, §3; transformers' Adafactor, factored for ndim >= 2).
+double adafactor_state_elements(const Architecture& arch) {
+  double elements = 0;
+  const double h = static_cast<double>(arch.hidden_size);
+  // Embedding and head matrices: vocab rows + hidden cols.
+  if (arch.embedding_params > 0) elements += static_cast<double>(arch.vocab_size) + h;
+  if (arch.lm_head_params > 0) elements += static_cast<double>(arch.vocab_size) + h;
+  elements += static_cast<double>(arch.position_embedding_params > 0 ? arch.position_embedding_params / arch.hidden_size + arch.hidden_size : 0);
+  elements += static_cast<double>(arch.embedding_norm_params + arch.final_norm_params + arch.head_other_params);
+  for (const auto& g : arch.layers) {
+    double per_layer = static_cast<double>(g.other_params);
+    for (const auto& l : g.linears) {
+      per_layer += static_cast<double>(l.copies) *
+                   static_cast<double>(l.in_features + l.out_features + (l.bias ? l.out_features : 0));
+    }
+    for (const auto& n : g.norms) per_layer += static_cast<double>(n.params());
+    elements += per_layer * static_cast<double>(g.count);
+  }
+  return elements;
+}
+
+// Fraction of a model's parameters in tensors below bitsandbytes' min_8bit_size.
+double small_tensor_fraction(const Architecture& arch) {
+  double small = 0;
+  for (const auto& g : arch.layers) {
+    double per_layer = 0;
+    for (const auto& n : g.norms)
+      if (n.size < kMin8BitSize) per_layer += static_cast<double>(n.params());
+    for (const auto& l : g.linears) {
+      if (l.bias && l.out_features < kMin8BitSize) per_layer += static_cast<double>(l.out_features * l.copies);
+      if (l.weight_params() < kMin8BitSize) per_layer += static_cast<double>(l.weight_params() * l.copies);
+    }
+    small += per_layer * static_cast<double>(g.count);
+  }
+  if (arch.hidden_size < kMin8BitSize)
+    small += static_cast<double>(arch.final_norm_params + arch.embedding_norm_params);
+  const double total = static_cast<double>(arch.total_params());
+  return total > 0 ? small / total : 0.0;
+}
+}  // namespace
+
+ResolvedPrecision resolve_precision(const Precision& given, Framework framework) {
+  ResolvedPrecision p;
+  p.optimizer = given.optimizer;
+  p.param_dtype = given.param_dtype.value_or(Dtype::bf16);
+  // torchtune trains in pure bf16: no fp32 master copy, optimizer states in the parameter dtype
+  // (torchtune recipes, e.g. recipes/full_finetune_single_device.py, dtype: bf16).
+  const bool pure_low_precision = framework == Framework::torchtune;
+  p.master_weights = given.master_weights.value_or(!pure_low_precision);
+  if (p.param_dtype == Dtype::fp32) p.master_weights = false;  // the weights are the master copy
+  // DeepSpeed and Megatron keep fp32 gradients for the optimizer: 18 bytes/param with AdamW
+  // (Megatron dist_optimizer.md table; DeepSpeed stage_1_and_2.py estimator, "18").
+  const bool fp32_grads = framework == Framework::deepspeed || framework == Framework::megatron;
+  p.grad_dtype = given.grad_dtype.value_or(fp32_grads ? Dtype::fp32 : p.param_dtype);
+  p.optimizer_state_dtype =
+      given.optimizer_state_dtype.value_or(pure_low_precision ? p.param_dtype : Dtype::fp32);
+  return p;
+}
+
+int optimizer_moment_count(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw:
+    case Optimizer::adam:
+    case Optimizer::adamw_8bit:
+    case Optimizer::paged_adamw:
+    case Optimizer::paged_adamw_8bit: return 2;
+    case Optimizer::lion:
+    case Optimizer::sgd_momentum: return 1;
+    case Optimizer::sgd: return 0;
+    case Optimizer::adafactor: return 1;  // factored second moment, see below
+  }
+  return 0;
+}
+
+double optimizer_moment_bytes_per_param(const ResolvedPrecision& p, const Architecture* arch) {
+  const double state_bytes = dtype_bytes(p.optimizer_state_dtype);
+  if (p.optimizer == Optimizer::adafactor) {
+    if (arch == nullptr || arch->total_params() == 0) return 0.0;  // factored: negligible per param
+    return adafactor_state_elements(*arch) * state_bytes / static_cast<double>(arch->total_params());
+  }
+  const int moments = optimizer_moment_count(p.optimizer);
+  if (is_eight_bit(p.optimizer)) {
+    const double eight_bit = moments * (kEightBitStateBytes + kEightBitAbsmaxBytes / kEightBitBlockSize);
+    const double small = arch ? small_tensor_fraction(*arch) : 0.0;
+    return (1.0 - small) * eight_bit + small * moments * kFp32Bytes;
+  }
+  return moments * state_bytes;
+}
+
+BytesPerParam trainable_bytes_per_param(const ResolvedPrecision& p, const Architecture* arch) {
+  BytesPerParam b;
+  b.param = dtype_bytes(p.param_dtype);
+  b.grad = dtype_bytes(p.grad_dtype);
+  b.optimizer = optimizer_moment_bytes_per_param(p, arch) + (p.master_weights ? kFp32Bytes : 0.0);
+  return b;
+}
+
+}  // namespace trainmem

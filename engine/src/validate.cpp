@@ -1,0 +1,106 @@
+// Cross-field checks of a TrainingSetup (single fields are range-checked by the document parser).
+#include <string>
+
+#include "trainmem/estimate.hpp"
+
+namespace trainmem {
+
+namespace {
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+void check_divides(Errors& e, std::int64_t divisor, std::int64_t value, const std::string& field,
+                   const std::string& what) {
+  if (divisor > 0 && value % divisor != 0)
+    e.push_back({error_code::not_divisible, field, field + " = " + str(divisor) + " must divide " + what + " = " + str(value)});
+}
+}  // namespace
+
+Errors validate(const TrainingSetup& s) {
+  Errors e;
+  const ParallelSettings& p = s.parallel;
+  const std::int64_t model_parallel = p.tensor_parallel_size * p.pipeline_parallel_size * p.context_parallel_size;
+  if (p.world_size % model_parallel != 0) {
+    e.push_back({error_code::not_divisible, "parallel.world_size",
+                 "parallel.world_size = " + str(p.world_size) + " is not a multiple of tensor x pipeline x context parallel = " +
+                     str(p.tensor_parallel_size) + " x " + str(p.pipeline_parallel_size) + " x " + str(p.context_parallel_size) +
+                     " = " + str(model_parallel)});
+  } else if (p.data_parallel_size * model_parallel != p.world_size) {
+    e.push_back({error_code::inconsistent, "parallel.data_parallel_size",
+                 "parallel.data_parallel_size = " + str(p.data_parallel_size) + " but world_size / (tp x pp x cp) = " +
+                     str(p.world_size) + " / " + str(model_parallel) + " = " + str(p.world_size / model_parallel)});
+  }
+  const std::int64_t shard_group = p.data_parallel_size * p.context_parallel_size;
+  if (p.sharding_group_size) {
+    if (p.zero_stage == 0)
+      e.push_back({error_code::inconsistent, "parallel.sharding_group_size",
+                   "parallel.sharding_group_size (HYBRID_SHARD) needs parallel.zero_stage 1, 2 or 3, got 0"});
+    check_divides(e, *p.sharding_group_size, shard_group, "parallel.sharding_group_size",
+                  "data_parallel_size x context_parallel_size");
+  }
+  if (p.offload_param != OffloadTarget::none && p.zero_stage != 3)
+    e.push_back({error_code::inconsistent, "parallel.offload_param",
+                 "parameter offload needs parallel.zero_stage 3 (ZeRO-Infinity / FSDP CPU offload), got " + str(p.zero_stage)});
+  if (p.virtual_pipeline_stages > 1 && p.pipeline_schedule != PipelineSchedule::interleaved_1f1b)
+    e.push_back({error_code::inconsistent, "parallel.virtual_pipeline_stages",
+                 "parallel.virtual_pipeline_stages > 1 needs pipeline_schedule \"interleaved_1f1b\""});
+  if (s.batch.seq_length) check_divides(e, p.context_parallel_size, *s.batch.seq_length, "parallel.context_parallel_size", "batch.seq_length");
+
+  if (!s.model.architecture) {
+    if (s.method == Method::lora || s.method == Method::qlora || s.method == Method::freeze)
+      e.push_back({error_code::missing_field, "model",
+                   "method \"lora\", \"qlora\" and \"freeze\" need the architecture: give model.preset or model.hf_config, not only num_parameters"});
+    if (p.expert_parallel_size > 1)
+      e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",
+                   "parallel.expert_parallel_size > 1 needs a mixture-of-experts architecture"});
+    return e;
+  }
+
+  const Architecture& a = *s.model.architecture;
+  std::int64_t experts = 0;
+  for (const auto& g : a.layers) {
+    check_divides(e, p.tensor_parallel_size, g.attention.num_attention_heads, "parallel.tensor_parallel_size",
+                  "num_attention_heads");
+    check_divides(e, p.tensor_parallel_size, g.attention.num_key_value_heads, "parallel.tensor_parallel_size",
+                  "num_key_value_heads");
+    experts = std::max(experts, g.mlp.num_local_experts);
+    if (!e.empty()) break;
+  }
+  check_divides(e, p.pipeline_parallel_size * p.virtual_pipeline_stages, a.num_hidden_layers(),
+                "parallel.pipeline_parallel_size", "num_hidden_layers");
+  if (p.expert_parallel_size > 1) {
+    if (experts == 0)
+      e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",
+                   "parallel.expert_parallel_size = " + str(p.expert_parallel_size) + " but the model has no routed experts"});
+    else
+      check_divides(e, p.expert_parallel_size, experts, "parallel.expert_parallel_size", "num_local_experts");
+    check_divides(e, p.expert_parallel_size, shard_group, "parallel.expert_parallel_size",
+                  "data_parallel_size x context_parallel_size");
+  }
+  if (s.method == Method::freeze && s.freeze_trainable_layers > a.num_hidden_layers())
+    e.push_back({error_code::out_of_range, "freeze.trainable_layers",
+                 "freeze.trainable_layers = " + str(s.freeze_trainable_layers) + " exceeds num_hidden_layers = " +
+                     str(a.num_hidden_layers())});
+  if (s.method == Method::lora || s.method == Method::qlora) {
+    for (const auto& t : s.lora.target_modules) {
+      bool found = t == "all-linear";
+      std::vector<std::string> names;
+      for (const auto& g : a.layers)
+        for (const auto& l : g.linears) {
+          found = found || l.name == t;
+          names.push_back(l.name);
+        }
+      if (!found) {
+        const std::string near = closest_match(t, names);
+        std::string list;
+        for (const auto& n : names)
+          if (list.find(n) == std::string::npos) list += (list.empty() ? "" : ", ") + n;
+        e.push_back({error_code::unknown_value, "lora.target_modules",
+                     "lora.target_modules: \"" + t + "\" is not a linear module of this model (" + list + ")" +
+                         (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+      }
+    }
+  }
+  return e;
+}
+
+}  // namespace trainmem

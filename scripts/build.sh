@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds the native CLI and tests (build-native/) and the WASM engine (build-wasm/ -> web/engine.js).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-native -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-native -j2
+emcmake cmake -S . -B build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+cmake --build build-wasm -j2

@@ -1,0 +1,42 @@
+// The WASM engine in Node gives the same documents as the native CLI.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+
+const require = createRequire(import.meta.url);
+const createEngine = require('../web/engine.js');
+const engine = await createEngine();
+const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
+
+function native(doc) {
+  try {
+    return execFileSync(cli, ['estimate', '-'], { input: JSON.stringify(doc) }).toString();
+  } catch (e) {
+    return e.stdout.toString();  // exit status 2 with the error document
+  }
+}
+
+test('wasm and native agree on a preset estimate', () => {
+  const doc = { model: { preset: 'llama-3.1-8b' }, parallel: { world_size: 8, zero_stage: 3 }, gpu: 'h100-sxm-80gb' };
+  assert.deepEqual(JSON.parse(engine.estimate(JSON.stringify(doc))), JSON.parse(native(doc)));
+});
+
+test('the seed 7B example: 14e9 bytes of model states per GPU under ZeRO-3 on 8 GPUs', () => {
+  const out = JSON.parse(engine.estimate(JSON.stringify({ model: { num_parameters: 7e9 }, parallel: { world_size: 8, zero_stage: 3 } })));
+  assert.equal(out.per_gpu.model_states, 14e9);
+});
+
+test('bad input returns the error document, never throws', () => {
+  const out = JSON.parse(engine.estimate('{"model": {"num_parameters": -1}}'));
+  assert.equal(out.error.code, 'out_of_range');
+  assert.equal(out.error.field, 'model.num_parameters');
+  const broken = JSON.parse(engine.estimate('{'));
+  assert.equal(broken.error.code, 'invalid_json');
+});
+
+test('the catalog lists models and GPUs', () => {
+  const c = JSON.parse(engine.catalog(''));
+  assert.ok(c.models.length >= 40);
+  assert.ok(c.gpus.length >= 25);
+});

@@ -1,0 +1,52 @@
+// The built-in catalogs: every preset's count against its published figure, and load validation.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "trainmem/catalog.hpp"
+
+using namespace trainmem;
+
+TEST_CASE("the built-in catalog loads without errors", "[catalog]") {
+  const Catalog& c = builtin_catalog();
+  for (const auto& e : c.errors) FAIL_CHECK(e.message);
+  CHECK(c.models.size() >= 40);
+  CHECK(c.gpus.size() >= 25);
+}
+
+TEST_CASE("every preset reproduces its published parameter count", "[catalog]") {
+  for (const auto& m : builtin_catalog().models) {
+    CAPTURE(m.id, m.published_source, m.published_scope);
+    const auto counted = m.architecture.total_params();
+    if (m.published_exact) {
+      CHECK(counted == m.published_total);
+    } else {
+      // A rounded headline figure ("6.7B", "175B"): within 0.5%, or within the rounding of the
+      // figure itself (half a unit of its last stated digit) when that is wider.
+      const double published = static_cast<double>(m.published_total);
+      double unit = 1;
+      while (std::fmod(published, unit * 10) == 0) unit *= 10;
+      const double tolerance = std::max(0.005 * published, unit / 2);
+      CHECK(std::fabs(static_cast<double>(counted) - published) <= tolerance);
+    }
+  }
+}
+
+TEST_CASE("malformed catalog entries name the file and the field", "[catalog][errors]") {
+  const Catalog c = parse_catalog({
+      {"models/bad.json", R"({"id": "bad", "hf_config": {"model_type": "llama"}, "published_parameters": {"total": 5}})"},
+      {"gpus/neg.json", R"({"id": "neg", "memory": {"value": 80, "unit": "GB", "bytes": -5}})"},
+      {"gpus/broken.json", "{"},
+  });
+  CHECK(c.models.empty());
+  CHECK(c.gpus.empty());
+  bool model_field = false, gpu_field = false, broken = false;
+  for (const auto& e : c.errors) {
+    CHECK(e.code == "invalid_catalog");
+    model_field = model_field || e.field == "models/bad.json: hf_config.hidden_size";
+    gpu_field = gpu_field || e.field == "gpus/neg.json: memory.bytes";
+    broken = broken || e.field == "gpus/broken.json";
+  }
+  CHECK(model_field);
+  CHECK(gpu_field);
+  CHECK(broken);
+}

@@ -1,0 +1,75 @@
+// Bad input: every invalid field gives the error document with a stable code and the field path.
+#include "test_support.hpp"
+
+using namespace trainmem;
+using trainmem::test::error_codes;
+using trainmem::test::error_fields;
+
+namespace {
+const std::string kModel = R"("model": {"num_parameters": 7e9})";
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+}  // namespace
+
+TEST_CASE("invalid values are rejected with code and field", "[document][errors]") {
+  struct Case { const char* fragment; const char* code; const char* field; };
+  const Case c = GENERATE(
+      Case{R"("batch": {"micro_batch_size": 0})", "out_of_range", "batch.micro_batch_size"},
+      Case{R"("batch": {"micro_batch_size": -4})", "out_of_range", "batch.micro_batch_size"},
+      Case{R"("batch": {"micro_batch_size": 1.5})", "not_integer", "batch.micro_batch_size"},
+      Case{R"("batch": {"seq_length": "4096"})", "wrong_type", "batch.seq_length"},
+      Case{R"("parallel": {"zero_stage": 4})", "out_of_range", "parallel.zero_stage"},
+      Case{R"("parallel": {"world_size": 8, "data_parallel_size": 4})", "inconsistent", "parallel.data_parallel_size"},
+      Case{R"("parallel": {"world_size": 6, "tensor_parallel_size": 4})", "not_divisible", "parallel.world_size"},
+      Case{R"("precision": {"optimizer": "adamm"})", "unknown_value", "precision.optimizer"},
+      Case{R"("precision": {"param_dtype": "float16"})", "unknown_value", "precision.param_dtype"},
+      Case{R"("method": "dora")", "unknown_value", "method"},
+      Case{R"("bacth": {})", "unknown_field", "bacth"},
+      Case{R"("batch": {"micro_bach_size": 2})", "unknown_field", "batch.micro_bach_size"},
+      Case{R"("gpu": "h100")", "unknown_gpu", "gpu"},
+      Case{R"("gpu": {"memory_bytes": -1})", "out_of_range", "gpu.memory_bytes"},
+      Case{R"("parallel": {"offload_param": "cpu", "zero_stage": 2})", "inconsistent", "parallel.offload_param"});
+  const std::string doc = "{" + kModel + ", " + c.fragment + "}";
+  CAPTURE(doc);
+  CHECK(has(error_codes(doc), c.code));
+  CHECK(has(error_fields(doc), c.field));
+}
+
+TEST_CASE("a whole-valued 7e9 is an integer", "[document]") { CHECK(error_codes("{" + kModel + "}").empty()); }
+
+TEST_CASE("every problem is listed, not only the first", "[document][errors]") {
+  const auto codes = error_codes(R"({"model": {"num_parameters": 0}, "batch": {"micro_batch_size": 0}, "typo": 1})");
+  CHECK(codes.size() == 3);
+}
+
+TEST_CASE("malformed JSON, wrong document types and oversized documents", "[document][errors]") {
+  CHECK(error_codes(R"({"model": {"num_parameters": 7e9})") == std::vector<std::string>{"invalid_json"});
+  CHECK(error_codes("[1, 2]") == std::vector<std::string>{"wrong_type"});
+  CHECK(error_codes("") == std::vector<std::string>{"invalid_json"});
+  CHECK(error_codes(R"({"model": {"num_parameters": NaN}})") == std::vector<std::string>{"invalid_json"});
+  CHECK(error_codes(R"({"model": {"num_parameters": 1e400}})") == std::vector<std::string>{"invalid_json"});  // overflows a double
+  CHECK(error_codes(R"({"model": {"num_parameters": 1e300}})") == std::vector<std::string>{"out_of_range"});
+  const std::string huge = "{" + kModel + R"(, "pad": ")" + std::string(kMaxDocumentBytes, 'x') + "\"}";
+  CHECK(error_codes(huge) == std::vector<std::string>{"document_too_large"});
+}
+
+TEST_CASE("tensor parallel must divide the heads; pipeline parallel the layers", "[document][errors]") {
+  const std::string cfg = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_hidden_layers": 3, "vocab_size": 100})";
+  CHECK(has(error_fields(R"({"model": {"hf_config": )" + cfg + R"(}, "parallel": {"tensor_parallel_size": 8}})"),
+            "parallel.tensor_parallel_size"));
+  CHECK(has(error_fields(R"({"model": {"hf_config": )" + cfg + R"(}, "parallel": {"pipeline_parallel_size": 2}})"),
+            "parallel.pipeline_parallel_size"));
+}
+
+TEST_CASE("the error document lists every problem with its code", "[document][errors]") {
+  const JsonResult r = estimate_json(R"({"model": {"num_parameters": -1}, "batch": {"seq_length": 0}})");
+  CHECK_FALSE(r.ok);
+  CHECK_THAT(r.json, Catch::Contains("\"error\"") && Catch::Contains("\"errors\"") &&
+                         Catch::Contains("\"field\": \"batch.seq_length\"") && Catch::Contains("\"code\": \"out_of_range\""));
+}
+
+TEST_CASE("num_parameters alone: model states known, the rest null, never 0", "[document]") {
+  const JsonResult r = estimate_json("{" + kModel + "}");
+  REQUIRE(r.ok);
+  CHECK_THAT(r.json, Catch::Contains("\"activations\": null") && Catch::Contains("\"peak\": null"));
+}

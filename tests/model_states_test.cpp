@@ -1,0 +1,175 @@
+// Model states per GPU: the seed's tables and ZeRO formulas, and the faults that concern them.
+#include "test_support.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+using trainmem::test::GiB;
+
+namespace {
+std::string params_doc(const std::string& n, const std::string& precision, const std::string& parallel = "{}") {
+  return R"({"model": {"num_parameters": )" + n + R"(}, "precision": )" + precision + R"(, "parallel": )" + parallel + "}";
+}
+const std::string kMixedAdamW = R"({"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": true, "optimizer": "adamw"})";
+// A 2-layer model small enough to reason about; only ratios matter where it is used.
+const std::string kTinyLlama = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 1000})";
+const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+}  // namespace
+
+// The seed's "常见估算表": bytes per parameter (weights, gradients, optimizer states).
+TEST_CASE("bytes per parameter: every row of the seed's table", "[model_states][seed]") {
+  struct Row { const char* precision; double p, g, o; };
+  const Row row = GENERATE(
+      Row{R"({"param_dtype": "fp32", "grad_dtype": "fp32", "optimizer": "adamw"})", 4, 4, 8},
+      Row{R"({"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": true, "optimizer": "adamw"})", 2, 2, 12},
+      Row{R"({"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": false, "optimizer": "adamw"})", 2, 2, 8},
+      Row{R"({"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": false, "optimizer": "sgd_momentum"})", 2, 2, 4});
+  const Estimate e = estimate_from(params_doc("1e9", row.precision));
+  CHECK(e.per_gpu.parameters == row.p * 1e9);
+  CHECK(e.per_gpu.gradients == row.g * 1e9);
+  CHECK(e.per_gpu.optimizer_states == row.o * 1e9);
+}
+
+TEST_CASE("a frozen bf16 model holds weights only: 2N", "[model_states][seed]") {
+  const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kTinyLlama +
+                                   R"(}, "method": "freeze", "freeze": {"trainable_layers": 0}})");
+  CHECK(e.per_gpu.parameters == 2.0 * static_cast<double>(e.parameters.total));
+  CHECK(e.per_gpu.gradients == 0);
+  CHECK(e.per_gpu.optimizer_states == 0);
+}
+
+TEST_CASE("DDP replicates 16 bytes/param: the seed's 7B/13B/70B rows", "[model_states][seed]") {
+  struct Row { const char* n; double bytes; };
+  const Row row = GENERATE(Row{"7e9", 112e9}, Row{"13e9", 208e9}, Row{"70e9", 1120e9});
+  const std::string doc = params_doc(row.n, kMixedAdamW, R"({"world_size": 8, "zero_stage": 0})");
+  CHECK(estimate_from(doc).per_gpu.model_states == row.bytes);
+}
+
+TEST_CASE("ZeRO stages on 8 GPUs: the seed's formulas", "[model_states][seed]") {
+  // N = 7e9, b_p = 2, b_g = 2, b_o = 12, D = 8
+  auto states = [](int stage) {
+    return estimate_from(params_doc("7e9", kMixedAdamW, R"({"world_size": 8, "zero_stage": )" + std::to_string(stage) + "}"))
+        .per_gpu.model_states;
+  };
+  CHECK(states(1) == 7e9 * (2 + 2 + 12.0 / 8));  // 38.5 GB
+  CHECK(states(2) == 7e9 * (2 + 14.0 / 8));      // 26.25 GB
+  CHECK(states(3) == 112e9 / 8);                 // the seed's 14 GB / GPU
+}
+
+TEST_CASE("HYBRID_SHARD shards within groups and replicates across them", "[model_states]") {
+  // 16 GPUs, groups of 8: the same per-GPU states as FULL_SHARD on 8.
+  const auto hybrid = estimate_from(params_doc("7e9", kMixedAdamW, R"({"world_size": 16, "zero_stage": 3, "sharding_group_size": 8})"));
+  CHECK(hybrid.per_gpu.model_states == 14e9);
+}
+
+TEST_CASE("mixed-precision AdamW is 16 bytes/param, never less than fp32 (fault B01)", "[model_states][faults]") {
+  // Meta-Llama-3-8B: 16 x 8,030,261,248 = 128,484,179,968 bytes (119.66 GiB), not accelerate's 8 B/param.
+  const std::string llama3 = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256})";
+  const auto mixed = estimate_from(R"({"model": {"hf_config": )" + llama3 + R"(}, "precision": )" + kMixedAdamW + "}");
+  const auto fp32 = estimate_from(R"({"model": {"hf_config": )" + llama3 +
+                                  R"(}, "precision": {"param_dtype": "fp32", "optimizer": "adamw"}})");
+  CHECK(mixed.per_gpu.model_states == 128484179968.0);
+  CHECK(mixed.per_gpu.model_states >= fp32.per_gpu.model_states);
+}
+
+TEST_CASE("weight bytes do not depend on a config's torch_dtype (fault B02)", "[model_states][faults]") {
+  // Llama-3.1-70B, bf16 weights: 2 x 70,553,706,496 = 141,107,412,992 bytes (131.42 GiB).
+  const std::string cfg = R"({"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 80, "vocab_size": 128256,
+    "torch_dtype": "bfloat16"})";
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + cfg + R"(}, "precision": {"param_dtype": "bf16"}})");
+  CHECK(e.parameters.total == 70553706496);
+  CHECK(e.checkpoint.inference_weights_bytes == 141107412992.0);
+  CHECK(e.per_gpu.parameters == 141107412992.0);
+}
+
+TEST_CASE("framework defaults: DeepSpeed and Megatron keep fp32 gradients (18 B/param)", "[model_states][faults]") {
+  const auto ds = estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "deepspeed"})");
+  CHECK(ds.per_gpu.model_states == 18e9);
+  const auto hf = estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "hf_trainer"})");
+  CHECK(hf.per_gpu.model_states == 16e9);
+  // Explicit fields win over the framework default.
+  const auto ds_bf16 = estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "deepspeed",
+    "precision": {"grad_dtype": "bf16"}})");
+  CHECK(ds_bf16.per_gpu.model_states == 16e9);
+}
+
+TEST_CASE("Megatron distributed optimizer: 6 + 12/DP or 4 + 12/DP bytes/param (fault B11)", "[model_states][faults]") {
+  // Llama-2-7B, TP1 PP1 DP8: 7.5 B/param x 6,738,415,616 = 50,538,117,120 (47.07 GiB)
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "megatron",
+    "parallel": {"world_size": 8, "zero_stage": 1})";
+  CHECK(estimate_from(base + "}").per_gpu.model_states == 50538117120.0);
+  // bf16 gradients: 5.5 B/param = 37,061,285,888 (34.52 GiB)
+  CHECK(estimate_from(base + R"(, "precision": {"grad_dtype": "bf16"}})").per_gpu.model_states == 37061285888.0);
+}
+
+TEST_CASE("pipeline parallel shards states too (fault B30)", "[model_states][faults]") {
+  // Llama-2-7B, ZeRO-1, TP2 PP2 DP2, 12 B/param optimizer state. Each rank holds 16 layers of
+  // (202,375,168 / 2 matrix + 8,192 norm) parameters plus half the 131,072,000-parameter embedding
+  // (or head): 1,684,668,416 parameters; the last stage also holds the final norm (4,096), so it is
+  // the most loaded: 1,684,672,512 x 12 / DP 2 = 10,108,035,072 bytes (~12 P / 8).
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "megatron",
+    "parallel": {"world_size": 8, "zero_stage": 1, "tensor_parallel_size": 2, "pipeline_parallel_size": 2}})");
+  CHECK(e.per_gpu.optimizer_states == 10108035072.0);
+  CHECK(e.per_gpu.optimizer_states == Approx(12.0 * 6738415616.0 / 8).epsilon(0.001));
+}
+
+TEST_CASE("DDP replicates a LoRA model's frozen base on every GPU (fault B33)", "[model_states][faults]") {
+  const std::string llama3_70b = R"({"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 80, "vocab_size": 128256})";
+  const std::string base = R"({"model": {"hf_config": )" + llama3_70b + R"(}, "method": "lora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "gpu": {"memory_bytes": 85899345920})";
+  const auto ddp = estimate_from(base + R"(, "parallel": {"world_size": 8, "zero_stage": 0}})");
+  // 2 x 70,553,706,496 = 131.42 GiB of frozen weights per GPU, whatever the GPU count.
+  CHECK(ddp.per_gpu.parameters / GiB == Approx(131.42).epsilon(0.001));
+  CHECK(ddp.fits == false);
+  const auto z3 = estimate_from(base + R"(, "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(z3.per_gpu.parameters / GiB == Approx(16.43).epsilon(0.001));
+}
+
+TEST_CASE("MoE training keeps every expert's states (fault B19)", "[model_states][faults]") {
+  const std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 32000,
+    "num_local_experts": 8, "num_experts_per_tok": 2})";
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + mixtral + R"(}, "precision": )" + kMixedAdamW + "}");
+  CHECK(e.per_gpu.model_states == 16.0 * 46702792704.0);  // 695.9 GiB
+  CHECK(e.per_gpu.model_states / GiB == Approx(695.9).epsilon(0.001));
+}
+
+TEST_CASE("Llama-3.1-70B full fine-tune is ~1,051 GiB of model states (fault B34)", "[model_states][faults]") {
+  const auto e = estimate_from(params_doc("70553706496", kMixedAdamW));
+  CHECK(e.per_gpu.model_states / GiB == Approx(1051.3).epsilon(0.001));
+}
+
+TEST_CASE("property: more GPUs under ZeRO-3 never raise model states per GPU", "[model_states][property]") {
+  double previous = 1e300;
+  for (int gpus = 1; gpus <= 512; gpus *= 2) {
+    const std::string doc = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "parallel": {"world_size": )" +
+                            std::to_string(gpus) + R"(, "zero_stage": 3}})";
+    const double states = estimate_from(doc).per_gpu.model_states;
+    CHECK(states <= previous);
+    previous = states;
+  }
+}
+
+TEST_CASE("property: a higher ZeRO stage never raises model states", "[model_states][property]") {
+  const int gpus = GENERATE(1, 2, 8, 64);
+  const char* optimizer = GENERATE("adamw", "sgd", "lion", "adamw_8bit");
+  double previous = 1e300;
+  for (int stage = 0; stage <= 3; ++stage) {
+    const std::string doc = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "precision": {"optimizer": ")" +
+                            optimizer + R"("}, "parallel": {"world_size": )" + std::to_string(gpus) +
+                            R"(, "zero_stage": )" + std::to_string(stage) + "}}";
+    const double states = estimate_from(doc).per_gpu.model_states;
+    CHECK(states <= previous);
+    previous = states;
+  }
+}
+
+TEST_CASE("a model too large for the GPU is fits: false, not an error", "[model_states]") {
+  const auto e = estimate_from(R"({"model": {"num_parameters": 1e12}, "gpu": {"memory_bytes": 85899345920}})");
+  REQUIRE(e.fits.has_value());
+  CHECK_FALSE(*e.fits);
+}
