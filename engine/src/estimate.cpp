@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainmem/activations.hpp"
+#include "trainmem/loss_memory.hpp"
+#include "trainmem/transient_buffers.hpp"
+
 namespace trainmem {
 
 namespace {
@@ -13,12 +17,109 @@ constexpr double kHostBufferFactor = 1.5;
 // Per-rank trainer metadata in a checkpoint: scheduler, RNG and dataloader state
 // (HF Trainer rng_state_<rank>.pth ~ 15 KB, scheduler.pt and trainer_state.json a few KB).
 constexpr double kCheckpointMetadataBytesPerRank = 16.0 * 1024;
+// Per-process CUDA context when the catalog has no figure for the GPU: 300-600 MiB with lazy
+// module loading (pytorch/pytorch#107667; fault B28); we take 512 MiB.
+constexpr double kDefaultCudaContextBytes = 512.0 * 1024 * 1024;
+// Activation offload keeps the layer being computed and one prefetched layer on the GPU.
+constexpr double kOffloadResidentLayers = 2.0;
+constexpr double kFp32Bytes = 4.0;
 
 void warn_if_inexact(std::vector<Warning>& w, const char* field, double bytes) {
   if (bytes > kMaxExactJsInteger)
     w.push_back({"above_2_53", std::string(field) + " exceeds 2^53 bytes: JavaScript shows it rounded"});
 }
+
+bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
+
+// Layers of each pipeline stage, per layer group: counts[stage][group].
+std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, std::int64_t pp) {
+  std::vector<std::vector<std::int64_t>> counts(static_cast<std::size_t>(pp), std::vector<std::int64_t>(a.layers.size(), 0));
+  const std::int64_t total = std::max<std::int64_t>(1, a.num_hidden_layers());
+  std::int64_t index = 0;
+  for (std::size_t g = 0; g < a.layers.size(); ++g)
+    for (std::int64_t i = 0; i < a.layers[g].count; ++i, ++index) ++counts[static_cast<std::size_t>(index * pp / total)][g];
+  return counts;
+}
+
+// Micro-batches whose activations a stage holds at once (Narayanan et al. 2021, §2.2;
+// Megatron-LM theoretical_memory_usage.py): 1F1B keeps min(p - stage, m) in flight, GPipe all m;
+// interleaving multiplies by 1 + (p - 1) / (p v).
+double in_flight(const ParallelSettings& p, std::size_t stage, std::int64_t microbatches) {
+  if (p.pipeline_parallel_size == 1) return 1.0;
+  const double pp = static_cast<double>(p.pipeline_parallel_size), m = static_cast<double>(microbatches);
+  switch (p.pipeline_schedule) {
+    case PipelineSchedule::gpipe: return m;
+    case PipelineSchedule::one_f_one_b: return std::min(pp - static_cast<double>(stage), m);
+    case PipelineSchedule::interleaved_1f1b: {
+      const double v = static_cast<double>(p.virtual_pipeline_stages);
+      return std::min(pp - static_cast<double>(stage), m) * (1.0 + (pp - 1.0) / (pp * v));
+    }
+  }
+  return 1.0;
+}
+
+struct StageRuntime {
+  double activations = 0;         // saved, all in-flight micro-batches
+  double offloaded_activations = 0;
+  double recompute = 0;           // one layer rebuilt during backward (full recompute)
+  double attention_backward = 0;  // eager attention: one layer's score gradients
+  double per_layer = 0;           // saved bytes of one layer of the first group on this stage
+};
+
+StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const std::vector<std::int64_t>& counts,
+                           std::size_t stage, bool last, Dtype compute, const LossMemory& loss) {
+  StageRuntime r;
+  ActivationContext c = activation_context(s, a, compute);
+  // checkpointed_layers (default: all) is spread over the stages in proportion to their layers.
+  const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
+  const double checkpointed_share =
+      s.activation_checkpointing == Checkpointing::none || !s.checkpointed_layers
+          ? 1.0
+          : std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
+  double one_micro_batch = 0;
+  for (std::size_t g = 0; g < counts.size(); ++g) {
+    if (counts[g] == 0) continue;
+    const auto policy = layer_activations(a.layers[g], c);
+    ActivationContext plain = c;
+    plain.checkpointing = Checkpointing::none;
+    const auto everything = layer_activations(a.layers[g], plain);
+    const double n = static_cast<double>(counts[g]);
+    const double checkpointed = std::round(n * checkpointed_share);
+    one_micro_batch += checkpointed * saved_bytes(policy) + (n - checkpointed) * saved_bytes(everything);
+    if (r.per_layer == 0) r.per_layer = saved_bytes(policy);
+    if (s.activation_checkpointing == Checkpointing::full) r.recompute = std::max(r.recompute, saved_bytes(everything));
+    if (s.attention == AttentionImplementation::eager) {
+      // Softmax backward materialises the score gradient (fp32 for an upcast softmax) next to
+      // the saved probabilities, one layer at a time.
+      double scores = 0;
+      for (const auto& t : everything)
+        if (t.role == TensorRole::attention_core && t.dtype != Dtype::int8) scores = std::max(scores, t.bytes);
+      r.attention_backward = std::max(r.attention_backward, scores);
+    }
+  }
+  if (last) one_micro_batch += loss.head_saved;
+  const double flights = in_flight(s.parallel, stage, s.batch.gradient_accumulation_steps);
+  r.activations = one_micro_batch * flights;
+  if (s.activation_offload) {
+    const double resident = std::min(r.activations, kOffloadResidentLayers * r.per_layer);
+    r.offloaded_activations = r.activations - resident;
+    r.activations = resident;
+  }
+  return r;
+}
+
+double cuda_context_bytes(const TrainingSetup& s) {
+  if (!s.gpu) return kDefaultCudaContextBytes;
+  if (!s.gpu->has_cuda_context) return 0;
+  if (s.gpu->cuda_context_bytes) return static_cast<double>(*s.gpu->cuda_context_bytes);
+  return kDefaultCudaContextBytes;
+}
+
 }  // namespace
+
+Dtype compute_dtype(const ResolvedPrecision& p) {
+  return p.param_dtype == Dtype::fp32 ? Dtype::fp32 : (p.param_dtype == Dtype::fp16 ? Dtype::fp16 : Dtype::bf16);
+}
 
 Estimate estimate(const TrainingSetup& s) {
   Estimate e;
@@ -30,39 +131,103 @@ Estimate estimate(const TrainingSetup& s) {
   e.precision = resolve_precision(s.precision, s.framework);
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
   e.bytes_per_param = trainable_bytes_per_param(e.precision, arch);
+  const Dtype compute = compute_dtype(e.precision);
+  const FrameworkBehaviour behaviour = framework_behaviour(s.framework, s.compile);
+  const bool paged = is_paged(e.precision.optimizer);
 
-  const ModelStates states = model_states(s, e.precision);
-  e.per_gpu.parameters = states.gpu.parameters;
-  e.per_gpu.gradients = states.gpu.gradients;
-  e.per_gpu.optimizer_states = states.gpu.optimizer_states;
-  e.per_gpu.model_states = states.gpu.total();
+  const std::vector<ModelStates> stages = model_states(s, e.precision);
+  std::optional<LossMemory> loss;
+  std::vector<std::vector<std::int64_t>> layer_counts;
+  if (arch) {
+    loss = loss_memory(s, *arch, compute, behaviour);
+    layer_counts = stage_layer_counts(*arch, s.parallel.pipeline_parallel_size);
+  }
 
-  // Offloaded states: host RAM per node (all of the node's ranks), or NVMe for the whole job.
+  // Evaluate each pipeline stage; the most loaded GPU is the one with the highest peak.
+  double best_peak = -1;
+  double offloaded_states = 0, offloaded_activations = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const ModelStates& ms = stages[i];
+    const bool last = i + 1 == stages.size();
+    PerGpu g;
+    g.parameters = ms.gpu.parameters;
+    g.gradients = s.precision.optimizer_in_backward ? 0.0 : ms.gpu.gradients;  // stepped per parameter in backward
+    g.optimizer_states = ms.gpu.optimizer_states;
+    g.model_states = g.parameters + g.gradients + g.optimizer_states;
+    g.pipeline_stage = i;
+    const double allocator_states = g.model_states - (paged ? g.optimizer_states : 0.0);
+    if (paged) g.paged_optimizer_states = g.optimizer_states;
+    double stage_peak_key = g.model_states;
+    if (arch) {
+      const StageRuntime rt = stage_runtime(s, *arch, layer_counts[i], i, last, compute, *loss);
+      const TransientBuffers tb = transient_buffers(s, e.precision, ms, behaviour, compute);
+      const double loss_fwd = last ? loss->forward_transient : 0.0;
+      const double loss_bwd = last ? loss->backward_transient : 0.0;
+      g.activations = rt.activations;
+      g.activations_per_layer = rt.per_layer;
+      PhasePeaks ph;
+      const double whole_model = static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
+      ph.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
+      const double fwd_transient = tb.persistent + tb.forward + loss_fwd;
+      const double bwd_transient = tb.persistent + tb.backward + loss_bwd + rt.recompute + rt.attention_backward;
+      const double step_transient = tb.persistent + tb.optimizer_step;
+      ph.forward = allocator_states + rt.activations + fwd_transient;
+      ph.backward = allocator_states + rt.activations + bwd_transient;
+      ph.optimizer_step = allocator_states + step_transient;
+      g.phases = ph;
+      double peak = ph.load, transient = 0;
+      g.peak_phase = "load";
+      if (ph.forward > peak) peak = ph.forward, transient = fwd_transient, g.peak_phase = "forward";
+      if (ph.backward > peak) peak = ph.backward, transient = bwd_transient, g.peak_phase = "backward";
+      if (ph.optimizer_step > peak) peak = ph.optimizer_step, transient = step_transient, g.peak_phase = "optimizer_step";
+      g.temporary_buffers = transient;
+      g.peak_allocated = peak;
+      g.fragmentation = peak * s.fragmentation_fraction;
+      g.peak_reserved = peak + *g.fragmentation;
+      g.cuda_context = cuda_context_bytes(s);
+      g.peak = *g.peak_reserved + *g.cuda_context;
+      stage_peak_key = *g.peak;
+      if (i == 0 || stage_peak_key > best_peak) offloaded_activations = rt.offloaded_activations;
+    }
+    if (i == 0 || stage_peak_key > best_peak) {
+      best_peak = stage_peak_key;
+      e.per_gpu = g;
+      offloaded_states = ms.offloaded.total();
+    }
+  }
+
+  // Offloaded states and activations: host RAM per node (all of the node's ranks), or NVMe.
   const double ranks_per_node = static_cast<double>(std::min(s.parallel.world_size, s.parallel.gpus_per_node));
-  const double offloaded = states.offloaded.total();
   const bool to_nvme = s.parallel.offload_optimizer == OffloadTarget::nvme || s.parallel.offload_param == OffloadTarget::nvme;
   if (to_nvme) {
-    e.nvme_bytes = offloaded * static_cast<double>(s.parallel.world_size);
+    e.nvme_bytes = offloaded_states * static_cast<double>(s.parallel.world_size);
   } else {
-    e.cpu_bytes_per_node = offloaded * ranks_per_node * kHostBufferFactor;
+    e.cpu_bytes_per_node = offloaded_states * ranks_per_node * kHostBufferFactor;
   }
+  e.cpu_bytes_per_node += offloaded_activations * ranks_per_node;
 
   // Checkpoint (the seed, "Checkpoint 与磁盘存储"): M = N (b_p + b_o) + metadata.
   const double total_params = static_cast<double>(e.parameters.total);
   const double trainable = static_cast<double>(e.parameters.trainable);
-  const double frozen = std::max(0.0, total_params - trainable + static_cast<double>(e.parameters.adapter));
+  const double adapter = static_cast<double>(e.parameters.adapter);
+  const double frozen_base = std::max(0.0, total_params - (trainable - adapter));
   e.checkpoint.inference_weights_bytes = total_params * dtype_bytes(e.precision.param_dtype);
-  e.checkpoint.training_state_bytes = (frozen - static_cast<double>(e.parameters.adapter)) * dtype_bytes(e.precision.param_dtype) +
+  e.checkpoint.training_state_bytes = frozen_base * dtype_bytes(e.precision.param_dtype) +
                                       trainable * (e.bytes_per_param.param + e.bytes_per_param.optimizer) +
                                       kCheckpointMetadataBytesPerRank * static_cast<double>(s.parallel.world_size);
   if (s.method == Method::lora || s.method == Method::qlora)
-    e.checkpoint.adapter_bytes = static_cast<double>(e.parameters.adapter) * dtype_bytes(s.lora.adapter_dtype);
+    e.checkpoint.adapter_bytes = adapter * dtype_bytes(s.lora.adapter_dtype);
 
   if (s.gpu) {
-    e.gpu_capacity_bytes = static_cast<double>(s.gpu->usable_bytes.value_or(s.gpu->memory_bytes));
-    if (e.per_gpu.peak) {
-      e.fits = *e.per_gpu.peak <= *e.gpu_capacity_bytes;
-    } else if (e.per_gpu.model_states > *e.gpu_capacity_bytes) {
+    // A framework's allocatable memory excludes the context: compare the reserved bytes with it;
+    // otherwise compare everything with what the driver reports (or the vendor's figure).
+    const bool usable = s.gpu->usable_bytes.has_value();
+    e.gpu_capacity_bytes = static_cast<double>(
+        usable ? *s.gpu->usable_bytes : s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
+    const std::optional<double> compared = usable ? e.per_gpu.peak_reserved : e.per_gpu.peak;
+    if (compared) {
+      e.fits = *compared <= *e.gpu_capacity_bytes;
+    } else if (e.per_gpu.model_states - e.per_gpu.paged_optimizer_states.value_or(0.0) > *e.gpu_capacity_bytes) {
       e.fits = false;  // the lower bound alone does not fit
     }
   }
@@ -73,6 +238,29 @@ Estimate estimate(const TrainingSetup& s) {
     e.warnings.push_back({"model_states_only",
                           "only a parameter count was given: activations, buffers and the peak need an architecture "
                           "(model.preset or model.hf_config); the figures are the model-state lower bound"});
+  if (s.parallel.zero_stage >= 1 && arch)
+    e.warnings.push_back({"zero_does_not_shard_activations",
+                          "ZeRO/FSDP shard parameters, gradients and optimizer states, not activations: activations "
+                          "shrink only with micro-batch, sequence length, checkpointing or sequence/context parallelism"});
+  if (s.batch.gradient_accumulation_steps > 1)
+    e.warnings.push_back({"global_batch_does_not_set_memory",
+                          "gradient accumulation raises the global batch (" + std::to_string(e.global_batch_size) +
+                              ") without raising activations: memory follows the micro-batch"});
+  if (paged)
+    e.warnings.push_back({"paged_optimizer",
+                          "paged optimizer states live in CUDA unified memory, outside the allocator's counts: they page "
+                          "out to host RAM under pressure instead of failing, so they are not in peak_allocated"});
+  if (e.precision.optimizer == Optimizer::adamw_8bit || e.precision.optimizer == Optimizer::paged_adamw_8bit)
+    e.warnings.push_back({"eight_bit_small_tensors",
+                          "bitsandbytes keeps 32-bit state for tensors under 4096 elements (min_8bit_size)"});
+  if (s.precision.fp8_compute)
+    e.warnings.push_back({"fp8_not_a_saving",
+                          "FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 "
+                          "copies: it does not shrink memory (TransformerEngine#1429)"});
+  if (arch && s.parallel.zero_stage >= 1)
+    e.warnings.push_back({"sharded_checkpoint_resume",
+                          "ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a "
+                          "conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)"});
   return e;
 }
 

@@ -22,7 +22,7 @@ double sharding_degree(const ParallelSettings& p) {
   return static_cast<double>(p.data_parallel_size * p.context_parallel_size);
 }
 
-ModelStates model_states(const TrainingSetup& s, const ResolvedPrecision& precision) {
+std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrecision& precision) {
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
   const BytesPerParam b = trainable_bytes_per_param(precision, arch);
   const double frozen_bytes = dtype_bytes(precision.param_dtype);
@@ -34,7 +34,7 @@ ModelStates model_states(const TrainingSetup& s, const ResolvedPrecision& precis
   const bool offload_opt = s.parallel.offload_optimizer != OffloadTarget::none;
   const bool offload_par = s.parallel.offload_param != OffloadTarget::none && zero == 3;
 
-  ModelStates best;
+  std::vector<ModelStates> result;
   const auto stages = stage_parameters(s);
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const RankParameters& r = stages[i];
@@ -66,7 +66,6 @@ ModelStates model_states(const TrainingSetup& s, const ResolvedPrecision& precis
         r.dense_trainable * b.optimizer / opt_shard_d + r.expert_trainable * b.optimizer / opt_shard_e;
 
     ModelStates m;
-    m.stage = i;
     m.params = r;
     m.gpu = all;
     if (offload_opt) {
@@ -81,9 +80,9 @@ ModelStates model_states(const TrainingSetup& s, const ResolvedPrecision& precis
       m.offloaded.parameters = all.parameters;
       m.gpu.parameters = 0;
     }
-    if (i == 0 || m.gpu.total() > best.gpu.total()) best = m;
+    result.push_back(m);
   }
-  return best;
+  return result;
 }
 
 }  // namespace trainmem

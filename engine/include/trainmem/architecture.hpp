@@ -86,7 +86,7 @@ struct Architecture {
   NormKind norm = NormKind::rms_norm;
   bool tie_word_embeddings = false;
   bool encoder_decoder = false;
-  bool gated_activation_is_gelu = false;  // GeGLU (Gemma) vs SwiGLU; affects nothing but labels
+  bool vocab_logits = true;  // false for encoders trained with a small task head (BERT)
 
   std::int64_t embedding_params = 0;           // token embeddings (vocab_size x hidden_size)
   std::int64_t position_embedding_params = 0;  // learned absolute positions, token types

@@ -33,6 +33,10 @@ struct PerGpu {
   // Parts of the above that the explanations show.
   std::optional<double> fragmentation;
   std::optional<double> cuda_context;
+  std::string peak_phase;           // the phase whose peak is peak_allocated
+  std::size_t pipeline_stage = 0;   // the stage of the most loaded GPU
+  std::optional<double> paged_optimizer_states;  // in CUDA unified memory, outside the allocator
+  std::optional<double> activations_per_layer;    // saved bytes of one layer (first layer group)
 };
 
 struct CheckpointBytes {
@@ -63,5 +67,8 @@ Errors validate(const TrainingSetup& setup);
 
 // Computes the estimate of a validated setup. Pure; never throws for a validated setup.
 Estimate estimate(const TrainingSetup& setup);
+
+// The activation (compute) dtype: fp32 training computes in fp32, everything else in 16 bits.
+Dtype compute_dtype(const ResolvedPrecision& p);
 
 }  // namespace trainmem

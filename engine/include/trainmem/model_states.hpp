@@ -15,6 +15,8 @@
 #include "trainmem/parameter_layout.hpp"
 #include "trainmem/precision.hpp"
 
+#include <vector>
+
 namespace trainmem {
 
 struct ModelStateBytes {
@@ -27,7 +29,6 @@ struct ModelStateBytes {
 struct ModelStates {
   ModelStateBytes gpu;       // resident on the most loaded GPU
   ModelStateBytes offloaded;  // the same GPU's share moved to CPU or NVMe
-  std::size_t stage = 0;      // pipeline stage of the most loaded GPU
   RankParameters params;      // parameters that GPU holds before ZeRO sharding
 };
 
@@ -39,6 +40,7 @@ double qlora_weight_bytes_per_param(const QloraSettings& q);
 // The data-parallel sharding degree D for dense parameters (see above).
 double sharding_degree(const ParallelSettings& p);
 
-ModelStates model_states(const TrainingSetup& setup, const ResolvedPrecision& precision);
+// Model states of each pipeline stage's most loaded GPU (index = stage).
+std::vector<ModelStates> model_states(const TrainingSetup& setup, const ResolvedPrecision& precision);
 
 }  // namespace trainmem

@@ -98,8 +98,9 @@ struct ParallelSettings {
 struct GpuSpec {
   std::string id;  // catalog id, empty for a custom device
   std::string display_name;
-  std::int64_t memory_bytes = 0;
-  std::optional<std::int64_t> usable_bytes;
+  std::int64_t memory_bytes = 0;                   // the vendor's figure, in bytes
+  std::optional<std::int64_t> device_total_bytes;  // what the driver reports (nvidia-smi total)
+  std::optional<std::int64_t> usable_bytes;        // what a framework can allocate (context excluded)
   std::optional<std::int64_t> cuda_context_bytes;
   bool has_cuda_context = true;  // false for TPU and Gaudi
   std::int64_t gpus_per_node = 8;
@@ -124,6 +125,8 @@ struct TrainingSetup {
   AttentionImplementation attention = AttentionImplementation::flash;
   ParallelSettings parallel;
   std::optional<GpuSpec> gpu;
+  // Caching-allocator fragmentation as a fraction of allocated bytes (reserved = allocated x (1 + f)).
+  double fragmentation_fraction = 0.10;
 };
 
 }  // namespace trainmem

@@ -99,7 +99,7 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
   } else {
     errors.push_back({error_code::missing_field, "memory", "memory is missing"});
   }
-  r.integer("device_total_bytes", 1, 1e15);
+  g.spec.device_total_bytes = r.integer("device_total_bytes", 1, 1e15);
   r.string("device_total_source");
   g.spec.usable_bytes = r.integer("usable_bytes", 1, 1e15);
   r.string("usable_source");

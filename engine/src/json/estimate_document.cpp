@@ -237,6 +237,11 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     l.finish();
   }
   set(s.compile, r.boolean("compile"));
+  if (const json* v = r.get("overhead")) {
+    ObjectReader o(*v, "overhead", errors);
+    set(s.fragmentation_fraction, o.number("fragmentation_fraction", 0, 1));
+    o.finish();
+  }
   set(s.model_loading, r.choice("model_loading", kLoading));
   set(s.attention, r.choice("attention", kAttention));
   parse_parallel(r, s, errors);
@@ -268,6 +273,10 @@ json write_estimate(const Estimate& e) {
       {"peak_allocated", optional_bytes(g.peak_allocated)},
       {"peak_reserved", optional_bytes(g.peak_reserved)},
       {"peak", optional_bytes(g.peak)},
+      {"peak_phase", g.peak_phase.empty() ? json(nullptr) : json(g.peak_phase)},
+      {"pipeline_stage", g.pipeline_stage},
+      {"paged_optimizer_states", optional_bytes(g.paged_optimizer_states)},
+      {"activations_per_layer", optional_bytes(g.activations_per_layer)},
   };
   if (g.phases) {
     per_gpu["phases"] = {{"load", std::llround(g.phases->load)},

@@ -545,6 +545,7 @@ std::optional<Architecture> bert(ConfigFields& f, const std::string& type) {
   a.hidden_size = h;
   a.norm = NormKind::layer_norm;
   a.tie_word_embeddings = true;
+  a.vocab_logits = false;
   a.embedding_params = vocab * h;
   a.position_embedding_params = (positions + types) * h;
   a.embedding_norm_params = 2 * h;

@@ -1,0 +1,69 @@
+// Activations: the tensors autograd saves for backward, tensor by tensor, per transformer layer.
+//
+// Sources: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+// Models" (arXiv 2205.05198), §4 and Table 2: s·b·h·(34 + 5·a·s/h) bytes per GPT layer with 16-bit
+// activations, and its tensor-parallel (10 + 24/t), sequence-parallel (34/t), selective (34) and
+// full (2) variants; what each op saves is read from PyTorch autograd (linear saves its input,
+// SiLU/GeLU their input, mul both operands, softmax its output, dropout its mask) and from the HF
+// modeling files for the eager paths. FlashAttention saves q, k, v, the output and the fp32
+// log-sum-exp (Dao 2023, §3.1). All bytes are per GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trainmem/framework_defaults.hpp"
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+// Why a tensor is kept, which decides what each recompute policy drops.
+enum class TensorRole {
+  block_input,       // the layer's input: what full recompute keeps
+  norm_internal,     // fp32 copies and statistics inside a norm
+  norm_output,       // a norm's output, saved by the linear that reads it
+  matmul_output,     // the output of a projection (q/k/v, gate/up)
+  attention_core,    // s^2 scores, probabilities, their dropout; flash's log-sum-exp
+  attention_output,  // the attention result, saved by o_proj
+  elementwise,       // activation-function outputs and products
+  dropout_mask,      // 1-byte masks of hidden dropout
+};
+
+struct SavedTensor {
+  std::string name;   // e.g. "self_attn.q (after RoPE)"
+  std::string shape;  // e.g. "[b, s, 32*128]"
+  Dtype dtype;
+  double bytes = 0;          // per GPU, after tensor/sequence/context parallel division
+  TensorRole role;
+  bool recomputed = false;   // dropped by the checkpointing policy, rebuilt in backward
+};
+
+// Everything the activation formulas need besides the layer's own shapes.
+struct ActivationContext {
+  double micro_batch = 1;   // b
+  double seq = 1;           // s per context-parallel rank (decoder tokens for encoder-decoder)
+  double encoder_seq = 1;   // encoder tokens per rank (encoder-decoder only)
+  double tp = 1;
+  bool sequence_parallel = false;
+  Dtype dtype = Dtype::bf16;  // activation (compute) dtype
+  AttentionImplementation attention = AttentionImplementation::flash;
+  FrameworkBehaviour framework;
+  Checkpointing checkpointing = Checkpointing::none;
+  SelectivePolicy selective_policy = SelectivePolicy::attention_core;
+  double attention_dropout = 0, hidden_dropout = 0;
+  NormKind norm = NormKind::rms_norm;
+  double hidden = 0;
+};
+
+// The saved tensors of one layer, marked recomputed according to the context's policy
+// (for full checkpointing only the block input stays).
+std::vector<SavedTensor> layer_activations(const LayerGroup& layer, const ActivationContext& c);
+
+double saved_bytes(const std::vector<SavedTensor>& tensors);  // bytes kept until backward
+double all_bytes(const std::vector<SavedTensor>& tensors);    // bytes if nothing were recomputed
+
+ActivationContext activation_context(const TrainingSetup& s, const Architecture& a, Dtype compute);
+
+std::string role_name(TensorRole r);
+
+}  // namespace trainmem

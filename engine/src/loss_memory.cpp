@@ -1,0 +1,58 @@
+#include "trainmem/loss_memory.hpp"
+
+namespace trainmem {
+
+namespace {
+constexpr double kFp32Bytes = 4.0;
+constexpr double kFusedBytesPerLogit = 16.0;  // unsloth#7203
+}  // namespace
+
+LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype compute, const FrameworkBehaviour& f) {
+  LossMemory m;
+  const double A = dtype_bytes(compute);
+  const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+  const double cp = static_cast<double>(s.parallel.context_parallel_size);
+  const double seq = static_cast<double>(a.encoder_decoder ? s.batch.decoder_seq_length.value_or(s.batch.seq_length.value_or(4096))
+                                                           : s.batch.seq_length.value_or(4096));
+  const double tokens = static_cast<double>(s.batch.micro_batch_size) * seq / cp;
+  const double h = static_cast<double>(a.hidden_size);
+  const double seq_split = s.parallel.sequence_parallel && tp > 1 ? tp : 1.0;
+  // Final norm input (+ statistics) and the lm_head input (the norm output).
+  const bool python_norm = a.norm == NormKind::rms_norm && f.unfused_rms_norm;
+  m.head_saved = tokens * h * ((python_norm ? kFp32Bytes + A : A) + A) / seq_split + tokens * kFp32Bytes;
+  if (!a.vocab_logits) return m;
+
+  m.logits_elements = tokens * static_cast<double>(a.vocab_size) / tp;
+  const LossImplementation impl = s.loss.implementation.value_or(f.loss);
+  const bool fp32 = s.loss.logits_fp32.value_or(f.logits_fp32);
+  const double n = static_cast<double>(s.loss.num_chunks);
+  double fwd = 0, bwd = 0;
+  switch (impl) {
+    case LossImplementation::full:
+      if (f.in_place_loss) {
+        fwd = A + kFp32Bytes;
+        bwd = kFp32Bytes + A;
+      } else if (fp32) {
+        fwd = A + kFp32Bytes + kFp32Bytes;
+        bwd = 3 * kFp32Bytes;
+      } else {
+        fwd = 2 * A;
+        bwd = 3 * A;
+      }
+      break;
+    case LossImplementation::chunked:
+      fwd = A + kFp32Bytes + kFp32Bytes / n;
+      bwd = kFp32Bytes + (2 * kFp32Bytes + A) / n;
+      break;
+    case LossImplementation::fused:
+      fwd = bwd = kFusedBytesPerLogit / n;
+      break;
+  }
+  m.bytes_per_logit_forward = fwd;
+  m.bytes_per_logit_backward = bwd;
+  m.forward_transient = fwd * m.logits_elements;
+  m.backward_transient = bwd * m.logits_elements;
+  return m;
+}
+
+}  // namespace trainmem

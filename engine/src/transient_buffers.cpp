@@ -1,0 +1,62 @@
+#include "trainmem/transient_buffers.hpp"
+
+#include <algorithm>
+
+namespace trainmem {
+
+namespace {
+constexpr double kDeepSpeedReduceBucket = 5e8;        // elements, reduce_bucket_size
+constexpr double kDeepSpeedAllgatherBucket = 5e8;     // elements, allgather_bucket_size (stage 1/2)
+constexpr double kFp32Bytes = 4.0;
+}  // namespace
+
+TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecision& p, const ModelStates& states,
+                                   const FrameworkBehaviour& f, Dtype compute) {
+  TransientBuffers b;
+  const double A = dtype_bytes(compute);
+  const double grad_bytes = dtype_bytes(p.grad_dtype);
+  const int zero = s.parallel.zero_stage;
+  const double dp = sharding_degree(s.parallel);
+  const double rank_params = states.params.total();  // this GPU's parameters before ZeRO sharding
+  const double rank_trainable = states.params.trainable();
+  const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+
+  // The unit gathered at a time: the largest layer (or embedding/head) on this GPU's TP shard.
+  double unit = 0;
+  if (s.model.architecture) {
+    unit = static_cast<double>(s.model.architecture->largest_layer_params()) / tp;
+  } else {
+    unit = rank_params / 32.0;  // parameter count only: assume ~32 equal layers
+  }
+  unit = std::min(unit, rank_params);
+
+  if (zero == 3 && dp > 1) {
+    if (s.framework == Framework::deepspeed) {
+      const double live = std::min(s.parallel.zero3_max_live_parameters, rank_params);
+      b.forward = std::max(live, unit) * A;
+      b.backward = std::max(live, unit) * A + std::min(kDeepSpeedReduceBucket, rank_trainable) * grad_bytes;
+    } else {
+      b.forward = s.parallel.reshard_after_forward ? 2 * unit * A : rank_params * A;
+      b.backward = 2 * unit * A + 2 * std::min(unit, rank_trainable) * grad_bytes;
+    }
+  } else if (zero >= 1 && dp > 1) {
+    if (f.deepspeed_buckets) {
+      b.backward = std::min(kDeepSpeedReduceBucket, rank_trainable) * grad_bytes;
+      b.optimizer_step = std::min(kDeepSpeedAllgatherBucket, rank_params) * A;
+    } else if (zero == 2) {
+      b.backward = std::min(unit, rank_trainable) * grad_bytes;  // one unit's reduce-scatter input
+    }
+  } else if (zero == 0 && s.parallel.world_size > 1 && f.ddp_bucket_copy) {
+    b.persistent = rank_trainable * grad_bytes;
+  }
+
+  const bool offloaded = s.parallel.offload_optimizer != OffloadTarget::none;
+  if (!offloaded && p.master_weights && grad_bytes < kFp32Bytes && optimizer_moment_count(p.optimizer) > 0 &&
+      !s.precision.optimizer_in_backward) {
+    const double opt_shard = zero >= 1 ? dp : 1.0;
+    b.optimizer_step += rank_trainable * kFp32Bytes / opt_shard;
+  }
+  return b;
+}
+
+}  // namespace trainmem
