@@ -117,9 +117,7 @@ double cuda_context_bytes(const TrainingSetup& s) {
 
 }  // namespace
 
-Dtype compute_dtype(const ResolvedPrecision& p) {
-  return p.param_dtype == Dtype::fp32 ? Dtype::fp32 : (p.param_dtype == Dtype::fp16 ? Dtype::fp16 : Dtype::bf16);
-}
+Dtype compute_dtype(const ResolvedPrecision& p) { return p.compute_dtype; }
 
 Estimate estimate(const TrainingSetup& s) {
   Estimate e;

@@ -26,10 +26,22 @@ FrameworkBehaviour framework_behaviour(Framework f, bool compile) {
       break;
   }
   if (compile) {
+    b.compiled_loss = true;
     b.unfused_rms_norm = false;
     b.unfused_gated_activation = false;
   }
   return b;
+}
+
+int default_zero_stage(Framework f, std::int64_t world_size) {
+  const bool fsdp_native = f == Framework::torchtune || f == Framework::torchtitan || f == Framework::fsdp;
+  return fsdp_native && world_size > 1 ? 3 : 0;
+}
+
+Checkpointing default_checkpointing(Framework f, Method m) {
+  if (f == Framework::torchtune) return Checkpointing::full;
+  if (m == Method::qlora && f == Framework::hf_trainer) return Checkpointing::full;
+  return Checkpointing::none;
 }
 
 }  // namespace trainmem

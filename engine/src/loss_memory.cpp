@@ -32,6 +32,9 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
       if (f.in_place_loss) {
         fwd = A + kFp32Bytes;
         bwd = kFp32Bytes + A;
+      } else if (f.compiled_loss) {
+        fwd = A;
+        bwd = A + kFp32Bytes + A;
       } else if (fp32) {
         fwd = A + kFp32Bytes + kFp32Bytes;
         bwd = 3 * kFp32Bytes;
@@ -41,8 +44,13 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
       }
       break;
     case LossImplementation::chunked:
-      fwd = A + kFp32Bytes + kFp32Bytes / n;
-      bwd = kFp32Bytes + (2 * kFp32Bytes + A) / n;
+      if (f.compiled_loss) {
+        fwd = A + 2 * kFp32Bytes / n;
+        bwd = A + (2 * kFp32Bytes + A) / n;
+      } else {
+        fwd = A + kFp32Bytes + kFp32Bytes / n;
+        bwd = kFp32Bytes + (2 * kFp32Bytes + A) / n;
+      }
       break;
     case LossImplementation::fused:
       fwd = bwd = kFusedBytesPerLogit / n;

@@ -62,6 +62,7 @@ ResolvedPrecision resolve_precision(const Precision& given, Framework framework)
   ResolvedPrecision p;
   p.optimizer = given.optimizer;
   p.param_dtype = given.param_dtype.value_or(Dtype::bf16);
+  p.compute_dtype = given.compute_dtype.value_or(p.param_dtype == Dtype::fp8 ? Dtype::bf16 : p.param_dtype);
   // torchtune trains in pure bf16: no fp32 master copy, optimizer states in the parameter dtype
   // (torchtune recipes, e.g. recipes/full_finetune_single_device.py, dtype: bf16).
   const bool pure_low_precision = framework == Framework::torchtune;

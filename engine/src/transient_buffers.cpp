@@ -50,6 +50,14 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     b.persistent = rank_trainable * grad_bytes;
   }
 
+  // Autocast (16-bit compute over fp32 weights) caches a 16-bit copy of every weight it casts, kept
+  // by autograd through backward (torch.autocast weight cache); a ZeRO-3/FSDP gather is already
+  // in the compute dtype.
+  if (A < dtype_bytes(p.param_dtype) && zero < 3) {
+    b.forward += rank_params * A;
+    b.backward += rank_params * A;
+  }
+
   const bool offloaded = s.parallel.offload_optimizer != OffloadTarget::none;
   if (!offloaded && p.master_weights && grad_bytes < kFp32Bytes && optimizer_moment_count(p.optimizer) > 0 &&
       !s.precision.optimizer_in_backward) {

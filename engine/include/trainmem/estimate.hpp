@@ -68,7 +68,7 @@ Errors validate(const TrainingSetup& setup);
 // Computes the estimate of a validated setup. Pure; never throws for a validated setup.
 Estimate estimate(const TrainingSetup& setup);
 
-// The activation (compute) dtype: fp32 training computes in fp32, everything else in 16 bits.
+// The activation (compute) dtype.
 Dtype compute_dtype(const ResolvedPrecision& p);
 
 }  // namespace trainmem

@@ -24,6 +24,9 @@ struct FrameworkBehaviour {
   LossImplementation loss = LossImplementation::full;
   bool logits_fp32 = true;
   bool in_place_loss = false;  // Megatron: the softmax is computed in place of the fp32 logits
+  // torch.compile fuses the upcast into the loss and saves the 16-bit logits plus a per-row
+  // log-sum-exp instead of the fp32 log-softmax (min-cut recomputation, torch/_functorch/partitioners.py).
+  bool compiled_loss = false;
   // DDP keeps gradient buckets as a second copy of all gradients unless gradient_as_bucket_view
   // (torch DistributedDataParallel default False; Accelerate/HF Trainer keep that default).
   bool ddp_bucket_copy = true;
@@ -32,5 +35,15 @@ struct FrameworkBehaviour {
 };
 
 FrameworkBehaviour framework_behaviour(Framework f, bool compile);
+
+// parallel.zero_stage when not given: torchtune, torchtitan and FSDP shard fully on more than one
+// GPU (FSDP FULL_SHARD is their default); the HF Trainer, DeepSpeed and Megatron replicate (DDP)
+// unless told otherwise.
+int default_zero_stage(Framework f, std::int64_t world_size);
+
+// activation_checkpointing when not given: torchtune's recipes enable it
+// (enable_activation_checkpointing: True), and PEFT's prepare_model_for_kbit_training turns on
+// gradient checkpointing for QLoRA by default; otherwise none.
+Checkpointing default_checkpointing(Framework f, Method m);
 
 }  // namespace trainmem

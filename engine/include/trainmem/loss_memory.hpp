@@ -1,21 +1,23 @@
 // Logits and the cross-entropy loss: often the largest single transient with 128k-256k
 // vocabularies. Per GPU of the last pipeline stage, in bytes; T = micro_batch x seq_length / CP
-// tokens, V = vocab_size / TP (vocab-parallel head).
+// tokens, V = vocab_size / TP (vocab-parallel head), A = activation bytes (2 for bf16).
 //
-// Per logit element (T x V), with activation bytes A (2 for bf16):
-//   full, fp32 upcast (HF ForCausalLMLoss; fault B23): forward A (logits) + 4 (fp32 copy) +
-//     4 (log-softmax output) = 10; backward 4 (saved log-softmax) + 4 (its gradient) +
-//     4 (gradient of the fp32 logits) = 12 (torch log_softmax/nll_loss backward)
-//   full, no upcast: forward 2A, backward 3A
-//   Megatron vocab-parallel cross-entropy (fp32, softmax in place): forward A + 4, backward 4 + A
-//   chunked (torchtune CEWithChunkedOutputLoss, n chunks): the fp32 copy exists one chunk at a
-//     time: forward A + 4 + 4/n, backward 4 + (8 + A)/n
+// Bytes per logit element (T x V) at the end of forward and at the start of backward:
+//   full, eager, fp32 upcast (HF ForCausalLMLoss; fault B23): forward A (logits) + 4 (fp32 copy)
+//     + 4 (log-softmax output, saved) = 10; backward 4 (saved) + 4 (its gradient) + 4 (gradient of
+//     the fp32 logits) = 12 (torch log_softmax / nll_loss backward)
+//   full, eager, no upcast: forward 2A, backward 3A
+//   full, compiled: the upcast fuses into the loss, which saves the 16-bit logits and a per-row
+//     log-sum-exp: forward A, backward A + 4 (fp32 gradient) + A
+//   Megatron vocab-parallel cross-entropy (fp32 softmax in place): forward A + 4, backward 4 + A
+//   chunked (torchtune CEWithChunkedOutputLoss, n chunks): each chunk is upcast on its own but
+//     every chunk's fp32 log-softmax is saved: forward A + 4 + 4/n, backward 4 + (8 + A)/n;
+//     compiled (torchtune compiles the chunk loss) it saves the 16-bit chunks instead:
+//     forward A + 8/n, backward A + (8 + A)/n
 //   fused linear cross-entropy (Liger, unsloth): no full logits; 16 bytes per logit of one chunk
 //     (unsloth#7203 maintainer figure; fault B24): 16/n
 // Plus the saved inputs of the head: the final norm and the lm_head input [T, h].
 #pragma once
-
-#include <string>
 
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/training_setup.hpp"
@@ -23,11 +25,11 @@
 namespace trainmem {
 
 struct LossMemory {
-  double head_saved = 0;        // final norm + lm_head input, kept until backward
+  double head_saved = 0;          // final norm + lm_head input, kept until backward
   double forward_transient = 0;   // logits and loss working set at the end of forward
   double backward_transient = 0;  // at the start of backward
   double bytes_per_logit_forward = 0, bytes_per_logit_backward = 0;
-  double logits_elements = 0;   // T x V on this GPU
+  double logits_elements = 0;     // T x V on this GPU
 };
 
 LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype compute, const FrameworkBehaviour& f);

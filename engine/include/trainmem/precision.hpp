@@ -15,6 +15,7 @@ namespace trainmem {
 struct ResolvedPrecision {
   Dtype param_dtype = Dtype::bf16;
   Dtype grad_dtype = Dtype::bf16;
+  Dtype compute_dtype = Dtype::bf16;  // activations and matmuls
   bool master_weights = true;  // an fp32 master copy exists (only when param_dtype is not fp32)
   Dtype optimizer_state_dtype = Dtype::fp32;
   Optimizer optimizer = Optimizer::adamw;

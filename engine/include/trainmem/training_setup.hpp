@@ -55,6 +55,10 @@ struct QloraSettings {
 struct Precision {
   std::optional<Dtype> param_dtype;
   std::optional<Dtype> grad_dtype;
+  // Dtype of activations and matmuls; default: param_dtype when it is 16-bit, else fp32. bf16 with
+  // fp32 parameters is autocast mixed precision (HF Trainer --bf16 on an fp32 model, FSDP
+  // MixedPrecision).
+  std::optional<Dtype> compute_dtype;
   std::optional<bool> master_weights;
   Optimizer optimizer = Optimizer::adamw;
   std::optional<Dtype> optimizer_state_dtype;

@@ -6,6 +6,7 @@
 #include "object_reader.hpp"
 #include "trainmem/catalog.hpp"
 #include "trainmem/estimate.hpp"
+#include "trainmem/framework_defaults.hpp"
 #include "trainmem/json_api.hpp"
 
 namespace trainmem {
@@ -117,6 +118,7 @@ void parse_precision(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   ObjectReader r(*v, "precision", errors);
   s.precision.param_dtype = r.choice("param_dtype", kTrainingDtypes);
   s.precision.grad_dtype = r.choice("grad_dtype", kTrainingDtypes);
+  s.precision.compute_dtype = r.choice("compute_dtype", kTrainingDtypes);
   s.precision.master_weights = r.boolean("master_weights");
   set(s.precision.optimizer, r.choice("optimizer", kOptimizers));
   s.precision.optimizer_state_dtype = r.choice("optimizer_state_dtype", kStateDtypes);
@@ -139,12 +141,13 @@ void parse_batch(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
 void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   ParallelSettings& p = s.parallel;
   std::optional<std::int64_t> world, dp;
+  std::optional<int> zero;
   if (const json* v = doc.get("parallel")) {
     ObjectReader r(*v, "parallel", errors);
     world = r.integer("world_size", 1, 1e7);
     set(p.gpus_per_node, r.integer("gpus_per_node", 1, 1024));
     dp = r.integer("data_parallel_size", 1, 1e7);
-    if (auto z = r.integer("zero_stage", 0, 3)) p.zero_stage = static_cast<int>(*z);
+    if (auto z = r.integer("zero_stage", 0, 3)) zero = static_cast<int>(*z);
     p.sharding_group_size = r.integer("sharding_group_size", 1, 1e7);
     set(p.tensor_parallel_size, r.integer("tensor_parallel_size", 1, 1e5));
     set(p.pipeline_parallel_size, r.integer("pipeline_parallel_size", 1, 1e5));
@@ -168,6 +171,7 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     p.data_parallel_size = dp.value_or(1);
     p.world_size = p.data_parallel_size * model_parallel;
   }
+  p.zero_stage = zero.value_or(default_zero_stage(s.framework, p.world_size));
 }
 
 void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
@@ -225,7 +229,8 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     errors.push_back({error_code::unsupported, "rlhf", "rlhf (DPO/PPO/GRPO multi-model budgets) is not supported yet; price the policy alone"});
   parse_precision(r, s, errors);
   parse_batch(r, s, errors);
-  set(s.activation_checkpointing, r.choice("activation_checkpointing", kCheckpointing));
+  s.activation_checkpointing =
+      r.choice("activation_checkpointing", kCheckpointing).value_or(default_checkpointing(s.framework, s.method));
   set(s.selective_policy, r.choice("selective_policy", kSelective));
   s.checkpointed_layers = r.integer("checkpointed_layers", 0, 1e6);
   set(s.activation_offload, r.boolean("activation_offload"));
@@ -290,6 +295,7 @@ json write_estimate(const Estimate& e) {
   out["bytes_per_param"] = {{"param", e.bytes_per_param.param}, {"grad", e.bytes_per_param.grad}, {"optimizer", e.bytes_per_param.optimizer}};
   out["precision"] = {{"param_dtype", dtype_name(e.precision.param_dtype)},
                       {"grad_dtype", dtype_name(e.precision.grad_dtype)},
+                      {"compute_dtype", dtype_name(e.precision.compute_dtype)},
                       {"master_weights", e.precision.master_weights},
                       {"optimizer_state_dtype", dtype_name(e.precision.optimizer_state_dtype)}};
   out["data_parallel_size"] = e.data_parallel_size;
