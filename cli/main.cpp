@@ -14,6 +14,7 @@ constexpr const char* kUsage = R"(trainmem: training-memory estimates for transf
 
 Usage:
   trainmem estimate FILE|-     estimate document (shared/ESTIMATE-API.md) -> output document
+  trainmem activations FILE|-  the tensors one layer saves for backward (name, shape, dtype, bytes, recomputed)
   trainmem catalog models|gpus list the built-in model presets or GPU catalog as JSON
   trainmem --help              this text
 
@@ -47,13 +48,13 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  if (command == "estimate" && argc == 3) {
+  if ((command == "estimate" || command == "activations") && argc == 3) {
     std::string document;
     if (!read_input(argv[2], document)) {
       std::cerr << "trainmem: cannot read " << argv[2] << "\n";
       return 1;
     }
-    return print(trainmem::estimate_json(document));
+    return print(command == "estimate" ? trainmem::estimate_json(document) : trainmem::activations_json(document));
   }
   if (command == "catalog" && argc == 3) return print(trainmem::catalog_json(argv[2]));
   std::cerr << kUsage;

@@ -84,7 +84,7 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
   const double q_len = q_tokens / c.micro_batch, k_len = kv_tokens / c.micro_batch;
   const double a_bytes = dtype_bytes(c.dtype);
   if (eager) {
-    if (c.framework.softmax_fp32) {
+    if (c.softmax_fp32) {
       // softmax(scores, dtype=float32).to(dtype): both the fp32 output and the cast are kept.
       t.scores(prefix + "softmax_output_fp32", heads, q_len, k_len, kFp32Bytes, Dtype::fp32);
       t.scores(prefix + "probabilities", heads, q_len, k_len, a_bytes, c.dtype);
@@ -238,6 +238,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   c.attention_dropout = a.attention_dropout;
   c.hidden_dropout = a.hidden_dropout;
   c.norm = a.norm;
+  c.softmax_fp32 = a.eager_softmax_fp32 && c.framework.fused_softmax == false;
   c.hidden = static_cast<double>(a.hidden_size);
   return c;
 }

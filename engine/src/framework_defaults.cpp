@@ -19,7 +19,7 @@ FrameworkBehaviour framework_behaviour(Framework f, bool compile) {
       break;
     case Framework::megatron:
       b.unfused_rms_norm = false;
-      b.softmax_fp32 = false;
+      b.fused_softmax = true;
       b.unfused_gated_activation = false;
       b.in_place_loss = true;
       b.ddp_bucket_copy = false;  // gradients live in the contiguous main_grad buffer

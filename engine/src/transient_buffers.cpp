@@ -58,6 +58,10 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     b.backward += rank_params * A;
   }
 
+  // FP8 training (Transformer Engine) keeps FP8 copies of the weights next to the higher-precision
+  // ones, one byte per element, across micro-batches (TransformerEngine#1429; fault B38).
+  if (s.precision.fp8_compute) b.persistent += rank_params / (zero == 3 ? dp : 1.0);
+
   const bool offloaded = s.parallel.offload_optimizer != OffloadTarget::none;
   if (!offloaded && p.master_weights && grad_bytes < kFp32Bytes && optimizer_moment_count(p.optimizer) > 0 &&
       !s.precision.optimizer_in_backward) {

@@ -52,6 +52,7 @@ struct ActivationContext {
   SelectivePolicy selective_policy = SelectivePolicy::attention_core;
   double attention_dropout = 0, hidden_dropout = 0;
   NormKind norm = NormKind::rms_norm;
+  bool softmax_fp32 = false;  // eager softmax kept in fp32 plus its cast copy
   double hidden = 0;
 };
 

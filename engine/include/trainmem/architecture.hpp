@@ -87,6 +87,9 @@ struct Architecture {
   bool tie_word_embeddings = false;
   bool encoder_decoder = false;
   bool vocab_logits = true;  // false for encoders trained with a small task head (BERT)
+  // Eager attention computes the softmax in fp32 and casts back (HF eager_attention_forward of the
+  // Llama family, T5, BLOOM); GPT-2, BERT and Falcon take the softmax in the activation dtype.
+  bool eager_softmax_fp32 = true;
 
   std::int64_t embedding_params = 0;           // token embeddings (vocab_size x hidden_size)
   std::int64_t position_embedding_params = 0;  // learned absolute positions, token types

@@ -11,10 +11,9 @@ struct FrameworkBehaviour {
   // input and the normalized tensor (modeling_llama.py LlamaRMSNorm). Fused kernels (Megatron/TE,
   // torch.compile) keep the input and the per-token statistic only.
   bool unfused_rms_norm = true;
-  // Eager attention upcasts the scores to fp32 for the softmax and keeps both the fp32
-  // probabilities and their cast copy (HF eager_attention_forward); Megatron's fused softmax keeps
-  // one copy in the activation dtype (Korthikanti et al. 2022, §4.1).
-  bool softmax_fp32 = true;
+  // Megatron's fused scale-mask-softmax keeps one copy of the probabilities in the activation
+  // dtype (Korthikanti et al. 2022, §4.1); HF eager attention follows the model family.
+  bool fused_softmax = false;
   // SwiGLU/GeGLU in separate ops keeps the activation output as well (HF LlamaMLP); a fused
   // kernel recomputes it (Megatron bias_swiglu, torch.compile).
   bool unfused_gated_activation = true;

@@ -28,6 +28,10 @@ ParsedSetup parse_estimate_document(std::string_view document);
 // Estimate document in, output document out.
 JsonResult estimate_json(std::string_view document);
 
+// The saved tensors of one layer of each layer group for an estimate document (name, shape, dtype,
+// bytes per GPU, role, recomputed), and the logits/loss terms.
+JsonResult activations_json(std::string_view document);
+
 // {"models": [...], "gpus": [...]}; `which` is "models", "gpus" or "" for both.
 JsonResult catalog_json(std::string_view which);
 

@@ -7,6 +7,8 @@
 #include "trainmem/catalog.hpp"
 #include "trainmem/estimate.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/activations.hpp"
+#include "trainmem/loss_memory.hpp"
 #include "trainmem/json_api.hpp"
 
 namespace trainmem {
@@ -346,6 +348,42 @@ JsonResult estimate_json(std::string_view document) {
     ParsedSetup parsed = parse_estimate_document(document);
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
     return {write_estimate(estimate(parsed.setup)).dump(2), true};
+  } catch (const std::exception& ex) {
+    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+  }
+}
+
+JsonResult activations_json(std::string_view document) {
+  try {
+    ParsedSetup parsed = parse_estimate_document(document);
+    if (parsed.errors.empty() && !parsed.setup.model.architecture)
+      parsed.errors.push_back({error_code::missing_field, "model",
+                               "activations need an architecture: give model.preset or model.hf_config"});
+    if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
+    const TrainingSetup& s = parsed.setup;
+    const Architecture& a = *s.model.architecture;
+    const ResolvedPrecision p = resolve_precision(s.precision, s.framework);
+    const ActivationContext c = activation_context(s, a, p.compute_dtype);
+    json groups = json::array();
+    for (const auto& g : a.layers) {
+      const auto tensors = layer_activations(g, c);
+      json list = json::array();
+      for (const auto& t : tensors)
+        list.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", dtype_name(t.dtype)}, {"bytes", std::llround(t.bytes)},
+                        {"role", role_name(t.role)}, {"recomputed", t.recomputed}});
+      groups.push_back({{"name", g.name}, {"layers", g.count}, {"tensors", list},
+                        {"saved_bytes_per_layer", std::llround(saved_bytes(tensors))},
+                        {"all_bytes_per_layer", std::llround(all_bytes(tensors))}});
+    }
+    const LossMemory loss = loss_memory(s, a, p.compute_dtype, framework_behaviour(s.framework, s.compile));
+    json out = {{"layer_groups", groups},
+                {"head", {{"saved_bytes", std::llround(loss.head_saved)},
+                          {"logits_elements", std::llround(loss.logits_elements)},
+                          {"loss_bytes_per_logit_forward", loss.bytes_per_logit_forward},
+                          {"loss_bytes_per_logit_backward", loss.bytes_per_logit_backward},
+                          {"loss_forward_bytes", std::llround(loss.forward_transient)},
+                          {"loss_backward_bytes", std::llround(loss.backward_transient)}}}};
+    return {out.dump(2), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
   }

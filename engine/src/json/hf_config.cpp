@@ -118,6 +118,7 @@ struct DecoderRecipe {
   enum class QkNorm { none, per_head, full } qk_norm = QkNorm::none;
   int64_t learned_positions = 0;  // rows of a learned position table
   bool embedding_norm = false;    // BLOOM's word_embeddings_layernorm
+  bool eager_softmax_fp32 = true;
   // Mixture of experts.
   int64_t experts = 0, top_k = 0, expert_intermediate = 0, shared_intermediate = 0;
   bool shared_expert_gate = false;
@@ -250,6 +251,7 @@ Architecture build_decoder(const std::string& model_type, const DecoderRecipe& r
   a.lm_head_params = r.tie ? 0 : r.vocab * r.hidden;
   a.attention_dropout = r.attention_dropout;
   a.hidden_dropout = r.hidden_dropout;
+  a.eager_softmax_fp32 = r.eager_softmax_fp32;
   const int64_t dense_layers = r.layers - r.moe_layers;
   if (dense_layers > 0) a.layers.push_back(decoder_group(r, false, dense_layers));
   if (r.moe_layers > 0) a.layers.push_back(decoder_group(r, true, r.moe_layers));
@@ -442,6 +444,7 @@ std::optional<Architecture> gpt2(ConfigFields& f, const std::string& type) {
   r.gated = false;
   r.fc1 = "c_fc";
   r.fc2 = "c_proj";
+  r.eager_softmax_fp32 = false;  // GPT2Attention: softmax in the activation dtype
   r.attention_dropout = f.probability("attn_pdrop", 0.1);
   r.hidden_dropout = f.probability("resid_pdrop", 0.1);
   return finish(f, type, r);
@@ -493,6 +496,7 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& type) {
   r.gated = false;
   r.fc1 = "dense_h_to_4h";
   r.fc2 = "dense_4h_to_h";
+  r.eager_softmax_fp32 = false;  // FalconAttention: softmax(dtype=hidden_states.dtype)
   // FalconDecoderLayer: ln_attn + ln_mlp (new architecture with 2 norms), one input_layernorm for
   // parallel attention, else input + post-attention norms.
   const int64_t parallel_norms = f.optional_size("num_ln_in_parallel_attn", 2, 1);
@@ -546,6 +550,7 @@ std::optional<Architecture> bert(ConfigFields& f, const std::string& type) {
   a.norm = NormKind::layer_norm;
   a.tie_word_embeddings = true;
   a.vocab_logits = false;
+  a.eager_softmax_fp32 = false;  // BertSelfAttention: softmax in the activation dtype
   a.embedding_params = vocab * h;
   a.position_embedding_params = (positions + types) * h;
   a.embedding_norm_params = 2 * h;

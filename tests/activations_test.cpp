@@ -1,0 +1,198 @@
+// Activations tensor by tensor: Korthikanti et al. 2022 (Table 2) and hand-added blocks.
+#include "test_support.hpp"
+
+#include "trainmem/activations.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+using trainmem::test::setup_from;
+
+namespace {
+
+// A GPT-style block as in Korthikanti et al.: LayerNorm, MHA, GeLU MLP of 4h, dropout 0.1.
+// h = 64, a = 4 heads, 2 layers.
+const std::string kGptStyle = R"({"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 64,
+  "vocab_size": 128, "attn_pdrop": 0.1, "resid_pdrop": 0.1})";
+// A Llama-style block: RMSNorm, GQA (4 heads, 2 kv heads, head_dim 16), SwiGLU of 128, no dropout.
+const std::string kLlamaStyle = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
+
+std::vector<SavedTensor> block(const std::string& cfg, const std::string& extra) {
+  const TrainingSetup s = setup_from(R"({"model": {"hf_config": )" + cfg + "}, " + extra + "}");
+  const Architecture& a = *s.model.architecture;
+  return layer_activations(a.layers.front(), activation_context(s, a, Dtype::bf16));
+}
+
+double without_norm_statistics(const std::vector<SavedTensor>& tensors) {
+  double total = 0;
+  for (const auto& t : tensors)
+    if (!t.recomputed && t.name.find(".statistics") == std::string::npos) total += t.bytes;
+  return total;
+}
+
+double norm_statistics(const std::vector<SavedTensor>& tensors) {
+  double total = 0;
+  for (const auto& t : tensors)
+    if (!t.recomputed && t.name.find(".statistics") != std::string::npos) total += t.bytes;
+  return total;
+}
+
+constexpr double s = 32, b = 2, h = 64, a = 4;
+
+}  // namespace
+
+TEST_CASE("Korthikanti Table 2: s b h (34 + 5 a s / h) bytes per GPT layer", "[activations][paper]") {
+  // Megatron keeps the softmax in 16 bits and fuses the norms, as the paper assumes.
+  const std::string base = R"("framework": "megatron", "attention": "eager", "batch": {"micro_batch_size": 2, "seq_length": 32})";
+  SECTION("no parallelism") {
+    const auto t = block(kGptStyle, base);
+    CHECK(without_norm_statistics(t) == s * b * h * (34 + 5 * a * s / h));  // 180,224
+    // Korthikanti ignores the LayerNorms' fp32 mean and rstd: 2 norms x 8 bytes per token.
+    CHECK(norm_statistics(t) == 2 * 8 * s * b);
+  }
+  SECTION("tensor parallel t = 2: s b h (10 + 24/t + 5 a s / (h t))") {
+    const auto t = block(kGptStyle, base + R"(, "parallel": {"tensor_parallel_size": 2})");
+    CHECK(without_norm_statistics(t) == s * b * h * (10 + 24.0 / 2 + 5 * a * s / (h * 2)));
+  }
+  SECTION("tensor + sequence parallel: s b h (34/t + 5 a s / (h t))") {
+    const auto t = block(kGptStyle, base + R"(, "parallel": {"tensor_parallel_size": 2, "sequence_parallel": true})");
+    CHECK(without_norm_statistics(t) == s * b * h * (34.0 / 2 + 5 * a * s / (h * 2)));
+  }
+  SECTION("selective recompute with sequence parallel: 34 s b h / t") {
+    const auto t = block(kGptStyle, base + R"(, "activation_checkpointing": "selective",
+      "parallel": {"tensor_parallel_size": 2, "sequence_parallel": true})");
+    CHECK(without_norm_statistics(t) == s * b * h * 34 / 2);
+  }
+  SECTION("full recompute: the layer input, 2 s b h") {
+    const auto t = block(kGptStyle, base + R"(, "activation_checkpointing": "full")");
+    CHECK(saved_bytes(t) == 2 * s * b * h);
+  }
+}
+
+TEST_CASE("Llama-style block by hand: RMSNorm, GQA, SwiGLU, no dropout, flash", "[activations]") {
+  // Per token, bf16 (HF eager Python RMSNorm keeps an fp32 input copy and the normalized tensor):
+  //   attention norm: 4h (fp32 input) + 2h (normalized) + 4 (rstd); its output 2h
+  //   q 2 x 4 x 16 = 2h; k, v 2 x 2 x 16 each = 64 + 64; log-sum-exp 4 x 4 heads = 16; output 2h
+  //   MLP norm: 4h + 2h + 4; its output 2h
+  //   gate, up, SiLU output, down input: 4 x 2 x 128 = 1024
+  // = 20h + 128 + 16 + 8 + 1024 = 2456 bytes per token; 64 tokens -> 157,184
+  const auto t = block(kLlamaStyle, R"("attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})");
+  CHECK(saved_bytes(t) == 2456.0 * 64);
+}
+
+TEST_CASE("GPT-2 block by hand: HF eager, LayerNorm, GELU, dropout", "[activations]") {
+  // Per token: LN inputs 2 x 2h, LN outputs 2 x 2h, q k v 6h, output 2h, fc1 out 8h, GELU out 8h,
+  // two residual dropout masks 2 x h (1 byte) = 34h; per query: softmax 2as + dropout mask as +
+  // dropout output 2as = 5as (GPT2Attention keeps the softmax in bf16); LN mean+rstd 2 x 8 bytes.
+  const auto t = block(kGptStyle, R"("attention": "eager", "batch": {"micro_batch_size": 2, "seq_length": 32})");
+  CHECK(saved_bytes(t) == (34 * h + 5 * a * s + 16) * s * b);
+}
+
+TEST_CASE("Llama eager attention keeps fp32 probabilities and the cast copy, repeated k/v", "[activations]") {
+  const auto flash = block(kLlamaStyle, R"("attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})");
+  const auto eager = block(kLlamaStyle, R"("attention": "eager", "batch": {"micro_batch_size": 2, "seq_length": 32})");
+  // eager - flash = scores (4 + 2) a s^2 b + k/v repeated to all heads (2 x 2 x (64 - 32) per token)
+  //                 - log-sum-exp (4 a per token)
+  const double expected = 6 * a * s * s * b + (2 * 2 * (64 - 32)) * s * b - 4 * a * s * b;
+  CHECK(saved_bytes(eager) - saved_bytes(flash) == expected);
+}
+
+TEST_CASE("doubling seq_length doubles hidden activations and quadruples the eager s^2 term", "[activations]") {
+  auto doc = [](int seq, const char* attention) {
+    return std::string(R"("attention": ")") + attention + R"(", "batch": {"micro_batch_size": 1, "seq_length": )" +
+           std::to_string(seq) + "}";
+  };
+  CHECK(saved_bytes(block(kLlamaStyle, doc(64, "flash"))) == 2 * saved_bytes(block(kLlamaStyle, doc(32, "flash"))));
+  auto scores = [](const std::vector<SavedTensor>& t) {
+    double total = 0;
+    for (const auto& x : t)
+      if (x.role == TensorRole::attention_core) total += x.bytes;
+    return total;
+  };
+  CHECK(scores(block(kLlamaStyle, doc(64, "eager"))) == 4 * scores(block(kLlamaStyle, doc(32, "eager"))));
+}
+
+TEST_CASE("checkpointing never raises activations: full <= selective <= none", "[activations][property]") {
+  for (const char* attention : {"flash", "eager"}) {
+    for (const char* cfg : {kLlamaStyle.c_str(), kGptStyle.c_str()}) {
+      auto acts = [&](const char* mode) {
+        return *estimate_from(R"({"model": {"hf_config": )" + std::string(cfg) + R"(}, "attention": ")" + attention +
+                              R"(", "activation_checkpointing": ")" + mode + R"(", "batch": {"seq_length": 64}})")
+                    .per_gpu.activations;
+      };
+      CAPTURE(attention, cfg);
+      CHECK(acts("full") <= acts("selective"));
+      CHECK(acts("selective") <= acts("none"));
+      CHECK(acts("full") < acts("none"));
+    }
+  }
+}
+
+TEST_CASE("activations scale linearly with micro-batch; gradient accumulation does not raise them", "[activations][faults]") {
+  // Fault B04: a batch-blind estimator gives the same answer for batch 1 and 8.
+  auto acts = [](int mbs, int ga) {
+    return *estimate_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "batch": {"micro_batch_size": )" +
+                          std::to_string(mbs) + R"(, "seq_length": 64, "gradient_accumulation_steps": )" + std::to_string(ga) + "}}")
+                .per_gpu.activations;
+  };
+  CHECK(acts(8, 1) == 8 * acts(1, 1));
+  CHECK(acts(1, 16) == acts(1, 1));
+}
+
+TEST_CASE("Llama-2-7B shapes, GPT-style formula: 956,301,312 bytes per layer, 28.5 GiB for 32 (faults B04, B21)", "[activations][faults]") {
+  // Korthikanti at h 4096, a 32, s 2048, b 1: 2048 x 4096 x (34 + 80) = 956,301,312 B per layer;
+  // the total multiplies by the 32 layers (LLM-Tools multiplied by 4 bytes and forgot L).
+  const std::string cfg = R"({"model_type": "gpt2", "n_embd": 4096, "n_layer": 32, "n_head": 32, "n_positions": 2048,
+    "vocab_size": 32000, "attn_pdrop": 0.1, "resid_pdrop": 0.1})";
+  const TrainingSetup st = setup_from(R"({"model": {"hf_config": )" + cfg + R"(}, "framework": "megatron",
+    "attention": "eager", "batch": {"micro_batch_size": 1, "seq_length": 2048}})");
+  const Architecture& arch = *st.model.architecture;
+  const auto t = layer_activations(arch.layers.front(), activation_context(st, arch, Dtype::bf16));
+  CHECK(without_norm_statistics(t) == 956301312.0);
+  CHECK(32 * without_norm_statistics(t) / trainmem::test::GiB == Approx(28.5).epsilon(0.001));
+}
+
+TEST_CASE("ZeRO/FSDP do not shard activations (fault B29)", "[activations][faults]") {
+  auto acts = [](int gpus) {
+    return *estimate_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "batch": {"seq_length": 64},
+      "parallel": {"world_size": )" + std::to_string(gpus) + R"(, "zero_stage": 3}})")
+                .per_gpu.activations;
+  };
+  CHECK(acts(1) == acts(8));
+}
+
+TEST_CASE("MoE activations follow num_experts_per_tok, not one dense MLP (fault B13)", "[activations][faults]") {
+  auto moe = [](int top_k) {
+    return R"({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128, "num_local_experts": 4,
+      "num_experts_per_tok": )" + std::to_string(top_k) + "}";
+  };
+  const std::string batch = R"("batch": {"micro_batch_size": 1, "seq_length": 32})";
+  // One more expert per token adds, per token: the dispatched copy 2h and the expert MLP's
+  // gate, up, SiLU output and down input 4 x 2 x 128.
+  const double per_token = 2 * 64 + 4 * 2 * 128;
+  CHECK(saved_bytes(block(moe(2), batch)) - saved_bytes(block(moe(1), batch)) == per_token * 32);
+}
+
+TEST_CASE("pipeline schedules: 1F1B keeps p micro-batches on the first stage, GPipe all m", "[activations][parallel]") {
+  auto run = [](const char* schedule) {
+    return estimate_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "batch": {"seq_length": 4096,
+      "gradient_accumulation_steps": 8}, "parallel": {"pipeline_parallel_size": 2, "pipeline_schedule": ")" + schedule + R"("}})");
+  };
+  // One layer per stage, m = 8 micro-batches. 1F1B: the first stage holds min(p, m) = 2 and is the
+  // most loaded. GPipe: every stage holds all 8 (the last one also the head's inputs).
+  const auto one_f_one_b = run("1f1b");
+  CHECK(one_f_one_b.per_gpu.pipeline_stage == 0);
+  CHECK(*one_f_one_b.per_gpu.activations == 2 * *one_f_one_b.per_gpu.activations_per_layer);
+  const auto gpipe = run("gpipe");
+  CHECK(*gpipe.per_gpu.activations >= 8 * *gpipe.per_gpu.activations_per_layer);
+}
+
+TEST_CASE("context parallel divides the sequence", "[activations][parallel]") {
+  auto acts = [](int cp) {
+    return *estimate_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "batch": {"seq_length": 4096},
+      "parallel": {"context_parallel_size": )" + std::to_string(cp) + "}}")
+                .per_gpu.activations;
+  };
+  CHECK(acts(2) * 2 == Approx(acts(1)));
+}

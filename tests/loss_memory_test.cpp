@@ -1,0 +1,58 @@
+// Logits and cross-entropy transients.
+#include "test_support.hpp"
+
+#include "trainmem/loss_memory.hpp"
+
+using namespace trainmem;
+using trainmem::test::setup_from;
+
+namespace {
+LossMemory loss_for(const std::string& cfg, const std::string& extra) {
+  const TrainingSetup s = setup_from(R"({"model": {"hf_config": )" + cfg + "}, " + extra + "}");
+  return loss_memory(s, *s.model.architecture, Dtype::bf16, framework_behaviour(s.framework, s.compile));
+}
+// Qwen3-30B-A3B's vocabulary (151,936) on a small body.
+const std::string kQwenVocab = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 151936})";
+}  // namespace
+
+TEST_CASE("HF loss upcasts logits: 10 bytes per logit at the loss (fault B23)", "[loss][faults]") {
+  // s = 32,768, b = 1, V = 151,936: bf16 logits 2 + fp32 copy 4 + fp32 log-softmax 4
+  // = 10 x 32768 x 151936 = 49,786,388,480 bytes (46.37 GiB), before the backward's gradient.
+  const auto m = loss_for(kQwenVocab, R"("batch": {"micro_batch_size": 1, "seq_length": 32768})");
+  CHECK(m.forward_transient == 49786388480.0);
+  CHECK(m.forward_transient / trainmem::test::GiB == Approx(46.37).epsilon(0.001));
+  // Backward: the saved log-softmax, its gradient and the fp32 logits' gradient: 12 bytes.
+  CHECK(m.backward_transient == 12.0 * 32768 * 151936);
+}
+
+TEST_CASE("without the upcast the loss works in bf16", "[loss]") {
+  const auto m = loss_for(kQwenVocab, R"("batch": {"seq_length": 1024}, "loss": {"logits_fp32": false})");
+  CHECK(m.bytes_per_logit_forward == 4);
+  CHECK(m.bytes_per_logit_backward == 6);
+}
+
+TEST_CASE("fused cross-entropy prices 16 bytes per logit of a chunk (fault B24)", "[loss][faults]") {
+  // T = 65,536, V = 262,144 unchunked: 16 x T x V = 256 GiB of working set (4-byte pricing: 64 GiB).
+  const std::string cfg = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 262144})";
+  const auto one = loss_for(cfg, R"("batch": {"seq_length": 65536}, "loss": {"implementation": "fused", "num_chunks": 1})");
+  CHECK(one.forward_transient / trainmem::test::GiB == 256.0);
+  const auto eight = loss_for(cfg, R"("batch": {"seq_length": 65536}, "loss": {"implementation": "fused", "num_chunks": 8})");
+  CHECK(eight.forward_transient / trainmem::test::GiB == 32.0);
+}
+
+TEST_CASE("chunked and fused losses never exceed the full upcast loss", "[loss][property]") {
+  const auto full = loss_for(kQwenVocab, R"("batch": {"seq_length": 4096})");
+  for (const char* impl : {"chunked", "fused"}) {
+    const auto m = loss_for(kQwenVocab, std::string(R"("batch": {"seq_length": 4096}, "loss": {"implementation": ")") + impl + "\"}");
+    CHECK(m.forward_transient <= full.forward_transient);
+    CHECK(m.backward_transient <= full.backward_transient);
+  }
+}
+
+TEST_CASE("tensor parallelism splits the vocabulary of the logits", "[loss]") {
+  const auto one = loss_for(kQwenVocab, R"("batch": {"seq_length": 1024})");
+  const auto two = loss_for(kQwenVocab, R"("batch": {"seq_length": 1024}, "parallel": {"tensor_parallel_size": 2})");
+  CHECK(two.logits_elements * 2 == one.logits_elements);
+}

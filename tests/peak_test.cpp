@@ -1,0 +1,125 @@
+// The peak: transient buffers, phases, fragmentation and CUDA context.
+#include "test_support.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+using trainmem::test::GiB;
+
+namespace {
+const std::string kLlama3_8b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256})";
+const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+const std::string kTiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 128})";
+}  // namespace
+
+TEST_CASE("Llama-3-8B ZeRO-3 on 8xH100, seq 8192, full checkpointing: every field known", "[peak]") {
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama3_8b + R"(}, "parallel": {"world_size": 8, "zero_stage": 3},
+    "batch": {"micro_batch_size": 1, "seq_length": 8192}, "attention": "flash", "activation_checkpointing": "full",
+    "gpu": {"memory_bytes": 85899345920}})");
+  const PerGpu& g = e.per_gpu;
+  REQUIRE(g.activations);
+  REQUIRE(g.temporary_buffers);
+  REQUIRE(g.peak_allocated);
+  REQUIRE(g.peak_reserved);
+  REQUIRE(g.peak);
+  REQUIRE(g.phases);
+  CHECK(*g.peak_allocated >= g.model_states + *g.activations);
+  CHECK(*g.peak_reserved == Approx(*g.peak_allocated * 1.10));
+  CHECK(*g.peak == *g.peak_reserved + *g.cuda_context);
+  CHECK(e.fits.has_value());
+}
+
+TEST_CASE("ZeRO-3 gathers layers: FSDP keeps the current and a prefetched layer (fault B10)", "[peak][faults]") {
+  // Llama-2-7B, 8 GPUs, FSDP full shard: the forward's transient holds 2 unsharded decoder layers,
+  // 2 x 202,383,360 params x 2 bytes = 809,533,440 bytes (plus the logits).
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "fsdp",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 512}, "activation_checkpointing": "full")";
+  const auto e = estimate_from(base + "}");
+  const auto one_gpu = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "fsdp",
+    "parallel": {"world_size": 1}, "batch": {"seq_length": 512}, "activation_checkpointing": "full"})");
+  const double forward_extra = (e.per_gpu.phases->forward - e.per_gpu.model_states - *e.per_gpu.activations) -
+                               (one_gpu.per_gpu.phases->forward - one_gpu.per_gpu.model_states - *one_gpu.per_gpu.activations);
+  CHECK(forward_extra == 2.0 * 202383360 * 2);
+  // Without reshard_after_forward every gathered layer stays until backward.
+  const auto kept = estimate_from(base + R"(, "parallel": {"world_size": 8, "zero_stage": 3, "reshard_after_forward": false}})");
+  CHECK(kept.per_gpu.phases->forward > e.per_gpu.phases->forward + 10 * GiB);
+}
+
+TEST_CASE("Llama-3-8B ZeRO-3 on 8 x 24 GB without offload does not fit (faults B07, B09)", "[peak][faults]") {
+  // DeepSpeed's model-states estimator says 18.78 GiB ("fits"); live parameters (1e9 x 2 B),
+  // buckets, the 128k-vocabulary logits, activations and the context do not fit in 24 GB.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama3_8b + R"(}, "framework": "deepspeed",
+    "precision": {"param_dtype": "fp16"}, "parallel": {"world_size": 8, "zero_stage": 3},
+    "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none",
+    "gpu": {"memory_bytes": 25769803776}})");
+  CHECK(e.per_gpu.model_states / GiB == Approx(18.0 * 8030261248.0 / 8 / GiB).epsilon(1e-9));
+  CHECK(*e.per_gpu.peak > e.per_gpu.model_states + 2e9);
+  CHECK(e.fits == false);
+}
+
+TEST_CASE("the CUDA context is per GPU and configurable; TPUs have none (fault B28)", "[peak][faults]") {
+  const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "gpu": {"memory_bytes": 25769803776, "cuda_context_bytes": )";
+  const auto small = estimate_from(base + "100000000}}");
+  const auto large = estimate_from(base + "1000000000}}");
+  CHECK(*large.per_gpu.peak - *small.per_gpu.peak == 900000000.0);
+  CHECK(*small.per_gpu.peak_reserved == *large.per_gpu.peak_reserved);
+}
+
+TEST_CASE("optimizer step above backward: foreach AdamW upcasts bf16 gradients (fault B37)", "[peak][faults]") {
+  // bf16 weights and grads, fp32 master + Adam: 16 B/param resident, +4 B/param of fp32 gradient
+  // copies during the step = 20 B/param.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "batch": {"seq_length": 16},
+    "activation_checkpointing": "full"})");
+  const double n = 6738415616.0;
+  CHECK(e.per_gpu.phases->optimizer_step == 20.0 * n);
+  CHECK(e.per_gpu.peak_phase == "optimizer_step");
+  CHECK(e.per_gpu.phases->optimizer_step > e.per_gpu.phases->backward);
+}
+
+TEST_CASE("loading a full copy on every GPU puts the peak in the load phase", "[peak]") {
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "model_loading": "full_copy_per_gpu",
+    "parallel": {"world_size": 64, "zero_stage": 3}, "batch": {"seq_length": 16}, "activation_checkpointing": "full"})");
+  CHECK(e.per_gpu.phases->load == 2.0 * 6738415616.0);
+  CHECK(e.per_gpu.phases->load > e.per_gpu.phases->forward);
+  CHECK(e.per_gpu.peak_phase == "load");
+}
+
+TEST_CASE("FP8 training never uses less memory than bf16 (fault B38)", "[peak][faults]") {
+  const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "precision": {"fp8_compute": )";
+  const auto fp8 = estimate_from(base + "true}}");
+  const auto bf16 = estimate_from(base + "false}}");
+  CHECK(*fp8.per_gpu.peak >= *bf16.per_gpu.peak);
+}
+
+TEST_CASE("optimizer in backward keeps no full gradient buffer", "[peak]") {
+  const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "precision": {"optimizer_in_backward": )";
+  CHECK(estimate_from(base + "true}}").per_gpu.gradients == 0);
+  CHECK(estimate_from(base + "false}}").per_gpu.gradients > 0);
+}
+
+TEST_CASE("paged optimizer states never turn a fit into an OOM", "[peak]") {
+  // A GPU with room for the weights and activations but not for the 8-bit states.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "precision": {"optimizer": "paged_adamw_8bit",
+    "master_weights": false, "optimizer_in_backward": true}, "batch": {"seq_length": 256},
+    "activation_checkpointing": "full", "gpu": {"memory_bytes": 25769803776}})");
+  REQUIRE(e.per_gpu.paged_optimizer_states);
+  CHECK(*e.per_gpu.peak_allocated < e.per_gpu.model_states);
+  CHECK(e.fits == true);
+}
+
+TEST_CASE("property: peak never below model states, all values finite and non-negative", "[peak][property]") {
+  for (const char* method : {"full", "lora", "qlora", "freeze"})
+    for (int zero = 0; zero <= 3; ++zero)
+      for (const char* ckpt : {"none", "selective", "full"}) {
+        const auto e = estimate_from(R"({"model": {"hf_config": )" + kTiny + R"(}, "method": ")" + method +
+                                     R"(", "parallel": {"world_size": 4, "zero_stage": )" + std::to_string(zero) +
+                                     R"(}, "activation_checkpointing": ")" + ckpt + R"(", "batch": {"seq_length": 128}})");
+        CAPTURE(method, zero, ckpt);
+        CHECK(std::isfinite(*e.per_gpu.peak));
+        CHECK(*e.per_gpu.peak_allocated >= e.per_gpu.model_states);
+        CHECK(*e.per_gpu.temporary_buffers >= 0);
+        CHECK(*e.per_gpu.activations >= 0);
+      }
+}
