@@ -14,9 +14,6 @@ namespace {
 constexpr double kMaxExactJsInteger = 9007199254740992.0;
 // DeepSpeed's additional_buffer_factor for host memory of offloaded states (stage3.py estimators).
 constexpr double kHostBufferFactor = 1.5;
-// Per-rank trainer metadata in a checkpoint: scheduler, RNG and dataloader state
-// (HF Trainer rng_state_<rank>.pth ~ 15 KB, scheduler.pt and trainer_state.json a few KB).
-constexpr double kCheckpointMetadataBytesPerRank = 16.0 * 1024;
 // Per-process CUDA context when the catalog has no figure for the GPU: 300-600 MiB with lazy
 // module loading (pytorch/pytorch#107667; fault B28); we take 512 MiB.
 constexpr double kDefaultCudaContextBytes = 512.0 * 1024 * 1024;
@@ -204,17 +201,8 @@ Estimate estimate(const TrainingSetup& s) {
   }
   e.cpu_bytes_per_node += offloaded_activations * ranks_per_node;
 
-  // Checkpoint (the seed, "Checkpoint 与磁盘存储"): M = N (b_p + b_o) + metadata.
-  const double total_params = static_cast<double>(e.parameters.total);
-  const double trainable = static_cast<double>(e.parameters.trainable);
-  const double adapter = static_cast<double>(e.parameters.adapter);
-  const double frozen_base = std::max(0.0, total_params - (trainable - adapter));
-  e.checkpoint.inference_weights_bytes = total_params * dtype_bytes(e.precision.param_dtype);
-  e.checkpoint.training_state_bytes = frozen_base * dtype_bytes(e.precision.param_dtype) +
-                                      trainable * (e.bytes_per_param.param + e.bytes_per_param.optimizer) +
-                                      kCheckpointMetadataBytesPerRank * static_cast<double>(s.parallel.world_size);
-  if (s.method == Method::lora || s.method == Method::qlora)
-    e.checkpoint.adapter_bytes = adapter * dtype_bytes(s.lora.adapter_dtype);
+  e.checkpoint = checkpoint_budget(s, e.precision, e.parameters, e.bytes_per_param);
+  if (s.checkpoint.node_ram_bytes) e.cpu_ram_fits = e.cpu_bytes_per_node <= static_cast<double>(*s.checkpoint.node_ram_bytes);
 
   if (s.gpu) {
     // A framework's allocatable memory excludes the context: compare the reserved bytes with it;

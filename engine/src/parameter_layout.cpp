@@ -93,7 +93,7 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
   add(first, static_cast<double>(a.position_embedding_params + a.embedding_norm_params), full, false, false);
   if (embed_saved) add(first, embedding, true, false, false);  // PEFT ModulesToSaveWrapper: trainable copy
   const double head = static_cast<double>(a.lm_head_params) / tp;
-  add(last, head, full, false, true);
+  add(last, head, full, false, false);  // bitsandbytes keeps lm_head in 16 bits (llm_int8_skip_modules)
   if (head_saved) add(last, a.lm_head_params > 0 ? head : embedding, true, false, false);
   // A tied head on a later stage needs its own copy of the embedding (Megatron shared embedding).
   if (a.lm_head_params == 0 && pp > 1) add(last, embedding, full, false, false);

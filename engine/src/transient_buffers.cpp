@@ -58,6 +58,17 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     b.backward += rank_params * A;
   }
 
+  // QLoRA dequantizes one 4-bit weight at a time to the compute dtype for its matmul (bitsandbytes
+  // dequantize_4bit; the QLoRA paper §3): a workspace of the largest linear layer, in forward and
+  // again in backward.
+  if (s.method == Method::qlora && s.model.architecture) {
+    double largest = 0;
+    for (const auto& g : s.model.architecture->layers)
+      for (const auto& l : g.linears) largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
+    b.forward += largest * A;
+    b.backward += largest * A;
+  }
+
   // FP8 training (Transformer Engine) keeps FP8 copies of the weights next to the higher-precision
   // ones, one byte per element, across micro-batches (TransformerEngine#1429; fault B38).
   if (s.precision.fp8_compute) b.persistent += rank_params / (zero == 3 ? dp : 1.0);

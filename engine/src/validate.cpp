@@ -1,4 +1,5 @@
 // Cross-field checks of a TrainingSetup (single fields are range-checked by the document parser).
+#include <algorithm>
 #include <string>
 
 #include "trainmem/estimate.hpp"
@@ -45,6 +46,9 @@ Errors validate(const TrainingSetup& s) {
                  "parallel.virtual_pipeline_stages > 1 needs pipeline_schedule \"interleaved_1f1b\""});
   if (s.batch.seq_length) check_divides(e, p.context_parallel_size, *s.batch.seq_length, "parallel.context_parallel_size", "batch.seq_length");
 
+  if (s.checkpoint.save == CheckpointSave::adapter && s.method != Method::lora && s.method != Method::qlora)
+    e.push_back({error_code::inconsistent, "checkpoint.save",
+                 "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\""});
   if (!s.model.architecture) {
     if (s.method == Method::lora || s.method == Method::qlora || s.method == Method::freeze)
       e.push_back({error_code::missing_field, "model",

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "trainmem/checkpoint.hpp"
 #include "trainmem/errors.hpp"
 #include "trainmem/model_states.hpp"
 #include "trainmem/training_setup.hpp"
@@ -39,12 +40,6 @@ struct PerGpu {
   std::optional<double> activations_per_layer;    // saved bytes of one layer (first layer group)
 };
 
-struct CheckpointBytes {
-  double training_state_bytes = 0;     // weights + master + optimizer states + metadata, whole job
-  double inference_weights_bytes = 0;  // weights only, in the parameter dtype
-  std::optional<double> adapter_bytes;  // LoRA/QLoRA adapter only
-};
-
 struct Estimate {
   ParameterCounts parameters;
   std::int64_t active_parameters = 0;
@@ -55,7 +50,8 @@ struct Estimate {
   PerGpu per_gpu;
   double cpu_bytes_per_node = 0;
   double nvme_bytes = 0;
-  CheckpointBytes checkpoint;
+  CheckpointBudget checkpoint;
+  std::optional<bool> cpu_ram_fits;  // cpu_bytes_per_node <= checkpoint.node_ram_bytes
   std::optional<bool> fits;
   std::optional<double> gpu_capacity_bytes;  // what the peak is compared with
   std::vector<Warning> warnings;

@@ -110,6 +110,19 @@ struct GpuSpec {
   std::int64_t gpus_per_node = 8;
 };
 
+// What a checkpoint save writes and the disk and host RAM it has (the seed, "Checkpoint 与磁盘存储").
+enum class CheckpointSave { full_state, weights, adapter };
+struct CheckpointSettings {
+  CheckpointSave save = CheckpointSave::full_state;  // resumable state, inference weights, or LoRA adapter
+  // PEFT adapters: leave the frozen base out of the resume state (DeepSpeed
+  // save_checkpoint(exclude_frozen_parameters=True), PEFT save_pretrained); false keeps it (fault B32).
+  bool exclude_frozen_parameters = true;
+  std::optional<Dtype> weights_dtype;  // dtype of saved inference weights (default: param_dtype)
+  std::int64_t keep_last = 1;          // checkpoints kept on disk (save_total_limit)
+  std::optional<std::int64_t> free_disk_bytes;
+  std::optional<std::int64_t> node_ram_bytes;
+};
+
 struct TrainingSetup {
   ModelSpec model;
   Framework framework = Framework::hf_trainer;
@@ -129,6 +142,7 @@ struct TrainingSetup {
   AttentionImplementation attention = AttentionImplementation::flash;
   ParallelSettings parallel;
   std::optional<GpuSpec> gpu;
+  CheckpointSettings checkpoint;
   // Caching-allocator fragmentation as a fraction of allocated bytes (reserved = allocated x (1 + f)).
   double fragmentation_fraction = 0.10;
 };

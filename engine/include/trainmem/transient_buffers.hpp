@@ -13,6 +13,7 @@
 //    elements each (deepspeed/runtime/zero/config.py; fault B09).
 //  - DDP: the reducer's buckets are a second copy of every gradient unless
 //    gradient_as_bucket_view=True (torch/nn/parallel/distributed.py), allocated at wrap time.
+//  - QLoRA: one dequantized weight (the largest linear layer) at a time, in the compute dtype.
 //  - Optimizer step: AdamW over fp32 master weights with 16-bit gradients upcasts every gradient;
 //    the foreach implementation holds all the copies at once (4 bytes per trainable parameter;
 //    fault B37, NVIDIA/Model-Optimizer PR #2483).

@@ -244,6 +244,18 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     l.finish();
   }
   set(s.compile, r.boolean("compile"));
+  if (const json* v = r.get("checkpoint")) {
+    ObjectReader c(*v, "checkpoint", errors);
+    set(s.checkpoint.save, c.choice("save", Table<CheckpointSave>{{"full_state", CheckpointSave::full_state},
+                                                                   {"weights", CheckpointSave::weights},
+                                                                   {"adapter", CheckpointSave::adapter}}));
+    set(s.checkpoint.exclude_frozen_parameters, c.boolean("exclude_frozen_parameters"));
+    s.checkpoint.weights_dtype = c.choice("weights_dtype", kTrainingDtypes);
+    set(s.checkpoint.keep_last, c.integer("keep_last", 1, 1e6));
+    s.checkpoint.free_disk_bytes = c.integer("free_disk_bytes", 0, 1e18);
+    s.checkpoint.node_ram_bytes = c.integer("node_ram_bytes", 0, 1e18);
+    c.finish();
+  }
   if (const json* v = r.get("overhead")) {
     ObjectReader o(*v, "overhead", errors);
     set(s.fragmentation_fraction, o.number("fragmentation_fraction", 0, 1));
@@ -304,9 +316,15 @@ json write_estimate(const Estimate& e) {
   out["global_batch_size"] = e.global_batch_size;
   out["cpu_bytes_per_node"] = std::llround(e.cpu_bytes_per_node);
   out["nvme_bytes"] = std::llround(e.nvme_bytes);
-  out["checkpoint"] = {{"training_state_bytes", std::llround(e.checkpoint.training_state_bytes)},
-                       {"inference_weights_bytes", std::llround(e.checkpoint.inference_weights_bytes)},
-                       {"adapter_bytes", optional_bytes(e.checkpoint.adapter_bytes)}};
+  const CheckpointBudget& c = e.checkpoint;
+  out["checkpoint"] = {{"training_state_bytes", std::llround(c.training_state_bytes)},
+                       {"largest_rank_bytes", std::llround(c.largest_rank_bytes)},
+                       {"inference_weights_bytes", std::llround(c.inference_weights_bytes)},
+                       {"adapter_bytes", optional_bytes(c.adapter_bytes)},
+                       {"bytes_per_checkpoint", std::llround(c.bytes_per_checkpoint)},
+                       {"keep_last_bytes", std::llround(c.keep_last_bytes)},
+                       {"checkpoints_that_fit", c.checkpoints_that_fit ? json(*c.checkpoints_that_fit) : json(nullptr)}};
+  out["cpu_ram_fits"] = e.cpu_ram_fits ? json(*e.cpu_ram_fits) : json(nullptr);
   out["fits"] = e.fits ? json(*e.fits) : json(nullptr);
   out["gpu_capacity_bytes"] = optional_bytes(e.gpu_capacity_bytes);
   out["warnings"] = json::array();

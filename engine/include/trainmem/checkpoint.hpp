@@ -1,0 +1,29 @@
+// Checkpoint disk budget (the seed, "Checkpoint 与磁盘存储"): M_checkpoint ≈ N (b_p + b_o) + metadata
+// for a resumable full training state; inference weights only; or a LoRA adapter only. Bytes.
+//
+// Sharded saves (DeepSpeed ZeRO, FSDP SHARDED_STATE_DICT / torch.distributed.checkpoint) write
+// one file set per rank: optimizer states split over the sharding group, weights written whole by
+// rank 0 below ZeRO-3 (DeepSpeed mp_rank_00_model_states.pt) and split at ZeRO-3.
+#pragma once
+
+#include <optional>
+
+#include "trainmem/parameter_layout.hpp"
+#include "trainmem/precision.hpp"
+
+namespace trainmem {
+
+struct CheckpointBudget {
+  double training_state_bytes = 0;     // the resumable state, all ranks' files together
+  double largest_rank_bytes = 0;       // the biggest single rank's files of that state
+  double inference_weights_bytes = 0;  // weights only (safetensors), in checkpoint.weights_dtype
+  std::optional<double> adapter_bytes; // LoRA/QLoRA adapter only (adapter_model.safetensors)
+  double bytes_per_checkpoint = 0;     // what one save writes, per checkpoint.save
+  double keep_last_bytes = 0;          // keep_last x bytes_per_checkpoint
+  std::optional<std::int64_t> checkpoints_that_fit;  // with checkpoint.free_disk_bytes
+};
+
+CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecision& p, const ParameterCounts& counts,
+                                   const BytesPerParam& trainable_bytes);
+
+}  // namespace trainmem

@@ -1,0 +1,53 @@
+#include "trainmem/checkpoint.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "trainmem/model_states.hpp"
+
+namespace trainmem {
+
+namespace {
+// Per-rank trainer metadata: scheduler, RNG and dataloader state (HF Trainer rng_state_<rank>.pth
+// ~15 KB, scheduler.pt and trainer_state.json a few KB), rounded up to 16 KiB.
+constexpr double kMetadataBytesPerRank = 16.0 * 1024;
+}  // namespace
+
+CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecision& p, const ParameterCounts& counts,
+                                   const BytesPerParam& b) {
+  CheckpointBudget c;
+  const double total = static_cast<double>(counts.total);
+  const double trainable = static_cast<double>(counts.trainable);
+  const double adapter = static_cast<double>(counts.adapter);
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  // Base-model parameters that do not train (all of them for LoRA/QLoRA, the frozen layers for freeze).
+  const double frozen = std::max(0.0, total - (trainable - adapter));
+  const double frozen_bytes_per_param =
+      s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora) : dtype_bytes(p.param_dtype);
+  const double ranks = static_cast<double>(s.parallel.world_size);
+
+  const Dtype weights_dtype = s.checkpoint.weights_dtype.value_or(p.param_dtype);
+  c.inference_weights_bytes = total * dtype_bytes(weights_dtype);
+  if (adapters) c.adapter_bytes = adapter * dtype_bytes(s.lora.adapter_dtype);
+
+  const bool keep_frozen = !(adapters && s.checkpoint.exclude_frozen_parameters);
+  const double weights = trainable * b.param + (keep_frozen ? frozen * frozen_bytes_per_param : 0.0);
+  const double optimizer = trainable * b.optimizer;
+  c.training_state_bytes = weights + optimizer + kMetadataBytesPerRank * ranks;
+  const double shard = s.parallel.zero_stage >= 1 ? sharding_degree(s.parallel) : 1.0;
+  const double weight_shard = s.parallel.zero_stage >= 3 ? shard : 1.0;
+  c.largest_rank_bytes = weights / weight_shard + optimizer / shard + kMetadataBytesPerRank;
+
+  switch (s.checkpoint.save) {
+    case CheckpointSave::full_state: c.bytes_per_checkpoint = c.training_state_bytes; break;
+    case CheckpointSave::weights: c.bytes_per_checkpoint = c.inference_weights_bytes; break;
+    case CheckpointSave::adapter: c.bytes_per_checkpoint = c.adapter_bytes.value_or(c.inference_weights_bytes); break;
+  }
+  c.keep_last_bytes = c.bytes_per_checkpoint * static_cast<double>(s.checkpoint.keep_last);
+  if (s.checkpoint.free_disk_bytes && c.bytes_per_checkpoint > 0)
+    c.checkpoints_that_fit =
+        static_cast<std::int64_t>(std::floor(static_cast<double>(*s.checkpoint.free_disk_bytes) / c.bytes_per_checkpoint));
+  return c;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,57 @@
+// Checkpoint disk budgets.
+#include "test_support.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+using trainmem::test::GiB;
+
+namespace {
+const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+constexpr double kN = 6738415616.0;
+constexpr double kMetadata = 16.0 * 1024;
+}  // namespace
+
+TEST_CASE("the seed's 7B example: ~14 GB of bf16 weights, a full optimizer checkpoint near 100 GB", "[checkpoint][seed]") {
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + "}}");
+  CHECK(e.checkpoint.inference_weights_bytes == 2 * kN);  // 13.5 GB
+  // N (b_p + b_o) + metadata = 6,738,415,616 x (2 + 12) + 16 KiB = 94.3 GB: fp32 master + Adam m, v.
+  CHECK(e.checkpoint.training_state_bytes == 14 * kN + kMetadata);
+  const auto seven = estimate_from(R"({"model": {"num_parameters": 7e9}})");
+  CHECK(seven.checkpoint.inference_weights_bytes == 14e9);
+  CHECK(seven.checkpoint.training_state_bytes == 98e9 + kMetadata);
+}
+
+TEST_CASE("ZeRO shards the optimizer files per rank; rank 0 writes the weights below ZeRO-3", "[checkpoint]") {
+  const auto z2 = estimate_from(R"({"model": {"num_parameters": 8e9}, "parallel": {"world_size": 8, "zero_stage": 2}})");
+  CHECK(z2.checkpoint.largest_rank_bytes == 16e9 + 96e9 / 8 + kMetadata);
+  const auto z3 = estimate_from(R"({"model": {"num_parameters": 8e9}, "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(z3.checkpoint.largest_rank_bytes == (16e9 + 96e9) / 8 + kMetadata);
+  CHECK(z3.checkpoint.training_state_bytes == 112e9 + 8 * kMetadata);
+}
+
+TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (fault B32)", "[checkpoint][faults]") {
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 8, "zero_stage": 2})";
+  const auto excluded = estimate_from(base + "}");
+  const auto included = estimate_from(base + R"(, "checkpoint": {"exclude_frozen_parameters": false}})");
+  // adapter: 4,194,304 params x (2 bf16 + 12 master/Adam) + 8 ranks' metadata
+  CHECK(excluded.checkpoint.training_state_bytes == 4194304.0 * 14 + 8 * kMetadata);
+  CHECK(included.checkpoint.training_state_bytes - excluded.checkpoint.training_state_bytes == 2 * kN);
+  CHECK(*excluded.checkpoint.adapter_bytes == 4194304.0 * 2);
+}
+
+TEST_CASE("keep-last-K disk and how many checkpoints fit", "[checkpoint]") {
+  const auto e = estimate_from(R"({"model": {"num_parameters": 7e9}, "checkpoint": {"save": "weights", "keep_last": 3,
+    "free_disk_bytes": 100000000000, "node_ram_bytes": 1000}})");
+  CHECK(e.checkpoint.bytes_per_checkpoint == 14e9);
+  CHECK(e.checkpoint.keep_last_bytes == 42e9);
+  CHECK(*e.checkpoint.checkpoints_that_fit == 7);  // floor(100 / 14)
+  CHECK(e.cpu_ram_fits == true);                   // nothing offloaded
+}
+
+TEST_CASE("an adapter-only save needs an adapter", "[checkpoint][errors]") {
+  const auto errors = parse_estimate_document(R"({"model": {"num_parameters": 7e9}, "checkpoint": {"save": "adapter"}})").errors;
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].field == "checkpoint.save");
+}

@@ -1,0 +1,117 @@
+// Fine-tuning methods and optimizers: QLoRA storage, ordering, 8-bit, factored and one-moment states.
+#include "test_support.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+using trainmem::test::GiB;
+
+namespace {
+const std::string kLlama31_8b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256})";
+const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+std::string doc(const std::string& cfg, const std::string& rest) { return R"({"model": {"hf_config": )" + cfg + "}, " + rest + "}"; }
+}  // namespace
+
+TEST_CASE("QLoRA stores only the linear weights in 4 bits, plus quantization constants (fault B26)", "[qlora][faults]") {
+  // Llama-3.1-8B: linear weights 8,030,261,248 - 2 x 525,336,576 (embed, head) - 266,240 (norms)
+  // = 6,979,321,856 at 4 + 8/64 + 32/(64 x 256) bits (NF4, double quantization);
+  // embeddings, head and norms stay bf16.
+  const double linear = 6979321856.0;
+  const double sixteen_bit = 2 * 525336576.0 + 266240.0;
+  const double expected = linear * (0.5 + 1.0 / 64 + 4.0 / (64 * 256)) + sixteen_bit * 2;
+  const auto e = estimate_from(doc(kLlama31_8b, R"("method": "qlora", "lora": {"r": 8, "target_modules": ["q_proj"]})"));
+  const double adapter_bytes = static_cast<double>(e.parameters.adapter) * 2;
+  CHECK(e.per_gpu.parameters - adapter_bytes == Approx(expected).epsilon(1e-12));
+  CHECK(expected / GiB == Approx(5.31).epsilon(0.002));
+  // Without double quantization: one fp32 absmax per 64 weights, +0.30 GiB here.
+  const auto single = estimate_from(doc(kLlama31_8b, R"("method": "qlora", "qlora": {"double_quant": false},
+    "lora": {"r": 8, "target_modules": ["q_proj"]})"));
+  CHECK((single.per_gpu.parameters - e.per_gpu.parameters) / GiB == Approx(linear * (4.0 / 64 - 1.0 / 64 - 4.0 / 16384) / GiB).epsilon(1e-9));
+  CHECK((single.per_gpu.parameters - e.per_gpu.parameters) / GiB == Approx(0.30).epsilon(0.05));
+}
+
+TEST_CASE("QLoRA <= LoRA <= full, for model states and the peak (fault B15)", "[qlora][faults][property]") {
+  for (const char* ckpt : {"none", "full"})
+    for (int seq : {512, 2048, 8192}) {
+      auto run = [&](const char* method) {
+        return estimate_from(doc(kLlama2_7b, std::string(R"("method": ")") + method + R"(", "lora": {"r": 16,
+          "target_modules": "all-linear"}, "activation_checkpointing": ")" + ckpt + R"(", "batch": {"seq_length": )" +
+                                               std::to_string(seq) + "}"));
+      };
+      const auto q = run("qlora"), l = run("lora"), f = run("full");
+      CAPTURE(ckpt, seq);
+      CHECK(q.per_gpu.model_states <= l.per_gpu.model_states);
+      CHECK(l.per_gpu.model_states <= f.per_gpu.model_states);
+      CHECK(*q.per_gpu.peak <= *l.per_gpu.peak);
+      CHECK(*l.per_gpu.peak <= *f.per_gpu.peak);
+    }
+}
+
+TEST_CASE("QLoRA 7B, r=16 on all linear layers, checkpointing, 2k context: single-digit GiB (fault B15)", "[qlora][faults]") {
+  // Public tables show ~7-10 GB on a T4 (HF blog PR #1726); gpu_poor said 180 GB.
+  const auto e = estimate_from(doc(kLlama2_7b, R"("method": "qlora", "lora": {"r": 16, "target_modules": "all-linear"},
+    "activation_checkpointing": "full", "batch": {"micro_batch_size": 1, "seq_length": 2048}, "gpu": "t4-16gb")"));
+  CHECK(*e.per_gpu.peak / GiB > 4);
+  CHECK(*e.per_gpu.peak / GiB < 10);
+  CHECK(e.fits == true);
+}
+
+TEST_CASE("8-bit AdamW: ~2 bytes of state per parameter vs 8 (fault B27)", "[optimizer][faults]") {
+  auto moments = [](const char* optimizer) {
+    // master_weights false: the states are the moments alone.
+    return estimate_from(doc(kLlama2_7b, std::string(R"("precision": {"optimizer": ")") + optimizer + R"(", "master_weights": false})"))
+        .per_gpu.optimizer_states;
+  };
+  CHECK(moments("adamw") / GiB == Approx(50.21).epsilon(0.001));  // 8 x 6,738,415,616
+  // 2 x (1 byte + one fp32 absmax per 256) = 2.03125 B/param: 12.55 GiB plus block constants.
+  CHECK(moments("adamw_8bit") == 6738415616.0 * 2 * (1 + 4.0 / 256));
+  CHECK(moments("adamw_8bit") / GiB > 12.55);
+  CHECK(moments("adamw_8bit") / GiB < 12.55 * 1.02);
+}
+
+TEST_CASE("bitsandbytes keeps 32-bit state for tensors under 4096 elements", "[optimizer]") {
+  // hidden 64: every norm (64) and k/v projection... only the norms are under 4096 elements here;
+  // their share of the parameters keeps 8 bytes of state.
+  const std::string tiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 128})";
+  const auto e = estimate_from(doc(tiny, R"("precision": {"optimizer": "adamw_8bit", "master_weights": false})"));
+  const double n = static_cast<double>(e.parameters.total);
+  const double small = 5 * 64;  // 2 norms x 2 layers + final norm
+  CHECK(e.per_gpu.optimizer_states == Approx((n - small) * 2 * (1 + 4.0 / 256) + small * 8));
+}
+
+TEST_CASE("one-moment and moment-free optimizers: Lion, SGD with and without momentum", "[optimizer]") {
+  auto states = [](const char* optimizer) {
+    return estimate_from(std::string(R"({"model": {"num_parameters": 1e9}, "precision": {"optimizer": ")") + optimizer +
+                         R"(", "master_weights": false}})")
+        .per_gpu.optimizer_states;
+  };
+  CHECK(states("lion") == 4e9);
+  CHECK(states("sgd_momentum") == 4e9);
+  CHECK(states("sgd") == 0);
+}
+
+TEST_CASE("Adafactor factors the second moment: rows + columns per matrix", "[optimizer]") {
+  // Two layers of h = 64: q,k,v,o (64x64) -> 4 x 128; gate, up (64x128), down (128x64) -> 3 x 192;
+  // norms 2 x 64 full -> per layer 512 + 576 + 128 = 1216; embed and head (128 x 64) -> 2 x 192;
+  // final norm 64. Total 2 x 1216 + 384 + 64 = 2880 fp32 elements.
+  const std::string tiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 128})";
+  const auto e = estimate_from(doc(tiny, R"("precision": {"optimizer": "adafactor", "master_weights": false})"));
+  CHECK(e.per_gpu.optimizer_states == Approx(2880.0 * 4));
+}
+
+TEST_CASE("offload moves states off the GPU and onto host RAM or NVMe", "[offload][property]") {
+  const std::string base = R"({"model": {"num_parameters": 7e9}, "parallel": {"world_size": 8, "gpus_per_node": 8, "zero_stage": 3)";
+  const auto none = estimate_from(base + "}}");
+  const auto cpu = estimate_from(base + R"(, "offload_optimizer": "cpu"}})");
+  const auto both = estimate_from(base + R"(, "offload_optimizer": "cpu", "offload_param": "cpu"}})");
+  const auto nvme = estimate_from(base + R"(, "offload_optimizer": "nvme", "offload_param": "nvme"}})");
+  CHECK(cpu.per_gpu.model_states <= none.per_gpu.model_states);
+  CHECK(both.per_gpu.model_states <= cpu.per_gpu.model_states);
+  // Host RAM: the node's 8 ranks' gradient and optimizer shards (16 B/param / 8 each) x DeepSpeed's 1.5.
+  CHECK(cpu.cpu_bytes_per_node == 7e9 * 14 * 1.5);
+  CHECK(nvme.nvme_bytes == 7e9 * 16);
+  CHECK(nvme.cpu_bytes_per_node == 0);
+}
