@@ -5,6 +5,7 @@
 
 #include "trainmem/activations.hpp"
 #include "trainmem/loss_memory.hpp"
+#include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
 
 namespace trainmem {
@@ -116,7 +117,24 @@ double cuda_context_bytes(const TrainingSetup& s) {
 
 Dtype compute_dtype(const ResolvedPrecision& p) { return p.compute_dtype; }
 
+void judge_fit(const TrainingSetup& s, Estimate& e) {
+  e.fits.reset();
+  if (!s.gpu) return;
+  // A framework's allocatable memory excludes the context: compare the reserved bytes with it;
+  // otherwise compare everything with what the driver reports (or the vendor's figure).
+  const bool usable = s.gpu->usable_bytes.has_value();
+  e.gpu_capacity_bytes =
+      static_cast<double>(usable ? *s.gpu->usable_bytes : s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
+  const std::optional<double> compared = usable ? e.per_gpu.peak_reserved : e.per_gpu.peak;
+  if (compared) {
+    e.fits = *compared <= *e.gpu_capacity_bytes;
+  } else if (e.per_gpu.model_states - e.per_gpu.paged_optimizer_states.value_or(0.0) > *e.gpu_capacity_bytes) {
+    e.fits = false;  // the lower bound alone does not fit
+  }
+}
+
 Estimate estimate(const TrainingSetup& s) {
+  if (s.rlhf) return estimate_rlhf(s);
   Estimate e;
   e.parameters = count_parameters(s);
   e.active_parameters = s.model.architecture ? s.model.architecture->active_params() : e.parameters.total;
@@ -204,19 +222,7 @@ Estimate estimate(const TrainingSetup& s) {
   e.checkpoint = checkpoint_budget(s, e.precision, e.parameters, e.bytes_per_param);
   if (s.checkpoint.node_ram_bytes) e.cpu_ram_fits = e.cpu_bytes_per_node <= static_cast<double>(*s.checkpoint.node_ram_bytes);
 
-  if (s.gpu) {
-    // A framework's allocatable memory excludes the context: compare the reserved bytes with it;
-    // otherwise compare everything with what the driver reports (or the vendor's figure).
-    const bool usable = s.gpu->usable_bytes.has_value();
-    e.gpu_capacity_bytes = static_cast<double>(
-        usable ? *s.gpu->usable_bytes : s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
-    const std::optional<double> compared = usable ? e.per_gpu.peak_reserved : e.per_gpu.peak;
-    if (compared) {
-      e.fits = *compared <= *e.gpu_capacity_bytes;
-    } else if (e.per_gpu.model_states - e.per_gpu.paged_optimizer_states.value_or(0.0) > *e.gpu_capacity_bytes) {
-      e.fits = false;  // the lower bound alone does not fit
-    }
-  }
+  judge_fit(s, e);
 
   warn_if_inexact(e.warnings, "per_gpu.model_states", e.per_gpu.model_states);
   warn_if_inexact(e.warnings, "checkpoint.training_state_bytes", e.checkpoint.training_state_bytes);

@@ -52,6 +52,9 @@ struct AttentionShape {
   std::int64_t v_head_dim = 0;      // value width per head (differs under MLA)
   bool cross_attention = false;     // encoder-decoder decoder layers also attend to the encoder
   std::int64_t sliding_window = 0;  // 0: full attention (sliding layers bound the s^2 term)
+  // Elements a KV cache keeps per token: kv_heads x (head_dim + v_head_dim), or under MLA the
+  // compressed latent kv_lora_rank + qk_rope_head_dim (DeepSeek-V2 paper, §2.1.2).
+  std::int64_t kv_cache_elements_per_token = 0;
 };
 
 struct MlpShape {

@@ -40,6 +40,14 @@ struct PerGpu {
   std::optional<double> activations_per_layer;    // saved bytes of one layer (first layer group)
 };
 
+// One model of a multi-model (RLHF) job, per GPU, bytes.
+struct ModelBudget {
+  std::string role;  // policy, reference, reward, critic
+  double parameters = 0, gradients = 0, optimizer_states = 0, model_states = 0;
+  double activations = 0;  // saved for backward (trainable models)
+  double transient = 0;    // its own peak working set above its model states and activations
+};
+
 struct Estimate {
   ParameterCounts parameters;
   std::int64_t active_parameters = 0;
@@ -55,6 +63,8 @@ struct Estimate {
   std::optional<bool> fits;
   std::optional<double> gpu_capacity_bytes;  // what the peak is compared with
   std::vector<Warning> warnings;
+  std::vector<ModelBudget> per_gpu_models;    // RLHF only
+  std::optional<double> rollout_kv_cache_bytes;  // RLHF generation on the training GPUs
 };
 
 // Checks the setup for contradictions the document parser cannot see on its own (divisibility,
@@ -63,6 +73,11 @@ Errors validate(const TrainingSetup& setup);
 
 // Computes the estimate of a validated setup. Pure; never throws for a validated setup.
 Estimate estimate(const TrainingSetup& setup);
+
+// Sets fits and gpu_capacity_bytes from the setup's GPU: peak <= the device's memory (or
+// peak_reserved <= its usable memory when the catalog gives one); without a peak, false only when
+// the model states alone exceed it.
+void judge_fit(const TrainingSetup& setup, Estimate& e);
 
 // The activation (compute) dtype.
 Dtype compute_dtype(const ResolvedPrecision& p);

@@ -110,6 +110,18 @@ struct GpuSpec {
   std::int64_t gpus_per_node = 8;
 };
 
+// A multi-model RLHF job; the setup's model is the policy (shared/ESTIMATE-API.md "rlhf").
+struct RlhfSettings {
+  RlhfAlgorithm algorithm = RlhfAlgorithm::dpo;
+  bool reference_shared_base = false;      // a LoRA policy's reference is its base with adapters off
+  std::optional<ModelSpec> reward_model;   // PPO; default: the policy's architecture
+  std::optional<ModelSpec> critic_model;   // PPO; default: the policy's architecture
+  Method critic_method = Method::full;
+  std::int64_t max_new_tokens = 512;       // generated tokens per completion
+  std::int64_t num_generations = 8;        // completions per prompt (GRPO; PPO uses 1)
+  bool colocated = true;                   // generation runs on the training GPUs (KV cache there)
+};
+
 // What a checkpoint save writes and the disk and host RAM it has (the seed, "Checkpoint 与磁盘存储").
 enum class CheckpointSave { full_state, weights, adapter };
 struct CheckpointSettings {
@@ -143,6 +155,7 @@ struct TrainingSetup {
   ParallelSettings parallel;
   std::optional<GpuSpec> gpu;
   CheckpointSettings checkpoint;
+  std::optional<RlhfSettings> rlhf;
   // Caching-allocator fragmentation as a fraction of allocated bytes (reserved = allocated x (1 + f)).
   double fragmentation_fraction = 0.10;
 };

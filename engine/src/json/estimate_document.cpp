@@ -52,38 +52,86 @@ void set(T& target, const std::optional<T>& value) {
   if (value) target = *value;
 }
 
+// A model object at `path`: {"preset": id} | {"hf_config": {...}} | {"num_parameters": N}.
+void parse_model_spec(const json& model, const std::string& path, ModelSpec& out, Errors& errors) {
+  ObjectReader m(model, path, errors);
+  if (!m.valid()) return;
+  const int given = int(m.has("preset")) + int(m.has("hf_config")) + int(m.has("num_parameters"));
+  if (given != 1) {
+    errors.push_back({given == 0 ? error_code::missing_field : error_code::inconsistent, path,
+                      path + " needs exactly one of preset, hf_config or num_parameters (got " + std::to_string(given) + ")"});
+  }
+  if (auto preset = m.string("preset")) {
+    const Catalog& catalog = builtin_catalog();
+    if (const ModelPreset* p = catalog.find_model(*preset)) {
+      out.preset = p->id;
+      out.architecture = p->architecture;
+      out.seq_length_default = p->seq_length;
+    } else {
+      const std::string near = closest_match(*preset, catalog.model_ids());
+      errors.push_back({error_code::unknown_preset, m.field("preset"),
+                        m.field("preset") + " \"" + *preset + "\" is not in the model catalog" +
+                            (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)"});
+    }
+  }
+  if (const json* cfg = m.get("hf_config")) {
+    if (auto a = json_io::import_hf_config(*cfg, m.field("hf_config"), errors)) out.architecture = *a;
+  }
+  if (auto n = m.integer("num_parameters", 1, kMaxCount)) out.num_parameters = *n;
+  if (out.architecture) out.num_parameters = out.architecture->total_params();
+  m.finish();
+}
+
 void parse_model(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* model = doc.get("model");
   if (!model) {
     errors.push_back({error_code::missing_field, "model", "model is required: {\"preset\": id}, {\"hf_config\": {...}} or {\"num_parameters\": N}"});
     return;
   }
-  ObjectReader m(*model, "model", errors);
-  if (!m.valid()) return;
-  const int given = int(m.has("preset")) + int(m.has("hf_config")) + int(m.has("num_parameters"));
-  if (given != 1) {
-    errors.push_back({given == 0 ? error_code::missing_field : error_code::inconsistent, "model",
-                      "model needs exactly one of preset, hf_config or num_parameters (got " + std::to_string(given) + ")"});
+  parse_model_spec(*model, "model", s.model, errors);
+}
+
+// rlhf: {"algorithm", "reference": {"method"}, "reward": {"model"}, "critic": {"model", "method"}, "rollout": {...}}
+void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("rlhf");
+  if (!v) return;
+  ObjectReader r(*v, "rlhf", errors);
+  if (!r.valid()) return;
+  RlhfSettings rl;
+  auto algorithm = r.choice("algorithm", Table<RlhfAlgorithm>{{"dpo", RlhfAlgorithm::dpo}, {"ppo", RlhfAlgorithm::ppo}, {"grpo", RlhfAlgorithm::grpo}});
+  if (!algorithm && !r.has("algorithm"))
+    errors.push_back({error_code::missing_field, "rlhf.algorithm", "rlhf.algorithm is required: dpo, ppo or grpo"});
+  rl.algorithm = algorithm.value_or(RlhfAlgorithm::dpo);
+  if (const json* ref = r.get("reference")) {
+    ObjectReader rr(*ref, "rlhf.reference", errors);
+    auto method = rr.choice("method", Table<bool>{{"frozen", false}, {"shared_base", true}});
+    rl.reference_shared_base = method.value_or(false);
+    rr.finish();
   }
-  if (auto preset = m.string("preset")) {
-    const Catalog& catalog = builtin_catalog();
-    if (const ModelPreset* p = catalog.find_model(*preset)) {
-      s.model.preset = p->id;
-      s.model.architecture = p->architecture;
-      s.model.seq_length_default = p->seq_length;
-    } else {
-      const std::string near = closest_match(*preset, catalog.model_ids());
-      errors.push_back({error_code::unknown_preset, "model.preset",
-                        "model.preset \"" + *preset + "\" is not in the model catalog" +
-                            (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)"});
+  auto sub_model = [&](const char* key, std::optional<ModelSpec>& out, Method* method) {
+    const json* m = r.get(key);
+    if (!m) return;
+    const std::string path = std::string("rlhf.") + key;
+    ObjectReader mr(*m, path, errors);
+    if (const json* model = mr.get("model")) {
+      ModelSpec spec;
+      parse_model_spec(*model, path + ".model", spec, errors);
+      out = spec;
     }
+    if (method) set(*method, mr.choice("method", Table<Method>{{"full", Method::full}, {"lora", Method::lora}}));
+    mr.finish();
+  };
+  sub_model("reward", rl.reward_model, nullptr);
+  sub_model("critic", rl.critic_model, &rl.critic_method);
+  if (const json* ro = r.get("rollout")) {
+    ObjectReader rr(*ro, "rlhf.rollout", errors);
+    set(rl.max_new_tokens, rr.integer("max_new_tokens", 1, 1e7));
+    set(rl.num_generations, rr.integer("num_generations", 1, 1e5));
+    set(rl.colocated, rr.boolean("colocated"));
+    rr.finish();
   }
-  if (const json* cfg = m.get("hf_config")) {
-    if (auto a = json_io::import_hf_config(*cfg, "model.hf_config", errors)) s.model.architecture = *a;
-  }
-  if (auto n = m.integer("num_parameters", 1, kMaxCount)) s.model.num_parameters = *n;
-  if (s.model.architecture) s.model.num_parameters = s.model.architecture->total_params();
-  m.finish();
+  r.finish();
+  s.rlhf = rl;
 }
 
 void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
@@ -227,8 +275,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     set(s.freeze_trainable_layers, f.integer("trainable_layers", 0, 1e6));
     f.finish();
   }
-  if (r.get("rlhf"))
-    errors.push_back({error_code::unsupported, "rlhf", "rlhf (DPO/PPO/GRPO multi-model budgets) is not supported yet; price the policy alone"});
+  parse_rlhf(r, s, errors);
   parse_precision(r, s, errors);
   parse_batch(r, s, errors);
   s.activation_checkpointing =
@@ -327,6 +374,15 @@ json write_estimate(const Estimate& e) {
   out["cpu_ram_fits"] = e.cpu_ram_fits ? json(*e.cpu_ram_fits) : json(nullptr);
   out["fits"] = e.fits ? json(*e.fits) : json(nullptr);
   out["gpu_capacity_bytes"] = optional_bytes(e.gpu_capacity_bytes);
+  if (!e.per_gpu_models.empty()) {
+    json models = json::object();
+    for (const auto& m : e.per_gpu_models)
+      models[m.role] = {{"parameters", std::llround(m.parameters)},   {"gradients", std::llround(m.gradients)},
+                        {"optimizer_states", std::llround(m.optimizer_states)}, {"model_states", std::llround(m.model_states)},
+                        {"activations", std::llround(m.activations)}, {"transient", std::llround(m.transient)}};
+    out["per_gpu_models"] = models;
+    out["rollout_kv_cache_bytes"] = optional_bytes(e.rollout_kv_cache_bytes);
+  }
   out["warnings"] = json::array();
   for (const auto& w : e.warnings) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
   return out;

@@ -201,6 +201,8 @@ LayerGroup decoder_group(const DecoderRecipe& r, bool moe, int64_t count) {
   g.attention.head_dim = r.mla ? r.qk_nope_head_dim + r.qk_rope_head_dim : r.head_dim;
   g.attention.v_head_dim = r.mla ? r.v_head_dim : r.head_dim;
   g.attention.sliding_window = r.sliding_window;
+  g.attention.kv_cache_elements_per_token =
+      r.mla ? r.kv_lora_rank + r.qk_rope_head_dim : g.attention.num_key_value_heads * (g.attention.head_dim + g.attention.v_head_dim);
   g.mlp.gated = r.gated;
   if (!moe) {
     add_dense_mlp(g.linears, r, r.intermediate);
@@ -568,6 +570,7 @@ std::optional<Architecture> bert(ConfigFields& f, const std::string& type) {
   g.attention.num_key_value_heads = heads;
   g.attention.head_dim = h / heads;
   g.attention.v_head_dim = h / heads;
+  g.attention.kv_cache_elements_per_token = 2 * h;
   g.mlp.gated = false;
   g.mlp.intermediate_size = inter;
   a.layers.push_back(g);
@@ -631,6 +634,7 @@ std::optional<Architecture> t5(ConfigFields& f, const std::string& type) {
     g.attention.head_dim = d_kv;
     g.attention.v_head_dim = d_kv;
     g.attention.cross_attention = decoder;
+    g.attention.kv_cache_elements_per_token = 2 * heads * d_kv;
     g.mlp.gated = gated;
     g.mlp.intermediate_size = d_ff;
     a.layers.push_back(g);

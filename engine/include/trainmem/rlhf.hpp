@@ -1,0 +1,29 @@
+// Multi-model RLHF jobs: DPO (trainable policy + frozen reference), PPO (trainable actor and
+// critic, frozen reference and reward model, rollouts), GRPO (policy + reference, several
+// completions per prompt). All models share the GPUs (colocated, as TRL and OpenRLHF's
+// colocated mode run them); each is priced with its own method, and the job's peak is the
+// largest phase: policy training, critic training, rollout generation or scoring.
+//
+//  - DPO trains on chosen and rejected sequences together: 2 x micro_batch_size sequences
+//    (TRL DPOTrainer concatenated_forward).
+//  - PPO/GRPO train on prompt + completion: seq_length + max_new_tokens tokens; GRPO's
+//    micro_batch_size counts prompts, each with num_generations completions.
+//  - Rollout KV cache: 2 (k and v) x kv_heads x head_dim per layer and token (the compressed
+//    latent under MLA), for micro_batch x num_generations sequences of seq_length +
+//    max_new_tokens tokens, in the compute dtype, split by tensor parallelism.
+//  - A frozen model (reference, reward) holds its weights (sharded under ZeRO-3) and, while
+//    scoring, one layer's activations and its logits; a LoRA policy's reference can be its own
+//    base with the adapters disabled (no second copy).
+#pragma once
+
+#include "trainmem/estimate.hpp"
+
+namespace trainmem {
+
+// The estimate of a setup with an rlhf block.
+Estimate estimate_rlhf(const TrainingSetup& setup);
+
+// KV-cache bytes per GPU for `sequences` sequences of `tokens` tokens (rollout generation).
+double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dtype dtype, double tensor_parallel);
+
+}  // namespace trainmem

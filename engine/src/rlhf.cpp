@@ -1,0 +1,143 @@
+#include "trainmem/rlhf.hpp"
+
+#include <algorithm>
+
+#include "trainmem/activations.hpp"
+#include "trainmem/loss_memory.hpp"
+
+namespace trainmem {
+
+namespace {
+
+ModelBudget budget_of(const std::string& role, const Estimate& e) {
+  ModelBudget b;
+  b.role = role;
+  b.parameters = e.per_gpu.parameters;
+  b.gradients = e.per_gpu.gradients;
+  b.optimizer_states = e.per_gpu.optimizer_states;
+  b.model_states = e.per_gpu.model_states;
+  b.activations = e.per_gpu.activations.value_or(0.0);
+  b.transient = e.per_gpu.temporary_buffers.value_or(0.0);
+  return b;
+}
+
+// A copy of the job's setup for one of its models.
+TrainingSetup sub_setup(const TrainingSetup& s, const std::optional<ModelSpec>& model) {
+  TrainingSetup sub = s;
+  sub.rlhf.reset();
+  if (model) sub.model = *model;
+  return sub;
+}
+
+// A frozen model that only runs forward (reference or reward): weights, plus while scoring one
+// layer's activations (nothing is saved without grad) and the logits with their log-softmax.
+ModelBudget frozen_model(const std::string& role, TrainingSetup sub, bool value_head) {
+  sub.method = Method::freeze;
+  sub.freeze_trainable_layers = 0;
+  if (sub.model.architecture && value_head) sub.model.architecture->vocab_logits = false;
+  const Estimate e = estimate(sub);
+  ModelBudget b = budget_of(role, e);
+  b.activations = 0;
+  b.transient = 0;
+  if (sub.model.architecture) {
+    const Architecture& a = *sub.model.architecture;
+    const ResolvedPrecision p = resolve_precision(sub.precision, sub.framework);
+    ActivationContext c = activation_context(sub, a, p.compute_dtype);
+    c.checkpointing = Checkpointing::none;
+    double layer = 0;
+    for (const auto& g : a.layers) layer = std::max(layer, all_bytes(layer_activations(g, c)));
+    const LossMemory loss = loss_memory(sub, a, p.compute_dtype, framework_behaviour(sub.framework, sub.compile));
+    b.transient = layer + loss.forward_transient;
+  }
+  return b;
+}
+
+}  // namespace
+
+double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dtype dtype, double tensor_parallel) {
+  double per_token = 0;
+  for (const auto& g : a.layers) per_token += static_cast<double>(g.count * g.attention.kv_cache_elements_per_token);
+  return per_token * dtype_bytes(dtype) * sequences * tokens / tensor_parallel;
+}
+
+Estimate estimate_rlhf(const TrainingSetup& s) {
+  const RlhfSettings& rl = *s.rlhf;
+  const bool generates = rl.algorithm != RlhfAlgorithm::dpo;
+  const std::int64_t completions = rl.algorithm == RlhfAlgorithm::grpo ? rl.num_generations : 1;
+  const std::int64_t prompt = s.batch.seq_length.value_or(s.model.seq_length_default.value_or(4096));
+
+  // The policy, trained on what the algorithm feeds it.
+  TrainingSetup policy_setup = sub_setup(s, std::nullopt);
+  if (rl.algorithm == RlhfAlgorithm::dpo) {
+    policy_setup.batch.micro_batch_size *= 2;  // chosen + rejected
+  } else {
+    policy_setup.batch.micro_batch_size *= completions;
+    policy_setup.batch.seq_length = prompt + rl.max_new_tokens;
+  }
+  const Estimate policy = estimate(policy_setup);
+
+  std::vector<ModelBudget> models{budget_of("policy", policy)};
+  const bool lora_policy = s.method == Method::lora || s.method == Method::qlora;
+  if (!(rl.reference_shared_base && lora_policy)) {
+    models.push_back(frozen_model("reference", policy_setup, false));
+  } else {
+    ModelBudget shared;
+    shared.role = "reference";  // the policy's frozen base with adapters disabled: no second copy
+    models.push_back(shared);
+  }
+  std::optional<Estimate> critic;
+  if (rl.algorithm == RlhfAlgorithm::ppo) {
+    models.push_back(frozen_model("reward", sub_setup(policy_setup, rl.reward_model), true));
+    TrainingSetup critic_setup = sub_setup(policy_setup, rl.critic_model);
+    critic_setup.method = rl.critic_method;
+    if (critic_setup.model.architecture) critic_setup.model.architecture->vocab_logits = false;  // value head
+    critic = estimate(critic_setup);
+    models.push_back(budget_of("critic", *critic));
+  }
+
+  double resident = 0;
+  for (const auto& m : models) resident += m.model_states;
+
+  Estimate e = policy;
+  e.per_gpu_models = models;
+  e.global_batch_size = s.batch.micro_batch_size * s.parallel.data_parallel_size * s.batch.gradient_accumulation_steps;
+
+  // Phase peaks (allocated bytes): each model's working set on top of every model's states.
+  const ModelBudget& pol = models.front();
+  double peak = resident + pol.activations + pol.transient;  // policy training
+  std::string phase = "policy_training";
+  for (const auto& m : models) {
+    const double working = m.activations + m.transient;
+    if (resident + working > peak) peak = resident + working, phase = m.role + (m.role == "critic" ? "_training" : "_scoring");
+  }
+  if (generates && rl.colocated && s.model.architecture) {
+    const ResolvedPrecision p = resolve_precision(s.precision, s.framework);
+    const double sequences = static_cast<double>(s.batch.micro_batch_size * completions);
+    e.rollout_kv_cache_bytes = kv_cache_bytes(*s.model.architecture, sequences, static_cast<double>(prompt + rl.max_new_tokens),
+                                              p.compute_dtype, static_cast<double>(s.parallel.tensor_parallel_size));
+    if (resident + *e.rollout_kv_cache_bytes > peak) peak = resident + *e.rollout_kv_cache_bytes, phase = "rollout";
+  }
+
+  PerGpu& g = e.per_gpu;
+  g.parameters = g.gradients = g.optimizer_states = 0;
+  for (const auto& m : models) {
+    g.parameters += m.parameters;
+    g.gradients += m.gradients;
+    g.optimizer_states += m.optimizer_states;
+  }
+  g.model_states = resident;
+  if (g.peak_allocated) {
+    g.activations = pol.activations;
+    g.peak_allocated = peak;
+    g.temporary_buffers = std::max(0.0, peak - resident - pol.activations);
+    g.peak_phase = phase;
+    g.phases.reset();
+    g.fragmentation = peak * s.fragmentation_fraction;
+    g.peak_reserved = peak + *g.fragmentation;
+    g.peak = *g.peak_reserved + g.cuda_context.value_or(0.0);
+  }
+  judge_fit(s, e);
+  return e;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,69 @@
+// Multi-model RLHF budgets: DPO, PPO, GRPO.
+#include "test_support.hpp"
+
+#include "trainmem/rlhf.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+
+namespace {
+// h 64, 4 heads of 16, 2 kv heads, 2 layers, vocab 128.
+const std::string kTiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
+std::string doc(const std::string& rest) { return R"({"model": {"hf_config": )" + kTiny + "}, " + rest + "}"; }
+const ModelBudget* role(const Estimate& e, const std::string& name) {
+  for (const auto& m : e.per_gpu_models)
+    if (m.role == name) return &m;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("rollout KV cache: 2 x layers x kv_heads x head_dim per token, by hand", "[rlhf]") {
+  // GRPO, 2 prompts x 4 completions = 8 sequences of 32 + 96 = 128 tokens; per token
+  // 2 layers x 2 kv heads x (16 + 16) = 128 elements x 2 bytes = 256 bytes -> 8 x 128 x 256.
+  const auto e = estimate_from(doc(R"("rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 96, "num_generations": 4}},
+    "batch": {"micro_batch_size": 2, "seq_length": 32})"));
+  REQUIRE(e.rollout_kv_cache_bytes);
+  CHECK(*e.rollout_kv_cache_bytes == 8.0 * 128 * 256);
+}
+
+TEST_CASE("DPO: a frozen reference copy, and chosen + rejected double the policy's batch", "[rlhf]") {
+  const auto dpo = estimate_from(doc(R"("rlhf": {"algorithm": "dpo"}, "batch": {"micro_batch_size": 2, "seq_length": 64})"));
+  const auto plain_2x = estimate_from(doc(R"("batch": {"micro_batch_size": 4, "seq_length": 64})"));
+  REQUIRE(role(dpo, "reference"));
+  // The reference holds every weight in bf16, no gradients or optimizer states.
+  CHECK(role(dpo, "reference")->parameters == 2.0 * static_cast<double>(dpo.parameters.total));
+  CHECK(role(dpo, "reference")->optimizer_states == 0);
+  CHECK(role(dpo, "policy")->activations == *plain_2x.per_gpu.activations);
+  CHECK(dpo.per_gpu.model_states == role(dpo, "policy")->model_states + role(dpo, "reference")->model_states);
+  CHECK_FALSE(dpo.rollout_kv_cache_bytes);
+}
+
+TEST_CASE("a LoRA policy's reference can share the frozen base", "[rlhf]") {
+  const std::string lora = R"("method": "lora", "lora": {"r": 8, "target_modules": ["q_proj"]}, )";
+  const auto shared = estimate_from(doc(lora + R"("rlhf": {"algorithm": "dpo", "reference": {"method": "shared_base"}})"));
+  const auto frozen = estimate_from(doc(lora + R"("rlhf": {"algorithm": "dpo", "reference": {"method": "frozen"}})"));
+  CHECK(role(shared, "reference")->model_states == 0);
+  CHECK(frozen.per_gpu.model_states - shared.per_gpu.model_states == 2.0 * static_cast<double>(frozen.parameters.total));
+}
+
+TEST_CASE("PPO prices actor, critic, reference and reward models", "[rlhf]") {
+  const auto e = estimate_from(doc(R"("rlhf": {"algorithm": "ppo", "rollout": {"max_new_tokens": 32}}, "batch": {"seq_length": 32})"));
+  for (const char* r : {"policy", "reference", "reward", "critic"}) CHECK(role(e, r));
+  // The critic trains in full: it has gradients and optimizer states; the reward model has none.
+  CHECK(role(e, "critic")->optimizer_states > 0);
+  CHECK(role(e, "reward")->gradients == 0);
+  // Same architecture, full training: the critic's states equal the actor's; it saves activations.
+  CHECK(role(e, "critic")->model_states == role(e, "policy")->model_states);
+  CHECK(role(e, "critic")->activations > 0);
+  double states = 0;
+  for (const auto& m : e.per_gpu_models) states += m.model_states;
+  CHECK(e.per_gpu.model_states == states);
+  CHECK(*e.per_gpu.peak_allocated >= states);
+}
+
+TEST_CASE("an rlhf block needs an algorithm", "[rlhf][errors]") {
+  const auto errors = parse_estimate_document(doc(R"("rlhf": {})")).errors;
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].field == "rlhf.algorithm");
+}
