@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "trainmem/catalog.hpp"
+#include "trainmem/json_api.hpp"
 
 using namespace trainmem;
 
@@ -49,4 +50,24 @@ TEST_CASE("malformed catalog entries name the file and the field", "[catalog][er
   CHECK(model_field);
   CHECK(gpu_field);
   CHECK(broken);
+}
+
+TEST_CASE("pasting a preset's config.json gives the preset's count", "[catalog]") {
+  for (const auto& m : builtin_catalog().models) {
+    CAPTURE(m.id);
+    const ParsedSetup pasted = parse_estimate_document(R"({"model": {"hf_config": )" + m.hf_config_json + "}}");
+    REQUIRE(pasted.errors.empty());
+    CHECK(pasted.setup.model.num_parameters == m.architecture.total_params());
+  }
+}
+
+TEST_CASE("unknown preset and GPU ids suggest the closest", "[catalog][errors]") {
+  const auto model = parse_estimate_document(R"({"model": {"preset": "llama-3.1-8"}})").errors;
+  REQUIRE(model.size() == 1);
+  CHECK(model[0].code == "unknown_preset");
+  CHECK_THAT(model[0].message, Catch::Contains("did you mean \"llama-3.1-8b\""));
+  const auto gpu = parse_estimate_document(R"({"model": {"num_parameters": 1e9}, "gpu": "h100-sxm-80"})").errors;
+  REQUIRE(gpu.size() == 1);
+  CHECK(gpu[0].code == "unknown_gpu");
+  CHECK_THAT(gpu[0].message, Catch::Contains("did you mean \"h100-sxm-80gb\""));
 }

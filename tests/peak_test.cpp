@@ -107,6 +107,10 @@ TEST_CASE("paged optimizer states never turn a fit into an OOM", "[peak]") {
   REQUIRE(e.per_gpu.paged_optimizer_states);
   CHECK(*e.per_gpu.peak_allocated < e.per_gpu.model_states);
   CHECK(e.fits == true);
+  // What does not fit beside the peak pages out to the host.
+  const double room = *e.gpu_capacity_bytes - *e.per_gpu.peak;
+  CHECK(*e.per_gpu.paged_device_resident == Approx(std::min(room, *e.per_gpu.paged_optimizer_states)));
+  CHECK(*e.per_gpu.paged_device_resident + *e.per_gpu.paged_host_resident == Approx(*e.per_gpu.paged_optimizer_states));
 }
 
 TEST_CASE("property: peak never below model states, all values finite and non-negative", "[peak][property]") {

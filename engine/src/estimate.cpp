@@ -223,6 +223,12 @@ Estimate estimate(const TrainingSetup& s) {
   if (s.checkpoint.node_ram_bytes) e.cpu_ram_fits = e.cpu_bytes_per_node <= static_cast<double>(*s.checkpoint.node_ram_bytes);
 
   judge_fit(s, e);
+  if (e.per_gpu.paged_optimizer_states && e.gpu_capacity_bytes && e.per_gpu.peak) {
+    // Unified memory stays on the device while there is room and pages out to the host beyond it.
+    const double room = std::max(0.0, *e.gpu_capacity_bytes - *e.per_gpu.peak);
+    e.per_gpu.paged_device_resident = std::min(room, *e.per_gpu.paged_optimizer_states);
+    e.per_gpu.paged_host_resident = *e.per_gpu.paged_optimizer_states - *e.per_gpu.paged_device_resident;
+  }
 
   warn_if_inexact(e.warnings, "per_gpu.model_states", e.per_gpu.model_states);
   warn_if_inexact(e.warnings, "checkpoint.training_state_bytes", e.checkpoint.training_state_bytes);

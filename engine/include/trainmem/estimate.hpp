@@ -37,6 +37,8 @@ struct PerGpu {
   std::string peak_phase;           // the phase whose peak is peak_allocated
   std::size_t pipeline_stage = 0;   // the stage of the most loaded GPU
   std::optional<double> paged_optimizer_states;  // in CUDA unified memory, outside the allocator
+  std::optional<double> paged_device_resident;   // the part that stays on the GPU (room left after the peak)
+  std::optional<double> paged_host_resident;     // the part paged out to host RAM
   std::optional<double> activations_per_layer;    // saved bytes of one layer (first layer group)
 };
 

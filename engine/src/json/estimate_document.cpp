@@ -342,6 +342,8 @@ json write_estimate(const Estimate& e) {
       {"peak_phase", g.peak_phase.empty() ? json(nullptr) : json(g.peak_phase)},
       {"pipeline_stage", g.pipeline_stage},
       {"paged_optimizer_states", optional_bytes(g.paged_optimizer_states)},
+      {"paged_device_resident", optional_bytes(g.paged_device_resident)},
+      {"paged_host_resident", optional_bytes(g.paged_host_resident)},
       {"activations_per_layer", optional_bytes(g.activations_per_layer)},
   };
   if (g.phases) {
