@@ -5,6 +5,7 @@
 
 #include "trainmem/activations.hpp"
 #include "trainmem/loss_memory.hpp"
+#include "trainmem/explain.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
 
@@ -205,6 +206,13 @@ Estimate estimate(const TrainingSetup& s) {
     if (i == 0 || stage_peak_key > best_peak) {
       best_peak = stage_peak_key;
       e.per_gpu = g;
+      e.gpu_parameters = ms.params.total();
+      e.gpu_trainable_parameters = ms.params.trainable();
+      if (arch) {
+        e.layers_on_gpu = 0;
+        for (auto n : layer_counts[i]) e.layers_on_gpu += static_cast<double>(n);
+        e.micro_batches_in_flight = in_flight(s.parallel, i, s.batch.gradient_accumulation_steps);
+      }
       offloaded_states = ms.offloaded.total();
     }
   }
@@ -222,6 +230,7 @@ Estimate estimate(const TrainingSetup& s) {
   e.checkpoint = checkpoint_budget(s, e.precision, e.parameters, e.bytes_per_param);
   if (s.checkpoint.node_ram_bytes) e.cpu_ram_fits = e.cpu_bytes_per_node <= static_cast<double>(*s.checkpoint.node_ram_bytes);
 
+  e.sharding_degree = sharding_degree(s.parallel);
   judge_fit(s, e);
   if (e.per_gpu.paged_optimizer_states && e.gpu_capacity_bytes && e.per_gpu.peak) {
     // Unified memory stays on the device while there is room and pages out to the host beyond it.
@@ -259,6 +268,7 @@ Estimate estimate(const TrainingSetup& s) {
     e.warnings.push_back({"sharded_checkpoint_resume",
                           "ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a "
                           "conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)"});
+  e.explanations = explain(s, e);
   return e;
 }
 

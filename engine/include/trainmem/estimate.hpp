@@ -50,6 +50,13 @@ struct ModelBudget {
   double transient = 0;    // its own peak working set above its model states and activations
 };
 
+// How one component was computed, with the setup's own numbers (shown beside each result).
+struct Explanation {
+  std::string component;  // parameters, gradients, optimizer_states, activations, temporary_buffers, ...
+  std::string formula;    // e.g. "8,030,261,248 params x 2 B / 8 GPUs = 2,007,565,312 B"
+  std::string source;     // where the formula comes from
+};
+
 struct Estimate {
   ParameterCounts parameters;
   std::int64_t active_parameters = 0;
@@ -67,6 +74,10 @@ struct Estimate {
   std::vector<Warning> warnings;
   std::vector<ModelBudget> per_gpu_models;    // RLHF only
   std::optional<double> rollout_kv_cache_bytes;  // RLHF generation on the training GPUs
+  // The most loaded GPU's parameters before ZeRO sharding, and the sharding degree D.
+  double gpu_parameters = 0, gpu_trainable_parameters = 0, sharding_degree = 1;
+  double layers_on_gpu = 0, micro_batches_in_flight = 1;
+  std::vector<Explanation> explanations;
 };
 
 // Checks the setup for contradictions the document parser cannot see on its own (divisibility,

@@ -385,6 +385,9 @@ json write_estimate(const Estimate& e) {
     out["per_gpu_models"] = models;
     out["rollout_kv_cache_bytes"] = optional_bytes(e.rollout_kv_cache_bytes);
   }
+  out["explanations"] = json::array();
+  for (const auto& x : e.explanations)
+    out["explanations"].push_back({{"component", x.component}, {"formula", x.formula}, {"source", x.source}});
   out["warnings"] = json::array();
   for (const auto& w : e.warnings) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
   return out;

@@ -1,0 +1,105 @@
+#include "trainmem/explain.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace trainmem {
+
+namespace {
+
+// 1234567 -> "1,234,567"
+std::string grouped(double v) {
+  const long long n = std::llround(v);
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string bytes(double v) { return grouped(v) + " B"; }
+
+const char* method_name(Method m) {
+  switch (m) {
+    case Method::full: return "full";
+    case Method::lora: return "LoRA";
+    case Method::qlora: return "QLoRA";
+    case Method::freeze: return "freeze";
+  }
+  return "";
+}
+
+const char* checkpointing_name(Checkpointing c) {
+  switch (c) {
+    case Checkpointing::none: return "no recompute";
+    case Checkpointing::selective: return "selective recompute";
+    case Checkpointing::full: return "full recompute";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
+  std::vector<Explanation> out;
+  const PerGpu& g = e.per_gpu;
+  const int zero = s.parallel.zero_stage;
+  const std::string d = number(e.sharding_degree);
+  const std::string shard_p = zero >= 3 ? " / D " + d : "";
+  const std::string shard_g = zero >= 2 ? " / D " + d : "";
+  const std::string shard_o = zero >= 1 ? " / D " + d : "";
+  const char* seed = "the seed: M_DDP = N (b_p + b_g + b_o); ZeRO-1/2/3 divide b_o, b_g, b_p by D";
+
+  out.push_back({"parameters",
+                 grouped(e.gpu_parameters) + " params on this GPU (" + method_name(s.method) + ")" + shard_p + " -> " + bytes(g.parameters) +
+                     "; trainable at b_p = " + number(e.bytes_per_param.param) + " B/param" +
+                     (s.method == Method::qlora ? ", frozen linear weights at 4 bits + quantization constants" : ""),
+                 seed});
+  out.push_back({"gradients",
+                 grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +
+                     " = " + bytes(g.gradients),
+                 seed});
+  out.push_back({"optimizer_states",
+                 grouped(e.gpu_trainable_parameters) + " trainable params x b_o " + number(e.bytes_per_param.optimizer) +
+                     " B (moments + fp32 master)" + shard_o + " = " + bytes(g.optimizer_states) +
+                     (s.parallel.offload_optimizer != OffloadTarget::none ? " (offloaded: not on the GPU)" : ""),
+                 "the seed's bytes-per-parameter table; ZeRO paper §3.1 (16 bytes/param for mixed-precision Adam)"});
+  if (g.activations) {
+    out.push_back({"activations",
+                   number(e.layers_on_gpu) + " layers x " + bytes(g.activations_per_layer.value_or(0)) + " saved per layer (" +
+                       checkpointing_name(s.activation_checkpointing) + ", micro-batch " + std::to_string(s.batch.micro_batch_size) +
+                       ", seq " + std::to_string(s.batch.seq_length.value_or(0)) + ") x " + number(e.micro_batches_in_flight) +
+                       " micro-batch(es) in flight + head inputs = " + bytes(*g.activations) +
+                       "; ZeRO/FSDP do not shard activations",
+                   "Korthikanti et al. 2022, Table 2: s b h (34 + 5 a s / h) per GPT layer; per-tensor for this architecture "
+                   "(trainmem activations lists them)"});
+  }
+  if (g.temporary_buffers) {
+    out.push_back({"temporary_buffers",
+                   bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase +
+                       " peak: logits and loss, ZeRO-3/FSDP gathered layers, gradient buckets, optimizer-step copies",
+                   "transient_buffers.hpp and loss_memory.hpp (FSDP notes, DeepSpeed zero/config.py, faults B10, B23, B37)"});
+  }
+  if (g.fragmentation && g.peak_allocated) {
+    out.push_back({"fragmentation",
+                   "peak_allocated " + bytes(*g.peak_allocated) + " x " + number(s.fragmentation_fraction) + " = " + bytes(*g.fragmentation) +
+                       " (reserved minus allocated in PyTorch's caching allocator)",
+                   "the seed: add 10%-30% overhead; buffers are priced separately, so the default is the low end"});
+  }
+  if (g.cuda_context) {
+    out.push_back({"cuda_context", bytes(*g.cuda_context) + " per process (catalog figure for the GPU, or 512 MiB)",
+                   "pytorch/pytorch#107667 (300-600 MiB with lazy loading); fault B28"});
+  }
+  return out;
+}
+
+}  // namespace trainmem
