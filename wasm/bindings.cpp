@@ -9,9 +9,11 @@
 namespace {
 std::string estimate(const std::string& document) { return trainmem::estimate_json(document).json; }
 std::string catalog(const std::string& which) { return trainmem::catalog_json(which).json; }
+std::string activations(const std::string& document) { return trainmem::activations_json(document).json; }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(trainmem) {
   emscripten::function("estimate", &estimate);
   emscripten::function("catalog", &catalog);
+  emscripten::function("activations", &activations);
 }
