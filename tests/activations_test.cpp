@@ -26,14 +26,14 @@ std::vector<SavedTensor> block(const std::string& cfg, const std::string& extra)
 double without_norm_statistics(const std::vector<SavedTensor>& tensors) {
   double total = 0;
   for (const auto& t : tensors)
-    if (!t.recomputed && t.name.find(".statistics") == std::string::npos) total += t.bytes;
+    if (!t.recomputed && std::string(t.name) != "statistics") total += t.bytes;
   return total;
 }
 
 double norm_statistics(const std::vector<SavedTensor>& tensors) {
   double total = 0;
   for (const auto& t : tensors)
-    if (!t.recomputed && t.name.find(".statistics") != std::string::npos) total += t.bytes;
+    if (!t.recomputed && std::string(t.name) == "statistics") total += t.bytes;
   return total;
 }
 

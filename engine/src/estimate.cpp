@@ -5,15 +5,12 @@
 
 #include "trainmem/activations.hpp"
 #include "trainmem/loss_memory.hpp"
-#include "trainmem/explain.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
 
 namespace trainmem {
 
 namespace {
-// JavaScript numbers are exact integers only up to 2^53.
-constexpr double kMaxExactJsInteger = 9007199254740992.0;
 // DeepSpeed's additional_buffer_factor for host memory of offloaded states (stage3.py estimators).
 constexpr double kHostBufferFactor = 1.5;
 // Per-process CUDA context when the catalog has no figure for the GPU: 300-600 MiB with lazy
@@ -22,11 +19,6 @@ constexpr double kDefaultCudaContextBytes = 512.0 * 1024 * 1024;
 // Activation offload keeps the layer being computed and one prefetched layer on the GPU.
 constexpr double kOffloadResidentLayers = 2.0;
 constexpr double kFp32Bytes = 4.0;
-
-void warn_if_inexact(std::vector<Warning>& w, const char* field, double bytes) {
-  if (bytes > kMaxExactJsInteger)
-    w.push_back({"above_2_53", std::string(field) + " exceeds 2^53 bytes: JavaScript shows it rounded"});
-}
 
 bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
 
@@ -239,36 +231,6 @@ Estimate estimate(const TrainingSetup& s) {
     e.per_gpu.paged_host_resident = *e.per_gpu.paged_optimizer_states - *e.per_gpu.paged_device_resident;
   }
 
-  warn_if_inexact(e.warnings, "per_gpu.model_states", e.per_gpu.model_states);
-  warn_if_inexact(e.warnings, "checkpoint.training_state_bytes", e.checkpoint.training_state_bytes);
-  if (!arch)
-    e.warnings.push_back({"model_states_only",
-                          "only a parameter count was given: activations, buffers and the peak need an architecture "
-                          "(model.preset or model.hf_config); the figures are the model-state lower bound"});
-  if (s.parallel.zero_stage >= 1 && arch)
-    e.warnings.push_back({"zero_does_not_shard_activations",
-                          "ZeRO/FSDP shard parameters, gradients and optimizer states, not activations: activations "
-                          "shrink only with micro-batch, sequence length, checkpointing or sequence/context parallelism"});
-  if (s.batch.gradient_accumulation_steps > 1)
-    e.warnings.push_back({"global_batch_does_not_set_memory",
-                          "gradient accumulation raises the global batch (" + std::to_string(e.global_batch_size) +
-                              ") without raising activations: memory follows the micro-batch"});
-  if (paged)
-    e.warnings.push_back({"paged_optimizer",
-                          "paged optimizer states live in CUDA unified memory, outside the allocator's counts: they page "
-                          "out to host RAM under pressure instead of failing, so they are not in peak_allocated"});
-  if (e.precision.optimizer == Optimizer::adamw_8bit || e.precision.optimizer == Optimizer::paged_adamw_8bit)
-    e.warnings.push_back({"eight_bit_small_tensors",
-                          "bitsandbytes keeps 32-bit state for tensors under 4096 elements (min_8bit_size)"});
-  if (s.precision.fp8_compute)
-    e.warnings.push_back({"fp8_not_a_saving",
-                          "FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 "
-                          "copies: it does not shrink memory (TransformerEngine#1429)"});
-  if (arch && s.parallel.zero_stage >= 1)
-    e.warnings.push_back({"sharded_checkpoint_resume",
-                          "ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a "
-                          "conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)"});
-  e.explanations = explain(s, e);
   return e;
 }
 

@@ -47,7 +47,54 @@ const char* checkpointing_name(Checkpointing c) {
   return "";
 }
 
+// JavaScript numbers are exact integers only up to 2^53.
+constexpr double kMaxExactJsInteger = 9007199254740992.0;
+
+void warn_if_inexact(std::vector<Warning>& w, const char* field, double bytes) {
+  if (bytes > kMaxExactJsInteger)
+    w.push_back({"above_2_53", std::string(field) + " exceeds 2^53 bytes: JavaScript shows it rounded"});
+}
+
+bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
+
 }  // namespace
+
+std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e) {
+  std::vector<Warning> warnings;
+  std::vector<Warning>& w = warnings;
+  const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
+  const bool paged = is_paged(e.precision.optimizer);
+  warn_if_inexact(w, "per_gpu.model_states", e.per_gpu.model_states);
+  warn_if_inexact(w, "checkpoint.training_state_bytes", e.checkpoint.training_state_bytes);
+  if (!arch)
+    w.push_back({"model_states_only",
+                          "only a parameter count was given: activations, buffers and the peak need an architecture "
+                          "(model.preset or model.hf_config); the figures are the model-state lower bound"});
+  if (s.parallel.zero_stage >= 1 && arch)
+    w.push_back({"zero_does_not_shard_activations",
+                          "ZeRO/FSDP shard parameters, gradients and optimizer states, not activations: activations "
+                          "shrink only with micro-batch, sequence length, checkpointing or sequence/context parallelism"});
+  if (s.batch.gradient_accumulation_steps > 1)
+    w.push_back({"global_batch_does_not_set_memory",
+                          "gradient accumulation raises the global batch (" + std::to_string(e.global_batch_size) +
+                              ") without raising activations: memory follows the micro-batch"});
+  if (paged)
+    w.push_back({"paged_optimizer",
+                          "paged optimizer states live in CUDA unified memory, outside the allocator's counts: they page "
+                          "out to host RAM under pressure instead of failing, so they are not in peak_allocated"});
+  if (e.precision.optimizer == Optimizer::adamw_8bit || e.precision.optimizer == Optimizer::paged_adamw_8bit)
+    w.push_back({"eight_bit_small_tensors",
+                          "bitsandbytes keeps 32-bit state for tensors under 4096 elements (min_8bit_size)"});
+  if (s.precision.fp8_compute)
+    w.push_back({"fp8_not_a_saving",
+                          "FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 "
+                          "copies: it does not shrink memory (TransformerEngine#1429)"});
+  if (arch && s.parallel.zero_stage >= 1)
+    w.push_back({"sharded_checkpoint_resume",
+                          "ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a "
+                          "conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)"});
+  return warnings;
+}
 
 std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   std::vector<Explanation> out;

@@ -29,12 +29,15 @@ enum class TensorRole {
   dropout_mask,      // 1-byte masks of hidden dropout
 };
 
+// Names are static strings (no allocation: the strategy search evaluates thousands of setups).
 struct SavedTensor {
-  std::string name;   // e.g. "self_attn.q (after RoPE)"
-  std::string shape;  // e.g. "[b, s, 32*128]"
-  Dtype dtype;
+  const char* scope;  // e.g. "self_attn", "mlp", "attention_norm"
+  const char* name;   // e.g. "q", "input_fp32"
+  double rows = 0;    // tokens (b x s), or b x heads x queries for attention scores
+  double cols = 0;    // elements per row, before tensor-parallel division
+  Dtype dtype = Dtype::bf16;
   double bytes = 0;          // per GPU, after tensor/sequence/context parallel division
-  TensorRole role;
+  TensorRole role = TensorRole::block_input;
   bool recomputed = false;   // dropped by the checkpointing policy, rebuilt in backward
 };
 
@@ -65,6 +68,6 @@ double all_bytes(const std::vector<SavedTensor>& tensors);    // bytes if nothin
 
 ActivationContext activation_context(const TrainingSetup& s, const Architecture& a, Dtype compute);
 
-std::string role_name(TensorRole r);
+const char* role_name(TensorRole r);
 
 }  // namespace trainmem

@@ -71,13 +71,11 @@ struct Estimate {
   std::optional<bool> cpu_ram_fits;  // cpu_bytes_per_node <= checkpoint.node_ram_bytes
   std::optional<bool> fits;
   std::optional<double> gpu_capacity_bytes;  // what the peak is compared with
-  std::vector<Warning> warnings;
   std::vector<ModelBudget> per_gpu_models;    // RLHF only
   std::optional<double> rollout_kv_cache_bytes;  // RLHF generation on the training GPUs
   // The most loaded GPU's parameters before ZeRO sharding, and the sharding degree D.
   double gpu_parameters = 0, gpu_trainable_parameters = 0, sharding_degree = 1;
   double layers_on_gpu = 0, micro_batches_in_flight = 1;
-  std::vector<Explanation> explanations;
 };
 
 // Checks the setup for contradictions the document parser cannot see on its own (divisibility,

@@ -8,6 +8,7 @@
 #include "trainmem/estimate.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/activations.hpp"
+#include "trainmem/explain.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/json_api.hpp"
 
@@ -322,7 +323,7 @@ json optional_bytes(const std::optional<double>& v) {
   return std::llround(*v);
 }
 
-json write_estimate(const Estimate& e) {
+json write_estimate(const TrainingSetup& s, const Estimate& e) {
   json out;
   out["parameters"] = {{"total", e.parameters.total}, {"trainable", e.parameters.trainable}, {"active", e.active_parameters}};
   if (e.parameters.adapter > 0) out["parameters"]["adapter"] = e.parameters.adapter;
@@ -386,10 +387,10 @@ json write_estimate(const Estimate& e) {
     out["rollout_kv_cache_bytes"] = optional_bytes(e.rollout_kv_cache_bytes);
   }
   out["explanations"] = json::array();
-  for (const auto& x : e.explanations)
+  for (const auto& x : explain(s, e))
     out["explanations"].push_back({{"component", x.component}, {"formula", x.formula}, {"source", x.source}});
   out["warnings"] = json::array();
-  for (const auto& w : e.warnings) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
+  for (const auto& w : estimate_warnings(s, e)) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
   return out;
 }
 
@@ -426,7 +427,7 @@ JsonResult estimate_json(std::string_view document) {
   try {
     ParsedSetup parsed = parse_estimate_document(document);
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
-    return {write_estimate(estimate(parsed.setup)).dump(2), true};
+    return {write_estimate(parsed.setup, estimate(parsed.setup)).dump(2), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
@@ -448,7 +449,9 @@ JsonResult activations_json(std::string_view document) {
       const auto tensors = layer_activations(g, c);
       json list = json::array();
       for (const auto& t : tensors)
-        list.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", dtype_name(t.dtype)}, {"bytes", std::llround(t.bytes)},
+        list.push_back({{"name", std::string(t.scope) + "." + t.name},
+                        {"shape", "[" + std::to_string(std::llround(t.rows)) + ", " + std::to_string(std::llround(t.cols)) + "]"},
+                        {"dtype", dtype_name(t.dtype)}, {"bytes", std::llround(t.bytes)},
                         {"role", role_name(t.role)}, {"recomputed", t.recomputed}});
       groups.push_back({{"name", g.name}, {"layers", g.count}, {"tensors", list},
                         {"saved_bytes_per_layer", std::llround(saved_bytes(tensors))},
