@@ -4,14 +4,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in emscripten catch2 nlohmann-json3-dev chromium cmake ninja-build g++; do
+for pkg in emscripten catch2 nlohmann-json3-dev chromium cmake ninja-build g++ python3 libbenchmark-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
 
 if ! node -e 'process.exit(+process.versions.node.split(".")[0]>=20?0:1)' 2>/dev/null; then

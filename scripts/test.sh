@@ -3,8 +3,11 @@
 # (node --test), and the page in Chromium (Playwright). Ends with one "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh || exit 1
-scripts/build.sh || exit 1
+if ! scripts/setup.sh || ! scripts/build.sh; then
+  echo "set-up or build failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 mkdir -p test-results
 passed=0; failed=0
 

@@ -22,16 +22,6 @@ constexpr double kFp32Bytes = 4.0;
 
 bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
 
-// Layers of each pipeline stage, per layer group: counts[stage][group].
-std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, std::int64_t pp) {
-  std::vector<std::vector<std::int64_t>> counts(static_cast<std::size_t>(pp), std::vector<std::int64_t>(a.layers.size(), 0));
-  const std::int64_t total = std::max<std::int64_t>(1, a.num_hidden_layers());
-  std::int64_t index = 0;
-  for (std::size_t g = 0; g < a.layers.size(); ++g)
-    for (std::int64_t i = 0; i < a.layers[g].count; ++i, ++index) ++counts[static_cast<std::size_t>(index * pp / total)][g];
-  return counts;
-}
-
 // Micro-batches whose activations a stage holds at once (Narayanan et al. 2021, §2.2;
 // Megatron-LM theoretical_memory_usage.py): 1F1B keeps min(p - stage, m) in flight, GPipe all m;
 // interleaving multiplies by 1 + (p - 1) / (p v).

@@ -64,8 +64,26 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   std::vector<Warning>& w = warnings;
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
   const bool paged = is_paged(e.precision.optimizer);
-  warn_if_inexact(w, "per_gpu.model_states", e.per_gpu.model_states);
-  warn_if_inexact(w, "checkpoint.training_state_bytes", e.checkpoint.training_state_bytes);
+  const PerGpu& g = e.per_gpu;
+  for (const auto& [field, value] : {std::pair{"per_gpu.model_states", g.model_states},
+                                     std::pair{"per_gpu.activations", g.activations.value_or(0)},
+                                     std::pair{"per_gpu.peak", g.peak.value_or(0)},
+                                     std::pair{"cpu_bytes_per_node", e.cpu_bytes_per_node},
+                                     std::pair{"nvme_bytes", e.nvme_bytes},
+                                     std::pair{"checkpoint.training_state_bytes", e.checkpoint.training_state_bytes},
+                                     std::pair{"checkpoint.keep_last_bytes", e.checkpoint.keep_last_bytes}})
+    warn_if_inexact(w, field, value);
+  if (!s.ignored_fields.empty()) {
+    std::string list;
+    for (const auto& f : s.ignored_fields) list += (list.empty() ? "" : "; ") + f;
+    w.push_back({"ignored_fields", "given but without effect for this setup: " + list});
+  }
+  if (arch && !arch->learned_positions && arch->max_position_embeddings > 0 && s.batch.seq_length &&
+      *s.batch.seq_length > arch->max_position_embeddings)
+    w.push_back({"beyond_context", "seq_length " + std::to_string(*s.batch.seq_length) + " exceeds max_position_embeddings " +
+                                       std::to_string(arch->max_position_embeddings) + ": the model needs context extension (e.g. RoPE scaling)"});
+  if (static_cast<double>(e.global_batch_size) > kMaxExactJsInteger)
+    w.push_back({"above_2_53", "global_batch_size exceeds 2^53: JavaScript shows it rounded"});
   if (!arch)
     w.push_back({"model_states_only",
                           "only a parameter count was given: activations, buffers and the peak need an architecture "

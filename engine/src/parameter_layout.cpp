@@ -57,6 +57,17 @@ void add_layer(RankParameters& r, const LayerGroup& g, bool layer_trainable, con
   add(r, replicated, layer_trainable, false, false);
 }
 
+// Adds `times` copies of one layer's parameters.
+void accumulate(RankParameters& into, const RankParameters& layer, double times) {
+  if (times == 0) return;
+  into.dense_trainable += layer.dense_trainable * times;
+  into.dense_frozen += layer.dense_frozen * times;
+  into.expert_trainable += layer.expert_trainable * times;
+  into.expert_frozen += layer.expert_frozen * times;
+  into.frozen_linear_weights += layer.frozen_linear_weights * times;
+  into.adapter += layer.adapter * times;
+}
+
 std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std::int64_t pp_i,
                                  std::int64_t ep_i) {
   const double tp = static_cast<double>(tp_i), ep = static_cast<double>(ep_i);
@@ -74,13 +85,21 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
   const std::int64_t layers = a.num_hidden_layers();
   const std::int64_t pp = static_cast<std::int64_t>(stages.size());
   const std::int64_t first_trainable =
-      s.method == Method::freeze ? std::max<std::int64_t>(0, layers - s.freeze_trainable_layers) : 0;
-  std::int64_t index = 0;
-  for (const auto& g : a.layers) {
-    for (std::int64_t i = 0; i < g.count; ++i, ++index) {
-      const std::size_t stage = static_cast<std::size_t>(index * pp / std::max<std::int64_t>(1, layers));
-      const bool trainable = full || (s.method == Method::freeze && index >= first_trainable);
-      add_layer(stages[stage], g, trainable, s, tp, ep);
+      s.method == Method::freeze ? std::max<std::int64_t>(0, layers - s.freeze_trainable_layers) : layers;
+  const auto counts = stage_layer_counts(a, pp);
+  std::int64_t index = 0;  // index of the first layer of the current (stage, group) run
+  for (std::size_t stage = 0; stage < counts.size(); ++stage) {
+    for (std::size_t g = 0; g < a.layers.size(); ++g) {
+      const std::int64_t n = counts[stage][g];
+      if (n == 0) continue;
+      // Layers [index, index + n): frozen below first_trainable (freeze), all trainable for full.
+      const std::int64_t trainable = full ? n : std::clamp<std::int64_t>(index + n - first_trainable, 0, n);
+      RankParameters one_trainable, one_frozen;
+      add_layer(one_trainable, a.layers[g], true, s, tp, ep);
+      add_layer(one_frozen, a.layers[g], false, s, tp, ep);
+      accumulate(stages[stage], one_trainable, static_cast<double>(trainable));
+      accumulate(stages[stage], one_frozen, static_cast<double>(n - trainable));
+      index += n;
     }
   }
 
@@ -102,6 +121,22 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
 }
 
 }  // namespace
+
+std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, std::int64_t pp) {
+  const std::int64_t total = a.num_hidden_layers();
+  std::vector<std::vector<std::int64_t>> counts(static_cast<std::size_t>(pp), std::vector<std::int64_t>(a.layers.size(), 0));
+  auto stage_start = [&](std::int64_t i) { return (i * total + pp - 1) / pp; };  // ceil(i L / p)
+  for (std::int64_t i = 0; i < pp; ++i) {
+    const std::int64_t lo = stage_start(i), hi = stage_start(i + 1);
+    std::int64_t group_start = 0;
+    for (std::size_t g = 0; g < a.layers.size(); ++g) {
+      const std::int64_t group_end = group_start + a.layers[g].count;
+      counts[static_cast<std::size_t>(i)][g] = std::max<std::int64_t>(0, std::min(hi, group_end) - std::max(lo, group_start));
+      group_start = group_end;
+    }
+  }
+  return counts;
+}
 
 ParameterCounts count_parameters(const TrainingSetup& setup) {
   ParameterCounts c;

@@ -69,8 +69,10 @@ Errors validate(const TrainingSetup& s) {
     experts = std::max(experts, g.mlp.num_local_experts);
     if (!e.empty()) break;
   }
-  check_divides(e, p.pipeline_parallel_size * p.virtual_pipeline_stages, a.num_hidden_layers(),
-                "parallel.pipeline_parallel_size", "num_hidden_layers");
+  if (a.num_hidden_layers() % (p.pipeline_parallel_size * p.virtual_pipeline_stages) != 0)
+    e.push_back({error_code::not_divisible, "parallel.pipeline_parallel_size",
+                 "pipeline_parallel_size x virtual_pipeline_stages = " + str(p.pipeline_parallel_size) + " x " +
+                     str(p.virtual_pipeline_stages) + " must divide num_hidden_layers = " + str(a.num_hidden_layers())});
   if (p.expert_parallel_size > 1) {
     if (experts == 0)
       e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",
@@ -80,6 +82,13 @@ Errors validate(const TrainingSetup& s) {
     check_divides(e, p.expert_parallel_size, shard_group, "parallel.expert_parallel_size",
                   "data_parallel_size x context_parallel_size");
   }
+  if (a.learned_positions && s.batch.seq_length && *s.batch.seq_length > a.max_position_embeddings)
+    e.push_back({error_code::out_of_range, "batch.seq_length",
+                 "batch.seq_length = " + str(*s.batch.seq_length) + " exceeds the model's learned position table of " +
+                     str(a.max_position_embeddings) + " positions"});
+  if (s.checkpointed_layers && *s.checkpointed_layers > a.num_hidden_layers())
+    e.push_back({error_code::out_of_range, "checkpointed_layers",
+                 "checkpointed_layers = " + str(*s.checkpointed_layers) + " exceeds num_hidden_layers = " + str(a.num_hidden_layers())});
   if (s.method == Method::freeze && s.freeze_trainable_layers > a.num_hidden_layers())
     e.push_back({error_code::out_of_range, "freeze.trainable_layers",
                  "freeze.trainable_layers = " + str(s.freeze_trainable_layers) + " exceeds num_hidden_layers = " +

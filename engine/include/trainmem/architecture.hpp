@@ -90,6 +90,10 @@ struct Architecture {
   bool tie_word_embeddings = false;
   bool encoder_decoder = false;
   bool vocab_logits = true;  // false for encoders trained with a small task head (BERT)
+  std::int64_t max_position_embeddings = 0;  // context the model was built for (0: not stated)
+  bool learned_positions = false;            // a position table: no sequence beyond it exists
+  // PEFT's default LoRA targets for the family (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+  std::vector<std::string> default_lora_targets{"q_proj", "v_proj"};
   // Eager attention computes the softmax in fp32 and casts back (HF eager_attention_forward of the
   // Llama family, T5, BLOOM); GPT-2, BERT and Falcon take the softmax in the activation dtype.
   bool eager_softmax_fp32 = true;

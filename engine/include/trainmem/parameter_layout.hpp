@@ -45,6 +45,10 @@ struct ParameterCounts {
 };
 ParameterCounts count_parameters(const TrainingSetup& setup);
 
+// Layers of each pipeline stage per layer group: counts[stage][group]. Stage i holds the layers
+// with index in [ceil(i L / p), ceil((i + 1) L / p)) (an even split, contiguous, in order).
+std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, std::int64_t pipeline_parallel_size);
+
 // Parameters held by each pipeline stage's most loaded GPU (index = stage).
 std::vector<RankParameters> stage_parameters(const TrainingSetup& setup);
 

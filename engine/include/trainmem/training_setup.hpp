@@ -40,7 +40,7 @@ struct ModelSpec {
 
 struct LoraSettings {
   std::int64_t r = 16;
-  std::vector<std::string> target_modules{"q_proj", "v_proj"};  // or {"all-linear"}
+  std::vector<std::string> target_modules;  // module names or {"all-linear"}; empty: the family's PEFT default
   std::vector<std::string> modules_to_save;  // trained in full (e.g. "lm_head", "embed_tokens")
   bool use_dora = false;
   double lora_dropout = 0.0;
@@ -156,6 +156,8 @@ struct TrainingSetup {
   std::optional<GpuSpec> gpu;
   CheckpointSettings checkpoint;
   std::optional<RlhfSettings> rlhf;
+  // Fields the document gave that have no effect on this setup (reported as a warning).
+  std::vector<std::string> ignored_fields;
   // Caching-allocator fragmentation as a fraction of allocated bytes (reserved = allocated x (1 + f)).
   double fragmentation_fraction = 0.10;
 };

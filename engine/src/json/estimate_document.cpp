@@ -223,6 +223,11 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     p.world_size = p.data_parallel_size * model_parallel;
   }
   p.zero_stage = zero.value_or(default_zero_stage(s.framework, p.world_size));
+  constexpr double kMaxWorldSize = 1e7;
+  if (static_cast<double>(p.data_parallel_size) * static_cast<double>(model_parallel) > kMaxWorldSize)
+    errors.push_back({error_code::out_of_range, "parallel.world_size",
+                      "data x tensor x pipeline x context parallel = " + std::to_string(p.data_parallel_size) + " x " +
+                          std::to_string(model_parallel) + " GPUs exceeds the limit of 1e7"});
 }
 
 void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
@@ -255,6 +260,24 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     errors.push_back({error_code::inconsistent, "gpu.usable_bytes", "gpu.usable_bytes exceeds gpu.memory_bytes"});
   r.finish();
   s.gpu = g;
+}
+
+// Settings given for something this setup does not do: accepted, but reported.
+void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  auto note = [&](bool ignored, const char* field) {
+    if (ignored) s.ignored_fields.emplace_back(field);
+  };
+  note(r.has("lora") && !adapters, "lora (method is not lora/qlora)");
+  note(r.has("qlora") && s.method != Method::qlora, "qlora (method is not qlora)");
+  note(r.has("freeze") && s.method != Method::freeze, "freeze (method is not freeze)");
+  note(r.has("selective_policy") && s.activation_checkpointing != Checkpointing::selective,
+       "selective_policy (activation_checkpointing is not selective)");
+  note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none,
+       "checkpointed_layers (activation_checkpointing is none)");
+  note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel (needs tensor_parallel_size > 1)");
+  note(s.batch.decoder_seq_length && s.model.architecture && !s.model.architecture->encoder_decoder,
+       "batch.decoder_seq_length (the model is not encoder-decoder)");
 }
 
 TrainingSetup parse_setup(const json& doc, Errors& errors) {
@@ -315,12 +338,21 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   parse_gpu(r, s, errors);
   r.finish();
   if (!s.batch.seq_length) s.batch.seq_length = s.model.seq_length_default;
+  if (s.lora.target_modules.empty() && s.model.architecture) s.lora.target_modules = s.model.architecture->default_lora_targets;
+  note_ignored_fields(r, s);
   return s;
+}
+
+// Byte counts are integers while doubles (and JavaScript) hold them exactly; beyond 2^53 they are
+// written as plain numbers (flagged in warnings) instead of overflowing an integer.
+json bytes_json(double v) {
+  if (std::fabs(v) <= json_io::kMaxExactInteger) return std::llround(v);
+  return v;
 }
 
 json optional_bytes(const std::optional<double>& v) {
   if (!v) return nullptr;
-  return std::llround(*v);
+  return bytes_json(*v);
 }
 
 json write_estimate(const TrainingSetup& s, const Estimate& e) {
@@ -329,10 +361,10 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   if (e.parameters.adapter > 0) out["parameters"]["adapter"] = e.parameters.adapter;
   const PerGpu& g = e.per_gpu;
   json per_gpu = {
-      {"parameters", std::llround(g.parameters)},
-      {"gradients", std::llround(g.gradients)},
-      {"optimizer_states", std::llround(g.optimizer_states)},
-      {"model_states", std::llround(g.model_states)},
+      {"parameters", bytes_json(g.parameters)},
+      {"gradients", bytes_json(g.gradients)},
+      {"optimizer_states", bytes_json(g.optimizer_states)},
+      {"model_states", bytes_json(g.model_states)},
       {"activations", optional_bytes(g.activations)},
       {"temporary_buffers", optional_bytes(g.temporary_buffers)},
       {"fragmentation", optional_bytes(g.fragmentation)},
@@ -348,10 +380,10 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
       {"activations_per_layer", optional_bytes(g.activations_per_layer)},
   };
   if (g.phases) {
-    per_gpu["phases"] = {{"load", std::llround(g.phases->load)},
-                         {"forward", std::llround(g.phases->forward)},
-                         {"backward", std::llround(g.phases->backward)},
-                         {"optimizer_step", std::llround(g.phases->optimizer_step)}};
+    per_gpu["phases"] = {{"load", bytes_json(g.phases->load)},
+                         {"forward", bytes_json(g.phases->forward)},
+                         {"backward", bytes_json(g.phases->backward)},
+                         {"optimizer_step", bytes_json(g.phases->optimizer_step)}};
   } else {
     per_gpu["phases"] = nullptr;
   }
@@ -364,15 +396,15 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
                       {"optimizer_state_dtype", dtype_name(e.precision.optimizer_state_dtype)}};
   out["data_parallel_size"] = e.data_parallel_size;
   out["global_batch_size"] = e.global_batch_size;
-  out["cpu_bytes_per_node"] = std::llround(e.cpu_bytes_per_node);
-  out["nvme_bytes"] = std::llround(e.nvme_bytes);
+  out["cpu_bytes_per_node"] = bytes_json(e.cpu_bytes_per_node);
+  out["nvme_bytes"] = bytes_json(e.nvme_bytes);
   const CheckpointBudget& c = e.checkpoint;
-  out["checkpoint"] = {{"training_state_bytes", std::llround(c.training_state_bytes)},
-                       {"largest_rank_bytes", std::llround(c.largest_rank_bytes)},
-                       {"inference_weights_bytes", std::llround(c.inference_weights_bytes)},
+  out["checkpoint"] = {{"training_state_bytes", bytes_json(c.training_state_bytes)},
+                       {"largest_rank_bytes", bytes_json(c.largest_rank_bytes)},
+                       {"inference_weights_bytes", bytes_json(c.inference_weights_bytes)},
                        {"adapter_bytes", optional_bytes(c.adapter_bytes)},
-                       {"bytes_per_checkpoint", std::llround(c.bytes_per_checkpoint)},
-                       {"keep_last_bytes", std::llround(c.keep_last_bytes)},
+                       {"bytes_per_checkpoint", bytes_json(c.bytes_per_checkpoint)},
+                       {"keep_last_bytes", bytes_json(c.keep_last_bytes)},
                        {"checkpoints_that_fit", c.checkpoints_that_fit ? json(*c.checkpoints_that_fit) : json(nullptr)}};
   out["cpu_ram_fits"] = e.cpu_ram_fits ? json(*e.cpu_ram_fits) : json(nullptr);
   out["fits"] = e.fits ? json(*e.fits) : json(nullptr);
@@ -380,9 +412,9 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   if (!e.per_gpu_models.empty()) {
     json models = json::object();
     for (const auto& m : e.per_gpu_models)
-      models[m.role] = {{"parameters", std::llround(m.parameters)},   {"gradients", std::llround(m.gradients)},
-                        {"optimizer_states", std::llround(m.optimizer_states)}, {"model_states", std::llround(m.model_states)},
-                        {"activations", std::llround(m.activations)}, {"transient", std::llround(m.transient)}};
+      models[m.role] = {{"parameters", bytes_json(m.parameters)},   {"gradients", bytes_json(m.gradients)},
+                        {"optimizer_states", bytes_json(m.optimizer_states)}, {"model_states", bytes_json(m.model_states)},
+                        {"activations", bytes_json(m.activations)}, {"transient", bytes_json(m.transient)}};
     out["per_gpu_models"] = models;
     out["rollout_kv_cache_bytes"] = optional_bytes(e.rollout_kv_cache_bytes);
   }
@@ -413,6 +445,11 @@ ParsedSetup parse_estimate_document(std::string_view document) {
                                  std::to_string(kMaxDocumentBytes)});
     return parsed;
   }
+  if (json_io::nesting_depth(document) > json_io::kMaxNestingDepth) {
+    parsed.errors.push_back({error_code::invalid_json, "(document)",
+                             "the document nests arrays/objects deeper than " + std::to_string(json_io::kMaxNestingDepth) + " levels"});
+    return parsed;
+  }
   const json doc = json::parse(document.begin(), document.end(), nullptr, false);
   if (doc.is_discarded()) {
     parsed.errors.push_back({error_code::invalid_json, "(document)", "the document is not valid JSON"});
@@ -427,7 +464,11 @@ JsonResult estimate_json(std::string_view document) {
   try {
     ParsedSetup parsed = parse_estimate_document(document);
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
-    return {write_estimate(parsed.setup, estimate(parsed.setup)).dump(2), true};
+    const Estimate e = estimate(parsed.setup);
+    const double peak = e.per_gpu.peak.value_or(e.per_gpu.model_states);
+    if (!std::isfinite(peak) || !std::isfinite(e.checkpoint.training_state_bytes))
+      return {error_document({{error_code::out_of_range, "(document)", "the setup is too large to estimate (byte counts overflow)"}}), false};
+    return {write_estimate(parsed.setup, e).dump(2), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
@@ -451,20 +492,20 @@ JsonResult activations_json(std::string_view document) {
       for (const auto& t : tensors)
         list.push_back({{"name", std::string(t.scope) + "." + t.name},
                         {"shape", "[" + std::to_string(std::llround(t.rows)) + ", " + std::to_string(std::llround(t.cols)) + "]"},
-                        {"dtype", dtype_name(t.dtype)}, {"bytes", std::llround(t.bytes)},
+                        {"dtype", dtype_name(t.dtype)}, {"bytes", bytes_json(t.bytes)},
                         {"role", role_name(t.role)}, {"recomputed", t.recomputed}});
       groups.push_back({{"name", g.name}, {"layers", g.count}, {"tensors", list},
-                        {"saved_bytes_per_layer", std::llround(saved_bytes(tensors))},
-                        {"all_bytes_per_layer", std::llround(all_bytes(tensors))}});
+                        {"saved_bytes_per_layer", bytes_json(saved_bytes(tensors))},
+                        {"all_bytes_per_layer", bytes_json(all_bytes(tensors))}});
     }
     const LossMemory loss = loss_memory(s, a, p.compute_dtype, framework_behaviour(s.framework, s.compile));
     json out = {{"layer_groups", groups},
-                {"head", {{"saved_bytes", std::llround(loss.head_saved)},
-                          {"logits_elements", std::llround(loss.logits_elements)},
+                {"head", {{"saved_bytes", bytes_json(loss.head_saved)},
+                          {"logits_elements", bytes_json(loss.logits_elements)},
                           {"loss_bytes_per_logit_forward", loss.bytes_per_logit_forward},
                           {"loss_bytes_per_logit_backward", loss.bytes_per_logit_backward},
-                          {"loss_forward_bytes", std::llround(loss.forward_transient)},
-                          {"loss_backward_bytes", std::llround(loss.backward_transient)}}}};
+                          {"loss_forward_bytes", bytes_json(loss.forward_transient)},
+                          {"loss_backward_bytes", bytes_json(loss.backward_transient)}}}};
     return {out.dump(2), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};

@@ -15,6 +15,11 @@ namespace {
 
 using std::int64_t;
 
+// Largest accepted size of any one dimension (hidden size, vocabulary, layers, experts...).
+constexpr double kMaxDimension = 1e8;
+// Largest accepted model: beyond this no GPU catalog matters and byte counts leave exact doubles.
+constexpr double kMaxParameters = 1e15;
+
 // Reads config fields with the family's defaults; records missing/invalid fields.
 class ConfigFields {
  public:
@@ -24,7 +29,7 @@ class ConfigFields {
   int64_t size(std::initializer_list<const char*> keys, std::optional<int64_t> fallback = std::nullopt) {
     for (const char* k : keys) {
       if (reader_.has(k)) {
-        auto v = reader_.integer(k, 1, 1e12);
+        auto v = reader_.integer(k, 1, kMaxDimension);
         if (v) return *v;
         ok_ = false;
         return 1;
@@ -37,9 +42,9 @@ class ConfigFields {
     return 1;
   }
   // An optional size (absent or null -> fallback, which may be 0 for "none").
-  int64_t optional_size(const char* key, int64_t fallback, double min = 0) {
+  int64_t optional_size(const char* key, int64_t fallback, double min = 0, double max = kMaxDimension) {
     if (!reader_.has(key)) return fallback;
-    auto v = reader_.integer(key, min, 1e12);
+    auto v = reader_.integer(key, min, max);
     if (!v) ok_ = false;
     return v.value_or(fallback);
   }
@@ -130,6 +135,8 @@ struct DecoderRecipe {
   int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
   double attention_dropout = 0, hidden_dropout = 0;
   int64_t sliding_window = 0;
+  int64_t max_positions = 0;
+  std::vector<std::string> lora_targets{"q_proj", "v_proj"};
 };
 
 std::vector<Linear> attention_linears(const DecoderRecipe& r) {
@@ -254,10 +261,25 @@ Architecture build_decoder(const std::string& model_type, const DecoderRecipe& r
   a.attention_dropout = r.attention_dropout;
   a.hidden_dropout = r.hidden_dropout;
   a.eager_softmax_fp32 = r.eager_softmax_fp32;
+  a.max_position_embeddings = r.learned_positions > 0 ? r.learned_positions : r.max_positions;
+  a.learned_positions = r.learned_positions > 0;
+  a.default_lora_targets = r.lora_targets;
   const int64_t dense_layers = r.layers - r.moe_layers;
   if (dense_layers > 0) a.layers.push_back(decoder_group(r, false, dense_layers));
   if (r.moe_layers > 0) a.layers.push_back(decoder_group(r, true, r.moe_layers));
   return a;
+}
+
+// hidden_size / heads when the config gives no head_dim; heads must divide hidden_size then.
+int64_t heads_divide_hidden(ConfigFields& f, int64_t hidden, int64_t heads, const char* heads_key) {
+  if (!f.ok()) return 1;
+  if (hidden % heads != 0) {
+    f.fail(heads_key, error_code::not_divisible,
+           f.field(heads_key) + " = " + std::to_string(heads) + " must divide hidden_size = " + std::to_string(hidden) +
+               " (or give head_dim)");
+    return 1;
+  }
+  return hidden / heads;
 }
 
 // Fields shared by the Llama-like families.
@@ -266,10 +288,12 @@ void read_llama_like(ConfigFields& f, DecoderRecipe& r, bool tie_default) {
   r.layers = f.size({"num_hidden_layers"});
   r.heads = f.size({"num_attention_heads"});
   r.kv_heads = f.size({"num_key_value_heads"}, r.heads);
-  r.head_dim = f.size({"head_dim"}, r.hidden / std::max<int64_t>(1, r.heads));
+  r.head_dim = f.size({"head_dim"}, 0);
+  if (r.head_dim == 0) r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "num_attention_heads");
   r.intermediate = f.size({"intermediate_size"});
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", tie_default);
+  r.max_positions = f.optional_size("max_position_embeddings", 0);
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   const bool attention_bias = f.flag("attention_bias", false);
   r.qkv_bias = attention_bias;
@@ -381,6 +405,7 @@ void gemma3_text_defaults(json& text) {
 std::optional<Architecture> phi3(ConfigFields& f, const std::string& type) {
   DecoderRecipe r;
   read_llama_like(f, r, false);
+  r.lora_targets = {"qkv_proj"};
   r.fused_qkv = "qkv_proj";  // Phi3Attention: one qkv_proj, and Phi3MLP: gate_up_proj
   r.fused_gate_up = "gate_up_proj";
   r.sliding_window = f.optional_size("sliding_window", 0);
@@ -412,6 +437,9 @@ std::optional<Architecture> deepseek(ConfigFields& f, const std::string& type) {
   r.qk_rope_head_dim = f.size({"qk_rope_head_dim"});
   r.v_head_dim = f.size({"v_head_dim"});
   r.head_dim = r.qk_nope_head_dim + r.qk_rope_head_dim;
+  r.max_positions = f.optional_size("max_position_embeddings", 0);
+  // No PEFT default for DeepSeek: the query projection and the key/value up-projection.
+  r.lora_targets = {r.q_lora_rank > 0 ? "q_b_proj" : "q_proj", "kv_b_proj"};
   r.experts = f.optional_size("n_routed_experts", 0);
   if (r.experts > 0) {
     r.top_k = f.size({"num_experts_per_tok"});
@@ -433,7 +461,7 @@ std::optional<Architecture> gpt2(ConfigFields& f, const std::string& type) {
   r.layers = f.size({"n_layer", "num_hidden_layers"});
   r.heads = f.size({"n_head", "num_attention_heads"});
   r.kv_heads = r.heads;
-  r.head_dim = r.hidden / r.heads;
+  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "n_head");
   r.intermediate = f.optional_size("n_inner", 4 * r.hidden, 1);
   r.vocab = f.size({"vocab_size"});
   r.learned_positions = f.size({"n_positions", "max_position_embeddings"});
@@ -441,6 +469,7 @@ std::optional<Architecture> gpt2(ConfigFields& f, const std::string& type) {
   r.norm = NormKind::layer_norm;
   r.norm_bias = true;
   r.qkv_bias = r.o_bias = r.mlp_bias = true;
+  r.lora_targets = {"c_attn"};
   r.fused_qkv = "c_attn";  // GPT2Attention: c_attn (Conv1D, 3h), c_proj; GPT2MLP: c_fc, c_proj
   r.o_name = "c_proj";
   r.gated = false;
@@ -458,7 +487,7 @@ std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& type) {
   r.layers = f.size({"num_hidden_layers"});
   r.heads = f.size({"num_attention_heads"});
   r.kv_heads = r.heads;
-  r.head_dim = r.hidden / r.heads;
+  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "num_attention_heads");
   r.intermediate = f.size({"intermediate_size"});
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", false);
@@ -466,6 +495,7 @@ std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& type) {
   r.norm_bias = true;
   r.qkv_bias = r.o_bias = f.flag("attention_bias", true);
   r.mlp_bias = true;
+  r.lora_targets = {"query_key_value"};
   r.fused_qkv = "query_key_value";  // GPTNeoXAttention / GPTNeoXMLP module names
   r.o_name = "dense";
   r.gated = false;
@@ -481,7 +511,7 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& type) {
   r.hidden = f.size({"hidden_size", "n_embed"});
   r.layers = f.size({"num_hidden_layers", "n_layer"});
   r.heads = f.size({"num_attention_heads", "n_head"});
-  r.head_dim = r.hidden / r.heads;
+  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "num_attention_heads");
   const bool new_arch = f.flag("new_decoder_architecture", false);
   const bool multi_query = f.flag("multi_query", true);
   const bool parallel_attn = f.flag("parallel_attn", true);
@@ -493,6 +523,7 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& type) {
   r.norm = NormKind::layer_norm;
   r.norm_bias = true;
   r.qkv_bias = r.o_bias = r.mlp_bias = f.flag("bias", false);
+  r.lora_targets = {"query_key_value"};
   r.fused_qkv = "query_key_value";
   r.o_name = "dense";
   r.gated = false;
@@ -501,7 +532,7 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& type) {
   r.eager_softmax_fp32 = false;  // FalconAttention: softmax(dtype=hidden_states.dtype)
   // FalconDecoderLayer: ln_attn + ln_mlp (new architecture with 2 norms), one input_layernorm for
   // parallel attention, else input + post-attention norms.
-  const int64_t parallel_norms = f.optional_size("num_ln_in_parallel_attn", 2, 1);
+  const int64_t parallel_norms = f.optional_size("num_ln_in_parallel_attn", 2, 1, 2);
   r.norms_per_layer = new_arch ? static_cast<int>(parallel_norms) : (parallel_attn ? 1 : 2);
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   r.hidden_dropout = f.probability("hidden_dropout", 0.0);
@@ -514,7 +545,7 @@ std::optional<Architecture> bloom(ConfigFields& f, const std::string& type) {
   r.layers = f.size({"n_layer", "num_hidden_layers"});
   r.heads = f.size({"n_head", "num_attention_heads"});
   r.kv_heads = r.heads;
-  r.head_dim = r.hidden / r.heads;
+  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "n_head");
   r.intermediate = 4 * r.hidden;  // BloomMLP: dense_h_to_4h
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", true);
@@ -522,6 +553,7 @@ std::optional<Architecture> bloom(ConfigFields& f, const std::string& type) {
   r.norm_bias = true;
   r.embedding_norm = true;
   r.qkv_bias = r.o_bias = r.mlp_bias = true;
+  r.lora_targets = {"query_key_value"};
   r.fused_qkv = "query_key_value";
   r.o_name = "dense";
   r.gated = false;
@@ -544,6 +576,7 @@ std::optional<Architecture> bert(ConfigFields& f, const std::string& type) {
   const int64_t types = f.optional_size("type_vocab_size", 2, 0);
   const double hidden_dropout = f.probability("hidden_dropout_prob", 0.1);
   const double attention_dropout = f.probability("attention_probs_dropout_prob", 0.1);
+  heads_divide_hidden(f, h, heads, "num_attention_heads");
   if (!f.ok()) return std::nullopt;
   Architecture a;
   a.model_type = type;
@@ -557,6 +590,9 @@ std::optional<Architecture> bert(ConfigFields& f, const std::string& type) {
   a.position_embedding_params = (positions + types) * h;
   a.embedding_norm_params = 2 * h;
   a.head_other_params = h * h + h;  // BertPooler dense
+  a.max_position_embeddings = positions;
+  a.learned_positions = true;
+  a.default_lora_targets = {"query", "value"};
   a.attention_dropout = attention_dropout;
   a.hidden_dropout = hidden_dropout;
   LayerGroup g;
@@ -607,6 +643,7 @@ std::optional<Architecture> t5(ConfigFields& f, const std::string& type) {
   a.lm_head_params = tie ? 0 : vocab * h;
   a.attention_dropout = dropout;
   a.hidden_dropout = dropout;
+  a.default_lora_targets = {"q", "v"};
   auto attention = [&](std::vector<Linear>& out) {
     for (const char* n : {"q", "k", "v"}) out.push_back(linear(n, h, inner));
     out.push_back(linear("o", inner, h));
@@ -654,6 +691,19 @@ const std::map<std::string, Importer>& importers() {
   return table;
 }
 
+// The parameter count in doubles (no integer overflow however large the shapes), against the limit.
+bool within_limits(const Architecture& a) {
+  double total = static_cast<double>(a.embedding_params) + static_cast<double>(a.position_embedding_params) +
+                 static_cast<double>(a.lm_head_params);
+  for (const auto& g : a.layers) {
+    double layer = 0;
+    for (const auto& l : g.linears)
+      layer += static_cast<double>(l.in_features) * static_cast<double>(l.out_features) * static_cast<double>(l.copies);
+    total += layer * static_cast<double>(g.count);
+  }
+  return total <= kMaxParameters;
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_model_types() {
@@ -674,21 +724,41 @@ std::optional<Architecture> import_hf_config(const json& config, const std::stri
   }
   const json* source = &config;
   std::string source_path = path;
-  std::string type;
   json text_copy;
-  auto type_it = config.find("model_type");
-  if (type_it != config.end() && type_it->is_string()) type = type_it->get<std::string>();
+  auto read_type = [&](const json& obj, const std::string& at, std::string& out) {
+    auto t = obj.find("model_type");
+    if (t == obj.end() || t->is_null()) return true;
+    if (!t->is_string()) {
+      errors.push_back({error_code::wrong_type, join_path(at, "model_type"),
+                        join_path(at, "model_type") + " must be a string, got " + type_name(*t)});
+      return false;
+    }
+    out = t->get<std::string>();
+    return true;
+  };
+  std::string type;
+  if (!read_type(config, path, type)) return std::nullopt;
   auto text_it = config.find("text_config");
-  if (text_it != config.end() && text_it->is_object()) {
+  if (text_it != config.end() && !text_it->is_null()) {
+    if (!text_it->is_object()) {
+      errors.push_back({error_code::wrong_type, join_path(path, "text_config"),
+                        join_path(path, "text_config") + " must be an object, got " + type_name(*text_it)});
+      return std::nullopt;
+    }
     // Multimodal configs: the language model sits in text_config; its model_type may be absent.
     text_copy = *text_it;
-    std::string text_type = text_copy.value("model_type", std::string());
+    std::string text_type;
+    if (!read_type(text_copy, join_path(path, "text_config"), text_type)) return std::nullopt;
     if (text_type.empty()) text_type = type == "gemma3" ? "gemma3_text" : type;
     if (text_type == "gemma3_text") gemma3_text_defaults(text_copy);
     text_copy["model_type"] = text_type;
     type = text_type;
     source = &text_copy;
     source_path = join_path(path, "text_config");
+  } else if (type == "gemma3") {
+    errors.push_back({error_code::missing_field, join_path(path, "text_config"),
+                      "model_type \"gemma3\" is multimodal: its text model is read from text_config, which is missing"});
+    return std::nullopt;
   }
   if (type.empty()) {
     errors.push_back({error_code::missing_field, join_path(path, "model_type"),
@@ -706,7 +776,13 @@ std::optional<Architecture> import_hf_config(const json& config, const std::stri
     return std::nullopt;
   }
   ConfigFields fields(*source, source_path, errors);
-  return it->second(fields, type);
+  std::optional<Architecture> a = it->second(fields, type);
+  if (a && !within_limits(*a)) {
+    errors.push_back({error_code::out_of_range, source_path,
+                      source_path + " describes a model of more than 1e15 parameters; the limit is 1e15"});
+    return std::nullopt;
+  }
+  return a;
 }
 
 }  // namespace trainmem::json_io

@@ -5,7 +5,9 @@
 // range. finish() reports every key that no accessor asked for as unknown_field.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,6 +30,30 @@ inline std::string join_path(const std::string& base, const std::string& key) {
 }
 
 inline std::string type_name(const json& v) { return std::string(v.type_name()); }
+
+// Deepest nesting of arrays and objects in a JSON text (outside strings). Checked before parsing:
+// printing or destroying very deep values recurses, and WebAssembly's stack is small.
+inline std::size_t nesting_depth(std::string_view text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char ch : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Documents nest a few levels; config.json files a few more. Anything deeper is refused.
+inline constexpr std::size_t kMaxNestingDepth = 64;
 
 class ObjectReader {
  public:
@@ -138,8 +164,10 @@ class ObjectReader {
   }
 
   void type_error(const std::string& key, const char* expected, const json& got) {
+    // Only scalars are quoted: printing a container would recurse through all of its nesting.
+    const bool scalar = !got.is_structured();
     errors_.push_back({error_code::wrong_type, field(key),
-                       field(key) + " must be " + expected + ", got " + type_name(got) + " " + shorten(got.dump())});
+                       field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + shorten(got.dump()) : "")});
   }
 
   // Reports keys nobody asked for.
