@@ -47,10 +47,33 @@ struct StageRuntime {
   double per_layer = 0;           // saved bytes of one layer of the first group on this stage
 };
 
-StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const std::vector<std::int64_t>& counts,
-                           std::size_t stage, bool last, Dtype compute, const LossMemory& loss) {
+// One layer of each group: bytes saved under the policy, without recompute, and the largest
+// attention-score tensor (eager). Independent of the pipeline stage, so computed once.
+struct GroupActivations {
+  double saved = 0, everything = 0, largest_scores = 0;
+};
+
+std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Architecture& a, Dtype compute) {
+  const ActivationContext c = activation_context(s, a, compute);
+  ActivationContext plain = c;
+  plain.checkpointing = Checkpointing::none;
+  std::vector<GroupActivations> out;
+  out.reserve(a.layers.size());
+  for (const auto& layer : a.layers) {
+    GroupActivations g;
+    g.saved = saved_bytes(layer_activations(layer, c));
+    const auto everything = layer_activations(layer, plain);
+    g.everything = saved_bytes(everything);
+    for (const auto& t : everything)
+      if (t.role == TensorRole::attention_core && t.dtype != Dtype::int8) g.largest_scores = std::max(g.largest_scores, t.bytes);
+    out.push_back(g);
+  }
+  return out;
+}
+
+StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const std::vector<GroupActivations>& groups,
+                           const std::vector<std::int64_t>& counts, std::size_t stage, bool last, const LossMemory& loss) {
   StageRuntime r;
-  ActivationContext c = activation_context(s, a, compute);
   // checkpointed_layers (default: all) is spread over the stages in proportion to their layers.
   const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
   const double checkpointed_share =
@@ -60,23 +83,15 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
   double one_micro_batch = 0;
   for (std::size_t g = 0; g < counts.size(); ++g) {
     if (counts[g] == 0) continue;
-    const auto policy = layer_activations(a.layers[g], c);
-    ActivationContext plain = c;
-    plain.checkpointing = Checkpointing::none;
-    const auto everything = layer_activations(a.layers[g], plain);
+    const GroupActivations& ga = groups[g];
     const double n = static_cast<double>(counts[g]);
     const double checkpointed = std::round(n * checkpointed_share);
-    one_micro_batch += checkpointed * saved_bytes(policy) + (n - checkpointed) * saved_bytes(everything);
-    if (r.per_layer == 0) r.per_layer = saved_bytes(policy);
-    if (s.activation_checkpointing == Checkpointing::full) r.recompute = std::max(r.recompute, saved_bytes(everything));
-    if (s.attention == AttentionImplementation::eager) {
-      // Softmax backward materialises the score gradient (fp32 for an upcast softmax) next to
-      // the saved probabilities, one layer at a time.
-      double scores = 0;
-      for (const auto& t : everything)
-        if (t.role == TensorRole::attention_core && t.dtype != Dtype::int8) scores = std::max(scores, t.bytes);
-      r.attention_backward = std::max(r.attention_backward, scores);
-    }
+    one_micro_batch += checkpointed * ga.saved + (n - checkpointed) * ga.everything;
+    if (r.per_layer == 0) r.per_layer = ga.saved;
+    if (s.activation_checkpointing == Checkpointing::full) r.recompute = std::max(r.recompute, ga.everything);
+    // Eager softmax backward materialises the score gradient next to the saved probabilities,
+    // one layer at a time.
+    if (s.attention == AttentionImplementation::eager) r.attention_backward = std::max(r.attention_backward, ga.largest_scores);
   }
   if (last) one_micro_batch += loss.head_saved;
   const double flights = in_flight(s.parallel, stage, s.batch.gradient_accumulation_steps);
@@ -134,9 +149,11 @@ Estimate estimate(const TrainingSetup& s) {
   const std::vector<ModelStates> stages = model_states(s, e.precision);
   std::optional<LossMemory> loss;
   std::vector<std::vector<std::int64_t>> layer_counts;
+  std::vector<GroupActivations> groups;
   if (arch) {
     loss = loss_memory(s, *arch, compute, behaviour);
     layer_counts = stage_layer_counts(*arch, s.parallel.pipeline_parallel_size);
+    groups = group_activations(s, *arch, compute);
   }
 
   // Evaluate each pipeline stage; the most loaded GPU is the one with the highest peak.
@@ -155,7 +172,7 @@ Estimate estimate(const TrainingSetup& s) {
     if (paged) g.paged_optimizer_states = g.optimizer_states;
     double stage_peak_key = g.model_states;
     if (arch) {
-      const StageRuntime rt = stage_runtime(s, *arch, layer_counts[i], i, last, compute, *loss);
+      const StageRuntime rt = stage_runtime(s, *arch, groups, layer_counts[i], i, last, *loss);
       const TransientBuffers tb = transient_buffers(s, e.precision, ms, behaviour, compute);
       const double loss_fwd = last ? loss->forward_transient : 0.0;
       const double loss_bwd = last ? loss->backward_transient : 0.0;

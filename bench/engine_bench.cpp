@@ -1,0 +1,35 @@
+// Engine speed: nanoseconds per estimate from an already parsed setup (no JSON), native.
+//   build-native/bench/engine_bench
+#include <benchmark/benchmark.h>
+
+#include "trainmem/estimate.hpp"
+#include "trainmem/json_api.hpp"
+
+namespace {
+
+trainmem::TrainingSetup setup(const char* document) { return trainmem::parse_estimate_document(document).setup; }
+
+void BM_EstimateLlama3_8B_Zero3(benchmark::State& state) {
+  const auto s = setup(R"({"model": {"preset": "llama-3-8b"}, "parallel": {"world_size": 8, "zero_stage": 3},
+    "batch": {"micro_batch_size": 1, "seq_length": 8192}, "activation_checkpointing": "full", "gpu": "h100-sxm-80gb"})");
+  for (auto _ : state) benchmark::DoNotOptimize(trainmem::estimate(s));
+}
+BENCHMARK(BM_EstimateLlama3_8B_Zero3);
+
+void BM_EstimateMixtral_PP(benchmark::State& state) {
+  const auto s = setup(R"({"model": {"preset": "mixtral-8x7b"}, "parallel": {"world_size": 64, "zero_stage": 1,
+    "tensor_parallel_size": 4, "pipeline_parallel_size": 4}, "batch": {"micro_batch_size": 2, "seq_length": 4096,
+    "gradient_accumulation_steps": 16}, "gpu": "h100-sxm-80gb"})");
+  for (auto _ : state) benchmark::DoNotOptimize(trainmem::estimate(s));
+}
+BENCHMARK(BM_EstimateMixtral_PP);
+
+void BM_EstimateJson(benchmark::State& state) {
+  const char* doc = R"({"model": {"preset": "llama-3-8b"}, "parallel": {"world_size": 8, "zero_stage": 3}, "gpu": "h100-sxm-80gb"})";
+  for (auto _ : state) benchmark::DoNotOptimize(trainmem::estimate_json(doc));
+}
+BENCHMARK(BM_EstimateJson);
+
+}  // namespace
+
+BENCHMARK_MAIN();
