@@ -4,6 +4,8 @@
 
 #include "trainmem/estimate.hpp"
 #include "trainmem/json_api.hpp"
+#include "trainmem/solver.hpp"
+#include "trainmem/strategy_search.hpp"
 
 namespace {
 
@@ -29,6 +31,24 @@ void BM_EstimateJson(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(trainmem::estimate_json(doc));
 }
 BENCHMARK(BM_EstimateJson);
+
+// The strategy search on 1,024 GPUs: candidates covered per second.
+void BM_StrategySearch1024(benchmark::State& state) {
+  const auto s = setup(R"({"model": {"preset": "llama-3.1-70b"}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 4096,
+    "gradient_accumulation_steps": 16}})");
+  trainmem::StrategySearchOptions options;
+  options.world_size = 1024;
+  const double budget = trainmem::gpu_capacity(*s.gpu) * 0.95;
+  const trainmem::GpuEntry* gpu = trainmem::builtin_catalog().find_gpu("h100-sxm-80gb");
+  double candidates = 0;
+  for (auto _ : state) {
+    const auto r = trainmem::search_strategies(s, options, budget, gpu);
+    candidates += static_cast<double>(r.candidates);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["candidates_per_s"] = benchmark::Counter(candidates, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_StrategySearch1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

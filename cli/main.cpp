@@ -14,6 +14,8 @@ constexpr const char* kUsage = R"(trainmem: training-memory estimates for transf
 
 Usage:
   trainmem estimate FILE|-     estimate document (shared/ESTIMATE-API.md) -> output document
+  trainmem solve FILE|-        estimate document + "solve": {...} -> largest micro-batch, longest sequence,
+                               fewest GPUs, cheapest GPU, global batch plan, calibration, strategy search
   trainmem activations FILE|-  the tensors one layer saves for backward (name, shape, dtype, bytes, recomputed)
   trainmem catalog models|gpus list the built-in model presets or GPU catalog as JSON
   trainmem --help              this text
@@ -48,12 +50,13 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  if ((command == "estimate" || command == "activations") && argc == 3) {
+  if ((command == "estimate" || command == "activations" || command == "solve") && argc == 3) {
     std::string document;
     if (!read_input(argv[2], document)) {
       std::cerr << "trainmem: cannot read " << argv[2] << "\n";
       return 1;
     }
+    if (command == "solve") return print(trainmem::solve_json(document));
     return print(command == "estimate" ? trainmem::estimate_json(document) : trainmem::activations_json(document));
   }
   if (command == "catalog" && argc == 3) return print(trainmem::catalog_json(argv[2]));

@@ -32,6 +32,10 @@ JsonResult estimate_json(std::string_view document);
 // bytes per GPU, role, recomputed), and the logits/loss terms.
 JsonResult activations_json(std::string_view document);
 
+// An estimate document with a "solve" object in, the inverse queries' answers out (see
+// solver.hpp, calibration.hpp, strategy_search.hpp).
+JsonResult solve_json(std::string_view document);
+
 // {"models": [...], "gpus": [...]}; `which` is "models", "gpus" or "" for both.
 JsonResult catalog_json(std::string_view which);
 

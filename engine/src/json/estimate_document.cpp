@@ -2,6 +2,7 @@
 // (shared/ESTIMATE-API.md). The only place that knows the documents' field names.
 #include <cmath>
 
+#include "documents.hpp"
 #include "hf_config.hpp"
 #include "object_reader.hpp"
 #include "trainmem/catalog.hpp"
@@ -437,25 +438,38 @@ std::string error_document(const Errors& errors) {
   return doc.dump(2);
 }
 
+namespace json_io {
+
+std::optional<json> read_document(std::string_view document, Errors& errors) {
+  if (document.size() > kMaxDocumentBytes) {
+    errors.push_back({error_code::document_too_large, "(document)",
+                      "the document is " + std::to_string(document.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+    return std::nullopt;
+  }
+  if (nesting_depth(document) > kMaxNestingDepth) {
+    errors.push_back({error_code::invalid_json, "(document)",
+                      "the document nests arrays/objects deeper than " + std::to_string(kMaxNestingDepth) + " levels"});
+    return std::nullopt;
+  }
+  json doc = json::parse(document.begin(), document.end(), nullptr, false);
+  if (doc.is_discarded()) {
+    errors.push_back({error_code::invalid_json, "(document)", "the document is not valid JSON"});
+    return std::nullopt;
+  }
+  return doc;
+}
+
+TrainingSetup read_setup(const json& doc, Errors& errors) { return parse_setup(doc, errors); }
+json estimate_output(const TrainingSetup& s, const Estimate& e) { return write_estimate(s, e); }
+json bytes_value(double bytes) { return bytes_json(bytes); }
+
+}  // namespace json_io
+
 ParsedSetup parse_estimate_document(std::string_view document) {
   ParsedSetup parsed;
-  if (document.size() > kMaxDocumentBytes) {
-    parsed.errors.push_back({error_code::document_too_large, "(document)",
-                             "the document is " + std::to_string(document.size()) + " bytes; the limit is " +
-                                 std::to_string(kMaxDocumentBytes)});
-    return parsed;
-  }
-  if (json_io::nesting_depth(document) > json_io::kMaxNestingDepth) {
-    parsed.errors.push_back({error_code::invalid_json, "(document)",
-                             "the document nests arrays/objects deeper than " + std::to_string(json_io::kMaxNestingDepth) + " levels"});
-    return parsed;
-  }
-  const json doc = json::parse(document.begin(), document.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    parsed.errors.push_back({error_code::invalid_json, "(document)", "the document is not valid JSON"});
-    return parsed;
-  }
-  parsed.setup = parse_setup(doc, parsed.errors);
+  const auto doc = json_io::read_document(document, parsed.errors);
+  if (!doc) return parsed;
+  parsed.setup = parse_setup(*doc, parsed.errors);
   if (parsed.errors.empty()) parsed.errors = validate(parsed.setup);
   return parsed;
 }

@@ -1,0 +1,79 @@
+// Inverse queries (the seed's step 8, working backwards): the largest micro-batch and the longest
+// sequence that fit a GPU, the fewest GPUs that fit, the cheapest fitting catalog GPU, and the
+// gradient accumulation that reaches a target global batch. Every answer is checked with the same
+// estimate() as everything else; the searches rely on the peak growing with micro-batch and
+// sequence length and not growing with the data-parallel size.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainmem/catalog.hpp"
+#include "trainmem/estimate.hpp"
+
+namespace trainmem {
+
+// A measured peak for a small run of the same setup (the seed's step 8: profile, then work back).
+struct Measurement {
+  double bytes = 0;                 // what the profiler reported
+  std::int64_t micro_batch_size = 1;
+  std::int64_t seq_length = 1;
+  enum class Measure { allocated, reserved, device } measure = Measure::allocated;  // max_memory_allocated, max_memory_reserved, nvidia-smi
+};
+
+struct SolveOptions {
+  double safety_margin = 0.05;  // fraction of the GPU's memory kept free
+  std::optional<std::int64_t> target_global_batch_size;
+  std::int64_t max_gpus = 4096;
+  std::map<std::string, double> prices;  // USD per GPU-hour by catalog id (overrides the catalog)
+  std::vector<Measurement> calibration;  // one or two measured points
+};
+
+struct FitPoint {
+  std::int64_t value = 0;  // micro-batch, sequence length or GPU count
+  double peak = 0;         // the estimate's peak there, bytes
+};
+
+struct GpuOption {
+  std::string id;
+  std::optional<FitPoint> min_gpus;  // empty: does not fit within max_gpus
+  std::optional<double> price_per_gpu_hour;
+  std::optional<double> cost_per_hour;
+};
+
+struct GlobalBatchPlan {
+  std::int64_t micro_batch_size = 0, gradient_accumulation_steps = 0, global_batch_size = 0;
+  bool exact = false;  // global batch equals the target
+};
+
+// A run's fixed and per-token parts fitted from measurements; answers in the same terms.
+struct Calibrated {
+  double fixed_bytes = 0, bytes_per_token = 0;   // measured-measure bytes
+  double analytic_fixed_bytes = 0, analytic_bytes_per_token = 0;
+  std::optional<std::int64_t> max_micro_batch_size, max_seq_length;
+  double predicted_at_measurement = 0;  // the analytic estimate in the measurement's terms
+  double relative_difference = 0;       // (measured - analytic) / analytic at the measured point
+};
+
+struct SolveResult {
+  double budget_bytes = 0;  // capacity x (1 - safety margin), compared with the peak
+  std::optional<FitPoint> max_micro_batch_size, max_seq_length, min_gpus;
+  std::vector<GpuOption> gpu_options;
+  std::optional<GpuOption> cheapest;
+  std::optional<GlobalBatchPlan> global_batch;
+  std::optional<Calibrated> calibrated;
+  std::vector<std::pair<std::int64_t, double>> peak_vs_seq_length, peak_vs_micro_batch;  // curves (bytes)
+  std::vector<std::string> reasons;  // why a question has no answer
+};
+
+// The peak that must fit and the capacity it is compared with: peak_reserved against a usable
+// figure, else peak against the device total; nullopt without a GPU or a peak.
+std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e);
+double gpu_capacity(const GpuSpec& gpu);
+
+// Runs every inverse query for a validated setup that names a GPU.
+SolveResult solve(const TrainingSetup& setup, const SolveOptions& options, const Catalog& catalog);
+
+}  // namespace trainmem

@@ -1,0 +1,62 @@
+#include "trainmem/calibration.hpp"
+
+#include <cmath>
+
+namespace trainmem {
+
+namespace {
+
+double in_measure(const Estimate& e, Measurement::Measure m) {
+  switch (m) {
+    case Measurement::Measure::allocated: return e.per_gpu.peak_allocated.value_or(0);
+    case Measurement::Measure::reserved: return e.per_gpu.peak_reserved.value_or(0);
+    case Measurement::Measure::device: return e.per_gpu.peak.value_or(0);
+  }
+  return 0;
+}
+
+TrainingSetup at(const TrainingSetup& base, std::int64_t mbs, std::int64_t seq) {
+  TrainingSetup s = base;
+  s.batch.micro_batch_size = mbs;
+  s.batch.seq_length = seq;
+  return s;
+}
+
+}  // namespace
+
+std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector<Measurement>& points, double budget) {
+  if (points.empty()) return std::nullopt;
+  const Measurement& m0 = points.front();
+  const double t0 = static_cast<double>(m0.micro_batch_size * m0.seq_length);
+  const TrainingSetup s0 = at(base, m0.micro_batch_size, m0.seq_length);
+  const Estimate e0 = estimate(s0);
+  const Estimate e1 = estimate(at(base, 2 * m0.micro_batch_size, m0.seq_length));
+  Calibrated c;
+  const double p0 = in_measure(e0, m0.measure), p1 = in_measure(e1, m0.measure);
+  c.analytic_bytes_per_token = (p1 - p0) / t0;
+  c.analytic_fixed_bytes = p0 - c.analytic_bytes_per_token * t0;
+  c.predicted_at_measurement = p0;
+  c.relative_difference = p0 > 0 ? (m0.bytes - p0) / p0 : 0;
+  c.bytes_per_token = c.analytic_bytes_per_token;
+  if (points.size() >= 2) {
+    const Measurement& m1 = points[1];
+    const double t1 = static_cast<double>(m1.micro_batch_size * m1.seq_length);
+    if (t1 != t0) c.bytes_per_token = (m1.bytes - m0.bytes) / (t1 - t0);
+  }
+  c.fixed_bytes = m0.bytes - c.bytes_per_token * t0;
+  // The budget in the measurement's terms: remove what the compared peak adds on top of the
+  // measured quantity (fragmentation and/or the CUDA context), as the engine prices it.
+  const double compared = compared_peak(s0, e0).value_or(p0);
+  const double budget_in_measure = budget - (compared - p0);
+  const double room = budget_in_measure - c.fixed_bytes;
+  if (c.bytes_per_token > 0 && room > 0) {
+    const double tokens = room / c.bytes_per_token;
+    const auto mbs = static_cast<std::int64_t>(std::floor(tokens / static_cast<double>(m0.seq_length)));
+    const auto seq = static_cast<std::int64_t>(std::floor(tokens / static_cast<double>(m0.micro_batch_size)));
+    if (mbs >= 1) c.max_micro_batch_size = mbs;
+    if (seq >= 1) c.max_seq_length = seq;
+  }
+  return c;
+}
+
+}  // namespace trainmem

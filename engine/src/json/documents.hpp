@@ -1,0 +1,24 @@
+// Shared by the JSON documents' translation units (estimate and solve): reading the input
+// document and writing byte counts and the estimate output.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "trainmem/errors.hpp"
+#include "trainmem/estimate.hpp"
+
+namespace trainmem::json_io {
+
+// Size, nesting depth and syntax checks, then the parsed document (nullopt with errors).
+std::optional<nlohmann::json> read_document(std::string_view text, Errors& errors);
+// The estimate input fields of a document object (the caller removes its own extra keys first).
+TrainingSetup read_setup(const nlohmann::json& doc, Errors& errors);
+// The estimate output document.
+nlohmann::json estimate_output(const TrainingSetup& s, const Estimate& e);
+// Bytes: an integer while exact in a double, else a plain number.
+nlohmann::json bytes_value(double bytes);
+
+}  // namespace trainmem::json_io

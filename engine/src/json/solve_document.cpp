@@ -1,0 +1,167 @@
+// The solve document: an estimate document plus a "solve" object; the answer to every inverse
+// query, the calibrated variant, the strategy search and the page's curves.
+#include <cmath>
+
+#include "documents.hpp"
+#include "object_reader.hpp"
+#include "trainmem/json_api.hpp"
+#include "trainmem/solver.hpp"
+#include "trainmem/strategy_search.hpp"
+
+namespace trainmem {
+
+namespace {
+
+using json_io::json;
+using json_io::ObjectReader;
+
+struct SolveRequest {
+  SolveOptions options;
+  std::optional<StrategySearchOptions> strategies;
+};
+
+SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
+  SolveRequest q;
+  ObjectReader r(v, "solve", errors);
+  if (!r.valid()) return q;
+  if (auto m = r.number("safety_margin", 0, 0.9)) q.options.safety_margin = *m;
+  q.options.target_global_batch_size = r.integer("target_global_batch_size", 1, 1e9);
+  if (auto g = r.integer("max_gpus", 1, 1e6)) q.options.max_gpus = *g;
+  if (const json* prices = r.get("prices")) {
+    ObjectReader pr(*prices, "solve.prices", errors);
+    if (pr.valid())
+      for (auto it = prices->begin(); it != prices->end(); ++it)
+        if (auto p = pr.number(it.key(), 0, 1e5)) q.options.prices[it.key()] = *p;
+  }
+  if (const json* cal = r.get("calibration")) {
+    if (!cal->is_array() || cal->empty() || cal->size() > 2) {
+      r.type_error("calibration", "a list of one or two measured points", *cal);
+    } else {
+      for (std::size_t i = 0; i < cal->size(); ++i) {
+        ObjectReader m((*cal)[i], "solve.calibration." + std::to_string(i), errors);
+        Measurement point;
+        auto bytes = m.number("measured_bytes", 0, 1e15, true);
+        if (!bytes && !m.has("measured_bytes"))
+          errors.push_back({error_code::missing_field, m.field("measured_bytes"), m.field("measured_bytes") + " is required"});
+        point.bytes = bytes.value_or(0);
+        point.micro_batch_size = m.integer("micro_batch_size", 1, 1e6).value_or(s.batch.micro_batch_size);
+        point.seq_length = m.integer("seq_length", 1, 1e8).value_or(s.batch.seq_length.value_or(4096));
+        using Mm = Measurement::Measure;
+        point.measure = m.choice<Mm>("measure", {{"allocated", Mm::allocated}, {"reserved", Mm::reserved}, {"nvidia-smi", Mm::device}})
+                            .value_or(Mm::allocated);
+        m.finish();
+        q.options.calibration.push_back(point);
+      }
+    }
+  }
+  if (const json* st = r.get("strategies")) {
+    ObjectReader so(*st, "solve.strategies", errors);
+    StrategySearchOptions opts;
+    opts.world_size = so.integer("world_size", 1, 1e6).value_or(s.parallel.world_size);
+    if (auto m = so.integer("max_micro_batch_size", 1, 4096)) opts.max_micro_batch_size = *m;
+    if (auto l = so.integer("limit", 1, 1000)) opts.limit = static_cast<std::size_t>(*l);
+    if (auto off = so.boolean("include_offload")) opts.include_offload = *off;
+    so.finish();
+    q.strategies = opts;
+  }
+  r.finish();
+  return q;
+}
+
+json fit_point(const std::optional<FitPoint>& p) {
+  if (!p) return nullptr;
+  return {{"value", p->value}, {"peak", json_io::bytes_value(p->peak)}};
+}
+
+const char* checkpointing_name(Checkpointing c) {
+  return c == Checkpointing::none ? "none" : c == Checkpointing::selective ? "selective" : "full";
+}
+
+json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>& search) {
+  json out;
+  out["budget_bytes"] = json_io::bytes_value(r.budget_bytes);
+  out["max_micro_batch_size"] = fit_point(r.max_micro_batch_size);
+  out["max_seq_length"] = fit_point(r.max_seq_length);
+  out["min_gpus"] = fit_point(r.min_gpus);
+  out["gpu_options"] = json::array();
+  for (const auto& g : r.gpu_options)
+    out["gpu_options"].push_back({{"gpu", g.id}, {"min_gpus", fit_point(g.min_gpus)},
+                                  {"price_per_gpu_hour", g.price_per_gpu_hour ? json(*g.price_per_gpu_hour) : json(nullptr)},
+                                  {"cost_per_hour", g.cost_per_hour ? json(*g.cost_per_hour) : json(nullptr)}});
+  out["cheapest"] = r.cheapest ? json{{"gpu", r.cheapest->id}, {"gpus", r.cheapest->min_gpus->value},
+                                      {"cost_per_hour", *r.cheapest->cost_per_hour}}
+                               : json(nullptr);
+  out["global_batch"] = r.global_batch ? json{{"micro_batch_size", r.global_batch->micro_batch_size},
+                                              {"gradient_accumulation_steps", r.global_batch->gradient_accumulation_steps},
+                                              {"global_batch_size", r.global_batch->global_batch_size},
+                                              {"exact", r.global_batch->exact}}
+                                       : json(nullptr);
+  if (r.calibrated) {
+    const Calibrated& c = *r.calibrated;
+    out["calibrated"] = {{"fixed_bytes", json_io::bytes_value(c.fixed_bytes)},
+                         {"bytes_per_token", c.bytes_per_token},
+                         {"analytic_fixed_bytes", json_io::bytes_value(c.analytic_fixed_bytes)},
+                         {"analytic_bytes_per_token", c.analytic_bytes_per_token},
+                         {"analytic_at_measurement", json_io::bytes_value(c.predicted_at_measurement)},
+                         {"relative_difference", c.relative_difference},
+                         {"max_micro_batch_size", c.max_micro_batch_size ? json(*c.max_micro_batch_size) : json(nullptr)},
+                         {"max_seq_length", c.max_seq_length ? json(*c.max_seq_length) : json(nullptr)}};
+  } else {
+    out["calibrated"] = nullptr;
+  }
+  json curves = {{"peak_vs_seq_length", json::array()}, {"peak_vs_micro_batch", json::array()}};
+  for (const auto& [x, y] : r.peak_vs_seq_length) curves["peak_vs_seq_length"].push_back({x, json_io::bytes_value(y)});
+  for (const auto& [x, y] : r.peak_vs_micro_batch) curves["peak_vs_micro_batch"].push_back({x, json_io::bytes_value(y)});
+  out["curves"] = curves;
+  if (search) {
+    json ranked = json::array();
+    for (const auto& c : search->ranked)
+      ranked.push_back({{"data_parallel_size", c.data_parallel_size}, {"tensor_parallel_size", c.tensor_parallel_size},
+                        {"pipeline_parallel_size", c.pipeline_parallel_size}, {"context_parallel_size", c.context_parallel_size},
+                        {"zero_stage", c.zero_stage}, {"activation_checkpointing", checkpointing_name(c.activation_checkpointing)},
+                        {"offload_optimizer", c.offload_optimizer == OffloadTarget::none ? "none" : "cpu"},
+                        {"micro_batch_size", c.micro_batch_size}, {"peak", json_io::bytes_value(c.peak)},
+                        {"headroom", json_io::bytes_value(c.headroom)}, {"step_time_s", c.step_time_s},
+                        {"tokens_per_gpu_per_s", c.tokens_per_gpu_per_s}, {"explanation", c.explanation}});
+    out["strategies"] = {{"ranked", ranked}, {"candidates", search->candidates}, {"estimates", search->estimates},
+                         {"feasible", search->feasible}, {"reasons", search->reasons}};
+  } else {
+    out["strategies"] = nullptr;
+  }
+  out["reasons"] = r.reasons;
+  return out;
+}
+
+}  // namespace
+
+JsonResult solve_json(std::string_view document) {
+  try {
+    Errors errors;
+    auto doc = json_io::read_document(document, errors);
+    if (!doc) return {error_document(errors), false};
+    json solve_block = json::object();
+    if (doc->is_object() && doc->contains("solve")) {
+      solve_block = (*doc)["solve"];
+      doc->erase("solve");
+    }
+    TrainingSetup s = json_io::read_setup(*doc, errors);
+    if (errors.empty()) errors = validate(s);
+    if (errors.empty() && !s.gpu)
+      errors.push_back({error_code::missing_field, "gpu", "solve needs a gpu: a catalog id or {\"memory_bytes\": ...}"});
+    if (errors.empty() && s.rlhf)
+      errors.push_back({error_code::unsupported, "rlhf", "solve prices single-model runs; remove rlhf"});
+    const SolveRequest q = read_solve(solve_block, s, errors);
+    if (!errors.empty()) return {error_document(errors), false};
+    const SolveResult r = solve(s, q.options, builtin_catalog());
+    std::optional<StrategySearchResult> search;
+    if (q.strategies) {
+      const GpuEntry* entry = s.gpu->id.empty() ? nullptr : builtin_catalog().find_gpu(s.gpu->id);
+      search = search_strategies(s, *q.strategies, r.budget_bytes, entry);
+    }
+    return {write_solve(r, search).dump(2), true};
+  } catch (const std::exception& ex) {
+    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+  }
+}
+
+}  // namespace trainmem

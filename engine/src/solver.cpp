@@ -1,0 +1,189 @@
+#include "trainmem/solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "trainmem/calibration.hpp"
+
+namespace trainmem {
+
+namespace {
+
+constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxSeqLength = std::int64_t{1} << 24;
+
+// Largest x in [lo, hi] with fits(x), given fits(lo) and fits monotone decreasing in x.
+std::int64_t largest(std::int64_t lo, std::int64_t hi, const std::function<bool(std::int64_t)>& fits) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Doubles from `start` until it stops fitting (or reaches `cap`), then bisects.
+std::optional<std::int64_t> largest_fitting(std::int64_t start, std::int64_t cap, const std::function<bool(std::int64_t)>& fits) {
+  if (!fits(start)) return std::nullopt;
+  std::int64_t lo = start;
+  while (lo < cap) {
+    const std::int64_t next = std::min(cap, lo * 2);
+    if (!fits(next)) return largest(lo, next - 1, fits);
+    lo = next;
+  }
+  return lo;
+}
+
+}  // namespace
+
+double gpu_capacity(const GpuSpec& gpu) {
+  return static_cast<double>(gpu.usable_bytes.value_or(gpu.device_total_bytes.value_or(gpu.memory_bytes)));
+}
+
+std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e) {
+  if (!s.gpu) return std::nullopt;
+  if (s.gpu->usable_bytes) return e.per_gpu.peak_reserved;
+  if (e.per_gpu.peak) return e.per_gpu.peak;
+  return std::nullopt;
+}
+
+SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalog& catalog) {
+  SolveResult r;
+  const double margin = 1.0 - o.safety_margin;
+  auto peak_of = [&](const TrainingSetup& s) -> std::optional<double> {
+    const Estimate e = estimate(s);
+    if (auto p = compared_peak(s, e)) return p;
+    return std::nullopt;
+  };
+  auto fits = [&](const TrainingSetup& s) {
+    const auto p = peak_of(s);
+    return p && *p <= gpu_capacity(*s.gpu) * margin;
+  };
+  r.budget_bytes = gpu_capacity(*base.gpu) * margin;
+  const bool has_architecture = base.model.architecture.has_value();
+  if (!has_architecture) r.reasons.push_back("the peak needs an architecture: give model.preset or model.hf_config");
+
+  const std::int64_t cp = base.parallel.context_parallel_size;
+  const std::int64_t seq = base.batch.seq_length.value_or(4096);
+  if (has_architecture) {
+    // Largest micro-batch at the given sequence length.
+    auto with_mbs = [&](std::int64_t m) {
+      TrainingSetup s = base;
+      s.batch.micro_batch_size = m;
+      return s;
+    };
+    if (auto m = largest_fitting(1, kMaxMicroBatch, [&](std::int64_t m) { return fits(with_mbs(m)); })) {
+      r.max_micro_batch_size = FitPoint{*m, *peak_of(with_mbs(*m))};
+    } else {
+      r.reasons.push_back("micro-batch 1 does not fit at seq_length " + std::to_string(seq) +
+                          ": shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs");
+    }
+    // Longest sequence (a multiple of the context-parallel size) at the given micro-batch.
+    auto with_seq = [&](std::int64_t k) {
+      TrainingSetup s = base;
+      s.batch.seq_length = k * cp;
+      return s;
+    };
+    const Architecture& a = *base.model.architecture;
+    const std::int64_t seq_cap = (a.learned_positions ? a.max_position_embeddings : kMaxSeqLength) / cp;
+    if (seq_cap >= 1) {
+      if (auto k = largest_fitting(1, seq_cap, [&](std::int64_t k) { return fits(with_seq(k)); })) {
+        r.max_seq_length = FitPoint{*k * cp, *peak_of(with_seq(*k))};
+      } else {
+        r.reasons.push_back("even the shortest sequence does not fit: the model states alone exceed the budget");
+      }
+    }
+  }
+
+  // Fewest GPUs of a given kind: grow the data-parallel size under the same model parallelism.
+  auto min_gpus_for = [&](const GpuSpec& gpu) -> std::optional<FitPoint> {
+    TrainingSetup s = base;
+    s.gpu = gpu;
+    s.parallel.sharding_group_size.reset();
+    const std::int64_t mp = s.parallel.tensor_parallel_size * s.parallel.pipeline_parallel_size * cp;
+    auto with_dp = [&](std::int64_t d) {
+      TrainingSetup t = s;
+      t.parallel.data_parallel_size = d;
+      t.parallel.world_size = d * mp;
+      if (t.parallel.expert_parallel_size > 1 && (d * cp) % t.parallel.expert_parallel_size != 0) return std::optional<TrainingSetup>();
+      return std::optional<TrainingSetup>(t);
+    };
+    auto fits_dp = [&](std::int64_t d) {
+      const auto t = with_dp(d);
+      return t && fits(*t);
+    };
+    const std::int64_t max_dp = std::max<std::int64_t>(1, o.max_gpus / mp);
+    // Without sharding more replicas do not lower the per-GPU peak: only D = 1 can answer.
+    const std::int64_t top = s.parallel.zero_stage == 0 ? 1 : max_dp;
+    if (!fits_dp(top)) {
+      if (top == 1 && fits_dp(1)) return FitPoint{mp, *peak_of(*with_dp(1))};
+      return std::nullopt;
+    }
+    std::int64_t lo = 1, hi = top;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (fits_dp(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return FitPoint{lo * mp, *peak_of(*with_dp(lo))};
+  };
+  {
+    r.min_gpus = min_gpus_for(*base.gpu);
+    if (!r.min_gpus)
+      r.reasons.push_back("no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
+                          (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
+                          "; try offload, LoRA/QLoRA or checkpointing");
+    for (const auto& g : catalog.gpus) {
+      GpuOption opt;
+      opt.id = g.spec.id;
+      opt.min_gpus = min_gpus_for(g.spec);
+      auto price = o.prices.find(g.spec.id);
+      opt.price_per_gpu_hour = price != o.prices.end() ? std::optional<double>(price->second) : g.price_per_gpu_hour_usd;
+      if (opt.min_gpus && opt.price_per_gpu_hour) opt.cost_per_hour = *opt.price_per_gpu_hour * static_cast<double>(opt.min_gpus->value);
+      if (opt.cost_per_hour && (!r.cheapest || *opt.cost_per_hour < *r.cheapest->cost_per_hour)) r.cheapest = opt;
+      r.gpu_options.push_back(opt);
+    }
+  }
+
+  if (has_architecture && !o.calibration.empty()) r.calibrated = calibrate(base, o.calibration, r.budget_bytes);
+
+  // Target global batch: the largest fitting micro-batch that divides target / D, and GA.
+  if (o.target_global_batch_size && r.max_micro_batch_size) {
+    const std::int64_t target = *o.target_global_batch_size, d = base.parallel.data_parallel_size;
+    GlobalBatchPlan plan;
+    for (std::int64_t m = std::min(r.max_micro_batch_size->value, target); m >= 1; --m) {
+      if (target % (m * d) == 0) {
+        plan = {m, target / (m * d), target, true};
+        break;
+      }
+    }
+    if (!plan.exact) {
+      plan.micro_batch_size = r.max_micro_batch_size->value;
+      plan.gradient_accumulation_steps = std::max<std::int64_t>(1, (target + plan.micro_batch_size * d - 1) / (plan.micro_batch_size * d));
+      plan.global_batch_size = plan.micro_batch_size * d * plan.gradient_accumulation_steps;
+    }
+    r.global_batch = plan;
+  }
+
+  // Curves for the page: the peak against sequence length and micro-batch.
+  if (has_architecture) {
+    const Architecture& a = *base.model.architecture;
+    const std::int64_t seq_top = a.learned_positions ? a.max_position_embeddings : std::max<std::int64_t>(seq * 4, 8192);
+    for (std::int64_t q = 256; q <= seq_top; q *= 2) {
+      if (q % cp != 0) continue;
+      TrainingSetup s = base;
+      s.batch.seq_length = q;
+      if (auto p = peak_of(s)) r.peak_vs_seq_length.emplace_back(q, *p);
+    }
+    const std::int64_t mbs_top = std::max<std::int64_t>(8, r.max_micro_batch_size ? r.max_micro_batch_size->value * 2 : 8);
+    for (std::int64_t m = 1; m <= std::min<std::int64_t>(mbs_top, 1024); m *= 2) {
+      TrainingSetup s = base;
+      s.batch.micro_batch_size = m;
+      if (auto p = peak_of(s)) r.peak_vs_micro_batch.emplace_back(m, *p);
+    }
+  }
+  return r;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,223 @@
+#include "trainmem/strategy_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "trainmem/solver.hpp"
+
+namespace trainmem {
+
+namespace {
+
+constexpr double kModelFlopsUtilization = 0.40;
+constexpr double kDefaultTflops = 300.0;                // a custom device without a catalog entry
+constexpr double kDefaultInterconnectBytesPerS = 100e9;
+constexpr double kPcieBytesPerS = 32e9;                 // PCIe 4.0 x16, one direction
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> d;
+  for (std::int64_t i = 1; i * i <= n; ++i)
+    if (n % i == 0) {
+      d.push_back(i);
+      if (i != n / i) d.push_back(n / i);
+    }
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+bool divides_heads(const Architecture& a, std::int64_t tp) {
+  for (const auto& g : a.layers)
+    if (g.attention.num_attention_heads % tp != 0 || g.attention.num_key_value_heads % tp != 0) return false;
+  return true;
+}
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+struct Cost {
+  double step_time_s = 0, tokens_per_gpu_per_s = 0, recompute = 0;
+};
+
+Cost cost_of(const TrainingSetup& s, const Estimate& e, const GpuEntry* gpu) {
+  const Architecture& a = *s.model.architecture;
+  const double tflops = gpu && gpu->bf16_dense_tflops > 0 ? gpu->bf16_dense_tflops : kDefaultTflops;
+  const double bandwidth = gpu && gpu->interconnect_bytes_per_s > 0 ? gpu->interconnect_bytes_per_s : kDefaultInterconnectBytesPerS;
+  const ParallelSettings& p = s.parallel;
+  const double tp = static_cast<double>(p.tensor_parallel_size), pp = static_cast<double>(p.pipeline_parallel_size);
+  const double cp = static_cast<double>(p.context_parallel_size), dp = static_cast<double>(p.data_parallel_size);
+  const double seq = static_cast<double>(s.batch.seq_length.value_or(4096));
+  const double tokens = static_cast<double>(s.batch.micro_batch_size) * seq;
+  const double ga = static_cast<double>(s.batch.gradient_accumulation_steps);
+  const double h = static_cast<double>(a.hidden_size);
+  const double A = dtype_bytes(e.precision.compute_dtype);
+  Cost c;
+  switch (s.activation_checkpointing) {
+    case Checkpointing::none: c.recompute = 0; break;
+    case Checkpointing::selective: c.recompute = (1.0 / 3.0) * seq / (6 * h + seq); break;
+    case Checkpointing::full: c.recompute = 1.0 / 3.0; break;
+  }
+  const double flops = 6.0 * static_cast<double>(e.active_parameters) * tokens / (tp * pp * cp) * (1 + c.recompute);
+  const double compute_s = flops / (tflops * 1e12 * kModelFlopsUtilization);
+  const double layers = static_cast<double>(a.num_hidden_layers()) / pp;
+  const double tp_bytes = tp > 1 ? 4 * layers * 2 * (tokens / cp) * h * A * (tp - 1) / tp : 0.0;
+  // Ring attention passes every layer's k/v chunks round the context-parallel group: once in
+  // forward, twice in backward (k/v and their gradients).
+  double kv_elements = 0;
+  for (const auto& g : a.layers) kv_elements += static_cast<double>(g.count * g.attention.kv_cache_elements_per_token);
+  const double cp_bytes = cp > 1 ? 3 * kv_elements / pp * tokens * A * (cp - 1) / cp : 0.0;
+  const double micro_s = compute_s + (tp_bytes + cp_bytes) / bandwidth;
+  const double bubble = (pp - 1) / (ga + pp - 1);
+  const double shard = e.sharding_degree;
+  const double dp_bytes = shard > 1 ? (p.zero_stage == 3 ? 3 * e.gpu_parameters * A : 2 * e.gpu_trainable_parameters * e.bytes_per_param.grad) *
+                                          (shard - 1) / shard
+                                    : 0.0;
+  const double offload_s = p.offload_optimizer != OffloadTarget::none
+                               ? 2 * e.gpu_trainable_parameters / shard * e.bytes_per_param.optimizer / kPcieBytesPerS
+                               : 0.0;
+  c.step_time_s = ga * micro_s / (1 - bubble) + dp_bytes / bandwidth + offload_s;
+  const double world = tp * pp * cp * dp;
+  c.tokens_per_gpu_per_s = tokens * ga * dp / (c.step_time_s * world);
+  return c;
+}
+
+}  // namespace
+
+StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& o, double budget,
+                                       const GpuEntry* gpu) {
+  StrategySearchResult r;
+  if (!base.model.architecture) {
+    r.reasons.push_back("the strategy search needs an architecture: give model.preset or model.hf_config");
+    return r;
+  }
+  const Architecture& a = *base.model.architecture;
+  const std::int64_t seq = base.batch.seq_length.value_or(4096);
+  const std::int64_t layers = a.num_hidden_layers();
+  std::int64_t experts = 0;
+  for (const auto& g : a.layers) experts = std::max(experts, g.mlp.num_local_experts);
+
+  auto peak = [&](const TrainingSetup& s) {
+    ++r.estimates;
+    return compared_peak(s, estimate(s));
+  };
+  std::vector<StrategyCandidate> feasible;
+  for (std::int64_t tp : divisors(o.world_size)) {
+    if (!divides_heads(a, tp)) continue;
+    for (std::int64_t pp : divisors(o.world_size / tp)) {
+      if (layers % pp != 0) continue;
+      for (std::int64_t cp : divisors(o.world_size / (tp * pp))) {
+        if (seq % cp != 0) continue;
+        const std::int64_t dp = o.world_size / (tp * pp * cp);
+        if (base.parallel.expert_parallel_size > 1 && ((dp * cp) % base.parallel.expert_parallel_size != 0 ||
+                                                       experts % base.parallel.expert_parallel_size != 0))
+          continue;
+        for (int zero = 0; zero <= 3; ++zero) {
+          if (zero > 0 && dp * cp == 1) continue;  // nothing to shard over
+          for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
+            for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
+              if (off == OffloadTarget::cpu && (!o.include_offload || zero == 0)) continue;
+              TrainingSetup s = base;
+              s.parallel.world_size = o.world_size;
+              s.parallel.tensor_parallel_size = tp;
+              s.parallel.pipeline_parallel_size = pp;
+              s.parallel.context_parallel_size = cp;
+              s.parallel.data_parallel_size = dp;
+              s.parallel.zero_stage = zero;
+              s.parallel.sharding_group_size.reset();
+              s.parallel.virtual_pipeline_stages = 1;
+              if (s.parallel.pipeline_schedule == PipelineSchedule::interleaved_1f1b)
+                s.parallel.pipeline_schedule = PipelineSchedule::one_f_one_b;
+              s.parallel.sequence_parallel = tp > 1;
+              s.parallel.offload_optimizer = off;
+              if (off == OffloadTarget::none) s.parallel.offload_param = OffloadTarget::none;
+              s.activation_checkpointing = ckpt;
+              r.candidates += o.max_micro_batch_size;
+              // Largest fitting micro-batch: double, then bisect.
+              std::int64_t lo = 0, hi = 1;
+              while (hi <= o.max_micro_batch_size) {
+                s.batch.micro_batch_size = hi;
+                const auto p = peak(s);
+                if (!p || *p > budget) break;
+                lo = hi;
+                hi *= 2;
+              }
+              if (lo == 0) continue;
+              std::int64_t bad = std::min(hi, o.max_micro_batch_size + 1);
+              while (bad - lo > 1) {
+                const std::int64_t mid = (lo + bad) / 2;
+                s.batch.micro_batch_size = mid;
+                const auto p = peak(s);
+                if (p && *p <= budget) lo = mid;
+                else bad = mid;
+              }
+              s.batch.micro_batch_size = lo;
+              const Estimate e = estimate(s);
+              ++r.estimates;
+              const Cost c = cost_of(s, e, gpu);
+              r.feasible += lo;
+              StrategyCandidate cand;
+              cand.data_parallel_size = dp;
+              cand.tensor_parallel_size = tp;
+              cand.pipeline_parallel_size = pp;
+              cand.context_parallel_size = cp;
+              cand.zero_stage = zero;
+              cand.activation_checkpointing = ckpt;
+              cand.offload_optimizer = off;
+              cand.micro_batch_size = lo;
+              cand.peak = compared_peak(s, e).value_or(0);
+              cand.headroom = budget - cand.peak;
+              cand.step_time_s = c.step_time_s;
+              cand.tokens_per_gpu_per_s = c.tokens_per_gpu_per_s;
+              feasible.push_back(cand);
+            }
+          }
+        }
+      }
+    }
+  }
+  if (feasible.empty()) {
+    r.reasons.push_back("no strategy on " + std::to_string(o.world_size) +
+                        " GPUs fits, even with ZeRO-3, full checkpointing, optimizer offload and micro-batch 1: add GPUs, "
+                        "shorten the sequence, or use LoRA/QLoRA");
+    return r;
+  }
+  std::sort(feasible.begin(), feasible.end(), [](const StrategyCandidate& x, const StrategyCandidate& y) {
+    if (x.tokens_per_gpu_per_s != y.tokens_per_gpu_per_s) return x.tokens_per_gpu_per_s > y.tokens_per_gpu_per_s;
+    return x.headroom > y.headroom;
+  });
+  if (feasible.size() > o.limit) feasible.resize(o.limit);
+  // Explain the top choices against the same strategy without checkpointing.
+  for (auto& c : feasible) {
+    if (c.activation_checkpointing == Checkpointing::none) {
+      c.explanation = "no recompute; " + gib(c.headroom) + " of headroom";
+      continue;
+    }
+    TrainingSetup s = base;
+    s.parallel.world_size = o.world_size;
+    s.parallel.tensor_parallel_size = c.tensor_parallel_size;
+    s.parallel.pipeline_parallel_size = c.pipeline_parallel_size;
+    s.parallel.context_parallel_size = c.context_parallel_size;
+    s.parallel.data_parallel_size = c.data_parallel_size;
+    s.parallel.zero_stage = c.zero_stage;
+    s.parallel.sharding_group_size.reset();
+    s.parallel.sequence_parallel = c.tensor_parallel_size > 1;
+    s.parallel.offload_optimizer = c.offload_optimizer;
+    s.batch.micro_batch_size = c.micro_batch_size;
+    s.activation_checkpointing = Checkpointing::none;
+    const auto without = peak(s);
+    const double overhead = c.activation_checkpointing == Checkpointing::full
+                                ? 1.0 / 3.0
+                                : (1.0 / 3.0) * static_cast<double>(seq) / (6.0 * static_cast<double>(a.hidden_size) + static_cast<double>(seq));
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.0f%%", overhead * 100);
+    c.explanation = std::string(c.activation_checkpointing == Checkpointing::full ? "full" : "selective") +
+                    " checkpointing frees " + gib(without ? *without - c.peak : 0) + " at ~" + pct + " more compute";
+  }
+  r.ranked = std::move(feasible);
+  return r;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,180 @@
+// Inverse queries, calibration and the strategy search.
+#include "test_support.hpp"
+
+#include "trainmem/calibration.hpp"
+#include "trainmem/catalog.hpp"
+#include "trainmem/solver.hpp"
+#include "trainmem/strategy_search.hpp"
+
+using namespace trainmem;
+using trainmem::test::setup_from;
+
+namespace {
+std::optional<double> peak_at(TrainingSetup s, std::int64_t mbs, std::int64_t seq) {
+  s.batch.micro_batch_size = mbs;
+  s.batch.seq_length = seq;
+  return compared_peak(s, estimate(s));
+}
+}  // namespace
+
+TEST_CASE("the largest micro-batch fits and one more does not", "[solver]") {
+  const char* docs[] = {
+      R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 4096}})",
+      R"({"model": {"preset": "qwen2.5-7b"}, "gpu": "a100-40gb", "method": "lora", "batch": {"seq_length": 2048}, "activation_checkpointing": "full"})",
+      R"({"model": {"preset": "gpt2"}, "gpu": "rtx-4090-24gb", "batch": {"seq_length": 1024}, "attention": "eager"})",
+      R"({"model": {"preset": "mixtral-8x7b"}, "gpu": "h200-141gb", "method": "qlora", "batch": {"seq_length": 4096}})",
+  };
+  for (const char* doc : docs) {
+    CAPTURE(doc);
+    const TrainingSetup s = setup_from(doc);
+    SolveOptions o;
+    const SolveResult r = solve(s, o, builtin_catalog());
+    REQUIRE(r.max_micro_batch_size);
+    const std::int64_t m = r.max_micro_batch_size->value;
+    const std::int64_t seq = *s.batch.seq_length;
+    CHECK(*peak_at(s, m, seq) <= r.budget_bytes);
+    CHECK(*peak_at(s, m + 1, seq) > r.budget_bytes);
+    REQUIRE(r.max_seq_length);
+    CHECK(*peak_at(s, s.batch.micro_batch_size, r.max_seq_length->value) <= r.budget_bytes);
+    const Architecture& a = *s.model.architecture;
+    if (a.learned_positions && r.max_seq_length->value == a.max_position_embeddings) continue;  // capped by the table
+    CHECK(*peak_at(s, s.batch.micro_batch_size, r.max_seq_length->value + 1) > r.budget_bytes);
+  }
+}
+
+TEST_CASE("fewest GPUs: the answer fits and one data-parallel replica fewer does not", "[solver]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-40gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}, "activation_checkpointing": "full"})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  REQUIRE(r.min_gpus);
+  const std::int64_t n = r.min_gpus->value;
+  auto fits_on = [&](std::int64_t gpus) {
+    TrainingSetup t = s;
+    t.parallel.world_size = gpus;
+    t.parallel.data_parallel_size = gpus;
+    return *compared_peak(t, estimate(t)) <= r.budget_bytes;
+  };
+  CHECK(fits_on(n));
+  CHECK_FALSE(fits_on(n - 1));
+}
+
+TEST_CASE("the cheapest option is the lowest GPUs x price among fitting catalog GPUs", "[solver]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}})");
+  SolveOptions o;
+  o.prices = {{"a100-80gb", 1.0}, {"h100-sxm-80gb", 2.0}};
+  const SolveResult r = solve(s, o, builtin_catalog());
+  REQUIRE(r.cheapest);
+  for (const auto& g : r.gpu_options)
+    if (g.cost_per_hour) CHECK(*r.cheapest->cost_per_hour <= *g.cost_per_hour);
+}
+
+TEST_CASE("a target global batch: micro-batch x D x GA equals it with the largest fitting divisor", "[solver]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.2-1b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 2}, "batch": {"seq_length": 2048}})");
+  SolveOptions o;
+  o.target_global_batch_size = 1024;
+  const SolveResult r = solve(s, o, builtin_catalog());
+  REQUIRE(r.global_batch);
+  CHECK(r.global_batch->exact);
+  CHECK(r.global_batch->micro_batch_size * 8 * r.global_batch->gradient_accumulation_steps == 1024);
+  CHECK(r.global_batch->micro_batch_size <= r.max_micro_batch_size->value);
+  // No larger divisor of 1024 / 8 = 128 fits (divisors are powers of two here).
+  CHECK(r.global_batch->micro_batch_size * 2 > r.max_micro_batch_size->value);
+}
+
+TEST_CASE("impossible requests say what is missing", "[solver]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-405b"}, "gpu": "rtx-4090-24gb",
+    "parallel": {"world_size": 1}})");
+  SolveOptions o;
+  o.max_gpus = 8;
+  const SolveResult r = solve(s, o, builtin_catalog());
+  CHECK_FALSE(r.max_micro_batch_size);
+  CHECK_FALSE(r.min_gpus);
+  REQUIRE(r.reasons.size() >= 2);
+  const JsonResult j = solve_json(R"({"model": {"preset": "llama-3.1-405b"}, "gpu": "rtx-4090-24gb",
+    "solve": {"max_gpus": 8, "strategies": {"world_size": 8}}})");
+  REQUIRE(j.ok);
+  CHECK_THAT(j.json, Catch::Contains("no strategy on 8 GPUs fits"));
+}
+
+TEST_CASE("calibration: one point keeps the analytic slope, two points fit both parts", "[solver][calibration]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}})");
+  Measurement one{30e9, 1, 2048, Measurement::Measure::allocated};
+  const auto c1 = calibrate(s, {one}, 80e9);
+  REQUIRE(c1);
+  CHECK(c1->bytes_per_token == c1->analytic_bytes_per_token);
+  CHECK(c1->fixed_bytes + c1->bytes_per_token * 2048 == Approx(30e9));
+  // Two points 10 GB apart over 2048 extra tokens: 10e9 / 2048 bytes per token.
+  Measurement two{40e9, 2, 2048, Measurement::Measure::allocated};
+  const auto c2 = calibrate(s, {one, two}, 80e9);
+  REQUIRE(c2);
+  CHECK(c2->bytes_per_token == Approx(10e9 / 2048));
+  CHECK(c2->fixed_bytes == Approx(20e9));
+}
+
+TEST_CASE("the strategy search returns only feasible strategies, each re-estimated identically", "[solver][strategy]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-80gb", "batch": {"seq_length": 4096}})");
+  StrategySearchOptions o;
+  o.world_size = 8;
+  o.limit = 50;
+  const double budget = gpu_capacity(*s.gpu) * 0.95;
+  const auto r = search_strategies(s, o, budget, builtin_catalog().find_gpu("a100-80gb"));
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) {
+    CHECK(c.peak <= budget);
+    const std::string doc = R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-80gb", "batch": {"seq_length": 4096,
+      "micro_batch_size": )" + std::to_string(c.micro_batch_size) + R"(}, "parallel": {"world_size": 8, "tensor_parallel_size": )" +
+                            std::to_string(c.tensor_parallel_size) + R"(, "pipeline_parallel_size": )" + std::to_string(c.pipeline_parallel_size) +
+                            R"(, "context_parallel_size": )" + std::to_string(c.context_parallel_size) + R"(, "zero_stage": )" +
+                            std::to_string(c.zero_stage) + R"(, "sequence_parallel": )" + (c.tensor_parallel_size > 1 ? "true" : "false") +
+                            R"(, "offload_optimizer": ")" + (c.offload_optimizer == OffloadTarget::none ? "none" : "cpu") +
+                            R"("}, "activation_checkpointing": ")" +
+                            (c.activation_checkpointing == Checkpointing::none ? "none"
+                             : c.activation_checkpointing == Checkpointing::selective ? "selective" : "full") + "\"}";
+    const TrainingSetup t = setup_from(doc);
+    CHECK(*compared_peak(t, estimate(t)) == c.peak);
+  }
+}
+
+TEST_CASE("a small case the search must find: Llama-3-8B full on 8 x 80 GB needs sharding", "[solver][strategy]") {
+  // 16 B/param x 8.03e9 = 128 GB of model states: replicated (ZeRO-0, dp 8) cannot fit 80 GB, so
+  // every feasible strategy either shards (ZeRO >= 1 over dp x cp > 1) or splits the model (tp, pp).
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-80gb", "batch": {"seq_length": 2048}})");
+  StrategySearchOptions o;
+  o.world_size = 8;
+  o.limit = 1000;
+  const auto r = search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95, nullptr);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) {
+    const bool split = c.tensor_parallel_size * c.pipeline_parallel_size >= 2;
+    CHECK((c.zero_stage >= 1 || split));
+  }
+}
+
+TEST_CASE("property: the peak never falls as micro-batch or sequence length grow; activations rise", "[solver][property]") {
+  for (const char* attention : {"flash", "eager"})
+    for (const char* ckpt : {"none", "selective", "full"}) {
+      const TrainingSetup s = setup_from(std::string(R"({"model": {"preset": "qwen2.5-0.5b"}, "gpu": "a100-80gb", "attention": ")") +
+                                         attention + R"(", "activation_checkpointing": ")" + ckpt + "\"}");
+      // The peak can sit in the optimizer step (flat in batch), so it never falls; activations rise.
+      double previous = 0, previous_acts = 0;
+      for (std::int64_t m = 1; m <= 64; m *= 2) {
+        TrainingSetup t = s;
+        t.batch.micro_batch_size = m;
+        t.batch.seq_length = 1024;
+        const Estimate e = estimate(t);
+        CHECK(*compared_peak(t, e) >= previous);
+        CHECK(*e.per_gpu.activations > previous_acts);
+        previous = *compared_peak(t, e);
+        previous_acts = *e.per_gpu.activations;
+      }
+      previous = 0;
+      for (std::int64_t q = 128; q <= 32768; q *= 2) {
+        const double p = *peak_at(s, 1, q);
+        CHECK(p >= previous);
+        previous = p;
+      }
+    }
+}
