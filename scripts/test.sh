@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up, builds, and runs every suite: Catch2 + CLI checks (ctest), the WASM module in Node
+# Sets up, builds, and runs every suite: Catch2 + CLI checks + the accuracy table (ctest), the
+# same tests under ASan/UBSan, a short libFuzzer run of each fuzz target, the WASM module in Node
 # (node --test), and the page in Chromium (Playwright). Ends with one "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,15 +12,29 @@ fi
 mkdir -p test-results
 passed=0; failed=0
 
-ctest --test-dir build-native --output-on-failure --no-tests=error | tee test-results/ctest.log
-ctest_line=$(grep -E 'tests passed, [0-9]+ tests failed out of' test-results/ctest.log | tail -1)
-if [ -n "$ctest_line" ]; then
-  total=$(echo "$ctest_line" | sed -E 's/.* out of ([0-9]+).*/\1/')
-  bad=$(echo "$ctest_line" | sed -E 's/.*passed, ([0-9]+) tests failed.*/\1/')
+# Adds a ctest log's "N% tests passed, F tests failed out of T" to the totals.
+add_ctest() {
+  local line total bad
+  line=$(grep -E 'tests passed, [0-9]+ tests failed out of' "$1" | tail -1)
+  if [ -z "$line" ]; then failed=$((failed + 1)); return; fi
+  total=$(echo "$line" | sed -E 's/.* out of ([0-9]+).*/\1/')
+  bad=$(echo "$line" | sed -E 's/.*passed, ([0-9]+) tests failed.*/\1/')
   passed=$((passed + total - bad)); failed=$((failed + bad))
-else
-  failed=$((failed + 1))
-fi
+}
+# Adds a log's last "N passed, N failed" line to the totals.
+add_summary() {
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+  if [ -z "$line" ]; then failed=$((failed + 1)); return; fi
+  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+}
+
+ctest --test-dir build-native --output-on-failure --no-tests=error | tee test-results/ctest.log
+add_ctest test-results/ctest.log
+scripts/sanitize.sh 2>&1 | tee test-results/sanitize.log
+add_ctest test-results/sanitize.log
+scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log
+add_summary test-results/fuzz.log
 
 node --test tests-js/ | tee test-results/node.log
 node_pass=$(grep -E '^(# |ℹ )pass ' test-results/node.log | tail -1 | awk '{print $NF}')

@@ -8,8 +8,11 @@ namespace trainmem {
 
 namespace {
 
-// 1234567 -> "1,234,567"
+std::string number(double v);
+
+// 1234567 -> "1,234,567"; beyond what an integer holds, scientific notation.
 std::string grouped(double v) {
+  if (!(std::fabs(v) < 1e18)) return number(v);
   const long long n = std::llround(v);
   std::string digits = std::to_string(n < 0 ? -n : n);
   std::string out;
