@@ -44,14 +44,30 @@ struct StageRuntime {
   double offloaded_activations = 0;
   double recompute = 0;           // one layer rebuilt during backward (full recompute)
   double attention_backward = 0;  // eager attention: one layer's score gradients
+  double layer_backward = 0;      // one layer's gradients in flight
   double per_layer = 0;           // saved bytes of one layer of the first group on this stage
 };
 
-// One layer of each group: bytes saved under the policy, without recompute, and the largest
-// attention-score tensor (eager). Independent of the pipeline stage, so computed once.
+// One layer of each group: bytes saved under the policy, without recompute, the largest
+// attention-score tensor (eager), and the gradients its backward holds at once. Independent of
+// the pipeline stage, so computed once.
 struct GroupActivations {
-  double saved = 0, everything = 0, largest_scores = 0;
+  double saved = 0, everything = 0, largest_scores = 0, backward_working = 0;
 };
+
+// Gradients alive inside one layer's backward (autograd frees each once consumed): the
+// gradient flowing through the residual stream and the one entering the current op, [T, h]
+// each, plus the MLP's intermediate gradients, three [T, I] for a gated MLP (down_proj input,
+// then act(gate) and up) or two for a plain one, in the activation dtype, split by TP.
+double layer_backward_working(const LayerGroup& g, const ActivationContext& c) {
+  const double tokens = c.micro_batch * (g.stack == Stack::encoder && !g.attention.cross_attention ? c.encoder_seq : c.seq);
+  const double a = dtype_bytes(c.dtype);
+  const MlpShape& m = g.mlp;
+  const double width = m.num_local_experts > 0 ? static_cast<double>(m.moe_intermediate_size) : static_cast<double>(m.intermediate_size);
+  const double rows = m.num_local_experts > 0 ? tokens * static_cast<double>(m.num_experts_per_tok) : tokens;
+  const double seq_split = c.sequence_parallel ? c.tp : 1.0;
+  return 2 * tokens * c.hidden * a / seq_split + (m.gated ? 3.0 : 2.0) * rows * width * a / c.tp;
+}
 
 std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Architecture& a, Dtype compute) {
   const ActivationContext c = activation_context(s, a, compute);
@@ -66,6 +82,7 @@ std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Ar
     g.everything = saved_bytes(everything);
     for (const auto& t : everything)
       if (t.role == TensorRole::attention_core && t.dtype != Dtype::int8) g.largest_scores = std::max(g.largest_scores, t.bytes);
+    g.backward_working = layer_backward_working(layer, c);
     out.push_back(g);
   }
   return out;
@@ -92,6 +109,7 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     // Eager softmax backward materialises the score gradient next to the saved probabilities,
     // one layer at a time.
     if (s.attention == AttentionImplementation::eager) r.attention_backward = std::max(r.attention_backward, ga.largest_scores);
+    r.layer_backward = std::max(r.layer_backward, ga.backward_working);
   }
   if (last) one_micro_batch += loss.head_saved;
   const double flights = in_flight(s.parallel, stage, s.batch.gradient_accumulation_steps);
@@ -182,7 +200,10 @@ Estimate estimate(const TrainingSetup& s) {
       const double whole_model = static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
       ph.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
       const double fwd_transient = tb.persistent + tb.forward + loss_fwd;
-      const double bwd_transient = tb.persistent + tb.backward + loss_bwd + rt.recompute + rt.attention_backward;
+      // Backward starts with the loss (all activations alive, the logits' working set), then walks
+      // the layers back (recompute, score gradients, gathers); the two do not overlap.
+      const double bwd_transient =
+          tb.persistent + std::max(loss_bwd, tb.backward + rt.recompute + std::max(rt.attention_backward, rt.layer_backward));
       const double step_transient = tb.persistent + tb.optimizer_step;
       ph.forward = allocator_states + rt.activations + fwd_transient;
       ph.backward = allocator_states + rt.activations + bwd_transient;

@@ -34,7 +34,7 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
         bwd = kFp32Bytes + A;
       } else if (f.compiled_loss) {
         fwd = A;
-        bwd = A + kFp32Bytes + A;
+        bwd = 2 * A;
       } else if (fp32) {
         fwd = A + kFp32Bytes + kFp32Bytes;
         bwd = 3 * kFp32Bytes;
@@ -45,8 +45,8 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
       break;
     case LossImplementation::chunked:
       if (f.compiled_loss) {
-        fwd = A + 2 * kFp32Bytes / n;
-        bwd = A + (2 * kFp32Bytes + A) / n;
+        fwd = A;
+        bwd = A + A / n;
       } else {
         fwd = A + kFp32Bytes + kFp32Bytes / n;
         bwd = kFp32Bytes + (2 * kFp32Bytes + A) / n;

@@ -7,13 +7,13 @@
 //     + 4 (log-softmax output, saved) = 10; backward 4 (saved) + 4 (its gradient) + 4 (gradient of
 //     the fp32 logits) = 12 (torch log_softmax / nll_loss backward)
 //   full, eager, no upcast: forward 2A, backward 3A
-//   full, compiled: the upcast fuses into the loss, which saves the 16-bit logits and a per-row
-//     log-sum-exp: forward A, backward A + 4 (fp32 gradient) + A
+//   full, compiled: the upcast fuses into the loss kernels, which save the 16-bit logits and a
+//     per-row log-sum-exp and write the gradient in 16 bits: forward A, backward 2A
 //   Megatron vocab-parallel cross-entropy (fp32 softmax in place): forward A + 4, backward 4 + A
 //   chunked (torchtune CEWithChunkedOutputLoss, n chunks): each chunk is upcast on its own but
 //     every chunk's fp32 log-softmax is saved: forward A + 4 + 4/n, backward 4 + (8 + A)/n;
-//     compiled (torchtune compiles the chunk loss) it saves the 16-bit chunks instead:
-//     forward A + 8/n, backward A + (8 + A)/n
+//     compiled (torchtune compiles the chunk loss) it saves the 16-bit chunks and writes one
+//     chunk's gradient at a time: forward A, backward A + A/n
 //   fused linear cross-entropy (Liger, unsloth): no full logits; 16 bytes per logit of one chunk
 //     (unsloth#7203 maintainer figure; fault B24): 16/n
 // Plus the saved inputs of the head: the final norm and the lm_head input [T, h].
