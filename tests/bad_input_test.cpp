@@ -1,0 +1,106 @@
+// The bad-input catalogue: every field of the estimate document with each kind of wrong value is
+// rejected with its stable code and its own path, never a crash, hang or NaN.
+#include "test_support.hpp"
+
+using namespace trainmem;
+
+namespace {
+
+enum class Kind { count, count0, stage, number01, boolean, choice };
+
+struct Field {
+  const char* path;
+  Kind kind;
+};
+
+const Field kFields[] = {
+    {"model.num_parameters", Kind::count},           {"batch.micro_batch_size", Kind::count},
+    {"batch.seq_length", Kind::count},               {"batch.gradient_accumulation_steps", Kind::count},
+    {"batch.decoder_seq_length", Kind::count},       {"parallel.world_size", Kind::count},
+    {"parallel.gpus_per_node", Kind::count},         {"parallel.data_parallel_size", Kind::count},
+    {"parallel.zero_stage", Kind::stage},            {"parallel.sharding_group_size", Kind::count},
+    {"parallel.tensor_parallel_size", Kind::count},  {"parallel.pipeline_parallel_size", Kind::count},
+    {"parallel.context_parallel_size", Kind::count}, {"parallel.expert_parallel_size", Kind::count},
+    {"parallel.virtual_pipeline_stages", Kind::count}, {"parallel.sequence_parallel", Kind::boolean},
+    {"parallel.reshard_after_forward", Kind::boolean}, {"parallel.offload_optimizer", Kind::choice},
+    {"parallel.offload_param", Kind::choice},        {"parallel.pipeline_schedule", Kind::choice},
+    {"framework", Kind::choice},                     {"method", Kind::choice},
+    {"activation_checkpointing", Kind::choice},      {"selective_policy", Kind::choice},
+    {"attention", Kind::choice},                     {"model_loading", Kind::choice},
+    {"compile", Kind::boolean},                      {"activation_offload", Kind::boolean},
+    {"checkpointed_layers", Kind::count0},           {"precision.param_dtype", Kind::choice},
+    {"precision.grad_dtype", Kind::choice},          {"precision.compute_dtype", Kind::choice},
+    {"precision.optimizer", Kind::choice},           {"precision.optimizer_state_dtype", Kind::choice},
+    {"precision.master_weights", Kind::boolean},     {"precision.optimizer_in_backward", Kind::boolean},
+    {"precision.fp8_compute", Kind::boolean},        {"lora.r", Kind::count},
+    {"lora.lora_dropout", Kind::number01},           {"lora.use_dora", Kind::boolean},
+    {"lora.adapter_dtype", Kind::choice},            {"qlora.quant_type", Kind::choice},
+    {"qlora.double_quant", Kind::boolean},           {"freeze.trainable_layers", Kind::count0},
+    {"loss.implementation", Kind::choice},           {"loss.logits_fp32", Kind::boolean},
+    {"loss.num_chunks", Kind::count},                {"overhead.fragmentation_fraction", Kind::number01},
+    {"checkpoint.save", Kind::choice},               {"checkpoint.keep_last", Kind::count},
+    {"checkpoint.free_disk_bytes", Kind::count0},    {"checkpoint.exclude_frozen_parameters", Kind::boolean},
+    {"gpu.memory_bytes", Kind::count},               {"gpu.cuda_context_bytes", Kind::count0},
+};
+
+struct Wrong {
+  const char* value;
+  const char* code;
+};
+
+std::vector<Wrong> wrong_values(Kind k) {
+  std::vector<Wrong> common{{"\"text\"", "wrong_type"}, {"[]", "wrong_type"}, {"{}", "wrong_type"}};
+  switch (k) {
+    case Kind::count:
+    case Kind::count0:
+    case Kind::stage: {
+      common.push_back({"true", "wrong_type"});
+      common.push_back({"-1", "out_of_range"});
+      common.push_back({"2.5", "not_integer"});
+      common.push_back({"1e300", "out_of_range"});
+      common.push_back({"18446744073709551615", "out_of_range"});
+      if (k == Kind::count) common.push_back({"0", "out_of_range"});
+      if (k == Kind::stage) common.push_back({"4", "out_of_range"});
+      return common;
+    }
+    case Kind::number01:
+      common.push_back({"true", "wrong_type"});
+      common.push_back({"1.5", "out_of_range"});
+      common.push_back({"-0.1", "out_of_range"});
+      return common;
+    case Kind::boolean:
+      return {{"\"true\"", "wrong_type"}, {"1", "wrong_type"}, {"[]", "wrong_type"}};
+    case Kind::choice:
+      return {{"\"no-such-value\"", "unknown_value"}, {"5", "wrong_type"}, {"[]", "wrong_type"}, {"{}", "wrong_type"}};
+  }
+  return common;
+}
+
+// {"a": {"b": value}} for path "a.b".
+std::string nested(const std::string& path, const std::string& value) {
+  const auto dot = path.find('.');
+  if (dot == std::string::npos) return "\"" + path + "\": " + value;
+  return "\"" + path.substr(0, dot) + "\": {" + nested(path.substr(dot + 1), value) + "}";
+}
+
+}  // namespace
+
+TEST_CASE("every field rejects every kind of wrong value with its code and path", "[bad_input]") {
+  int checked = 0;
+  for (const Field& f : kFields) {
+    for (const Wrong& w : wrong_values(f.kind)) {
+      const std::string model = std::string(f.path).rfind("model.", 0) == 0 ? "" : R"("model": {"preset": "llama-3.2-1b"}, )";
+      const std::string doc = "{" + model + nested(f.path, w.value) + "}";
+      CAPTURE(doc);
+      const ParsedSetup parsed = parse_estimate_document(doc);
+      bool found = false;
+      for (const auto& e : parsed.errors) found = found || (e.field == f.path && e.code == w.code);
+      CHECK(found);
+      const JsonResult r = estimate_json(doc);
+      CHECK_FALSE(r.ok);
+      CHECK(r.json.find("NaN") == std::string::npos);
+      ++checked;
+    }
+  }
+  CHECK(checked > 300);
+}
