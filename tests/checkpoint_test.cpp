@@ -6,8 +6,7 @@ using trainmem::test::estimate_from;
 using trainmem::test::GiB;
 
 namespace {
-const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+using trainmem::test::kLlama2_7b;
 constexpr double kN = 6738415616.0;
 constexpr double kMetadata = 16.0 * 1024;
 }  // namespace

@@ -5,8 +5,7 @@ using namespace trainmem;
 using trainmem::test::estimate_from;
 
 namespace {
-const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+using trainmem::test::kLlama2_7b;
 std::int64_t trainable(const std::string& lora) {
   return estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora", "lora": )" + lora + "}")
       .parameters.trainable;

@@ -6,10 +6,8 @@ using trainmem::test::estimate_from;
 using trainmem::test::GiB;
 
 namespace {
-const std::string kLlama31_8b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
-  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256})";
-const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+const std::string& kLlama31_8b = trainmem::test::kLlama3_8b;  // same shapes
+using trainmem::test::kLlama2_7b;
 std::string doc(const std::string& cfg, const std::string& rest) { return R"({"model": {"hf_config": )" + cfg + "}, " + rest + "}"; }
 }  // namespace
 

@@ -13,8 +13,7 @@ const std::string kMixedAdamW = R"({"param_dtype": "bf16", "grad_dtype": "bf16",
 // A 2-layer model small enough to reason about; only ratios matter where it is used.
 const std::string kTinyLlama = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
   "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 1000})";
-const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+using trainmem::test::kLlama2_7b;
 }  // namespace
 
 // The seed's "常见估算表": bytes per parameter (weights, gradients, optimizer states).

@@ -6,10 +6,8 @@ using trainmem::test::estimate_from;
 using trainmem::test::GiB;
 
 namespace {
-const std::string kLlama3_8b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
-  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256})";
-const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+using trainmem::test::kLlama3_8b;
+using trainmem::test::kLlama2_7b;
 const std::string kTiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
   "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 128})";
 }  // namespace

@@ -33,4 +33,12 @@ inline std::vector<std::string> error_fields(const std::string& document) {
 
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
+// Architecture keys of published config.json files used across the tests.
+// meta-llama/Llama-2-7b-hf
+inline const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+  "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})";
+// meta-llama/Meta-Llama-3-8B (Llama-3.1-8B has the same shapes)
+inline const std::string kLlama3_8b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256})";
+
 }  // namespace trainmem::test

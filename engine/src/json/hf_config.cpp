@@ -481,6 +481,20 @@ std::optional<Architecture> gpt2(ConfigFields& f, const std::string& type) {
   return finish(f, type, r);
 }
 
+// GPT-NeoX, Falcon and BLOOM share module names (query_key_value, dense, dense_h_to_4h,
+// dense_4h_to_h), LayerNorm with bias and a plain MLP.
+void neox_style(DecoderRecipe& r, bool bias) {
+  r.norm = NormKind::layer_norm;
+  r.norm_bias = true;
+  r.qkv_bias = r.o_bias = r.mlp_bias = bias;
+  r.lora_targets = {"query_key_value"};
+  r.fused_qkv = "query_key_value";
+  r.o_name = "dense";
+  r.gated = false;
+  r.fc1 = "dense_h_to_4h";
+  r.fc2 = "dense_4h_to_h";
+}
+
 std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& type) {
   DecoderRecipe r;
   r.hidden = f.size({"hidden_size"});
@@ -491,16 +505,8 @@ std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& type) {
   r.intermediate = f.size({"intermediate_size"});
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", false);
-  r.norm = NormKind::layer_norm;
-  r.norm_bias = true;
+  neox_style(r, true);
   r.qkv_bias = r.o_bias = f.flag("attention_bias", true);
-  r.mlp_bias = true;
-  r.lora_targets = {"query_key_value"};
-  r.fused_qkv = "query_key_value";  // GPTNeoXAttention / GPTNeoXMLP module names
-  r.o_name = "dense";
-  r.gated = false;
-  r.fc1 = "dense_h_to_4h";
-  r.fc2 = "dense_4h_to_h";
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   r.hidden_dropout = f.probability("hidden_dropout", 0.0);
   return finish(f, type, r);
@@ -520,15 +526,7 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& type) {
   r.intermediate = f.optional_size("ffn_hidden_size", 4 * r.hidden, 1);
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", true);
-  r.norm = NormKind::layer_norm;
-  r.norm_bias = true;
-  r.qkv_bias = r.o_bias = r.mlp_bias = f.flag("bias", false);
-  r.lora_targets = {"query_key_value"};
-  r.fused_qkv = "query_key_value";
-  r.o_name = "dense";
-  r.gated = false;
-  r.fc1 = "dense_h_to_4h";
-  r.fc2 = "dense_4h_to_h";
+  neox_style(r, f.flag("bias", false));
   r.eager_softmax_fp32 = false;  // FalconAttention: softmax(dtype=hidden_states.dtype)
   // FalconDecoderLayer: ln_attn + ln_mlp (new architecture with 2 norms), one input_layernorm for
   // parallel attention, else input + post-attention norms.
@@ -549,16 +547,8 @@ std::optional<Architecture> bloom(ConfigFields& f, const std::string& type) {
   r.intermediate = 4 * r.hidden;  // BloomMLP: dense_h_to_4h
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", true);
-  r.norm = NormKind::layer_norm;
-  r.norm_bias = true;
+  neox_style(r, true);
   r.embedding_norm = true;
-  r.qkv_bias = r.o_bias = r.mlp_bias = true;
-  r.lora_targets = {"query_key_value"};
-  r.fused_qkv = "query_key_value";
-  r.o_name = "dense";
-  r.gated = false;
-  r.fc1 = "dense_h_to_4h";
-  r.fc2 = "dense_4h_to_h";
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   r.hidden_dropout = f.probability("hidden_dropout", 0.0);
   return finish(f, type, r);
