@@ -42,7 +42,8 @@ node_fail=$(grep -E '^(# |ℹ )fail ' test-results/node.log | tail -1 | awk '{pr
 passed=$((passed + ${node_pass:-0})); failed=$((failed + ${node_fail:-1}))
 
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e.json npx playwright test --reporter=list,json
-e2e=$(node -e 'try{const s=require("./test-results/e2e.json").stats;console.log(s.expected+" "+(s.unexpected+s.flaky))}catch(e){console.log("0 1")}')
+# No test found (or no report) counts as a failure.
+e2e=$(node -e 'try{const s=require("./test-results/e2e.json").stats;console.log(s.expected+" "+(s.unexpected+s.flaky+(s.expected?0:1)))}catch(e){console.log("0 1")}')
 passed=$((passed + ${e2e% *})); failed=$((failed + ${e2e#* }))
 
 echo "${passed} passed, ${failed} failed"
