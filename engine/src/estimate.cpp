@@ -18,7 +18,6 @@ constexpr double kHostBufferFactor = 1.5;
 constexpr double kDefaultCudaContextBytes = 512.0 * 1024 * 1024;
 // Activation offload keeps the layer being computed and one prefetched layer on the GPU.
 constexpr double kOffloadResidentLayers = 2.0;
-constexpr double kFp32Bytes = 4.0;
 
 bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
 
