@@ -1,0 +1,113 @@
+// The URL codec (web/url-state.js): every input field has a key, links round-trip, old links migrate,
+// the golden corpus decodes to its documents, and a tampered parameter is named and left out.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+
+const require = createRequire(import.meta.url);
+const Url = require('../web/url-state.js');
+const engine = await require('../web/engine.js')();
+const every = JSON.parse(readFileSync(new URL('./fixtures/every-field.json', import.meta.url))).document;
+const golden = JSON.parse(readFileSync(new URL('./fixtures/golden-links.json', import.meta.url)));
+
+test('the key table and the every-field document name the same fields, each once', () => {
+  const keyPaths = Url.KEYS.map(([, path]) => path);
+  assert.equal(new Set(keyPaths).size, keyPaths.length, 'a path has two keys');
+  assert.equal(new Set(Url.KEYS.map(([key]) => key)).size, keyPaths.length, 'a key is used twice');
+  // gpu is either a catalog id (key g) or a custom device (gm, gu, gc): the fixture has the device
+  assert.deepEqual(Url.leafPaths(every, '', []).sort(), keyPaths.filter((p) => p !== 'gpu').sort());
+});
+
+test('the engine knows every field the key table names (no typo becomes an unknown_field)', () => {
+  const base = { model: { preset: 'gpt2' } };
+  for (const [key, path] of Url.KEYS) {
+    const doc = structuredClone(base);
+    const value = path === 'gpu' ? 'h100-sxm-80gb' : Url.getPath(every, path);
+    if (path.startsWith('model.')) delete doc.model;
+    Url.setPath(doc, path, value);
+    const out = JSON.parse(engine.estimate(JSON.stringify(doc)));
+    const unknown = (out.errors || []).filter((e) => e.code === 'unknown_field');
+    assert.deepEqual(unknown, [], 'key ' + key + ' (' + path + ')');
+  }
+});
+
+test('every field survives a round trip through a link', () => {
+  const link = Url.encode(every);
+  const back = Url.decode(link);
+  assert.deepEqual(back.problems, []);
+  assert.deepEqual(back.doc, every);
+  const withCatalogGpu = { ...every, gpu: 'a100-80gb' };
+  assert.deepEqual(Url.decode(Url.encode(withCatalogGpu)).doc, withCatalogGpu);
+});
+
+test('a preset configuration is a short, readable link (exact string pinned)', () => {
+  const doc = { model: { preset: 'llama-3.1-8b' }, method: 'lora', lora: { r: 16, target_modules: ['q_proj', 'v_proj'] },
+    precision: { optimizer: 'adamw' }, batch: { micro_batch_size: 1, seq_length: 4096, gradient_accumulation_steps: 8 },
+    activation_checkpointing: 'full', attention: 'flash', parallel: { world_size: 8, zero_stage: 3 }, gpu: 'h100-sxm-80gb' };
+  const link = Url.encode(doc);
+  assert.equal(link, '#v2:m=llama-3.1-8b&me=lora&lr=16&lt=q_proj,v_proj&o=adamw&b=1&s=4096&ga=8&ac=full&at=flash&n=8&z=3&g=h100-sxm-80gb');
+  assert.ok(link.length < 200, link.length + ' characters');
+});
+
+test('a document field with no key is refused, not silently dropped', () => {
+  assert.throws(() => Url.encode({ model: { preset: 'gpt2' }, batch: { seq_len: 1 } }), /batch\.seq_len/);
+});
+
+test('golden links decode to their documents; current-version links re-encode to themselves', () => {
+  assert.ok(golden.some((g) => g.version === 1), 'the corpus keeps first-release links');
+  for (const g of golden) {
+    const r = Url.decode(g.link);
+    assert.deepEqual(r.problems, [], g.link);
+    assert.equal(r.version, g.version, g.link);
+    assert.deepEqual(r.doc, g.document, g.link);
+    if (g.version === Url.VERSION) assert.equal(Url.encode(r.doc), g.link);
+    const out = JSON.parse(engine.estimate(JSON.stringify(r.doc)));
+    assert.equal(out.error, undefined, g.link + ': ' + JSON.stringify(out.errors));
+  }
+});
+
+test('migration: a first-release link becomes the current document and link', () => {
+  const r = Url.decode('#v1:model=gpt2&method=qlora&lora_r=4&world_size=2&zero_stage=1&gpu=l4-24gb');
+  assert.deepEqual(r.doc, { model: { preset: 'gpt2' }, method: 'qlora', lora: { r: 4 }, parallel: { world_size: 2, zero_stage: 1 }, gpu: 'l4-24gb' });
+  assert.equal(Url.encode(r.doc), '#v2:m=gpt2&me=qlora&lr=4&n=2&z=1&g=l4-24gb');
+});
+
+test('a tampered parameter is named and left out; the rest of the link is kept', () => {
+  const r = Url.decode('#v2:m=gpt2&n=eight&zz=1&s=1024&sp=maybe&mc=notcompressed&b=%E0%A4%A');
+  assert.deepEqual(r.doc, { model: { preset: 'gpt2' }, batch: { seq_length: 1024 } });
+  assert.deepEqual(r.problems.map((p) => [p.param, p.path]), [
+    ['n', 'parallel.world_size'], ['zz', ''], ['sp', 'parallel.sequence_parallel'], ['mc', 'model.hf_config'], ['b', 'batch.micro_batch_size']]);
+  assert.match(r.problems[0].message, /not a number/);
+});
+
+test('values that are not plain numbers never become NaN or Infinity', () => {
+  for (const bad of ['NaN', 'Infinity', '1e999', '0x10', '', '1,000']) {
+    const r = Url.decode('#v2:s=' + encodeURIComponent(bad));
+    assert.equal(r.doc.batch, undefined, bad);
+    assert.equal(r.problems.length, 1, bad);
+  }
+});
+
+test('unknown versions and foreign fragments are reported, not guessed', () => {
+  assert.match(Url.decode('#v99:m=gpt2').problems[0].message, /version 99/);
+  assert.match(Url.decode('#section-2').problems[0].message, /not a trainmem link/);
+  assert.equal(Url.decode('').doc, null);
+});
+
+test('a pasted config.json travels in the link, compressed', () => {
+  const config = JSON.parse(engine.catalog('models')).models.find((m) => m.id === 'qwen2.5-7b').hf_config;
+  const link = Url.encode({ model: { hf_config: config }, gpu: 'a100-80gb' });
+  assert.ok(link.length < encodeURIComponent(JSON.stringify(config)).length, 'shorter than the percent-encoded JSON');
+  assert.match(link, /^#v2:mc=[A-Za-z0-9+\-$]+&g=a100-80gb$/);
+  assert.deepEqual(Url.decode(link).doc.model.hf_config, config);
+});
+
+test('text values are percent-encoded, so & = # in a value cannot add parameters', () => {
+  const doc = { model: { preset: 'a&n=9#x' }, lora: { target_modules: ['q&z=1', 'v,w'] } };
+  const link = Url.encode(doc);
+  assert.doesNotMatch(link.slice(4), /#/);
+  const back = Url.decode(link);
+  assert.equal(back.doc.model.preset, 'a&n=9#x');
+  assert.equal(back.doc.parallel, undefined);
+});
