@@ -1,4 +1,5 @@
-// Playwright with Debian's Chromium against the built web/ folder (shared/TOOLCHAIN.md section 7).
+// Playwright with Debian's Chromium (shared/TOOLCHAIN.md section 7) against the page: web/ served on
+// localhost, the built offline folder dist/trainmem-web/ served under a sub-path, and both via file://.
 const { defineConfig } = require('@playwright/test');
 
 module.exports = defineConfig({
@@ -15,11 +16,20 @@ module.exports = defineConfig({
              '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     },
   },
-  webServer: {
-    command: 'python3 -m http.server 4173 --bind 127.0.0.1 --directory web',
-    url: 'http://127.0.0.1:4173/index.html',
-    reuseExistingServer: !process.env.CI,
-    stdout: 'ignore',
-    stderr: 'ignore',
-  },
+  webServer: [
+    {
+      command: 'python3 -m http.server 4173 --bind 127.0.0.1 --directory web',
+      url: 'http://127.0.0.1:4173/index.html',
+      reuseExistingServer: !process.env.CI,
+      stdout: 'ignore',
+      stderr: 'ignore',
+    },
+    {
+      command: 'python3 -m http.server 4174 --bind 127.0.0.1 --directory dist',
+      url: 'http://127.0.0.1:4174/trainmem-web/index.html',
+      reuseExistingServer: !process.env.CI,
+      stdout: 'ignore',
+      stderr: 'ignore',
+    },
+  ],
 });

@@ -1,0 +1,195 @@
+// The page computes what the CLI computes, keeps results fresh, and shows bad input as field errors.
+const { test, expect, cli } = require('./fixtures');
+const Render = require('../web/render.js');
+
+const COMPONENTS = ['parameters', 'gradients', 'optimizer_states', 'model_states', 'activations', 'temporary_buffers',
+  'peak_allocated', 'fragmentation', 'peak_reserved', 'cuda_context', 'peak'];
+
+async function chooseSetup(app) {
+  await app.model('llama-3-8b');
+  await app.set('gpu', 'a100-80gb');
+  await app.set('parallel.world_size', 4);
+  await app.set('parallel.zero_stage', 2);
+  await app.set('batch.seq_length', 2048);
+  await app.set('activation_checkpointing', 'full');
+}
+
+for (const where of ['http', 'file', 'subpath', 'offline']) {
+  test(`preset and GPU: every number equals the CLI's for the same document (${where})`, async ({ app, page }) => {
+    await app.open(where);
+    await chooseSetup(app);
+    const doc = await app.inputDoc();
+    expect(doc).toEqual({ model: { preset: 'llama-3-8b' }, method: 'full', batch: { micro_batch_size: 1, seq_length: 2048 },
+      activation_checkpointing: 'full', parallel: { world_size: 4, zero_stage: 2 }, gpu: 'a100-80gb' });
+    const expected = cli(doc);
+    for (const c of COMPONENTS) expect(await app.bytes('b-' + c), c).toBe(expected.per_gpu[c]);
+    await expect(page.getByTestId('peak')).toHaveText(Render.formatBytes(expected.per_gpu.peak, 'GiB'));
+    await expect(page.getByTestId('trainable')).toHaveText(expected.parameters.trainable.toLocaleString('en-US'));
+    await expect(page.getByTestId('global-batch-size')).toHaveText(String(expected.global_batch_size));
+    expect(await app.bytes('k-training_state')).toBe(expected.checkpoint.training_state_bytes);
+    expect(await app.bytes('d-capacity')).toBe(expected.gpu_capacity_bytes);
+    await expect(page.getByTestId('fit')).toHaveText(expected.fits ? /fits on NVIDIA A100/ : /does not fit/);
+    for (const x of expected.explanations) await expect(page.getByTestId('explain-' + x.component)).toContainText(x.formula);
+    for (const w of expected.warnings) await expect(page.getByTestId('warnings')).toContainText(w.message);
+  });
+}
+
+test('a LoRA rank change updates the trainable parameters', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-2-7b');
+  await app.set('method', 'lora');
+  for (const r of [8, 16, 64]) {
+    await app.set('lora.r', r);
+    const expected = cli(await app.inputDoc());
+    await expect(page.getByTestId('trainable')).toHaveText(expected.parameters.trainable.toLocaleString('en-US'));
+  }
+  await expect(page.getByTestId('trainable')).not.toHaveText('4,194,304');
+});
+
+test('B36: changing only the model changes the result, and every table follows', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-2-7b');
+  await app.gpuTableDone();
+  const before = await page.getByTestId('peak').textContent();
+  const rowBefore = await page.locator('#gpu-table tr[data-gpu="h100-sxm-80gb"]').textContent();
+  await app.model('mistral-7b-v0.1');  // same size class, same numeric fields
+  const expected = cli(await app.inputDoc());
+  await expect(page.getByTestId('peak')).toHaveText(Render.formatBytes(expected.per_gpu.peak, 'GiB'));
+  expect(await page.getByTestId('peak').textContent()).not.toBe(before);
+  await app.gpuTableDone();
+  const rowAfter = page.locator('#gpu-table tr[data-gpu="h100-sxm-80gb"]');
+  await expect(rowAfter).toContainText(Render.formatBytes(expected.per_gpu.peak, 'GiB'));
+  expect(await rowAfter.textContent()).not.toBe(rowBefore);
+});
+
+test('the GPU table: the fewest GPUs found fits, one model-parallel step fewer does not (CLI)', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-70b');
+  await app.set('parallel.zero_stage', 3);
+  await app.set('activation_checkpointing', 'full');
+  await app.gpuTableDone();
+  const doc = await app.inputDoc();
+  await expect(page.locator('#gpu-table tbody tr')).toHaveCount(27);
+  for (const gpu of ['a100-40gb', 'h100-sxm-80gb', 'mi300x-192gb']) {
+    const text = await page.locator(`#gpu-table tr[data-gpu="${gpu}"] [data-testid="min-gpus"]`).textContent();
+    const n = Number(text.replace(/,/g, ''));
+    expect(n, gpu + ': ' + text).toBeGreaterThan(0);
+    const at = (k) => cli({ ...doc, gpu, parallel: { ...doc.parallel, world_size: k } });
+    expect(at(n).fits, gpu + ' at ' + n).toBe(true);
+    if (n > 1) expect(at(n - 1).fits, gpu + ' at ' + (n - 1)).toBe(false);
+  }
+});
+
+test('bad input shows field errors and never NaN or Infinity', async ({ app, page }) => {
+  await app.open();
+  const noNaN = async () => {
+    const text = await page.locator('body').innerText();
+    expect(text).not.toMatch(/NaN|Infinity/);
+  };
+  for (const [p, value, code] of [['batch.seq_length', 'abc', /batch\.seq_length must be an integer/],
+    ['parallel.world_size', '0', /parallel\.world_size = 0 is out of range/],
+    ['batch.micro_batch_size', '1e999', /batch\.micro_batch_size/],
+    ['overhead.fragmentation_fraction', '-1', /overhead\.fragmentation_fraction/]]) {
+    if (p.startsWith('overhead')) await page.locator('#advanced > summary').click();
+    await app.set(p, value);
+    const err = app.field(p).locator('xpath=following-sibling::p[@data-testid="field-error"]');
+    await expect(err).toHaveText(code);
+    await expect(app.field(p)).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.locator('#result-body')).toBeHidden();
+    await expect(page.getByTestId('status')).toHaveText(/No estimate/);
+    await noNaN();
+    await app.set(p, '');
+    await expect(page.locator('#result-body')).toBeVisible();
+    await expect(page.getByTestId('field-error')).toHaveCount(0);
+  }
+  await noNaN();
+});
+
+test('a pasted config.json becomes a custom model; a bad one is named', async ({ app, page }) => {
+  const config = JSON.parse(require('child_process').execFileSync(require('path').join(__dirname, '..', 'build-native', 'trainmem'), ['catalog', 'models']))
+    .models.find((m) => m.id === 'qwen2.5-0.5b').hf_config;
+  await app.open();
+  await page.locator('#custom-model > summary').click();
+  await page.getByTestId('config-text').fill('{"hidden_size": 8,');
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('config-note')).toHaveText(/Not valid JSON/);
+  await page.getByTestId('config-text').fill(JSON.stringify({ ...config, _name_or_path: 'my-org/tiny-qwen' }));
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('config-note')).toHaveText('Custom model "my-org/tiny-qwen" added and selected.');
+  await expect(page.getByTestId('model').locator('option:checked')).toHaveText('my-org/tiny-qwen');
+  const doc = await app.inputDoc();
+  expect(doc.model.hf_config.hidden_size).toBe(896);
+  const expected = cli(doc);
+  await expect(page.getByTestId('trainable')).toHaveText(expected.parameters.trainable.toLocaleString('en-US'));
+  expect(await app.bytes('b-peak')).toBe(expected.per_gpu.peak);
+  expect(page.url()).toMatch(/#v2:mc=/);
+
+  await page.getByTestId('config-text').fill(JSON.stringify({ ...config, hidden_size: -5 }));
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('model').locator('xpath=following-sibling::p[@data-testid="field-error"]')).toContainText('model.hf_config.hidden_size');
+});
+
+test('DPO, PPO and GRPO: the fields that matter appear, and the per-model budget is shown', async ({ app, page }) => {
+  await app.open();
+  await app.model('qwen2.5-1.5b');
+  await expect(page.getByTestId('reward-model')).toBeHidden();
+  await app.set('rlhf.algorithm', 'dpo');
+  await expect(page.getByTestId('reward-model')).toBeHidden();
+  await expect(page.getByTestId('rlhf-models')).toBeVisible();
+  await app.set('rlhf.algorithm', 'ppo');
+  await expect(page.getByTestId('critic-model')).toBeVisible();
+  await page.getByTestId('reward-model').selectOption('p:qwen2.5-0.5b');
+  await page.getByTestId('critic-model').selectOption('p:qwen2.5-0.5b');
+  const doc = await app.inputDoc();
+  expect(doc.rlhf).toEqual({ algorithm: 'ppo', reward: { model: { preset: 'qwen2.5-0.5b' } }, critic: { model: { preset: 'qwen2.5-0.5b' } } });
+  const expected = cli(doc);
+  for (const role of Object.keys(expected.per_gpu_models)) await expect(page.getByTestId('rlhf-models')).toContainText(role);
+  expect(await app.bytes('b-peak')).toBe(expected.per_gpu.peak);
+  await app.set('rlhf.algorithm', 'grpo');
+  await expect(page.getByTestId('critic-model')).toBeHidden();
+  expect((await app.inputDoc()).rlhf.critic).toBeUndefined();
+});
+
+test('GiB and GB are labelled as what they are (B08), in both languages and themes', async ({ app, page }) => {
+  await app.open();
+  const peak = await app.bytes('b-peak');
+  await expect(page.getByTestId('peak')).toHaveText(Render.formatBytes(peak, 'GiB'));
+  await page.getByTestId('unit').selectOption('GB');
+  await expect(page.getByTestId('peak')).toHaveText(Render.formatBytes(peak, 'GB'));
+  expect(Render.formatBytes(peak, 'GB')).toMatch(/ GB$/);
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'zh-Hans');
+  await expect(page.locator('legend').first()).toHaveText('模型');
+  await expect(page.getByTestId('peak')).toHaveText(Render.formatBytes(peak, 'GB'));
+  await page.getByTestId('theme').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(bg).toBe('rgb(21, 23, 26)');
+  await page.reload();  // preferences are kept
+  await expect(page.locator('legend').first()).toHaveText('模型');
+  await expect(page.getByTestId('peak')).toHaveText(/ GB$/);
+});
+
+test('compare a pinned configuration, then export Markdown and JSON', async ({ app, page }) => {
+  await app.open();
+  await page.getByTestId('pin').click();
+  await app.set('batch.micro_batch_size', 2);
+  await expect(page.getByTestId('compare')).toBeVisible();
+  await expect(page.getByTestId('compare-inputs')).toContainText('batch.micro_batch_size: 1 → 2');
+  const doc = await app.inputDoc();
+  const pinned = cli({ ...doc, batch: { ...doc.batch, micro_batch_size: 1 } });
+  const current = cli(doc);
+  expect(await app.bytes('diff-activations')).toBe(current.per_gpu.activations - pinned.per_gpu.activations);
+  expect(await app.bytes('diff-peak')).toBe(current.per_gpu.peak - pinned.per_gpu.peak);
+
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
+  const text = require('fs').readFileSync(await md.path(), 'utf8');
+  expect(text).toContain('# trainmem estimate');
+  expect(text).toContain(Render.formatBytes(current.per_gpu.peak, 'GiB'));
+  const [js] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const exported = JSON.parse(require('fs').readFileSync(await js.path(), 'utf8'));
+  expect(exported.input).toEqual(doc);
+  expect(exported.output).toEqual(current);
+  await page.getByTestId('unpin').click();
+  await expect(page.getByTestId('compare')).toBeHidden();
+});

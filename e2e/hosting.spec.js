@@ -1,0 +1,91 @@
+// Hosting and offline: the built folder from file:// and under a sub-path, the Content-Security-Policy
+// in force, no request leaving the origin, a 390 px phone, and an axe-core accessibility scan.
+const { test, expect, cli, ROOT } = require('./fixtures');
+const fs = require('fs');
+const path = require('path');
+
+for (const where of ['http', 'offline']) {
+  test(`the Content-Security-Policy is in force (${where}): an inline script is refused, the engine runs`, async ({ app, page, guard }) => {
+    await app.open(where);
+    guard.allow(/inline script|CSP violation: script-src-elem inline/);
+    const ran = await page.evaluate(async () => {
+      const seen = new Promise((resolve) => document.addEventListener('securitypolicyviolation', (e) => resolve(e.violatedDirective), { once: true }));
+      const s = document.createElement('script');
+      s.textContent = 'window.__inlineRan = true';
+      document.body.append(s);
+      return { directive: await seen, ran: window.__inlineRan === true };
+    });
+    expect(ran).toEqual({ directive: 'script-src-elem', ran: false });
+    await expect(page.locator('#result-body')).toBeVisible();
+  });
+}
+
+test('the offline folder is self-contained: every file it references is inside it', async () => {
+  const dir = path.join(ROOT, 'dist', 'trainmem-web');
+  const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+  const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+  for (const ref of refs) {
+    if (ref.startsWith('data:') || ref === 'trainmem-web.zip') continue;
+    expect(ref, ref).not.toMatch(/^[a-z]+:|^\/\//i);  // relative: works under any sub-path and from file://
+    expect(fs.existsSync(path.join(dir, ref)), ref).toBe(true);
+  }
+  expect(fs.existsSync(path.join(ROOT, 'dist', 'trainmem-web.zip'))).toBe(true);
+});
+
+test('no request leaves the origin, whatever is clicked', async ({ app, page, context }) => {
+  const requests = [];
+  context.on('request', (r) => requests.push(r.url()));
+  await app.open();
+  for (const d of await page.locator('details > summary:visible').all()) await d.click();
+  await page.getByTestId('pin').click();
+  await app.set('batch.micro_batch_size', 4);
+  await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  await page.getByTestId('lang').selectOption('zh');
+  await app.gpuTableDone();
+  const origin = 'http://127.0.0.1:4173/';
+  expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:' + origin) && !u.startsWith('data:'))).toEqual([]);
+});
+
+test('a 390 px phone: no sideways scrolling, inputs usable, the headline follows', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto('http://127.0.0.1:4173/index.html');
+  await expect(page.getByTestId('input-json')).not.toBeEmpty();
+  const widths = async () => page.evaluate(() => [document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]);
+  let [doc, body, inner] = await widths();
+  expect(doc).toBeLessThanOrEqual(inner);
+  expect(body).toBeLessThanOrEqual(inner);
+  await page.locator('[data-path="batch.seq_length"]').fill('8192');
+  const mini = page.getByTestId('mini');
+  await expect(mini).toBeVisible();
+  await expect(mini).toContainText(await page.getByTestId('peak').textContent());
+  await mini.tap();
+  await expect(page.getByTestId('peak')).toBeInViewport();
+  await page.getByTestId('lang').selectOption('zh');
+  await page.locator('[data-path="method"]').selectOption('lora');
+  [doc, body, inner] = await widths();
+  expect(doc).toBeLessThanOrEqual(inner);
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+for (const theme of ['light', 'dark']) {
+  test(`axe-core finds no serious or critical accessibility violation (${theme})`, async ({ browser }) => {
+    const context = await browser.newContext({ bypassCSP: true });  // to inject axe; the page itself is unchanged
+    const page = await context.newPage();
+    await page.goto('http://127.0.0.1:4173/index.html#v2:m=llama-3.1-8b&me=lora&ra=ppo&rm=gpt2&g=h100-sxm-80gb');
+    await expect(page.getByTestId('input-json')).not.toBeEmpty();
+    await page.getByTestId('theme').selectOption(theme);
+    await page.getByTestId('pin').click();
+    for (const d of await page.locator('details > summary:visible').all()) await d.click();
+    await expect(page.getByTestId('gpu-table')).toHaveAttribute('aria-busy', 'false', { timeout: 15000 });
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ': ' + v.help + ' — ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '));
+    expect(serious).toEqual([]);
+    await context.close();
+  });
+}

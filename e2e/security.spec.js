@@ -1,0 +1,53 @@
+// Script injection through every link parameter, a pasted config.json, the search box and local
+// storage runs nothing: text from outside goes in with textContent only. The CSP is bypassed here
+// so that it cannot hide an HTML insertion.
+const { test, expect } = require('./fixtures');
+const LZString = require('lz-string');
+const Url = require('../web/url-state.js');
+
+const PAYLOADS = ['<img src=x onerror="window.__pwned=1">', '"><script>window.__pwned=1</script>', "'><svg onload=window.__pwned=1>"];
+const hostile = (p) => ({ _name_or_path: p, model_type: p, [p]: p, hidden_size: p, architectures: [p] });
+
+test.use({ bypassCSP: true });
+
+async function expectNothingRan(page) {
+  await page.waitForTimeout(300);
+  expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+  expect(await page.locator('img, svg, script:not([src])').count()).toBe(0);
+}
+
+for (const payload of PAYLOADS) {
+  test(`every link parameter carrying ${payload.slice(0, 14)}… runs nothing and is shown as text`, async ({ app, page }) => {
+    const pairs = Url.KEYS.map(([key, , type]) => key + '=' + (type === 'json'
+      ? LZString.compressToEncodedURIComponent(JSON.stringify(hostile(payload))) : encodeURIComponent(payload)));
+    pairs.push(encodeURIComponent(payload) + '=' + encodeURIComponent(payload));  // as a parameter name too
+    await app.open('http', '#v2:' + pairs.join('&'));
+    await expectNothingRan(page);
+    await expect(page.getByTestId('link-problems')).toContainText(payload.slice(0, 12));
+    await expect(page.locator('#result-body')).toBeVisible();  // every bad field left out, the rest estimated
+  });
+}
+
+test('a hostile config.json, search text and local storage run nothing', async ({ app, page }) => {
+  await app.open();
+  for (const payload of PAYLOADS) {
+    await page.locator('#custom-model').evaluate((d) => { d.open = true; });
+    await page.getByTestId('config-text').fill(JSON.stringify({ ...hostile(payload), hidden_size: 64, num_hidden_layers: 2 }));
+    await page.getByTestId('config-use').click();
+    await page.getByTestId('model-search').fill(payload);
+    await page.getByTestId('model-search').fill('huggingface.co/' + payload + '/x');
+    await expectNothingRan(page);
+  }
+  await expect(page.getByTestId('model').locator('optgroup').last()).toContainText(PAYLOADS[0]);
+  await page.getByTestId('pin').click();
+
+  await page.evaluate((payloads) => {
+    localStorage.setItem('trainmem.customs', JSON.stringify(payloads.map((p) => ({ name: p, config: { model_type: p } }))));
+    localStorage.setItem('trainmem.state', JSON.stringify('#v2:m=' + encodeURIComponent(payloads[0])));
+    localStorage.setItem('trainmem.pinned', JSON.stringify('#v2:m=' + encodeURIComponent(payloads[1])));
+    localStorage.setItem('trainmem.prefs', JSON.stringify({ unit: payloads[0], lang: payloads[1], theme: payloads[2] }));
+  }, PAYLOADS);
+  await page.goto('/index.html');
+  await expect(page.getByTestId('input-json')).not.toBeEmpty();
+  await expectNothingRan(page);
+});

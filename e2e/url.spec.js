@@ -1,0 +1,136 @@
+// Links: a shared URL restores every input and the result, old links keep working, a tampered
+// parameter is named and the rest kept, back/forward steps through edits, HF references find presets.
+const { test, expect, cli } = require('./fixtures');
+const golden = require('../tests-js/fixtures/golden-links.json');
+
+test('a copied link reproduces every input and the result in a fresh browser (B36)', async ({ app, page, browser }) => {
+  await app.open();
+  await app.model('qwen2.5-7b');
+  await app.set('method', 'lora');
+  await app.set('lora.r', 32);
+  await app.set('lora.target_modules', 'all-linear');
+  await app.set('precision.optimizer', 'adamw_8bit');
+  await app.set('precision.param_dtype', 'bf16');
+  await app.set('batch.micro_batch_size', 2);
+  await app.set('batch.seq_length', 3072);
+  await app.set('batch.gradient_accumulation_steps', 16);
+  await app.set('activation_checkpointing', 'selective');
+  await app.set('selective_policy', 'op_level');
+  await app.set('attention', 'sdpa');
+  await app.set('gpu', 'l40s-48gb');
+  await app.set('parallel.world_size', 4);
+  await app.set('parallel.zero_stage', 1);
+  await app.set('parallel.tensor_parallel_size', 2);
+  await app.set('parallel.offload_optimizer', 'cpu');
+  await page.locator('#advanced > summary').click();
+  await app.set('precision.grad_dtype', 'fp32');
+  await app.set('overhead.fragmentation_fraction', 0.2);
+  await page.locator('#checkpoint-settings > summary').click();
+  await app.set('checkpoint.keep_last', 3);
+  await app.set('checkpoint.free_disk_bytes', 500);  // GiB
+  const doc = await app.inputDoc();
+  expect(doc.checkpoint.free_disk_bytes).toBe(500 * 2 ** 30);
+  const values = await page.locator('[data-path]').evaluateAll((els) => els.map((e) => [e.dataset.path, e.value]));
+  const link = page.url();
+  const peak = await page.getByTestId('peak').textContent();
+
+  const fresh = await browser.newContext();  // no shared local storage
+  const other = await fresh.newPage();
+  await other.goto(link);
+  await expect(other.getByTestId('input-json')).not.toBeEmpty();
+  expect(JSON.parse(await other.getByTestId('input-json').textContent())).toEqual(doc);
+  expect(await other.locator('[data-path]').evaluateAll((els) => els.map((e) => [e.dataset.path, e.value]))).toEqual(values);
+  await expect(other.getByTestId('peak')).toHaveText(peak);
+  expect(await other.getByTestId('b-peak').getAttribute('data-bytes')).toBe(String(cli(doc).per_gpu.peak));
+  await fresh.close();
+});
+
+test('a preset configuration link is readable and under 200 characters', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-70b');
+  await app.set('method', 'qlora');
+  await app.set('gpu', 'a100-80gb');
+  const hash = new URL(page.url()).hash;
+  expect(hash).toBe('#v2:m=llama-3.1-70b&me=qlora&b=1&s=4096&n=8&z=3&g=a100-80gb');
+  expect(page.url().length).toBeLessThan(200);
+});
+
+for (const g of golden) {
+  test(`golden link (v${g.version}) opens as its document: ${g.link.slice(0, 60)}`, async ({ app, page }) => {
+    await app.open('http', g.link);
+    expect(await app.inputDoc()).toEqual(g.document);
+    await expect(page.getByTestId('link-problems')).toBeEmpty();
+    await expect(page.locator('#result-body')).toBeVisible();
+  });
+}
+
+test('the first-release link opens from file:// too, and is rewritten to the current version', async ({ app, page }) => {
+  await app.open('offline', golden[0].link);
+  expect(await app.inputDoc()).toEqual(golden[0].document);
+  expect(new URL(page.url()).hash).toMatch(/^#v2:m=llama-2-7b&me=full&o=adamw&b=2&s=2048&n=4&z=2&g=a100-80gb$/);
+});
+
+test('a tampered link names each bad parameter and keeps the rest', async ({ app, page }) => {
+  await app.open('http', '#v2:m=gpt2&n=eight&g=h100-sxm-99gb&s=512&zz=1&me=sideways');
+  const problems = page.getByTestId('link-problems');
+  await expect(problems).toContainText('"n" (parallel.world_size) = "eight" was ignored: not a number');
+  await expect(problems).toContainText('"zz" = "1" was ignored: unknown parameter');
+  await expect(problems).toContainText('"g" (gpu) was left out: gpu "h100-sxm-99gb" is not in the GPU catalog');
+  await expect(problems).toContainText('"me" (method) was left out');
+  expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2' }, batch: { seq_length: 512 } });
+  await expect(page.locator('#result-body')).toBeVisible();
+  await expect(app.field('batch.seq_length')).toHaveValue('512');
+});
+
+test('back and forward step through committed edits, one entry per edit', async ({ app, page }) => {
+  await app.open();
+  const start = await page.evaluate(() => history.length);
+  await app.field('batch.seq_length').fill('');
+  await app.field('batch.seq_length').pressSequentially('2048');  // four input events, one edit
+  await app.field('batch.seq_length').blur();
+  await app.set('method', 'lora');
+  expect(await page.evaluate(() => history.length)).toBe(start + 2);
+  await page.goBack();
+  await expect(app.field('method')).toHaveValue('full');
+  await expect(app.field('batch.seq_length')).toHaveValue('2048');
+  await page.goBack();
+  await expect(app.field('batch.seq_length')).toHaveValue('4096');
+  expect(await app.bytes('b-peak')).toBe(cli(await app.inputDoc()).per_gpu.peak);
+  await page.goForward();
+  await page.goForward();
+  await expect(app.field('method')).toHaveValue('lora');
+  const doc = await app.inputDoc();
+  expect(doc.batch.seq_length).toBe(2048);
+  expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
+});
+
+test('B36: Hugging Face references in the search box select the preset by hf_id', async ({ app, page }) => {
+  await app.open();
+  for (const ref of ['Qwen/Qwen2.5-7B', 'https://huggingface.co/Qwen/Qwen2.5-7B', 'https://huggingface.co/Qwen/Qwen2.5-7B/tree/main',
+    'https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json']) {
+    await page.getByTestId('model-search').fill('');
+    await app.model('gpt2');
+    await page.getByTestId('model-search').fill(ref);
+    await expect(page.getByTestId('model')).toHaveValue('p:qwen2.5-7b');
+    await expect(page.getByTestId('model-note')).toHaveText('Qwen/Qwen2.5-7B is the preset Qwen2.5 7B.');
+    expect((await app.inputDoc()).model).toEqual({ preset: 'qwen2.5-7b' });
+  }
+  await page.getByTestId('model-search').fill('https://huggingface.co/someone/unknown-model/blob/main/config.json');
+  await expect(page.getByTestId('model-note')).toContainText('someone/unknown-model is not in the catalog');
+  await expect(page.locator('#custom-model')).toHaveAttribute('open', '');
+  await page.getByTestId('model-search').fill('mixtral');
+  await expect(page.getByTestId('model').locator('optgroup option')).toHaveText([/Qwen2.5 7B/, /Mixtral 8x22B/, /Mixtral 8x7B/]);  // the selected model stays listed, first
+});
+
+test('local storage keeps the last state and custom models', async ({ app, page }) => {
+  await app.open();
+  await page.locator('#custom-model > summary').click();
+  await page.getByTestId('config-text').fill('{"_name_or_path": "tiny", "model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 1000}');
+  await page.getByTestId('config-use').click();
+  await app.model('gpt2');
+  await app.set('batch.seq_length', 777);
+  await page.goto('/index.html');
+  await expect(page.getByTestId('input-json')).not.toBeEmpty();
+  await expect(app.field('batch.seq_length')).toHaveValue('777');
+  await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveText(['tiny']);
+});
