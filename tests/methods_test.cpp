@@ -113,3 +113,26 @@ TEST_CASE("offload moves states off the GPU and onto host RAM or NVMe", "[offloa
   CHECK(nvme.nvme_bytes == 7e9 * 16);
   CHECK(nvme.cpu_bytes_per_node == 0);
 }
+
+TEST_CASE("every method, optimizer and RLHF algorithm prices, with the checkpoint block filled", "[methods]") {
+  const std::string tiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
+  for (const char* method : {"full", "lora", "qlora", "freeze"})
+    for (const char* optimizer : {"adamw", "adam", "adamw_8bit", "paged_adamw", "paged_adamw_8bit", "adafactor", "sgd",
+                                  "sgd_momentum", "lion"})
+      for (const char* rlhf : {"", R"(, "rlhf": {"algorithm": "dpo"})", R"(, "rlhf": {"algorithm": "ppo"})",
+                               R"(, "rlhf": {"algorithm": "grpo"})"}) {
+        const std::string d = doc(tiny, std::string(R"("method": ")") + method + R"(", "precision": {"optimizer": ")" + optimizer +
+                                            R"("}, "batch": {"seq_length": 64}, "gpu": "a100-80gb")" + rlhf);
+        CAPTURE(d);
+        const Estimate e = estimate_from(d);
+        CHECK(e.checkpoint.training_state_bytes > 0);
+        CHECK(e.checkpoint.inference_weights_bytes == 2.0 * static_cast<double>(e.parameters.total));
+        CHECK(e.checkpoint.bytes_per_checkpoint > 0);
+        CHECK((std::string(method) == "lora" || std::string(method) == "qlora") == e.checkpoint.adapter_bytes.has_value());
+        REQUIRE(e.per_gpu.peak);
+        CHECK(std::isfinite(*e.per_gpu.peak));
+        CHECK(e.fits.has_value());
+        CHECK(std::string(rlhf).empty() == e.per_gpu_models.empty());
+      }
+}
