@@ -67,3 +67,17 @@ TEST_CASE("an rlhf block needs an algorithm", "[rlhf][errors]") {
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].field == "rlhf.algorithm");
 }
+
+TEST_CASE("RLHF models are validated like single runs; unused parts are reported", "[rlhf][errors]") {
+  // GPT-2 has 1,024 learned positions: 1,024 + 64 generated tokens do not exist.
+  const auto fields = trainmem::test::error_fields(R"({"model": {"preset": "gpt2"}, "batch": {"seq_length": 1024},
+    "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 64}}})");
+  CHECK(std::find(fields.begin(), fields.end(), "rlhf.rollout.max_new_tokens") != fields.end());
+  // A reward model whose heads tensor parallelism cannot split.
+  const auto reward = trainmem::test::error_fields(R"({"model": {"preset": "llama-3.2-1b"}, "parallel": {"tensor_parallel_size": 8,
+    "world_size": 8}, "rlhf": {"algorithm": "ppo", "reward": {"model": {"preset": "gpt2"}}}})");
+  CHECK(std::find(reward.begin(), reward.end(), "rlhf.reward.model") != reward.end());
+  const JsonResult r = estimate_json(doc(R"("rlhf": {"algorithm": "dpo", "rollout": {"max_new_tokens": 8}})"));
+  REQUIRE(r.ok);
+  CHECK_THAT(r.json, Catch::Contains("rlhf.rollout (DPO does not generate)"));
+}

@@ -178,3 +178,67 @@ TEST_CASE("property: the peak never falls as micro-batch or sequence length grow
       }
     }
 }
+
+TEST_CASE("fewest GPUs respects expert parallelism and max_gpus (QA regressions)", "[solver]") {
+  // Mixtral LoRA, ZeRO-3, EP 4: D must be a multiple of 4; 4 GPUs fit on H100.
+  const TrainingSetup moe = setup_from(R"({"model": {"preset": "mixtral-8x7b"}, "method": "lora", "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3, "expert_parallel_size": 4}, "batch": {"seq_length": 2048}})");
+  for (std::int64_t max_gpus : {12, 999, 1000}) {
+    SolveOptions o;
+    o.max_gpus = max_gpus;
+    const SolveResult r = solve(moe, o, builtin_catalog());
+    REQUIRE(r.min_gpus);
+    CHECK(r.min_gpus->value == 4);
+  }
+  // Model parallelism alone exceeds max_gpus: no answer, and a reason.
+  const TrainingSetup tp_pp = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 1, "tensor_parallel_size": 2, "pipeline_parallel_size": 2}})");
+  SolveOptions small;
+  small.max_gpus = 2;
+  const SolveResult r = solve(tp_pp, small, builtin_catalog());
+  CHECK_FALSE(r.min_gpus);
+  CHECK_FALSE(r.cheapest);
+}
+
+TEST_CASE("ranked strategies re-estimate even when the base offloads parameters", "[solver][strategy]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 4096},
+    "parallel": {"world_size": 8, "zero_stage": 3, "offload_param": "cpu", "offload_optimizer": "cpu"}})");
+  StrategySearchOptions o;
+  o.world_size = 8;
+  o.limit = 1000;
+  for (const auto& c : search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95, nullptr).ranked) {
+    TrainingSetup t = s;
+    t.parallel.offload_param = OffloadTarget::none;
+    t.parallel.zero_stage = c.zero_stage;
+    CHECK(validate(t).empty());
+    if (c.activation_checkpointing != Checkpointing::none) CHECK_THAT(c.explanation, !Catch::Contains("-"));
+  }
+}
+
+TEST_CASE("one GPU: ZeRO-Offload is searched", "[solver][strategy]") {
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "framework": "deepspeed", "gpu": "h100-sxm-80gb",
+    "batch": {"seq_length": 4096}})");
+  StrategySearchOptions o;
+  o.world_size = 1;
+  const auto r = search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95, nullptr);
+  REQUIRE_FALSE(r.ranked.empty());
+  CHECK(r.ranked.front().offload_optimizer == OffloadTarget::cpu);
+}
+
+TEST_CASE("calibration answers at the document's sequence; bad point pairs are refused", "[solver][calibration]") {
+  const std::string base = R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8, "zero_stage": 3},
+    "batch": {"seq_length": 4096}, "solve": {"calibration": )";
+  const JsonResult one = solve_json(base + R"([{"measured_bytes": 4.5e10, "micro_batch_size": 1, "seq_length": 64}]}})");
+  REQUIRE(one.ok);
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 4096}})");
+  const auto c = calibrate(s, {Measurement{4.5e10, 1, 64, Measurement::Measure::allocated}}, 80e9);
+  REQUIRE(c);
+  REQUIRE(c->max_micro_batch_size);
+  // tokens that fit / the document's 4096, not the measurement's 64
+  CHECK(*c->max_micro_batch_size < 8);
+  const JsonResult same = solve_json(base + R"([{"measured_bytes": 4e10, "micro_batch_size": 1, "seq_length": 64},
+    {"measured_bytes": 5e10, "micro_batch_size": 2, "seq_length": 32}]}})");
+  CHECK_FALSE(same.ok);
+  CHECK_THAT(same.json, Catch::Contains("different token counts"));
+}

@@ -41,21 +41,34 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   if (points.size() >= 2) {
     const Measurement& m1 = points[1];
     const double t1 = static_cast<double>(m1.micro_batch_size * m1.seq_length);
-    if (t1 != t0) c.bytes_per_token = (m1.bytes - m0.bytes) / (t1 - t0);
+    c.bytes_per_token = (m1.bytes - m0.bytes) / (t1 - t0);  // validated: different token counts
   }
   c.fixed_bytes = m0.bytes - c.bytes_per_token * t0;
+  if (m0.bytes < e0.per_gpu.model_states)
+    c.reasons.push_back("the measured peak is below the model states alone (" + std::to_string(std::llround(e0.per_gpu.model_states)) +
+                        " bytes): check the measure and the setup");
+  if (c.bytes_per_token <= 0) {
+    c.reasons.push_back("the fitted per-token part is not positive: the two points do not grow with tokens");
+    return c;
+  }
   // The budget in the measurement's terms: remove what the compared peak adds on top of the
   // measured quantity (fragmentation and/or the CUDA context), as the engine prices it.
   const double compared = compared_peak(s0, e0).value_or(p0);
-  const double budget_in_measure = budget - (compared - p0);
-  const double room = budget_in_measure - c.fixed_bytes;
-  if (c.bytes_per_token > 0 && room > 0) {
-    const double tokens = room / c.bytes_per_token;
-    const auto mbs = static_cast<std::int64_t>(std::floor(tokens / static_cast<double>(m0.seq_length)));
-    const auto seq = static_cast<std::int64_t>(std::floor(tokens / static_cast<double>(m0.micro_batch_size)));
-    if (mbs >= 1) c.max_micro_batch_size = mbs;
-    if (seq >= 1) c.max_seq_length = seq;
+  const double room = budget - (compared - p0) - c.fixed_bytes;
+  if (room <= 0) {
+    c.reasons.push_back("the fitted fixed part alone fills the budget");
+    return c;
   }
+  // Answers at the document's sequence length and micro-batch (as the analytic ones), capped as
+  // the solver caps its searches.
+  constexpr double kCap = 16777216.0;  // 2^24
+  const double tokens = room / c.bytes_per_token;
+  const double seq = static_cast<double>(base.batch.seq_length.value_or(m0.seq_length));
+  const double mbs = static_cast<double>(base.batch.micro_batch_size);
+  const double max_mbs = std::min(kCap, std::floor(tokens / seq));
+  const double max_seq = std::min(kCap, std::floor(tokens / mbs));
+  if (max_mbs >= 1) c.max_micro_batch_size = static_cast<std::int64_t>(max_mbs);
+  if (max_seq >= 1) c.max_seq_length = static_cast<std::int64_t>(max_seq);
   return c;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 
 #include "trainmem/calibration.hpp"
 
@@ -97,38 +98,37 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
   }
 
   // Fewest GPUs of a given kind: grow the data-parallel size under the same model parallelism.
+  // Fewest GPUs of a given kind: grow the data-parallel size D under the same model parallelism.
+  // D x CP must stay divisible by EP, so D moves in steps of EP / gcd(EP, CP). One replica is
+  // checked on its own: going to two adds communication buffers, so the peak is not monotone there;
+  // from two on, more sharding never raises it.
   auto min_gpus_for = [&](const GpuSpec& gpu) -> std::optional<FitPoint> {
     TrainingSetup s = base;
     s.gpu = gpu;
     s.parallel.sharding_group_size.reset();
     const std::int64_t mp = s.parallel.tensor_parallel_size * s.parallel.pipeline_parallel_size * cp;
-    auto with_dp = [&](std::int64_t d) {
+    const std::int64_t ep = s.parallel.expert_parallel_size;
+    const std::int64_t step = ep / std::gcd(ep, cp);
+    const std::int64_t max_k = o.max_gpus / mp / step;
+    if (max_k < 1) return std::nullopt;
+    auto with_k = [&](std::int64_t k) {
       TrainingSetup t = s;
-      t.parallel.data_parallel_size = d;
-      t.parallel.world_size = d * mp;
-      if (t.parallel.expert_parallel_size > 1 && (d * cp) % t.parallel.expert_parallel_size != 0) return std::optional<TrainingSetup>();
-      return std::optional<TrainingSetup>(t);
+      t.parallel.data_parallel_size = k * step;
+      t.parallel.world_size = k * step * mp;
+      return t;
     };
-    auto fits_dp = [&](std::int64_t d) {
-      const auto t = with_dp(d);
-      return t && fits(*t);
-    };
-    const std::int64_t max_dp = std::max<std::int64_t>(1, o.max_gpus / mp);
-    // Without sharding more replicas do not lower the per-GPU peak: only D = 1 can answer.
-    const std::int64_t top = s.parallel.zero_stage == 0 ? 1 : max_dp;
-    if (!fits_dp(top)) {
-      if (top == 1 && fits_dp(1)) return FitPoint{mp, *peak_of(*with_dp(1))};
-      return std::nullopt;
-    }
-    std::int64_t lo = 1, hi = top;
+    auto point = [&](std::int64_t k) { return FitPoint{k * step * mp, *peak_of(with_k(k))}; };
+    if (fits(with_k(1))) return point(1);
+    if (s.parallel.zero_stage == 0 || max_k < 2 || !fits(with_k(max_k))) return std::nullopt;
+    std::int64_t lo = 2, hi = max_k;
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (fits_dp(mid)) hi = mid;
+      if (fits(with_k(mid))) hi = mid;
       else lo = mid + 1;
     }
-    return FitPoint{lo * mp, *peak_of(*with_dp(lo))};
+    return point(lo);
   };
-  {
+  if (has_architecture) {
     r.min_gpus = min_gpus_for(*base.gpu);
     if (!r.min_gpus)
       r.reasons.push_back("no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
@@ -146,7 +146,10 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     }
   }
 
-  if (has_architecture && !o.calibration.empty()) r.calibrated = calibrate(base, o.calibration, r.budget_bytes);
+  if (has_architecture && !o.calibration.empty()) {
+    r.calibrated = calibrate(base, o.calibration, r.budget_bytes);
+    for (const auto& reason : r.calibrated->reasons) r.reasons.push_back("calibration: " + reason);
+  }
 
   // Target global batch: the largest fitting micro-batch that divides target / D, and GA.
   if (o.target_global_batch_size && r.max_micro_batch_size) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "trainmem/solver.hpp"
 
@@ -84,6 +85,27 @@ Cost cost_of(const TrainingSetup& s, const Estimate& e, const GpuEntry* gpu) {
   return c;
 }
 
+// The base setup with a candidate's strategy applied (also used to re-estimate and explain it).
+TrainingSetup apply_candidate(const TrainingSetup& base, const StrategyCandidate& c, std::int64_t world_size) {
+  TrainingSetup s = base;
+  ParallelSettings& p = s.parallel;
+  p.world_size = world_size;
+  p.tensor_parallel_size = c.tensor_parallel_size;
+  p.pipeline_parallel_size = c.pipeline_parallel_size;
+  p.context_parallel_size = c.context_parallel_size;
+  p.data_parallel_size = c.data_parallel_size;
+  p.zero_stage = c.zero_stage;
+  p.sharding_group_size.reset();
+  p.virtual_pipeline_stages = 1;
+  if (p.pipeline_schedule == PipelineSchedule::interleaved_1f1b) p.pipeline_schedule = PipelineSchedule::one_f_one_b;
+  p.sequence_parallel = c.tensor_parallel_size > 1;
+  p.offload_optimizer = c.offload_optimizer;
+  p.offload_param = OffloadTarget::none;  // the search explores optimizer offload only
+  s.activation_checkpointing = c.activation_checkpointing;
+  s.batch.micro_batch_size = c.micro_batch_size;
+  return s;
+}
+
 }  // namespace
 
 StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& o, double budget,
@@ -115,49 +137,12 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
                                                        experts % base.parallel.expert_parallel_size != 0))
           continue;
         for (int zero = 0; zero <= 3; ++zero) {
-          if (zero > 0 && dp * cp == 1) continue;  // nothing to shard over
           for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
+              // ZeRO stages shard over D x CP; with nothing to shard they only matter for offload
+              // (ZeRO-Offload on one GPU).
+              if (zero > 0 && dp * cp == 1 && off == OffloadTarget::none) continue;
               if (off == OffloadTarget::cpu && (!o.include_offload || zero == 0)) continue;
-              TrainingSetup s = base;
-              s.parallel.world_size = o.world_size;
-              s.parallel.tensor_parallel_size = tp;
-              s.parallel.pipeline_parallel_size = pp;
-              s.parallel.context_parallel_size = cp;
-              s.parallel.data_parallel_size = dp;
-              s.parallel.zero_stage = zero;
-              s.parallel.sharding_group_size.reset();
-              s.parallel.virtual_pipeline_stages = 1;
-              if (s.parallel.pipeline_schedule == PipelineSchedule::interleaved_1f1b)
-                s.parallel.pipeline_schedule = PipelineSchedule::one_f_one_b;
-              s.parallel.sequence_parallel = tp > 1;
-              s.parallel.offload_optimizer = off;
-              if (off == OffloadTarget::none) s.parallel.offload_param = OffloadTarget::none;
-              s.activation_checkpointing = ckpt;
-              r.candidates += o.max_micro_batch_size;
-              // Largest fitting micro-batch: double, then bisect.
-              std::int64_t lo = 0, hi = 1;
-              while (hi <= o.max_micro_batch_size) {
-                s.batch.micro_batch_size = hi;
-                const auto p = peak(s);
-                if (!p || *p > budget) break;
-                lo = hi;
-                hi *= 2;
-              }
-              if (lo == 0) continue;
-              std::int64_t bad = std::min(hi, o.max_micro_batch_size + 1);
-              while (bad - lo > 1) {
-                const std::int64_t mid = (lo + bad) / 2;
-                s.batch.micro_batch_size = mid;
-                const auto p = peak(s);
-                if (p && *p <= budget) lo = mid;
-                else bad = mid;
-              }
-              s.batch.micro_batch_size = lo;
-              const Estimate e = estimate(s);
-              ++r.estimates;
-              const Cost c = cost_of(s, e, gpu);
-              r.feasible += lo;
               StrategyCandidate cand;
               cand.data_parallel_size = dp;
               cand.tensor_parallel_size = tp;
@@ -166,7 +151,31 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
               cand.zero_stage = zero;
               cand.activation_checkpointing = ckpt;
               cand.offload_optimizer = off;
+              r.candidates += o.max_micro_batch_size;
+              // Largest fitting micro-batch: double, then bisect.
+              auto fits_at = [&](std::int64_t m) {
+                cand.micro_batch_size = m;
+                const auto p = peak(apply_candidate(base, cand, o.world_size));
+                return p && *p <= budget;
+              };
+              std::int64_t lo = 0, hi = 1;
+              while (hi <= o.max_micro_batch_size && fits_at(hi)) {
+                lo = hi;
+                hi *= 2;
+              }
+              if (lo == 0) continue;
+              std::int64_t bad = std::min(hi, o.max_micro_batch_size + 1);
+              while (bad - lo > 1) {
+                const std::int64_t mid = (lo + bad) / 2;
+                if (fits_at(mid)) lo = mid;
+                else bad = mid;
+              }
               cand.micro_batch_size = lo;
+              const TrainingSetup s = apply_candidate(base, cand, o.world_size);
+              const Estimate e = estimate(s);
+              ++r.estimates;
+              const Cost c = cost_of(s, e, gpu);
+              r.feasible += lo;
               cand.peak = compared_peak(s, e).value_or(0);
               cand.headroom = budget - cand.peak;
               cand.step_time_s = c.step_time_s;
@@ -179,14 +188,26 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     }
   }
   if (feasible.empty()) {
-    r.reasons.push_back("no strategy on " + std::to_string(o.world_size) +
-                        " GPUs fits, even with ZeRO-3, full checkpointing, optimizer offload and micro-batch 1: add GPUs, "
-                        "shorten the sequence, or use LoRA/QLoRA");
+    r.reasons.push_back(r.candidates == 0
+                            ? "no factorization of " + std::to_string(o.world_size) +
+                                  " GPUs suits this model (tensor parallel must divide the heads, pipeline parallel the layers, "
+                                  "context parallel the sequence, and expert parallel the data x context group)"
+                            : "no strategy on " + std::to_string(o.world_size) + " GPUs fits, down to micro-batch 1 with " +
+                                  (o.include_offload ? "ZeRO-3, full checkpointing and optimizer offload"
+                                                     : "ZeRO-3 and full checkpointing") +
+                                  ": add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)");
     return r;
   }
-  std::sort(feasible.begin(), feasible.end(), [](const StrategyCandidate& x, const StrategyCandidate& y) {
+  // Best throughput first, then headroom, then a fixed order of the strategy's sizes, so that
+  // every build ranks ties the same way.
+  auto key = [](const StrategyCandidate& c) {
+    return std::make_tuple(c.tensor_parallel_size, c.pipeline_parallel_size, c.context_parallel_size, c.zero_stage,
+                           static_cast<int>(c.activation_checkpointing), static_cast<int>(c.offload_optimizer), c.micro_batch_size);
+  };
+  std::sort(feasible.begin(), feasible.end(), [&](const StrategyCandidate& x, const StrategyCandidate& y) {
     if (x.tokens_per_gpu_per_s != y.tokens_per_gpu_per_s) return x.tokens_per_gpu_per_s > y.tokens_per_gpu_per_s;
-    return x.headroom > y.headroom;
+    if (x.headroom != y.headroom) return x.headroom > y.headroom;
+    return key(x) < key(y);
   });
   if (feasible.size() > o.limit) feasible.resize(o.limit);
   // Explain the top choices against the same strategy without checkpointing.
@@ -195,19 +216,9 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
       c.explanation = "no recompute; " + gib(c.headroom) + " of headroom";
       continue;
     }
-    TrainingSetup s = base;
-    s.parallel.world_size = o.world_size;
-    s.parallel.tensor_parallel_size = c.tensor_parallel_size;
-    s.parallel.pipeline_parallel_size = c.pipeline_parallel_size;
-    s.parallel.context_parallel_size = c.context_parallel_size;
-    s.parallel.data_parallel_size = c.data_parallel_size;
-    s.parallel.zero_stage = c.zero_stage;
-    s.parallel.sharding_group_size.reset();
-    s.parallel.sequence_parallel = c.tensor_parallel_size > 1;
-    s.parallel.offload_optimizer = c.offload_optimizer;
-    s.batch.micro_batch_size = c.micro_batch_size;
-    s.activation_checkpointing = Checkpointing::none;
-    const auto without = peak(s);
+    StrategyCandidate plain = c;
+    plain.activation_checkpointing = Checkpointing::none;
+    const auto without = peak(apply_candidate(base, plain, o.world_size));
     const double overhead = c.activation_checkpointing == Checkpointing::full
                                 ? 1.0 / 3.0
                                 : (1.0 / 3.0) * static_cast<double>(seq) / (6.0 * static_cast<double>(a.hidden_size) + static_cast<double>(seq));

@@ -16,8 +16,37 @@ void check_divides(Errors& e, std::int64_t divisor, std::int64_t value, const st
 }
 }  // namespace
 
+// The models of an RLHF job are checked like single runs; their errors point at their block.
+void validate_rlhf(const TrainingSetup& s, Errors& e) {
+  const RlhfSettings& rl = *s.rlhf;
+  const bool generates = rl.algorithm != RlhfAlgorithm::dpo;
+  if (generates && s.model.architecture) {
+    const Architecture& a = *s.model.architecture;
+    if (!a.vocab_logits)
+      e.push_back({error_code::inconsistent, "model", "PPO/GRPO generate completions: the policy must be a language model with a vocabulary head"});
+    const std::int64_t total = s.batch.seq_length.value_or(0) + rl.max_new_tokens;
+    if (a.learned_positions && total > a.max_position_embeddings)
+      e.push_back({error_code::out_of_range, "rlhf.rollout.max_new_tokens",
+                   "seq_length + max_new_tokens = " + str(total) + " exceeds the policy's " + str(a.max_position_embeddings) +
+                       " learned positions"});
+  }
+  auto check = [&](const char* role, const std::optional<ModelSpec>& model) {
+    if (!model || rl.algorithm != RlhfAlgorithm::ppo) return;
+    TrainingSetup sub = s;
+    sub.rlhf.reset();
+    sub.model = *model;
+    sub.method = Method::full;
+    if (generates) sub.batch.seq_length = s.batch.seq_length.value_or(0) + rl.max_new_tokens;
+    for (const auto& err : validate(sub))
+      e.push_back({err.code, std::string("rlhf.") + role + ".model", std::string("(") + role + " model) " + err.message});
+  };
+  check("reward", rl.reward_model);
+  check("critic", rl.critic_model);
+}
+
 Errors validate(const TrainingSetup& s) {
   Errors e;
+  if (s.rlhf) validate_rlhf(s, e);
   const ParallelSettings& p = s.parallel;
   const std::int64_t model_parallel = p.tensor_parallel_size * p.pipeline_parallel_size * p.context_parallel_size;
   if (p.world_size % model_parallel != 0) {

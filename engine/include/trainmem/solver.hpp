@@ -52,9 +52,11 @@ struct GlobalBatchPlan {
 struct Calibrated {
   double fixed_bytes = 0, bytes_per_token = 0;   // measured-measure bytes
   double analytic_fixed_bytes = 0, analytic_bytes_per_token = 0;
+  // At the document's sequence length and micro-batch, like the analytic answers.
   std::optional<std::int64_t> max_micro_batch_size, max_seq_length;
   double predicted_at_measurement = 0;  // the analytic estimate in the measurement's terms
   double relative_difference = 0;       // (measured - analytic) / analytic at the measured point
+  std::vector<std::string> reasons;     // why an answer is missing or the fit is doubtful
 };
 
 struct SolveResult {

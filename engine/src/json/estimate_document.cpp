@@ -133,6 +133,15 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     rr.finish();
   }
   r.finish();
+  // Parts that this algorithm does not use: accepted, reported as ignored.
+  auto ignored = [&](bool given, const char* what) {
+    if (given) s.ignored_fields.emplace_back(what);
+  };
+  ignored(rl.reward_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.reward (only PPO scores with a reward model)");
+  ignored(rl.critic_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.critic (only PPO trains a critic)");
+  ignored(r.has("rollout") && rl.algorithm == RlhfAlgorithm::dpo, "rlhf.rollout (DPO does not generate)");
+  ignored(rl.reference_shared_base && s.method != Method::lora && s.method != Method::qlora,
+          "rlhf.reference shared_base (only a LoRA/QLoRA policy has a frozen base to share)");
   s.rlhf = rl;
 }
 
@@ -259,6 +268,8 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   g.cuda_context_bytes = r.integer("cuda_context_bytes", 0, 1e12);
   if (g.usable_bytes && memory && *g.usable_bytes > *memory)
     errors.push_back({error_code::inconsistent, "gpu.usable_bytes", "gpu.usable_bytes exceeds gpu.memory_bytes"});
+  if (g.cuda_context_bytes && memory && *g.cuda_context_bytes >= *memory)
+    errors.push_back({error_code::inconsistent, "gpu.cuda_context_bytes", "gpu.cuda_context_bytes must be below gpu.memory_bytes"});
   r.finish();
   s.gpu = g;
 }

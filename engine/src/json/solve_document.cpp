@@ -4,6 +4,7 @@
 
 #include "documents.hpp"
 #include "object_reader.hpp"
+#include "trainmem/catalog.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/solver.hpp"
 #include "trainmem/strategy_search.hpp"
@@ -31,7 +32,11 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
     ObjectReader pr(*prices, "solve.prices", errors);
     if (pr.valid())
       for (auto it = prices->begin(); it != prices->end(); ++it)
-        if (auto p = pr.number(it.key(), 0, 1e5)) q.options.prices[it.key()] = *p;
+        if (auto p = pr.number(it.key(), 0, 1e5)) {
+          if (!builtin_catalog().find_gpu(it.key()))
+            errors.push_back({error_code::unknown_gpu, "solve.prices." + it.key(), "solve.prices: \"" + it.key() + "\" is not a catalog GPU"});
+          q.options.prices[it.key()] = *p;
+        }
   }
   if (const json* cal = r.get("calibration")) {
     if (!cal->is_array() || cal->empty() || cal->size() > 2) {
@@ -50,7 +55,24 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
         point.measure = m.choice<Mm>("measure", {{"allocated", Mm::allocated}, {"reserved", Mm::reserved}, {"nvidia-smi", Mm::device}})
                             .value_or(Mm::allocated);
         m.finish();
+        const std::string at = "solve.calibration." + std::to_string(i);
+        const Architecture* a = s.model.architecture ? &*s.model.architecture : nullptr;
+        if (a && a->learned_positions && point.seq_length > a->max_position_embeddings)
+          errors.push_back({error_code::out_of_range, at + ".seq_length",
+                            at + ".seq_length exceeds the model's " + std::to_string(a->max_position_embeddings) + " positions"});
+        if (point.seq_length % s.parallel.context_parallel_size != 0)
+          errors.push_back({error_code::not_divisible, at + ".seq_length",
+                            "parallel.context_parallel_size must divide " + at + ".seq_length"});
         q.options.calibration.push_back(point);
+      }
+      if (q.options.calibration.size() == 2) {
+        const Measurement& a = q.options.calibration[0];
+        const Measurement& b = q.options.calibration[1];
+        if (a.measure != b.measure)
+          errors.push_back({error_code::inconsistent, "solve.calibration.1.measure", "both calibration points need the same measure"});
+        if (a.micro_batch_size * a.seq_length == b.micro_batch_size * b.seq_length)
+          errors.push_back({error_code::inconsistent, "solve.calibration.1",
+                            "the two calibration points need different token counts (micro_batch_size x seq_length)"});
       }
     }
   }
@@ -120,6 +142,7 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                         {"pipeline_parallel_size", c.pipeline_parallel_size}, {"context_parallel_size", c.context_parallel_size},
                         {"zero_stage", c.zero_stage}, {"activation_checkpointing", checkpointing_name(c.activation_checkpointing)},
                         {"offload_optimizer", c.offload_optimizer == OffloadTarget::none ? "none" : "cpu"},
+                        {"offload_param", "none"}, {"sequence_parallel", c.tensor_parallel_size > 1},
                         {"micro_batch_size", c.micro_batch_size}, {"peak", json_io::bytes_value(c.peak)},
                         {"headroom", json_io::bytes_value(c.headroom)}, {"step_time_s", c.step_time_s},
                         {"tokens_per_gpu_per_s", c.tokens_per_gpu_per_s}, {"explanation", c.explanation}});
