@@ -85,6 +85,9 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
       *s.batch.seq_length > arch->max_position_embeddings)
     w.push_back({"beyond_context", "seq_length " + std::to_string(*s.batch.seq_length) + " exceeds max_position_embeddings " +
                                        std::to_string(arch->max_position_embeddings) + ": the model needs context extension (e.g. RoPE scaling)"});
+  if (arch && arch->encoder_decoder && s.attention == AttentionImplementation::flash)
+    w.push_back({"flash_unsupported", "Hugging Face's T5 adds a relative position bias to the scores, which FlashAttention "
+                                      "kernels do not take: expect eager or sdpa attention (choose attention \"eager\")"});
   if (static_cast<double>(e.global_batch_size) > kMaxExactJsInteger)
     w.push_back({"above_2_53", "global_batch_size exceeds 2^53: JavaScript shows it rounded"});
   if (!arch)
