@@ -13,13 +13,28 @@ const WHERE = {
   offline: pathToFileURL(path.join(ROOT, 'dist', 'trainmem-web', 'index.html')).href,
 };
 
-// The native CLI's answer for a document (build-native/trainmem), error documents included.
-function cli(doc) {
+// The native CLI's answer for a document (build-native/trainmem estimate|solve), error documents included.
+function cli(doc, command = 'estimate') {
   try {
-    return JSON.parse(execFileSync(path.join(ROOT, 'build-native', 'trainmem'), ['estimate', '-'], { input: JSON.stringify(doc) }).toString());
+    return JSON.parse(execFileSync(path.join(ROOT, 'build-native', 'trainmem'), [command, '-'], { input: JSON.stringify(doc) }).toString());
   } catch (e) {
     return JSON.parse(e.stdout.toString());
   }
+}
+const cliSolve = (doc) => cli(doc, 'solve');
+
+// Lets a test change the engine module in the page before app.js gets it: `install` (run in the page
+// before any script) sets window.__engineHook = (module) => module.
+async function hookEngine(page, install) {
+  await page.addInitScript(() => {
+    let real;
+    Object.defineProperty(window, 'createEngine', {
+      configurable: true,
+      set(f) { real = f; },
+      get() { return real && ((...args) => real(...args).then((m) => (window.__engineHook ? window.__engineHook(m) : m))); },
+    });
+  });
+  await page.addInitScript(install);
 }
 
 class TrainmemPage {
@@ -57,6 +72,17 @@ class TrainmemPage {
   async gpuTableDone() {
     await base.expect(this.page.getByTestId('gpu-table')).toHaveAttribute('aria-busy', 'false', { timeout: 15000 });
   }
+
+  // Waits for the What fits? panel to show the answers for the current inputs.
+  async solved() {
+    await base.expect(this.page.locator('#what-fits')).toHaveAttribute('aria-busy', 'false', { timeout: 15000 });
+  }
+
+  // The solve document the panel gave the engine.
+  async solveDoc() {
+    await this.solved();
+    return JSON.parse(await this.page.getByTestId('solve-json').textContent());
+  }
 }
 
 const test = base.test.extend({
@@ -81,4 +107,4 @@ const test = base.test.extend({
   app: async ({ page }, use) => use(new TrainmemPage(page)),
 });
 
-module.exports = { test, expect: base.expect, cli, WHERE, ROOT };
+module.exports = { test, expect: base.expect, cli, cliSolve, hookEngine, WHERE, ROOT };

@@ -2,6 +2,7 @@
 // parameter is named and the rest kept, back/forward steps through edits, HF references find presets.
 const { test, expect, cli } = require('./fixtures');
 const golden = require('../tests-js/fixtures/golden-links.json');
+const Url = require('../web/url-state.js');
 
 test('a copied link reproduces every input and the result in a fresh browser (B36)', async ({ app, page, browser }) => {
   await app.open();
@@ -51,23 +52,28 @@ test('a preset configuration link is readable and under 200 characters', async (
   await app.set('method', 'qlora');
   await app.set('gpu', 'a100-80gb');
   const hash = new URL(page.url()).hash;
-  expect(hash).toBe('#v2:m=llama-3.1-70b&me=qlora&b=1&s=4096&n=8&z=3&g=a100-80gb');
+  expect(hash).toBe('#v3:m=llama-3.1-70b&me=qlora&b=1&s=4096&n=8&z=3&g=a100-80gb');
   expect(page.url().length).toBeLessThan(200);
 });
 
 for (const g of golden) {
   test(`golden link (v${g.version}) opens as its document: ${g.link.slice(0, 60)}`, async ({ app, page }) => {
     await app.open('http', g.link);
-    expect(await app.inputDoc()).toEqual(g.document);
+    const { solve, ...estimateDoc } = g.document;
+    expect(await app.inputDoc()).toEqual(estimateDoc);
     await expect(page.getByTestId('link-problems')).toBeEmpty();
     await expect(page.locator('#result-body')).toBeVisible();
+    if (estimateDoc.rlhf || !estimateDoc.gpu) return;  // the panel answers single-model runs on a GPU
+    const solveDoc = await app.solveDoc();
+    expect(solveDoc.solve).toEqual({ ...solve, max_gpus: 4096, strategies: { ...(solve && solve.strategies), limit: 10 } });
+    expect(new URL(page.url()).hash).toBe(Url.encode(g.document));
   });
 }
 
 test('the first-release link opens from file:// too, and is rewritten to the current version', async ({ app, page }) => {
   await app.open('offline', golden[0].link);
   expect(await app.inputDoc()).toEqual(golden[0].document);
-  expect(new URL(page.url()).hash).toMatch(/^#v2:m=llama-2-7b&me=full&o=adamw&b=2&s=2048&n=4&z=2&g=a100-80gb$/);
+  expect(new URL(page.url()).hash).toMatch(/^#v3:m=llama-2-7b&me=full&o=adamw&b=2&s=2048&n=4&z=2&g=a100-80gb$/);
 });
 
 test('a tampered link names each bad parameter and keeps the rest', async ({ app, page }) => {

@@ -1,14 +1,20 @@
 // The page's pure modules in Node: finding presets from Hugging Face references (fault B36),
-// unit labels (fault B08), and every interface label in both languages.
+// unit labels (fault B08), every interface label in both languages, the solve request and a loaded
+// strategy, and the accuracy table as built.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const Search = require('../web/model-search.js');
 const I18n = require('../web/i18n.js');
 const Render = require('../web/render.js');
+const WhatFits = require('../web/what-fits.js');
+const Accuracy = require('../web/accuracy.js');
 const engine = await require('../web/engine.js')();
 const models = JSON.parse(engine.catalog('models')).models;
 
@@ -66,6 +72,8 @@ test('every link key has a control on the page (a model field: its picker)', () 
   const pickers = new Set([...html.matchAll(/data-picker="([^"]+)"/g)].map((m) => m[1]));
   const missing = Url.KEYS.map(([, path]) => path).filter((path) => {
     if (paths.has(path)) return false;
+    if (path === 'solve.calibration') return ![0, 1].every((i) => paths.has('solve.calibration.' + i + '.measured_bytes'));  // one control per point field
+    if (path === 'solve.prices') return false;  // a price input per catalog GPU, in the GPU table (render.js gpuTableRow)
     const parent = path.slice(0, path.lastIndexOf('.'));
     return !(pickers.has(parent) && /\.(preset|hf_config)$/.test(path));  // presets and pasted configs are picker entries
   });
@@ -78,5 +86,51 @@ test('the page loads its scripts in dependency order, all classic (works from fi
   assert.ok(scripts.every((s) => !/type=|async|defer/.test(s)), 'classic, in order');
   const src = scripts.map((s) => /src="([^"]+)"/.exec(s)[1]);
   assert.ok(src.indexOf('vendor/lz-string.min.js') < src.indexOf('url-state.js'));
+  assert.ok(src.indexOf('vendor/chart.min.js') < src.indexOf('curves.js'));
+  assert.ok(src.indexOf('render.js') < src.indexOf('what-fits.js') && src.indexOf('accuracy-data.js') < src.indexOf('accuracy.js'));
   assert.equal(src[src.length - 1], 'app.js');
+});
+
+test('the accuracy table on the page is what the accuracy program writes for the engine as built (no drift)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trainmem-accuracy-'));
+  const out = join(dir, 'accuracy-data.js');
+  const root = new URL('..', import.meta.url).pathname;
+  execFileSync(join(root, 'build-native/tests/accuracy'), [join(root, 'tests/fixtures/measured_cases.json'), '--js', out], { stdio: 'ignore' });
+  assert.equal(readFileSync(new URL('../web/accuracy-data.js', import.meta.url), 'utf8'), readFileSync(out, 'utf8'));
+  const sandbox = {};
+  new Function('window', readFileSync(out, 'utf8'))(sandbox);
+  const cases = JSON.parse(readFileSync(new URL('../tests/fixtures/measured_cases.json', import.meta.url))).cases;
+  assert.equal(sandbox.TRAINMEM_ACCURACY.rows.length, cases.length);
+  for (const row of sandbox.TRAINMEM_ACCURACY.rows) {
+    assert.notEqual(Accuracy.measureLabel(row.field), row.field, 'a measure label for ' + row.field);
+  }
+});
+
+test('the solve request: the panel options, the length of the strategy list and how far the GPU counts are searched', () => {
+  const doc = { model: { preset: 'gpt2' }, gpu: 'a100-80gb', parallel: { world_size: 8 } };
+  assert.deepEqual(WhatFits.request(doc, { safety_margin: 0.1, strategies: { world_size: 64 } }, true).solve,
+    { safety_margin: 0.1, max_gpus: 4096, strategies: { world_size: 64, limit: 10 } });
+  assert.deepEqual(WhatFits.request(doc, undefined, false), { ...doc, solve: { max_gpus: 4096 } });
+});
+
+test('a ranked strategy loads as the settings the search changed, the rest kept', () => {
+  const doc = { model: { preset: 'gpt2' }, method: 'full', batch: { micro_batch_size: 1, seq_length: 1024 }, gpu: 'a100-80gb',
+    parallel: { world_size: 8, pipeline_parallel_size: 2, data_parallel_size: 4, zero_stage: 3, sharding_group_size: 2, offload_param: 'cpu',
+      pipeline_schedule: 'interleaved_1f1b', virtual_pipeline_stages: 2 } };
+  assert.equal(JSON.parse(engine.estimate(JSON.stringify(doc))).error, undefined);
+  const search = JSON.parse(engine.solve(JSON.stringify({ ...doc, solve: { strategies: { world_size: 16, limit: 1000 } } })));
+  const row = search.strategies.ranked.find((r) => r.pipeline_parallel_size === 2 && r.tensor_parallel_size === 2 && r.context_parallel_size === 2 &&
+    r.activation_checkpointing === 'selective' && r.offload_optimizer === 'none' && r.zero_stage === 1);
+  assert.deepEqual(WhatFits.strategyDoc(doc, row), { model: { preset: 'gpt2' }, method: 'full', batch: { micro_batch_size: row.micro_batch_size, seq_length: 1024 },
+    gpu: 'a100-80gb', activation_checkpointing: 'selective',
+    parallel: { world_size: 16, tensor_parallel_size: 2, pipeline_parallel_size: 2, context_parallel_size: 2, sequence_parallel: true, zero_stage: 1,
+      offload_optimizer: 'none', offload_param: 'none', pipeline_schedule: '1f1b', virtual_pipeline_stages: 1 } });
+  assert.equal(doc.parallel.world_size, 8, 'the input document is not changed');
+  // every ranked strategy, loaded, prices as the search did (a100-80gb has no usable figure: the peak is compared)
+  assert.ok(search.strategies.ranked.length > 100);
+  for (const r of search.strategies.ranked) {
+    const loaded = JSON.parse(engine.estimate(JSON.stringify(WhatFits.strategyDoc(doc, r))));
+    assert.equal(loaded.error, undefined, JSON.stringify(loaded.errors));
+    assert.equal(loaded.per_gpu.peak, r.peak, JSON.stringify(r));
+  }
 });

@@ -20,13 +20,13 @@ test('the key table and the every-field document name the same fields, each once
 });
 
 test('the engine knows every field the key table names (no typo becomes an unknown_field)', () => {
-  const base = { model: { preset: 'gpt2' } };
   for (const [key, path] of Url.KEYS) {
-    const doc = structuredClone(base);
+    const solve = path.startsWith('solve.');  // the panel's options go to the engine's solve
+    const doc = solve ? { model: { preset: 'gpt2' }, gpu: 'h100-sxm-80gb' } : { model: { preset: 'gpt2' } };
     const value = path === 'gpu' ? 'h100-sxm-80gb' : Url.getPath(every, path);
     if (path.startsWith('model.')) delete doc.model;
     Url.setPath(doc, path, value);
-    const out = JSON.parse(engine.estimate(JSON.stringify(doc)));
+    const out = JSON.parse(solve ? engine.solve(JSON.stringify(doc)) : engine.estimate(JSON.stringify(doc)));
     const unknown = (out.errors || []).filter((e) => e.code === 'unknown_field');
     assert.deepEqual(unknown, [], 'key ' + key + ' (' + path + ')');
   }
@@ -46,7 +46,7 @@ test('a preset configuration is a short, readable link (exact string pinned)', (
     precision: { optimizer: 'adamw' }, batch: { micro_batch_size: 1, seq_length: 4096, gradient_accumulation_steps: 8 },
     activation_checkpointing: 'full', attention: 'flash', parallel: { world_size: 8, zero_stage: 3 }, gpu: 'h100-sxm-80gb' };
   const link = Url.encode(doc);
-  assert.equal(link, '#v2:m=llama-3.1-8b&me=lora&lr=16&lt=q_proj,v_proj&o=adamw&b=1&s=4096&ga=8&ac=full&at=flash&n=8&z=3&g=h100-sxm-80gb');
+  assert.equal(link, '#v3:m=llama-3.1-8b&me=lora&lr=16&lt=q_proj,v_proj&o=adamw&b=1&s=4096&ga=8&ac=full&at=flash&n=8&z=3&g=h100-sxm-80gb');
   assert.ok(link.length < 200, link.length + ' characters');
 });
 
@@ -62,15 +62,45 @@ test('golden links decode to their documents; current-version links re-encode to
     assert.equal(r.version, g.version, g.link);
     assert.deepEqual(r.doc, g.document, g.link);
     if (g.version === Url.VERSION) assert.equal(Url.encode(r.doc), g.link);
-    const out = JSON.parse(engine.estimate(JSON.stringify(r.doc)));
+    const out = JSON.parse(r.doc.solve ? engine.solve(JSON.stringify(r.doc)) : engine.estimate(JSON.stringify(r.doc)));
     assert.equal(out.error, undefined, g.link + ': ' + JSON.stringify(out.errors));
   }
+  assert.ok(golden.some((g) => g.version === 2), 'the corpus keeps v2 links');
+  assert.ok(golden.some((g) => g.version === 3 && g.document.solve), 'the corpus has links with solve options');
 });
 
 test('migration: a first-release link becomes the current document and link', () => {
   const r = Url.decode('#v1:model=gpt2&method=qlora&lora_r=4&world_size=2&zero_stage=1&gpu=l4-24gb');
   assert.deepEqual(r.doc, { model: { preset: 'gpt2' }, method: 'qlora', lora: { r: 4 }, parallel: { world_size: 2, zero_stage: 1 }, gpu: 'l4-24gb' });
-  assert.equal(Url.encode(r.doc), '#v2:m=gpt2&me=qlora&lr=4&n=2&z=1&g=l4-24gb');
+  assert.equal(Url.encode(r.doc), '#v3:m=gpt2&me=qlora&lr=4&n=2&z=1&g=l4-24gb');
+});
+
+test('migration: a v2 link (no solve options) keeps its document and becomes a v3 link', () => {
+  const r = Url.decode('#v2:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb');
+  assert.equal(r.version, 2);
+  assert.deepEqual(r.problems, []);
+  assert.equal(Url.encode(r.doc), '#v3:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb');
+});
+
+test('solve options: prices and measured points round-trip; tampered ones are named and left out', () => {
+  const doc = { model: { preset: 'gpt2' }, gpu: 'a100-80gb', solve: { safety_margin: 0.1, prices: { 'a100-80gb': 1.5, 'h100-sxm-80gb': 2 },
+    calibration: [{ measured_bytes: 4e10, micro_batch_size: 1, seq_length: 1024, measure: 'nvidia-smi' }, { measured_bytes: 5e10, seq_length: 2048 }] } };
+  const link = Url.encode(doc);
+  assert.equal(link, '#v3:m=gpt2&g=a100-80gb&xm=0.1&xp=a100-80gb:1.5,h100-sxm-80gb:2&xc=40000000000_1_1024_nvidia-smi,50000000000__2048_');
+  assert.deepEqual(Url.decode(link).doc, doc);
+  const bad = Url.decode('#v3:m=gpt2&xp=a100-80gb:cheap&xc=1_2_3_allocated,4_5_6_reserved,7_8_9_reserved&xw=8');
+  assert.deepEqual(bad.doc, { model: { preset: 'gpt2' }, solve: { strategies: { world_size: 8 } } });
+  assert.deepEqual(bad.problems.map((p) => p.param), ['xp', 'xc']);
+  assert.deepEqual(Url.decode('#v3:xc=1_x_3_allocated').problems.map((p) => p.message), ['micro_batch_size not a number']);
+});
+
+test('paths into a list: the calibration points', () => {
+  const doc = {};
+  Url.setPath(doc, 'solve.calibration.1.seq_length', 2048);
+  assert.deepEqual(doc, { solve: { calibration: [{}, { seq_length: 2048 }] } });
+  assert.equal(Url.getPath(doc, 'solve.calibration.1.seq_length'), 2048);
+  assert.equal(Url.getPath(doc, 'solve.calibration.x'), undefined);
+  assert.equal(Url.getPath({ lora: { target_modules: ['q_proj'] } }, 'lora.target_modules.0'), 'q_proj');
 });
 
 test('a tampered parameter is named and left out; the rest of the link is kept', () => {
@@ -99,7 +129,7 @@ test('a pasted config.json travels in the link, compressed', () => {
   const config = JSON.parse(engine.catalog('models')).models.find((m) => m.id === 'qwen2.5-7b').hf_config;
   const link = Url.encode({ model: { hf_config: config }, gpu: 'a100-80gb' });
   assert.ok(link.length < encodeURIComponent(JSON.stringify(config)).length, 'shorter than the percent-encoded JSON');
-  assert.match(link, /^#v2:mc=[A-Za-z0-9+\-$]+&g=a100-80gb$/);
+  assert.match(link, /^#v3:mc=[A-Za-z0-9+\-$]+&g=a100-80gb$/);
   assert.deepEqual(Url.decode(link).doc.model.hf_config, config);
 });
 

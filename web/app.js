@@ -1,7 +1,9 @@
-// The page's controller: form controls <-> the estimate document (shared/ESTIMATE-API.md) ->
-// the engine (WASM, main thread) -> render.js. The document is the single state: the URL encodes it
-// (url-state.js), local storage keeps it, and every change re-runs the engine on all of it, so a
-// result never goes stale. No formulas live here.
+// The page's controller: form controls <-> the estimate document (shared/ESTIMATE-API.md) plus the
+// "What fits?" panel's solve options -> the engine (WASM, main thread) -> render.js, what-fits.js,
+// curves.js. The document is the single state: the URL encodes it (url-state.js), local storage keeps
+// it, and every change re-runs the engine on all of it, so a result never goes stale; the solve (and
+// the catalog GPU table) runs right after the estimate is drawn, and an answer for older inputs is
+// never shown. No formulas live here.
 'use strict';
 
 (function () {
@@ -9,14 +11,17 @@
   const Search = window.TrainmemSearch;
   const I18n = window.TrainmemI18n;
   const R = window.TrainmemRender;
+  const WhatFits = window.TrainmemWhatFits;
+  const Curves = window.TrainmemCurves;
+  const Accuracy = window.TrainmemAccuracy;
   const t = I18n.t;
   const $ = (id) => document.getElementById(id);
 
-  const DEFAULT_HASH = '#v2:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb';
+  const DEFAULT_HASH = '#v3:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb';
   const STORE = { state: 'trainmem.state', customs: 'trainmem.customs', prefs: 'trainmem.prefs', pinned: 'trainmem.pinned' };
   const MAX_CUSTOMS = 20;
   const NEW_CUSTOM_GPU = { memory_bytes: 25769803776 };  // 24 GiB: a starting value for a custom device
-  const GPU_SEARCH_MAX_STEPS = 1024;  // the GPU table looks for a fit up to this many model-parallel groups
+  const SLOW_SOLVE_MS = 100;  // a solve slower than this shows its progress indicator
   const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
   // Which controls are in the way: a group with data-show="name" is shown when SHOW[name](document).
@@ -50,6 +55,9 @@
   let lastResult = null;  // {doc, out} on screen
   let pinnedCache = { hash: null, out: null };
   let firstEstimateMarked = false;
+  let gpuRows = new Map();  // catalog GPU id -> its row in the GPU table (built once)
+  let curveCharts = { seq: null, mbs: null };
+  let lastSolveMs = 0;
 
   // ---- storage (never trusted: parsed defensively, shown with textContent only) ----
   function load(key) {
@@ -76,6 +84,17 @@
   function clone(o) {
     return JSON.parse(JSON.stringify(o));
   }
+  // Removes a field; a list element (a measured point) left in the middle becomes {}, trailing
+  // empty elements go, and so do objects and lists left empty.
+  function removeKey(o, key) {
+    if (!Array.isArray(o)) {
+      delete o[key];
+      return;
+    }
+    if (Number(key) < o.length - 1) o[key] = {};
+    else o.length = Math.min(o.length, Number(key));
+    while (o.length && Object.keys(o[o.length - 1]).length === 0) o.pop();
+  }
   function deletePath(doc, path) {
     const parts = path.split('.');
     const stack = [doc];
@@ -84,15 +103,17 @@
       if (!next || typeof next !== 'object') return;
       stack.push(next);
     }
-    delete stack[stack.length - 1][parts[parts.length - 1]];
-    for (let i = stack.length - 1; i > 0; i--) {  // drop objects left empty
-      if (Object.keys(stack[i]).length === 0) delete stack[i - 1][parts[i - 1]];
+    removeKey(stack[stack.length - 1], parts[parts.length - 1]);
+    for (let i = stack.length - 1; i > 0; i--) {
+      if (Object.keys(stack[i]).length === 0) removeKey(stack[i - 1], parts[i - 1]);
     }
   }
 
-  // The document the engine sees: blocks that do not apply to the chosen method are left out.
+  // The estimate document the engine sees: blocks that do not apply to the chosen method are left
+  // out, and so are the panel's solve options.
   function effectiveDoc(doc) {
     const d = clone(doc);
+    delete d.solve;
     if (!SHOW.lora(d)) delete d.lora;
     if (!SHOW.qlora(d)) delete d.qlora;
     if (!SHOW.freeze(d)) delete d.freeze;
@@ -103,6 +124,13 @@
       if (!SHOW.rollout(d)) delete d.rlhf.rollout;
     }
     if (!SHOW.selective(d)) delete d.selective_policy;
+    return d;
+  }
+
+  // What the link carries: the estimate document and the panel's solve options.
+  function linkDoc(doc) {
+    const d = effectiveDoc(doc);
+    if (doc.solve) d.solve = clone(doc.solve);
     return d;
   }
 
@@ -340,20 +368,26 @@
     return null;
   }
 
-  function showErrors(errors) {
-    for (const e of document.querySelectorAll('.field-error')) e.remove();
-    for (const c of document.querySelectorAll('[aria-invalid]')) {
+  // Errors of one source ('estimate': the form, or 'solve': the What fits? panel) in its list and
+  // next to their controls; the other source's marks stay.
+  function showErrors(errors, scope, list) {
+    for (const e of document.querySelectorAll('.field-error[data-scope="' + scope + '"]')) e.remove();
+    for (const c of document.querySelectorAll('[data-invalid="' + scope + '"]')) {
       c.removeAttribute('aria-invalid');
       c.removeAttribute('aria-describedby');
+      c.removeAttribute('data-invalid');
     }
-    $('errors').replaceChildren(...errors.map((e) => R.el('li', {}, [R.el('code', { text: e.field || e.code }), document.createTextNode(' ' + e.message)])));
+    list.replaceChildren(...errors.map((e) => R.el('li', {}, [R.el('code', { text: e.field || e.code }), document.createTextNode(' ' + e.message)])));
     errors.forEach((e, i) => {
-      const c = controlFor(e.field || '');
-      if (!c) return;
-      const id = 'field-error-' + i;
+      const field = e.field || '';
+      if (scope === 'solve' && !field.startsWith('solve.')) return;  // the form's fields are the estimate's to mark
+      const c = controlFor(field);
+      if (!c || c.dataset.invalid) return;
+      const id = 'field-error-' + scope + '-' + i;
+      c.dataset.invalid = scope;
       c.setAttribute('aria-invalid', 'true');
       c.setAttribute('aria-describedby', ((c.getAttribute('aria-describedby') || '') + ' ' + id).trim());
-      c.after(R.el('p', { class: 'field-error', id, text: e.message, 'data-testid': 'field-error' }));
+      c.after(R.el('p', { class: 'field-error', id, text: e.message, 'data-testid': 'field-error', 'data-scope': scope }));
       for (let d = c.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
     });
   }
@@ -381,11 +415,11 @@
       $('status').textContent = t('no_estimate');
       $('status').className = 'bad';
       $('global-batch').textContent = '';
-      showErrors(out.errors);
+      showErrors(out.errors, 'estimate', $('errors'));
       lastResult = null;
       return;
     }
-    showErrors([]);
+    showErrors([], 'estimate', $('errors'));
     body.hidden = false;
     const g = out.per_gpu;
     const unit = state.unit;
@@ -441,57 +475,118 @@
     $('compare-inputs').textContent = changed.length ? t('changed_inputs', { list: changed.join('; ') }) : t('same_inputs');
   }
 
-  // ---- every catalog GPU: fits at this count, and the fewest GPUs that fit (searched with the engine) ----
-  function gpuRow(doc, gpu) {
-    const at = (worldSize) => {
-      const d = clone(doc);
-      d.gpu = gpu.id;
-      if (worldSize) {
-        d.parallel = d.parallel || {};
-        d.parallel.world_size = worldSize;
-        delete d.parallel.data_parallel_size;
-      }
-      return estimate(d);
-    };
-    const here = at(null);
-    if (here.error) return { gpu, error: true };
-    const p = doc.parallel || {};
-    const step = [p.tensor_parallel_size, p.pipeline_parallel_size, p.context_parallel_size, p.expert_parallel_size]
-      .reduce((acc, x) => acc * (typeof x === 'number' && x > 0 ? x : 1), 1);
-    const fits = (k) => at(k * step).fits === true;
-    let hi = 1;
-    while (hi <= GPU_SEARCH_MAX_STEPS && !fits(hi)) hi *= 2;
-    let minGpus = null;
-    if (hi <= GPU_SEARCH_MAX_STEPS) {
-      let lo = hi / 2;  // does not fit at lo (or lo is 1/2)
-      while (hi - lo > 1 && lo >= 1) {
-        const mid = Math.floor((lo + hi) / 2);
-        if (fits(mid)) hi = mid; else lo = mid;
-      }
-      minGpus = hi * step;
-    }
-    return { gpu, usable: here.gpu_capacity_bytes, peak: here.per_gpu.peak, fits: here.fits === true, min_gpus: minGpus, cap: GPU_SEARCH_MAX_STEPS * step };
+  // ---- after the result is drawn: every catalog GPU at this count, then the engine's solve ----
+  const gpuLabel = (id) => (catalog.gpuById.has(id) ? catalog.gpuById.get(id).display_name : id);
+
+  function buildGpuTable() {
+    gpuRows = new Map(catalog.gpus.map((g) => [g.id, R.gpuTableRow(g)]));
+    $('gpu-table').tBodies[0].replaceChildren(...gpuRows.values());
   }
 
-  function renderGpuTable(doc, gen) {
-    const table = $('gpu-table');
-    const tbody = table.tBodies[0];
-    const rows = catalog.gpus.map((gpu) => ({ gpu, pending: true }));
-    tbody.replaceChildren(...rows.map((r) => R.renderGpuRow(r, state.unit)));
-    table.setAttribute('aria-busy', 'true');
-    let i = 0;
-    const step = () => {
-      if (gen !== generation) return;  // the inputs changed: a newer table is on its way
-      const until = performance.now() + 8;
-      while (i < rows.length && performance.now() < until) {
-        rows[i] = gpuRow(doc, rows[i].gpu);
-        tbody.rows[i].replaceWith(R.renderGpuRow(rows[i], state.unit));
-        i++;
+  function gpuHere(doc, gpu) {
+    const d = clone(doc);
+    d.gpu = gpu.id;
+    const out = estimate(d);
+    return out.error ? { error: true } : { usable: out.gpu_capacity_bytes, peak: out.per_gpu.peak, fits: out.fits === true };
+  }
+
+  function fillGpuOptions(res) {
+    const options = new Map(res.error ? [] : res.gpu_options.map((o) => [o.gpu, o]));
+    const message = res.error ? res.errors.map((e) => e.message).join('; ') : '';
+    for (const [id, tr] of gpuRows) R.fillGpuOption(tr, options.get(id) || { error: message || t('unknown') }, WhatFits.MAX_GPUS);
+  }
+
+  // Marks everything the solve will redraw as pending: nothing computed for older inputs stays on screen (B36).
+  function markPending() {
+    $('solve-body').classList.add('stale');
+    $('what-fits').setAttribute('aria-busy', 'true');
+    $('gpu-table').setAttribute('aria-busy', 'true');
+    for (const tr of gpuRows.values()) {
+      R.fillGpuHere(tr, { pending: true }, state.unit);
+      R.fillGpuOption(tr, { pending: true }, WhatFits.MAX_GPUS);
+    }
+  }
+
+  function settle() {
+    $('what-fits').setAttribute('aria-busy', 'false');
+    $('gpu-table').setAttribute('aria-busy', 'false');
+    $('solve-progress').hidden = true;
+  }
+
+  // The panel has nothing to show: the estimate failed, no GPU is chosen, or solve refused the input.
+  function noAnswers(message, errors) {
+    $('solve-body').hidden = true;
+    showErrors(errors || [], 'solve', $('solve-errors'));
+    if (message) $('solve-errors').prepend(R.el('li', { text: message }));
+  }
+
+  function runSolve(doc, options) {
+    const request = WhatFits.request(doc, options, true);
+    const t0 = performance.now();
+    const res = JSON.parse(engine.solve(JSON.stringify(request)));
+    const t1 = performance.now();
+    lastSolveMs = t1 - t0;
+    performance.measure('trainmem-solve', { start: t0, end: t1, detail: { candidates: res.strategies ? res.strategies.candidates : 0 } });
+    return { request, res, ms: lastSolveMs };
+  }
+
+  function showSolve(doc, out, { request, res, ms }) {
+    const unit = state.unit;
+    if (res.error) {
+      noAnswers(null, res.errors);
+      return;
+    }
+    showErrors([], 'solve', $('solve-errors'));
+    const body = $('solve-body');
+    body.hidden = false;
+    WhatFits.renderAnswers($('answers'), res, unit, gpuLabel);
+    const measured = Url.getPath(request, 'solve.calibration.0.measured_bytes');
+    WhatFits.renderCalibration($('calibration-result'), $('calibration-table').tBodies[0], res, unit, measured);
+    WhatFits.renderReasons($('solve-reasons'), res);
+    WhatFits.renderStrategies($('strategies'), $('strategy-summary'), res, unit, ms, loadStrategy);
+    chartColors = chartColors || R.themeColors();
+    const lines = { capacity: out.gpu_capacity_bytes, budget: res.budget_bytes, unit, colors: chartColors };
+    curveCharts.seq = Curves.draw($('curve-seq'), curveCharts.seq, { ...lines, points: res.curves.peak_vs_seq_length, xLabel: t('seq_length') });
+    curveCharts.mbs = Curves.draw($('curve-mbs'), curveCharts.mbs, { ...lines, points: res.curves.peak_vs_micro_batch, xLabel: t('micro_batch_size') });
+    $('solve-json').textContent = JSON.stringify(request, null, 2);
+    body.classList.remove('stale');
+  }
+
+  function background(doc, out, options, gen) {
+    markPending();
+    const progress = $('solve-progress');
+    progress.hidden = false;  // shown only past SLOW_SOLVE_MS (style.css), at once when the last solve was slow
+    progress.classList.toggle('now', lastSolveMs > SLOW_SOLVE_MS);
+    requestAnimationFrame(() => setTimeout(() => {
+      if (gen !== generation) return;  // the inputs changed: a newer run is on its way
+      if (out.error) {
+        for (const tr of gpuRows.values()) R.fillGpuHere(tr, { error: true }, state.unit);
+        fillGpuOptions({ error: true, errors: [{ message: t('no_estimate') }] });
+        noAnswers(t('no_estimate'));
+        settle();
+        return;
       }
-      if (i < rows.length) setTimeout(step, 0);
-      else table.setAttribute('aria-busy', 'false');
-    };
-    requestAnimationFrame(() => setTimeout(step, 0));  // after the new result is drawn
+      for (const gpu of catalog.gpus) R.fillGpuHere(gpuRows.get(gpu.id), gpuHere(doc, gpu), state.unit);
+      if (doc.gpu) {
+        const solved = runSolve(doc, options);
+        fillGpuOptions(solved.res);
+        showSolve(doc, out, solved);
+      } else {
+        // No GPU chosen: the panel has no question to answer; the table still gets every GPU's fewest
+        // count (solve needs some GPU; its gpu_options do not depend on which).
+        fillGpuOptions(JSON.parse(engine.solve(JSON.stringify(WhatFits.request({ ...doc, gpu: catalog.gpus[0].id }, options, false)))));
+        noAnswers(t('solve_needs_gpu'));
+      }
+      settle();
+    }, 0));
+  }
+
+  // A ranked strategy into the inputs: the estimate follows.
+  function loadStrategy(row) {
+    state.doc = WhatFits.strategyDoc(state.doc, row);
+    writeControls();
+    update({ history: 'push' });
+    editing = false;
   }
 
   // ---- the update loop ----
@@ -503,13 +598,13 @@
     renderResult(doc, out);
     renderCompareAndChart();
     $('input-json').textContent = JSON.stringify(doc, null, 2);
-    const hash = Url.encode(doc);
+    $('search-world-size').placeholder = String(Url.getPath(doc, 'parallel.world_size') || document.querySelector('[data-path="parallel.world_size"]').placeholder);
+    const hash = Url.encode(linkDoc(state.doc));
     writeUrl(hash, (opts && opts.history) || 'replace');
     pendingState = hash;
     clearTimeout(saveTimer);
     saveTimer = setTimeout(saveState, 250);
-    if (!out.error) renderGpuTable(doc, gen);
-    else $('gpu-table').tBodies[0].replaceChildren();
+    background(doc, out, state.doc.solve, gen);
     if (!firstEstimateMarked && !out.error) {
       firstEstimateMarked = true;
       performance.mark('trainmem-first-estimate');
@@ -543,6 +638,7 @@
     document.documentElement.dataset.theme = $('theme').value;
     chartColors = null;
     save(STORE.prefs, { unit: state.unit, lang: $('lang').value, theme: $('theme').value });
+    Accuracy.render($('accuracy-summary'), $('accuracy-table').tBodies[0], window.TRAINMEM_ACCURACY, state.unit);
   }
 
   function onPrefs() {
@@ -564,14 +660,16 @@
 
   function wire() {
     const form = $('inputs');
-    form.addEventListener('input', onControlInput);
-    form.addEventListener('change', (e) => {
-      if (e.target.id === 'config-file') {
-        if (e.target.files[0]) readFile(e.target.files[0]);
-        return;
-      }
-      editing = false;  // the gesture is committed: the next edit gets its own history entry
-    });
+    for (const area of [form, $('what-fits'), $('gpu-table')]) {  // every control with a data-path
+      area.addEventListener('input', onControlInput);
+      area.addEventListener('change', (e) => {
+        if (e.target.id === 'config-file') {
+          if (e.target.files[0]) readFile(e.target.files[0]);
+          return;
+        }
+        editing = false;  // the gesture is committed: the next edit gets its own history entry
+      });
+    }
     form.addEventListener('submit', (e) => e.preventDefault());
     $('model-search').addEventListener('input', onSearch);
     $('model-search').addEventListener('keydown', (e) => {
@@ -592,6 +690,7 @@
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
       chartColors = null;
       renderCompareAndChart();
+      update({ history: 'none' });  // the curves take the theme's colours
     });
     $('mini').addEventListener('click', () => $('results').scrollIntoView());
     for (const id of ['unit', 'lang', 'theme']) $(id).addEventListener('change', onPrefs);
@@ -620,7 +719,7 @@
     });
     window.addEventListener('pagehide', saveState);
     window.addEventListener('popstate', () => {
-      if (Url.encode(effectiveDoc(state.doc)) === location.hash) return;
+      if (Url.encode(linkDoc(state.doc)) === location.hash) return;
       const problems = [];
       loadHash(location.hash, problems);
       showLinkProblems(problems);
@@ -641,6 +740,8 @@
     engine = module;
     const c = JSON.parse(engine.catalog(''));
     catalog = { models: c.models, gpus: c.gpus, gpuById: new Map(c.gpus.map((g) => [g.id, g])) };
+    R.renderCatalogErrors($('catalog-errors'), $('catalog-error-list'), Array.isArray(c.errors) ? c.errors : []);
+    buildGpuTable();
     const gpuSelect = document.querySelector('[data-path="gpu"]');
     gpuSelect.replaceChildren(R.el('option', { value: '', text: t('model_none') }),
       ...catalog.gpus.map((g) => R.el('option', { value: g.id, text: g.display_name })),

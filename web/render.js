@@ -34,6 +34,10 @@
     return typeof n === 'number' && Number.isFinite(n) ? WHOLE.format(n) : '—';
   }
 
+  function formatMoney(x) {
+    return typeof x === 'number' && Number.isFinite(x) ? TWO_DECIMALS.format(x) : '—';
+  }
+
   function yesNo(v) {
     return v === true ? t('yes') : v === false ? t('no') : t('unknown');
   }
@@ -171,18 +175,68 @@
     list.replaceChildren(...(items.length ? items : [el('li', { class: 'note', text: t('none_found') })]));
   }
 
-  // One row per catalog GPU: {gpu, usable, peak, fits, min_gpus, cap}, {gpu, pending} or {gpu, error}.
-  function renderGpuRow(row, unit) {
-    const tr = el('tr', { 'data-gpu': row.gpu.id }, [el('th', { scope: 'row', text: row.gpu.display_name })]);
+  // The catalog GPU table, built once so that its price inputs keep focus while results change:
+  // GPU | usable | peak at this count | fits | fewest GPUs that fit | price per GPU-hour (editable) | cost per hour.
+  function gpuTableRow(gpu) {
+    const price = el('input', { type: 'text', inputMode: 'decimal', spellcheck: false,
+      placeholder: typeof gpu.price_per_gpu_hour_usd === 'number' ? String(gpu.price_per_gpu_hour_usd) : '—' });
+    price.setAttribute('data-path', 'solve.prices.' + gpu.id);
+    price.setAttribute('data-type', 'num');
+    price.setAttribute('data-testid', 'price');
+    price.setAttribute('aria-label', t('price_label', { gpu: gpu.display_name }));
+    return el('tr', { 'data-gpu': gpu.id }, [el('th', { scope: 'row', text: gpu.display_name }), el('td', { class: 'num' }),
+      el('td', { class: 'num', 'data-testid': 'peak-here' }), el('td'), el('td', { class: 'num', 'data-testid': 'min-gpus' }),
+      el('td', { class: 'price' }, [price]), el('td', { class: 'num', 'data-testid': 'cost' })]);
+  }
+
+  function setBytes(td, bytes, unit) {
+    td.textContent = formatBytes(bytes, unit);
+    if (typeof bytes === 'number') td.setAttribute('data-bytes', String(bytes));
+    else td.removeAttribute('data-bytes');
+  }
+
+  // The estimate at the current GPU count: {usable, peak, fits}, {pending: true} or {error: true}.
+  function fillGpuHere(tr, row, unit) {
+    const [, usable, peak, fit] = tr.cells;
     if (row.pending || row.error) {
       const mark = row.pending ? '…' : '—';
-      tr.append(el('td', { class: 'num', text: mark }), el('td', { class: 'num', text: mark }),
-        el('td', { text: row.pending ? t('computing') : t('unknown') }), el('td', { class: 'num', text: mark }));
-      return tr;
+      usable.textContent = peak.textContent = mark;
+      usable.removeAttribute('data-bytes');
+      peak.removeAttribute('data-bytes');
+      fit.textContent = row.pending ? t('computing') : t('unknown');
+      fit.className = '';
+      return;
     }
-    tr.append(bytesCell(row.usable, unit), bytesCell(row.peak, unit), el('td', { class: row.fits ? 'ok' : 'bad', text: yesNo(row.fits) }),
-      el('td', { class: 'num', 'data-testid': 'min-gpus', text: row.min_gpus ? formatCount(row.min_gpus) : t('not_within', { n: formatCount(row.cap) }) }));
-    return tr;
+    setBytes(usable, row.usable, unit);
+    setBytes(peak, row.peak, unit);
+    fit.textContent = yesNo(row.fits);
+    fit.className = row.fits ? 'ok' : 'bad';
+  }
+
+  // solve's gpu_options entry ({min_gpus, price_per_gpu_hour, cost_per_hour}), {pending: true} or
+  // {error: message}; maxGpus: how far the engine was asked to look.
+  function fillGpuOption(tr, option, maxGpus) {
+    const min = tr.cells[4];
+    const cost = tr.cells[6];
+    min.title = '';
+    if (option.pending || option.error) {
+      min.textContent = cost.textContent = option.pending ? '…' : '—';
+      if (option.error) min.title = option.error;
+      min.removeAttribute('data-value');
+      return;
+    }
+    min.textContent = option.min_gpus ? formatCount(option.min_gpus.value) : t('not_within', { n: formatCount(maxGpus) });
+    if (option.min_gpus) min.setAttribute('data-value', String(option.min_gpus.value));
+    else min.removeAttribute('data-value');
+    cost.textContent = typeof option.cost_per_hour === 'number' ? '$' + formatMoney(option.cost_per_hour) + t('per_hour') : '—';
+  }
+
+  // Catalog entries the engine rejected at load ({code, field, message}): named in a notice; the
+  // page works with the valid entries.
+  function renderCatalogErrors(box, list, errors) {
+    box.hidden = errors.length === 0;
+    list.replaceChildren(...errors.map((e) => el('li', { 'data-code': String(e.code) },
+      [el('code', { text: String(e.field || e.code) }), document.createTextNode(' ' + String(e.message))])));
   }
 
   function renderCompare(thead, tbody, pinnedOut, currentOut, unit) {
@@ -273,7 +327,8 @@
   }
 
   return {
-    UNIT_BYTES, formatBytes, formatCount, yesNo, el, renderBreakdown, renderDevice, renderPhases, renderFacts, renderHost,
-    renderDisk, renderRlhf, renderWarnings, renderGpuRow, renderCompare, themeColors, drawChart, markdown,
+    UNIT_BYTES, formatBytes, formatCount, formatMoney, yesNo, el, bytesCell, renderBreakdown, renderDevice, renderPhases, renderFacts,
+    renderHost, renderDisk, renderRlhf, renderWarnings, gpuTableRow, fillGpuHere, fillGpuOption, renderCatalogErrors, renderCompare,
+    themeColors, drawChart, markdown,
   };
 });

@@ -1,16 +1,19 @@
-// The page's URL state: one estimate document (shared/ESTIMATE-API.md) <-> "#v2:k=v&k=v".
+// The page's URL state: one estimate document (shared/ESTIMATE-API.md), plus the "What fits?"
+// panel's `solve` options (the engine's solve document), <-> "#v3:k=v&k=v".
 // Pure: no DOM. Loaded as a classic script (window.TrainmemUrl) and by Node's require (tests).
 //
 // Format: "#v<version>:" then "key=value" pairs joined by "&", keys from KEYS below (never positional),
 // values percent-encoded; booleans 1/0; lists comma-separated; JSON objects (a pasted config.json)
-// lz-string compressed. Links of every released version decode through the migration ladder.
+// lz-string compressed; prices "gpu-id:usd,gpu-id:usd"; measured points
+// "bytes_microbatch_seqlength_measure,..." (a field may be empty). Links of every released version
+// decode through the migration ladder (v1: the first release; v2: no solve options).
 'use strict';
 
 (function (root, factory) {
   if (typeof module === 'object' && module.exports) module.exports = factory(require('lz-string'));
   else root.TrainmemUrl = factory(root.LZString);
 })(typeof self !== 'undefined' ? self : this, function (LZString) {
-  const VERSION = 2;
+  const VERSION = 3;
 
   // Short key -> document path and value type. Every input field of ESTIMATE-API.md (and the
   // engine's documented additions) has exactly one row; the order here is the order in links.
@@ -91,15 +94,26 @@
     ['kk', 'checkpoint.keep_last', 'num'],
     ['kf', 'checkpoint.free_disk_bytes', 'num'],
     ['kr', 'checkpoint.node_ram_bytes', 'num'],
+    // v3: the "What fits?" panel (solve options; the page adds the strategy list's length)
+    ['xm', 'solve.safety_margin', 'num'],
+    ['xg', 'solve.target_global_batch_size', 'num'],
+    ['xw', 'solve.strategies.world_size', 'num'],
+    ['xp', 'solve.prices', 'prices'],
+    ['xc', 'solve.calibration', 'points'],
   ];
+  // Object-valued fields that travel as one link value (leaves of the document for the key table).
+  const OBJECT_LEAVES = new Set(['solve.prices']);
+  const POINT_FIELDS = ['measured_bytes', 'micro_batch_size', 'seq_length', 'measure'];
   const BY_KEY = new Map(KEYS.map(([key, path, type]) => [key, { key, path, type }]));
 
   const MAX_VALUE_CHARS = 200000;  // a compressed config.json is a few hundred characters
 
+  const INDEX = /^(0|[1-9]\d{0,2})$/;  // a list element in a path: "solve.calibration.1.seq_length"
+
   function getPath(doc, path) {
     let v = doc;
     for (const part of path.split('.')) {
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+      if (v === null || typeof v !== 'object' || (Array.isArray(v) && !INDEX.test(part))) return undefined;
       v = v[part];
     }
     return v;
@@ -107,11 +121,17 @@
 
   function setPath(doc, path, value) {
     const parts = path.split('.');
+    const fill = (o, part) => {  // a list gets no holes: earlier elements become empty objects
+      if (Array.isArray(o)) for (let i = o.length; i < Number(part); i++) o[i] = {};
+    };
     let o = doc;
-    for (const part of parts.slice(0, -1)) {
-      if (o[part] === null || typeof o[part] !== 'object' || Array.isArray(o[part])) o[part] = {};
+    parts.slice(0, -1).forEach((part, i) => {
+      const list = INDEX.test(parts[i + 1]);
+      fill(o, part);
+      if (o[part] === null || typeof o[part] !== 'object' || Array.isArray(o[part]) !== list) o[part] = list ? [] : {};
       o = o[part];
-    }
+    });
+    fill(o, parts[parts.length - 1]);
     o[parts[parts.length - 1]] = value;
   }
 
@@ -120,7 +140,7 @@
   function leafPaths(doc, prefix, out) {
     for (const [k, v] of Object.entries(doc)) {
       const path = prefix ? prefix + '.' + k : k;
-      if (v !== null && typeof v === 'object' && !Array.isArray(v) && !k.endsWith('hf_config')) leafPaths(v, path, out);
+      if (v !== null && typeof v === 'object' && !Array.isArray(v) && !k.endsWith('hf_config') && !OBJECT_LEAVES.has(path)) leafPaths(v, path, out);
       else out.push(path);
     }
     return out;
@@ -132,9 +152,13 @@
       case 'list': return v.map((x) => encodeURIComponent(String(x))).join(',');
       case 'modules': return Array.isArray(v) ? encodeValue('list', v) : encodeURIComponent(String(v));
       case 'json': return LZString.compressToEncodedURIComponent(JSON.stringify(v));
+      case 'prices': return Object.entries(v).map(([id, usd]) => encodeURIComponent(id) + ':' + encodeURIComponent(String(usd))).join(',');
+      case 'points': return v.map((p) => POINT_FIELDS.map((f) => (p && p[f] !== undefined ? encodeURIComponent(String(p[f])) : '')).join('_')).join(',');
       default: return encodeURIComponent(String(v));
     }
   }
+
+  const number = (raw) => decodeValue('num', raw);
 
   // The value for a link parameter, or {problem} naming what is wrong with it.
   function decodeValue(type, raw) {
@@ -161,11 +185,38 @@
           return { problem: 'not a compressed JSON object' };
         }
       }
+      case 'prices': {
+        const prices = {};
+        for (const item of raw === '' ? [] : raw.split(',')) {
+          const m = /^([a-z0-9][a-z0-9._-]*):(.*)$/i.exec(item);
+          const usd = m && number(m[2]);
+          if (!m || usd.problem) return { problem: 'expected gpu-id:price pairs' };
+          prices[m[1]] = usd.value;
+        }
+        return { value: prices };
+      }
+      case 'points': {
+        const points = [];
+        for (const item of raw.split(',')) {
+          const parts = item.split('_');
+          if (parts.length !== POINT_FIELDS.length || points.length === 2) return { problem: 'expected one or two bytes_microbatch_seqlength_measure points' };
+          const point = {};
+          for (let i = 0; i < 3; i++) {
+            if (parts[i] === '') continue;
+            const n = number(parts[i]);
+            if (n.problem) return { problem: POINT_FIELDS[i] + ' ' + n.problem };
+            point[POINT_FIELDS[i]] = n.value;
+          }
+          if (parts[3] !== '') point.measure = parts[3];
+          points.push(point);
+        }
+        return { value: points };
+      }
       default: return { value: raw };
     }
   }
 
-  // Document -> "#v2:...". Throws on a field with no key, so a new input cannot silently drop out of links.
+  // Document -> "#v3:...". Throws on a field with no key, so a new input cannot silently drop out of links.
   function encode(doc) {
     const paths = leafPaths(doc, '', []);
     const known = new Set(KEYS.map(([, path]) => path));
@@ -207,6 +258,9 @@
     world_size: 'n', zero_stage: 'z', gpu: 'g',
   };
   const MIGRATIONS = {
+    2(payload) {
+      return payload;  // v3 added the solve keys; every v2 key means the same
+    },
     1(payload) {
       const params = new URLSearchParams(payload);
       const method = params.get('method');
@@ -219,7 +273,7 @@
     },
   };
 
-  // "#v2:..." (any released version) -> {doc, problems, version}. A bad parameter is left out and
+  // "#v3:..." (any released version) -> {doc, problems, version}. A bad parameter is left out and
   // named in problems ({param, path, value, message}); the rest of the link is kept.
   function decode(hash) {
     const text = String(hash || '').replace(/^#/, '');
