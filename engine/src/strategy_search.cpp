@@ -85,9 +85,9 @@ Cost cost_of(const TrainingSetup& s, const Estimate& e, const GpuEntry* gpu) {
   return c;
 }
 
-// The base setup with a candidate's strategy applied (also used to re-estimate and explain it).
-TrainingSetup apply_candidate(const TrainingSetup& base, const StrategyCandidate& c, std::int64_t world_size) {
-  TrainingSetup s = base;
+// Writes a candidate's strategy into a copy of the base setup (every field the search varies is
+// set, so one copy serves every candidate without copying the architecture again).
+void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t world_size) {
   ParallelSettings& p = s.parallel;
   p.world_size = world_size;
   p.tensor_parallel_size = c.tensor_parallel_size;
@@ -103,7 +103,6 @@ TrainingSetup apply_candidate(const TrainingSetup& base, const StrategyCandidate
   p.offload_param = OffloadTarget::none;  // the search explores optimizer offload only
   s.activation_checkpointing = c.activation_checkpointing;
   s.batch.micro_batch_size = c.micro_batch_size;
-  return s;
 }
 
 }  // namespace
@@ -126,6 +125,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     return compared_peak(s, estimate(s));
   };
   std::vector<StrategyCandidate> feasible;
+  TrainingSetup work = base;
   for (std::int64_t tp : divisors(o.world_size)) {
     if (!divides_heads(a, tp)) continue;
     for (std::int64_t pp : divisors(o.world_size / tp)) {
@@ -155,7 +155,8 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
               // Largest fitting micro-batch: double, then bisect.
               auto fits_at = [&](std::int64_t m) {
                 cand.micro_batch_size = m;
-                const auto p = peak(apply_candidate(base, cand, o.world_size));
+                apply_candidate(work, cand, o.world_size);
+                const auto p = peak(work);
                 return p && *p <= budget;
               };
               std::int64_t lo = 0, hi = 1;
@@ -171,12 +172,12 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
                 else bad = mid;
               }
               cand.micro_batch_size = lo;
-              const TrainingSetup s = apply_candidate(base, cand, o.world_size);
-              const Estimate e = estimate(s);
+              apply_candidate(work, cand, o.world_size);
+              const Estimate e = estimate(work);
               ++r.estimates;
-              const Cost c = cost_of(s, e, gpu);
+              const Cost c = cost_of(work, e, gpu);
               r.feasible += lo;
-              cand.peak = compared_peak(s, e).value_or(0);
+              cand.peak = compared_peak(work, e).value_or(0);
               cand.headroom = budget - cand.peak;
               cand.step_time_s = c.step_time_s;
               cand.tokens_per_gpu_per_s = c.tokens_per_gpu_per_s;
@@ -218,7 +219,8 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     }
     StrategyCandidate plain = c;
     plain.activation_checkpointing = Checkpointing::none;
-    const auto without = peak(apply_candidate(base, plain, o.world_size));
+    apply_candidate(work, plain, o.world_size);
+    const auto without = peak(work);
     const double overhead = c.activation_checkpointing == Checkpointing::full
                                 ? 1.0 / 3.0
                                 : (1.0 / 3.0) * static_cast<double>(seq) / (6.0 * static_cast<double>(a.hidden_size) + static_cast<double>(seq));
