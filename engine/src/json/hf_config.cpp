@@ -455,13 +455,20 @@ std::optional<Architecture> deepseek(ConfigFields& f, const std::string& type) {
   return finish(f, type, r);
 }
 
+// Hidden size, layers and heads of the older families, whose configs name them variously
+// (n_embd / n_embed / hidden_size, ...); every head has its own k and v unless the family says so.
+void read_shape(ConfigFields& f, DecoderRecipe& r, std::initializer_list<const char*> hidden,
+                std::initializer_list<const char*> layers, std::initializer_list<const char*> heads) {
+  r.hidden = f.size(hidden);
+  r.layers = f.size(layers);
+  r.heads = f.size(heads);
+  r.kv_heads = r.heads;
+  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, *heads.begin());
+}
+
 std::optional<Architecture> gpt2(ConfigFields& f, const std::string& type) {
   DecoderRecipe r;
-  r.hidden = f.size({"n_embd", "hidden_size"});
-  r.layers = f.size({"n_layer", "num_hidden_layers"});
-  r.heads = f.size({"n_head", "num_attention_heads"});
-  r.kv_heads = r.heads;
-  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "n_head");
+  read_shape(f, r, {"n_embd", "hidden_size"}, {"n_layer", "num_hidden_layers"}, {"n_head", "num_attention_heads"});
   r.intermediate = f.optional_size("n_inner", 4 * r.hidden, 1);
   r.vocab = f.size({"vocab_size"});
   r.learned_positions = f.size({"n_positions", "max_position_embeddings"});
@@ -497,11 +504,7 @@ void neox_style(DecoderRecipe& r, bool bias) {
 
 std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& type) {
   DecoderRecipe r;
-  r.hidden = f.size({"hidden_size"});
-  r.layers = f.size({"num_hidden_layers"});
-  r.heads = f.size({"num_attention_heads"});
-  r.kv_heads = r.heads;
-  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "num_attention_heads");
+  read_shape(f, r, {"hidden_size"}, {"num_hidden_layers"}, {"num_attention_heads"});
   r.intermediate = f.size({"intermediate_size"});
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", false);
@@ -514,10 +517,7 @@ std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& type) {
 
 std::optional<Architecture> falcon(ConfigFields& f, const std::string& type) {
   DecoderRecipe r;
-  r.hidden = f.size({"hidden_size", "n_embed"});
-  r.layers = f.size({"num_hidden_layers", "n_layer"});
-  r.heads = f.size({"num_attention_heads", "n_head"});
-  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "num_attention_heads");
+  read_shape(f, r, {"hidden_size", "n_embed"}, {"num_hidden_layers", "n_layer"}, {"num_attention_heads", "n_head"});
   const bool new_arch = f.flag("new_decoder_architecture", false);
   const bool multi_query = f.flag("multi_query", true);
   const bool parallel_attn = f.flag("parallel_attn", true);
@@ -539,11 +539,7 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& type) {
 
 std::optional<Architecture> bloom(ConfigFields& f, const std::string& type) {
   DecoderRecipe r;
-  r.hidden = f.size({"hidden_size", "n_embed"});
-  r.layers = f.size({"n_layer", "num_hidden_layers"});
-  r.heads = f.size({"n_head", "num_attention_heads"});
-  r.kv_heads = r.heads;
-  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "n_head");
+  read_shape(f, r, {"hidden_size", "n_embed"}, {"n_layer", "num_hidden_layers"}, {"n_head", "num_attention_heads"});
   r.intermediate = 4 * r.hidden;  // BloomMLP: dense_h_to_4h
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", true);
