@@ -132,16 +132,20 @@ double cuda_context_bytes(const TrainingSetup& s) {
 
 Dtype compute_dtype(const ResolvedPrecision& p) { return p.compute_dtype; }
 
+double gpu_capacity(const GpuSpec& gpu) {
+  return static_cast<double>(gpu.usable_bytes.value_or(gpu.device_total_bytes.value_or(gpu.memory_bytes)));
+}
+
+std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e) {
+  if (!s.gpu) return std::nullopt;
+  return s.gpu->usable_bytes ? e.per_gpu.peak_reserved : e.per_gpu.peak;
+}
+
 void judge_fit(const TrainingSetup& s, Estimate& e) {
   e.fits.reset();
   if (!s.gpu) return;
-  // A framework's allocatable memory excludes the context: compare the reserved bytes with it;
-  // otherwise compare everything with what the driver reports (or the vendor's figure).
-  const bool usable = s.gpu->usable_bytes.has_value();
-  e.gpu_capacity_bytes =
-      static_cast<double>(usable ? *s.gpu->usable_bytes : s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
-  const std::optional<double> compared = usable ? e.per_gpu.peak_reserved : e.per_gpu.peak;
-  if (compared) {
+  e.gpu_capacity_bytes = gpu_capacity(*s.gpu);
+  if (const auto compared = compared_peak(s, e)) {
     e.fits = *compared <= *e.gpu_capacity_bytes;
   } else if (e.per_gpu.model_states - e.per_gpu.paged_optimizer_states.value_or(0.0) > *e.gpu_capacity_bytes) {
     e.fits = false;  // the lower bound alone does not fit

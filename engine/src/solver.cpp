@@ -38,17 +38,6 @@ std::optional<std::int64_t> largest_fitting(std::int64_t start, std::int64_t cap
 
 }  // namespace
 
-double gpu_capacity(const GpuSpec& gpu) {
-  return static_cast<double>(gpu.usable_bytes.value_or(gpu.device_total_bytes.value_or(gpu.memory_bytes)));
-}
-
-std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e) {
-  if (!s.gpu) return std::nullopt;
-  if (s.gpu->usable_bytes) return e.per_gpu.peak_reserved;
-  if (e.per_gpu.peak) return e.per_gpu.peak;
-  return std::nullopt;
-}
-
 SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalog& catalog) {
   SolveResult r;
   const double margin = 1.0 - o.safety_margin;

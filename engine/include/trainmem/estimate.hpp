@@ -85,6 +85,14 @@ Errors validate(const TrainingSetup& setup);
 // Computes the estimate of a validated setup. Pure; never throws for a validated setup.
 Estimate estimate(const TrainingSetup& setup);
 
+// The memory a GPU offers the run: a framework's usable figure (context excluded) where the
+// catalog has one, else what the driver reports, else the vendor's figure. Bytes.
+double gpu_capacity(const GpuSpec& gpu);
+
+// The peak compared with gpu_capacity: peak_reserved against a usable figure (the context is
+// already outside it), else the whole peak. nullopt without a GPU or a peak.
+std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e);
+
 // Sets fits and gpu_capacity_bytes from the setup's GPU: peak <= the device's memory (or
 // peak_reserved <= its usable memory when the catalog gives one); without a peak, false only when
 // the model states alone exceed it.

@@ -70,11 +70,6 @@ struct SolveResult {
   std::vector<std::string> reasons;  // why a question has no answer
 };
 
-// The peak that must fit and the capacity it is compared with: peak_reserved against a usable
-// figure, else peak against the device total; nullopt without a GPU or a peak.
-std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e);
-double gpu_capacity(const GpuSpec& gpu);
-
 // Runs every inverse query for a validated setup that names a GPU.
 SolveResult solve(const TrainingSetup& setup, const SolveOptions& options, const Catalog& catalog);
 
