@@ -2,12 +2,15 @@
 // localhost, the built offline folder dist/trainmem-web/ served under a sub-path, and both via file://.
 const { defineConfig } = require('@playwright/test');
 
+// E2E_PORT (default 4173) serves web/, the next port the offline folder: two checkouts can test at once.
+const PORT = Number(process.env.E2E_PORT || 4173);
+
 module.exports = defineConfig({
   testDir: 'e2e',
   workers: 1,
   reporter: [['list']],
   use: {
-    baseURL: 'http://127.0.0.1:4173',
+    baseURL: `http://127.0.0.1:${PORT}`,
     browserName: 'chromium',
     headless: true,
     launchOptions: {
@@ -18,15 +21,15 @@ module.exports = defineConfig({
   },
   webServer: [
     {
-      command: 'python3 -m http.server 4173 --bind 127.0.0.1 --directory web',
-      url: 'http://127.0.0.1:4173/index.html',
+      command: `python3 -m http.server ${PORT} --bind 127.0.0.1 --directory web`,
+      url: `http://127.0.0.1:${PORT}/index.html`,
       reuseExistingServer: !process.env.CI,
       stdout: 'ignore',
       stderr: 'ignore',
     },
     {
-      command: 'python3 -m http.server 4174 --bind 127.0.0.1 --directory dist',
-      url: 'http://127.0.0.1:4174/trainmem-web/index.html',
+      command: `python3 -m http.server ${PORT + 1} --bind 127.0.0.1 --directory dist`,
+      url: `http://127.0.0.1:${PORT + 1}/trainmem-web/index.html`,
       reuseExistingServer: !process.env.CI,
       stdout: 'ignore',
       stderr: 'ignore',

@@ -6,10 +6,11 @@ const path = require('path');
 const { pathToFileURL } = require('url');
 
 const ROOT = path.join(__dirname, '..');
+const PORT = Number(process.env.E2E_PORT || 4173);  // as playwright.config.js
 const WHERE = {
-  http: 'http://127.0.0.1:4173/index.html',
+  http: `http://127.0.0.1:${PORT}/index.html`,
   file: pathToFileURL(path.join(ROOT, 'web', 'index.html')).href,
-  subpath: 'http://127.0.0.1:4174/trainmem-web/index.html',  // the offline folder, hosted under a sub-path
+  subpath: `http://127.0.0.1:${PORT + 1}/trainmem-web/index.html`,  // the offline folder, hosted under a sub-path
   offline: pathToFileURL(path.join(ROOT, 'dist', 'trainmem-web', 'index.html')).href,
 };
 

@@ -1,6 +1,6 @@
 // Hosting and offline: the built folder from file:// and under a sub-path, the Content-Security-Policy
 // in force, no request leaving the origin, a 390 px phone, and an axe-core accessibility scan.
-const { test, expect, cli, ROOT } = require('./fixtures');
+const { test, expect, cli, ROOT, WHERE } = require('./fixtures');
 const fs = require('fs');
 const path = require('path');
 
@@ -42,7 +42,7 @@ test('no request leaves the origin, whatever is clicked', async ({ app, page, co
   await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
   await page.getByTestId('lang').selectOption('zh');
   await app.gpuTableDone();
-  const origin = 'http://127.0.0.1:4173/';
+  const origin = new URL(WHERE.http).origin + '/';
   expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:' + origin) && !u.startsWith('data:'))).toEqual([]);
 });
 
@@ -51,7 +51,7 @@ test('a 390 px phone: no sideways scrolling, inputs usable, the headline follows
   const page = await context.newPage();
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto('http://127.0.0.1:4173/index.html');
+  await page.goto(WHERE.http);
   await expect(page.getByTestId('input-json')).not.toBeEmpty();
   const widths = async () => page.evaluate(() => [document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]);
   let [doc, body, inner] = await widths();
@@ -75,7 +75,7 @@ for (const theme of ['light', 'dark']) {
   test(`axe-core finds no serious or critical accessibility violation (${theme})`, async ({ browser }) => {
     const context = await browser.newContext({ bypassCSP: true });  // to inject axe; the page itself is unchanged
     const page = await context.newPage();
-    await page.goto('http://127.0.0.1:4173/index.html#v2:m=llama-3.1-8b&me=lora&ra=ppo&rm=gpt2&g=h100-sxm-80gb');
+    await page.goto(WHERE.http + '#v2:m=llama-3.1-8b&me=lora&ra=ppo&rm=gpt2&g=h100-sxm-80gb');
     await expect(page.getByTestId('input-json')).not.toBeEmpty();
     await page.getByTestId('theme').selectOption(theme);
     await page.getByTestId('pin').click();
