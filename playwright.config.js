@@ -1,8 +1,9 @@
-// Playwright with Debian's Chromium (shared/TOOLCHAIN.md section 7) against the page: web/ served on
-// localhost, the built offline folder dist/trainmem-web/ served under a sub-path, and both via file://.
+// Playwright with Debian's Chromium (shared/TOOLCHAIN.md section 7) against the built page: the hosted
+// folder dist/site/ served on localhost, and the offline folder dist/trainmem-web/ served under a
+// sub-path and opened via file://.
 const { defineConfig } = require('@playwright/test');
 
-// E2E_PORT (default 4173) serves web/, the next port the offline folder: two checkouts can test at once.
+// E2E_PORT (default 4173) serves dist/site/, the next port dist/: two checkouts can test at once.
 const PORT = Number(process.env.E2E_PORT || 4173);
 
 module.exports = defineConfig({
@@ -21,7 +22,7 @@ module.exports = defineConfig({
   },
   webServer: [
     {
-      command: `python3 -m http.server ${PORT} --bind 127.0.0.1 --directory web`,
+      command: `python3 -m http.server ${PORT} --bind 127.0.0.1 --directory dist/site`,
       url: `http://127.0.0.1:${PORT}/index.html`,
       reuseExistingServer: !process.env.CI,
       stdout: 'ignore',

@@ -11,7 +11,7 @@ const path = require('path');
 const zlib = require('zlib');
 const { chromium } = require('@playwright/test');
 
-const WEB = path.join(__dirname, '..', 'web');
+const WEB = path.join(__dirname, '..', 'dist', 'site');
 const RUNS = 7;
 const CHANGES = 40;
 const SOLVES = 9;
@@ -20,7 +20,7 @@ const SEARCHES = {
   'Llama-3.1-70B': '#v3:m=llama-3.1-70b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb&xw=1024',
   'Llama-3.1-8B': '#v3:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb&xw=1024',
 };
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.md': 'text/plain' };
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.md': 'text/plain', '.wasm': 'application/wasm' };
 
 function files(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
@@ -31,7 +31,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function main() {
   let gzipBytes = 0;
   let rawBytes = 0;
-  for (const f of files(WEB)) {
+  for (const f of files(WEB).filter((f) => !f.endsWith('.zip'))) {
     const data = fs.readFileSync(f);
     rawBytes += data.length;
     gzipBytes += zlib.gzipSync(data, { level: 9 }).length;

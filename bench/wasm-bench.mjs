@@ -1,11 +1,10 @@
 // Engine speed in WebAssembly (Node): nanoseconds per engine-only estimate, and the strategy
 // search over 1,024 GPUs through the solve document, as the page calls it.
 //   node bench/wasm-bench.mjs        (after scripts/build.sh)
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import { loadEngine } from '../tests-js/engine-module.mjs';
 
-const require = createRequire(import.meta.url);
-const engine = await require('../web/engine.js')();
+const engine = await loadEngine();
 
 const estimateDoc = JSON.stringify({
   model: { preset: 'llama-3-8b' }, gpu: 'h100-sxm-80gb', parallel: { world_size: 8, zero_stage: 3 },

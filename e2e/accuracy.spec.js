@@ -1,15 +1,20 @@
-// The Accuracy section: the accuracy program's table (web/accuracy-data.js, written on every build)
-// with one row per published case, what each source measured, and the error.
+// The Accuracy section: the accuracy program's table (built into chunk-accuracy.js on every build,
+// loaded when the section opens) with one row per published case, what each source measured, and the error.
 const { test, expect, ROOT } = require('./fixtures');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
-const Render = require('../web/render.js');
+const { execFileSync } = require('child_process');
+const Render = require('../web/src/format.js');
 
 const cases = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'measured_cases.json'))).cases;
 
+// The accuracy program's table for the engine as built.
 function accuracyData() {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trainmem-accuracy-')), 'accuracy-data.js');
+  execFileSync(path.join(ROOT, 'build-native', 'tests', 'accuracy'), [path.join(ROOT, 'tests', 'fixtures', 'measured_cases.json'), '--js', file], { stdio: 'ignore' });
   const sandbox = {};
-  new Function('window', fs.readFileSync(path.join(ROOT, 'web', 'accuracy-data.js'), 'utf8'))(sandbox);
+  new Function('window', fs.readFileSync(file, 'utf8'))(sandbox);
   return sandbox.TRAINMEM_ACCURACY;
 }
 

@@ -3,15 +3,17 @@
 // so that it cannot hide an HTML insertion.
 const { test, expect } = require('./fixtures');
 const LZString = require('lz-string');
-const Url = require('../web/url-state.js');
+const Url = require('../web/src/link-codec.js');
 
 const PAYLOADS = ['<img src=x onerror="window.__pwned=1">', '"><script>window.__pwned=1</script>', "'><svg onload=window.__pwned=1>"];
 const hostile = (p) => ({ _name_or_path: p, model_type: p, [p]: p, hidden_size: p, architectures: [p] });
 
 test.use({ bypassCSP: true });
 
+// Once the page has drawn everything for the input (the estimate, the GPU table, the What fits?
+// panel), nothing from outside has run and no element was made from it.
 async function expectNothingRan(page) {
-  await page.waitForTimeout(300);
+  for (const busy of ['#results', '#gpu-table', '#what-fits']) await expect(page.locator(busy)).toHaveAttribute('aria-busy', 'false', { timeout: 15000 });
   expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
   expect(await page.locator('img, svg, script:not([src])').count()).toBe(0);
 }

@@ -2,7 +2,7 @@
 // parameter is named and the rest kept, back/forward steps through edits, HF references find presets.
 const { test, expect, cli } = require('./fixtures');
 const golden = require('../tests-js/fixtures/golden-links.json');
-const Url = require('../web/url-state.js');
+const Url = require('../web/src/link-codec.js');
 
 test('a copied link reproduces every input and the result in a fresh browser (B36)', async ({ app, page, browser }) => {
   await app.open();

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the native CLI and tests (build-native/) and the WASM engine (build-wasm/ -> web/engine.js).
+# Builds the native CLI and tests (build-native/), the WASM engine (build-wasm/wasm/engine.{js,wasm})
+# and the page (dist/: scripts/build-web.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-native -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

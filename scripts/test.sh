@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds, and runs every suite: Catch2 + CLI checks + the accuracy table (ctest), the
-# same tests under ASan/UBSan, a short libFuzzer run of each fuzz target, the WASM module in Node
-# (node --test), and the page in Chromium (Playwright). Ends with one "N passed, N failed" line.
+# same tests under ASan/UBSan, a short libFuzzer run of each fuzz target, the page's type check
+# (tsc --checkJs over web/src), the WASM module and the page's modules in Node (node --test), and the
+# page in Chromium (Playwright). Ends with one "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if ! scripts/setup.sh || ! scripts/build.sh; then
@@ -35,6 +36,9 @@ scripts/sanitize.sh 2>&1 | tee test-results/sanitize.log
 add_ctest test-results/sanitize.log
 scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log
 add_summary test-results/fuzz.log
+
+# The page's modules against their JSDoc types (web/tsconfig.json): one check.
+if npx tsc -p web 2>&1 | tee test-results/tsc.log; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 node --test tests-js/ | tee test-results/node.log
 node_pass=$(grep -E '^(# |ℹ )pass ' test-results/node.log | tail -1 | awk '{print $NF}')

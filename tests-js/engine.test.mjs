@@ -1,12 +1,11 @@
 // The WASM engine in Node gives the same documents as the native CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 
-const require = createRequire(import.meta.url);
-const createEngine = require('../web/engine.js');
-const engine = await createEngine();
+import { loadEngine } from './engine-module.mjs';
+
+const engine = await loadEngine();
 const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
 
 function native(doc) {

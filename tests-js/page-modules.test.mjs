@@ -3,19 +3,19 @@
 // strategy, and the accuracy table as built.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdtempSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as Search from '../web/src/model-search.js';
+import * as I18n from '../web/src/i18n.js';
+import * as Format from '../web/src/format.js';
+import * as WhatFits from '../web/src/what-fits.js';
+import * as Accuracy from '../web/src/accuracy.js';
+import * as Url from '../web/src/link-codec.js';
+import { loadEngine } from './engine-module.mjs';
 
-const require = createRequire(import.meta.url);
-const Search = require('../web/model-search.js');
-const I18n = require('../web/i18n.js');
-const Render = require('../web/render.js');
-const WhatFits = require('../web/what-fits.js');
-const Accuracy = require('../web/accuracy.js');
-const engine = await require('../web/engine.js')();
+const engine = await loadEngine();
 const models = JSON.parse(engine.catalog('models')).models;
 
 test('B36: every form of a Hugging Face reference maps to the preset by hf_id, with no network', () => {
@@ -47,12 +47,12 @@ test('preset search by name, family and size', () => {
 });
 
 test('B08: GiB is 2^30 bytes and GB is 10^9 bytes, each labelled as what it is', () => {
-  assert.equal(Render.formatBytes(2 ** 30, 'GiB'), '1.00 GiB');
-  assert.equal(Render.formatBytes(1e9, 'GB'), '1.00 GB');
-  assert.equal(Render.formatBytes(80e9, 'GiB'), '74.51 GiB');
-  assert.equal(Render.formatBytes(1234 * 2 ** 30, 'GiB'), '1,234.00 GiB');
-  assert.equal(Render.formatBytes(null, 'GB'), '—');
-  assert.equal(Render.formatBytes(NaN, 'GB'), '—');
+  assert.equal(Format.formatBytes(2 ** 30, 'GiB'), '1.00 GiB');
+  assert.equal(Format.formatBytes(1e9, 'GB'), '1.00 GB');
+  assert.equal(Format.formatBytes(80e9, 'GiB'), '74.51 GiB');
+  assert.equal(Format.formatBytes(1234 * 2 ** 30, 'GiB'), '1,234.00 GiB');
+  assert.equal(Format.formatBytes(null, 'GB'), '—');
+  assert.equal(Format.formatBytes(NaN, 'GB'), '—');
 });
 
 test('every label of the page and of the scripts has a Simplified Chinese text', () => {
@@ -66,7 +66,6 @@ test('every label of the page and of the scripts has a Simplified Chinese text',
 });
 
 test('every link key has a control on the page (a model field: its picker)', () => {
-  const Url = require('../web/url-state.js');
   const html = readFileSync(new URL('../web/index.html', import.meta.url), 'utf8');
   const paths = new Set([...html.matchAll(/data-path="([^"]+)"/g)].map((m) => m[1]));
   const pickers = new Set([...html.matchAll(/data-picker="([^"]+)"/g)].map((m) => m[1]));
@@ -80,15 +79,18 @@ test('every link key has a control on the page (a model field: its picker)', () 
   assert.deepEqual(missing, []);
 });
 
-test('the page loads its scripts in dependency order, all classic (works from file://)', () => {
+test('the page is one classic script (works from file://); its modules share nothing through globals', () => {
   const html = readFileSync(new URL('../web/index.html', import.meta.url), 'utf8');
   const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
-  assert.ok(scripts.every((s) => !/type=|async|defer/.test(s)), 'classic, in order');
-  const src = scripts.map((s) => /src="([^"]+)"/.exec(s)[1]);
-  assert.ok(src.indexOf('vendor/lz-string.min.js') < src.indexOf('url-state.js'));
-  assert.ok(src.indexOf('vendor/chart.min.js') < src.indexOf('curves.js'));
-  assert.ok(src.indexOf('render.js') < src.indexOf('what-fits.js') && src.indexOf('accuracy-data.js') < src.indexOf('accuracy.js'));
-  assert.equal(src[src.length - 1], 'app.js');
+  assert.deepEqual(scripts, [' src="app.js"'], 'one classic script: no type, async or defer');
+  const dir = new URL('../web/src/', import.meta.url);
+  const sources = readdirSync(dir).filter((f) => f.endsWith('.js'));
+  assert.ok(sources.length >= 20, sources.join(' '));
+  for (const file of sources) {
+    const text = readFileSync(new URL(file, dir), 'utf8');
+    assert.doesNotMatch(text, /\b(window|self|globalThis)\s*(\.\s*\w+|\[[^\]]+\])\s*=[^=]/, file + ' sets a global');
+    assert.doesNotMatch(text, /\bwindow\.Trainmem|\brequire\(/, file + ' reaches another file outside import');
+  }
 });
 
 test('the accuracy table on the page is what the accuracy program writes for the engine as built (no drift)', () => {
@@ -96,9 +98,16 @@ test('the accuracy table on the page is what the accuracy program writes for the
   const out = join(dir, 'accuracy-data.js');
   const root = new URL('..', import.meta.url).pathname;
   execFileSync(join(root, 'build-native/tests/accuracy'), [join(root, 'tests/fixtures/measured_cases.json'), '--js', out], { stdio: 'ignore' });
-  assert.equal(readFileSync(new URL('../web/accuracy-data.js', import.meta.url), 'utf8'), readFileSync(out, 'utf8'));
   const sandbox = {};
   new Function('window', readFileSync(out, 'utf8'))(sandbox);
+  for (const folder of ['site', 'trainmem-web']) {  // the chunk hands its data over with an event (web/src/chunks.js)
+    let shown = null;
+    const document = { dispatchEvent: (e) => { shown = e.detail; } };
+    class CustomEvent { constructor(type, init) { this.type = type; this.detail = init.detail; } }
+    new Function('document', 'CustomEvent', readFileSync(join(root, 'dist', folder, 'chunk-accuracy.js'), 'utf8'))(document, CustomEvent);
+    assert.equal(shown.name, 'accuracy');
+    assert.deepEqual(shown.exports, sandbox.TRAINMEM_ACCURACY, folder);
+  }
   const cases = JSON.parse(readFileSync(new URL('../tests/fixtures/measured_cases.json', import.meta.url))).cases;
   assert.equal(sandbox.TRAINMEM_ACCURACY.rows.length, cases.length);
   for (const row of sandbox.TRAINMEM_ACCURACY.rows) {

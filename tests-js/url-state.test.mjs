@@ -1,13 +1,14 @@
-// The URL codec (web/url-state.js): every input field has a key, links round-trip, old links migrate,
+// The link codec (web/src/link-codec.js) and document paths (web/src/doc-paths.js): every input field has a key, links round-trip, old links migrate,
 // the golden corpus decodes to its documents, and a tampered parameter is named and left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 
-const require = createRequire(import.meta.url);
-const Url = require('../web/url-state.js');
-const engine = await require('../web/engine.js')();
+import * as Url from '../web/src/link-codec.js';
+import * as Paths from '../web/src/doc-paths.js';
+import { loadEngine } from './engine-module.mjs';
+
+const engine = await loadEngine();
 const every = JSON.parse(readFileSync(new URL('./fixtures/every-field.json', import.meta.url))).document;
 const golden = JSON.parse(readFileSync(new URL('./fixtures/golden-links.json', import.meta.url)));
 
@@ -16,16 +17,16 @@ test('the key table and the every-field document name the same fields, each once
   assert.equal(new Set(keyPaths).size, keyPaths.length, 'a path has two keys');
   assert.equal(new Set(Url.KEYS.map(([key]) => key)).size, keyPaths.length, 'a key is used twice');
   // gpu is either a catalog id (key g) or a custom device (gm, gu, gc): the fixture has the device
-  assert.deepEqual(Url.leafPaths(every, '', []).sort(), keyPaths.filter((p) => p !== 'gpu').sort());
+  assert.deepEqual(Paths.leafPaths(every, '', []).sort(), keyPaths.filter((p) => p !== 'gpu').sort());
 });
 
 test('the engine knows every field the key table names (no typo becomes an unknown_field)', () => {
   for (const [key, path] of Url.KEYS) {
     const solve = path.startsWith('solve.');  // the panel's options go to the engine's solve
     const doc = solve ? { model: { preset: 'gpt2' }, gpu: 'h100-sxm-80gb' } : { model: { preset: 'gpt2' } };
-    const value = path === 'gpu' ? 'h100-sxm-80gb' : Url.getPath(every, path);
+    const value = path === 'gpu' ? 'h100-sxm-80gb' : Paths.getPath(every, path);
     if (path.startsWith('model.')) delete doc.model;
-    Url.setPath(doc, path, value);
+    Paths.setPath(doc, path, value);
     const out = JSON.parse(solve ? engine.solve(JSON.stringify(doc)) : engine.estimate(JSON.stringify(doc)));
     const unknown = (out.errors || []).filter((e) => e.code === 'unknown_field');
     assert.deepEqual(unknown, [], 'key ' + key + ' (' + path + ')');
@@ -96,11 +97,11 @@ test('solve options: prices and measured points round-trip; tampered ones are na
 
 test('paths into a list: the calibration points', () => {
   const doc = {};
-  Url.setPath(doc, 'solve.calibration.1.seq_length', 2048);
+  Paths.setPath(doc, 'solve.calibration.1.seq_length', 2048);
   assert.deepEqual(doc, { solve: { calibration: [{}, { seq_length: 2048 }] } });
-  assert.equal(Url.getPath(doc, 'solve.calibration.1.seq_length'), 2048);
-  assert.equal(Url.getPath(doc, 'solve.calibration.x'), undefined);
-  assert.equal(Url.getPath({ lora: { target_modules: ['q_proj'] } }, 'lora.target_modules.0'), 'q_proj');
+  assert.equal(Paths.getPath(doc, 'solve.calibration.1.seq_length'), 2048);
+  assert.equal(Paths.getPath(doc, 'solve.calibration.x'), undefined);
+  assert.equal(Paths.getPath({ lora: { target_modules: ['q_proj'] } }, 'lora.target_modules.0'), 'q_proj');
 });
 
 test('a tampered parameter is named and left out; the rest of the link is kept', () => {

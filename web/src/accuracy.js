@@ -1,0 +1,65 @@
+// The "Accuracy" section: predicted vs measured on the published measurements, as the accuracy
+// program (tests/accuracy) writes it on every build ({summary, rows}; loaded with the section, see
+// chunks.js), so it cannot drift from the engine. Each row: the case and its source, what the source
+// measured (allocated / reserved / nvidia-smi / model states ..., from the output field it is
+// compared with), measured and predicted bytes, and the error.
+import { t } from './i18n.js';
+import { el, bytesCell } from './dom.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string}} AccuracyRow */
+/** @typedef {{summary: string, rows: AccuracyRow[]}} AccuracyData */
+
+// The output field a case is compared with -> what its source measured.
+/** @type {Record<string, string>} */
+const MEASURE = {
+  'per_gpu.peak_allocated': 'acc_allocated',
+  'per_gpu.peak_reserved': 'acc_reserved',
+  'per_gpu.peak': 'acc_device',
+  'per_gpu.model_states': 'acc_model_states',
+  'per_gpu.parameters': 'acc_weights',
+  'per_gpu.parameters + per_gpu.cuda_context': 'acc_weights_context',
+  'per_gpu.cuda_context': 'acc_context',
+  'checkpoint.inference_weights_bytes': 'acc_checkpoint',
+  fits: 'acc_fits',
+};
+
+/**
+ * What a case's source measured, in words.
+ * @param {string} field  the output field it is compared with
+ */
+export function measureLabel(field) {
+  return MEASURE[field] ? t(MEASURE[field]) : field;
+}
+
+/** @param {AccuracyRow} row */
+function errorText(row) {
+  if (typeof row.error !== 'number') return String(row.status);
+  return (row.error > 0 ? '+' : row.error < 0 ? '−' : '±') + (Math.abs(row.error) * 100).toFixed(1) + '%';
+}
+
+/**
+ * @param {HTMLElement} summaryEl
+ * @param {HTMLTableSectionElement} tbody
+ * @param {AccuracyData | null} data  null when the build did not write it
+ * @param {Unit} unit
+ */
+export function renderAccuracy(summaryEl, tbody, data, unit) {
+  if (!data || !Array.isArray(data.rows)) {
+    summaryEl.textContent = t('acc_missing');
+    tbody.replaceChildren();
+    return;
+  }
+  summaryEl.textContent = String(data.summary || '').trim();
+  tbody.replaceChildren(...data.rows.map((row) => {
+    const err = el('td', { class: typeof row.error === 'number' ? 'num' : '', text: errorText(row), 'data-testid': 'accuracy-error' });
+    if (typeof row.error === 'number') err.setAttribute('data-value', String(row.error));
+    return el('tr', { 'data-testid': 'accuracy-row', 'data-case': String(row.id) }, [
+      el('th', { scope: 'row' }, [el('span', { text: String(row.id) }), el('small', { class: 'source', text: String(row.source || '') })]),
+      el('td', { text: measureLabel(row.field) }),
+      bytesCell(typeof row.measured_bytes === 'number' ? row.measured_bytes : null, unit),
+      bytesCell(typeof row.predicted_bytes === 'number' ? row.predicted_bytes : null, unit),
+      err,
+    ]);
+  }));
+}

@@ -1,0 +1,575 @@
+// The page's controller: form controls -> the document (store.js) -> the engine (engine-client.js,
+// in Web Workers) -> the views. Every change re-runs the engine on the whole document, so a result
+// never goes stale: the estimate first, then the GPU table and the What fits? solve; an answer for
+// older inputs is never shown. No formulas live here.
+import { t, apply as applyLanguage } from './i18n.js';
+import { formatBytes, formatCount } from './format.js';
+import { el, byId } from './dom.js';
+import { deletePath, getPath, setPath } from './doc-paths.js';
+import { KEYS, decode, encode } from './link-codec.js';
+import { STORE, DelayedSave, load, save } from './storage.js';
+import { readControl, writeControls, showGroups } from './controls.js';
+import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
+import { showErrors } from './field-errors.js';
+import { ModelPicker } from './model-picker.js';
+import { GpuTable } from './gpu-table.js';
+import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderWarnings } from './results.js';
+import * as WhatFits from './what-fits.js';
+import { LazyChart, memoryBars, peakCurve, themeColors } from './charts.js';
+import { changedInputs, renderCompare } from './compare.js';
+import { download, markdown } from './export.js';
+import { renderAccuracy } from './accuracy.js';
+import { loadChunk } from './chunks.js';
+import { Superseded } from './engine-client.js';
+
+/** @typedef {import('./engine-client.js').EngineClient} EngineClient */
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./doc-paths.js').Doc} Doc */
+/** @typedef {import('./link-codec.js').LinkProblem} LinkProblem */
+/** @typedef {import('./gpu-table.js').GpuEntry} GpuEntry */
+/** @typedef {import('./model-search.js').ModelEntry} ModelEntry */
+/** @typedef {{models: ModelEntry[], gpus: GpuEntry[], errors: any[]}} Catalog */
+/** @typedef {Record<string, any>} Output */
+/** @typedef {'push' | 'replace' | 'none'} HistoryMode */
+
+export const DEFAULT_HASH = '#v3:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb';
+
+const KEY_FOR_PATH = new Map(KEYS.map(([key, path]) => [path, key]));
+
+/** @param {unknown} e */
+const superseded = (e) => e instanceof Superseded;
+
+export class App {
+  /**
+   * @param {EngineClient} engine
+   * @param {Catalog} catalog
+   * @param {Store} store
+   */
+  constructor(engine, catalog, store) {
+    this.engine = engine;
+    this.catalog = catalog;
+    this.store = store;
+    this.gpuById = new Map(catalog.gpus.map((g) => [g.id, g]));
+    this.pickers = new ModelPicker(store, catalog.models, (spec, note) => this.selectModel(spec, note),
+      () => save(STORE.customs, store.customs));
+    this.gpuTable = new GpuTable(byId('gpu-table'), catalog.gpus);
+    this.stateSave = new DelayedSave(STORE.state, 250);
+    this.generation = 0;  // bumps on every update; answers for an older one are dropped
+    this.editing = false;  // inside one typing gesture: history entries are replaced, not pushed
+    /** @type {{doc: Doc, out: Output} | null} the result on screen */
+    this.result = null;
+    /** @type {{hash: string | null, doc: Doc | null, out: Output | null}} */
+    this.pinnedCache = { hash: null, doc: null, out: null };
+    this.firstEstimateMarked = false;
+    /** @type {import('./charts.js').Colors | null} */
+    this.colors = null;
+    this.charts = { memory: new LazyChart(byId('chart')), seq: new LazyChart(byId('curve-seq')), mbs: new LazyChart(byId('curve-mbs')) };
+  }
+
+  get unit() {
+    return this.store.unit;
+  }
+
+  themeColors() {
+    this.colors = this.colors || themeColors();
+    return this.colors;
+  }
+
+  // ---- start ----
+
+  /** Fills the GPU list, reads the link (or the stored state), wires the controls, estimates. */
+  async start() {
+    renderCatalogErrors(byId('catalog-errors'), byId('catalog-error-list'), Array.isArray(this.catalog.errors) ? this.catalog.errors : []);
+    byId('gpu-select').replaceChildren(el('option', { value: '', text: t('model_none') }),
+      ...this.catalog.gpus.map((g) => el('option', { value: g.id, text: g.display_name })),
+      el('option', { value: '__custom', text: t('custom_gpu') }));
+    const customs = load(STORE.customs);
+    this.store.customs = Array.isArray(customs) ? customs.filter((c) => c && typeof c.name === 'string' && c.config && typeof c.config === 'object') : [];
+    const pinned = load(STORE.pinned);
+    this.store.pinned = typeof pinned === 'string' && decode(pinned).doc ? pinned : null;
+
+    /** @type {LinkProblem[]} */
+    const problems = [];
+    const stored = load(STORE.state);
+    if (location.hash.length > 1) await this.loadHash(location.hash, problems);
+    else if (typeof stored === 'string' && decode(stored).doc && decode(stored).problems.length === 0) await this.loadHash(stored, []);
+    else await this.loadHash(DEFAULT_HASH, problems);
+    this.showLinkProblems(problems);
+    this.writeControls();
+    this.wire();
+    this.update('replace');
+  }
+
+  // ---- links ----
+
+  /**
+   * The document of a link; every field the engine rejects is left out and named in problems.
+   * @param {string} hash
+   * @param {LinkProblem[]} problems
+   */
+  async loadHash(hash, problems) {
+    const decoded = decode(hash);
+    problems.push(...decoded.problems);
+    this.store.doc = decoded.doc || /** @type {Doc} */ (decode(DEFAULT_HASH).doc);
+    if (!this.store.doc.model) this.store.doc.model = /** @type {Doc} */ (decode(DEFAULT_HASH).doc).model;
+    await this.dropRejectedFields(problems);
+  }
+
+  /**
+   * The document field (a link key's path) that an engine error names, or null.
+   * @param {Doc} doc
+   * @param {string} field
+   * @returns {string | null}
+   */
+  static linkPathFor(doc, field) {
+    for (let f = field; f; f = f.includes('.') ? f.slice(0, f.lastIndexOf('.')) : '') {
+      if (KEY_FOR_PATH.has(f) && getPath(doc, f) !== undefined) return f;
+      if (f === 'gpu' && doc.gpu !== undefined) return 'gpu';
+    }
+    return null;
+  }
+
+  /**
+   * Leaves out of a loaded document every field the engine rejects, keeping the rest.
+   * @param {LinkProblem[]} problems
+   */
+  async dropRejectedFields(problems) {
+    const doc = this.store.doc;
+    for (let round = 0; round < 8; round++) {
+      const { out } = await this.engine.estimate('estimate', [JSON.stringify(effectiveDoc(doc))], 'link');
+      if (!out.error) return;
+      const paths = new Set();
+      for (const e of out.errors) {
+        const path = App.linkPathFor(doc, e.field);
+        if (path && !paths.has(path)) {
+          paths.add(path);
+          problems.push({ engine: true, param: KEY_FOR_PATH.get(path) || path, path, value: '', message: e.message });
+        }
+      }
+      if (paths.size === 0) return;
+      for (const p of paths) deletePath(doc, p);
+      if (!doc.model || Object.keys(doc.model).length === 0) doc.model = /** @type {Doc} */ (decode(DEFAULT_HASH).doc).model;
+    }
+  }
+
+  /**
+   * A link's problems: codec-level ones, then fields the engine rejects (each left out and named).
+   * @param {LinkProblem[]} problems
+   */
+  showLinkProblems(problems) {
+    byId('link-problems').replaceChildren(...problems.map((p) => el('li', {
+      text: p.engine ? t('link_rejected', { param: p.param, path: p.path, message: p.message })
+        : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: p.message }),
+    })));
+  }
+
+  /**
+   * @param {string} hash
+   * @param {HistoryMode} mode
+   */
+  writeUrl(hash, mode) {
+    if (mode === 'none' || location.hash === hash) return;
+    try {
+      if (mode === 'push') history.pushState(null, '', hash);
+      else history.replaceState(null, '', hash);
+    } catch (e) {
+      location.replace(hash);
+    }
+  }
+
+  // ---- controls ----
+
+  writeControls() {
+    writeControls(this.store);
+    this.pickers.fillAll();
+    showGroups((name) => SHOW[name](this.store.doc));
+  }
+
+  /**
+   * @param {Record<string, any>} spec
+   * @param {string} [note]
+   */
+  selectModel(spec, note) {
+    this.store.doc.model = spec;
+    this.pickers.fill(byId('model-select'), this.pickers.filtered());
+    byId('model-note').textContent = note || '';
+    this.update('push');
+  }
+
+  /** @param {Event} event */
+  onControlInput(event) {
+    const elem = /** @type {HTMLInputElement} */ (event.target);
+    const doc = this.store.doc;
+    if (elem.dataset.path) {
+      const v = readControl(elem, this.store);
+      if (elem.dataset.type === 'gpu' && typeof doc.gpu === 'object') this.store.lastCustomGpu = doc.gpu;
+      if (v === undefined) deletePath(doc, elem.dataset.path);
+      else setPath(doc, elem.dataset.path, v);
+    } else if (elem.dataset.picker) {
+      const v = this.pickers.read(/** @type {HTMLSelectElement} */ (/** @type {unknown} */ (elem)));
+      if (v === undefined) deletePath(doc, elem.dataset.picker);
+      else setPath(doc, elem.dataset.picker, v);
+    } else {
+      return;
+    }
+    if (elem.dataset.type === 'gpu' || elem.dataset.picker) this.writeControls();
+    this.update(this.editing ? 'replace' : 'push');
+    this.editing = true;
+  }
+
+  // ---- the update loop ----
+
+  /**
+   * Re-runs everything for the current document: the link, the estimate, then the GPU table and
+   * the What fits? panel.
+   * @param {HistoryMode} history
+   */
+  async update(history) {
+    const gen = ++this.generation;
+    showGroups((name) => SHOW[name](this.store.doc));
+    const doc = effectiveDoc(this.store.doc);
+    byId('input-json').textContent = JSON.stringify(doc, null, 2);
+    byId('search-world-size').placeholder = String(getPath(doc, 'parallel.world_size') || byId('world-size').placeholder);
+    const hash = encode(linkDoc(this.store.doc));
+    this.writeUrl(hash, history);
+    this.stateSave.set(hash);
+    byId('results').setAttribute('aria-busy', 'true');
+    this.markPending();
+    let out;
+    try {
+      ({ out } = await this.engine.estimate('estimate', [JSON.stringify(doc)]));
+    } catch (e) {
+      if (superseded(e)) return;
+      throw e;
+    }
+    if (gen !== this.generation) return;
+    this.renderResult(doc, out);
+    byId('results').setAttribute('aria-busy', 'false');
+    if (!this.firstEstimateMarked && !out.error) {
+      this.firstEstimateMarked = true;
+      performance.mark('trainmem-first-estimate');
+    }
+    this.renderCompareAndChart();
+    await this.background(doc, out, this.store.doc.solve, gen);
+  }
+
+  // ---- results ----
+
+  /** @param {Doc} doc */
+  deviceTotal(doc) {
+    if (doc.gpu && typeof doc.gpu === 'object') return doc.gpu.memory_bytes;
+    const g = this.gpuById.get(doc.gpu);
+    return g ? g.device_total_bytes || g.memory.bytes : null;
+  }
+
+  /** @param {Doc} doc */
+  gpuName(doc) {
+    if (doc.gpu && typeof doc.gpu === 'object') return t('custom_gpu');
+    const g = this.gpuById.get(doc.gpu);
+    return g ? g.display_name : String(doc.gpu);
+  }
+
+  /**
+   * @param {Doc} doc
+   * @param {Output} out
+   */
+  renderResult(doc, out) {
+    const body = byId('result-body');
+    const mini = byId('mini');
+    const status = byId('status');
+    mini.hidden = false;
+    if (out.error) {
+      mini.textContent = t('no_estimate');
+      body.hidden = true;
+      status.textContent = t('no_estimate');
+      status.className = 'bad';
+      byId('global-batch').textContent = '';
+      showErrors(out.errors, 'estimate', byId('errors'));
+      this.result = null;
+      return;
+    }
+    showErrors([], 'estimate', byId('errors'));
+    body.hidden = false;
+    const g = out.per_gpu;
+    const unit = this.unit;
+    status.textContent = t('ready');
+    status.className = '';
+    const peak = byId('peak');
+    peak.textContent = formatBytes(g.peak, unit);
+    peak.dataset.bytes = String(g.peak);
+    byId('lower-bound').textContent = formatBytes(g.model_states, unit) + ' / ' + formatBytes(g.peak, unit);
+    const fit = byId('fit');
+    fit.textContent = out.fits === null ? t('fit_unknown') : t(out.fits ? 'fits' : 'no_fit', { gpu: this.gpuName(doc) });
+    fit.className = out.fits === true ? 'ok' : out.fits === false ? 'bad' : '';
+    mini.textContent = t('peak_per_gpu') + ' ' + peak.textContent + ' · ' + fit.textContent + ' ↓';
+    const headroom = out.gpu_capacity_bytes === null || g.peak === null ? null : out.gpu_capacity_bytes - g.peak;
+    byId('headroom').textContent = headroom === null ? '—' : headroom >= 0 ? formatBytes(headroom, unit) : t('short_by', { bytes: formatBytes(-headroom, unit) });
+    byId('global-batch').textContent = t('global_batch', { n: formatCount(out.global_batch_size) });
+    renderBreakdown(byId('breakdown').tBodies[0], out, unit);
+    renderDevice(byId('device').tBodies[0], out, unit, this.deviceTotal(doc));
+    renderPhases(byId('phases').tBodies[0], out, unit);
+    renderFacts(byId('facts').tBodies[0], out);
+    renderRlhf(byId('rlhf-box'), byId('rlhf-models'), out, unit);
+    renderHost(byId('host').tBodies[0], out, unit);
+    renderDisk(byId('disk').tBodies[0], out, unit);
+    renderWarnings(byId('warnings'), out);
+    this.result = { doc, out };
+  }
+
+  /** The pinned configuration's result, estimated once per pin. */
+  async pinnedResult() {
+    const pinned = this.store.pinned;
+    if (!pinned) return null;
+    if (this.pinnedCache.hash !== pinned) {
+      const doc = decode(pinned).doc;
+      const out = doc ? (await this.engine.estimate('estimate', [JSON.stringify(doc)], 'pinned')).out : null;
+      this.pinnedCache = { hash: pinned, doc, out };
+    }
+    const c = this.pinnedCache;
+    return c.out && !c.out.error && this.store.pinned === pinned ? { doc: /** @type {Doc} */ (c.doc), out: c.out } : null;
+  }
+
+  async renderCompareAndChart() {
+    const gen = this.generation;
+    const pinned = await this.pinnedResult().catch(() => null);
+    if (gen !== this.generation) return;
+    const current = this.result;
+    byId('unpin').hidden = !this.store.pinned;
+    byId('compare-box').hidden = !(pinned && current);
+    /** @type {{label: string, out: Output}[]} */
+    const bars = [];
+    if (current) bars.push({ label: t('current'), out: current.out });
+    if (pinned) bars.push({ label: t('pinned'), out: pinned.out });
+    if (current) this.charts.memory.draw(memoryBars(bars, this.unit, this.themeColors()));
+    if (!(pinned && current)) return;
+    renderCompare(byId('compare'), pinned.out, current.out, this.unit);
+    const changed = changedInputs(pinned.doc, current.doc);
+    byId('compare-inputs').textContent = changed.length ? t('changed_inputs', { list: changed.join('; ') }) : t('same_inputs');
+  }
+
+  // ---- after the result is drawn: every catalog GPU at this count, then the engine's solve ----
+
+  /** @param {string} id */
+  gpuLabel(id) {
+    const g = this.gpuById.get(id);
+    return g ? g.display_name : id;
+  }
+
+  /** Marks everything the solve will redraw as pending: nothing computed for older inputs stays on screen. */
+  markPending() {
+    byId('solve-body').classList.add('stale');
+    byId('what-fits').setAttribute('aria-busy', 'true');
+    this.gpuTable.setBusy(true);
+    this.gpuTable.fillHere(() => ({ pending: true }), this.unit);
+    this.gpuTable.fillOptions(() => ({ pending: true }), WhatFits.MAX_GPUS);
+    byId('solve-progress').hidden = false;  // shown only past 100 ms (style.css): a quick answer never flashes it
+  }
+
+  settle() {
+    byId('what-fits').setAttribute('aria-busy', 'false');
+    this.gpuTable.setBusy(false);
+    byId('solve-progress').hidden = true;
+  }
+
+  /**
+   * The panel has nothing to show: the estimate failed, no GPU is chosen, or solve refused the input.
+   * @param {string | null} message
+   * @param {any[]} [errors]
+   */
+  noAnswers(message, errors) {
+    byId('solve-body').hidden = true;
+    showErrors(errors || [], 'solve', byId('solve-errors'));
+    if (message) byId('solve-errors').prepend(el('li', { text: message }));
+  }
+
+  /**
+   * @param {Output} res  solve's output or error document
+   */
+  fillGpuOptions(res) {
+    const options = new Map(res.error ? [] : res.gpu_options.map((/** @type {any} */ o) => [o.gpu, o]));
+    const message = res.error ? res.errors.map((/** @type {any} */ e) => e.message).join('; ') : '';
+    this.gpuTable.fillOptions((id) => options.get(id) || { error: message || t('unknown') }, WhatFits.MAX_GPUS);
+  }
+
+  /**
+   * Every catalog GPU at this count, then the panel's solve (or the GPU table's fewest counts alone
+   * when no GPU is chosen).
+   * @param {Doc} doc
+   * @param {Output} out
+   * @param {Doc | undefined} options
+   * @param {number} gen
+   */
+  async background(doc, out, options, gen) {
+    try {
+      if (out.error) {
+        this.gpuTable.fillHere(() => ({ error: true }), this.unit);
+        this.fillGpuOptions({ error: true, errors: [{ message: t('no_estimate') }] });
+        this.noAnswers(t('no_estimate'));
+        this.settle();
+        return;
+      }
+      const here = await Promise.all(this.catalog.gpus.map(async (gpu) => {
+        const { out: o } = await this.engine.estimate('estimate', [JSON.stringify({ ...doc, gpu: gpu.id })], 'gpu:' + gpu.id);
+        /** @type {[string, import('./gpu-table.js').GpuHere]} */
+        const row = [gpu.id, o.error ? { error: true } : { usable: o.gpu_capacity_bytes, peak: o.per_gpu.peak, fits: o.fits === true }];
+        return row;
+      }));
+      if (gen !== this.generation) return;
+      const byGpu = new Map(here);
+      this.gpuTable.fillHere((id) => byGpu.get(id) || { error: true }, this.unit);
+      if (doc.gpu) {
+        const request = WhatFits.request(doc, options, true);
+        const t0 = performance.now();
+        const { out: res } = await this.engine.search('solve', [JSON.stringify(request)]);
+        const t1 = performance.now();
+        if (gen !== this.generation) return;
+        performance.measure('trainmem-solve', { start: t0, end: t1, detail: { candidates: res.strategies ? res.strategies.candidates : 0 } });
+        this.fillGpuOptions(res);
+        await this.showSolve(doc, out, request, res, t1 - t0);
+      } else {
+        // No GPU chosen: the panel has no question to answer; the table still gets every GPU's fewest
+        // count (solve needs some GPU; its gpu_options do not depend on which).
+        const request = WhatFits.request({ ...doc, gpu: this.catalog.gpus[0].id }, options, false);
+        const { out: res } = await this.engine.search('solve', [JSON.stringify(request)]);
+        if (gen !== this.generation) return;
+        this.fillGpuOptions(res);
+        this.noAnswers(t('solve_needs_gpu'));
+      }
+      if (gen === this.generation) this.settle();
+    } catch (e) {
+      if (!superseded(e)) throw e;
+    }
+  }
+
+  /**
+   * @param {Doc} doc
+   * @param {Output} out  the estimate
+   * @param {Doc} request  the solve document
+   * @param {Output} res  its answer
+   * @param {number} ms
+   */
+  async showSolve(doc, out, request, res, ms) {
+    const unit = this.unit;
+    if (res.error) {
+      this.noAnswers(null, res.errors);
+      return;
+    }
+    showErrors([], 'solve', byId('solve-errors'));
+    const body = byId('solve-body');
+    body.hidden = false;
+    WhatFits.renderAnswers(byId('answers'), res, unit, (id) => this.gpuLabel(id));
+    const measured = getPath(request, 'solve.calibration.0.measured_bytes');
+    WhatFits.renderCalibration(byId('calibration-result'), byId('calibration-table').tBodies[0], res, unit, measured);
+    WhatFits.renderReasons(byId('solve-reasons'), res);
+    WhatFits.renderStrategies(byId('strategies'), byId('strategy-summary'), res, unit, ms, (row) => this.loadStrategy(row));
+    byId('solve-json').textContent = JSON.stringify(request, null, 2);
+    const colors = this.themeColors();
+    const lines = { capacity: out.gpu_capacity_bytes, budget: res.budget_bytes, unit, colors };
+    body.classList.remove('stale');
+    await Promise.all([
+      this.charts.seq.draw(peakCurve({ ...lines, points: res.curves.peak_vs_seq_length, xLabel: t('seq_length') })),
+      this.charts.mbs.draw(peakCurve({ ...lines, points: res.curves.peak_vs_micro_batch, xLabel: t('micro_batch_size') })),
+    ]);
+  }
+
+  /**
+   * A ranked strategy into the inputs: the estimate follows.
+   * @param {Record<string, any>} row
+   */
+  loadStrategy(row) {
+    this.store.doc = WhatFits.strategyDoc(this.store.doc, row);
+    this.writeControls();
+    this.update('push');
+    this.editing = false;
+  }
+
+  // ---- preferences: units, language, theme ----
+
+  applyPrefs() {
+    applyPreferences(this.store);
+    this.colors = null;
+    if (byId('accuracy').open) this.showAccuracy();
+  }
+
+  onPrefs() {
+    this.store.unit = byId('unit').value === 'GB' ? 'GB' : 'GiB';
+    this.applyPrefs();
+    this.writeControls();
+    this.pickers.fill(byId('model-select'), this.pickers.filtered());
+    this.update('none');
+  }
+
+  async showAccuracy() {
+    const data = await loadChunk('accuracy').catch(() => null);
+    renderAccuracy(byId('accuracy-summary'), byId('accuracy-table').tBodies[0], data, this.unit);
+  }
+
+  // ---- events ----
+
+  wire() {
+    for (const area of [byId('inputs'), byId('what-fits'), byId('gpu-table')]) {  // every control with a data-path
+      area.addEventListener('input', (/** @type {Event} */ e) => this.onControlInput(e));
+      area.addEventListener('change', () => {
+        this.editing = false;  // the gesture is committed: the next edit gets its own history entry
+      });
+    }
+    byId('inputs').addEventListener('submit', (/** @type {Event} */ e) => e.preventDefault());
+    this.pickers.wire();
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      this.colors = null;
+      this.update('none');  // the charts take the theme's colours
+    });
+    byId('mini').addEventListener('click', () => byId('results').scrollIntoView());
+    for (const id of ['unit', 'lang', 'theme']) byId(id).addEventListener('change', () => this.onPrefs());
+    byId('copy-link').addEventListener('click', () => {
+      const done = () => { byId('status').textContent = t('copied'); };
+      const fail = () => { byId('status').textContent = t('copy_failed'); };
+      if (navigator.clipboard) navigator.clipboard.writeText(location.href).then(done, fail);
+      else fail();
+    });
+    byId('pin').addEventListener('click', () => {
+      if (!this.result) return;
+      this.store.pinned = encode(this.result.doc);
+      save(STORE.pinned, this.store.pinned);
+      this.renderCompareAndChart();
+    });
+    byId('unpin').addEventListener('click', () => {
+      this.store.pinned = null;
+      save(STORE.pinned, null);
+      this.renderCompareAndChart();
+    });
+    byId('export-md').addEventListener('click', () => {
+      const r = this.result;
+      if (r) download('trainmem-estimate.md', 'text/markdown', markdown(location.href, r.doc, r.out, this.unit));
+    });
+    byId('export-json').addEventListener('click', () => {
+      const r = this.result;
+      if (r) download('trainmem-estimate.json', 'application/json', JSON.stringify({ input: r.doc, output: r.out }, null, 2) + '\n');
+    });
+    byId('accuracy').addEventListener('toggle', () => {
+      if (byId('accuracy').open) this.showAccuracy();
+    });
+    window.addEventListener('pagehide', () => this.stateSave.flush());
+    window.addEventListener('popstate', async () => {
+      if (encode(linkDoc(this.store.doc)) === location.hash) return;
+      /** @type {LinkProblem[]} */
+      const problems = [];
+      await this.loadHash(location.hash, problems);
+      this.showLinkProblems(problems);
+      this.writeControls();
+      this.update('none');
+    });
+  }
+}
+
+/**
+ * Units, language and theme from the store and the toolbar, applied to the page and stored.
+ * @param {Store} store
+ */
+export function applyPreferences(store) {
+  byId('unit').value = store.unit;
+  for (const u of document.querySelectorAll('.unit')) u.textContent = '(' + store.unit + ')';
+  applyLanguage(document, byId('lang').value);
+  document.documentElement.dataset.theme = byId('theme').value;
+  save(STORE.prefs, { unit: store.unit, lang: byId('lang').value, theme: byId('theme').value });
+}

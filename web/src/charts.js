@@ -1,0 +1,145 @@
+// The page's charts (Chart.js, loaded on first use): the stacked bar of the per-GPU peak by
+// component (current and pinned configurations) and the What fits? curves, the peak against
+// sequence length and against micro-batch with the GPU's capacity and the budget (capacity less the
+// safety margin) as lines. Every value drawn is a field of the engine's output.
+import { t } from './i18n.js';
+import { formatCount, UNIT_BYTES } from './format.js';
+import { loadChunk } from './chunks.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {{fg: string, grid: string}} Colors */
+/** @typedef {(Chart: any, chart: any, canvas: HTMLCanvasElement) => any} Draw  makes or updates a chart */
+
+// The stack, bottom to top: these components add up to per_gpu.peak.
+const STACK = ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'fragmentation', 'cuda_context'];
+const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#b07aa1', '#9c755f'];
+const PEAK_COLOR = '#4e79a7';
+const CAPACITY_COLOR = '#e15759';
+const BUDGET_COLOR = '#f28e2b';
+
+/**
+ * The theme's text and line colours (read once per theme: reading styles is slow).
+ * @returns {Colors}
+ */
+export function themeColors() {
+  const style = getComputedStyle(document.documentElement);
+  return { fg: style.getPropertyValue('--fg').trim() || '#222', grid: style.getPropertyValue('--line').trim() || '#ddd' };
+}
+
+/** A chart on a canvas, drawn once Chart.js has loaded; only the latest drawing is made. */
+export class LazyChart {
+  /** @param {HTMLCanvasElement} canvas */
+  constructor(canvas) {
+    this.canvas = canvas;
+    /** @type {any} the Chart.js chart, once made */
+    this.chart = null;
+    /** @type {Draw | null} */
+    this.latest = null;
+  }
+
+  /**
+   * Draws (or updates) the chart; resolves once drawn, or once a newer drawing took its place.
+   * @param {Draw} draw
+   * @returns {Promise<void>}
+   */
+  async draw(draw) {
+    this.latest = draw;
+    const { Chart } = await loadChunk('charts');
+    if (this.latest !== draw) return;
+    this.chart = draw(Chart, this.chart, this.canvas);
+  }
+}
+
+/**
+ * The stacked bar chart: one bar per configuration (current, then pinned), one stack segment per component.
+ * @param {{label: string, out: Record<string, any>}[]} bars
+ * @param {Unit} unit
+ * @param {Colors} colors
+ * @returns {Draw}
+ */
+export function memoryBars(bars, unit, { fg, grid }) {
+  return (Chart, chart, canvas) => {
+    const data = {
+      labels: bars.map((b) => b.label),
+      datasets: STACK.map((key, i) => ({
+        label: t('c_' + key),
+        data: bars.map((b) => (b.out.per_gpu[key] || 0) / UNIT_BYTES[unit]),
+        backgroundColor: COLORS[i],
+        stack: 'memory',
+      })),
+    };
+    if (chart) {
+      chart.data = data;
+      chart.options.scales.x.title.text = unit;
+      chart.options.scales.x.ticks.color = chart.options.scales.y.ticks.color = chart.options.plugins.legend.labels.color = fg;
+      chart.options.scales.x.grid.color = grid;
+      chart.update('none');
+      return chart;
+    }
+    return new Chart(canvas, {
+      type: 'bar',
+      data,
+      options: {
+        indexAxis: 'y',
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: {
+          x: { stacked: true, title: { display: true, text: unit, color: fg }, ticks: { color: fg }, grid: { color: grid } },
+          y: { stacked: true, ticks: { color: fg }, grid: { display: false } },
+        },
+        plugins: {
+          legend: { position: 'bottom', labels: { color: fg, boxWidth: 12 } },
+          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + ctx.parsed.x.toFixed(2) + ' ' + unit } },
+        },
+      },
+    });
+  };
+}
+
+/**
+ * A What fits? curve: points [[x, bytes], ...] with capacity and budget lines (bytes or null).
+ * @param {{points: [number, number][], capacity: number | null, budget: number | null, xLabel: string, unit: Unit, colors: Colors}} curve
+ * @returns {Draw}
+ */
+export function peakCurve({ points, capacity, budget, xLabel, unit, colors }) {
+  return (Chart, chart, canvas) => {
+    const scale = UNIT_BYTES[unit];
+    /** @param {number} bytes */
+    const flat = (bytes) => points.map(() => bytes / scale);
+    /** @type {Record<string, any>[]} */
+    const datasets = [{ label: t('curve_peak'), data: points.map(([, y]) => y / scale), borderColor: PEAK_COLOR, backgroundColor: PEAK_COLOR, pointRadius: 3 }];
+    if (typeof capacity === 'number') datasets.push({ label: t('curve_capacity'), data: flat(capacity), borderColor: CAPACITY_COLOR, backgroundColor: CAPACITY_COLOR, pointRadius: 0 });
+    if (typeof budget === 'number') datasets.push({ label: t('curve_budget'), data: flat(budget), borderColor: BUDGET_COLOR, backgroundColor: BUDGET_COLOR, borderDash: [6, 4], pointRadius: 0 });
+    const data = { labels: points.map(([x]) => formatCount(x)), datasets };
+    if (chart) {
+      chart.data = data;
+      chart.options.scales.x.title.text = xLabel;
+      chart.options.scales.y.title.text = unit;
+      for (const axis of ['x', 'y']) {
+        chart.options.scales[axis].ticks.color = chart.options.scales[axis].title.color = colors.fg;
+        chart.options.scales[axis].grid.color = colors.grid;
+      }
+      chart.options.plugins.legend.labels.color = colors.fg;
+      chart.update('none');
+      return chart;
+    }
+    return new Chart(canvas, {
+      type: 'line',
+      data,
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: {
+          x: { title: { display: true, text: xLabel, color: colors.fg }, ticks: { color: colors.fg }, grid: { color: colors.grid } },
+          y: { title: { display: true, text: unit, color: colors.fg }, ticks: { color: colors.fg }, grid: { color: colors.grid }, beginAtZero: true },
+        },
+        plugins: {
+          legend: { position: 'bottom', labels: { color: colors.fg, boxWidth: 12 } },
+          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + ctx.parsed.y.toFixed(2) + ' ' + ctx.chart.options.scales.y.title.text } },
+        },
+      },
+    });
+  };
+}

@@ -1,0 +1,53 @@
+// Pin and compare: the pinned configuration's output beside the current one, component by
+// component with the difference, and the inputs that differ.
+import { t } from './i18n.js';
+import { formatBytes, formatCount, yesNo } from './format.js';
+import { el, bytesCell } from './dom.js';
+import { getPath, leafPaths } from './doc-paths.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {import('./doc-paths.js').Doc} Doc */
+/** @typedef {Record<string, any>} EstimateOutput */
+
+const COMPARED = ['parameters', 'gradients', 'optimizer_states', 'model_states', 'activations', 'temporary_buffers',
+  'fragmentation', 'cuda_context', 'peak_allocated', 'peak_reserved', 'peak'];
+
+/**
+ * @param {HTMLTableElement} table
+ * @param {EstimateOutput} pinnedOut
+ * @param {EstimateOutput} currentOut
+ * @param {Unit} unit
+ */
+export function renderCompare(table, pinnedOut, currentOut, unit) {
+  /** @type {HTMLTableSectionElement} */ (table.tHead).replaceChildren(el('tr', {}, [el('th', { scope: 'col', text: t('component') }),
+    el('th', { scope: 'col', class: 'num', text: t('pinned') }), el('th', { scope: 'col', class: 'num', text: t('current') }),
+    el('th', { scope: 'col', class: 'num', text: t('difference') })]));
+  const rows = COMPARED.map((key) => {
+    const a = pinnedOut.per_gpu[key];
+    const b = currentOut.per_gpu[key];
+    const diff = typeof a === 'number' && typeof b === 'number' ? b - a : null;
+    const diffText = diff === null ? '—' : (diff > 0 ? '+' : diff < 0 ? '−' : '±') + formatBytes(Math.abs(diff), unit);
+    const diffCell = el('td', { class: 'num ' + (diff === null ? '' : diff > 0 ? 'bad' : diff < 0 ? 'ok' : ''), text: diffText, 'data-testid': 'diff-' + key });
+    if (diff !== null) diffCell.setAttribute('data-bytes', String(diff));
+    return el('tr', { class: key === 'peak' || key === 'model_states' ? 'subtotal' : '' }, [
+      el('th', { scope: 'row', text: t('c_' + key) }), bytesCell(a, unit), bytesCell(b, unit), diffCell]);
+  });
+  rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('f_trainable') }), el('td', { class: 'num', text: formatCount(pinnedOut.parameters.trainable) }),
+    el('td', { class: 'num', text: formatCount(currentOut.parameters.trainable) }), el('td')]));
+  rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('fit') }), el('td', { class: 'num', text: yesNo(pinnedOut.fits) }),
+    el('td', { class: 'num', text: yesNo(currentOut.fits) }), el('td')]));
+  table.tBodies[0].replaceChildren(...rows);
+}
+
+/**
+ * "path: before → after" for every input that differs between two documents.
+ * @param {Doc} pinned
+ * @param {Doc} current
+ * @returns {string[]}
+ */
+export function changedInputs(pinned, current) {
+  const a = new Map(leafPaths(pinned).map((p) => [p, JSON.stringify(getPath(pinned, p))]));
+  const b = new Map(leafPaths(current).map((p) => [p, JSON.stringify(getPath(current, p))]));
+  return [...new Set([...a.keys(), ...b.keys()])].filter((p) => a.get(p) !== b.get(p))
+    .map((p) => p + ': ' + (a.has(p) ? a.get(p) : '—') + ' → ' + (b.has(p) ? b.get(p) : '—'));
+}

@@ -1,0 +1,78 @@
+// Form controls <-> the document. A control names its field with data-path="batch.seq_length" and
+// how its text maps to a value with data-type (num, bytes, bool, list, modules, gpu, str); a group
+// of controls with data-show="name" is shown only when the name's rule holds for the document.
+import { getPath } from './doc-paths.js';
+import { UNIT_BYTES } from './format.js';
+
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} Control */
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const NEW_CUSTOM_GPU = { memory_bytes: 25769803776 };  // 24 GiB: a starting value for a custom device
+
+// A number when the text is one; otherwise the text itself, which the engine rejects naming the field.
+/** @param {string} raw */
+const parseNumber = (raw) => (NUMBER.test(raw) && Number.isFinite(Number(raw)) ? Number(raw) : raw);
+
+/**
+ * The value a control holds for the document, or undefined when empty (the engine's default applies).
+ * @param {Control} elem
+ * @param {Store} store
+ * @returns {any}
+ */
+export function readControl(elem, store) {
+  const raw = elem.value.trim();
+  if (raw === '') return undefined;
+  switch (elem.dataset.type) {
+    case 'num': return parseNumber(raw);
+    case 'bytes': {
+      const n = parseNumber(raw);
+      return typeof n === 'number' ? Math.round(n * UNIT_BYTES[store.unit]) : n;
+    }
+    case 'bool': return raw === 'true';
+    case 'list': return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'modules': return raw === 'all-linear' ? raw : raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'gpu': return raw === '__custom' ? store.lastCustomGpu || { ...NEW_CUSTOM_GPU } : raw;
+    default: return raw;
+  }
+}
+
+/**
+ * Shows a document value in a control.
+ * @param {Control} elem
+ * @param {any} v
+ * @param {Store} store
+ */
+export function writeControl(elem, v, store) {
+  let text = '';
+  if (v !== undefined && v !== null) {
+    switch (elem.dataset.type) {
+      case 'bytes': text = typeof v === 'number' ? String(+(v / UNIT_BYTES[store.unit]).toFixed(4)) : String(v); break;
+      case 'bool': text = v === true ? 'true' : v === false ? 'false' : String(v); break;
+      case 'list':
+      case 'modules': text = Array.isArray(v) ? v.join(',') : String(v); break;
+      case 'gpu': text = typeof v === 'object' ? '__custom' : String(v); break;
+      default: text = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    }
+  }
+  elem.value = text;
+}
+
+/**
+ * Every data-path control from the document (a bytes field being typed keeps its text).
+ * @param {Store} store
+ */
+export function writeControls(store) {
+  for (const elem of /** @type {NodeListOf<Control>} */ (document.querySelectorAll('[data-path]'))) {
+    if (elem === document.activeElement && elem.dataset.type === 'bytes') continue;  // do not re-round what is being typed
+    writeControl(elem, getPath(store.doc, elem.dataset.path || ''), store);
+  }
+}
+
+/**
+ * Shows each data-show group whose rule holds.
+ * @param {(name: string) => boolean} shown
+ */
+export function showGroups(shown) {
+  for (const elem of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-show]'))) elem.hidden = !shown(elem.dataset.show || '');
+}

@@ -1,0 +1,170 @@
+// The engine, from the page's main thread: calls go to Web Workers (engine-worker.js) as messages
+// and come back as promises, so the page never runs the engine itself and typing never waits for it.
+//
+// The workers are built from a Blob holding their source (the build inlines it into the page's
+// script): Chromium refuses `new Worker('file.js')` on a file:// page but runs a Blob worker there,
+// with `worker-src blob:` in the page's Content-Security-Policy. The wasm module is compiled once
+// (streaming from engine.wasm over http; from the bytes embedded in the page's script in the offline
+// folder) and each worker instantiates it.
+//
+// Lanes: each lane is one worker. A call on a cancellable lane while another runs terminates that
+// worker (its promise rejects with Superseded) and starts the new call on a fresh one; on other lanes
+// calls queue, and a queued call with the same key is replaced by the newer one.
+
+/** Why a call's promise rejected: a newer call took its place. */
+export class Superseded extends Error {
+  constructor() {
+    super('superseded by a newer call');
+  }
+}
+
+/** @typedef {{result: string, ms: number}} Reply  the function's JSON text and the time spent in the engine */
+/** @typedef {{fn: string, args: unknown[], key: string, resolve: (r: Reply) => void, reject: (e: Error) => void}} Call */
+
+class Lane {
+  /**
+   * @param {string} url  the worker's Blob URL
+   * @param {Promise<WebAssembly.Module>} module
+   * @param {boolean} cancellable
+   */
+  constructor(url, module, cancellable) {
+    this.url = url;
+    this.module = module;
+    this.cancellable = cancellable;
+    /** @type {Call[]} */
+    this.queue = [];
+    /** @type {Call | null} */
+    this.running = null;
+    this.nextId = 1;
+    this.id = 0;  // the running call's message id
+    this.worker = new Worker(url);
+    this.ready = this.listen(this.worker);
+  }
+
+  /** Replaces the worker (its running call is dropped). */
+  respawn() {
+    this.worker.terminate();
+    this.worker = new Worker(this.url);
+    this.ready = this.listen(this.worker);
+  }
+
+  /**
+   * Starts a worker: the engine instantiated in it, then its answers to this lane.
+   * @param {Worker} worker
+   * @returns {Promise<void>} resolves once the engine is ready in it
+   */
+  listen(worker) {
+    /** @type {Promise<void>} */
+    const ready = new Promise((resolve, reject) => {
+      worker.addEventListener('message', (event) => {
+        const m = event.data;
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'failed') reject(new Error(m.message));
+        else this.answer(worker, m);
+      });
+      worker.addEventListener('error', (event) => reject(new Error(event.message || 'the engine worker failed to start')));
+    });
+    this.module.then((module) => worker.postMessage({ type: 'init', module }), () => {});
+    return ready;
+  }
+
+  /**
+   * @param {string} fn
+   * @param {unknown[]} args
+   * @param {string} key
+   * @returns {Promise<Reply>}
+   */
+  call(fn, args, key) {
+    return new Promise((resolve, reject) => {
+      const call = { fn, args, key, resolve, reject };
+      if (this.running && this.cancellable) {
+        this.running.reject(new Superseded());
+        this.running = null;
+        this.respawn();
+      }
+      for (const old of this.queue.filter((c) => c.key === key)) old.reject(new Superseded());
+      this.queue = this.queue.filter((c) => c.key !== key);
+      this.queue.push(call);
+      this.next();
+    });
+  }
+
+  next() {
+    if (this.running || this.queue.length === 0) return;
+    const call = /** @type {Call} */ (this.queue.shift());
+    this.running = call;
+    const worker = this.worker;
+    this.id = this.nextId++;
+    const id = this.id;
+    this.ready.then(() => {
+      if (this.running === call) worker.postMessage({ type: 'call', id, fn: call.fn, args: call.args });
+    }, (e) => {
+      if (this.running !== call) return;
+      this.running = null;
+      call.reject(e);
+    });
+  }
+
+  /**
+   * @param {Worker} worker
+   * @param {{id: number, result: string, ms: number}} m
+   */
+  answer(worker, m) {
+    if (worker !== this.worker || !this.running || m.id !== this.id) return;
+    const call = this.running;
+    this.running = null;
+    call.resolve({ result: m.result, ms: m.ms });
+    this.next();
+  }
+}
+
+export class EngineClient {
+  /**
+   * @param {string} workerSource  the worker's JavaScript (Emscripten's loader and engine-worker.js)
+   * @param {Promise<WebAssembly.Module>} module  the compiled engine
+   */
+  constructor(workerSource, module) {
+    const url = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
+    /** Estimates, the catalog, explanations: quick calls, queued. */
+    this.estimates = new Lane(url, module, false);
+    /** The What fits? solve and strategy search: a newer input cancels the running one. */
+    this.searches = new Lane(url, module, true);
+    this.ready = this.estimates.ready;
+  }
+
+  /**
+   * An estimate-lane call; the result parsed.
+   * @param {string} fn
+   * @param {unknown[]} args
+   * @param {string} [key]  a queued call with the same key is replaced by this one
+   * @returns {Promise<{out: any, ms: number}>}
+   */
+  async estimate(fn, args, key = fn) {
+    const { result, ms } = await this.estimates.call(fn, args, key);
+    return { out: JSON.parse(result), ms };
+  }
+
+  /**
+   * A search-lane call (cancels a running one); the result parsed.
+   * @param {string} fn
+   * @param {unknown[]} args
+   * @returns {Promise<{out: any, ms: number}>}
+   */
+  async search(fn, args) {
+    const { result, ms } = await this.searches.call(fn, args, fn);
+    return { out: JSON.parse(result), ms };
+  }
+}
+
+/**
+ * Compiles the engine: streaming from `wasmUrl` over http, or from base64 bytes (the offline folder).
+ * @param {{wasmUrl?: URL, wasmBase64?: string}} from
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export function compileEngine({ wasmUrl, wasmBase64 }) {
+  if (wasmBase64) {
+    const bytes = Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));
+    return WebAssembly.compile(bytes);
+  }
+  return WebAssembly.compileStreaming(fetch(/** @type {URL} */ (wasmUrl)));
+}

@@ -1,0 +1,42 @@
+// The engine's side of the page: runs inside a Web Worker built from a Blob (engine-client.js), so
+// the page's main thread never runs the engine. The build puts Emscripten's loader (createEngine,
+// wasm/CMakeLists.txt) in front of this file in the worker's source.
+//
+// Messages in:  {type: 'init', module: WebAssembly.Module} once, then
+//               {type: 'call', id, fn, args} — fn one of the module's functions (wasm/bindings.cpp).
+// Messages out: {type: 'ready'} | {type: 'failed', message} after init;
+//               {id, result, ms} per call (result: the function's JSON text; ms: time in the engine).
+
+/** @typedef {{type: 'init', module: WebAssembly.Module} | {type: 'call', id: number, fn: string, args: unknown[]}} Request */
+
+/**
+ * Starts answering the page's messages.
+ * @param {(options: object) => Promise<Record<string, Function>>} createEngine  Emscripten's factory
+ */
+export function start(createEngine) {
+  const scope = /** @type {any} */ (self);
+  /** @type {Promise<Record<string, Function>> | null} */
+  let engine = null;
+  scope.onmessage = (/** @type {MessageEvent<Request>} */ event) => {
+    const m = event.data;
+    if (m.type === 'init') {
+      const module = m.module;
+      engine = createEngine({
+        // The page compiled the module once (streaming over http); each worker instantiates it.
+        instantiateWasm(/** @type {WebAssembly.Imports} */ imports, /** @type {Function} */ receive) {
+          WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
+          return {};
+        },
+      });
+      engine.then(() => scope.postMessage({ type: 'ready' }),
+        (/** @type {any} */ e) => scope.postMessage({ type: 'failed', message: String(e && e.message ? e.message : e) }));
+      return;
+    }
+    const { id, fn, args } = m;
+    /** @type {Promise<Record<string, Function>>} */ (engine).then((mod) => {
+      const t0 = performance.now();
+      const result = mod[fn](...args);
+      scope.postMessage({ id, result, ms: performance.now() - t0 });
+    });
+  };
+}

@@ -1,0 +1,106 @@
+// The catalog GPU table: every catalog GPU at the current GPU count (usable memory, peak, fits),
+// the fewest of it that fit (from the engine's solve) and what they cost at an editable price per
+// GPU-hour. Its rows are built once, so that a price being typed keeps focus while results change.
+import { t } from './i18n.js';
+import { formatCount, formatMoney, yesNo } from './format.js';
+import { el, setBytes } from './dom.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {{id: string, display_name: string, price_per_gpu_hour_usd?: number | null, memory: {bytes: number}, device_total_bytes?: number | null}} GpuEntry */
+/** @typedef {{usable: number | null, peak: number | null, fits: boolean | null} | {pending: true} | {error: true}} GpuHere */
+/** @typedef {{min_gpus: {value: number} | null, cost_per_hour: number | null} | {pending: true} | {error: string}} GpuOption */
+
+export class GpuTable {
+  /**
+   * @param {HTMLTableElement} table
+   * @param {GpuEntry[]} gpus
+   */
+  constructor(table, gpus) {
+    this.table = table;
+    /** @type {Map<string, HTMLTableRowElement>} */
+    this.rows = new Map(gpus.map((g) => [g.id, row(g)]));
+    table.tBodies[0].replaceChildren(...this.rows.values());
+  }
+
+  /** @param {boolean} busy */
+  setBusy(busy) {
+    this.table.setAttribute('aria-busy', String(busy));
+  }
+
+  /**
+   * Every row's estimate at this count: gpu id -> verdict, or one state for all.
+   * @param {(id: string) => GpuHere} verdict
+   * @param {Unit} unit
+   */
+  fillHere(verdict, unit) {
+    for (const [id, tr] of this.rows) fillHere(tr, verdict(id), unit);
+  }
+
+  /**
+   * Every row's fewest GPUs and cost.
+   * @param {(id: string) => GpuOption} option
+   * @param {number} maxGpus  how far the engine was asked to look
+   */
+  fillOptions(option, maxGpus) {
+    for (const [id, tr] of this.rows) fillOption(tr, option(id), maxGpus);
+  }
+}
+
+/**
+ * GPU | usable | peak at this count | fits | fewest GPUs that fit | price per GPU-hour (editable) | cost per hour.
+ * @param {GpuEntry} gpu
+ */
+function row(gpu) {
+  const price = el('input', { type: 'text', inputMode: 'decimal', spellcheck: false,
+    placeholder: typeof gpu.price_per_gpu_hour_usd === 'number' ? String(gpu.price_per_gpu_hour_usd) : '—' });
+  price.setAttribute('data-path', 'solve.prices.' + gpu.id);
+  price.setAttribute('data-type', 'num');
+  price.setAttribute('data-testid', 'price');
+  price.setAttribute('aria-label', t('price_label', { gpu: gpu.display_name }));
+  return el('tr', { 'data-gpu': gpu.id }, [el('th', { scope: 'row', text: gpu.display_name }), el('td', { class: 'num' }),
+    el('td', { class: 'num', 'data-testid': 'peak-here' }), el('td'), el('td', { class: 'num', 'data-testid': 'min-gpus' }),
+    el('td', { class: 'price' }, [price]), el('td', { class: 'num', 'data-testid': 'cost' })]);
+}
+
+/**
+ * @param {HTMLTableRowElement} tr
+ * @param {GpuHere} here
+ * @param {Unit} unit
+ */
+function fillHere(tr, here, unit) {
+  const [, usable, peak, fit] = tr.cells;
+  if ('pending' in here || 'error' in here) {
+    const mark = 'pending' in here ? '…' : '—';
+    usable.textContent = peak.textContent = mark;
+    usable.removeAttribute('data-bytes');
+    peak.removeAttribute('data-bytes');
+    fit.textContent = 'pending' in here ? t('computing') : t('unknown');
+    fit.className = '';
+    return;
+  }
+  setBytes(usable, here.usable, unit);
+  setBytes(peak, here.peak, unit);
+  fit.textContent = yesNo(here.fits);
+  fit.className = here.fits ? 'ok' : 'bad';
+}
+
+/**
+ * @param {HTMLTableRowElement} tr
+ * @param {GpuOption} option
+ * @param {number} maxGpus
+ */
+function fillOption(tr, option, maxGpus) {
+  const min = tr.cells[4];
+  const cost = tr.cells[6];
+  min.title = '';
+  if ('pending' in option || 'error' in option) {
+    min.textContent = cost.textContent = 'pending' in option ? '…' : '—';
+    if ('error' in option) min.title = option.error;
+    min.removeAttribute('data-value');
+    return;
+  }
+  min.textContent = option.min_gpus ? formatCount(option.min_gpus.value) : t('not_within', { n: formatCount(maxGpus) });
+  if (option.min_gpus) min.setAttribute('data-value', String(option.min_gpus.value));
+  else min.removeAttribute('data-value');
+  cost.textContent = typeof option.cost_per_hour === 'number' ? '$' + formatMoney(option.cost_per_hour) + t('per_hour') : '—';
+}

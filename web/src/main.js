@@ -1,0 +1,34 @@
+// The page's entry point (bundled into app.js): preferences, the engine in its workers, the
+// catalog, then the controller (app.js).
+import { t } from './i18n.js';
+import { byId } from './dom.js';
+import { STORE, load } from './storage.js';
+import { Store } from './store.js';
+import { EngineClient, compileEngine } from './engine-client.js';
+import { App, applyPreferences } from './app.js';
+import workerSource from 'trainmem:worker-source';
+import wasmBase64 from 'trainmem:wasm-base64';
+
+const store = new Store();
+const prefs = load(STORE.prefs) || {};
+store.unit = prefs.unit === 'GB' ? 'GB' : 'GiB';
+byId('lang').value = prefs.lang === 'zh' || prefs.lang === 'en' ? prefs.lang : /^zh/i.test(navigator.language) ? 'zh' : 'en';
+byId('theme').value = prefs.theme === 'light' || prefs.theme === 'dark' ? prefs.theme : '';
+applyPreferences(store);
+byId('offline-zip').hidden = location.protocol === 'file:';
+
+/** @param {unknown} e */
+function failed(e) {
+  const status = byId('status');
+  status.textContent = t('engine_failed', { message: e && /** @type {Error} */ (e).message ? /** @type {Error} */ (e).message : String(e) });
+  status.className = 'bad';
+}
+
+try {
+  // Over http the wasm streams in beside the page; the offline folder embeds it (file:// cannot fetch).
+  const module = compileEngine(wasmBase64 ? { wasmBase64 } : { wasmUrl: new URL('engine.wasm', document.baseURI) });
+  const engine = new EngineClient(workerSource, module);
+  engine.estimate('catalog', ['']).then(({ out }) => new App(engine, out, store).start()).catch(failed);
+} catch (e) {
+  failed(e);
+}

@@ -1,0 +1,183 @@
+// Choosing models: the model list (presets, custom configs pasted or dropped by the user, or a bare
+// parameter count) for the main model and the RLHF reward and critic models (data-picker="path"),
+// the preset search box (words, or a Hugging Face reference), and the config.json paste area.
+import { t } from './i18n.js';
+import { el, byId } from './dom.js';
+import { getPath } from './doc-paths.js';
+import { filterModels, parseHfReference, presetForHfReference, sizeLabel } from './model-search.js';
+
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./model-search.js').ModelEntry} ModelEntry */
+/** @typedef {Record<string, any>} ModelSpec  {preset} | {hf_config} | {num_parameters} */
+
+export class ModelPicker {
+  /**
+   * @param {Store} store
+   * @param {ModelEntry[]} models  the catalog's presets
+   * @param {(spec: ModelSpec, note?: string) => void} select  puts a main-model choice into the document
+   * @param {(config: Record<string, any>) => void} remember  a custom model was added (to be stored)
+   */
+  constructor(store, models, select, remember) {
+    this.store = store;
+    this.models = models;
+    this.select = select;
+    this.remember = remember;
+  }
+
+  /**
+   * The picker's option value for a model spec: "p:<preset>", "c:<custom index>", "n", or "".
+   * @param {unknown} spec
+   */
+  value(spec) {
+    if (!spec || typeof spec !== 'object') return '';
+    if ('preset' in spec) return 'p:' + /** @type {any} */ (spec).preset;
+    if ('hf_config' in spec) return 'c:' + this.addCustom(/** @type {any} */ (spec).hf_config);
+    if ('num_parameters' in spec) return 'n';
+    return '';
+  }
+
+  /**
+   * @param {Record<string, any>} config
+   * @returns {number}
+   */
+  addCustom(config) {
+    const { index, added } = this.store.addCustom(config);
+    if (added) this.remember(config);
+    return index;
+  }
+
+  /**
+   * Fills a picker: presets (those matching the search for the main model; the chosen one stays
+   * listed, first), custom models, "parameter count only".
+   * @param {HTMLSelectElement} sel
+   * @param {ModelEntry[]} [filter]
+   */
+  fill(sel, filter) {
+    const path = sel.dataset.picker || '';
+    const current = this.value(getPath(this.store.doc, path));
+    const models = filter || this.models;
+    /** @param {string} value @param {string} text */
+    const opt = (value, text) => el('option', { value, text });
+    /** @type {HTMLElement[]} */
+    const options = [];
+    if (path !== 'model') options.push(opt('', t('model_none')));
+    const presets = el('optgroup', { label: t('presets') },
+      models.map((m) => opt('p:' + m.id, m.display_name + ' · ' + sizeLabel(m.parameters))));
+    if (current.startsWith('p:') && !models.some((m) => 'p:' + m.id === current)) {
+      const m = this.models.find((x) => 'p:' + x.id === current);
+      presets.prepend(opt(current, m ? m.display_name + ' · ' + sizeLabel(m.parameters) : current.slice(2)));
+    }
+    options.push(presets);
+    if (this.store.customs.length) {
+      options.push(el('optgroup', { label: t('customs') }, this.store.customs.map((c, i) => opt('c:' + i, c.name))));
+    }
+    options.push(opt('n', t('count_only')));
+    sel.replaceChildren(...options);
+    sel.value = current;
+  }
+
+  /** Every picker from the document (the main model's list filtered by the search box). */
+  fillAll() {
+    for (const sel of /** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll('[data-picker]'))) {
+      this.fill(sel, sel.dataset.picker === 'model' ? this.filtered() : undefined);
+    }
+  }
+
+  /**
+   * The model spec a picker's choice stands for, or undefined for "none".
+   * @param {HTMLSelectElement} sel
+   * @returns {ModelSpec | undefined}
+   */
+  read(sel) {
+    const v = sel.value;
+    if (v === '') return undefined;
+    if (v.startsWith('p:')) return { preset: v.slice(2) };
+    if (v.startsWith('c:')) return { hf_config: this.store.customs[Number(v.slice(2))].config };
+    // parameter count: start from the chosen preset's count when there was one
+    const before = getPath(this.store.doc, sel.dataset.picker || '');
+    const preset = before && this.models.find((m) => m.id === before.preset);
+    return { num_parameters: preset ? preset.parameters : 1e9 };
+  }
+
+  /** The presets matching the search box. */
+  filtered() {
+    return filterModels(this.models, byId('model-search').value);
+  }
+
+  /** The search box changed: a Hugging Face reference selects its preset; words filter the list. */
+  onSearch() {
+    const q = byId('model-search').value;
+    const ref = parseHfReference(q);
+    if (ref) {
+      const hit = presetForHfReference(this.models, q);
+      if (hit) {
+        const note = hit.exact ? t('hf_matched', { hf: ref, name: hit.model.display_name })
+          : t('hf_similar', { hf: ref, name: hit.model.display_name, hf2: hit.model.hf_id });
+        this.select({ preset: hit.model.id }, note);
+        return;
+      }
+      byId('model-note').textContent = t('hf_unknown', { hf: ref });
+      byId('custom-model').open = true;
+      return;
+    }
+    const found = this.filtered();
+    this.fill(byId('model-select'), found);
+    byId('model-note').textContent = q.trim() === '' ? '' : found.length ? t('matches', { n: found.length }) : t('no_match', { query: q.trim() });
+  }
+
+  /**
+   * A pasted or dropped config.json: added as a custom model and selected, or the reason it is not one.
+   * @param {string} text
+   */
+  useConfigText(text) {
+    let config;
+    try {
+      config = JSON.parse(text);
+    } catch (e) {
+      byId('config-note').textContent = t('config_bad_json', { message: /** @type {Error} */ (e).message });
+      return;
+    }
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      byId('config-note').textContent = t('config_not_object');
+      return;
+    }
+    const i = this.addCustom(config);
+    byId('config-note').textContent = t('config_added', { name: this.store.customs[i].name });
+    this.select({ hf_config: config });
+  }
+
+  /** @param {File} file */
+  readFile(file) {
+    const reader = new FileReader();
+    reader.onload = () => {
+      byId('config-text').value = String(reader.result);
+      this.useConfigText(String(reader.result));
+    };
+    reader.readAsText(file);
+  }
+
+  /** Wires the search box and the config.json area. */
+  wire() {
+    const search = byId('model-search');
+    search.addEventListener('input', () => this.onSearch());
+    search.addEventListener('keydown', (/** @type {KeyboardEvent} */ e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      const first = this.filtered()[0];
+      if (first) this.select({ preset: first.id });
+    });
+    byId('config-use').addEventListener('click', () => this.useConfigText(byId('config-text').value));
+    byId('config-file').addEventListener('change', (/** @type {Event} */ e) => {
+      const input = /** @type {HTMLInputElement} */ (e.target);
+      if (input.files && input.files[0]) this.readFile(input.files[0]);
+    });
+    const drop = byId('config-text');
+    drop.addEventListener('dragover', (/** @type {DragEvent} */ e) => e.preventDefault());
+    drop.addEventListener('drop', (/** @type {DragEvent} */ e) => {
+      e.preventDefault();
+      const file = e.dataTransfer && e.dataTransfer.files[0];
+      if (file) this.readFile(file);
+      else if (e.dataTransfer) this.useConfigText(e.dataTransfer.getData('text/plain'));
+    });
+  }
+}

@@ -1,0 +1,75 @@
+// Finding a model preset from what people type or paste: words of its name, family or size
+// ("llama 70b", "qwen moe"), or a Hugging Face reference ("org/name", "https://huggingface.co/org/name",
+// ".../tree/main", ".../blob/main/config.json"), matched against the catalog's hf_id with no network.
+// Pure: no DOM.
+
+/** @typedef {{id: string, display_name: string, family: string, hf_id: string, model_type: string, parameters: number}} ModelEntry */
+
+const HF_URL = /^(?:https?:\/\/)?(?:www\.)?(?:huggingface\.co|hf\.co)\/([^/\s?#]+)\/([^/\s?#]+)(?:[/?#].*)?$/i;
+const HF_ID = /^([A-Za-z0-9][\w.-]*)\/([\w.-]+)$/;
+// Repository-name suffixes that name a fine-tune or a format of the same architecture.
+const VARIANT_SUFFIX = /(-(instruct|chat|hf|it|pt|base))+$/i;
+
+/**
+ * "org/name" from a Hugging Face reference, or null.
+ * @param {string} text
+ * @returns {string | null}
+ */
+export function parseHfReference(text) {
+  const t = String(text || '').trim();
+  const m = HF_URL.exec(t) || HF_ID.exec(t);
+  return m ? m[1] + '/' + m[2] : null;
+}
+
+/**
+ * The preset for a Hugging Face reference: {model, exact} or null. exact is false when only the
+ * repository name matched after dropping a variant suffix (…-Instruct of a base preset).
+ * @param {ModelEntry[]} models
+ * @param {string} text
+ * @returns {{model: ModelEntry, exact: boolean, hf_id: string} | null}
+ */
+export function presetForHfReference(models, text) {
+  const id = parseHfReference(text);
+  if (!id) return null;
+  const lower = id.toLowerCase();
+  const exact = models.find((m) => m.hf_id && m.hf_id.toLowerCase() === lower);
+  if (exact) return { model: exact, exact: true, hf_id: id };
+  /** @param {string} s */
+  const stem = (s) => (s.split('/').pop() || '').toLowerCase().replace(VARIANT_SUFFIX, '');
+  const same = models.filter((m) => m.hf_id && stem(m.hf_id) === stem(id));
+  return same.length === 1 ? { model: same[0], exact: false, hf_id: id } : null;
+}
+
+/**
+ * "8.0B", "494M": the catalog's parameter count in words people search by.
+ * @param {number} parameters
+ * @returns {string}
+ */
+export function sizeLabel(parameters) {
+  if (!(parameters > 0)) return '';
+  if (parameters >= 1e9) return (parameters / 1e9).toFixed(parameters >= 1e11 ? 0 : 1) + 'B';
+  return Math.round(parameters / 1e6) + 'M';
+}
+
+/** @param {ModelEntry} m */
+function haystack(m) {
+  const size = sizeLabel(m.parameters).toLowerCase();
+  return [m.id, m.display_name, m.family, m.hf_id, m.model_type, size, size.replace(/\.\d/, '')].join(' ').toLowerCase();
+}
+
+/**
+ * Presets whose name, family, hf_id or size contain every word of the query.
+ * @param {ModelEntry[]} models
+ * @param {string} query
+ * @returns {ModelEntry[]}
+ */
+export function filterModels(models, query) {
+  const ref = presetForHfReference(models, query);
+  if (ref) return [ref.model];
+  const words = String(query || '').toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return models.slice();
+  return models.filter((m) => {
+    const h = haystack(m);
+    return words.every((w) => h.includes(w));
+  });
+}

@@ -1,0 +1,185 @@
+// The estimate's output document as tables: the breakdown with the engine's explanation of each
+// component, the device view, the phases, parameters and batch, RLHF models, host memory, the
+// checkpoint disk budget, warnings. Every number shown is a field of the output (or the
+// difference of two).
+import { t } from './i18n.js';
+import { formatCount, yesNo } from './format.js';
+import { el, bytesCell, fillTable } from './dom.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {Record<string, any>} EstimateOutput  the estimate output document (docs/api.md) */
+
+// Breakdown rows in order; subtotal rows are the engine's own sums.
+/** @type {[string, string?][]} */
+export const BREAKDOWN = [
+  ['parameters'], ['gradients'], ['optimizer_states'], ['model_states', 'subtotal'], ['activations'],
+  ['temporary_buffers'], ['peak_allocated', 'subtotal'], ['fragmentation'], ['peak_reserved', 'subtotal'],
+  ['cuda_context'], ['peak', 'total'],
+];
+
+/**
+ * A component's row, then the engine's explanation of it (formula with this setup's numbers, source).
+ * @param {string} key
+ * @param {unknown} bytes
+ * @param {Unit} unit
+ * @param {string | undefined} cls
+ * @param {{component: string, formula: string, source: string}[]} explanations
+ */
+function componentRows(key, bytes, unit, cls, explanations) {
+  const rows = [el('tr', { class: cls || '' }, [el('th', { scope: 'row', text: t('c_' + key) }), bytesCell(bytes, unit, 'b-' + key)])];
+  const x = explanations.find((e) => e.component === key);
+  if (x) {
+    rows.push(el('tr', { class: 'explain' }, [el('td', { colSpan: 2, 'data-testid': 'explain-' + key },
+      [el('span', { text: x.formula }), el('small', { class: 'source', text: x.source })])]));
+  }
+  return rows;
+}
+
+/**
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ */
+export function renderBreakdown(tbody, out, unit) {
+  const g = out.per_gpu;
+  const rows = BREAKDOWN.flatMap(([key, cls]) => componentRows(key, g[key], unit, cls, out.explanations));
+  for (const key of ['paged_device_resident', 'paged_host_resident']) {
+    if (g[key] !== null && g[key] !== undefined) rows.push(...componentRows(key, g[key], unit, '', out.explanations));
+  }
+  tbody.replaceChildren(...rows);
+}
+
+/**
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ * @param {number | null} deviceTotal  nvidia-smi's total for the chosen GPU (catalog) or the custom device's memory_bytes
+ */
+export function renderDevice(tbody, out, unit, deviceTotal) {
+  const g = out.per_gpu;
+  fillTable(tbody, [
+    [t('c_peak_allocated'), bytesCell(g.peak_allocated, unit, 'd-peak_allocated')],
+    [t('c_peak_reserved'), bytesCell(g.peak_reserved, unit, 'd-peak_reserved')],
+    [t('c_peak'), bytesCell(g.peak, unit, 'd-peak')],
+    [t('d_capacity'), bytesCell(out.gpu_capacity_bytes, unit, 'd-capacity')],
+    [t('d_device_total'), bytesCell(deviceTotal, unit, 'd-device_total')],
+  ]);
+}
+
+/**
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ */
+export function renderPhases(tbody, out, unit) {
+  const phases = out.per_gpu.phases;
+  if (!phases) {
+    fillTable(tbody, [[t('unknown'), '—']]);
+    return;
+  }
+  fillTable(tbody, Object.keys(phases).map((p) => {
+    const label = t('ph_' + p) + (out.per_gpu.peak_phase === p ? ' (' + t('peak_mark') + ')' : '');
+    return [label, bytesCell(phases[p], unit, 'ph-' + p), out.per_gpu.peak_phase === p ? 'subtotal' : ''];
+  }));
+}
+
+/**
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ */
+export function renderFacts(tbody, out) {
+  const p = out.parameters;
+  /** @type {[string, HTMLElement | string, string?][]} */
+  const rows = [
+    [t('f_total'), formatCount(p.total)],
+    [t('f_trainable'), el('td', { class: 'num', text: formatCount(p.trainable), 'data-testid': 'trainable' })],
+    [t('f_active'), formatCount(p.active)],
+  ];
+  if (p.adapter !== undefined) rows.push([t('f_adapter'), formatCount(p.adapter)]);
+  const b = out.bytes_per_param;
+  rows.push(
+    [t('f_global_batch'), el('td', { class: 'num', text: formatCount(out.global_batch_size), 'data-testid': 'global-batch-size' })],
+    [t('f_dp'), formatCount(out.data_parallel_size)],
+    [t('f_bytes_per_param'), [b.param, b.grad, b.optimizer].map((x) => formatCount(x)).join(' / ')],
+    [t('f_precision'), el('td', { text: Object.entries(out.precision).map(([k, v]) => k + ' ' + v).join(', ') })],
+  );
+  fillTable(tbody, rows);
+}
+
+/**
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ */
+export function renderHost(tbody, out, unit) {
+  fillTable(tbody, [
+    [t('h_cpu'), bytesCell(out.cpu_bytes_per_node, unit, 'h-cpu')],
+    [t('h_cpu_fits'), yesNo(out.cpu_ram_fits)],
+    [t('h_nvme'), bytesCell(out.nvme_bytes, unit, 'h-nvme')],
+  ]);
+}
+
+/**
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ */
+export function renderDisk(tbody, out, unit) {
+  const c = out.checkpoint;
+  fillTable(tbody, [
+    [t('k_training_state'), bytesCell(c.training_state_bytes, unit, 'k-training_state')],
+    [t('k_largest_rank'), bytesCell(c.largest_rank_bytes, unit)],
+    [t('k_inference_weights'), bytesCell(c.inference_weights_bytes, unit)],
+    [t('k_adapter'), bytesCell(c.adapter_bytes, unit)],
+    [t('k_per_checkpoint'), bytesCell(c.bytes_per_checkpoint, unit, 'k-per_checkpoint')],
+    [t('k_keep_last'), bytesCell(c.keep_last_bytes, unit)],
+    [t('k_fit_count'), c.checkpoints_that_fit === null ? t('unknown') : formatCount(c.checkpoints_that_fit)],
+  ]);
+}
+
+/**
+ * RLHF: the same breakdown per model, plus the rollout KV cache. Hidden when there is none.
+ * @param {HTMLElement} box
+ * @param {HTMLTableElement} table
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ */
+export function renderRlhf(box, table, out, unit) {
+  const models = out.per_gpu_models;
+  box.hidden = !models;
+  if (!models) return;
+  const cols = ['parameters', 'gradients', 'optimizer_states', 'model_states', 'activations', 'transient'];
+  const head = el('tr', {}, [el('th', { scope: 'col', text: t('role') }),
+    ...cols.map((c) => el('th', { scope: 'col', class: 'num', text: c === 'transient' ? t('transient') : t('c_' + c) }))]);
+  /** @type {HTMLTableSectionElement} */ (table.tHead).replaceChildren(head);
+  const rows = Object.entries(models).map(([role, m]) =>
+    el('tr', {}, [el('th', { scope: 'row', text: role }), ...cols.map((c) => bytesCell(/** @type {any} */ (m)[c], unit))]));
+  if (out.rollout_kv_cache_bytes !== null && out.rollout_kv_cache_bytes !== undefined) {
+    rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('rollout_kv') }), bytesCell(out.rollout_kv_cache_bytes, unit, 'rollout-kv'),
+      ...cols.slice(1).map(() => el('td'))]));
+  }
+  table.tBodies[0].replaceChildren(...rows);
+}
+
+/**
+ * @param {HTMLElement} list
+ * @param {EstimateOutput} out
+ */
+export function renderWarnings(list, out) {
+  const items = out.warnings.map((/** @type {{code: string, message: string}} */ w) =>
+    el('li', { 'data-code': w.code }, [el('code', { text: w.code }), document.createTextNode(' ' + w.message)]));
+  list.replaceChildren(...(items.length ? items : [el('li', { class: 'note', text: t('none_found') })]));
+}
+
+/**
+ * Catalog entries the engine rejected at load ({code, field, message}): named in a notice; the
+ * page works with the valid entries.
+ * @param {HTMLElement} box
+ * @param {HTMLElement} list
+ * @param {{code: string, field?: string, message: string}[]} errors
+ */
+export function renderCatalogErrors(box, list, errors) {
+  box.hidden = errors.length === 0;
+  list.replaceChildren(...errors.map((e) => el('li', { 'data-code': String(e.code) },
+    [el('code', { text: String(e.field || e.code) }), document.createTextNode(' ' + String(e.message))])));
+}

@@ -1,0 +1,16 @@
+// Modules the build (scripts/build-web.mjs) makes up for the page's bundle.
+declare module 'trainmem:worker-source' {
+  /** The engine worker's JavaScript: Emscripten's loader, then engine-worker.js. */
+  const source: string;
+  export default source;
+}
+declare module 'trainmem:wasm-base64' {
+  /** The engine's wasm as base64 in the offline folder; '' in the hosted build (engine.wasm beside the page). */
+  const base64: string;
+  export default base64;
+}
+declare module 'trainmem:accuracy-data' {
+  /** The accuracy program's table: {summary, rows} (accuracy.js). */
+  const data: import('./accuracy.js').AccuracyData;
+  export default data;
+}

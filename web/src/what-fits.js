@@ -1,0 +1,197 @@
+// The "What fits?" panel: the engine's solve (an estimate document plus a "solve" object, see the
+// README's "Inverse queries") for the current inputs, shown as answers (largest micro-batch, longest
+// sequence, fewest GPUs, cheapest GPU, global batch plan) with the calibrated answers beside the
+// analytic ones, the reasons a question has no answer, and the ranked strategy list whose rows load
+// a strategy into the inputs. Every number shown is a field of solve's output (or the difference of
+// two). request() and strategyDoc() are pure (Node tests).
+import { t } from './i18n.js';
+import { formatBytes, formatCount, formatMoney, signedCount, signedPercent, signedBytes } from './format.js';
+import { el, bytesCell, numCell } from './dom.js';
+import { clone } from './doc-paths.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {import('./doc-paths.js').Doc} Doc */
+/** @typedef {Record<string, any>} SolveOutput  solve's output document (docs/api.md) */
+/** @typedef {Record<string, any>} RankedStrategy  one of solve's strategies.ranked */
+
+export const STRATEGY_LIMIT = 10;  // ranked strategies shown
+export const MAX_GPUS = 4096;      // the fewest-GPU searches look this far
+
+/**
+ * The solve document for an estimate document and the panel's options (the state's "solve"
+ * object), with or without the strategy search.
+ * @param {Doc} doc
+ * @param {Doc | undefined} options
+ * @param {boolean} withStrategies
+ * @returns {Doc}
+ */
+export function request(doc, options, withStrategies) {
+  const solve = clone(options || {});
+  solve.max_gpus = MAX_GPUS;
+  if (withStrategies) solve.strategies = { ...(solve.strategies || {}), limit: STRATEGY_LIMIT };
+  else delete solve.strategies;
+  return { ...clone(doc), solve };
+}
+
+/**
+ * The estimate document with a ranked strategy loaded: the settings the strategy search changes
+ * (apply_candidate in engine/src/strategy_search.cpp) from the row's fields, everything else kept.
+ * The world size is the row's data x tensor x pipeline x context split.
+ * @param {Doc} doc
+ * @param {RankedStrategy} row
+ * @returns {Doc}
+ */
+export function strategyDoc(doc, row) {
+  const d = clone(doc);
+  const p = { ...(d.parallel || {}) };
+  p.world_size = row.data_parallel_size * row.tensor_parallel_size * row.pipeline_parallel_size * row.context_parallel_size;
+  delete p.data_parallel_size;
+  delete p.sharding_group_size;
+  p.tensor_parallel_size = row.tensor_parallel_size;
+  p.pipeline_parallel_size = row.pipeline_parallel_size;
+  p.context_parallel_size = row.context_parallel_size;
+  p.sequence_parallel = row.sequence_parallel;
+  p.zero_stage = row.zero_stage;
+  p.offload_optimizer = row.offload_optimizer;
+  p.offload_param = row.offload_param;
+  if (p.virtual_pipeline_stages !== undefined) p.virtual_pipeline_stages = 1;
+  if (p.pipeline_schedule === 'interleaved_1f1b') p.pipeline_schedule = '1f1b';
+  d.parallel = p;
+  d.activation_checkpointing = row.activation_checkpointing;
+  d.batch = { ...(d.batch || {}), micro_batch_size: row.micro_batch_size };
+  return d;
+}
+
+/**
+ * "8 (peak 71.20 GiB)" for a fit point, "none" without one.
+ * @param {{value: number, peak: number} | null} p
+ * @param {Unit} unit
+ */
+const fitText = (p, unit) => (p ? formatCount(p.value) + ' (' + t('peak_is', { bytes: formatBytes(p.peak, unit) }) + ')' : t('no_answer'));
+/** @param {number} x */
+const usd = (x) => '$' + formatMoney(x);
+
+/**
+ * The answers table: question | answer | calibrated | calibrated − answer (the last two only with a
+ * calibration, and only for the questions it answers).
+ * @param {HTMLTableElement} table
+ * @param {SolveOutput} out
+ * @param {Unit} unit
+ * @param {(id: string) => string} gpuName
+ */
+export function renderAnswers(table, out, unit, gpuName) {
+  const c = out.calibrated;
+  table.classList.toggle('no-calibration', !c);
+  /** @param {unknown} a @param {unknown} b */
+  const diff = (a, b) => (typeof a === 'number' && typeof b === 'number' ? signedCount(b - a) : '—');
+  /** @param {string} label @param {HTMLTableCellElement} answer @param {HTMLTableCellElement[] | null} [calibrated] */
+  const row = (label, answer, calibrated) => {
+    if (!c || !calibrated) answer.colSpan = c ? 3 : 1;
+    return el('tr', {}, [el('th', { scope: 'row', text: label }), answer, ...(c && calibrated ? calibrated : [])]);
+  };
+  /** @param {string} key @param {{value: number} | null} analytic */
+  const calibratedCells = (key, analytic) => [
+    numCell(c[key] === null ? t('no_answer') : formatCount(c[key]), 'c-' + key, c[key]),
+    numCell(diff(analytic && analytic.value, c[key]), 'd-' + key)];
+  const mbs = out.max_micro_batch_size;
+  const seq = out.max_seq_length;
+  const rows = [
+    row(t('q_max_micro_batch'), numCell(fitText(mbs, unit), 'a-max_micro_batch_size', mbs && mbs.value), c && calibratedCells('max_micro_batch_size', mbs)),
+    row(t('q_max_seq_length'), numCell(fitText(seq, unit), 'a-max_seq_length', seq && seq.value), c && calibratedCells('max_seq_length', seq)),
+    row(t('q_min_gpus'), numCell(fitText(out.min_gpus, unit), 'a-min_gpus', out.min_gpus && out.min_gpus.value)),
+  ];
+  const cheap = out.cheapest;
+  rows.push(row(t('q_cheapest'), numCell(cheap ? t('cheapest_is', { gpu: gpuName(cheap.gpu), n: formatCount(cheap.gpus), cost: usd(cheap.cost_per_hour) })
+    : t('no_cheapest'), 'a-cheapest', cheap && cheap.gpu)));
+  const plan = out.global_batch;
+  rows.push(row(t('q_global_batch'), numCell(plan ? t(plan.exact ? 'plan_exact' : 'plan_nearest', { m: formatCount(plan.micro_batch_size),
+    ga: formatCount(plan.gradient_accumulation_steps), n: formatCount(plan.global_batch_size) }) : t('plan_none'), 'a-global_batch',
+  plan && plan.gradient_accumulation_steps)));
+  rows.push(row(t('q_budget'), numCell(formatBytes(out.budget_bytes, unit), 'a-budget', out.budget_bytes)));
+  table.tBodies[0].replaceChildren(...rows);
+}
+
+/**
+ * The fitted parts beside the analytic ones, and the measured peak against the analytic estimate
+ * at the (first) measured point, in the measurement's terms.
+ * @param {HTMLElement} box
+ * @param {HTMLTableSectionElement} tbody
+ * @param {SolveOutput} out
+ * @param {Unit} unit
+ * @param {number | undefined} measuredBytes  that point's input
+ */
+export function renderCalibration(box, tbody, out, unit, measuredBytes) {
+  const c = out.calibrated;
+  box.hidden = !c;
+  if (!c) return;
+  /** @param {number} b */
+  const perToken = (b) => formatCount(Math.round(b)) + ' ' + t('bytes_per_token');
+  /** @param {string} label @param {string} calibrated @param {string} analytic @param {string} difference @param {string} testid */
+  const line = (label, calibrated, analytic, difference, testid) => el('tr', {}, [el('th', { scope: 'row', text: label }),
+    numCell(calibrated), numCell(analytic), numCell(difference, testid)]);
+  tbody.replaceChildren(
+    line(t('cal_at_measurement'), formatBytes(measuredBytes, unit), formatBytes(c.analytic_at_measurement, unit), signedPercent(c.relative_difference), 'cal-difference'),
+    line(t('cal_fixed'), formatBytes(c.fixed_bytes, unit), formatBytes(c.analytic_fixed_bytes, unit), signedBytes(c.fixed_bytes - c.analytic_fixed_bytes, unit), 'cal-fixed'),
+    line(t('cal_per_token'), perToken(c.bytes_per_token), perToken(c.analytic_bytes_per_token),
+      (c.bytes_per_token >= c.analytic_bytes_per_token ? '+' : '−') + perToken(Math.abs(c.bytes_per_token - c.analytic_bytes_per_token)), 'cal-per-token'),
+  );
+}
+
+/**
+ * Why a question has no answer: the engine's reasons.
+ * @param {HTMLElement} list
+ * @param {SolveOutput} out
+ */
+export function renderReasons(list, out) {
+  const reasons = [...out.reasons];
+  if (out.strategies) reasons.push(...out.strategies.reasons);
+  list.replaceChildren(...reasons.map((r) => el('li', { text: r, 'data-testid': 'solve-reason' })));
+}
+
+const STRATEGY_COLUMNS = ['st_layout', 'st_zero', 'st_ckpt', 'st_offload', 'st_mbs', 'st_peak', 'st_headroom', 'st_throughput'];
+
+/**
+ * The ranked strategies, best first, each with the engine's explanation and a button that loads it.
+ * @param {HTMLTableElement} table
+ * @param {HTMLElement} summary
+ * @param {SolveOutput} out
+ * @param {Unit} unit
+ * @param {number} elapsedMs  how long the solve took in this page
+ * @param {(row: RankedStrategy) => void} onLoad
+ */
+export function renderStrategies(table, summary, out, unit, elapsedMs, onLoad) {
+  const s = out.strategies;
+  /** @type {HTMLTableSectionElement} */ (table.tHead).replaceChildren(el('tr', {}, [el('th', { scope: 'col', text: '#' }),
+    ...STRATEGY_COLUMNS.map((k) => el('th', { scope: 'col', text: t(k) })), el('th', { scope: 'col', text: t('st_action') })]));
+  if (!s) {
+    summary.textContent = '';
+    table.tBodies[0].replaceChildren();
+    return;
+  }
+  summary.textContent = t('st_summary', { candidates: formatCount(s.candidates), feasible: formatCount(s.feasible),
+    estimates: formatCount(s.estimates), ms: formatCount(Math.round(elapsedMs)) });
+  const rows = s.ranked.flatMap((/** @type {RankedStrategy} */ r, /** @type {number} */ i) => {
+    const button = el('button', { type: 'button', text: t('st_load'), 'data-testid': 'load-strategy' });
+    button.setAttribute('aria-label', t('st_load_label', { n: i + 1 }));
+    button.addEventListener('click', (e) => {
+      e.stopPropagation();
+      onLoad(r);
+    });
+    const main = el('tr', { class: 'strategy', 'data-testid': 'strategy' }, [
+      el('th', { scope: 'row', text: String(i + 1) }),
+      el('td', { text: [r.data_parallel_size, r.tensor_parallel_size, r.pipeline_parallel_size, r.context_parallel_size].join(' × ') }),
+      el('td', { text: String(r.zero_stage) }),
+      el('td', { text: r.activation_checkpointing === 'none' ? t('none') : t('ckpt_' + r.activation_checkpointing) }),
+      el('td', { text: r.offload_optimizer === 'none' ? t('none') : 'CPU' }),
+      numCell(formatCount(r.micro_batch_size)),
+      bytesCell(r.peak, unit, 'strategy-peak'),
+      bytesCell(r.headroom, unit),
+      numCell(formatCount(Math.round(r.tokens_per_gpu_per_s))),
+      el('td', {}, [button]),
+    ]);
+    main.addEventListener('click', () => onLoad(r));
+    const why = el('tr', { class: 'explain' }, [el('td', { colSpan: STRATEGY_COLUMNS.length + 2, text: r.explanation, 'data-testid': 'strategy-explanation' })]);
+    return [main, why];
+  });
+  table.tBodies[0].replaceChildren(...rows);
+}
