@@ -32,6 +32,8 @@ add_summary() {
 
 ctest --test-dir build-native --output-on-failure --no-tests=error | tee test-results/ctest.log
 add_ctest test-results/ctest.log
+# The accuracy figures on the published cases (docs/accuracy.md has the whole table).
+build-native/tests/accuracy tests/fixtures/measured_cases.json --summary | tee test-results/accuracy.log
 scripts/sanitize.sh 2>&1 | tee test-results/sanitize.log
 add_ctest test-results/sanitize.log
 scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log

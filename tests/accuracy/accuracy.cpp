@@ -1,19 +1,28 @@
 // Predicted vs measured: runs the engine on every case of tests/fixtures/measured_cases.json and
 // prints, per case and in summary, the prediction, the measurement and the relative error.
 //
-//   accuracy FIXTURE [--markdown OUT.md] [--js OUT.js]
+//   accuracy FIXTURE [--markdown OUT.md] [--js OUT.js] [--summary]
 //
-// --js writes the same rows as a classic script (window.TRAINMEM_ACCURACY = {...}) for the page's
-// accuracy section, which cannot fetch JSON under file://.
+// --js writes the same rows and figures as a classic script (window.TRAINMEM_ACCURACY = {...}) for
+// the page's accuracy section, which cannot fetch JSON under file://. --summary prints only the
+// figures (the test command shows them).
 //
-// The summary's denominator is every case whose value_semantics is peak_per_gpu: a case the
-// engine cannot express is listed and counted as a miss. oom_lower_bound cases must be predicted
-// not to fit. Exit status 1 only when the fixture cannot be read.
+// Figures, side by side for every group (all peak_per_gpu cases, then per value_semantics, per
+// source and per method): median |error|, p90 |error| and median signed error, where
+// error = (predicted - measured) / measured. Under-prediction (negative) is the dangerous
+// direction: a user launches and the run dies. A published case the engine cannot express (or
+// rejects, or answers with null) is never skipped: it counts as a miss with |error| 100 % and
+// signed error -100 % (no number warns a user as little as a prediction of zero). p90 is the
+// linear interpolation between order statistics (rank 0.9 (n - 1), numpy's default).
+//
+// Exit status: 1 when the fixture cannot be read; 3 when a run that ran out of memory
+// (oom_lower_bound) is said to fit, the one outcome the calculator must never give.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +34,9 @@ using nlohmann::json;
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMissAbsError = 1.0;      // 100 %
+constexpr double kMissSignedError = -1.0;  // -100 %
+constexpr double kWithin = 0.15;
 
 // Reads a dotted path ("per_gpu.peak"); "a + b" sums two paths. nullopt when any part is null.
 std::optional<double> read_field(const json& out, const std::string& spec) {
@@ -47,11 +59,65 @@ std::optional<double> read_field(const json& out, const std::string& spec) {
   return sum;
 }
 
+// The repository (owner/name) a source string starts with, else its text before the first comma
+// ("Rajbhandari et al.").
+std::string source_key(const std::string& source) {
+  const std::string first = source.substr(0, source.find(' '));
+  if (first.find('/') != std::string::npos) return first;
+  return source.substr(0, source.find(','));
+}
+
+bool is_binary(const std::string& semantics) {
+  return semantics == "max_context_fit" || semantics == "oom_lower_bound" || semantics == "fit_upper_bound";
+}
+
 struct Row {
-  std::string id, source, semantics, field, status;
+  std::string id, source, kind, method, semantics, field, status;
   double measured = 0, predicted = 0, error = 0;
-  bool has_error = false;
+  bool has_error = false;  // a byte-valued case the engine answered
+  bool miss = false;       // a byte-valued case the engine could not answer
 };
+
+struct Figures {
+  int cases = 0, misses = 0, within = 0;
+  double median_abs = NAN, p90_abs = NAN, median_signed = NAN;
+};
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const double rank = q * static_cast<double>(v.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(std::floor(rank)), hi = static_cast<std::size_t>(std::ceil(rank));
+  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+}
+
+template <typename Pred>
+Figures figures(const std::vector<Row>& rows, Pred include) {
+  Figures f;
+  std::vector<double> abs_errors, signed_errors;
+  for (const auto& r : rows) {
+    if (!(r.has_error || r.miss) || !include(r)) continue;
+    ++f.cases;
+    const double e = r.miss ? kMissSignedError : r.error;
+    const double a = r.miss ? kMissAbsError : std::fabs(r.error);
+    f.misses += r.miss;
+    f.within += !r.miss && a <= kWithin;
+    abs_errors.push_back(a);
+    signed_errors.push_back(e);
+  }
+  f.median_abs = quantile(abs_errors, 0.5);
+  f.p90_abs = quantile(abs_errors, 0.9);
+  f.median_signed = quantile(signed_errors, 0.5);
+  return f;
+}
+
+std::string percent(double v, bool sign = false) {
+  if (!std::isfinite(v)) return "n/a";
+  std::ostringstream s;
+  if (sign) s << std::showpos;
+  s << std::fixed << std::setprecision(1) << 100 * v << " %";
+  return s.str();
+}
 
 std::string gib(double b) {
   std::ostringstream s;
@@ -59,11 +125,75 @@ std::string gib(double b) {
   return s.str();
 }
 
+json figures_json(const std::string& group, const Figures& f) {
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  return {{"group", group},         {"cases", f.cases},
+          {"misses", f.misses},     {"within_15_percent", f.within},
+          {"median_abs_error", num(f.median_abs)}, {"p90_abs_error", num(f.p90_abs)},
+          {"median_signed_error", num(f.median_signed)}};
+}
+
+Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases, int& fit_right) {
+  Row r;
+  r.id = c.value("id", "?");
+  r.source = c.value("source", "");
+  r.kind = c.value("kind", "");
+  r.semantics = c.value("value_semantics", "");
+  r.field = c.value("compare_field", "");
+  const bool has_document = c.contains("document") && c["document"].is_object();
+  r.method = has_document ? c["document"].value("method", std::string("full")) : c.value("method", std::string("?"));
+  const bool binary = is_binary(r.semantics);
+  const bool expressible = c.value("expressible", false) && has_document;
+  if (!expressible) {
+    r.status = "not expressible (miss): " + c.value("why_not", std::string("-"));
+    r.miss = !binary;
+    if (r.semantics == "oom_lower_bound") ++oom_cases, ++oom_said_to_fit;  // no answer is no warning
+    return r;
+  }
+  const trainmem::JsonResult result = trainmem::estimate_json(c["document"].dump());
+  const json out = json::parse(result.json);
+  if (!result.ok) {
+    r.status = "rejected (miss): " + out["error"].value("message", std::string("?"));
+    r.miss = !binary;
+    if (r.semantics == "oom_lower_bound") ++oom_cases, ++oom_said_to_fit;
+    return r;
+  }
+  if (binary) {
+    const bool expected = c.value("expected_fits", false);
+    const bool known = out["fits"].is_boolean();
+    const bool predicted = known && out["fits"].get<bool>();
+    const bool right = known && predicted == expected;
+    r.status = std::string("fits expected ") + (expected ? "true" : "false") + ", predicted " +
+               (known ? (predicted ? "true" : "false") : "unknown") + (right ? " (right)" : " (WRONG)");
+    if (r.semantics == "oom_lower_bound") {
+      ++oom_cases;
+      oom_said_to_fit += !right;
+    } else {
+      ++fit_cases;
+      fit_right += right;
+    }
+    return r;
+  }
+  const auto predicted = read_field(out, r.field);
+  const bool measured_known = c.contains("measured_bytes") && c["measured_bytes"].is_number();
+  if (!predicted || !measured_known) {
+    r.status = predicted ? "no measured bytes (miss)" : "prediction null (miss)";
+    r.miss = true;
+    return r;
+  }
+  r.measured = c["measured_bytes"].get<double>();
+  r.predicted = *predicted;
+  r.error = (r.predicted - r.measured) / r.measured;
+  r.has_error = true;
+  r.status = "ok";
+  return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: accuracy FIXTURE [--markdown OUT.md]\n";
+    std::cerr << "usage: accuracy FIXTURE [--markdown OUT.md] [--js OUT.js] [--summary]\n";
     return 1;
   }
   std::ifstream in(argv[1]);
@@ -72,95 +202,71 @@ int main(int argc, char** argv) {
     std::cerr << "accuracy: cannot read " << argv[1] << "\n";
     return 1;
   }
-  std::vector<Row> rows;
-  int oom_cases = 0, oom_right = 0, fit_cases = 0, fit_right = 0;
-  for (const auto& c : fixture["cases"]) {
-    Row r;
-    r.id = c.value("id", "?");
-    r.source = c.value("source", "");
-    r.semantics = c.value("value_semantics", "");
-    r.field = c.value("compare_field", "");
-    const bool expressible = c.value("expressible", false) && c.contains("document") && !c["document"].is_null();
-    if (!expressible) {
-      r.status = "not expressible: " + c.value("why_not", std::string("-"));
-      rows.push_back(r);
-      continue;
-    }
-    const trainmem::JsonResult result = trainmem::estimate_json(c["document"].dump());
-    const json out = json::parse(result.json);
-    if (!result.ok) {
-      r.status = "rejected: " + out["error"].value("message", std::string("?"));
-      rows.push_back(r);
-      continue;
-    }
-    if (r.field == "fits") {
-      const bool expected = c.value("expected_fits", false);
-      const bool known = out["fits"].is_boolean();
-      const bool predicted = known && out["fits"].get<bool>();
-      const bool right = known && predicted == expected;
-      r.status = std::string("fits expected ") + (expected ? "true" : "false") + ", predicted " +
-                 (known ? (predicted ? "true" : "false") : "unknown") + (right ? " (right)" : " (WRONG)");
-      if (r.semantics == "oom_lower_bound") ++oom_cases, oom_right += right;
-      else ++fit_cases, fit_right += right;
-      rows.push_back(r);
-      continue;
-    }
-    const auto predicted = read_field(out, r.field);
-    const bool measured_known = c.contains("measured_bytes") && c["measured_bytes"].is_number();
-    if (!predicted || !measured_known) {
-      r.status = predicted ? "no measured bytes" : "prediction null";
-      rows.push_back(r);
-      continue;
-    }
-    r.measured = c["measured_bytes"].get<double>();
-    r.predicted = *predicted;
-    r.error = (r.predicted - r.measured) / r.measured;
-    r.has_error = true;
-    r.status = "ok";
-    rows.push_back(r);
-  }
+  bool summary_only = false;
+  for (int i = 2; i < argc; ++i) summary_only |= std::string(argv[i]) == "--summary";
 
-  // Summary over peak_per_gpu cases; misses count as infinite error for the median.
-  std::vector<double> errors;
-  int peak_cases = 0, misses = 0, within_15 = 0;
+  std::vector<Row> rows;
+  int oom_cases = 0, oom_said_to_fit = 0, fit_cases = 0, fit_right = 0;
+  for (const auto& c : fixture["cases"]) rows.push_back(evaluate(c, oom_cases, oom_said_to_fit, fit_cases, fit_right));
+
+  // Groups: the headline population first, then every byte-valued case by kind of value, and the
+  // peaks by source and by method.
+  std::vector<std::pair<std::string, Figures>> groups;
+  const auto peak = [](const Row& r) { return r.semantics == "peak_per_gpu"; };
+  const Figures headline = figures(rows, peak);
+  groups.emplace_back("peak_per_gpu (all)", headline);
+  groups.emplace_back("every byte-valued case", figures(rows, [](const Row&) { return true; }));
+  std::map<std::string, int> semantics, sources, methods;
   for (const auto& r : rows) {
-    if (r.semantics != "peak_per_gpu") continue;
-    ++peak_cases;
-    if (!r.has_error) {
-      ++misses;
-      errors.push_back(INFINITY);
-      continue;
-    }
-    errors.push_back(std::fabs(r.error));
-    if (std::fabs(r.error) <= 0.15) ++within_15;
+    if (!(r.has_error || r.miss)) continue;
+    semantics[r.semantics] = 1;
+    if (peak(r)) sources[source_key(r.source)] = 1, methods[r.method] = 1;
   }
-  std::sort(errors.begin(), errors.end());
-  const double median = errors.empty() ? NAN
-                        : errors.size() % 2 ? errors[errors.size() / 2]
-                                            : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
+  for (const auto& [k, _] : semantics)
+    groups.emplace_back("value_semantics " + k, figures(rows, [&k = k](const Row& r) { return r.semantics == k; }));
+  for (const auto& [k, _] : sources)
+    groups.emplace_back("peak_per_gpu, source " + k,
+                        figures(rows, [&](const Row& r) { return peak(r) && source_key(r.source) == k; }));
+  for (const auto& [k, _] : methods)
+    groups.emplace_back("peak_per_gpu, method " + k, figures(rows, [&](const Row& r) { return peak(r) && r.method == k; }));
+
+  std::ostringstream figures_table;
+  figures_table << "| group | cases | misses | median \\|error\\| | p90 \\|error\\| | median signed error | within 15 % |\n"
+                   "|---|---|---|---|---|---|---|\n";
+  for (const auto& [name, f] : groups)
+    figures_table << "| " << name << " | " << f.cases << " | " << f.misses << " | " << percent(f.median_abs) << " | "
+                  << percent(f.p90_abs) << " | " << percent(f.median_signed, true) << " | " << f.within << " |\n";
+
+  std::ostringstream summary;
+  summary << "handed figures, peak_per_gpu (" << headline.cases << " cases, " << headline.misses
+          << " misses): median |error| " << percent(headline.median_abs) << ", p90 |error| " << percent(headline.p90_abs)
+          << ", median signed error " << percent(headline.median_signed, true) << "; OOM runs said to fit: "
+          << oom_said_to_fit << " of " << oom_cases << "; runs that fit predicted to fit: " << fit_right << " of "
+          << fit_cases << "\n";
 
   std::ostringstream table;
-  table << "| case | measure | field | measured GiB | predicted GiB | error | status | source |\n|---|---|---|---|---|---|---|---|\n";
+  table << "| case | measure | method | field | measured GiB | predicted GiB | error | status | source |\n"
+           "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
-    table << "| " << r.id << " | " << r.semantics << " | " << r.field << " | " << (r.has_error ? gib(r.measured) : "")
-          << " | " << (r.has_error ? gib(r.predicted) : "") << " | ";
-    if (r.has_error) table << std::showpos << std::fixed << std::setprecision(1) << 100 * r.error << "%" << std::noshowpos;
-    table << " | " << r.status << " | " << r.source << " |\n";
+    table << "| " << r.id << " | " << r.semantics << " | " << r.method << " | " << r.field << " | "
+          << (r.has_error ? gib(r.measured) : "") << " | " << (r.has_error ? gib(r.predicted) : "") << " | "
+          << (r.has_error ? percent(r.error, true) : r.miss ? "miss" : "") << " | " << r.status << " | " << r.source << " |\n";
   }
-  std::ostringstream summary;
-  summary << "peak_per_gpu cases: " << peak_cases << ", predicted: " << (peak_cases - misses) << ", misses: " << misses
-          << ", within 15%: " << within_15 << ", median |error|: ";
-  if (std::isfinite(median)) summary << std::fixed << std::setprecision(1) << 100 * median << "%";
-  else summary << "n/a (more misses than predictions)";
-  summary << "\noom_lower_bound cases predicted not to fit: " << oom_right << "/" << oom_cases
-          << "; fit cases predicted to fit: " << fit_right << "/" << fit_cases << "\n";
 
-  std::cout << table.str() << "\n" << summary.str();
+  if (summary_only) {
+    std::cout << summary.str() << figures_table.str();
+  } else {
+    std::cout << table.str() << "\n" << figures_table.str() << "\n" << summary.str();
+  }
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--js") {
-      json data = {{"summary", summary.str()}, {"rows", json::array()}};
+      json data = {{"summary", summary.str()}, {"figures", json::array()}, {"rows", json::array()},
+                   {"oom_cases", oom_cases}, {"oom_said_to_fit", oom_said_to_fit},
+                   {"fit_cases", fit_cases}, {"fit_predicted_to_fit", fit_right}};
+      for (const auto& [name, f] : groups) data["figures"].push_back(figures_json(name, f));
       for (const auto& r : rows) {
-        json row = {{"id", r.id}, {"source", r.source}, {"measure", r.semantics}, {"field", r.field}, {"status", r.status}};
+        json row = {{"id", r.id}, {"source", r.source}, {"measure", r.semantics}, {"method", r.method},
+                    {"field", r.field}, {"status", r.status}, {"miss", r.miss}};
         if (r.has_error) row.update({{"measured_bytes", r.measured}, {"predicted_bytes", r.predicted}, {"error", r.error}});
         data["rows"].push_back(row);
       }
@@ -172,10 +278,12 @@ int main(int argc, char** argv) {
       std::ofstream md(argv[i + 1]);
       md << "# Accuracy: predicted vs measured\n\nGenerated by `build-native/tests/accuracy "
             "tests/fixtures/measured_cases.json --markdown docs/accuracy.md` (run by the test command). Cases and their "
-            "sources: `tests/fixtures/measured_cases.json` (from `shared/cases/measured-handed.json`). Error = "
-            "(predicted - measured) / measured; GiB = 2^30 bytes.\n\n"
-         << summary.str() << "\n" << table.str();
+            "sources: `tests/fixtures/measured_cases.json`. Error = (predicted - measured) / measured; negative means "
+            "the engine under-predicts, the dangerous direction. A case the engine cannot express, rejects or answers "
+            "with null is a miss and counts as |error| 100 % (signed -100 %), never skipped. p90 interpolates linearly "
+            "between order statistics. GiB = 2^30 bytes. How each term is computed: `docs/memory-model.md`.\n\n"
+         << summary.str() << "\n" << figures_table.str() << "\n" << table.str();
     }
   }
-  return 0;
+  return oom_said_to_fit > 0 ? 3 : 0;
 }
