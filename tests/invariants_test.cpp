@@ -60,11 +60,20 @@ TEST_CASE("invariants hold for generated configurations", "[invariants][property
     CHECK(*g.peak >= *g.peak_reserved);
     CHECK(*g.peak_reserved >= *g.peak_allocated);
 
-    // A higher ZeRO stage never raises model states.
+    // Under one sharding engine, a higher ZeRO stage never raises model states (DeepSpeed's
+    // stages 0-3; FSDP's SHARD_GRAD_OP to FULL_SHARD).
     for (int z = 0; z < 3; ++z) {
       TrainingSetup lo = s, hi = s;
       lo.parallel.zero_stage = z;
       hi.parallel.zero_stage = z + 1;
+      lo.parallel.sharding_engine = hi.parallel.sharding_engine = ShardingEngine::deepspeed;
+      CHECK(model_states(hi) <= model_states(lo));
+    }
+    for (ShardingEngine engine : {ShardingEngine::fsdp, ShardingEngine::fsdp2}) {
+      TrainingSetup lo = s, hi = s;
+      lo.parallel.zero_stage = 2;
+      hi.parallel.zero_stage = 3;
+      lo.parallel.sharding_engine = hi.parallel.sharding_engine = engine;
       CHECK(model_states(hi) <= model_states(lo));
     }
     // More GPUs under ZeRO-3 never raise model states per GPU.

@@ -9,7 +9,7 @@ using trainmem::test::setup_from;
 namespace {
 LossMemory loss_for(const std::string& cfg, const std::string& extra) {
   const TrainingSetup s = setup_from(R"({"model": {"hf_config": )" + cfg + "}, " + extra + "}");
-  return loss_memory(s, *s.model.architecture, Dtype::bf16, framework_behaviour(s.framework, s.compile));
+  return loss_memory(s, *s.model.architecture, Dtype::bf16, framework_behaviour(s));
 }
 // Qwen3-30B-A3B's vocabulary (151,936) on a small body.
 const std::string kQwenVocab = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,

@@ -84,15 +84,47 @@ TEST_CASE("weight bytes do not depend on a config's torch_dtype (fault B02)", "[
   CHECK(e.per_gpu.parameters == 141107412992.0);
 }
 
-TEST_CASE("framework defaults: DeepSpeed and Megatron keep fp32 gradients (18 B/param)", "[model_states][faults]") {
-  const auto ds = estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "deepspeed"})");
-  CHECK(ds.per_gpu.model_states == 18e9);
-  const auto hf = estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "hf_trainer"})");
-  CHECK(hf.per_gpu.model_states == 16e9);
-  // Explicit fields win over the framework default.
-  const auto ds_bf16 = estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "deepspeed",
-    "precision": {"grad_dtype": "bf16"}})");
-  CHECK(ds_bf16.per_gpu.model_states == 16e9);
+TEST_CASE("DeepSpeed keeps 16-bit gradients plus an fp32 gradient partition, Megatron fp32 main gradients", "[model_states][deepspeed]") {
+  // DeepSpeed v0.19 stage_1_and_2.py: the bit16 gradients (full at ZeRO-1, a partition at ZeRO-2)
+  // and, in step(), single_grad_partition = the 16-bit partition .to(fp32): 4 B per parameter of
+  // the rank's partition, beside the fp32 master (4) and Adam's moments (8).
+  auto ds = [](const std::string& gpus, int stage, const std::string& precision = "{}") {
+    return estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "deepspeed", "precision": )" + precision +
+                         R"(, "parallel": {"world_size": )" + gpus + R"(, "zero_stage": )" + std::to_string(stage) + "}}");
+  };
+  // ZeRO-1, N = 8: 2P + 2P + 16P/8 = 6 B/param (the engine used to price full fp32 gradients: 7.5).
+  CHECK(ds("8", 1).per_gpu.model_states == 6e9);
+  // ZeRO-2, N = 8: 2P + 18P/8 = 4.25 B/param, what estimate_zero2_model_states_mem_needs computes
+  // since deepspeedai/DeepSpeed#5099 ("2 * total_params + int(18 * total_params / total_gpus)").
+  const auto z2 = ds("8", 2);
+  CHECK(z2.per_gpu.model_states == 4.25e9);
+  CHECK(z2.per_gpu.gradients == 1e9 * (2.0 + 4.0) / 8);
+  // Without ZeRO the fp16/bf16 optimizer upcasts all gradients at the step: 2 + 2 + 4 + 12 = 20.
+  CHECK(ds("1", 0).per_gpu.model_states == 20e9);
+  // grad_accum_dtype fp32 (BF16_Optimizer): fp32 gradients, no second copy: 2 + 4 + 12 = 18.
+  CHECK(ds("1", 1, R"({"grad_dtype": "fp32"})").per_gpu.model_states == 18e9);
+  // Megatron's fp32 main-grad buffer: 2 + 4 + 12 = 18 B/param on one GPU.
+  CHECK(estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "megatron"})").per_gpu.model_states == 18e9);
+  // The HF Trainer (torch's DDP/FSDP path) keeps the ZeRO paper's 16 B/param.
+  CHECK(estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "hf_trainer"})").per_gpu.model_states == 16e9);
+}
+
+TEST_CASE("DeepSpeed's fp32 gradient partition exists in the optimizer step only", "[model_states][deepspeed]") {
+  // ZeRO-2 on 8 GPUs, Llama-2-7B (P = 6,738,415,616): the step holds 2P + 18P/8; forward and
+  // backward hold 2P + 14P/8 (16-bit partition 2P/8, master and moments 12P/8).
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed",
+    "batch": {"seq_length": 16}, "parallel": {"world_size": 8, "zero_stage": 2}})");
+  const double p = 6738415616.0;
+  CHECK(e.per_gpu.model_states == Approx(2 * p + 18 * p / 8));
+  CHECK(e.per_gpu.phases->forward - *e.per_gpu.activations < 2 * p + 14 * p / 8 + 2 * GiB);
+  CHECK(e.per_gpu.phases->optimizer_step >= 2 * p + 18 * p / 8);
+}
+
+TEST_CASE("an HF Trainer run says which engine shards: DeepSpeed's rules under sharding_engine deepspeed", "[model_states][deepspeed]") {
+  // HF Trainer + a DeepSpeed ZeRO-2 file on 8 GPUs: the same 2P + 18P/8 as DeepSpeed alone.
+  const auto hf_ds = estimate_from(R"({"model": {"num_parameters": 1e9}, "framework": "hf_trainer",
+    "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "deepspeed"}})");
+  CHECK(hf_ds.per_gpu.model_states == 4.25e9);
 }
 
 TEST_CASE("Megatron distributed optimizer: 6 + 12/DP or 4 + 12/DP bytes/param (fault B11)", "[model_states][faults]") {

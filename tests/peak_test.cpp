@@ -52,7 +52,10 @@ TEST_CASE("Llama-3-8B ZeRO-3 on 8 x 24 GB without offload does not fit (faults B
     "precision": {"param_dtype": "fp16"}, "parallel": {"world_size": 8, "zero_stage": 3},
     "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none",
     "gpu": {"memory_bytes": 25769803776}})");
-  CHECK(e.per_gpu.model_states / GiB == Approx(18.0 * 8030261248.0 / 8 / GiB).epsilon(1e-9));
+  // Model states: 16 B x P/8 resident (2 + 2 + 12, P/8 = 1,003,782,656) plus the fp32 gradient of
+  // one ZeRO-3 sub-group in the step (min(P/8, sub_group_size 1e9) x 4 B):
+  // 16,060,522,496 + 4,000,000,000 = 20,060,522,496 B.
+  CHECK(e.per_gpu.model_states == 20060522496.0);
   CHECK(*e.per_gpu.peak > e.per_gpu.model_states + 2e9);
   CHECK(e.fits == false);
 }
@@ -67,11 +70,12 @@ TEST_CASE("the CUDA context is per GPU and configurable; TPUs have none (fault B
 
 TEST_CASE("optimizer step above backward: foreach AdamW upcasts bf16 gradients (fault B37)", "[peak][faults]") {
   // bf16 weights and grads, fp32 master + Adam: 16 B/param resident, +4 B/param of fp32 gradient
-  // copies during the step = 20 B/param.
+  // copies during the step, +4 B/param for foreach AdamW's _foreach_sqrt of every second moment
+  // (torch/optim/adamw.py _multi_tensor_adamw) = 24 B/param.
   const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "batch": {"seq_length": 16},
     "activation_checkpointing": "full"})");
   const double n = 6738415616.0;
-  CHECK(e.per_gpu.phases->optimizer_step == 20.0 * n);
+  CHECK(e.per_gpu.phases->optimizer_step == 24.0 * n);
   CHECK(e.per_gpu.peak_phase == "optimizer_step");
   CHECK(e.per_gpu.phases->optimizer_step > e.per_gpu.phases->backward);
 }

@@ -214,7 +214,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   c.sequence_parallel = s.parallel.sequence_parallel && s.parallel.tensor_parallel_size > 1;
   c.dtype = compute;
   c.attention = s.attention;
-  c.framework = framework_behaviour(s.framework, s.compile);
+  c.framework = framework_behaviour(s);
   c.checkpointing = s.activation_checkpointing;
   c.selective_policy = s.selective_policy;
   c.attention_dropout = a.attention_dropout;

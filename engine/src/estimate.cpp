@@ -160,11 +160,11 @@ Estimate estimate(const TrainingSetup& s) {
   e.data_parallel_size = s.parallel.data_parallel_size;
   // Global batch (the seed, "Gradient Accumulation 与 Micro-batch"): B_global = B_micro x D x G.
   e.global_batch_size = s.batch.micro_batch_size * s.parallel.data_parallel_size * s.batch.gradient_accumulation_steps;
-  e.precision = resolve_precision(s.precision, s.framework);
+  e.precision = resolve_precision(s);
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
   e.bytes_per_param = trainable_bytes_per_param(e.precision, arch);
   const Dtype compute = compute_dtype(e.precision);
-  const FrameworkBehaviour behaviour = framework_behaviour(s.framework, s.compile);
+  const FrameworkBehaviour behaviour = framework_behaviour(s);
   const bool paged = is_paged(e.precision.optimizer);
 
   const std::vector<ModelStates> stages = model_states(s, e.precision);
@@ -190,6 +190,9 @@ Estimate estimate(const TrainingSetup& s) {
     g.model_states = g.parameters + g.gradients + g.optimizer_states;
     g.pipeline_stage = i;
     const double allocator_states = g.model_states - (paged ? g.optimizer_states : 0.0);
+    // DeepSpeed's fp32 gradient partition exists only while the optimizer steps.
+    const double step_only = s.precision.optimizer_in_backward ? 0.0 : ms.gpu.step_only_gradients;
+    const double training_states = allocator_states - step_only;
     if (paged) g.paged_optimizer_states = g.optimizer_states;
     double stage_peak_key = g.model_states;
     if (arch) {
@@ -208,8 +211,8 @@ Estimate estimate(const TrainingSetup& s) {
       const double bwd_transient =
           tb.persistent + std::max(loss_bwd, tb.backward + rt.recompute + std::max(rt.attention_backward, rt.layer_backward));
       const double step_transient = tb.persistent + tb.optimizer_step;
-      ph.forward = allocator_states + rt.activations + fwd_transient;
-      ph.backward = allocator_states + rt.activations + bwd_transient;
+      ph.forward = training_states + rt.activations + fwd_transient;
+      ph.backward = training_states + rt.activations + bwd_transient;
       ph.optimizer_step = allocator_states + step_transient;
       g.phases = ph;
       double peak = ph.load, transient = 0;
@@ -249,6 +252,13 @@ Estimate estimate(const TrainingSetup& s) {
     e.cpu_bytes_per_node = offloaded_states * ranks_per_node * kHostBufferFactor;
   }
   e.cpu_bytes_per_node += offloaded_activations * ranks_per_node;
+  if (s.model_loading == ModelLoading::full_copy_per_gpu) {
+    // Every rank loads the whole checkpoint into host RAM before sharding or moving it (HF
+    // from_pretrained without low_cpu_mem_usage on each rank): ranks per node x the model in its
+    // load dtype. Loading precedes the optimizer, so the node's peak is the larger of the two.
+    const double load_copies = ranks_per_node * static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
+    e.cpu_bytes_per_node = std::max(e.cpu_bytes_per_node, load_copies);
+  }
 
   e.checkpoint = checkpoint_budget(s, e.precision, e.parameters, e.bytes_per_param);
   if (s.checkpoint.node_ram_bytes) e.cpu_ram_fits = e.cpu_bytes_per_node <= static_cast<double>(*s.checkpoint.node_ram_bytes);

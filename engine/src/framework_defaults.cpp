@@ -2,35 +2,91 @@
 
 namespace trainmem {
 
-FrameworkBehaviour framework_behaviour(Framework f, bool compile) {
+FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   FrameworkBehaviour b;
-  switch (f) {
+  switch (s.framework) {
     case Framework::hf_trainer:
+    case Framework::torchtitan:
+    case Framework::fsdp:
       break;
     case Framework::torchtune:
       b.loss = LossImplementation::chunked;
       break;
-    case Framework::torchtitan:
-    case Framework::fsdp:
-      break;
     case Framework::deepspeed:
-      b.deepspeed_buckets = true;
-      b.ddp_bucket_copy = false;  // DeepSpeed reduces through its own buckets
       break;
     case Framework::megatron:
       b.unfused_rms_norm = false;
       b.fused_softmax = true;
       b.unfused_gated_activation = false;
       b.in_place_loss = true;
-      b.ddp_bucket_copy = false;  // gradients live in the contiguous main_grad buffer
       break;
   }
-  if (compile) {
-    b.compiled_loss = true;
+  // DeepSpeed reduces through its own buckets and Megatron into its contiguous main-grad buffer:
+  // no DDP bucket copy.
+  const ShardingEngine engine = sharding_engine(s);
+  if (engine == ShardingEngine::deepspeed || engine == ShardingEngine::megatron) b.ddp_bucket_copy = false;
+  if (s.compile) {
+    b.compiled_loss = compile_scope(s) == CompileScope::blocks_and_loss;
     b.unfused_rms_norm = false;
     b.unfused_gated_activation = false;
   }
   return b;
+}
+
+ShardingEngine sharding_engine(const TrainingSetup& s) {
+  if (s.parallel.sharding_engine) return *s.parallel.sharding_engine;
+  switch (s.framework) {
+    case Framework::deepspeed: return ShardingEngine::deepspeed;
+    case Framework::megatron: return ShardingEngine::megatron;
+    case Framework::torchtune:
+    case Framework::torchtitan: return ShardingEngine::fsdp2;
+    case Framework::fsdp: return ShardingEngine::fsdp;
+    case Framework::hf_trainer: return ShardingEngine::fsdp;
+  }
+  return ShardingEngine::fsdp;
+}
+
+GradientSync gradient_sync(const TrainingSetup& s) {
+  if (s.parallel.gradient_sync) return *s.parallel.gradient_sync;
+  switch (s.framework) {
+    case Framework::hf_trainer:
+      return sharding_engine(s) == ShardingEngine::deepspeed && s.parallel.zero_stage >= 2 ? GradientSync::every_micro_batch
+                                                                                           : GradientSync::last_micro_batch;
+    case Framework::fsdp:
+    case Framework::megatron: return GradientSync::last_micro_batch;
+    case Framework::torchtune:
+    case Framework::torchtitan:
+    case Framework::deepspeed: return GradientSync::every_micro_batch;
+  }
+  return GradientSync::every_micro_batch;
+}
+
+CompileScope compile_scope(const TrainingSetup& s) {
+  if (s.compile_scope) return *s.compile_scope;
+  return s.framework == Framework::torchtitan ? CompileScope::blocks : CompileScope::blocks_and_loss;
+}
+
+OptimizerImplementation optimizer_implementation(const TrainingSetup& s) {
+  if (s.precision.optimizer_implementation) return *s.precision.optimizer_implementation;
+  return s.framework == Framework::hf_trainer || s.framework == Framework::fsdp ? OptimizerImplementation::foreach
+                                                                                : OptimizerImplementation::fused;
+}
+
+std::int64_t make_vocab_size_divisible_by(const TrainingSetup& s) {
+  if (s.make_vocab_size_divisible_by) return *s.make_vocab_size_divisible_by;
+  return s.framework == Framework::megatron ? 128 : 1;
+}
+
+std::int64_t padded_vocab_size(const TrainingSetup& s, std::int64_t vocab_size) {
+  // Only Megatron (or a document that names the divisor) pads; other frameworks keep the vocabulary.
+  if (s.framework != Framework::megatron && !s.make_vocab_size_divisible_by) return vocab_size;
+  const std::int64_t multiple = make_vocab_size_divisible_by(s) * s.parallel.tensor_parallel_size;
+  if (multiple <= 1) return vocab_size;
+  return (vocab_size + multiple - 1) / multiple * multiple;
+}
+
+std::int64_t expert_tensor_parallel_size(const TrainingSetup& s) {
+  return s.parallel.expert_tensor_parallel_size.value_or(s.parallel.tensor_parallel_size);
 }
 
 int default_zero_stage(Framework f, std::int64_t world_size) {

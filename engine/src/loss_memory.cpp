@@ -22,7 +22,8 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   m.head_saved = tokens * h * ((python_norm ? kFp32Bytes + A : A) + A) / seq_split + tokens * kFp32Bytes;
   if (!a.vocab_logits) return m;
 
-  m.logits_elements = tokens * static_cast<double>(a.vocab_size) / tp;
+  // Logits over the padded vocabulary (Megatron make_vocab_size_divisible_by), split by TP.
+  m.logits_elements = tokens * static_cast<double>(padded_vocab_size(s, a.vocab_size)) / tp;
   const LossImplementation impl = s.loss.implementation.value_or(f.loss);
   const bool fp32 = s.loss.logits_fp32.value_or(f.logits_fp32);
   const double n = static_cast<double>(s.loss.num_chunks);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trainmem/framework_defaults.hpp"
+
 namespace trainmem {
 
 namespace {
@@ -9,6 +11,7 @@ constexpr double kQloraBlockSize = 64.0;         // weights per absmax (QLoRA §
 constexpr double kDoubleQuantBlockSize = 256.0;  // absmax values per second-level constant
 constexpr double kFp32Bytes = 4.0;
 constexpr double kInt8Bytes = 1.0;
+constexpr double kDeepSpeedSubGroup = 1e9;  // elements, ZeRO-3 sub_group_size
 }  // namespace
 
 double qlora_weight_bytes_per_param(const QloraSettings& q) {
@@ -33,6 +36,17 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
       std::max(1.0, dense_degree / static_cast<double>(s.parallel.expert_parallel_size));
   const bool offload_opt = s.parallel.offload_optimizer != OffloadTarget::none;
   const bool offload_par = s.parallel.offload_param != OffloadTarget::none && zero == 3;
+  const ShardingEngine engine = sharding_engine(s);
+  const bool flat_units = engine == ShardingEngine::fsdp && zero >= 2;
+  // Micro-batches whose gradients accumulate before the optimizer step: accumulation steps, or a
+  // pipeline's micro-batches (each stage accumulates over all of them).
+  const bool accumulates = s.batch.gradient_accumulation_steps > 1;
+  const bool no_sync = accumulates && zero >= 2 && gradient_sync(s) == GradientSync::last_micro_batch;
+  // FSDP accumulates no_sync gradients in its reduce dtype, the mixed-precision param_dtype
+  // (torch FSDP2 FSDPParam.to_accumulated_grad_if_needed; FSDP1 keeps the unsharded low-precision
+  // gradient); other engines in the gradient dtype.
+  const bool fsdp_engine = engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2;
+  const double unsharded_grad_bytes = dtype_bytes(fsdp_engine ? precision.compute_dtype : precision.grad_dtype);
 
   std::vector<ModelStates> result;
   const auto stages = stage_parameters(s);
@@ -61,20 +75,40 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     ModelStateBytes all;
     all.parameters = (r.dense_trainable * b.param + frozen_param_bytes_d) / param_shard_d +
                      (r.expert_trainable * b.param + frozen_param_bytes_e) / param_shard_e;
-    all.gradients = r.dense_trainable * b.grad / grad_shard_d + r.expert_trainable * b.grad / grad_shard_e;
+    // Elements with gradients: the trainable ones, or whole layers under FSDP1's flat parameters.
+    const double grad_dense = flat_units ? std::max(r.dense_trainable, r.trainable_units - r.expert_trainable) : r.dense_trainable;
+    all.gradients = grad_dense * b.grad / grad_shard_d + r.expert_trainable * b.grad / grad_shard_e;
+    if (no_sync) {
+      // Accumulated unsharded until the last micro-batch's reduce-scatter replaces them.
+      all.gradients = std::max(all.gradients, (grad_dense + r.expert_trainable) * unsharded_grad_bytes);
+    }
     all.optimizer_states =
         r.dense_trainable * b.optimizer / opt_shard_d + r.expert_trainable * b.optimizer / opt_shard_e;
+    all.step_only_gradients =
+        r.dense_trainable * b.optimizer_gradient / opt_shard_d + r.expert_trainable * b.optimizer_gradient / opt_shard_e;
+    // ZeRO-3 steps one sub-group of the partition at a time (stage3.py step(): prepare, step and
+    // release each sub group; sub_group_size 1e9 elements, zero/config.py).
+    if (zero == 3 && b.optimizer_gradient > 0)
+      all.step_only_gradients = std::min(all.step_only_gradients, kDeepSpeedSubGroup * b.optimizer_gradient);
+    all.gradients += all.step_only_gradients;
 
     ModelStates m;
     m.params = r;
     m.gpu = all;
     if (offload_opt) {
-      // ZeRO-Offload keeps the optimizer and its gradient partition on the host; the GPU keeps only
-      // reduce buckets (Ren et al. 2021, §4.1; DeepSpeed stage3.py estimator: GPU = 2P/N + buffers).
       m.offloaded.optimizer_states = all.optimizer_states;
-      m.offloaded.gradients = all.gradients;
       m.gpu.optimizer_states = 0;
-      m.gpu.gradients = 0;
+      if (engine != ShardingEngine::megatron) {
+        // ZeRO-Offload keeps the optimizer and its gradient partition on the host; the GPU keeps
+        // only reduce buckets (Ren et al. 2021, §4.1; DeepSpeed stage3.py estimator: GPU = 2P/N +
+        // buffers).
+        m.offloaded.gradients = all.gradients;
+        m.gpu.gradients = 0;
+        m.gpu.step_only_gradients = 0;
+      }
+      // Megatron's optimizer CPU offload (megatron/core/optimizer/cpu_offloading/
+      // hybrid_optimizer.py) moves the fp32 master weights and moments to the host and copies
+      // gradients over at each step; the fp32 main-grad buffer stays on the GPU.
     }
     if (offload_par) {
       m.offloaded.parameters = all.parameters;

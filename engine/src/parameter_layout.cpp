@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainmem/framework_defaults.hpp"
+
 namespace trainmem {
 
 std::int64_t lora_params_for(const Linear& linear, const LoraSettings& lora) {
@@ -31,6 +33,7 @@ bool module_saved(const LoraSettings& lora, const char* name) {
 void add(RankParameters& r, double params, bool trainable, bool expert, bool linear_weight) {
   if (trainable) {
     (expert ? r.expert_trainable : r.dense_trainable) += params;
+    r.trainable_units += params;
   } else {
     (expert ? r.expert_frozen : r.dense_frozen) += params;
     if (linear_weight) r.frozen_linear_weights += params;
@@ -38,10 +41,11 @@ void add(RankParameters& r, double params, bool trainable, bool expert, bool lin
 }
 
 void add_layer(RankParameters& r, const LayerGroup& g, bool layer_trainable, const TrainingSetup& s,
-               double tp, double ep) {
+               double tp, double ep, double etp) {
   const bool adapters = uses_adapters(s.method);
   for (const auto& l : g.linears) {
-    const double split = (l.tp_sharded ? tp : 1.0) * (l.routed_expert ? ep : 1.0);
+    // Routed experts split over the expert tensor-parallel group (Megatron ETP), the rest over TP.
+    const double split = l.routed_expert ? (l.tp_sharded ? etp : 1.0) * ep : (l.tp_sharded ? tp : 1.0);
     const double weights = static_cast<double>(l.weight_params() * l.copies) / split;
     const double bias = static_cast<double>((l.bias ? l.out_features : 0) * l.copies) / split;
     add(r, weights, layer_trainable, l.routed_expert, true);
@@ -66,18 +70,22 @@ void accumulate(RankParameters& into, const RankParameters& layer, double times)
   into.expert_frozen += layer.expert_frozen * times;
   into.frozen_linear_weights += layer.frozen_linear_weights * times;
   into.adapter += layer.adapter * times;
+  into.trainable_units += layer.trainable_units * times;
 }
 
 std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std::int64_t pp_i,
-                                 std::int64_t ep_i) {
-  const double tp = static_cast<double>(tp_i), ep = static_cast<double>(ep_i);
+                                 std::int64_t ep_i, std::int64_t etp_i) {
+  const double tp = static_cast<double>(tp_i), ep = static_cast<double>(ep_i), etp = static_cast<double>(etp_i);
   std::vector<RankParameters> stages(static_cast<std::size_t>(std::max<std::int64_t>(1, pp_i)));
   const bool full = s.method == Method::full;
 
   if (!s.model.architecture) {
     // Parameter count only: spread evenly over tensor and pipeline ranks.
     const double per_rank = static_cast<double>(s.model.num_parameters) / (tp * static_cast<double>(stages.size()));
-    for (auto& r : stages) add(r, per_rank, full, false, true);
+    for (auto& r : stages) {
+      add(r, per_rank, full, false, true);
+      r.trainable_units = r.trainable();
+    }
     return stages;
   }
 
@@ -95,8 +103,11 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
       // Layers [index, index + n): frozen below first_trainable (freeze), all trainable for full.
       const std::int64_t trainable = full ? n : std::clamp<std::int64_t>(index + n - first_trainable, 0, n);
       RankParameters one_trainable, one_frozen;
-      add_layer(one_trainable, a.layers[g], true, s, tp, ep);
-      add_layer(one_frozen, a.layers[g], false, s, tp, ep);
+      add_layer(one_trainable, a.layers[g], true, s, tp, ep, etp);
+      add_layer(one_frozen, a.layers[g], false, s, tp, ep, etp);
+      // A layer is one FSDP unit: with any trainable parameter, the whole unit has gradients.
+      one_trainable.trainable_units = one_trainable.total();
+      one_frozen.trainable_units = one_frozen.trainable() > 0 ? one_frozen.total() : 0.0;
       accumulate(stages[stage], one_trainable, static_cast<double>(trainable));
       accumulate(stages[stage], one_frozen, static_cast<double>(n - trainable));
       index += n;
@@ -107,11 +118,13 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
   RankParameters& last = stages.back();
   const bool embed_saved = uses_adapters(s.method) && module_saved(s.lora, "embed_tokens");
   const bool head_saved = uses_adapters(s.method) && module_saved(s.lora, "lm_head");
-  const double embedding = static_cast<double>(a.embedding_params) / tp;
+  // Megatron pads the vocabulary (embedding, head) to a multiple of make_vocab_size_divisible_by x TP.
+  const double vocab_padding = a.vocab_size > 0 ? static_cast<double>(padded_vocab_size(s, a.vocab_size)) / static_cast<double>(a.vocab_size) : 1.0;
+  const double embedding = static_cast<double>(a.embedding_params) * vocab_padding / tp;
   add(first, embedding, full, false, false);
   add(first, static_cast<double>(a.position_embedding_params + a.embedding_norm_params), full, false, false);
   if (embed_saved) add(first, embedding, true, false, false);  // PEFT ModulesToSaveWrapper: trainable copy
-  const double head = static_cast<double>(a.lm_head_params) / tp;
+  const double head = static_cast<double>(a.lm_head_params) * vocab_padding / tp;
   add(last, head, full, false, false);  // bitsandbytes keeps lm_head in 16 bits (llm_int8_skip_modules)
   if (head_saved) add(last, a.lm_head_params > 0 ? head : embedding, true, false, false);
   // A tied head on a later stage needs its own copy of the embedding (Megatron shared embedding).
@@ -140,8 +153,14 @@ std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a,
 
 ParameterCounts count_parameters(const TrainingSetup& setup) {
   ParameterCounts c;
-  c.total = setup.model.architecture ? setup.model.architecture->total_params() : setup.model.num_parameters;
-  const RankParameters whole = walk(setup, 1, 1, 1).front();
+  c.total = setup.model.num_parameters;
+  if (const auto& a = setup.model.architecture) {
+    // The architecture's count with the vocabulary padded as the framework pads it.
+    const std::int64_t padding_rows = padded_vocab_size(setup, a->vocab_size) - a->vocab_size;
+    const std::int64_t vocab_matrices = (a->embedding_params > 0 ? 1 : 0) + (a->lm_head_params > 0 ? 1 : 0);
+    c.total = a->total_params() + padding_rows * a->hidden_size * vocab_matrices;
+  }
+  const RankParameters whole = walk(setup, 1, 1, 1, 1).front();
   c.trainable = std::llround(whole.trainable());
   c.adapter = std::llround(whole.adapter);
   return c;
@@ -149,7 +168,7 @@ ParameterCounts count_parameters(const TrainingSetup& setup) {
 
 std::vector<RankParameters> stage_parameters(const TrainingSetup& setup) {
   return walk(setup, setup.parallel.tensor_parallel_size, setup.parallel.pipeline_parallel_size,
-              setup.parallel.expert_parallel_size);
+              setup.parallel.expert_parallel_size, expert_tensor_parallel_size(setup));
 }
 
 }  // namespace trainmem

@@ -1,5 +1,7 @@
 #include "trainmem/precision.hpp"
 
+#include "trainmem/framework_defaults.hpp"
+
 namespace trainmem {
 
 namespace {
@@ -58,7 +60,10 @@ double small_tensor_fraction(const Architecture& arch) {
 }
 }  // namespace
 
-ResolvedPrecision resolve_precision(const Precision& given, Framework framework) {
+ResolvedPrecision resolve_precision(const TrainingSetup& s) {
+  const Precision& given = s.precision;
+  const Framework framework = s.framework;
+  const ShardingEngine engine = sharding_engine(s);
   ResolvedPrecision p;
   p.optimizer = given.optimizer;
   p.param_dtype = given.param_dtype.value_or(Dtype::bf16);
@@ -68,10 +73,12 @@ ResolvedPrecision resolve_precision(const Precision& given, Framework framework)
   const bool pure_low_precision = framework == Framework::torchtune;
   p.master_weights = given.master_weights.value_or(!pure_low_precision);
   if (p.param_dtype == Dtype::fp32) p.master_weights = false;  // the weights are the master copy
-  // DeepSpeed and Megatron keep fp32 gradients for the optimizer: 18 bytes/param with AdamW
-  // (Megatron dist_optimizer.md table; DeepSpeed stage_1_and_2.py estimator, "18").
-  const bool fp32_grads = framework == Framework::deepspeed || framework == Framework::megatron;
-  p.grad_dtype = given.grad_dtype.value_or(fp32_grads ? Dtype::fp32 : p.param_dtype);
+  // Megatron keeps fp32 main gradients (dist_optimizer.md: 18 bytes/param with AdamW).
+  p.grad_dtype = given.grad_dtype.value_or(engine == ShardingEngine::megatron ? Dtype::fp32 : p.param_dtype);
+  // DeepSpeed over 16-bit gradients with an fp32 master: the fp32 gradient of the optimizer's
+  // partition (ZeRO 1-3), or of every parameter without ZeRO (runtime/fp16/fused_optimizer.py
+  // step(): the flat 16-bit gradients .to(fp32)).
+  p.fp32_gradient_partition = engine == ShardingEngine::deepspeed && p.master_weights && dtype_bytes(p.grad_dtype) < kFp32Bytes;
   p.optimizer_state_dtype =
       given.optimizer_state_dtype.value_or(pure_low_precision ? p.param_dtype : Dtype::fp32);
   return p;
@@ -112,6 +119,7 @@ BytesPerParam trainable_bytes_per_param(const ResolvedPrecision& p, const Archit
   b.param = dtype_bytes(p.param_dtype);
   b.grad = dtype_bytes(p.grad_dtype);
   b.optimizer = optimizer_moment_bytes_per_param(p, arch) + (p.master_weights ? kFp32Bytes : 0.0);
+  b.optimizer_gradient = p.fp32_gradient_partition ? kFp32Bytes : 0.0;
   return b;
 }
 

@@ -41,12 +41,12 @@ ModelBudget frozen_model(const std::string& role, TrainingSetup sub, bool value_
   b.transient = 0;
   if (sub.model.architecture) {
     const Architecture& a = *sub.model.architecture;
-    const ResolvedPrecision p = resolve_precision(sub.precision, sub.framework);
+    const ResolvedPrecision p = resolve_precision(sub);
     ActivationContext c = activation_context(sub, a, p.compute_dtype);
     c.checkpointing = Checkpointing::none;
     double layer = 0;
     for (const auto& g : a.layers) layer = std::max(layer, all_bytes(layer_activations(g, c)));
-    const LossMemory loss = loss_memory(sub, a, p.compute_dtype, framework_behaviour(sub.framework, sub.compile));
+    const LossMemory loss = loss_memory(sub, a, p.compute_dtype, framework_behaviour(sub));
     b.transient = layer + loss.forward_transient;
   }
   return b;
@@ -111,7 +111,7 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     if (resident + working > peak) peak = resident + working, phase = m.role + (m.role == "critic" ? "_training" : "_scoring");
   }
   if (generates && rl.colocated && s.model.architecture) {
-    const ResolvedPrecision p = resolve_precision(s.precision, s.framework);
+    const ResolvedPrecision p = resolve_precision(s);
     const double sequences = static_cast<double>(s.batch.micro_batch_size * completions);
     e.rollout_kv_cache_bytes = kv_cache_bytes(*s.model.architecture, sequences, static_cast<double>(prompt + rl.max_new_tokens),
                                               p.compute_dtype, static_cast<double>(s.parallel.tensor_parallel_size));

@@ -7,7 +7,34 @@ namespace trainmem {
 namespace {
 constexpr double kDeepSpeedReduceBucket = 5e8;        // elements, reduce_bucket_size
 constexpr double kDeepSpeedAllgatherBucket = 5e8;     // elements, allgather_bucket_size (stage 1/2)
+constexpr double kDeepSpeedPrefetchBucket = 5e7;      // elements, stage3_prefetch_bucket_size
 constexpr double kFp32Bytes = 4.0;
+
+// The largest single parameter tensor on this GPU's TP shard (elements): what a for-loop optimizer
+// works on at a time.
+double largest_tensor(const TrainingSetup& s, double rank_trainable) {
+  if (!s.model.architecture) return rank_trainable / 32.0;
+  const Architecture& a = *s.model.architecture;
+  const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+  double largest = static_cast<double>(std::max(a.embedding_params, a.lm_head_params)) / tp;
+  for (const auto& g : a.layers)
+    for (const auto& l : g.linears)
+      largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
+  return std::min(largest, rank_trainable);
+}
+
+// Temporaries of one optimizer step over `elements` trainable parameters in its partition.
+double optimizer_step_temporaries(const TrainingSetup& s, const ResolvedPrecision& p, double elements, double rank_trainable) {
+  const bool torch_adam = p.optimizer == Optimizer::adamw || p.optimizer == Optimizer::adam;
+  if (!torch_adam) return 0.0;  // bitsandbytes and paged optimizers are fused kernels
+  const double state = dtype_bytes(p.optimizer_state_dtype);
+  switch (optimizer_implementation(s)) {
+    case OptimizerImplementation::foreach: return elements * state;
+    case OptimizerImplementation::for_loop: return std::min(elements, largest_tensor(s, rank_trainable)) * state;
+    case OptimizerImplementation::fused: return 0.0;
+  }
+  return 0.0;
+}
 }  // namespace
 
 TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecision& p, const ModelStates& states,
@@ -20,6 +47,9 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   const double rank_params = states.params.total();  // this GPU's parameters before ZeRO sharding
   const double rank_trainable = states.params.trainable();
   const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+  const ShardingEngine engine = sharding_engine(s);
+  const bool deepspeed = engine == ShardingEngine::deepspeed;
+  const bool param_offload = s.parallel.offload_param != OffloadTarget::none;
 
   // The unit gathered at a time: the largest layer (or embedding/head) on this GPU's TP shard.
   double unit = 0;
@@ -30,17 +60,18 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   }
   unit = std::min(unit, rank_params);
 
-  if (zero == 3 && dp > 1) {
-    if (s.framework == Framework::deepspeed) {
-      const double live = std::min(s.parallel.zero3_max_live_parameters, rank_params);
-      b.forward = std::max(live, unit) * A;
-      b.backward = std::max(live, unit) * A + std::min(kDeepSpeedReduceBucket, rank_trainable) * grad_bytes;
+  if (zero == 3 && (dp > 1 || param_offload)) {
+    if (deepspeed) {
+      const double live = std::max(std::min(s.parallel.zero3_max_live_parameters, rank_params), unit);
+      const double prefetch = std::min(kDeepSpeedPrefetchBucket, rank_params);
+      b.forward = (live + prefetch) * A;
+      b.backward = (live + prefetch) * A + std::min(kDeepSpeedReduceBucket, rank_trainable) * grad_bytes;
     } else {
       b.forward = s.parallel.reshard_after_forward ? 2 * unit * A : rank_params * A;
       b.backward = 2 * unit * A + 2 * std::min(unit, rank_trainable) * grad_bytes;
     }
   } else if (zero >= 1 && dp > 1) {
-    if (f.deepspeed_buckets) {
+    if (deepspeed) {
       b.backward = std::min(kDeepSpeedReduceBucket, rank_trainable) * grad_bytes;
       b.optimizer_step = std::min(kDeepSpeedAllgatherBucket, rank_params) * A;
     } else if (zero == 2) {
@@ -70,14 +101,16 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   }
 
   // FP8 training (Transformer Engine) keeps FP8 copies of the weights next to the higher-precision
-  // ones, one byte per element, across micro-batches (TransformerEngine#1429; fault B38).
+  // ones, one byte per element, across micro-batches (NVIDIA/TransformerEngine#1429).
   if (s.precision.fp8_compute) b.persistent += rank_params / (zero == 3 ? dp : 1.0);
 
   const bool offloaded = s.parallel.offload_optimizer != OffloadTarget::none;
-  if (!offloaded && p.master_weights && grad_bytes < kFp32Bytes && optimizer_moment_count(p.optimizer) > 0 &&
-      !s.precision.optimizer_in_backward) {
+  if (!offloaded && !s.precision.optimizer_in_backward) {
     const double opt_shard = zero >= 1 ? dp : 1.0;
-    b.optimizer_step += rank_trainable * kFp32Bytes / opt_shard;
+    const double partition = rank_trainable / opt_shard;
+    b.optimizer_step += optimizer_step_temporaries(s, p, partition, rank_trainable);
+    if (p.master_weights && grad_bytes < kFp32Bytes && optimizer_moment_count(p.optimizer) > 0 && !p.fp32_gradient_partition)
+      b.optimizer_step += partition * kFp32Bytes;
   }
   return b;
 }

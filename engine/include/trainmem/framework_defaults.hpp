@@ -1,5 +1,6 @@
 // What each training framework does by default where frameworks differ, as one table.
-// Every field of the estimate document that is given explicitly overrides these.
+// Every field of the estimate document that is given explicitly overrides these. The framework
+// versions each default follows are listed in docs/memory-model.md ("Framework defaults").
 #pragma once
 
 #include "trainmem/training_setup.hpp"
@@ -23,17 +24,61 @@ struct FrameworkBehaviour {
   LossImplementation loss = LossImplementation::full;
   bool logits_fp32 = true;
   bool in_place_loss = false;  // Megatron: the softmax is computed in place of the fp32 logits
-  // torch.compile fuses the upcast into the loss and saves the 16-bit logits plus a per-row
-  // log-sum-exp instead of the fp32 log-softmax (min-cut recomputation, torch/_functorch/partitioners.py).
+  // torch.compile over the loss fuses the upcast into the loss and saves the 16-bit logits plus a
+  // per-row log-sum-exp instead of the fp32 log-softmax (min-cut recomputation,
+  // torch/_functorch/partitioners.py). Only when compile's scope includes the loss.
   bool compiled_loss = false;
   // DDP keeps gradient buckets as a second copy of all gradients unless gradient_as_bucket_view
   // (torch DistributedDataParallel default False; Accelerate/HF Trainer keep that default).
   bool ddp_bucket_copy = true;
-  // DeepSpeed's communication buckets (deepspeed/runtime/zero/config.py defaults, elements).
-  bool deepspeed_buckets = false;
 };
 
-FrameworkBehaviour framework_behaviour(Framework f, bool compile);
+// The behaviour of the setup's framework, sharding engine and compile scope.
+FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
+
+// parallel.sharding_engine when not given: DeepSpeed and Megatron shard with their own engines;
+// torchtune (recipes since v0.2, training/_distributed.py shard_model) and torchtitan
+// (parallelize.py apply_fsdp) with FSDP2's fully_shard; framework "fsdp" is FSDP1
+// (FullyShardedDataParallel as accelerate wraps it), and so is the HF Trainer's own path (DDP at
+// zero_stage 0, FSDP through its fsdp argument at 2 and 3; stage 1 follows the ZeRO paper's
+// optimizer-state partition). An HF Trainer run configured with a DeepSpeed file says
+// sharding_engine "deepspeed".
+ShardingEngine sharding_engine(const TrainingSetup& s);
+
+// parallel.gradient_sync when not given. last_micro_batch where the trainer wraps the accumulation
+// micro-batches in no_sync: HF Trainer through accelerate's Accelerator.accumulate (accelerate
+// v1.x accelerator.py: no_sync for DDP, FSDP1 and FSDP2, skipped for DeepSpeed ZeRO >= 2) and
+// framework "fsdp" (accelerate, Lightning Fabric no_backward_sync); Megatron reduces its fp32
+// main-grad buffer once per step. every_micro_batch for torchtune (recipes reduce on every
+// backward), torchtitan and DeepSpeed (reduce hooks fire on every backward, stage_1_and_2.py).
+GradientSync gradient_sync(const TrainingSetup& s);
+
+// The compile scope when compile is on and no scope is given: torchtitan compiled each
+// TransformerBlock and not the loss (torchtitan/distributed/compile.py apply_compile) until
+// compile.components = ["model", "loss"] arrived on 2025-08-20 (pytorch/torchtitan#1608): blocks.
+// torchtune compiles the loss whenever compile is true (recipes/full_finetune_distributed.py,
+// training.compile_loss), and the HF Trainer's torch_compile wraps the whole model, whose forward
+// computes the loss: blocks_and_loss.
+CompileScope compile_scope(const TrainingSetup& s);
+
+// precision.optimizer_implementation when not given: the HF Trainer's adamw_torch is torch's
+// AdamW with its default foreach path (transformers v4.36-v4.55; adamw_torch_fused is the default
+// with torch >= 2.8); torchtune's configs set fused: True; torchtitan's optimizer config defaults
+// to "fused"; Megatron (Apex/TE FusedAdam) and DeepSpeed (FusedAdam) step with fused kernels.
+OptimizerImplementation optimizer_implementation(const TrainingSetup& s);
+
+// make_vocab_size_divisible_by when not given: 128 under Megatron (megatron/training/arguments.py
+// --make-vocab-size-divisible-by), 1 otherwise.
+std::int64_t make_vocab_size_divisible_by(const TrainingSetup& s);
+
+// The vocabulary the embedding, head and logits use: vocab_size rounded up to a multiple of
+// make_vocab_size_divisible_by x TP (Megatron-LM megatron/training/tokenizer/tokenizer.py
+// _vocab_size_with_padding). Elements.
+std::int64_t padded_vocab_size(const TrainingSetup& s, std::int64_t vocab_size);
+
+// parallel.expert_tensor_parallel_size when not given: tensor_parallel_size, as Megatron-Core
+// defaults --expert-tensor-parallel-size (megatron/training/arguments.py).
+std::int64_t expert_tensor_parallel_size(const TrainingSetup& s);
 
 // parallel.zero_stage when not given: torchtune, torchtitan and FSDP shard fully on more than one
 // GPU (FSDP FULL_SHARD is their default); the HF Trainer, DeepSpeed and Megatron replicate (DDP)

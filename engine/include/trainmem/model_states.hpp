@@ -1,6 +1,7 @@
-// Model states per GPU: parameters, gradients and optimizer states (the seed's lower bound).
+// Model states per GPU: parameters, gradients and optimizer states (the lower bound of a training
+// step's memory). docs/memory-model.md, "Model states", derives each rule.
 //
-// The seed, "单卡 DDP 估算" and "ZeRO / FSDP 切分公式":
+// ZeRO paper (Rajbhandari et al. 2020, §5 and Figure 1), with b_p, b_g, b_o bytes per parameter:
 //   DDP     N (b_p + b_g + b_o)
 //   ZeRO-1  N (b_p + b_g + b_o / D)
 //   ZeRO-2  N (b_p + (b_g + b_o) / D)          (= FSDP SHARD_GRAD_OP)
@@ -9,6 +10,15 @@
 // distributed optimizer and FSDP2 both shard over dp x cp), or sharding_group_size under
 // HYBRID_SHARD. Routed experts shard over D / EP (expert data parallel). Frozen parameters have
 // no gradients or optimizer states; ZeRO-3/FSDP still shard them. Offloaded states leave the GPU.
+// Framework rules on top:
+//  - DeepSpeed ZeRO 1-3 add an fp32 gradient for the optimizer partition, 4N/D (stage_1_and_2.py
+//    step()): ZeRO-1 2N + 2N + 16N/D, ZeRO-2 2N + 18N/D with bf16 AdamW. It exists in the
+//    optimizer step only (step_only_gradients).
+//  - FSDP1 (use_orig_params=True) keeps one flat parameter per wrapped layer: a layer holding any
+//    trainable parameter (LoRA adapters beside frozen weights) has gradients for all of it.
+//  - Gradient accumulation under no_sync (gradient_sync = last_micro_batch) keeps full, unsharded
+//    gradients in the reduce dtype until the last micro-batch, at ZeRO-2/3 and FSDP too.
+//  - Megatron's CPU optimizer offload keeps the fp32 main-grad buffer on the GPU.
 // All values in bytes, for the most loaded GPU.
 #pragma once
 
@@ -23,6 +33,7 @@ struct ModelStateBytes {
   double parameters = 0;
   double gradients = 0;
   double optimizer_states = 0;
+  double step_only_gradients = 0;  // part of `gradients` alive in the optimizer step only
   double total() const { return parameters + gradients + optimizer_states; }
 };
 

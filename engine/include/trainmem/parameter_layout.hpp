@@ -26,6 +26,10 @@ struct RankParameters {
   double frozen_linear_weights = 0;
   // LoRA/DoRA adapter parameters on this GPU (a subset of the trainable counts).
   double adapter = 0;
+  // Parameters of the layers that hold any trainable parameter, plus trainable parameters outside
+  // the layers: what FSDP1's flat parameters (one per wrapped layer, use_orig_params=True) carry
+  // gradients for, frozen weights included.
+  double trainable_units = 0;
   double total() const { return dense_trainable + dense_frozen + expert_trainable + expert_frozen; }
   double trainable() const { return dense_trainable + expert_trainable; }
 };

@@ -1,9 +1,12 @@
 // Bytes per parameter for weights, gradients and optimizer states (the seed's b_p, b_g, b_o),
 // resolved from the precision settings, the optimizer and the framework's defaults.
 //
-// Sources: the seed, "Bytes per Parameter" and "Full Fine-tuning 的模型状态" (16 bytes/param for
-// bf16 + AdamW + fp32 master); ZeRO paper (Rajbhandari et al. 2020, §3.1, "16Ψ"); Megatron-LM
-// docs/user-guide/features/dist_optimizer.md and DeepSpeed's estimators (fp32 gradients, 18 bytes).
+// Sources: ZeRO paper (Rajbhandari et al. 2020, §3.1, "16Ψ": 16 bytes/param for fp16 weights and
+// gradients + Adam with an fp32 master copy); Megatron-LM docs/user-guide/features/dist_optimizer.md
+// (fp32 main gradients: 18 bytes/param, 6 + 12/d sharded); DeepSpeed v0.19
+// deepspeed/runtime/zero/stage_1_and_2.py (a 16-bit gradient plus an fp32 gradient for the rank's
+// partition: 2P + 18P/N at ZeRO-2, as estimate_zero2_model_states_mem_needs has computed since
+// deepspeedai/DeepSpeed#5099). docs/memory-model.md, "Model states".
 #pragma once
 
 #include "trainmem/architecture.hpp"
@@ -19,16 +22,28 @@ struct ResolvedPrecision {
   bool master_weights = true;  // an fp32 master copy exists (only when param_dtype is not fp32)
   Dtype optimizer_state_dtype = Dtype::fp32;
   Optimizer optimizer = Optimizer::adamw;
+  // DeepSpeed steps its fp32 master (partition) with an fp32 copy of the 16-bit gradients
+  // (stage_1_and_2.py step(): single_grad_partition = flat 16-bit partition .to(fp32); stage3.py
+  // _prepare_fp32_grad_for_sub_group; fp16/fused_optimizer.py without ZeRO): 4 bytes per
+  // trainable parameter of the rank's optimizer partition, alive in the optimizer step.
+  bool fp32_gradient_partition = false;
 };
 
-ResolvedPrecision resolve_precision(const Precision& given, Framework framework);
+// The setup's precision with every framework default filled in: gradients accumulate in the
+// parameter dtype (DeepSpeed's gradient_accumulation_dtype defaults to the model dtype,
+// engine.py get_data_types) except under Megatron, whose main-grad buffer is fp32 with 16-bit
+// training (megatron/training/arguments.py: accumulate_allreduce_grads_in_fp32 under bf16).
+ResolvedPrecision resolve_precision(const TrainingSetup& s);
 
 // Per trainable parameter, in bytes.
 struct BytesPerParam {
   double param = 0;      // b_p: the training copy of the weights
   double grad = 0;       // b_g
   double optimizer = 0;  // b_o: optimizer moments plus the fp32 master copy
-  double total() const { return param + grad + optimizer; }
+  // The fp32 gradient copy DeepSpeed's ZeRO optimizer keeps for its partition (sharded like the
+  // optimizer states; 0 elsewhere).
+  double optimizer_gradient = 0;
+  double total() const { return param + grad + optimizer + optimizer_gradient; }
 };
 
 // Optimizer moments only (no master copy), bytes per trainable parameter.

@@ -29,6 +29,16 @@ enum class AttentionImplementation { flash, sdpa, eager };
 enum class OffloadTarget { none, cpu, nvme };
 enum class PipelineSchedule { one_f_one_b, interleaved_1f1b, gpipe };
 enum class RlhfAlgorithm { dpo, ppo, grpo };
+// Which engine shards parameters, gradients and optimizer states, apart from the trainer that
+// drives the loop (HF Trainer, accelerate, LLaMA-Factory and TRL front DeepSpeed or FSDP).
+enum class ShardingEngine { deepspeed, fsdp, fsdp2, megatron };
+// When data-parallel gradients are reduced during gradient accumulation: after every micro-batch,
+// or only after the last one (no_sync: full unsharded gradients until the sync step).
+enum class GradientSync { every_micro_batch, last_micro_batch };
+// What torch.compile covers: the transformer blocks only, or the loss as well.
+enum class CompileScope { blocks, blocks_and_loss };
+// How the optimizer steps a parameter group (torch.optim's foreach / fused / single-tensor paths).
+enum class OptimizerImplementation { foreach, fused, for_loop };
 
 // The model: an architecture (from a preset or a config.json), or only a parameter count.
 struct ModelSpec {
@@ -64,6 +74,7 @@ struct Precision {
   std::optional<Dtype> optimizer_state_dtype;
   bool optimizer_in_backward = false;
   bool fp8_compute = false;
+  std::optional<OptimizerImplementation> optimizer_implementation;  // default: framework_defaults.hpp
 };
 
 struct BatchSettings {
@@ -96,6 +107,10 @@ struct ParallelSettings {
   std::int64_t virtual_pipeline_stages = 1;
   bool reshard_after_forward = true;
   double zero3_max_live_parameters = 1e9;  // DeepSpeed stage3_max_live_parameters (elements)
+  // Not given: the framework's default (framework_defaults.hpp resolves each).
+  std::optional<ShardingEngine> sharding_engine;
+  std::optional<GradientSync> gradient_sync;
+  std::optional<std::int64_t> expert_tensor_parallel_size;  // Megatron ETP; default: tensor_parallel_size
 };
 
 // A device from the catalog or given by the user; bytes.
@@ -150,6 +165,9 @@ struct TrainingSetup {
   bool activation_offload = false;
   LossSettings loss;
   bool compile = false;
+  std::optional<CompileScope> compile_scope;  // what compile covers; default: the framework's
+  // Megatron pads the vocabulary to a multiple of this x TP (default 128 under Megatron, else 1).
+  std::optional<std::int64_t> make_vocab_size_divisible_by;
   ModelLoading model_loading = ModelLoading::meta_init;
   AttentionImplementation attention = AttentionImplementation::flash;
   ParallelSettings parallel;

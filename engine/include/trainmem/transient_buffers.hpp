@@ -1,22 +1,28 @@
 // Buffers that are not model states or saved activations: ZeRO-3/FSDP all-gathered layers,
 // gradient reduce buckets, DDP's bucket copy of the gradients, and optimizer-step temporaries.
-// Bytes per GPU, by the phase in which they are alive.
+// Bytes per GPU, by the phase in which they are alive. docs/memory-model.md, "Buffers".
 //
 // Sources:
 //  - FSDP: one all-gather buffer per unit plus one prefetched (torch docs/source/notes/fsdp.rst;
-//    FSDP2 allows two all-gather outputs in forward, PR #128884); backward holds the current and
-//    prefetched parameters plus the unsharded gradient and the reduce-scatter input
-//    (Megatron-LM PR #6551's bound of FSDP buffers; fault B10). reshard_after_forward=false keeps
-//    every gathered layer until backward.
-//  - DeepSpeed ZeRO-3: up to stage3_max_live_parameters gathered (default 1e9 elements) plus the
-//    reduce bucket (reduce_bucket_size 5e8); ZeRO-1/2: reduce and all-gather buckets of 5e8
-//    elements each (deepspeed/runtime/zero/config.py; fault B09).
+//    FSDP2 allows two all-gather outputs in forward, pytorch/pytorch#128884); backward holds the
+//    current and prefetched parameters plus the unsharded gradient and the reduce-scatter input
+//    (the FSDP buffer bound of NVIDIA/Megatron-LM#6551). reshard_after_forward=false keeps every
+//    gathered layer until backward.
+//  - DeepSpeed ZeRO-3 (deepspeed/runtime/zero/config.py defaults, stage3.py): up to
+//    stage3_max_live_parameters gathered (1e9 elements) but at least the largest module, plus the
+//    prefetch bucket (stage3_prefetch_bucket_size, 5e7 elements) and the reduce bucket
+//    (reduce_bucket_size, 5e8) in backward. With parameter offload the gathered working set is on
+//    the GPU at any data-parallel size, one GPU included. ZeRO-1/2: reduce and all-gather buckets
+//    of 5e8 elements each.
 //  - DDP: the reducer's buckets are a second copy of every gradient unless
 //    gradient_as_bucket_view=True (torch/nn/parallel/distributed.py), allocated at wrap time.
 //  - QLoRA: one dequantized weight (the largest linear layer) at a time, in the compute dtype.
-//  - Optimizer step: AdamW over fp32 master weights with 16-bit gradients upcasts every gradient;
-//    the foreach implementation holds all the copies at once (4 bytes per trainable parameter;
-//    fault B37, NVIDIA/Model-Optimizer PR #2483).
+//  - Optimizer step: torch.optim's foreach AdamW (torch/optim/adamw.py, _multi_tensor_adamw)
+//    takes the square root of every second moment of the group at once (_foreach_sqrt): one
+//    state-sized temporary per trainable element of the optimizer's partition; the for-loop path
+//    holds one tensor's, the fused kernel none. An fp32 master stepped with 16-bit gradients
+//    also upcasts every gradient (4 bytes per trainable parameter of the partition), except under
+//    DeepSpeed, whose fp32 gradient partition is a model state (model_states.hpp).
 #pragma once
 
 #include "trainmem/framework_defaults.hpp"

@@ -45,6 +45,13 @@ const Table<LossImplementation> kLoss{{"full", LossImplementation::full}, {"chun
 const Table<ModelLoading> kLoading{{"meta_init", ModelLoading::meta_init}, {"full_copy_per_gpu", ModelLoading::full_copy_per_gpu}};
 const Table<AttentionImplementation> kAttention{{"flash", AttentionImplementation::flash}, {"sdpa", AttentionImplementation::sdpa}, {"eager", AttentionImplementation::eager}};
 const Table<OffloadTarget> kOffload{{"none", OffloadTarget::none}, {"cpu", OffloadTarget::cpu}, {"nvme", OffloadTarget::nvme}};
+const Table<ShardingEngine> kShardingEngines{{"deepspeed", ShardingEngine::deepspeed}, {"fsdp", ShardingEngine::fsdp},
+                                             {"fsdp2", ShardingEngine::fsdp2}, {"megatron", ShardingEngine::megatron}};
+const Table<GradientSync> kGradientSync{{"every_micro_batch", GradientSync::every_micro_batch},
+                                        {"last_micro_batch", GradientSync::last_micro_batch}};
+const Table<OptimizerImplementation> kOptimizerImplementations{{"foreach", OptimizerImplementation::foreach},
+                                                               {"fused", OptimizerImplementation::fused},
+                                                               {"for_loop", OptimizerImplementation::for_loop}};
 const Table<PipelineSchedule> kSchedules{{"1f1b", PipelineSchedule::one_f_one_b}, {"interleaved_1f1b", PipelineSchedule::interleaved_1f1b}, {"gpipe", PipelineSchedule::gpipe}};
 
 constexpr double kMaxCount = 1e15;  // generous bound for sizes; JSON integers beyond 2^53 are refused anyway
@@ -185,6 +192,7 @@ void parse_precision(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   s.precision.optimizer_state_dtype = r.choice("optimizer_state_dtype", kStateDtypes);
   set(s.precision.optimizer_in_backward, r.boolean("optimizer_in_backward"));
   set(s.precision.fp8_compute, r.boolean("fp8_compute"));
+  s.precision.optimizer_implementation = r.choice("optimizer_implementation", kOptimizerImplementations);
   r.finish();
 }
 
@@ -221,6 +229,9 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     set(p.virtual_pipeline_stages, r.integer("virtual_pipeline_stages", 1, 1e4));
     set(p.reshard_after_forward, r.boolean("reshard_after_forward"));
     set(p.zero3_max_live_parameters, r.number("zero3_max_live_parameters", 0, 1e15));
+    p.sharding_engine = r.choice("sharding_engine", kShardingEngines);
+    p.gradient_sync = r.choice("gradient_sync", kGradientSync);
+    p.expert_tensor_parallel_size = r.integer("expert_tensor_parallel_size", 1, 1e5);
     r.finish();
   }
   // data_parallel_size follows from world_size (Megatron arguments.py); both given must agree.
@@ -326,7 +337,18 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     set(s.loss.num_chunks, l.integer("num_chunks", 1, 1e6));
     l.finish();
   }
-  set(s.compile, r.boolean("compile"));
+  // compile: false | true (the framework's scope) | "blocks" | "blocks_and_loss".
+  if (const json* v = r.get("compile")) {
+    if (v->is_boolean()) {
+      s.compile = v->get<bool>();
+    } else if (v->is_string() && (*v == "blocks" || *v == "blocks_and_loss")) {
+      s.compile = true;
+      s.compile_scope = *v == "blocks" ? CompileScope::blocks : CompileScope::blocks_and_loss;
+    } else {
+      r.type_error("compile", "false, true, \"blocks\" or \"blocks_and_loss\"", *v);
+    }
+  }
+  s.make_vocab_size_divisible_by = r.integer("make_vocab_size_divisible_by", 1, 1e6);
   if (const json* v = r.get("checkpoint")) {
     ObjectReader c(*v, "checkpoint", errors);
     set(s.checkpoint.save, c.choice("save", Table<CheckpointSave>{{"full_state", CheckpointSave::full_state},
@@ -508,7 +530,7 @@ JsonResult activations_json(std::string_view document) {
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
     const TrainingSetup& s = parsed.setup;
     const Architecture& a = *s.model.architecture;
-    const ResolvedPrecision p = resolve_precision(s.precision, s.framework);
+    const ResolvedPrecision p = resolve_precision(s);
     const ActivationContext c = activation_context(s, a, p.compute_dtype);
     json groups = json::array();
     for (const auto& g : a.layers) {
@@ -523,7 +545,7 @@ JsonResult activations_json(std::string_view document) {
                         {"saved_bytes_per_layer", bytes_json(saved_bytes(tensors))},
                         {"all_bytes_per_layer", bytes_json(all_bytes(tensors))}});
     }
-    const LossMemory loss = loss_memory(s, a, p.compute_dtype, framework_behaviour(s.framework, s.compile));
+    const LossMemory loss = loss_memory(s, a, p.compute_dtype, framework_behaviour(s));
     json out = {{"layer_groups", groups},
                 {"head", {{"saved_bytes", bytes_json(loss.head_saved)},
                           {"logits_elements", bytes_json(loss.logits_elements)},

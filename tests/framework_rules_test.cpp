@@ -1,0 +1,170 @@
+// Framework rules of the training step: gradient synchronisation during accumulation, FSDP1's
+// flat parameters, ZeRO-3 parameter offload's working set, Megatron's vocabulary padding, expert
+// tensor parallelism and optimizer offload, the optimizer's step temporaries, host RAM at load and
+// compile's scope. Every expected value is worked out by hand in the comment beside it.
+#include "test_support.hpp"
+
+#include "trainmem/framework_defaults.hpp"
+#include "trainmem/loss_memory.hpp"
+#include "trainmem/transient_buffers.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+using trainmem::test::kLlama2_7b;
+using trainmem::test::setup_from;
+
+namespace {
+// Llama-2-7B: one decoder layer holds 4 x 4096^2 (attention) + 3 x 4096 x 11008 (MLP) + 2 x 4096
+// (norms) = 67,108,864 + 135,266,304 + 8,192 = 202,383,360 parameters; 32 layers = 6,476,267,520.
+constexpr double kLlama2LayerParams = 202383360.0;
+// LoRA r = 16 on q_proj and v_proj (PEFT's Llama default): 2 x 16 x (4096 + 4096) = 262,144 per
+// layer, 8,388,608 in all.
+constexpr double kLlama2AdapterParams = 8388608.0;
+
+TransientBuffers buffers_of(const TrainingSetup& s) {
+  const ResolvedPrecision p = resolve_precision(s);
+  const ModelStates states = model_states(s, p).front();
+  return transient_buffers(s, p, states, framework_behaviour(s), p.compute_dtype);
+}
+
+std::string lora_fsdp(const std::string& parallel_extra) {
+  return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "lora",
+    "batch": {"seq_length": 16, "gradient_accumulation_steps": 4},
+    "parallel": {"world_size": 2, "zero_stage": 3)" + parallel_extra + "}}";
+}
+}  // namespace
+
+TEST_CASE("no_sync accumulation keeps unsharded gradients; FSDP1 flat parameters carry whole layers", "[gradient_sync]") {
+  // Llama-2-7B LoRA on 2 GPUs under FSDP1 (use_orig_params=True, one flat parameter per decoder
+  // layer), accumulation 4, gradient_sync last_micro_batch: every layer holds adapters, so the
+  // unsharded gradient buffer covers all 32 layers and their adapters in bf16:
+  // (6,476,267,520 + 8,388,608) x 2 B = 12,969,312,256 B.
+  const auto no_sync = estimate_from(lora_fsdp(R"(, "sharding_engine": "fsdp", "gradient_sync": "last_micro_batch")"));
+  CHECK(no_sync.per_gpu.gradients == (32 * kLlama2LayerParams + kLlama2AdapterParams) * 2);
+  CHECK(no_sync.per_gpu.gradients == 12969312256.0);
+  // Reduced after every micro-batch: the same flat gradients, sharded over 2 ranks: 6,484,656,128 B.
+  const auto every = estimate_from(lora_fsdp(R"(, "sharding_engine": "fsdp", "gradient_sync": "every_micro_batch")"));
+  CHECK(every.per_gpu.gradients == 6484656128.0);
+  // FSDP2 shards per parameter: only the adapters have gradients, unsharded: 8,388,608 x 2 B.
+  const auto fsdp2 = estimate_from(lora_fsdp(R"(, "sharding_engine": "fsdp2", "gradient_sync": "last_micro_batch")"));
+  CHECK(fsdp2.per_gpu.gradients == kLlama2AdapterParams * 2);
+  // The HF Trainer's default is no_sync (accelerate's accumulate), on FSDP1 (its fsdp argument).
+  CHECK(estimate_from(lora_fsdp("")).per_gpu.gradients == no_sync.per_gpu.gradients);
+  // DeepSpeed ZeRO >= 2 under accelerate never enters no_sync: the default reduces every micro-batch.
+  CHECK(gradient_sync(setup_from(lora_fsdp(R"(, "sharding_engine": "deepspeed")"))) == GradientSync::every_micro_batch);
+}
+
+TEST_CASE("no_sync with full fine-tuning accumulates full gradients in the reduce dtype", "[gradient_sync]") {
+  // Llama-2-7B full, FSDP2, fp32 sharded parameters with bf16 compute (MixedPrecisionPolicy), 4 GPUs,
+  // accumulation 2, no_sync: 6,738,415,616 x 2 B (bf16 reduce dtype) = 13,476,831,232 B of gradients,
+  // more than the sharded fp32 gradients (6,738,415,616 x 4 / 4 = 6,738,415,616 B).
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "torchtitan",
+    "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "batch": {"seq_length": 16, "gradient_accumulation_steps": 2},
+    "parallel": {"world_size": 4, "zero_stage": 3, "gradient_sync": "last_micro_batch"}})");
+  CHECK(e.per_gpu.gradients == 13476831232.0);
+  // Without accumulation there is nothing to defer: sharded fp32 gradients.
+  const auto one = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "torchtitan",
+    "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "batch": {"seq_length": 16},
+    "parallel": {"world_size": 4, "zero_stage": 3, "gradient_sync": "last_micro_batch"}})");
+  CHECK(one.per_gpu.gradients == 6738415616.0);
+}
+
+TEST_CASE("ZeRO-3 parameter offload keeps the gathered working set on the GPU, one GPU included", "[offload]") {
+  // DeepSpeed ZeRO-3, offload_param cpu, Llama-2-7B in bf16 on one GPU: max(stage3_max_live_parameters
+  // 1e9, largest module) + stage3_prefetch_bucket_size 5e7 = 1.05e9 elements x 2 B = 2.1e9 B in forward.
+  const auto s = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed",
+    "parallel": {"world_size": 1, "zero_stage": 3, "offload_optimizer": "cpu", "offload_param": "cpu"}})");
+  CHECK(buffers_of(s).forward == 2.1e9);
+  // The same on 8 GPUs.
+  const auto eight = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed",
+    "parallel": {"world_size": 8, "zero_stage": 3, "offload_optimizer": "cpu", "offload_param": "cpu"}})");
+  CHECK(buffers_of(eight).forward == 2.1e9);
+}
+
+TEST_CASE("Megatron pads the vocabulary to make_vocab_size_divisible_by x TP", "[megatron]") {
+  // GPT-2 (124,439,808 parameters, vocab 50,257, tied head) under Megatron with TP 2: 50,257 is
+  // padded to a multiple of 128 x 2 = 256, i.e. 50,432; 175 extra rows x 768 = 134,400 parameters:
+  // 124,574,208.
+  const std::string gpt2 = R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024, "vocab_size": 50257})";
+  const auto megatron = estimate_from(R"({"model": {"hf_config": )" + gpt2 + R"(}, "framework": "megatron",
+    "parallel": {"world_size": 2, "tensor_parallel_size": 2}})");
+  CHECK(megatron.parameters.total == 124574208);
+  CHECK(padded_vocab_size(setup_from(R"({"model": {"hf_config": )" + gpt2 + R"(}, "framework": "megatron",
+    "parallel": {"world_size": 2, "tensor_parallel_size": 2}})"), 50257) == 50432);
+  // Other frameworks keep the vocabulary unless the document names a divisor.
+  CHECK(estimate_from(R"({"model": {"hf_config": )" + gpt2 + R"(}, "parallel": {"world_size": 2, "tensor_parallel_size": 2}})")
+            .parameters.total == 124439808);
+  // Logits use the padded vocabulary: 2,048 tokens x 50,432 / 2 per TP rank = 51,642,368 elements.
+  const auto s = setup_from(R"({"model": {"hf_config": )" + gpt2 + R"(}, "framework": "megatron",
+    "batch": {"seq_length": 1024, "micro_batch_size": 2}, "parallel": {"world_size": 2, "tensor_parallel_size": 2}})");
+  CHECK(loss_memory(s, *s.model.architecture, Dtype::bf16, framework_behaviour(s)).logits_elements == 51642368.0);
+}
+
+TEST_CASE("experts split over the expert tensor-parallel size, not TP", "[megatron]") {
+  // Mixtral-shaped layer: 8 experts of 3 x 64 x 128 = 24,576 parameters each. TP 2, EP 1:
+  // ETP defaults to TP (2): each rank holds 8 x 24,576 / 2 = 98,304 expert parameters per layer;
+  // ETP 1 keeps whole experts: 196,608 per layer. Two layers: 196,608 vs 393,216.
+  const std::string moe = R"({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128, "num_local_experts": 8, "num_experts_per_tok": 2})";
+  auto experts = [&](const std::string& extra) {
+    const auto s = setup_from(R"({"model": {"hf_config": )" + moe + R"(}, "framework": "megatron",
+      "parallel": {"world_size": 2, "tensor_parallel_size": 2)" + extra + "}}");
+    const auto stages = stage_parameters(s);
+    return stages.front().expert_trainable + stages.front().expert_frozen;
+  };
+  CHECK(experts("") == 196608.0);
+  CHECK(experts(R"(, "expert_tensor_parallel_size": 1)") == 393216.0);
+}
+
+TEST_CASE("Megatron's CPU optimizer offload keeps the fp32 main gradients on the GPU", "[megatron][offload]") {
+  // Llama-2-7B, 8 GPUs, distributed optimizer: master weights and moments go to the host; the GPU
+  // keeps bf16 weights (2P) and the fp32 main-grad buffer (4P): 6 x 6,738,415,616 = 40,430,493,696 B.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "megatron",
+    "batch": {"seq_length": 16}, "parallel": {"world_size": 8, "zero_stage": 1, "offload_optimizer": "cpu"}})");
+  CHECK(e.per_gpu.gradients == 4 * 6738415616.0);
+  CHECK(e.per_gpu.optimizer_states == 0);
+  CHECK(e.per_gpu.model_states == 40430493696.0);
+}
+
+TEST_CASE("the optimizer implementation sets the step's temporaries", "[optimizer]") {
+  // Llama-2-7B in fp32 on one GPU (fp32 gradients, no upcast). foreach AdamW takes the square root
+  // of every second moment at once: 6,738,415,616 x 4 B = 26,953,662,464 B; the for-loop path one
+  // tensor at a time, the largest being the 32,000 x 4,096 embedding: 524,288,000 B; fused none.
+  auto step = [](const char* impl) {
+    return buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "precision": {"param_dtype": "fp32",
+      "optimizer_implementation": ")" + std::string(impl) + R"("}})")).optimizer_step;
+  };
+  CHECK(step("foreach") == 26953662464.0);
+  CHECK(step("for_loop") == 524288000.0);
+  CHECK(step("fused") == 0.0);
+  // Defaults: the HF Trainer's adamw_torch is foreach; torchtune's configs fuse.
+  CHECK(optimizer_implementation(setup_from(R"({"model": {"num_parameters": 1e9}})")) == OptimizerImplementation::foreach);
+  CHECK(optimizer_implementation(setup_from(R"({"model": {"num_parameters": 1e9}, "framework": "torchtune"})")) ==
+        OptimizerImplementation::fused);
+}
+
+TEST_CASE("every rank loading the whole checkpoint holds a copy in host RAM", "[host]") {
+  // Llama-2-7B in bf16, 8 ranks on one node, full_copy_per_gpu: 8 x 6,738,415,616 x 2 B =
+  // 107,814,649,856 B of host RAM; over a 100 GB node it does not fit.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "model_loading": "full_copy_per_gpu",
+    "batch": {"seq_length": 16}, "parallel": {"world_size": 8, "zero_stage": 3}, "checkpoint": {"node_ram_bytes": 100000000000}})");
+  CHECK(e.cpu_bytes_per_node == 107814649856.0);
+  CHECK(e.cpu_ram_fits == false);
+  const auto meta = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "batch": {"seq_length": 16},
+    "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(meta.cpu_bytes_per_node == 0);
+}
+
+TEST_CASE("compile's scope decides whether the loss keeps its fp32 buffers", "[compile]") {
+  // HF-style full cross-entropy with the fp32 upcast: eager 10 B per logit in forward (16-bit logits
+  // 2 + fp32 copy 4 + saved log-softmax 4); compiled with the loss 2 B (the 16-bit logits).
+  auto per_logit = [](const std::string& compile) {
+    const auto s = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "torchtitan",
+      "loss": {"implementation": "full"}, "compile": )" + compile + "}");
+    return loss_memory(s, *s.model.architecture, Dtype::bf16, framework_behaviour(s)).bytes_per_logit_forward;
+  };
+  CHECK(per_logit("\"blocks\"") == 10.0);
+  CHECK(per_logit("\"blocks_and_loss\"") == 2.0);
+  CHECK(per_logit("true") == 10.0);  // torchtitan compiled the blocks only until pytorch/torchtitan#1608
+  CHECK(per_logit("false") == 10.0);
+}
