@@ -1,0 +1,57 @@
+// BERT encoder: transformers v4.56.0, src/transformers/models/bert/modeling_bert.py (BertModel with
+// its pooler: query/key/value/dense with bias, intermediate and output dense, two LayerNorms per
+// layer, word + position + token-type embeddings and their LayerNorm). Trained with a small task
+// head, so the architecture has no vocabulary-sized output.
+#include "decoder_layout.hpp"
+#include "families.hpp"
+
+namespace trainmem::architectures {
+
+std::optional<Architecture> bert(ConfigFields& f, const std::string& model_type) {
+  const std::int64_t h = f.size({"hidden_size"});
+  const std::int64_t layers = f.size({"num_hidden_layers"});
+  const std::int64_t heads = f.size({"num_attention_heads"});
+  const std::int64_t inter = f.size({"intermediate_size"});
+  const std::int64_t vocab = f.size({"vocab_size"});
+  const std::int64_t positions = f.optional_size("max_position_embeddings", 512, 1);
+  const std::int64_t types = f.optional_size("type_vocab_size", 2, 0);
+  const double hidden_dropout = f.probability("hidden_dropout_prob", 0.1);
+  const double attention_dropout = f.probability("attention_probs_dropout_prob", 0.1);
+  heads_divide_hidden(f, h, heads, "num_attention_heads");
+  if (!f.ok()) return std::nullopt;
+  Architecture a;
+  a.model_type = model_type;
+  a.vocab_size = vocab;
+  a.hidden_size = h;
+  a.norm = NormKind::layer_norm;
+  a.tie_word_embeddings = true;
+  a.vocab_logits = false;
+  a.eager_softmax_fp32 = false;  // BertSelfAttention: softmax in the activation dtype
+  a.embedding_params = vocab * h;
+  a.position_embedding_params = (positions + types) * h;
+  a.embedding_norm_params = 2 * h;
+  a.head_other_params = h * h + h;  // BertPooler dense
+  a.max_position_embeddings = positions;
+  a.learned_positions = true;
+  a.default_lora_targets = {"query", "value"};
+  a.attention_dropout = attention_dropout;
+  a.hidden_dropout = hidden_dropout;
+  LayerGroup g;
+  g.name = "layer";
+  g.count = layers;
+  g.stack = Stack::encoder;
+  g.linears = {linear("query", h, h, true), linear("key", h, h, true), linear("value", h, h, true),
+               linear("dense", h, h, true), linear("dense", h, inter, true), linear("dense", inter, h, true)};
+  g.norms = {{"attention.output.LayerNorm", h, true}, {"output.LayerNorm", h, true}};
+  g.attention.num_attention_heads = heads;
+  g.attention.num_key_value_heads = heads;
+  g.attention.head_dim = h / heads;
+  g.attention.v_head_dim = h / heads;
+  g.attention.kv_cache_elements_per_token = 2 * h;
+  g.mlp.gated = false;
+  g.mlp.intermediate_size = inter;
+  a.layers.push_back(g);
+  return a;
+}
+
+}  // namespace trainmem::architectures

@@ -1,0 +1,143 @@
+#include "config_fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace trainmem::architectures {
+
+namespace {
+
+// Largest integer a double (and JavaScript) holds exactly.
+constexpr double kMaxExactInteger = 9007199254740992.0;
+
+std::string number_text(double d) {
+  if (std::floor(d) == d && std::fabs(d) < 1e15) return std::to_string(static_cast<std::int64_t>(d));
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", d);
+  return buffer;
+}
+
+}  // namespace
+
+void ConfigFields::type_error(const char* key, const char* expected, const HfValue& got) {
+  const bool scalar = got.kind != HfValue::Kind::list && got.kind != HfValue::Kind::object;
+  errors_.push_back({error_code::wrong_type, field(key),
+                     field(key) + " must be " + expected + ", got " + got.type_name() + (scalar ? " " + got.shown : "")});
+  ok_ = false;
+}
+
+std::optional<std::int64_t> ConfigFields::integer(const char* key, double min, double max) {
+  const HfValue* v = config_.find(key);
+  if (!v) return std::nullopt;
+  if (v->kind != HfValue::Kind::number) {
+    type_error(key, "an integer", *v);
+    return std::nullopt;
+  }
+  const double d = v->number;
+  if (!std::isfinite(d) || std::floor(d) != d) {
+    errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + v->shown + " must be a whole number"});
+    ok_ = false;
+    return std::nullopt;
+  }
+  if (d < min || d > max || d > kMaxExactInteger) {
+    errors_.push_back({error_code::out_of_range, field(key),
+                       field(key) + " = " + v->shown + " is out of range (" + number_text(min) + " to " +
+                           number_text(std::min(max, kMaxExactInteger)) + ")"});
+    ok_ = false;
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(d);
+}
+
+std::int64_t ConfigFields::size(std::initializer_list<const char*> keys, std::optional<std::int64_t> fallback) {
+  for (const char* k : keys) {
+    if (has(k)) return integer(k, 1, kMaxDimension).value_or(1);
+  }
+  if (fallback) return *fallback;
+  errors_.push_back({error_code::missing_field, field(*keys.begin()),
+                     field(*keys.begin()) + " is required for this model_type and is missing"});
+  ok_ = false;
+  return 1;
+}
+
+std::int64_t ConfigFields::optional_size(const char* key, std::int64_t fallback, double min, double max) {
+  if (!has(key)) return fallback;
+  return integer(key, min, max).value_or(fallback);
+}
+
+bool ConfigFields::flag(const char* key, bool fallback) {
+  const HfValue* v = config_.find(key);
+  if (!v) return fallback;
+  if (v->kind != HfValue::Kind::boolean) {
+    type_error(key, "true or false", *v);
+    return fallback;
+  }
+  return v->boolean;
+}
+
+double ConfigFields::number(const char* key, double fallback, double min, double max) {
+  const HfValue* v = config_.find(key);
+  if (!v) return fallback;
+  if (v->kind != HfValue::Kind::number) {
+    type_error(key, "a number", *v);
+    return fallback;
+  }
+  if (!std::isfinite(v->number) || v->number < min || v->number > max) {
+    errors_.push_back({error_code::out_of_range, field(key),
+                       field(key) + " = " + v->shown + " is out of range (>= " + number_text(min) + " and <= " +
+                           number_text(max) + ")"});
+    ok_ = false;
+    return fallback;
+  }
+  return v->number;
+}
+
+double ConfigFields::probability(const char* key, double fallback) { return number(key, fallback, 0, 1); }
+
+std::string ConfigFields::text(const char* key, const std::string& fallback) {
+  const HfValue* v = config_.find(key);
+  if (!v) return fallback;
+  if (v->kind != HfValue::Kind::string) {
+    type_error(key, "a string", *v);
+    return fallback;
+  }
+  return v->text;
+}
+
+std::vector<std::int64_t> ConfigFields::integer_list(const char* key) {
+  std::vector<std::int64_t> out;
+  const HfValue* v = config_.find(key);
+  if (!v) return out;
+  if (v->kind != HfValue::Kind::list) {
+    type_error(key, "a list of layer indices", *v);
+    return out;
+  }
+  for (const auto& x : v->items) {
+    if (x.kind != HfValue::Kind::number || std::floor(x.number) != x.number || std::fabs(x.number) > kMaxExactInteger) {
+      type_error(key, "a list of layer indices", *v);
+      return {};
+    }
+    out.push_back(static_cast<std::int64_t>(x.number));
+  }
+  return out;
+}
+
+const HfConfig* ConfigFields::object(const char* key) {
+  const HfValue* v = config_.find(key);
+  if (!v) return nullptr;
+  if (v->kind != HfValue::Kind::object) {
+    errors_.push_back({error_code::wrong_type, field(key),
+                       field(key) + " must be an object, got " + v->type_name()});
+    ok_ = false;
+    return nullptr;
+  }
+  return v->object.get();
+}
+
+void ConfigFields::fail(const std::string& key, const char* code, const std::string& message) {
+  errors_.push_back({code, field(key), message});
+  ok_ = false;
+}
+
+}  // namespace trainmem::architectures

@@ -1,0 +1,218 @@
+#include "decoder_layout.hpp"
+
+#include <tuple>
+
+namespace trainmem::architectures {
+
+Linear linear(std::string name, std::int64_t in, std::int64_t out, bool bias) {
+  Linear l;
+  l.name = std::move(name);
+  l.in_features = in;
+  l.out_features = out;
+  l.bias = bias;
+  return l;
+}
+
+namespace {
+
+std::vector<Linear> attention_linears(const DecoderLayout& r) {
+  std::vector<Linear> out;
+  const std::int64_t h = r.hidden, q_out = r.heads * r.head_dim, kv_out = r.kv_heads * r.head_dim;
+  if (r.mla) {
+    const std::int64_t q_head = r.qk_nope_head_dim + r.qk_rope_head_dim;
+    if (r.q_lora_rank > 0) {
+      Linear qa = linear("q_a_proj", h, r.q_lora_rank, r.qkv_bias);
+      qa.tp_sharded = false;  // low-rank down-projections are replicated (Megatron MLA)
+      out.push_back(qa);
+      out.push_back(linear("q_b_proj", r.q_lora_rank, r.heads * q_head));
+    } else {
+      out.push_back(linear("q_proj", h, r.heads * q_head));
+    }
+    Linear kva = linear("kv_a_proj_with_mqa", h, r.kv_lora_rank + r.qk_rope_head_dim, r.qkv_bias);
+    kva.tp_sharded = false;
+    out.push_back(kva);
+    out.push_back(linear("kv_b_proj", r.kv_lora_rank, r.heads * (r.qk_nope_head_dim + r.v_head_dim)));
+    out.push_back(linear(r.o_name, r.heads * r.v_head_dim, h, r.o_bias));
+    return out;
+  }
+  if (!r.fused_qkv.empty()) {
+    out.push_back(linear(r.fused_qkv, h, q_out + 2 * kv_out, r.qkv_bias));
+  } else {
+    out.push_back(linear("q_proj", h, q_out, r.qkv_bias));
+    out.push_back(linear("k_proj", h, kv_out, r.qkv_bias));
+    out.push_back(linear("v_proj", h, kv_out, r.qkv_bias));
+  }
+  out.push_back(linear(r.o_name, q_out, h, r.o_bias));
+  return out;
+}
+
+void add_dense_mlp(std::vector<Linear>& out, const DecoderLayout& r, std::int64_t width) {
+  if (!r.gated) {
+    out.push_back(linear(r.fc1, r.hidden, width, r.mlp_bias));
+    out.push_back(linear(r.fc2, width, r.hidden, r.mlp_bias));
+  } else if (!r.fused_gate_up.empty()) {
+    out.push_back(linear(r.fused_gate_up, r.hidden, 2 * width, r.mlp_bias));
+    out.push_back(linear("down_proj", width, r.hidden, r.mlp_bias));
+  } else {
+    out.push_back(linear("gate_proj", r.hidden, width, r.mlp_bias));
+    out.push_back(linear("up_proj", r.hidden, width, r.mlp_bias));
+    out.push_back(linear("down_proj", width, r.hidden, r.mlp_bias));
+  }
+}
+
+LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count) {
+  LayerGroup g;
+  g.name = moe ? "moe_layer" : "layer";
+  g.count = count;
+  g.linears = attention_linears(r);
+  for (int i = 0; i < r.norms_per_layer; ++i)
+    g.norms.push_back({i == 0 ? "input_layernorm" : "layernorm_" + std::to_string(i), r.hidden, r.norm_bias});
+  if (r.mla) {
+    if (r.q_lora_rank > 0) g.norms.push_back({"q_a_layernorm", r.q_lora_rank, false});
+    g.norms.push_back({"kv_a_layernorm", r.kv_lora_rank, false});
+  }
+  if (r.qk_norm == DecoderLayout::QkNorm::per_head) {
+    g.norms.push_back({"q_norm", r.head_dim, false});
+    g.norms.push_back({"k_norm", r.head_dim, false});
+  } else if (r.qk_norm == DecoderLayout::QkNorm::full) {
+    g.norms.push_back({"q_norm", r.heads * r.head_dim, false});
+    g.norms.push_back({"k_norm", r.kv_heads * r.head_dim, false});
+  }
+  g.attention.kind = r.mla ? AttentionKind::multi_latent : AttentionKind::multi_head;
+  g.attention.num_attention_heads = r.heads;
+  g.attention.num_key_value_heads = r.mla ? r.heads : r.kv_heads;
+  g.attention.head_dim = r.mla ? r.qk_nope_head_dim + r.qk_rope_head_dim : r.head_dim;
+  g.attention.v_head_dim = r.mla ? r.v_head_dim : r.head_dim;
+  g.attention.sliding_window = r.sliding_window;
+  g.attention.kv_cache_elements_per_token =
+      r.mla ? r.kv_lora_rank + r.qk_rope_head_dim : g.attention.num_key_value_heads * (g.attention.head_dim + g.attention.v_head_dim);
+  g.mlp.gated = r.gated;
+  if (!moe) {
+    add_dense_mlp(g.linears, r, r.intermediate);
+    g.mlp.intermediate_size = r.intermediate;
+    return g;
+  }
+  Linear router = linear("gate", r.hidden, r.experts);
+  router.tp_sharded = false;
+  g.linears.push_back(router);
+  g.other_params += r.router_bias_per_expert * r.experts;
+  for (const auto& [name, in, out] : {std::tuple{r.expert_gate, r.hidden, r.expert_intermediate},
+                                      std::tuple{r.expert_up, r.hidden, r.expert_intermediate},
+                                      std::tuple{r.expert_down, r.expert_intermediate, r.hidden}}) {
+    Linear e = linear(name, in, out, false);
+    e.copies = r.experts;
+    e.routed_expert = true;
+    g.linears.push_back(e);
+  }
+  if (r.shared_intermediate > 0) {
+    DecoderLayout shared = r;
+    shared.fused_gate_up.clear();
+    shared.mlp_bias = false;
+    add_dense_mlp(g.linears, shared, r.shared_intermediate);
+    if (r.shared_expert_gate) {
+      Linear gate = linear("shared_expert_gate", r.hidden, 1);
+      gate.tp_sharded = false;
+      g.linears.push_back(gate);
+    }
+  }
+  g.mlp.num_local_experts = r.experts;
+  g.mlp.num_experts_per_tok = r.top_k;
+  g.mlp.moe_intermediate_size = r.expert_intermediate;
+  g.mlp.shared_intermediate_size = r.shared_intermediate;
+  return g;
+}
+
+Architecture build_decoder(const std::string& model_type, const DecoderLayout& r) {
+  Architecture a;
+  a.model_type = model_type;
+  a.vocab_size = r.vocab;
+  a.hidden_size = r.hidden;
+  a.norm = r.norm;
+  a.tie_word_embeddings = r.tie;
+  a.embedding_params = r.vocab * r.hidden;
+  a.position_embedding_params = r.learned_positions * r.hidden;
+  a.embedding_norm_params = r.embedding_norm ? r.hidden * (r.norm_bias ? 2 : 1) : 0;
+  a.final_norm_params = r.hidden * (r.norm_bias ? 2 : 1);
+  a.lm_head_params = r.tie ? 0 : r.vocab * r.hidden;
+  a.attention_dropout = r.attention_dropout;
+  a.hidden_dropout = r.hidden_dropout;
+  a.eager_softmax_fp32 = r.eager_softmax_fp32;
+  a.max_position_embeddings = r.learned_positions > 0 ? r.learned_positions : r.max_positions;
+  a.learned_positions = r.learned_positions > 0;
+  a.default_lora_targets = r.lora_targets;
+  const std::int64_t dense_layers = r.layers - r.moe_layers;
+  if (dense_layers > 0) a.layers.push_back(decoder_group(r, false, dense_layers));
+  if (r.moe_layers > 0) a.layers.push_back(decoder_group(r, true, r.moe_layers));
+  return a;
+}
+
+}  // namespace
+
+std::int64_t heads_divide_hidden(ConfigFields& f, std::int64_t hidden, std::int64_t heads, const char* heads_key) {
+  if (!f.ok()) return 1;
+  if (hidden % heads != 0) {
+    f.fail(heads_key, error_code::not_divisible,
+           f.field(heads_key) + " = " + std::to_string(heads) + " must divide hidden_size = " + std::to_string(hidden) +
+               " (or give head_dim)");
+    return 1;
+  }
+  return hidden / heads;
+}
+
+void read_llama_like(ConfigFields& f, DecoderLayout& r, bool tie_default) {
+  r.hidden = f.size({"hidden_size"});
+  r.layers = f.size({"num_hidden_layers"});
+  r.heads = f.size({"num_attention_heads"});
+  r.kv_heads = f.size({"num_key_value_heads"}, r.heads);
+  r.head_dim = f.size({"head_dim"}, 0);
+  if (r.head_dim == 0) r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, "num_attention_heads");
+  r.intermediate = f.size({"intermediate_size"});
+  r.vocab = f.size({"vocab_size"});
+  r.tie = f.flag("tie_word_embeddings", tie_default);
+  r.max_positions = f.optional_size("max_position_embeddings", 0);
+  r.attention_dropout = f.probability("attention_dropout", 0.0);
+  const bool attention_bias = f.flag("attention_bias", false);
+  r.qkv_bias = attention_bias;
+  r.o_bias = attention_bias;
+  r.mlp_bias = f.flag("mlp_bias", false);
+}
+
+void read_shape(ConfigFields& f, DecoderLayout& r, std::initializer_list<const char*> hidden,
+                std::initializer_list<const char*> layers, std::initializer_list<const char*> heads) {
+  r.hidden = f.size(hidden);
+  r.layers = f.size(layers);
+  r.heads = f.size(heads);
+  r.kv_heads = r.heads;
+  r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, *heads.begin());
+}
+
+void neox_style(DecoderLayout& r, bool bias) {
+  r.norm = NormKind::layer_norm;
+  r.norm_bias = true;
+  r.qkv_bias = r.o_bias = r.mlp_bias = bias;
+  r.lora_targets = {"query_key_value"};
+  r.fused_qkv = "query_key_value";
+  r.o_name = "dense";
+  r.gated = false;
+  r.fc1 = "dense_h_to_4h";
+  r.fc2 = "dense_4h_to_h";
+}
+
+std::optional<Architecture> finish(ConfigFields& f, const std::string& model_type, const DecoderLayout& r) {
+  if (!f.ok()) return std::nullopt;
+  if (!r.mla && r.heads % r.kv_heads != 0) {
+    f.fail("num_key_value_heads", error_code::not_divisible,
+           f.field("num_key_value_heads") + " = " + std::to_string(r.kv_heads) + " must divide num_attention_heads = " +
+               std::to_string(r.heads));
+    return std::nullopt;
+  }
+  if (r.top_k > r.experts) {
+    f.fail("num_experts_per_tok", error_code::out_of_range,
+           f.field("num_experts_per_tok") + " = " + std::to_string(r.top_k) + " exceeds the number of experts " +
+               std::to_string(r.experts));
+    return std::nullopt;
+  }
+  return build_decoder(model_type, r);
+}
+
+}  // namespace trainmem::architectures

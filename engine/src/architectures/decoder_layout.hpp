@@ -1,0 +1,67 @@
+// The layout kind most families share: a stack of decoder layers (attention, then a dense or
+// mixture-of-experts MLP, with norms), token embeddings, a final norm and an LM head. A family file
+// fills a DecoderLayout from its config keys; build_decoder() turns it into layer groups.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config_fields.hpp"
+#include "trainmem/architecture.hpp"
+
+namespace trainmem::architectures {
+
+struct DecoderLayout {
+  std::int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
+  bool tie = false;
+  NormKind norm = NormKind::rms_norm;
+  bool norm_bias = false;
+  int norms_per_layer = 2;
+  bool qkv_bias = false, o_bias = false, mlp_bias = false;
+  std::string fused_qkv;      // non-empty: one fused q/k/v projection with this name
+  std::string fused_gate_up;  // non-empty: one fused gate/up projection (Phi-3)
+  bool gated = true;
+  std::string fc1 = "up_proj", fc2 = "down_proj";  // non-gated MLP names
+  std::string o_name = "o_proj";
+  enum class QkNorm { none, per_head, full } qk_norm = QkNorm::none;
+  std::int64_t learned_positions = 0;  // rows of a learned position table
+  bool embedding_norm = false;    // BLOOM's word_embeddings_layernorm
+  bool eager_softmax_fp32 = true;
+  // Mixture of experts.
+  std::int64_t experts = 0, top_k = 0, expert_intermediate = 0, shared_intermediate = 0;
+  bool shared_expert_gate = false;
+  std::string expert_gate = "gate_proj", expert_up = "up_proj", expert_down = "down_proj";
+  std::int64_t router_bias_per_expert = 0;  // DeepSeek-V3 e_score_correction_bias
+  std::int64_t moe_layers = 0;              // how many of `layers` are MoE layers
+  // DeepSeek multi-head latent attention.
+  bool mla = false;
+  std::int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  double attention_dropout = 0, hidden_dropout = 0;
+  std::int64_t sliding_window = 0;
+  std::int64_t max_positions = 0;
+  std::vector<std::string> lora_targets{"q_proj", "v_proj"};
+};
+
+Linear linear(std::string name, std::int64_t in, std::int64_t out, bool bias = false);
+
+// hidden_size / heads when the config gives no head_dim; heads must divide hidden_size then.
+std::int64_t heads_divide_hidden(ConfigFields& f, std::int64_t hidden, std::int64_t heads, const char* heads_key);
+
+// Fields shared by the Llama-like families (configuration_llama.py names and defaults).
+void read_llama_like(ConfigFields& f, DecoderLayout& r, bool tie_default);
+
+// Hidden size, layers and heads of the older families, whose configs name them variously
+// (n_embd / n_embed / hidden_size, ...); every head has its own k and v unless the family says so.
+void read_shape(ConfigFields& f, DecoderLayout& r, std::initializer_list<const char*> hidden,
+                std::initializer_list<const char*> layers, std::initializer_list<const char*> heads);
+
+// GPT-NeoX, Falcon and BLOOM share module names (query_key_value, dense, dense_h_to_4h,
+// dense_4h_to_h), LayerNorm with bias and a plain MLP.
+void neox_style(DecoderLayout& r, bool bias);
+
+// Checks the shapes that must agree, then builds the architecture (nullopt after any error).
+std::optional<Architecture> finish(ConfigFields& f, const std::string& model_type, const DecoderLayout& r);
+
+}  // namespace trainmem::architectures

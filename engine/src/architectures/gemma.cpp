@@ -1,0 +1,37 @@
+// Gemma, Gemma 2 and Gemma 3 (text): transformers v4.56.0, src/transformers/models/gemma/
+// modeling_gemma.py (Llama modules, tied embeddings by default), models/gemma2/modeling_gemma2.py
+// (four norms per layer: pre/post attention and pre/post feed-forward) and
+// models/gemma3/modeling_gemma3.py (Gemma 2's norms plus per-head q_norm/k_norm);
+// defaults from models/gemma3/configuration_gemma3.py (Gemma3TextConfig).
+#include "decoder_layout.hpp"
+#include "families.hpp"
+
+namespace trainmem::architectures {
+
+std::optional<Architecture> gemma(ConfigFields& f, const std::string& model_type) {
+  DecoderLayout r;
+  read_llama_like(f, r, true);
+  if (model_type == "gemma2" || model_type == "gemma3_text") r.norms_per_layer = 4;
+  if (model_type == "gemma3_text") r.qk_norm = DecoderLayout::QkNorm::per_head;
+  r.sliding_window = f.optional_size("sliding_window", 0);
+  return finish(f, model_type, r);
+}
+
+HfConfig with_gemma3_text_defaults(const HfConfig& text_config) {
+  HfConfig out = text_config;
+  const std::pair<const char*, double> defaults[] = {
+      {"vocab_size", 262208}, {"hidden_size", 2304}, {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+      {"num_attention_heads", 8}, {"num_key_value_heads", 4}, {"head_dim", 256}, {"sliding_window", 4096},
+  };
+  for (const auto& [key, value] : defaults) {
+    if (out.find(key)) continue;
+    HfValue v;
+    v.kind = HfValue::Kind::number;
+    v.number = value;
+    v.shown = std::to_string(static_cast<long long>(value));
+    out.values[key] = v;
+  }
+  return out;
+}
+
+}  // namespace trainmem::architectures

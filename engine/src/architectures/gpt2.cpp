@@ -1,0 +1,31 @@
+// GPT-2: transformers v4.56.0, src/transformers/models/gpt2/modeling_gpt2.py (GPT2Attention: c_attn
+// (Conv1D, 3h) and c_proj; GPT2MLP: c_fc and c_proj; LayerNorm with bias; learned positions wpe;
+// softmax in the activation dtype; tied head).
+#include "decoder_layout.hpp"
+#include "families.hpp"
+
+namespace trainmem::architectures {
+
+std::optional<Architecture> gpt2(ConfigFields& f, const std::string& model_type) {
+  DecoderLayout r;
+  read_shape(f, r, {"n_embd", "hidden_size"}, {"n_layer", "num_hidden_layers"}, {"n_head", "num_attention_heads"});
+  r.intermediate = f.optional_size("n_inner", 4 * r.hidden, 1);
+  r.vocab = f.size({"vocab_size"});
+  r.learned_positions = f.size({"n_positions", "max_position_embeddings"});
+  r.tie = f.flag("tie_word_embeddings", true);
+  r.norm = NormKind::layer_norm;
+  r.norm_bias = true;
+  r.qkv_bias = r.o_bias = r.mlp_bias = true;
+  r.lora_targets = {"c_attn"};
+  r.fused_qkv = "c_attn";
+  r.o_name = "c_proj";
+  r.gated = false;
+  r.fc1 = "c_fc";
+  r.fc2 = "c_proj";
+  r.eager_softmax_fp32 = false;
+  r.attention_dropout = f.probability("attn_pdrop", 0.1);
+  r.hidden_dropout = f.probability("resid_pdrop", 0.1);
+  return finish(f, model_type, r);
+}
+
+}  // namespace trainmem::architectures

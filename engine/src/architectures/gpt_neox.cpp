@@ -1,0 +1,21 @@
+// GPT-NeoX (Pythia): transformers v4.56.0, src/transformers/models/gpt_neox/modeling_gpt_neox.py
+// (query_key_value, dense, dense_h_to_4h, dense_4h_to_h, all with bias; two LayerNorms per layer).
+#include "decoder_layout.hpp"
+#include "families.hpp"
+
+namespace trainmem::architectures {
+
+std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& model_type) {
+  DecoderLayout r;
+  read_shape(f, r, {"hidden_size"}, {"num_hidden_layers"}, {"num_attention_heads"});
+  r.intermediate = f.size({"intermediate_size"});
+  r.vocab = f.size({"vocab_size"});
+  r.tie = f.flag("tie_word_embeddings", false);
+  neox_style(r, true);
+  r.qkv_bias = r.o_bias = f.flag("attention_bias", true);
+  r.attention_dropout = f.probability("attention_dropout", 0.0);
+  r.hidden_dropout = f.probability("hidden_dropout", 0.0);
+  return finish(f, model_type, r);
+}
+
+}  // namespace trainmem::architectures

@@ -1,0 +1,121 @@
+// model_type -> family builder, the multimodal text_config rule and the size limit.
+#include <algorithm>
+#include <map>
+
+#include "families.hpp"
+#include "trainmem/model_families.hpp"
+
+namespace trainmem {
+
+namespace {
+
+using architectures::ConfigFields;
+using architectures::FamilyBuilder;
+
+// Largest accepted model: beyond this no GPU catalog matters and byte counts leave exact doubles.
+constexpr double kMaxParameters = 1e15;
+
+const std::map<std::string, FamilyBuilder>& builders() {
+  namespace a = architectures;
+  static const std::map<std::string, FamilyBuilder> table{
+      {"llama", a::llama},       {"mistral", a::llama},         {"mixtral", a::mixtral},         {"qwen2", a::qwen2},
+      {"qwen2_moe", a::qwen2},   {"qwen3", a::qwen3},           {"qwen3_moe", a::qwen3},         {"gemma", a::gemma},
+      {"gemma2", a::gemma},      {"gemma3_text", a::gemma},     {"phi3", a::phi3},               {"olmo2", a::olmo2},
+      {"deepseek_v2", a::deepseek}, {"deepseek_v3", a::deepseek}, {"gpt2", a::gpt2},           {"gpt_neox", a::gpt_neox},
+      {"falcon", a::falcon},     {"bloom", a::bloom},           {"bert", a::bert},               {"t5", a::t5},
+      {"mt5", a::t5},
+  };
+  return table;
+}
+
+// The parameter count in doubles (no integer overflow however large the shapes), against the limit.
+bool within_limits(const Architecture& a) {
+  double total = static_cast<double>(a.embedding_params) + static_cast<double>(a.position_embedding_params) +
+                 static_cast<double>(a.lm_head_params);
+  for (const auto& g : a.layers) {
+    double layer = 0;
+    for (const auto& l : g.linears)
+      layer += static_cast<double>(l.in_features) * static_cast<double>(l.out_features) * static_cast<double>(l.copies);
+    total += layer * static_cast<double>(g.count);
+  }
+  return total <= kMaxParameters;
+}
+
+// The model_type of a config ("" when absent); false after a type error.
+bool read_model_type(const HfConfig& config, Errors& errors, std::string& out) {
+  const HfValue* t = config.find("model_type");
+  if (!t) return true;
+  if (t->kind != HfValue::Kind::string) {
+    errors.push_back({error_code::wrong_type, config.field("model_type"),
+                      config.field("model_type") + " must be a string, got " + t->type_name()});
+    return false;
+  }
+  out = t->text;
+  return true;
+}
+
+}  // namespace
+
+const std::vector<std::string>& supported_model_types() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& [k, v] : builders()) n.push_back(k);
+    n.push_back("gemma3");  // multimodal wrapper, read through its text_config
+    std::sort(n.begin(), n.end());
+    return n;
+  }();
+  return names;
+}
+
+std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, Errors& errors) {
+  std::string type;
+  if (!read_model_type(config, errors, type)) return std::nullopt;
+  const HfConfig* source = &config;
+  HfConfig text_with_defaults;
+  if (const HfValue* text = config.find("text_config")) {
+    if (text->kind != HfValue::Kind::object) {
+      errors.push_back({error_code::wrong_type, config.field("text_config"),
+                        config.field("text_config") + " must be an object, got " + text->type_name()});
+      return std::nullopt;
+    }
+    // Multimodal configs: the language model sits in text_config; its model_type may be absent.
+    std::string text_type;
+    if (!read_model_type(*text->object, errors, text_type)) return std::nullopt;
+    if (text_type.empty()) text_type = type == "gemma3" ? "gemma3_text" : type;
+    type = text_type;
+    source = text->object.get();
+    if (type == "gemma3_text") {
+      text_with_defaults = architectures::with_gemma3_text_defaults(*source);
+      source = &text_with_defaults;
+    }
+  } else if (type == "gemma3") {
+    errors.push_back({error_code::missing_field, config.field("text_config"),
+                      "model_type \"gemma3\" is multimodal: its text model is read from text_config, which is missing"});
+    return std::nullopt;
+  }
+  if (type.empty()) {
+    errors.push_back({error_code::missing_field, config.field("model_type"),
+                      config.field("model_type") + " is missing: it names the architecture family"});
+    return std::nullopt;
+  }
+  auto it = builders().find(type);
+  if (it == builders().end()) {
+    std::string list;
+    for (const auto& n : supported_model_types()) list += (list.empty() ? "" : ", ") + n;
+    const std::string near = closest_match(type, supported_model_types());
+    errors.push_back({error_code::unsupported_model_type, source->field("model_type"),
+                      "model_type \"" + type + "\" is not supported; supported: " + list +
+                          (near.empty() ? "" : "; closest: \"" + near + "\"")});
+    return std::nullopt;
+  }
+  ConfigFields fields(*source, errors);
+  std::optional<Architecture> a = it->second(fields, type);
+  if (a && !within_limits(*a)) {
+    errors.push_back({error_code::out_of_range, source->path,
+                      source->path + " describes a model of more than 1e15 parameters; the limit is 1e15"});
+    return std::nullopt;
+  }
+  return a;
+}
+
+}  // namespace trainmem
