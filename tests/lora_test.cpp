@@ -44,3 +44,73 @@ TEST_CASE("a target module the model lacks is an error naming the modules", "[lo
   CHECK(parsed.errors[0].field == "lora.target_modules");
   CHECK_THAT(parsed.errors[0].message, Catch::Contains("did you mean \"q_proj\""));
 }
+
+TEST_CASE("lm_head and embed_tokens as LoRA targets: r (d_in + d_out) each", "[lora]") {
+  // q, v: 4,194,304; lm_head Linear 4096 -> 32000: 8 x 36,096 = 288,768; embed_tokens (lora.Embedding,
+  // A r x 32000, B 4096 x r): the same 288,768.
+  CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj", "lm_head"]})") == 4194304 + 288768);
+  CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj", "embed_tokens"]})") == 4194304 + 288768);
+  // all-linear leaves the output head out (PEFT); a module in modules_to_save gets no adapter.
+  CHECK(trainable(R"({"r": 16, "target_modules": "all-linear"})") == 39976960);
+  CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj", "lm_head"], "modules_to_save": ["lm_head"]})") ==
+        4194304 + 32000LL * 4096);
+}
+
+TEST_CASE("fused projections get adapters of their real shapes", "[lora]") {
+  // Phi-3-mini: qkv_proj 3072 -> 9216 and gate_up_proj 3072 -> 16384, r = 8, 32 layers.
+  const std::string phi3 = R"({"model_type": "phi3", "hidden_size": 3072, "intermediate_size": 8192,
+    "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 32064})";
+  auto lora = [&](const std::string& cfg, const std::string& l) {
+    return estimate_from(R"({"model": {"hf_config": )" + cfg + R"(}, "method": "lora", "lora": )" + l + "}").parameters.trainable;
+  };
+  CHECK(lora(phi3, R"({"r": 8, "target_modules": ["qkv_proj"]})") == 32LL * 8 * (3072 + 9216));
+  CHECK(lora(phi3, R"({"r": 8, "target_modules": ["gate_up_proj"]})") == 32LL * 8 * (3072 + 16384));
+  // Falcon-7B's multi-query query_key_value: 4544 -> 4544 + 2 x 64.
+  const std::string falcon = R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+    "num_hidden_layers": 32, "vocab_size": 65024, "multi_query": true, "parallel_attn": true})";
+  CHECK(lora(falcon, R"({"r": 8})") == 32LL * 8 * (4544 + 4672));
+}
+
+TEST_CASE("target_modules as a regex string matches whole module names (re.fullmatch)", "[lora]") {
+  // Layers 0 and 1, q and v: 2 x 2 x 8 x 8192 = 262,144.
+  CHECK(trainable(R"({"r": 8, "target_modules": ".*\\.layers\\.(0|1)\\.self_attn\\.(q|v)_proj"})") == 262144);
+  // A bare name is not a suffix for a regex: "q_proj" matches no full name and is refused.
+  const auto parsed = parse_estimate_document(R"({"model": {"hf_config": )" + kLlama2_7b +
+                                              R"(}, "method": "lora", "lora": {"target_modules": "q_proj"}})");
+  REQUIRE(parsed.errors.size() == 1);
+  CHECK(parsed.errors[0].field == "lora.target_modules");
+  // Too long a pattern (links carry it) is refused before any matching.
+  const std::string long_pattern(600, 'a');
+  const auto too_long = parse_estimate_document(R"({"model": {"hf_config": )" + kLlama2_7b +
+                                                R"(}, "method": "lora", "lora": {"target_modules": ")" + long_pattern + "\"}}");
+  REQUIRE(too_long.errors.size() == 1);
+  CHECK_THAT(too_long.errors[0].message, Catch::Contains("the limit is 512"));
+}
+
+TEST_CASE("exclude_modules, layers_to_transform and rank_pattern as PEFT applies them", "[lora]") {
+  // all-linear r = 16 without down_proj: 39,976,960 - 32 x 16 x (11008 + 4096) = 32,243,712.
+  CHECK(trainable(R"({"r": 16, "target_modules": "all-linear", "exclude_modules": ["down_proj"]})") == 32243712);
+  // A regex exclude_modules: the last layer left out, 31/32 of all-linear.
+  CHECK(trainable(R"({"r": 16, "target_modules": "all-linear", "exclude_modules": ".*\\.layers\\.31\\..*"})") ==
+        39976960 / 32 * 31);
+  // layers_to_transform [0, 1, 2, 3]: 4 of 32 layers of q, v at r = 8.
+  CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj"], "layers_to_transform": [0, 1, 2, 3]})") == 524288);
+  CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj"], "layers_to_transform": 5})") == 131072);
+  // rank_pattern {"v_proj": 16}: q at 8, v at 16: 32 x (8 + 16) x 8192 = 6,291,456.
+  CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj"], "rank_pattern": {"v_proj": 16}})") == 6291456);
+  // A layer-specific key: layer 0's q_proj at 64: 4,194,304 + (64 - 8) x 8192 = 4,653,056.
+  CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj"],
+    "rank_pattern": {"layers\\.0\\.self_attn\\.q_proj": 64}})") == 4653056);
+}
+
+TEST_CASE("LoRA settings that target nothing or name a missing layer are refused", "[lora][errors]") {
+  CHECK(trainable(R"({"r": 8})") == 4194304);  // PEFT's default for llama: q_proj, v_proj
+  const auto none = parse_estimate_document(R"({"model": {"hf_config": )" + kLlama2_7b +
+                                            R"(}, "method": "lora", "lora": {"target_modules": ["q_proj"], "exclude_modules": ["q_proj"]}})");
+  REQUIRE(none.errors.size() == 1);
+  CHECK(none.errors[0].code == "inconsistent");
+  const auto layer = parse_estimate_document(R"({"model": {"hf_config": )" + kLlama2_7b +
+                                             R"(}, "method": "lora", "lora": {"layers_to_transform": [32]}})");
+  REQUIRE(layer.errors.size() == 1);
+  CHECK(layer.errors[0].field == "lora.layers_to_transform");
+}

@@ -67,18 +67,22 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
   t.add(scope, "q", q_tokens, heads * d, c.dtype, TensorRole::matmul_output, true);
   t.add(scope, "k", kv_tokens, kv_saved_heads * d, c.dtype, TensorRole::matmul_output, true);
   t.add(scope, "v", kv_tokens, kv_saved_heads * dv, c.dtype, TensorRole::matmul_output, true);
-  const double q_len = q_tokens / c.micro_batch, k_len = kv_tokens / c.micro_batch;
+  // Ulysses runs attention on the whole sequence with heads / cp per rank (DeepSpeed-Ulysses):
+  // the score matrices are cp times those of the local sequence.
+  const double u = c.ulysses_degree;
+  const double q_len = q_tokens / c.micro_batch * u, k_len = kv_tokens / c.micro_batch * u;
+  const double score_heads = heads / u;
   if (eager) {
     if (c.softmax_fp32) {
       // softmax(scores, dtype=float32).to(dtype): both the fp32 output and the cast are kept.
-      t.scores(scope, "softmax_output_fp32", heads, q_len, k_len, Dtype::fp32);
-      t.scores(scope, "probabilities", heads, q_len, k_len, c.dtype);
+      t.scores(scope, "softmax_output_fp32", score_heads, q_len, k_len, Dtype::fp32);
+      t.scores(scope, "probabilities", score_heads, q_len, k_len, c.dtype);
     } else {
-      t.scores(scope, "softmax_output", heads, q_len, k_len, c.dtype);
+      t.scores(scope, "softmax_output", score_heads, q_len, k_len, c.dtype);
     }
     if (c.attention_dropout > 0) {
-      t.scores(scope, "attention_dropout_mask", heads, q_len, k_len, Dtype::int8);
-      t.scores(scope, "attention_dropout_output", heads, q_len, k_len, c.dtype);
+      t.scores(scope, "attention_dropout_mask", score_heads, q_len, k_len, Dtype::int8);
+      t.scores(scope, "attention_dropout_output", score_heads, q_len, k_len, c.dtype);
     }
   } else {
     // FlashAttention keeps the fp32 log-sum-exp per query and head (softmax_lse).
@@ -211,6 +215,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
     c.encoder_seq = c.seq;
   }
   c.tp = static_cast<double>(s.parallel.tensor_parallel_size);
+  if (s.parallel.context_parallel_kind == ContextParallelKind::ulysses) c.ulysses_degree = cp;
   c.sequence_parallel = s.parallel.sequence_parallel && s.parallel.tensor_parallel_size > 1;
   c.dtype = compute;
   c.attention = s.attention;

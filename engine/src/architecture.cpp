@@ -11,6 +11,13 @@ std::int64_t LayerGroup::params_per_layer() const {
   return total;
 }
 
+std::string LayerGroup::module_name(const Linear& linear, std::int64_t layer, std::int64_t expert) const {
+  std::string n = prefix + "." + std::to_string(layer) + ".";
+  if (!linear.parent.empty()) n += linear.parent + ".";
+  if (linear.routed_expert) n += std::to_string(expert) + ".";
+  return n + linear.name;
+}
+
 std::int64_t LayerGroup::active_params_per_layer() const {
   std::int64_t total = other_params;
   for (const auto& l : linears)

@@ -173,7 +173,7 @@ Estimate estimate(const TrainingSetup& s) {
   std::vector<GroupActivations> groups;
   if (arch) {
     loss = loss_memory(s, *arch, compute, behaviour);
-    layer_counts = stage_layer_counts(*arch, s.parallel.pipeline_parallel_size);
+    layer_counts = stage_layer_counts(*arch, s);
     groups = group_activations(s, *arch, compute);
   }
 

@@ -81,6 +81,19 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     for (const auto& f : s.ignored_fields) list += (list.empty() ? "" : "; ") + f;
     w.push_back({"ignored_fields", "given but without effect for this setup: " + list});
   }
+  if (arch && (s.method == Method::lora || s.method == Method::qlora) && s.lora.target_modules.empty() &&
+      !s.lora.target_pattern && !arch->peft_default_targets) {
+    std::string list;
+    for (const auto& t : arch->default_lora_targets) list += (list.empty() ? "" : ", ") + t;
+    w.push_back({"lora_targets_assumed", "PEFT has no default target_modules for model_type \"" + arch->model_type +
+                                             "\" and refuses a LoraConfig without them; this estimate assumed [" + list +
+                                             "]: give lora.target_modules"});
+  }
+  if (arch && !arch->layout_assumptions.empty()) {
+    std::string text;
+    for (const auto& a : arch->layout_assumptions) text += (text.empty() ? "" : "; ") + a;
+    w.push_back({"generic_layout", text});
+  }
   if (arch && !arch->learned_positions && arch->max_position_embeddings > 0 && s.batch.seq_length &&
       *s.batch.seq_length > arch->max_position_embeddings)
     w.push_back({"beyond_context", "seq_length " + std::to_string(*s.batch.seq_length) + " exceeds max_position_embeddings " +

@@ -1,7 +1,9 @@
 #include "trainmem/flops.hpp"
 
 #include <algorithm>
+#include <optional>
 
+#include "trainmem/lora_targeting.hpp"
 #include "trainmem/parameter_layout.hpp"
 
 namespace trainmem {
@@ -19,7 +21,14 @@ bool uses_adapters(Method m) { return m == Method::lora || m == Method::qlora; }
 
 LayerForwardFlops layer_forward_flops(const LayerGroup& g, const FlopsContext& c) {
   LayerForwardFlops f;
-  const bool adapters = c.setup && uses_adapters(c.setup->method);
+  // LoRA adapters as PEFT places them (lora_targeting.hpp), taken from the group's first layer.
+  std::optional<LoraTargeting> lora;
+  std::size_t group = 0;
+  if (c.setup && uses_adapters(c.setup->method) && c.setup->model.architecture) {
+    const auto& groups = c.setup->model.architecture->layers;
+    while (group < groups.size() && &groups[group] != &g) ++group;
+    if (group < groups.size()) lora.emplace(*c.setup->model.architecture, c.setup->lora);
+  }
   int matmul_index = 0;  // execution order within the layer, for op-level SAC
   for (const auto& l : g.linears) {
     const double uses = l.routed_expert ? static_cast<double>(g.mlp.num_experts_per_tok) : 1.0;
@@ -27,8 +36,7 @@ LayerForwardFlops layer_forward_flops(const LayerGroup& g, const FlopsContext& c
     f.matmul += base;
     if (c.base_trained) f.trained_matmul += base;
     if (++matmul_index % 2 == 0) f.op_level_recompute += base;
-    if (adapters && lora_targets(l, c.setup->lora.target_modules))
-      f.adapter_matmul += 2.0 * static_cast<double>(c.setup->lora.r * (l.in_features + l.out_features)) * uses;
+    if (lora) f.adapter_matmul += 2.0 * lora->adapter_params(group, l, 0) / static_cast<double>(l.copies) * uses;
   }
   const AttentionShape& at = g.attention;
   const double window = at.sliding_window > 0 ? std::min(c.seq, static_cast<double>(at.sliding_window)) : c.seq;

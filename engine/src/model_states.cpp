@@ -32,8 +32,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   const double qlora_bytes = qlora_weight_bytes_per_param(s.qlora);
   const int zero = s.parallel.zero_stage;
   const double dense_degree = sharding_degree(s.parallel);
-  const double expert_degree =
-      std::max(1.0, dense_degree / static_cast<double>(s.parallel.expert_parallel_size));
+  const double expert_degree = expert_sharding_degree(s.parallel, dense_degree);
   const bool offload_opt = s.parallel.offload_optimizer != OffloadTarget::none;
   const bool offload_par = s.parallel.offload_param != OffloadTarget::none && zero == 3;
   const ShardingEngine engine = sharding_engine(s);

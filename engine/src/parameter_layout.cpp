@@ -2,23 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/lora_targeting.hpp"
+#include "trainmem/pipeline_split.hpp"
 
 namespace trainmem {
-
-std::int64_t lora_params_for(const Linear& linear, const LoraSettings& lora) {
-  std::int64_t per_copy = lora.r * (linear.in_features + linear.out_features);
-  if (lora.use_dora) per_copy += linear.out_features;
-  return per_copy * linear.copies;
-}
-
-bool lora_targets(const Linear& linear, const std::vector<std::string>& target_modules) {
-  for (const auto& t : target_modules) {
-    if (t == "all-linear" || t == linear.name) return true;
-  }
-  return false;
-}
 
 namespace {
 
@@ -40,18 +30,27 @@ void add(RankParameters& r, double params, bool trainable, bool expert, bool lin
   }
 }
 
-void add_layer(RankParameters& r, const LayerGroup& g, bool layer_trainable, const TrainingSetup& s,
-               double tp, double ep, double etp) {
-  const bool adapters = uses_adapters(s.method);
+// Ranks that split one linear: routed experts over the expert tensor-parallel group (Megatron
+// ETP) and expert parallelism, the rest over TP.
+struct Splits {
+  double tp = 1, ep = 1, etp = 1;
+};
+double split_of(const Linear& l, const Splits& s) {
+  return l.routed_expert ? (l.tp_sharded ? s.etp : 1.0) * s.ep : (l.tp_sharded ? s.tp : 1.0);
+}
+
+// One layer's parameters on this rank with its LoRA adapters (`index`: the layer within its group).
+RankParameters one_layer(const LayerGroup& g, std::size_t group, bool layer_trainable, const Splits& splits,
+                         const LoraTargeting* lora, std::int64_t index) {
+  RankParameters r;
   for (const auto& l : g.linears) {
-    // Routed experts split over the expert tensor-parallel group (Megatron ETP), the rest over TP.
-    const double split = l.routed_expert ? (l.tp_sharded ? etp : 1.0) * ep : (l.tp_sharded ? tp : 1.0);
+    const double split = split_of(l, splits);
     const double weights = static_cast<double>(l.weight_params() * l.copies) / split;
     const double bias = static_cast<double>((l.bias ? l.out_features : 0) * l.copies) / split;
     add(r, weights, layer_trainable, l.routed_expert, true);
     add(r, bias, layer_trainable, l.routed_expert, false);
-    if (adapters && lora_targets(l, s.lora.target_modules)) {
-      const double adapter = static_cast<double>(lora_params_for(l, s.lora)) / split;
+    if (lora) {
+      const double adapter = lora->adapter_params(group, l, index) / split;
       add(r, adapter, true, l.routed_expert, false);
       r.adapter += adapter;
     }
@@ -59,6 +58,9 @@ void add_layer(RankParameters& r, const LayerGroup& g, bool layer_trainable, con
   double replicated = static_cast<double>(g.other_params);
   for (const auto& n : g.norms) replicated += static_cast<double>(n.params());
   add(r, replicated, layer_trainable, false, false);
+  // A layer is one FSDP unit: with any trainable parameter, the whole unit has gradients.
+  r.trainable_units = r.trainable() > 0 ? r.total() : 0.0;
+  return r;
 }
 
 // Adds `times` copies of one layer's parameters.
@@ -73,9 +75,8 @@ void accumulate(RankParameters& into, const RankParameters& layer, double times)
   into.trainable_units += layer.trainable_units * times;
 }
 
-std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std::int64_t pp_i,
-                                 std::int64_t ep_i, std::int64_t etp_i) {
-  const double tp = static_cast<double>(tp_i), ep = static_cast<double>(ep_i), etp = static_cast<double>(etp_i);
+std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, std::int64_t pp_i) {
+  const double tp = splits.tp;
   std::vector<RankParameters> stages(static_cast<std::size_t>(std::max<std::int64_t>(1, pp_i)));
   const bool full = s.method == Method::full;
 
@@ -94,24 +95,34 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
   const std::int64_t pp = static_cast<std::int64_t>(stages.size());
   const std::int64_t first_trainable =
       s.method == Method::freeze ? std::max<std::int64_t>(0, layers - s.freeze_trainable_layers) : layers;
-  const auto counts = stage_layer_counts(a, pp);
-  std::int64_t index = 0;  // index of the first layer of the current (stage, group) run
-  for (std::size_t stage = 0; stage < counts.size(); ++stage) {
+  std::optional<LoraTargeting> lora;
+  if (uses_adapters(s.method)) lora.emplace(a, s.lora);
+  const LoraTargeting* adapters = lora ? &*lora : nullptr;
+  // Model chunks in layer order, chunk k on stage k mod pp (pipeline_split.hpp).
+  const std::vector<std::int64_t> chunks = pp == 1 ? std::vector<std::int64_t>{layers} : pipeline_split(s, layers).chunk_layers;
+  std::int64_t lo = 0;
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const std::int64_t hi = lo + chunks[k];
+    RankParameters& stage = stages[k % stages.size()];
+    std::int64_t group_start = 0;
     for (std::size_t g = 0; g < a.layers.size(); ++g) {
-      const std::int64_t n = counts[stage][g];
-      if (n == 0) continue;
-      // Layers [index, index + n): frozen below first_trainable (freeze), all trainable for full.
-      const std::int64_t trainable = full ? n : std::clamp<std::int64_t>(index + n - first_trainable, 0, n);
-      RankParameters one_trainable, one_frozen;
-      add_layer(one_trainable, a.layers[g], true, s, tp, ep, etp);
-      add_layer(one_frozen, a.layers[g], false, s, tp, ep, etp);
-      // A layer is one FSDP unit: with any trainable parameter, the whole unit has gradients.
-      one_trainable.trainable_units = one_trainable.total();
-      one_frozen.trainable_units = one_frozen.trainable() > 0 ? one_frozen.total() : 0.0;
-      accumulate(stages[stage], one_trainable, static_cast<double>(trainable));
-      accumulate(stages[stage], one_frozen, static_cast<double>(n - trainable));
-      index += n;
+      const std::int64_t group_end = group_start + a.layers[g].count;
+      const std::int64_t index = std::max(lo, group_start);  // layers [index, index + n) of the whole stack
+      const std::int64_t n = std::max<std::int64_t>(0, std::min(hi, group_end) - index);
+      if (n > 0 && (!lora || !lora->per_layer())) {
+        // Frozen below first_trainable (freeze), all trainable for full; every layer alike.
+        const std::int64_t trainable = full ? n : std::clamp<std::int64_t>(index + n - first_trainable, 0, n);
+        const std::int64_t in_group = index - group_start;
+        accumulate(stage, one_layer(a.layers[g], g, true, splits, adapters, in_group), static_cast<double>(trainable));
+        accumulate(stage, one_layer(a.layers[g], g, false, splits, adapters, in_group), static_cast<double>(n - trainable));
+      } else {
+        // LoRA patterns or layers_to_transform: layer by layer (bounded by LoraTargeting's limit).
+        for (std::int64_t i = index; i < index + n; ++i)
+          accumulate(stage, one_layer(a.layers[g], g, full || i >= first_trainable, splits, adapters, i - group_start), 1.0);
+      }
+      group_start = group_end;
     }
+    lo = hi;
   }
 
   RankParameters& first = stages.front();
@@ -124,6 +135,13 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
   add(first, embedding, full, false, false);
   add(first, static_cast<double>(a.position_embedding_params + a.embedding_norm_params), full, false, false);
   if (embed_saved) add(first, embedding, true, false, false);  // PEFT ModulesToSaveWrapper: trainable copy
+  if (lora) {
+    const double embed_adapter = lora->embedding_adapter() / tp, head_adapter = lora->lm_head_adapter() / tp;
+    add(first, embed_adapter, true, false, false);
+    first.adapter += embed_adapter;
+    add(last, head_adapter, true, false, false);
+    last.adapter += head_adapter;
+  }
   const double head = static_cast<double>(a.lm_head_params) * vocab_padding / tp;
   add(last, head, full, false, false);  // bitsandbytes keeps lm_head in 16 bits (llm_int8_skip_modules)
   if (head_saved) add(last, a.lm_head_params > 0 ? head : embedding, true, false, false);
@@ -135,18 +153,21 @@ std::vector<RankParameters> walk(const TrainingSetup& s, std::int64_t tp_i, std:
 
 }  // namespace
 
-std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, std::int64_t pp) {
-  const std::int64_t total = a.num_hidden_layers();
+std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, const TrainingSetup& s) {
+  const std::int64_t pp = std::max<std::int64_t>(1, s.parallel.pipeline_parallel_size);
+  const std::vector<std::int64_t> chunks = pipeline_split(s, a.num_hidden_layers()).chunk_layers;
   std::vector<std::vector<std::int64_t>> counts(static_cast<std::size_t>(pp), std::vector<std::int64_t>(a.layers.size(), 0));
-  auto stage_start = [&](std::int64_t i) { return (i * total + pp - 1) / pp; };  // ceil(i L / p)
-  for (std::int64_t i = 0; i < pp; ++i) {
-    const std::int64_t lo = stage_start(i), hi = stage_start(i + 1);
+  std::int64_t lo = 0;
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const std::int64_t hi = lo + chunks[k];
+    auto& stage = counts[k % static_cast<std::size_t>(pp)];
     std::int64_t group_start = 0;
     for (std::size_t g = 0; g < a.layers.size(); ++g) {
       const std::int64_t group_end = group_start + a.layers[g].count;
-      counts[static_cast<std::size_t>(i)][g] = std::max<std::int64_t>(0, std::min(hi, group_end) - std::max(lo, group_start));
+      stage[g] += std::max<std::int64_t>(0, std::min(hi, group_end) - std::max(lo, group_start));
       group_start = group_end;
     }
+    lo = hi;
   }
   return counts;
 }
@@ -160,15 +181,24 @@ ParameterCounts count_parameters(const TrainingSetup& setup) {
     const std::int64_t vocab_matrices = (a->embedding_params > 0 ? 1 : 0) + (a->lm_head_params > 0 ? 1 : 0);
     c.total = a->total_params() + padding_rows * a->hidden_size * vocab_matrices;
   }
-  const RankParameters whole = walk(setup, 1, 1, 1, 1).front();
+  const RankParameters whole = walk(setup, Splits{}, 1).front();
   c.trainable = std::llround(whole.trainable());
   c.adapter = std::llround(whole.adapter);
   return c;
 }
 
 std::vector<RankParameters> stage_parameters(const TrainingSetup& setup) {
-  return walk(setup, setup.parallel.tensor_parallel_size, setup.parallel.pipeline_parallel_size,
-              setup.parallel.expert_parallel_size, expert_tensor_parallel_size(setup));
+  Splits splits;
+  splits.tp = static_cast<double>(setup.parallel.tensor_parallel_size);
+  splits.ep = static_cast<double>(setup.parallel.expert_parallel_size);
+  splits.etp = static_cast<double>(expert_tensor_parallel_size(setup));
+  return walk(setup, splits, setup.parallel.pipeline_parallel_size);
+}
+
+double expert_sharding_degree(const ParallelSettings& p, double dense_degree) {
+  const double tp = static_cast<double>(p.tensor_parallel_size);
+  const double etp = static_cast<double>(p.expert_tensor_parallel_size.value_or(p.tensor_parallel_size));
+  return std::max(1.0, dense_degree * tp / (static_cast<double>(p.expert_parallel_size) * etp));
 }
 
 }  // namespace trainmem

@@ -5,6 +5,40 @@
 namespace trainmem {
 
 namespace {
+
+// Context parallelism's communication buffers, for the attention layer in flight (the widest one):
+//  - ring (Transformer Engine AttnFuncWithCPAndKVP2P, the p2p ring of Megatron-LM's CP; torchtitan's
+//    ring attention): the key/value block being sent and the one being received, b x s/cp tokens of
+//    kv_heads x (head_dim + v_head_dim) each; backward also passes the key/value gradient blocks,
+//    accumulated in fp32.
+//  - ulysses (DeepSpeed deepspeed/sequence/layer.py DistributedAttention, _SeqAllToAll): each
+//    all-to-all's output next to its input, for q, k and v ([b, s/cp, heads] to [b, s, heads/cp]);
+//    backward the same for their gradients.
+// Elements x bytes per GPU, split by tensor parallelism (heads).
+struct CpBuffers {
+  double forward = 0, backward = 0;
+};
+CpBuffers context_parallel_buffers(const TrainingSetup& s, const Architecture& a, double A) {
+  CpBuffers b;
+  const double cp = static_cast<double>(s.parallel.context_parallel_size);
+  if (cp <= 1) return b;
+  const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+  const double tokens = static_cast<double>(s.batch.micro_batch_size) * static_cast<double>(s.batch.seq_length.value_or(4096)) / cp;
+  for (const auto& g : a.layers) {
+    const AttentionShape& at = g.attention;
+    const double kv = static_cast<double>(at.num_key_value_heads) * static_cast<double>(at.head_dim + at.v_head_dim);
+    const double q = static_cast<double>(at.num_attention_heads) * static_cast<double>(at.head_dim);
+    if (s.parallel.context_parallel_kind == ContextParallelKind::ring) {
+      b.forward = std::max(b.forward, 2 * tokens * kv * A / tp);
+      b.backward = std::max(b.backward, 2 * tokens * kv * A / tp + 2 * tokens * kv * 4.0 / tp);
+    } else {
+      b.forward = std::max(b.forward, tokens * (q + kv) * A / tp);
+      b.backward = std::max(b.backward, tokens * (q + kv) * A / tp);
+    }
+  }
+  return b;
+}
+
 constexpr double kDeepSpeedReduceBucket = 5e8;        // elements, reduce_bucket_size
 constexpr double kDeepSpeedAllgatherBucket = 5e8;     // elements, allgather_bucket_size (stage 1/2)
 constexpr double kDeepSpeedPrefetchBucket = 5e7;      // elements, stage3_prefetch_bucket_size
@@ -103,6 +137,12 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   // FP8 training (Transformer Engine) keeps FP8 copies of the weights next to the higher-precision
   // ones, one byte per element, across micro-batches (NVIDIA/TransformerEngine#1429).
   if (s.precision.fp8_compute) b.persistent += rank_params / (zero == 3 ? dp : 1.0);
+
+  if (s.model.architecture) {
+    const CpBuffers cp = context_parallel_buffers(s, *s.model.architecture, A);
+    b.forward += cp.forward;
+    b.backward += cp.backward;
+  }
 
   const bool offloaded = s.parallel.offload_optimizer != OffloadTarget::none;
   if (!offloaded && !s.precision.optimizer_in_backward) {

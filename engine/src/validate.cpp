@@ -3,6 +3,8 @@
 #include <string>
 
 #include "trainmem/estimate.hpp"
+#include "trainmem/lora_targeting.hpp"
+#include "trainmem/pipeline_split.hpp"
 
 namespace trainmem {
 
@@ -98,18 +100,43 @@ Errors validate(const TrainingSetup& s) {
     experts = std::max(experts, g.mlp.num_local_experts);
     if (!e.empty()) break;
   }
-  if (a.num_hidden_layers() % (p.pipeline_parallel_size * p.virtual_pipeline_stages) != 0)
-    e.push_back({error_code::not_divisible, "parallel.pipeline_parallel_size",
-                 "pipeline_parallel_size x virtual_pipeline_stages = " + str(p.pipeline_parallel_size) + " x " +
-                     str(p.virtual_pipeline_stages) + " must divide num_hidden_layers = " + str(a.num_hidden_layers())});
+  const PipelineSplit split = pipeline_split(s, a.num_hidden_layers());
+  if (!split.error_message.empty()) e.push_back({split.error_code, split.error_field, split.error_message});
+  if (p.context_parallel_size > 1 && p.context_parallel_kind == ContextParallelKind::ulysses) {
+    // DeepSpeed-Ulysses swaps the sequence split for a head split: every rank needs whole heads.
+    for (const auto& g : a.layers) {
+      const std::int64_t heads = g.attention.num_attention_heads / p.tensor_parallel_size;
+      const std::int64_t kv = std::max<std::int64_t>(1, g.attention.num_key_value_heads / p.tensor_parallel_size);
+      if (heads % p.context_parallel_size != 0 || kv % p.context_parallel_size != 0) {
+        e.push_back({error_code::not_divisible, "parallel.context_parallel_kind",
+                     "context_parallel_kind \"ulysses\" splits heads over context_parallel_size = " +
+                         str(p.context_parallel_size) + ": it must divide the attention heads (" + str(heads) +
+                         ") and key/value heads (" + str(kv) + ") on each tensor-parallel rank; use \"ring\""});
+        break;
+      }
+    }
+  }
+  if (p.expert_tensor_parallel_size) {
+    if (experts == 0)
+      e.push_back({error_code::inconsistent, "parallel.expert_tensor_parallel_size",
+                   "parallel.expert_tensor_parallel_size needs a mixture-of-experts architecture"});
+    const std::int64_t stage_ranks = shard_group * p.tensor_parallel_size;
+    const std::int64_t expert_group = p.expert_parallel_size * *p.expert_tensor_parallel_size;
+    if (stage_ranks % expert_group != 0)
+      e.push_back({error_code::not_divisible, "parallel.expert_tensor_parallel_size",
+                   "expert_parallel_size x expert_tensor_parallel_size = " + str(p.expert_parallel_size) + " x " +
+                       str(*p.expert_tensor_parallel_size) + " must divide the ranks of one pipeline stage (data x "
+                       "context x tensor parallel = " + str(stage_ranks) + ")"});
+  }
   if (p.expert_parallel_size > 1) {
     if (experts == 0)
       e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",
                    "parallel.expert_parallel_size = " + str(p.expert_parallel_size) + " but the model has no routed experts"});
     else
       check_divides(e, p.expert_parallel_size, experts, "parallel.expert_parallel_size", "num_local_experts");
-    check_divides(e, p.expert_parallel_size, shard_group, "parallel.expert_parallel_size",
-                  "data_parallel_size x context_parallel_size");
+    if (!p.expert_tensor_parallel_size)
+      check_divides(e, p.expert_parallel_size, shard_group, "parallel.expert_parallel_size",
+                    "data_parallel_size x context_parallel_size");
   }
   if (a.learned_positions && s.batch.seq_length && *s.batch.seq_length > a.max_position_embeddings)
     e.push_back({error_code::out_of_range, "batch.seq_length",
@@ -123,24 +150,29 @@ Errors validate(const TrainingSetup& s) {
                  "freeze.trainable_layers = " + str(s.freeze_trainable_layers) + " exceeds num_hidden_layers = " +
                      str(a.num_hidden_layers())});
   if (s.method == Method::lora || s.method == Method::qlora) {
+    const LoraTargeting lora(a, s.lora);
+    e.insert(e.end(), lora.errors().begin(), lora.errors().end());
     for (const auto& t : s.lora.target_modules) {
-      bool found = t == "all-linear";
+      if (lora.names_a_module(t)) continue;
       std::vector<std::string> names;
       for (const auto& g : a.layers)
-        for (const auto& l : g.linears) {
-          found = found || l.name == t;
-          names.push_back(l.name);
-        }
-      if (!found) {
-        const std::string near = closest_match(t, names);
-        std::string list;
-        for (const auto& n : names)
-          if (list.find(n) == std::string::npos) list += (list.empty() ? "" : ", ") + n;
-        e.push_back({error_code::unknown_value, "lora.target_modules",
-                     "lora.target_modules: \"" + t + "\" is not a linear module of this model (" + list + ")" +
-                         (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
-      }
+        for (const auto& l : g.linears) names.push_back(l.name);
+      const std::string near = closest_match(t, names);
+      std::string list;
+      for (const auto& n : names)
+        if (list.find(n) == std::string::npos) list += (list.empty() ? "" : ", ") + n;
+      e.push_back({error_code::unknown_value, "lora.target_modules",
+                   "lora.target_modules: \"" + t + "\" is not a linear module of this model (" + list + ")" +
+                       (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
     }
+    for (const auto layer : s.lora.layers_to_transform)
+      if (layer < 0 || layer >= a.num_hidden_layers())
+        e.push_back({error_code::out_of_range, "lora.layers_to_transform",
+                     "lora.layers_to_transform: layer " + str(layer) + " is outside 0 to " + str(a.num_hidden_layers() - 1)});
+    if (e.empty() && !lora.targets_anything())
+      e.push_back({error_code::inconsistent, "lora.target_modules",
+                   "lora: no module of this model is targeted (target_modules, exclude_modules and layers_to_transform "
+                   "leave nothing); PEFT refuses such a config"});
   }
   return e;
 }

@@ -47,6 +47,7 @@ struct ActivationContext {
   double seq = 1;           // s per context-parallel rank (decoder tokens for encoder-decoder)
   double encoder_seq = 1;   // encoder tokens per rank (encoder-decoder only)
   double tp = 1;
+  double ulysses_degree = 1;  // context_parallel_size under Ulysses (head split), else 1
   bool sequence_parallel = false;
   Dtype dtype = Dtype::bf16;  // activation (compute) dtype
   AttentionImplementation attention = AttentionImplementation::flash;

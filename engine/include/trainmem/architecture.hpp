@@ -15,6 +15,9 @@ namespace trainmem {
 // (q_proj, k_proj, ..., c_attn for GPT-2), so PEFT's target_modules match it.
 struct Linear {
   std::string name;
+  // The module holding it inside its layer ("self_attn", "mlp", "mlp.experts"): with the layer
+  // group's prefix it gives the module's full name as PEFT matches it (LayerGroup::module_name).
+  std::string parent;
   std::int64_t in_features = 0;
   std::int64_t out_features = 0;
   bool bias = false;
@@ -25,6 +28,9 @@ struct Linear {
   // True when tensor parallelism splits this matrix (Megatron column/row parallel);
   // false for small replicated ones (MoE router, MLA low-rank down-projections).
   bool tp_sharded = true;
+  // False for weights held as raw parameters rather than an nn.Linear module (gpt-oss experts):
+  // PEFT's target_modules cannot wrap them.
+  bool nn_linear = true;
 
   std::int64_t weight_params() const { return in_features * out_features; }
   std::int64_t params_per_copy() const { return weight_params() + (bias ? out_features : 0); }
@@ -70,6 +76,9 @@ struct MlpShape {
 struct LayerGroup {
   std::string name;
   std::int64_t count = 0;
+  // Module path of the layer list ("model.layers", "transformer.h", "encoder.block"); layers of
+  // one prefix are numbered from 0 across the groups that share it.
+  std::string prefix = "model.layers";
   Stack stack = Stack::decoder;
   std::vector<Linear> linears;
   std::vector<Norm> norms;
@@ -78,6 +87,9 @@ struct LayerGroup {
   MlpShape mlp;
 
   std::int64_t params_per_layer() const;
+  // Full module name of a linear in layer `layer` (index within the prefix), for routed experts of
+  // expert `expert`: "model.layers.3.self_attn.q_proj", "model.layers.3.mlp.experts.7.gate_proj".
+  std::string module_name(const Linear& linear, std::int64_t layer, std::int64_t expert = 0) const;
   // Parameters that one token runs through (routed experts counted num_experts_per_tok times).
   std::int64_t active_params_per_layer() const;
 };
@@ -94,6 +106,12 @@ struct Architecture {
   bool learned_positions = false;            // a position table: no sequence beyond it exists
   // PEFT's default LoRA targets for the family (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
   std::vector<std::string> default_lora_targets{"q_proj", "v_proj"};
+  // False where PEFT has no default for the model_type (it then requires target_modules); the
+  // default above is this project's choice and the estimate says so.
+  bool peft_default_targets = true;
+  // Full module names of the token embedding and the output head (LoRA targets, modules_to_save).
+  std::string embedding_module = "model.embed_tokens";
+  std::string lm_head_module = "lm_head";
   // Eager attention computes the softmax in fp32 and casts back (HF eager_attention_forward of the
   // Llama family, T5, BLOOM); GPT-2, BERT and Falcon take the softmax in the activation dtype.
   bool eager_softmax_fp32 = true;
@@ -108,6 +126,10 @@ struct Architecture {
 
   double attention_dropout = 0.0;
   double hidden_dropout = 0.0;
+
+  // What the layout assumed where the config was silent (a model_type without a family layout
+  // here is read as a generic decoder); empty for a known family. Reported as a warning.
+  std::vector<std::string> layout_assumptions;
 
   std::int64_t num_hidden_layers() const;
   std::int64_t total_params() const;

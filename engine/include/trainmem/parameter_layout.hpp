@@ -24,7 +24,8 @@ struct RankParameters {
   double expert_frozen = 0;
   // Frozen linear weights (the part QLoRA stores in 4 bits), a subset of the two frozen counts.
   double frozen_linear_weights = 0;
-  // LoRA/DoRA adapter parameters on this GPU (a subset of the trainable counts).
+  // LoRA/DoRA adapter parameters on this GPU (a subset of the trainable counts; which modules get
+  // them: lora_targeting.hpp).
   double adapter = 0;
   // Parameters of the layers that hold any trainable parameter, plus trainable parameters outside
   // the layers: what FSDP1's flat parameters (one per wrapped layer, use_orig_params=True) carry
@@ -34,13 +35,6 @@ struct RankParameters {
   double trainable() const { return dense_trainable + expert_trainable; }
 };
 
-// LoRA parameters a linear gets: r * (in + out) per copy (Hu et al. 2021, §4.1), plus DoRA's
-// magnitude vector of out_features (Liu et al. 2024, §4.1).
-std::int64_t lora_params_for(const Linear& linear, const LoraSettings& lora);
-// True when PEFT would wrap this module for the given target_modules ("all-linear" wraps every
-// linear except the output head, PEFT tuners_utils.py).
-bool lora_targets(const Linear& linear, const std::vector<std::string>& target_modules);
-
 // Whole-model counts: total parameters (base model) and trainable parameters for the method.
 struct ParameterCounts {
   std::int64_t total = 0;      // base model parameters
@@ -49,11 +43,17 @@ struct ParameterCounts {
 };
 ParameterCounts count_parameters(const TrainingSetup& setup);
 
-// Layers of each pipeline stage per layer group: counts[stage][group]. Stage i holds the layers
-// with index in [ceil(i L / p), ceil((i + 1) L / p)) (an even split, contiguous, in order).
-std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, std::int64_t pipeline_parallel_size);
+// Layers of each pipeline stage per layer group: counts[stage][group], from the model chunks of
+// pipeline_split (chunk k on stage k mod pipeline_parallel_size).
+std::vector<std::vector<std::int64_t>> stage_layer_counts(const Architecture& a, const TrainingSetup& setup);
 
 // Parameters held by each pipeline stage's most loaded GPU (index = stage).
 std::vector<RankParameters> stage_parameters(const TrainingSetup& setup);
+
+// The expert-data-parallel group that ZeRO shards routed experts over, given the dense sharding
+// degree (data x context parallel, or the HYBRID_SHARD group): the ranks of one pipeline stage
+// divided by EP x expert TP, i.e. dense_degree x TP / (EP x ETP) (Megatron-LM
+// parallel_state.initialize_model_parallel: expert data parallel = world / (PP x EP x ETP)).
+double expert_sharding_degree(const ParallelSettings& p, double dense_degree);
 
 }  // namespace trainmem

@@ -28,6 +28,10 @@ enum class ModelLoading { meta_init, full_copy_per_gpu };
 enum class AttentionImplementation { flash, sdpa, eager };
 enum class OffloadTarget { none, cpu, nvme };
 enum class PipelineSchedule { one_f_one_b, interleaved_1f1b, gpipe };
+// Context parallelism: ring attention passes key/value blocks around the ranks (Megatron-LM/
+// Transformer Engine, torchtitan); Ulysses swaps the sequence split for a head split with
+// all-to-alls around attention (DeepSpeed-Ulysses, Jacobs et al. 2023; XTuner sequence parallel).
+enum class ContextParallelKind { ring, ulysses };
 enum class RlhfAlgorithm { dpo, ppo, grpo };
 // Which engine shards parameters, gradients and optimizer states, apart from the trainer that
 // drives the loop (HF Trainer, accelerate, LLaMA-Factory and TRL front DeepSpeed or FSDP).
@@ -48,9 +52,16 @@ struct ModelSpec {
   std::optional<std::int64_t> seq_length_default;  // a preset's usual training length
 };
 
+// PEFT's LoraConfig fields that decide which modules get adapters and their ranks (matching:
+// lora_targeting.hpp).
 struct LoraSettings {
   std::int64_t r = 16;
   std::vector<std::string> target_modules;  // module names or {"all-linear"}; empty: the family's PEFT default
+  std::optional<std::string> target_pattern;   // target_modules given as one regex string (re.fullmatch)
+  std::vector<std::string> exclude_modules;    // names (exact or ".name" suffix)
+  std::optional<std::string> exclude_pattern;  // exclude_modules given as one regex string
+  std::vector<std::int64_t> layers_to_transform;  // layer indices (with a list of target_modules)
+  std::vector<std::pair<std::string, std::int64_t>> rank_pattern;  // regex key -> rank, tried in order
   std::vector<std::string> modules_to_save;  // trained in full (e.g. "lm_head", "embed_tokens")
   bool use_dora = false;
   double lora_dropout = 0.0;
@@ -101,6 +112,11 @@ struct ParallelSettings {
   bool sequence_parallel = false;
   std::int64_t context_parallel_size = 1;
   std::int64_t expert_parallel_size = 1;
+  ContextParallelKind context_parallel_kind = ContextParallelKind::ring;
+  // Transformer layers of each pipeline model chunk, in layer order (pipeline_parallel_size x
+  // virtual_pipeline_stages entries; chunk k runs on stage k mod pipeline_parallel_size); empty:
+  // the framework's split rule (pipeline_split.hpp).
+  std::vector<std::int64_t> pipeline_layers;
   OffloadTarget offload_optimizer = OffloadTarget::none;
   OffloadTarget offload_param = OffloadTarget::none;
   PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;

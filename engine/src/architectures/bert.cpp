@@ -34,14 +34,20 @@ std::optional<Architecture> bert(ConfigFields& f, const std::string& model_type)
   a.max_position_embeddings = positions;
   a.learned_positions = true;
   a.default_lora_targets = {"query", "value"};
+  a.embedding_module = "embeddings.word_embeddings";
+  a.lm_head_module = "";  // no vocabulary-sized head
   a.attention_dropout = attention_dropout;
   a.hidden_dropout = hidden_dropout;
   LayerGroup g;
   g.name = "layer";
   g.count = layers;
   g.stack = Stack::encoder;
+  g.prefix = "encoder.layer";
   g.linears = {linear("query", h, h, true), linear("key", h, h, true), linear("value", h, h, true),
                linear("dense", h, h, true), linear("dense", h, inter, true), linear("dense", inter, h, true)};
+  for (const auto& [i, parent] : {std::pair{0, "attention.self"}, {1, "attention.self"}, {2, "attention.self"},
+                                  {3, "attention.output"}, {4, "intermediate"}, {5, "output"}})
+    g.linears[static_cast<std::size_t>(i)].parent = parent;
   g.norms = {{"attention.output.LayerNorm", h, true}, {"output.LayerNorm", h, true}};
   g.attention.num_attention_heads = heads;
   g.attention.num_key_value_heads = heads;

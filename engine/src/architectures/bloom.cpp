@@ -13,6 +13,9 @@ std::optional<Architecture> bloom(ConfigFields& f, const std::string& model_type
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", true);
   neox_style(r, true);
+  r.layers_prefix = "transformer.h";
+  r.attention_parent = "self_attention";
+  r.embedding_module = "transformer.word_embeddings";
   r.embedding_norm = true;
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   r.hidden_dropout = f.probability("hidden_dropout", 0.0);

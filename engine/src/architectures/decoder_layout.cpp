@@ -15,7 +15,15 @@ Linear linear(std::string name, std::int64_t in, std::int64_t out, bool bias) {
 
 namespace {
 
-std::vector<Linear> attention_linears(const DecoderLayout& r) {
+std::string child(const std::string& parent, const std::string& name) {
+  return parent.empty() ? name : name.empty() ? parent : parent + "." + name;
+}
+
+void set_parent(std::vector<Linear>& linears, std::size_t from, const std::string& parent) {
+  for (std::size_t i = from; i < linears.size(); ++i) linears[i].parent = parent;
+}
+
+std::vector<Linear> attention_projections(const DecoderLayout& r) {
   std::vector<Linear> out;
   const std::int64_t h = r.hidden, q_out = r.heads * r.head_dim, kv_out = r.kv_heads * r.head_dim;
   if (r.mla) {
@@ -38,42 +46,57 @@ std::vector<Linear> attention_linears(const DecoderLayout& r) {
   if (!r.fused_qkv.empty()) {
     out.push_back(linear(r.fused_qkv, h, q_out + 2 * kv_out, r.qkv_bias));
   } else {
-    out.push_back(linear("q_proj", h, q_out, r.qkv_bias));
-    out.push_back(linear("k_proj", h, kv_out, r.qkv_bias));
-    out.push_back(linear("v_proj", h, kv_out, r.qkv_bias));
+    out.push_back(linear(r.q, h, q_out, r.qkv_bias));
+    out.push_back(linear(r.k, h, kv_out, r.qkv_bias));
+    out.push_back(linear(r.v, h, kv_out, r.qkv_bias));
   }
   out.push_back(linear(r.o_name, q_out, h, r.o_bias));
   return out;
 }
 
-void add_dense_mlp(std::vector<Linear>& out, const DecoderLayout& r, std::int64_t width) {
+std::vector<Linear> attention_linears(const DecoderLayout& r) {
+  std::vector<Linear> out = attention_projections(r);
+  set_parent(out, 0, r.attention_parent);
+  return out;
+}
+
+void add_mlp_projections(std::vector<Linear>& out, const DecoderLayout& r, std::int64_t width) {
   if (!r.gated) {
     out.push_back(linear(r.fc1, r.hidden, width, r.mlp_bias));
     out.push_back(linear(r.fc2, width, r.hidden, r.mlp_bias));
   } else if (!r.fused_gate_up.empty()) {
     out.push_back(linear(r.fused_gate_up, r.hidden, 2 * width, r.mlp_bias));
-    out.push_back(linear("down_proj", width, r.hidden, r.mlp_bias));
+    out.push_back(linear(r.down, width, r.hidden, r.mlp_bias));
   } else {
-    out.push_back(linear("gate_proj", r.hidden, width, r.mlp_bias));
-    out.push_back(linear("up_proj", r.hidden, width, r.mlp_bias));
-    out.push_back(linear("down_proj", width, r.hidden, r.mlp_bias));
+    out.push_back(linear(r.gate, r.hidden, width, r.mlp_bias));
+    out.push_back(linear(r.up, r.hidden, width, r.mlp_bias));
+    out.push_back(linear(r.down, width, r.hidden, r.mlp_bias));
   }
+}
+
+void add_dense_mlp(std::vector<Linear>& out, const DecoderLayout& r, std::int64_t width, const std::string& parent) {
+  const std::size_t from = out.size();
+  add_mlp_projections(out, r, width);
+  set_parent(out, from, parent);
 }
 
 LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count) {
   LayerGroup g;
   g.name = moe ? "moe_layer" : "layer";
   g.count = count;
+  g.prefix = r.layers_prefix;
   g.linears = attention_linears(r);
   for (int i = 0; i < r.norms_per_layer; ++i)
-    g.norms.push_back({i == 0 ? "input_layernorm" : "layernorm_" + std::to_string(i), r.hidden, r.norm_bias});
+    g.norms.push_back({i == 0 ? "input_layernorm" : "layernorm_" + std::to_string(i), r.norm_weights ? r.hidden : 0,
+                       r.norm_bias});
+  g.other_params += r.attention_sinks_per_head * r.heads;
   if (r.mla) {
     if (r.q_lora_rank > 0) g.norms.push_back({"q_a_layernorm", r.q_lora_rank, false});
     g.norms.push_back({"kv_a_layernorm", r.kv_lora_rank, false});
   }
   if (r.qk_norm == DecoderLayout::QkNorm::per_head) {
-    g.norms.push_back({"q_norm", r.head_dim, false});
-    g.norms.push_back({"k_norm", r.head_dim, false});
+    g.norms.push_back({"q_norm", r.head_dim, r.qk_norm_bias});
+    g.norms.push_back({"k_norm", r.head_dim, r.qk_norm_bias});
   } else if (r.qk_norm == DecoderLayout::QkNorm::full) {
     g.norms.push_back({"q_norm", r.heads * r.head_dim, false});
     g.norms.push_back({"k_norm", r.kv_heads * r.head_dim, false});
@@ -88,30 +111,40 @@ LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count) {
       r.mla ? r.kv_lora_rank + r.qk_rope_head_dim : g.attention.num_key_value_heads * (g.attention.head_dim + g.attention.v_head_dim);
   g.mlp.gated = r.gated;
   if (!moe) {
-    add_dense_mlp(g.linears, r, r.intermediate);
+    add_dense_mlp(g.linears, r, r.intermediate, r.mlp_parent);
     g.mlp.intermediate_size = r.intermediate;
     return g;
   }
-  Linear router = linear("gate", r.hidden, r.experts);
+  Linear router = linear(r.router, r.hidden, r.experts, r.router_bias);
+  router.parent = r.mlp_parent;
   router.tp_sharded = false;
   g.linears.push_back(router);
   g.other_params += r.router_bias_per_expert * r.experts;
-  for (const auto& [name, in, out] : {std::tuple{r.expert_gate, r.hidden, r.expert_intermediate},
-                                      std::tuple{r.expert_up, r.hidden, r.expert_intermediate},
-                                      std::tuple{r.expert_down, r.expert_intermediate, r.hidden}}) {
-    Linear e = linear(name, in, out, false);
+  std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> experts;
+  if (!r.expert_gate_up.empty()) {
+    experts.emplace_back(r.expert_gate_up, r.hidden, 2 * r.expert_intermediate);
+  } else {
+    experts.emplace_back(r.expert_gate, r.hidden, r.expert_intermediate);
+    experts.emplace_back(r.expert_up, r.hidden, r.expert_intermediate);
+  }
+  experts.emplace_back(r.expert_down, r.expert_intermediate, r.hidden);
+  for (const auto& [name, in, out] : experts) {
+    Linear e = linear(name, in, out, r.expert_bias);
     e.copies = r.experts;
     e.routed_expert = true;
+    e.nn_linear = !r.experts_are_parameters;
+    e.parent = child(r.mlp_parent, r.experts_parent);
     g.linears.push_back(e);
   }
   if (r.shared_intermediate > 0) {
     DecoderLayout shared = r;
     shared.fused_gate_up.clear();
     shared.mlp_bias = false;
-    add_dense_mlp(g.linears, shared, r.shared_intermediate);
+    add_dense_mlp(g.linears, shared, r.shared_intermediate, child(r.mlp_parent, r.shared_parent));
     if (r.shared_expert_gate) {
       Linear gate = linear("shared_expert_gate", r.hidden, 1);
       gate.tp_sharded = false;
+      gate.parent = r.mlp_parent;
       g.linears.push_back(gate);
     }
   }
@@ -131,15 +164,18 @@ Architecture build_decoder(const std::string& model_type, const DecoderLayout& r
   a.tie_word_embeddings = r.tie;
   a.embedding_params = r.vocab * r.hidden;
   a.position_embedding_params = r.learned_positions * r.hidden;
-  a.embedding_norm_params = r.embedding_norm ? r.hidden * (r.norm_bias ? 2 : 1) : 0;
-  a.final_norm_params = r.hidden * (r.norm_bias ? 2 : 1);
-  a.lm_head_params = r.tie ? 0 : r.vocab * r.hidden;
+  const std::int64_t norm_params = r.norm_weights ? r.hidden * (r.norm_bias ? 2 : 1) : 0;
+  a.embedding_norm_params = r.embedding_norm ? norm_params : 0;
+  a.final_norm_params = r.final_norm ? norm_params : 0;
+  a.lm_head_params = r.tie ? 0 : r.vocab * r.hidden + (r.lm_head_bias ? r.vocab : 0);
   a.attention_dropout = r.attention_dropout;
   a.hidden_dropout = r.hidden_dropout;
   a.eager_softmax_fp32 = r.eager_softmax_fp32;
   a.max_position_embeddings = r.learned_positions > 0 ? r.learned_positions : r.max_positions;
   a.learned_positions = r.learned_positions > 0;
   a.default_lora_targets = r.lora_targets;
+  a.embedding_module = r.embedding_module;
+  a.lm_head_module = r.lm_head_module;
   const std::int64_t dense_layers = r.layers - r.moe_layers;
   if (dense_layers > 0) a.layers.push_back(decoder_group(r, false, dense_layers));
   if (r.moe_layers > 0) a.layers.push_back(decoder_group(r, true, r.moe_layers));
@@ -196,6 +232,32 @@ void neox_style(DecoderLayout& r, bool bias) {
   r.gated = false;
   r.fc1 = "dense_h_to_4h";
   r.fc2 = "dense_4h_to_h";
+}
+
+void gpt2_style(DecoderLayout& r) {
+  r.norm = NormKind::layer_norm;
+  r.norm_bias = true;
+  r.qkv_bias = r.o_bias = r.mlp_bias = true;
+  r.lora_targets = {"c_attn"};  // PEFT's mapping for "gpt2" and "gpt_bigcode"
+  r.fused_qkv = "c_attn";
+  r.o_name = "c_proj";
+  r.gated = false;
+  r.fc1 = "c_fc";
+  r.fc2 = "c_proj";
+  r.layers_prefix = "transformer.h";
+  r.attention_parent = "attn";
+  r.embedding_module = "transformer.wte";
+}
+
+void read_mla(ConfigFields& f, DecoderLayout& r) {
+  r.mla = true;
+  r.q_lora_rank = f.optional_size("q_lora_rank", 0);
+  r.kv_lora_rank = f.size({"kv_lora_rank"});
+  r.qk_nope_head_dim = f.size({"qk_nope_head_dim"});
+  r.qk_rope_head_dim = f.size({"qk_rope_head_dim"});
+  r.v_head_dim = f.size({"v_head_dim"});
+  r.head_dim = r.qk_nope_head_dim + r.qk_rope_head_dim;
+  r.kv_heads = r.heads;
 }
 
 std::optional<Architecture> finish(ConfigFields& f, const std::string& model_type, const DecoderLayout& r) {

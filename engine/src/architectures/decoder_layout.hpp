@@ -24,8 +24,15 @@ struct DecoderLayout {
   std::string fused_gate_up;  // non-empty: one fused gate/up projection (Phi-3)
   bool gated = true;
   std::string fc1 = "up_proj", fc2 = "down_proj";  // non-gated MLP names
-  std::string o_name = "o_proj";
+  std::string gate = "gate_proj", up = "up_proj", down = "down_proj";  // gated MLP names
+  std::string q = "q_proj", k = "k_proj", v = "v_proj", o_name = "o_proj";
+  bool final_norm = true;         // a norm after the last layer (ChatGLM: post_layer_norm)
+  bool norm_weights = true;       // false: LayerNorm without affine parameters (OLMo v1)
+  bool lm_head_bias = false;      // Phi-1.5/2 and GPT-J heads have a bias
+  std::int64_t attention_sinks_per_head = 0;  // learned sink logits per head (gpt-oss)
+  // q/k norms: per_head shares one head_dim-wide norm across heads; full has weights for every head.
   enum class QkNorm { none, per_head, full } qk_norm = QkNorm::none;
+  bool qk_norm_bias = false;  // LayerNorm q/k norms with a bias (Phi)
   std::int64_t learned_positions = 0;  // rows of a learned position table
   bool embedding_norm = false;    // BLOOM's word_embeddings_layernorm
   bool eager_softmax_fp32 = true;
@@ -33,6 +40,11 @@ struct DecoderLayout {
   std::int64_t experts = 0, top_k = 0, expert_intermediate = 0, shared_intermediate = 0;
   bool shared_expert_gate = false;
   std::string expert_gate = "gate_proj", expert_up = "up_proj", expert_down = "down_proj";
+  std::string expert_gate_up;        // non-empty: experts hold gate and up as one projection
+  bool expert_bias = false;          // biases on the expert projections (gpt-oss)
+  bool experts_are_parameters = false;  // experts are raw parameters, not nn.Linear (gpt-oss)
+  std::string router = "gate";
+  bool router_bias = false;
   std::int64_t router_bias_per_expert = 0;  // DeepSeek-V3 e_score_correction_bias
   std::int64_t moe_layers = 0;              // how many of `layers` are MoE layers
   // DeepSeek multi-head latent attention.
@@ -42,6 +54,11 @@ struct DecoderLayout {
   std::int64_t sliding_window = 0;
   std::int64_t max_positions = 0;
   std::vector<std::string> lora_targets{"q_proj", "v_proj"};
+  // Module paths, as the modeling file names them (PEFT matches full module names).
+  std::string layers_prefix = "model.layers";
+  std::string attention_parent = "self_attn", mlp_parent = "mlp";
+  std::string experts_parent = "experts", shared_parent = "shared_expert";
+  std::string embedding_module = "model.embed_tokens", lm_head_module = "lm_head";
 };
 
 Linear linear(std::string name, std::int64_t in, std::int64_t out, bool bias = false);
@@ -60,6 +77,13 @@ void read_shape(ConfigFields& f, DecoderLayout& r, std::initializer_list<const c
 // GPT-NeoX, Falcon and BLOOM share module names (query_key_value, dense, dense_h_to_4h,
 // dense_4h_to_h), LayerNorm with bias and a plain MLP.
 void neox_style(DecoderLayout& r, bool bias);
+
+// GPT-2's module names (c_attn, c_proj, c_fc, mlp c_proj, all with bias; LayerNorm with bias;
+// transformer.h layers), shared by GPT-BigCode.
+void gpt2_style(DecoderLayout& r);
+
+// DeepSeek-V2's multi-head latent attention keys (q_lora_rank optional).
+void read_mla(ConfigFields& f, DecoderLayout& r);
 
 // Checks the shapes that must agree, then builds the architecture (nullopt after any error).
 std::optional<Architecture> finish(ConfigFields& f, const std::string& model_type, const DecoderLayout& r);

@@ -30,13 +30,7 @@ std::optional<Architecture> deepseek(ConfigFields& f, const std::string& model_t
   r.tie = f.flag("tie_word_embeddings", false);
   r.qkv_bias = f.flag("attention_bias", false);
   r.o_bias = r.qkv_bias;
-  r.mla = true;
-  r.q_lora_rank = f.optional_size("q_lora_rank", 0);
-  r.kv_lora_rank = f.size({"kv_lora_rank"});
-  r.qk_nope_head_dim = f.size({"qk_nope_head_dim"});
-  r.qk_rope_head_dim = f.size({"qk_rope_head_dim"});
-  r.v_head_dim = f.size({"v_head_dim"});
-  r.head_dim = r.qk_nope_head_dim + r.qk_rope_head_dim;
+  read_mla(f, r);
   r.max_positions = f.optional_size("max_position_embeddings", 0);
   // No PEFT default for DeepSeek: the query projection and the key/value up-projection.
   r.lora_targets = {r.q_lora_rank > 0 ? "q_b_proj" : "q_proj", "kv_b_proj"};
@@ -45,6 +39,7 @@ std::optional<Architecture> deepseek(ConfigFields& f, const std::string& model_t
     r.top_k = f.size({"num_experts_per_tok"});
     r.expert_intermediate = f.size({"moe_intermediate_size"});
     r.shared_intermediate = f.optional_size("n_shared_experts", 0) * r.expert_intermediate;
+    r.shared_parent = "shared_experts";
     const std::int64_t first_dense = f.optional_size("first_k_dense_replace", 0);
     const std::int64_t freq = f.optional_size("moe_layer_freq", 1, 1);
     r.moe_layers = multiples_in(first_dense, r.layers, freq);

@@ -18,6 +18,9 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& model_typ
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", true);
   neox_style(r, f.flag("bias", false));
+  r.layers_prefix = "transformer.h";
+  r.attention_parent = "self_attention";
+  r.embedding_module = "transformer.word_embeddings";
   r.eager_softmax_fp32 = false;
   const std::int64_t parallel_norms = f.optional_size("num_ln_in_parallel_attn", 2, 1, 2);
   r.norms_per_layer = new_arch ? static_cast<int>(parallel_norms) : (parallel_attn ? 1 : 2);

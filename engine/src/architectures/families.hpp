@@ -27,6 +27,21 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& model_typ
 std::optional<Architecture> bloom(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> bert(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> t5(ConfigFields& f, const std::string& model_type);        // t5, mt5
+std::optional<Architecture> baichuan(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> phi(ConfigFields& f, const std::string& model_type);       // phi, phi-msft
+std::optional<Architecture> stablelm(ConfigFields& f, const std::string& model_type);  // stablelm, stablelm_epoch
+std::optional<Architecture> gpt_bigcode(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> gptj(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> internlm2(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> chatglm(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> glm(ConfigFields& f, const std::string& model_type);       // glm, glm4
+std::optional<Architecture> olmo(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> cohere(ConfigFields& f, const std::string& model_type);    // cohere, cohere2
+std::optional<Architecture> gpt_oss(ConfigFields& f, const std::string& model_type);
+
+// Any other model_type: a decoder inferred from the standard config keys, every assumption named
+// in Architecture::layout_assumptions (generic_decoder.cpp).
+std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& model_type);
 
 // Gemma 3's multimodal config omits text_config keys equal to Gemma3TextConfig's defaults.
 HfConfig with_gemma3_text_defaults(const HfConfig& text_config);

@@ -13,15 +13,7 @@ std::optional<Architecture> gpt2(ConfigFields& f, const std::string& model_type)
   r.vocab = f.size({"vocab_size"});
   r.learned_positions = f.size({"n_positions", "max_position_embeddings"});
   r.tie = f.flag("tie_word_embeddings", true);
-  r.norm = NormKind::layer_norm;
-  r.norm_bias = true;
-  r.qkv_bias = r.o_bias = r.mlp_bias = true;
-  r.lora_targets = {"c_attn"};
-  r.fused_qkv = "c_attn";
-  r.o_name = "c_proj";
-  r.gated = false;
-  r.fc1 = "c_fc";
-  r.fc2 = "c_proj";
+  gpt2_style(r);
   r.eager_softmax_fp32 = false;
   r.attention_dropout = f.probability("attn_pdrop", 0.1);
   r.hidden_dropout = f.probability("resid_pdrop", 0.1);

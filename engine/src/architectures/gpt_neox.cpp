@@ -12,6 +12,10 @@ std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& model_t
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", false);
   neox_style(r, true);
+  r.layers_prefix = "gpt_neox.layers";
+  r.attention_parent = "attention";
+  r.embedding_module = "gpt_neox.embed_in";
+  r.lm_head_module = "embed_out";
   r.qkv_bias = r.o_bias = f.flag("attention_bias", true);
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   r.hidden_dropout = f.probability("hidden_dropout", 0.0);

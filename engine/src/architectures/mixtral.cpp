@@ -15,6 +15,7 @@ std::optional<Architecture> mixtral(ConfigFields& f, const std::string& model_ty
   r.expert_gate = "w1";
   r.expert_up = "w3";
   r.expert_down = "w2";
+  r.mlp_parent = "block_sparse_moe";
   r.moe_layers = r.layers;
   return finish(f, model_type, r);
 }

@@ -18,14 +18,32 @@ constexpr double kMaxParameters = 1e15;
 const std::map<std::string, FamilyBuilder>& builders() {
   namespace a = architectures;
   static const std::map<std::string, FamilyBuilder> table{
-      {"llama", a::llama},       {"mistral", a::llama},         {"mixtral", a::mixtral},         {"qwen2", a::qwen2},
-      {"qwen2_moe", a::qwen2},   {"qwen3", a::qwen3},           {"qwen3_moe", a::qwen3},         {"gemma", a::gemma},
-      {"gemma2", a::gemma},      {"gemma3_text", a::gemma},     {"phi3", a::phi3},               {"olmo2", a::olmo2},
-      {"deepseek_v2", a::deepseek}, {"deepseek_v3", a::deepseek}, {"gpt2", a::gpt2},           {"gpt_neox", a::gpt_neox},
-      {"falcon", a::falcon},     {"bloom", a::bloom},           {"bert", a::bert},               {"t5", a::t5},
+      {"llama", a::llama},          {"mistral", a::llama},        {"Yi", a::llama},           {"yi", a::llama},
+      {"granite", a::llama},        {"mixtral", a::mixtral},      {"qwen2", a::qwen2},        {"qwen2_moe", a::qwen2},
+      {"qwen3", a::qwen3},          {"qwen3_moe", a::qwen3},      {"gemma", a::gemma},        {"gemma2", a::gemma},
+      {"gemma3_text", a::gemma},    {"phi3", a::phi3},            {"phi", a::phi},            {"phi-msft", a::phi},
+      {"olmo", a::olmo},            {"olmo2", a::olmo2},          {"deepseek_v2", a::deepseek}, {"deepseek_v3", a::deepseek},
+      {"gpt2", a::gpt2},            {"gpt_bigcode", a::gpt_bigcode}, {"gptj", a::gptj},       {"gpt_neox", a::gpt_neox},
+      {"falcon", a::falcon},        {"bloom", a::bloom},          {"baichuan", a::baichuan},  {"internlm2", a::internlm2},
+      {"chatglm", a::chatglm},      {"glm", a::glm},              {"glm4", a::glm},           {"stablelm", a::stablelm},
+      {"stablelm_epoch", a::stablelm}, {"cohere", a::cohere},     {"cohere2", a::cohere},     {"gpt_oss", a::gpt_oss},
+      {"bert", a::bert},            {"roberta", a::bert},         {"xlm-roberta", a::bert},   {"t5", a::t5},
       {"mt5", a::t5},
   };
   return table;
+}
+
+// model_type keys of PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING (PEFT v0.20.0,
+// src/peft/utils/constants.py) that have a family here: PEFT picks target_modules itself for
+// these and raises an error for any other model_type when target_modules is not given.
+bool peft_has_default_targets(const std::string& model_type) {
+  static const char* const kPeftDefaults[] = {"t5",      "mt5",    "gpt2",     "bloom",   "gptj",    "gpt_neox",
+                                              "bert",    "roberta", "xlm-roberta", "llama", "chatglm", "gpt_bigcode",
+                                              "falcon",  "mistral", "mixtral",  "stablelm", "phi",    "gemma",
+                                              "gemma2",  "gemma3_text", "qwen2", "qwen3"};
+  for (const char* k : kPeftDefaults)
+    if (model_type == k) return true;
+  return false;
 }
 
 // The parameter count in doubles (no integer overflow however large the shapes), against the limit.
@@ -93,23 +111,25 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
                       "model_type \"gemma3\" is multimodal: its text model is read from text_config, which is missing"});
     return std::nullopt;
   }
-  if (type.empty()) {
-    errors.push_back({error_code::missing_field, config.field("model_type"),
-                      config.field("model_type") + " is missing: it names the architecture family"});
-    return std::nullopt;
-  }
   auto it = builders().find(type);
-  if (it == builders().end()) {
-    std::string list;
-    for (const auto& n : supported_model_types()) list += (list.empty() ? "" : ", ") + n;
-    const std::string near = closest_match(type, supported_model_types());
-    errors.push_back({error_code::unsupported_model_type, source->field("model_type"),
-                      "model_type \"" + type + "\" is not supported; supported: " + list +
-                          (near.empty() ? "" : "; closest: \"" + near + "\"")});
-    return std::nullopt;
-  }
   ConfigFields fields(*source, errors);
-  std::optional<Architecture> a = it->second(fields, type);
+  const std::size_t errors_before = errors.size();
+  std::optional<Architecture> a = it != builders().end() ? it->second(fields, type) : architectures::generic_decoder(fields, type);
+  if (it == builders().end()) {
+    // No layout of its own: read as a generic decoder. A near miss of a known model_type is named.
+    const std::string near = type.empty() ? "" : closest_match(type, supported_model_types());
+    const std::string shown = type.empty() ? "model_type absent" : "model_type \"" + type + "\"";
+    if (a) {
+      a->layout_assumptions.insert(a->layout_assumptions.begin(),
+                                   shown + " has no family layout here" +
+                                       (near.empty() ? "" : " (closest: \"" + near + "\")") + ": read as a generic decoder");
+    } else if (errors.size() > errors_before) {
+      errors.push_back({error_code::unsupported_model_type, source->field("model_type"),
+                        shown + " has no family layout here" + (near.empty() ? "" : " (closest: \"" + near + "\")") +
+                            "; read as a generic decoder it lacks the fields named in the other errors"});
+    }
+  }
+  if (a) a->peft_default_targets = peft_has_default_targets(type);
   if (a && !within_limits(*a)) {
     errors.push_back({error_code::out_of_range, source->path,
                       source->path + " describes a model of more than 1e15 parameters; the limit is 1e15"});

@@ -36,11 +36,14 @@ std::optional<Architecture> t5(ConfigFields& f, const std::string& model_type) {
   a.attention_dropout = dropout;
   a.hidden_dropout = dropout;
   a.default_lora_targets = {"q", "v"};
-  auto attention = [&](std::vector<Linear>& out) {
+  a.embedding_module = "shared";
+  // T5Block: layer.0 self-attention, (decoder) layer.1 cross-attention, last layer the feed-forward.
+  auto attention = [&](std::vector<Linear>& out, const std::string& parent) {
     for (const char* n : {"q", "k", "v"}) out.push_back(linear(n, h, inner));
     out.push_back(linear("o", inner, h));
+    for (std::size_t i = out.size() - 4; i < out.size(); ++i) out[i].parent = parent;
   };
-  auto feed_forward = [&](std::vector<Linear>& out) {
+  auto feed_forward = [&](std::vector<Linear>& out, const std::string& parent) {
     if (gated) {
       out.push_back(linear("wi_0", h, d_ff));
       out.push_back(linear("wi_1", h, d_ff));
@@ -48,15 +51,17 @@ std::optional<Architecture> t5(ConfigFields& f, const std::string& model_type) {
       out.push_back(linear("wi", h, d_ff));
     }
     out.push_back(linear("wo", d_ff, h));
+    for (std::size_t i = out.size() - (gated ? 3 : 2); i < out.size(); ++i) out[i].parent = parent;
   };
   for (const bool decoder : {false, true}) {
     LayerGroup g;
     g.name = decoder ? "decoder_layer" : "encoder_layer";
     g.count = decoder ? dec_layers : enc_layers;
     g.stack = decoder ? Stack::decoder : Stack::encoder;
-    attention(g.linears);
-    if (decoder) attention(g.linears);  // cross-attention
-    feed_forward(g.linears);
+    g.prefix = decoder ? "decoder.block" : "encoder.block";
+    attention(g.linears, "layer.0.SelfAttention");
+    if (decoder) attention(g.linears, "layer.1.EncDecAttention");
+    feed_forward(g.linears, decoder ? "layer.2.DenseReluDense" : "layer.1.DenseReluDense");
     for (int i = 0; i < (decoder ? 3 : 2); ++i) g.norms.push_back({"layer_norm", h, false});
     g.attention.num_attention_heads = heads;
     g.attention.num_key_value_heads = heads;

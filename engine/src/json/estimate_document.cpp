@@ -12,6 +12,7 @@
 #include "trainmem/explain.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/json_api.hpp"
+#include "trainmem/pipeline_split.hpp"
 
 namespace trainmem {
 
@@ -157,13 +158,42 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   if (!v) return;
   ObjectReader r(*v, "lora", errors);
   set(s.lora.r, r.integer("r", 1, 1e6));
+  auto names = [](const json& v) {
+    return v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_string(); });
+  };
+  // PEFT: a list matches module names (exactly or as a ".name" suffix), a string is a regex that
+  // must match the whole module name, except "all-linear".
   if (const json* t = r.get("target_modules")) {
-    if (t->is_string()) {
-      s.lora.target_modules = {t->get<std::string>()};
-    } else if (t->is_array() && !t->empty() && std::all_of(t->begin(), t->end(), [](const json& x) { return x.is_string(); })) {
+    if (t->is_string() && *t == "all-linear") {
+      s.lora.target_modules = {"all-linear"};
+    } else if (t->is_string()) {
+      s.lora.target_pattern = t->get<std::string>();
+    } else if (names(*t)) {
       s.lora.target_modules = t->get<std::vector<std::string>>();
     } else {
-      r.type_error("target_modules", "a non-empty list of module names or \"all-linear\"", *t);
+      r.type_error("target_modules", "a non-empty list of module names, \"all-linear\" or a regex string", *t);
+    }
+  }
+  if (const json* t = r.get("exclude_modules")) {
+    if (t->is_string()) s.lora.exclude_pattern = t->get<std::string>();
+    else if (names(*t)) s.lora.exclude_modules = t->get<std::vector<std::string>>();
+    else r.type_error("exclude_modules", "a non-empty list of module names or a regex string", *t);
+  }
+  if (const json* t = r.get("layers_to_transform")) {
+    const json list = t->is_array() ? *t : json::array({*t});
+    const bool ok = !list.empty() && std::all_of(list.begin(), list.end(), [](const json& x) {
+      return x.is_number_integer() && x.get<std::int64_t>() >= 0;
+    });
+    if (ok) s.lora.layers_to_transform = list.get<std::vector<std::int64_t>>();
+    else r.type_error("layers_to_transform", "a layer index or a non-empty list of layer indices", *t);
+  }
+  if (const json* t = r.get("rank_pattern")) {
+    if (!t->is_object()) {
+      r.type_error("rank_pattern", "an object of module-name patterns to ranks", *t);
+    } else {
+      ObjectReader ranks(*t, "lora.rank_pattern", errors);
+      for (auto it = t->begin(); it != t->end(); ++it)
+        if (auto rank = ranks.integer(it.key(), 1, 1e6)) s.lora.rank_pattern.emplace_back(it.key(), *rank);
     }
   }
   if (const json* t = r.get("modules_to_save")) {
@@ -232,6 +262,17 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     p.sharding_engine = r.choice("sharding_engine", kShardingEngines);
     p.gradient_sync = r.choice("gradient_sync", kGradientSync);
     p.expert_tensor_parallel_size = r.integer("expert_tensor_parallel_size", 1, 1e5);
+    set(p.context_parallel_kind, r.choice("context_parallel_kind", Table<ContextParallelKind>{
+                                                                      {"ring", ContextParallelKind::ring},
+                                                                      {"ulysses", ContextParallelKind::ulysses}}));
+    if (const json* layers = r.get("pipeline_layers")) {
+      const bool ok = layers->is_array() && !layers->empty() && layers->size() <= 100000 &&
+                      std::all_of(layers->begin(), layers->end(), [](const json& x) {
+                        return x.is_number_integer() && x.get<std::int64_t>() >= 0 && x.get<std::int64_t>() <= 100000000;
+                      });
+      if (ok) p.pipeline_layers = layers->get<std::vector<std::int64_t>>();
+      else r.type_error("pipeline_layers", "a non-empty list of layer counts (0 to 1e8), one per pipeline chunk", *layers);
+    }
     r.finish();
   }
   // data_parallel_size follows from world_size (Megatron arguments.py); both given must agree.
@@ -372,7 +413,6 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   parse_gpu(r, s, errors);
   r.finish();
   if (!s.batch.seq_length) s.batch.seq_length = s.model.seq_length_default;
-  if (s.lora.target_modules.empty() && s.model.architecture) s.lora.target_modules = s.model.architecture->default_lora_targets;
   note_ignored_fields(r, s);
   return s;
 }
@@ -429,6 +469,8 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
                       {"master_weights", e.precision.master_weights},
                       {"optimizer_state_dtype", dtype_name(e.precision.optimizer_state_dtype)}};
   out["data_parallel_size"] = e.data_parallel_size;
+  if (s.model.architecture && s.parallel.pipeline_parallel_size > 1)
+    out["pipeline_layers"] = pipeline_split(s, s.model.architecture->num_hidden_layers()).chunk_layers;
   out["global_batch_size"] = e.global_batch_size;
   out["cpu_bytes_per_node"] = bytes_json(e.cpu_bytes_per_node);
   out["nvme_bytes"] = bytes_json(e.nvme_bytes);

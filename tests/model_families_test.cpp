@@ -1,0 +1,288 @@
+// The families added for issue 12, each against a published total, and the generic decoder for a
+// model_type without a layout. Counts are derived by hand from the modeling file each family cites
+// (engine/src/architectures/); the published figures are quoted with their source.
+#include <fstream>
+#include <sstream>
+
+#include "test_support.hpp"
+#include "trainmem/explain.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(TRAINMEM_SOURCE_DIR) + "/tests/fixtures/hf_configs/" + name + ".json");
+  REQUIRE(in.good());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Estimate of(const std::string& hf_config, const std::string& rest = "") {
+  return estimate_from(R"({"model": {"hf_config": )" + hf_config + "}" + rest + "}");
+}
+std::int64_t total_of(const std::string& hf_config) { return of(hf_config).parameters.total; }
+
+// A rounded headline figure holds the count within half a unit of its last stated digit.
+bool within_rounding(std::int64_t count, double published, double unit) {
+  return std::fabs(static_cast<double>(count) - published) <= unit / 2;
+}
+
+std::string warning_text(const std::string& hf_config, const std::string& code) {
+  const std::string doc = R"({"model": {"hf_config": )" + hf_config + "}}";
+  for (const auto& w : estimate_warnings(trainmem::test::setup_from(doc), estimate_from(doc)))
+    if (w.code == code) return w.message;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("Phi-2: parallel attention and MLP, dense biases, lm_head bias: the index total", "[parameters][families]") {
+  // layer: q,k,v,dense 4 x (2560^2 + 2560) = 26,224,640; fc1 2560*10240 + 10240 = 26,224,640;
+  // fc2 10240*2560 + 2560 = 26,216,960; one input_layernorm 2*2560 -> 78,671,360 x 32 = 2,517,483,520;
+  // embed 51200*2560 = 131,072,000; final_layernorm 5,120; lm_head 131,072,000 + bias 51,200
+  // -> 2,779,683,840. microsoft/phi-2 model.safetensors.index.json: total_size 5,559,367,680 bytes
+  // of float16 = 2,779,683,840.
+  CHECK(total_of(fixture("phi-2")) == 2779683840);
+  CHECK(total_of(fixture("phi-2")) * 2 == 5559367680);
+  // The earlier remote-code config (model_type "phi-msft": n_embd, Wqkv, out_proj) is the same model.
+  CHECK(total_of(fixture("phi-2-msft")) == 2779683840);
+}
+
+TEST_CASE("gpt-oss-20b and -120b: experts as parameters with biases, attention sinks", "[parameters][families]") {
+  // per layer: q 2880*4096 + 4096 = 11,800,576; k, v 2 x (2880*512 + 512) = 2,950,144; o 4096*2880 +
+  // 2880 = 11,799,360; sinks 64; router 2880*32 + 32 = 92,192; experts gate_up 32 x (2880*5760 + 5760)
+  // = 531,025,920 and down 32 x (2880*2880 + 2880) = 265,512,960; norms 5,760 -> 823,186,976 x 24
+  // = 19,756,487,424; embed and untied head 2 x 201088*2880 = 1,158,266,880; final 2,880
+  // -> 20,914,757,184 = keras-hub gpt_oss_presets.py gpt_oss_20b_en "params".
+  const std::string cfg = fixture("gpt-oss-20b");
+  CHECK(total_of(cfg) == 20914757184);
+  // 120b: 36 layers of 128 experts (router 2880*128 + 128): 3,213,080,192 x 36 + 1,158,269,760
+  // = 116,829,156,672 = keras-hub gpt_oss_120b_en "params".
+  std::string big = cfg;
+  big.replace(big.find("\"num_hidden_layers\": 24"), 23, "\"num_hidden_layers\": 36");
+  big.replace(big.find("\"num_local_experts\": 32"), 23, "\"num_local_experts\": 128");
+  CHECK(total_of(big) == 116829156672);
+}
+
+TEST_CASE("gpt-oss experts are parameters: LoRA target_modules cannot wrap them", "[lora][families]") {
+  // all-linear wraps q/k/v/o and the router only: r = 8, per layer 8 x ((2880+4096) + 2 x (2880+512)
+  // + (4096+2880) + (2880+32)) = 8 x 23,648 = 189,184 x 24 = 4,540,416.
+  const auto e = of(fixture("gpt-oss-20b"), R"(, "method": "lora", "lora": {"r": 8, "target_modules": "all-linear"})");
+  CHECK(e.parameters.trainable == 4540416);
+}
+
+TEST_CASE("Yi as first published (model_type \"Yi\"): Llama's layout", "[parameters][families]") {
+  // 01-ai/Yi-34B: q,o 2 x 7168^2; k,v 2 x 7168*1024; MLP 3 x 7168*20480; norms 2 x 7168
+  // -> 557,856,768 x 60 = 33,471,406,080; embed + head 2 x 64000*7168 = 917,504,000; final 7,168.
+  const std::string yi34 = R"({"architectures": ["YiForCausalLM"], "model_type": "Yi", "hidden_size": 7168,
+    "intermediate_size": 20480, "num_attention_heads": 56, "num_key_value_heads": 8, "num_hidden_layers": 60,
+    "vocab_size": 64000, "rms_norm_eps": 1e-05, "tie_word_embeddings": false})";
+  CHECK(total_of(yi34) == 34388917248);
+  CHECK(within_rounding(total_of(yi34), 34e9, 1e9));  // model card: "Yi-34B" (rounded)
+  CHECK(warning_text(yi34, "generic_layout").empty());
+}
+
+TEST_CASE("Baichuan: one fused W_pack (3h), every head with its own k and v", "[parameters][families]") {
+  // baichuan-inc/Baichuan-7B: W_pack 4096*12288, o_proj 4096^2, MLP 3 x 4096*11008, norms 8192
+  // -> 202,383,360 x 32 = 6,476,267,520; embed + head 2 x 64000*4096 = 524,288,000; final 4,096.
+  const std::string cfg = R"({"architectures": ["BaiChuanForCausalLM"], "model_type": "baichuan", "hidden_size": 4096,
+    "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 64000,
+    "rms_norm_eps": 1e-06, "tie_word_embeddings": false})";
+  CHECK(total_of(cfg) == 7000559616);
+  CHECK(within_rounding(total_of(cfg), 7e9, 1e9));  // model card: "Baichuan-7B" (rounded)
+  // PEFT LoRA r = 8 on W_pack (its real 4096 -> 12288 shape): 32 x 8 x (4096 + 12288) = 4,194,304.
+  CHECK(of(cfg, R"(, "method": "lora", "lora": {"r": 8, "target_modules": ["W_pack"]})").parameters.trainable == 4194304);
+  // Baichuan 2 (ALiBi at 13B: no position parameters): 125,696-token vocabulary, the same modules.
+  const auto b2 = total_of(fixture("baichuan2-7b-chat"));
+  CHECK(b2 == 7000559616 + 2 * (125696 - 64000) * 4096);
+}
+
+TEST_CASE("StableLM: both layouts", "[parameters][families]") {
+  // stablelm-3b-4e1t (sequential): layer 4 x 2560^2 + 3 x 2560*6912 + 2 LayerNorms 4 x 2560
+  // = 79,308,800 x 32 = 2,537,881,600; embed + head 2 x 50304*2560 = 257,556,480; final 5,120.
+  CHECK(total_of(fixture("stablelm-3b-4e1t")) == 2795443200);
+  CHECK(within_rounding(total_of(fixture("stablelm-3b-4e1t")), 3e9, 1e9));  // model card: "3 billion"
+  // StableLM 2 12B (use_parallel_residual, qk_layernorm): q,o 2 x 5120^2; k,v 2 x 5120*1280; MLP
+  // 3 x 5120*13824; one LayerNorm 10,240; per-head q/k norms (32 + 8) x 160 -> 277,889,280 x 40
+  // = 11,115,571,200; embed + head 2 x 100352*5120 = 1,027,604,480; final 10,240.
+  const std::string twelve = R"({"model_type": "stablelm", "hidden_size": 5120, "intermediate_size": 13824,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 40, "vocab_size": 100352,
+    "use_qkv_bias": false, "use_parallel_residual": true, "qk_layernorm": true, "tie_word_embeddings": false})";
+  CHECK(total_of(twelve) == 12143185920);
+  CHECK(within_rounding(total_of(twelve), 12.1e9, 0.1e9));  // model card: "12.1 billion"
+  // StableLM 2 1.6B: q/k/v biases (use_qkv_bias) on the sequential layout.
+  CHECK(total_of(fixture("stablelm-2-zephyr-1_6b")) == 1644515328);
+  CHECK(within_rounding(1644515328, 1.6e9, 0.1e9));  // model card: "1.6 billion"
+}
+
+TEST_CASE("GPT-BigCode: multi-query c_attn, learned positions, tied head", "[parameters][families]") {
+  // bigcode/starcoder: c_attn 6144 x (6144 + 2*128) + 6400 = 39,327,744; c_proj 6144^2 + 6144;
+  // c_fc 6144*24576 + 24576; mlp c_proj 24576*6144 + 6144; ln_1, ln_2 4 x 6144 -> x 40; wte
+  // 49152*6144; wpe 8192*6144; ln_f 12,288.
+  const std::string cfg = R"({"model_type": "gpt_bigcode", "n_embd": 6144, "n_head": 48, "n_inner": 24576,
+    "n_layer": 40, "n_positions": 8192, "vocab_size": 49152, "multi_query": true})";
+  CHECK(total_of(cfg) == 15517456384);
+  CHECK(within_rounding(total_of(cfg), 15.5e9, 0.1e9));  // model card: "15.5B parameter models"
+  // SantaCoder as ported to transformers: 24 layers of 2048, MQA.
+  CHECK(total_of(fixture("gpt_bigcode-santacoder")) == 1124886528);
+}
+
+TEST_CASE("GPT-J: parallel block, biased MLP and head", "[parameters][families]") {
+  // layer: q,k,v,out 4 x 4096^2 = 67,108,864; fc_in 4096*16384 + 16384; fc_out 16384*4096 + 4096;
+  // ln_1 8,192 -> 201,355,264 x 28 = 5,637,947,392; wte 50400*4096 = 206,438,400; ln_f 8,192;
+  // lm_head 206,438,400 + 50,400 -> 6,050,882,784. The model card's n_parameters 6,053,381,344
+  // (counted on the Mesh Transformer JAX checkpoint) is 0.04 % larger.
+  const auto n = total_of(fixture("gpt-j-6b"));
+  CHECK(n == 6050882784);
+  CHECK(std::fabs(static_cast<double>(n) - 6053381344.0) <= 0.005 * 6053381344.0);
+}
+
+TEST_CASE("InternLM2: fused wqkv with GQA", "[parameters][families]") {
+  // 7B: wqkv 4096 x (4096 + 2*1024); wo 4096^2; w1, w3, w2 3 x 4096*14336; norms 8192
+  // -> 218,112,000 x 32 = 6,979,584,000; embed + output 2 x 92544*4096 = 758,120,448; final 4,096.
+  const auto seven = total_of(fixture("internlm2-chat-7b"));
+  CHECK(seven == 7737708544);
+  // internlm/internlm2-20b: 48 layers of 6144, 48 heads, 8 kv heads, 16384 wide:
+  // (75,497,472 + 12,582,912 + 301,989,888 + 12,288) x 48 + 2 x 92544*6144 + 6144.
+  const std::string twenty = R"({"model_type": "internlm2", "hidden_size": 6144, "intermediate_size": 16384,
+    "num_attention_heads": 48, "num_key_value_heads": 8, "num_hidden_layers": 48, "vocab_size": 92544, "bias": false})";
+  CHECK(total_of(twenty) == 19861149696);
+  CHECK(within_rounding(total_of(twenty), 20e9, 1e9));  // model card: "InternLM2-20B" (rounded)
+  // PEFT LoRA r = 8 on wqkv (4096 -> 6144): 32 x 8 x 10240 = 2,621,440.
+  CHECK(of(fixture("internlm2-chat-7b"), R"(, "method": "lora", "lora": {"r": 8})").parameters.trainable == 2621440);
+}
+
+TEST_CASE("ChatGLM and GLM-4: multi-query groups, fused SwiGLU, two layouts agree", "[parameters][families]") {
+  // chatglm3-6b: query_key_value 4096 x (4096 + 2*2*128) + bias 4608; dense 4096^2; dense_h_to_4h
+  // 4096 x 27392; dense_4h_to_h 13696 x 4096; norms 8192 -> 203,960,832 x 28 = 5,710,903,296;
+  // embedding and output_layer 2 x 65024*4096 = 532,676,608; final 4,096.
+  const auto six = total_of(fixture("chatglm3-6b"));
+  CHECK(six == 6243584000);
+  CHECK(within_rounding(six, 6e9, 1e9));  // model card: "ChatGLM3-6B" (rounded)
+  // GLM-4-9B as first published (chatglm) and as ported to transformers (glm): 40 layers, 151552 rows.
+  const std::string remote = R"({"model_type": "chatglm", "hidden_size": 4096, "num_layers": 40, "num_attention_heads": 32,
+    "kv_channels": 128, "multi_query_attention": true, "multi_query_group_num": 2, "ffn_hidden_size": 13696,
+    "padded_vocab_size": 151552, "add_bias_linear": false, "add_qkv_bias": true, "rmsnorm": true, "post_layer_norm": true})";
+  const std::string ported = R"({"model_type": "glm", "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
+    "num_key_value_heads": 2, "head_dim": 128, "intermediate_size": 13696, "vocab_size": 151552, "attention_bias": true,
+    "tie_word_embeddings": false})";
+  CHECK(total_of(remote) == 9399951360);
+  CHECK(total_of(ported) == 9399951360);
+  CHECK(within_rounding(total_of(remote), 9e9, 1e9));  // model card: "GLM-4-9B" (rounded)
+}
+
+TEST_CASE("Granite: Llama's modules, tied head", "[parameters][families]") {
+  // ibm-granite/granite-3.0-8b-base: q,o 2 x 4096^2; k,v 2 x 4096*1024; MLP 3 x 4096*12800; norms 8192
+  // -> 199,237,632 x 40 = 7,969,505,280; tied embedding 49155*4096 = 201,338,880; final 4,096.
+  const std::string cfg = R"({"model_type": "granite", "hidden_size": 4096, "intermediate_size": 12800,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 40, "vocab_size": 49155,
+    "attention_bias": false, "mlp_bias": false, "tie_word_embeddings": true, "embedding_multiplier": 12.0})";
+  CHECK(total_of(cfg) == 8170848256);
+  CHECK(within_rounding(total_of(cfg), 8e9, 1e9));  // model card: "granite-3.0-8b" (rounded)
+}
+
+TEST_CASE("OLMo v1: LayerNorms without parameters, both config layouts", "[parameters][families]") {
+  // allenai/OLMo-7B-hf: layer 4 x 4096^2 + 3 x 4096*11008 (no norm parameters) = 202,375,168 x 32
+  // = 6,476,005,376; embed + head 2 x 50304*4096 = 412,090,368.
+  const std::string hf = R"({"model_type": "olmo", "hidden_size": 4096, "intermediate_size": 11008,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 50304,
+    "clip_qkv": null, "tie_word_embeddings": false})";
+  CHECK(total_of(hf) == 6888095744);
+  CHECK(within_rounding(total_of(hf), 7e9, 1e9));  // model card: "OLMo 7B" (rounded)
+  // allenai/OLMo-7B as first released (hf_olmo keys): fused att_proj and ff_proj (22016 = 2 x 11008).
+  const std::string first = R"({"model_type": "olmo", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+    "mlp_hidden_size": 22016, "vocab_size": 50280, "embedding_size": 50304, "weight_tying": false,
+    "layer_norm_with_affine": false})";
+  CHECK(total_of(first) == 6888095744);
+}
+
+TEST_CASE("Cohere: one LayerNorm without bias per layer, tied head, optional per-head q/k norms", "[parameters][families]") {
+  // CohereForAI/c4ai-command-r-v01: 4 x 8192^2 + 3 x 8192*22528 + 8192 = 822,091,776 x 40
+  // = 32,883,671,040; tied embedding 256000*8192 = 2,097,152,000; final 8,192.
+  const std::string r = R"({"model_type": "cohere", "hidden_size": 8192, "intermediate_size": 22528,
+    "num_attention_heads": 64, "num_key_value_heads": 64, "num_hidden_layers": 40, "vocab_size": 256000,
+    "use_qk_norm": false, "logit_scale": 0.0625})";
+  CHECK(total_of(r) == 34980831232);
+  CHECK(within_rounding(total_of(r), 35e9, 1e9));  // model card: "35 billion"
+  // Command R+ (use_qk_norm): q,o 2 x 12288^2; k,v 2 x 12288*1024; MLP 3 x 12288*33792; norm 12288;
+  // q_norm 96 x 128; k_norm 8 x 128 -> 1,572,889,600 x 64 + 256000*12288 + 12288.
+  const std::string plus = R"({"model_type": "cohere", "hidden_size": 12288, "intermediate_size": 33792,
+    "num_attention_heads": 96, "num_key_value_heads": 8, "num_hidden_layers": 64, "vocab_size": 256000,
+    "use_qk_norm": true})";
+  CHECK(total_of(plus) == 103810674688);
+  CHECK(within_rounding(total_of(plus), 104e9, 1e9));  // model card: "104 billion"
+  // Aya 23 8B (cohere layout, GQA).
+  CHECK(total_of(fixture("aya-23-8b")) == 8028033024);
+}
+
+TEST_CASE("RoBERTa and XLM-R: BERT's encoder with their position offset and one token type", "[parameters][families]") {
+  // FacebookAI/roberta-base as RobertaModel with its pooler: keras-hub's roberta_base_en "params"
+  // 124,052,736 counts 512 positions, no token-type row and no pooler; add 2 x 768 (514 positions),
+  // 768 (type_vocab_size 1) and the pooler 768^2 + 768 = 590,592 -> 124,645,632.
+  const std::string base = R"({"model_type": "roberta", "hidden_size": 768, "intermediate_size": 3072,
+    "num_attention_heads": 12, "num_hidden_layers": 12, "vocab_size": 50265, "max_position_embeddings": 514,
+    "type_vocab_size": 1})";
+  CHECK(total_of(base) == 124052736 + 2 * 768 + 768 + 590592);
+  // FacebookAI/xlm-roberta-base: keras-hub xlm_roberta_base_multi 277,450,752, the same three additions.
+  const std::string xlmr = R"({"model_type": "xlm-roberta", "hidden_size": 768, "intermediate_size": 3072,
+    "num_attention_heads": 12, "num_hidden_layers": 12, "vocab_size": 250002, "max_position_embeddings": 514,
+    "type_vocab_size": 1})";
+  CHECK(total_of(xlmr) == 277450752 + 2 * 768 + 768 + 590592);
+}
+
+TEST_CASE("generic decoder: DeepSeekMoE 16B within 1 % of its card, the warning names every assumption", "[parameters][generic]") {
+  // model_type "deepseek" has no layout here. Read generically: attention 4 x 2048^2; the first
+  // layer dense (first_k_dense_replace 1) 3 x 2048*10944; 27 MoE layers of a router 2048*64, 64
+  // experts 3 x 2048*1408 and 2 shared experts 3 x 2048*2816; norms 4096 -> 15,956,295,680 + 2 x
+  // 102400*2048 + 2048 = 16,375,728,128. Model card: "16.4B parameters".
+  const std::string cfg = fixture("deepseek-moe-16b");
+  const auto e = of(cfg);
+  CHECK(e.parameters.total == 16375728128);
+  CHECK(std::fabs(static_cast<double>(e.parameters.total) - 16.4e9) <= 0.01 * 16.4e9);
+  const std::string w = warning_text(cfg, "generic_layout");
+  CHECK_THAT(w, Catch::Contains("model_type \"deepseek\" has no family layout here"));
+  CHECK_THAT(w, Catch::Contains("64 routed experts"));
+  CHECK_THAT(w, Catch::Contains("16,375,728,128 parameters"));
+}
+
+TEST_CASE("generic decoder: StarCoder2-7B; the untied-head assumption is named as the difference", "[parameters][generic]") {
+  // No tie_word_embeddings key (Starcoder2Config ties by default): the generic reading assumes an
+  // untied head and says so. Layer: q,o 2 x (4608^2 + 4608); k,v 2 x (4608*512 + 512); c_fc-like up
+  // 4608*18432 + 18432; down 18432*4608 + 4608 (use_bias, gelu: plain MLP); 2 LayerNorms 4 x 4608
+  // -> 217,106,944 x 32 = 6,947,422,208; embed + head 2 x 49152*4608 = 452,984,832; final 9,216.
+  const std::string cfg = fixture("starcoder2-7b");
+  const auto e = of(cfg);
+  CHECK(e.parameters.total == 7400416256);
+  const std::string w = warning_text(cfg, "generic_layout");
+  CHECK_THAT(w, Catch::Contains("tie_word_embeddings absent"));
+  // With the head tied the count is 7,173,923,840: the model card's "7B" within rounding.
+  CHECK(within_rounding(7400416256 - 49152LL * 4608, 7e9, 1e9));
+}
+
+TEST_CASE("generic decoder: OPT-125m; learned positions and biases are the named assumptions", "[parameters][generic]") {
+  // keras-hub opt_125m_en: 125,237,760. Generic reading (ffn_dim, relu: plain MLP; no norm epsilon:
+  // RMSNorm; no bias keys; untied head; no position table): 12 x (4 x 768^2 + 2 x 768*3072 + 2 x 768)
+  // = 84,953,088 + 2 x 50272*768 + 768 = 162,171,648. The warning names each of those assumptions.
+  const std::string cfg = fixture("opt-125m");
+  const auto e = of(cfg);
+  CHECK(e.parameters.total == 162171648);
+  const std::string w = warning_text(cfg, "generic_layout");
+  for (const char* named : {"tie_word_embeddings absent", "no position-embedding parameters", "attention_bias absent",
+                            "RMSNorm", "162,171,648 parameters"})
+    CHECK_THAT(w, Catch::Contains(named));
+}
+
+TEST_CASE("generic decoder: a missing field is named; a near miss of a known type is pointed out", "[parameters][generic][errors]") {
+  const auto parsed = parse_estimate_document(R"({"model": {"hf_config": {"model_type": "lama", "hidden_size": 64,
+    "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100}}})");
+  std::vector<std::string> fields;
+  for (const auto& err : parsed.errors) fields.push_back(err.field);
+  CHECK(std::find(fields.begin(), fields.end(), "model.hf_config.intermediate_size") != fields.end());
+  bool named_near = false;
+  for (const auto& err : parsed.errors)
+    named_near = named_near || (err.code == "unsupported_model_type" && err.message.find("closest: \"llama\"") != std::string::npos);
+  CHECK(named_near);
+}
