@@ -55,6 +55,7 @@ export class App {
     this.gpuTable = new GpuTable(byId('gpu-table'), catalog.gpus);
     this.stateSave = new DelayedSave(STORE.state, 250);
     this.generation = 0;  // bumps on every update; answers for an older one are dropped
+    this.historyStep = 0;  // bumps on every back/forward step; an older step's late link check is dropped
     this.editing = false;  // inside one typing gesture: history entries are replaced, not pushed
     /** @type {{doc: Doc, out: Output} | null} the result on screen */
     this.result = null;
@@ -552,9 +553,18 @@ export class App {
     window.addEventListener('pagehide', () => this.stateSave.flush());
     window.addEventListener('popstate', async () => {
       if (encode(linkDoc(this.store.doc)) === location.hash) return;
+      // A newer step back or forward replaces this one: its link check may be superseded in the
+      // engine's queue, and a check that finishes late must not load its document over the newer one.
+      const step = ++this.historyStep;
       /** @type {LinkProblem[]} */
       const problems = [];
-      await this.loadHash(location.hash, problems);
+      try {
+        await this.loadHash(location.hash, problems);
+      } catch (e) {
+        if (superseded(e)) return;
+        throw e;
+      }
+      if (step !== this.historyStep) return;
       this.showLinkProblems(problems);
       this.writeControls();
       this.update('none');
