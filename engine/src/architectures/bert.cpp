@@ -1,4 +1,5 @@
-// BERT encoder: transformers v4.56.0, src/transformers/models/bert/modeling_bert.py (BertModel with
+// BERT encoder: transformers src/transformers/models/bert/modeling_bert.py, checked at commit
+// 004ad5f50b627b59bf0d581c31bc0052b6cfd40b (BertModel with
 // its pooler: query/key/value/dense with bias, intermediate and output dense, two LayerNorms per
 // layer, word + position + token-type embeddings and their LayerNorm). Trained with a small task
 // head, so the architecture has no vocabulary-sized output.

@@ -1,4 +1,4 @@
-// BLOOM: transformers v4.56.0, src/transformers/models/bloom/modeling_bloom.py (GPT-NeoX module
+// BLOOM: transformers src/transformers/models/bloom/modeling_bloom.py, 4.x releases (GPT-NeoX module
 // names with bias, word_embeddings_layernorm after the embedding, BloomMLP 4h wide, ALiBi: no
 // position parameters).
 #include "decoder_layout.hpp"

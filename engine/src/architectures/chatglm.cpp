@@ -5,7 +5,8 @@
 //    mlp.dense_h_to_4h (gate and up fused, 2 x ffn_hidden_size), mlp.dense_4h_to_h; biases from
 //    add_bias_linear / add_qkv_bias; RMSNorm when rmsnorm; final_layernorm when post_layer_norm;
 //    embedding of padded_vocab_size rows and an untied output_layer.
-//  - GLM-4 in transformers (model_type "glm"): transformers v4.56.0, models/glm/modeling_glm.py
+//  - GLM-4 in transformers (model_type "glm"): models/glm/modular_glm.py, checked at commit
+//    0325dc46d07792e6dbe7603465c5d952f6a8ecf5
 //    (q/k/v_proj with bias, o_proj, fused gate_up_proj, down_proj, two RMSNorms), and GLM-4-0414
 //    (model_type "glm4", models/glm4/modeling_glm4.py: two more norms after attention and MLP).
 #include "decoder_layout.hpp"

@@ -1,4 +1,5 @@
-// Falcon: transformers v4.56.0, src/transformers/models/falcon/modeling_falcon.py (FalconAttention:
+// Falcon: transformers src/transformers/models/falcon/modeling_falcon.py, checked at commit
+// 00dcc6dda6f6d8e69541a6b51f97986a80242367 (FalconAttention:
 // kv heads = num_kv_heads with new_decoder_architecture, 1 with multi_query, else all heads; softmax
 // in the activation dtype; FalconDecoderLayer: ln_attn + ln_mlp for the new architecture with two
 // norms, one input_layernorm for parallel attention, else input + post-attention norms).

@@ -1,8 +1,9 @@
-// Gemma, Gemma 2 and Gemma 3 (text): transformers v4.56.0, src/transformers/models/gemma/
-// modeling_gemma.py (Llama modules, tied embeddings by default), models/gemma2/modeling_gemma2.py
-// (four norms per layer: pre/post attention and pre/post feed-forward) and
-// models/gemma3/modeling_gemma3.py (Gemma 2's norms plus per-head q_norm/k_norm);
-// defaults from models/gemma3/configuration_gemma3.py (Gemma3TextConfig).
+// Gemma, Gemma 2 and Gemma 3 (text): transformers src/transformers/models/gemma/modeling_gemma.py
+// (Llama modules, tied embeddings by default), models/gemma2/modular_gemma2.py, checked at commit
+// 006e86931247d7bacf94ad00ada1fb6baf11e94b (four norms per layer: input, post-attention,
+// pre-feed-forward and post-feed-forward), and models/gemma3/modeling_gemma3.py (Gemma 2's norms plus
+// per-head q_norm/k_norm of head_dim); defaults from models/gemma3/configuration_gemma3.py
+// (Gemma3TextConfig). Gemma and Gemma 3 as in the 4.x releases.
 #include "decoder_layout.hpp"
 #include "families.hpp"
 

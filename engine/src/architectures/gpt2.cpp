@@ -1,4 +1,4 @@
-// GPT-2: transformers v4.56.0, src/transformers/models/gpt2/modeling_gpt2.py (GPT2Attention: c_attn
+// GPT-2: transformers src/transformers/models/gpt2/modeling_gpt2.py, 4.x releases (GPT2Attention: c_attn
 // (Conv1D, 3h) and c_proj; GPT2MLP: c_fc and c_proj; LayerNorm with bias; learned positions wpe;
 // softmax in the activation dtype; tied head).
 #include "decoder_layout.hpp"

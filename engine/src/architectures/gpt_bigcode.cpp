@@ -1,4 +1,4 @@
-// GPT-BigCode (SantaCoder, StarCoder): transformers v4.56.0,
+// GPT-BigCode (SantaCoder, StarCoder): transformers (4.x releases),
 // src/transformers/models/gpt_bigcode/modeling_gpt_bigcode.py. GPT-2's modules (c_attn, c_proj,
 // c_fc, mlp c_proj, all with bias; ln_1, ln_2, ln_f; learned positions wpe; head tied to wte), with
 // multi-query attention: c_attn projects to h + 2 x head_dim when multi_query (one shared k/v head).

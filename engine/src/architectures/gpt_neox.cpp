@@ -1,4 +1,5 @@
-// GPT-NeoX (Pythia): transformers v4.56.0, src/transformers/models/gpt_neox/modeling_gpt_neox.py
+// GPT-NeoX (Pythia): transformers src/transformers/models/gpt_neox/modular_gpt_neox.py, checked at
+// commit 00dcc6dda6f6d8e69541a6b51f97986a80242367
 // (query_key_value, dense, dense_h_to_4h, dense_4h_to_h, all with bias; two LayerNorms per layer).
 #include "decoder_layout.hpp"
 #include "families.hpp"

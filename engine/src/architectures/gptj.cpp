@@ -1,4 +1,5 @@
-// GPT-J: transformers v4.56.0, src/transformers/models/gptj/modeling_gptj.py (GPTJAttention:
+// GPT-J: transformers src/transformers/models/gptj/modeling_gptj.py, checked at commit
+// 00b676f8f0489b88652a31d70751cc540dd06305 (GPTJAttention:
 // q/k/v_proj and out_proj without bias; GPTJMLP: fc_in and fc_out with bias, n_inner or 4h wide;
 // one ln_1 per layer, attention and MLP in parallel; ln_f; untied lm_head with bias; rotary
 // positions without parameters).

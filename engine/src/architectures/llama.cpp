@@ -1,4 +1,6 @@
-// Llama and Mistral: transformers v4.56.0, src/transformers/models/llama/modeling_llama.py
+// Llama and Mistral: transformers src/transformers/models/llama/modeling_llama.py, checked at commit
+// 002272831fba584eb30dca9729c1be456836960a (q/k/v/o_proj with bias = attention_bias; the head_dim and
+// mlp_bias keys LlamaConfig gained later change only the widths and MLP biases read below)
 // (LlamaAttention q/k/v/o_proj, LlamaMLP gate/up/down_proj, RMSNorm before attention and MLP) and
 // models/mistral/modeling_mistral.py (the same modules, sliding_window attention).
 #include "decoder_layout.hpp"

@@ -1,5 +1,5 @@
 // OLMo (v1).
-//  - transformers layout (model_type "olmo", allenai/OLMo-*-hf): transformers v4.56.0,
+//  - transformers layout (model_type "olmo", allenai/OLMo-*-hf): transformers (4.x releases),
 //    src/transformers/models/olmo/modeling_olmo.py: Llama's modules with OlmoLayerNorm, a LayerNorm
 //    without parameters (so norms add nothing); clip_qkv has no parameters.
 //  - the first release's layout (model_type "olmo" read by the hf_olmo package, allenai/OLMo-7B):

@@ -1,4 +1,5 @@
-// OLMo 2: transformers v4.56.0, src/transformers/models/olmo2/modeling_olmo2.py (Olmo2Attention:
+// OLMo 2: transformers src/transformers/models/olmo2/modular_olmo2.py, checked at commit
+// 008f5c8c29be84d4721dc6d1e0fcd72300580be4 (Olmo2Attention:
 // RMSNorm q_norm/k_norm over all heads of q and k; norms after attention and MLP).
 #include "decoder_layout.hpp"
 #include "families.hpp"

@@ -1,4 +1,4 @@
-// Phi-1, Phi-1.5 and Phi-2: transformers v4.56.0, src/transformers/models/phi/modeling_phi.py
+// Phi-1, Phi-1.5 and Phi-2: transformers src/transformers/models/phi/modeling_phi.py, 4.x releases
 // (PhiAttention q/k/v_proj and dense, all with bias; optional per-model q/k LayerNorms; PhiMLP fc1
 // and fc2 with bias; one input_layernorm per layer: attention and MLP run in parallel on it; final
 // LayerNorm; lm_head with bias, untied). The earlier remote-code configs (model_type "phi-msft",

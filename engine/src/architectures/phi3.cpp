@@ -1,4 +1,5 @@
-// Phi-3 (and Phi-4, which uses it): transformers v4.56.0, src/transformers/models/phi3/modeling_phi3.py
+// Phi-3 (and Phi-4, which uses it): transformers src/transformers/models/phi3/modular_phi3.py, checked
+// at commit 06053b84c14d72e9789fbf27844a75aa89b3ded7
 // (Phi3Attention: one fused qkv_proj; Phi3MLP: one fused gate_up_proj and down_proj).
 #include "decoder_layout.hpp"
 #include "families.hpp"

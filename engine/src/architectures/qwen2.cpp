@@ -1,7 +1,10 @@
-// Qwen2 and Qwen2-MoE: transformers v4.56.0, src/transformers/models/qwen2/modeling_qwen2.py
-// (q/k/v with bias, o_proj without) and models/qwen2_moe/modeling_qwen2_moe.py (routed experts,
-// a shared expert with a sigmoid shared_expert_gate, MoE layers by decoder_sparse_step and
-// mlp_only_layers).
+// Qwen2 and Qwen2-MoE: transformers src/transformers/models/qwen2/modular_qwen2.py, checked at commit
+// 022c4a9b8834f5bac216562fae138b8124814ce3 (q/k/v with bias, o_proj without), and
+// models/qwen2_moe/modular_qwen2_moe.py, checked at 001f85b38fb432858ace93f18622f07cec46d874 (routed
+// experts, a shared expert with a sigmoid shared_expert_gate, MoE layers by decoder_sparse_step and
+// mlp_only_layers). That commit is transformers 5 development, where the router and the experts are
+// fused parameters; the 4.x releases keep an nn.Linear `gate` and per-expert gate/up/down_proj modules,
+// the names PEFT targets, which this layout keeps.
 #include <algorithm>
 
 #include "decoder_layout.hpp"

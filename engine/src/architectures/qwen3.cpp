@@ -1,6 +1,8 @@
-// Qwen3 and Qwen3-MoE: transformers v4.56.0, src/transformers/models/qwen3/modeling_qwen3.py
-// (no q/k/v bias, per-head RMSNorm q_norm/k_norm) and models/qwen3_moe/modeling_qwen3_moe.py
-// (routed experts, no shared expert; MoE layers as Qwen2-MoE places them).
+// Qwen3 and Qwen3-MoE: transformers src/transformers/models/qwen3/modular_qwen3.py, checked at commit
+// 02e8340b967815b4a5417c6273a7774aae298a03 (Qwen3Attention is LlamaAttention, q/k/v/o bias from
+// attention_bias, default false, plus per-head RMSNorm q_norm/k_norm of head_dim), and
+// models/qwen3_moe/modeling_qwen3_moe.py as in the 4.x releases (routed experts, no shared expert; MoE
+// layers as Qwen2-MoE places them).
 #include "decoder_layout.hpp"
 #include "families.hpp"
 

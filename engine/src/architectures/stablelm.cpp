@@ -1,4 +1,5 @@
-// StableLM (StableLM-3B-4E1T, StableLM 2): transformers v4.56.0,
+// StableLM (StableLM-3B-4E1T, StableLM 2): transformers, checked at commit
+// 00dcc6dda6f6d8e69541a6b51f97986a80242367:
 // src/transformers/models/stablelm/modeling_stablelm.py. StableLmAttention: q/k/v_proj with bias when
 // use_qkv_bias, o_proj without; with qk_layernorm, per-head LayerNorms without bias over every
 // query head and every key head (StableLmLayerNormPerHead). StableLmMLP: gate/up/down_proj.

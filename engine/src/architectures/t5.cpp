@@ -1,4 +1,4 @@
-// T5 and mT5 encoder-decoders: transformers v4.56.0, src/transformers/models/t5/modeling_t5.py
+// T5 and mT5 encoder-decoders: transformers src/transformers/models/t5/modeling_t5.py, 4.x releases
 // (no biases, RMS-style T5LayerNorm, relative_attention_bias in the first layer of each stack,
 // shared embedding, DenseReluDense wi/wo or gated wi_0/wi_1/wo) and models/mt5/modeling_mt5.py
 // (untied head by default).
