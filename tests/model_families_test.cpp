@@ -67,11 +67,12 @@ TEST_CASE("gpt-oss-20b and -120b: experts as parameters with biases, attention s
   CHECK(total_of(big) == 116829156672);
 }
 
-TEST_CASE("gpt-oss experts are parameters: LoRA target_modules cannot wrap them", "[lora][families]") {
-  // all-linear wraps q/k/v/o and the router only: r = 8, per layer 8 x ((2880+4096) + 2 x (2880+512)
-  // + (4096+2880) + (2880+32)) = 8 x 23,648 = 189,184 x 24 = 4,540,416.
+TEST_CASE("gpt-oss experts and router are parameters: LoRA target_modules cannot wrap them", "[lora][families]") {
+  // GptOssTopKRouter and GptOssExperts hold raw nn.Parameters (modular_gpt_oss.py), so all-linear
+  // wraps q/k/v/o only: r = 8, per layer 8 x ((2880+4096) + 2 x (2880+512) + (4096+2880)) =
+  // 8 x 20,736 = 165,888 x 24 = 3,981,312.
   const auto e = of(fixture("gpt-oss-20b"), R"(, "method": "lora", "lora": {"r": 8, "target_modules": "all-linear"})");
-  CHECK(e.parameters.trainable == 4540416);
+  CHECK(e.parameters.trainable == 3981312);
 }
 
 TEST_CASE("Yi as first published (model_type \"Yi\"): Llama's layout", "[parameters][families]") {
@@ -248,31 +249,47 @@ TEST_CASE("generic decoder: DeepSeekMoE 16B within 1 % of its card, the warning 
   CHECK_THAT(w, Catch::Contains("16,375,728,128 parameters"));
 }
 
-TEST_CASE("generic decoder: StarCoder2-7B; the untied-head assumption is named as the difference", "[parameters][generic]") {
-  // No tie_word_embeddings key (Starcoder2Config ties by default): the generic reading assumes an
-  // untied head and says so. Layer: q,o 2 x (4608^2 + 4608); k,v 2 x (4608*512 + 512); c_fc-like up
-  // 4608*18432 + 18432; down 18432*4608 + 4608 (use_bias, gelu: plain MLP); 2 LayerNorms 4 x 4608
-  // -> 217,106,944 x 32 = 6,947,422,208; embed + head 2 x 49152*4608 = 452,984,832; final 9,216.
-  const std::string cfg = fixture("starcoder2-7b");
-  const auto e = of(cfg);
-  CHECK(e.parameters.total == 7400416256);
+TEST_CASE("generic decoder: InternLM (v1) 7B; the bias key is read as biases on every projection", "[parameters][generic]") {
+  // model_type "internlm" has no layout here. Keys as published for internlm/internlm-7b (mlc-llm's
+  // copy, model_preset.py key "internlm"). Read generically: q,k,v,o 4 x (4096^2 + 4096) =
+  // 67,125,248 ("bias": true); gated MLP 3 x 4096*11008 = 135,266,304 with biases 2 x 11008 + 4096
+  // = 26,112; norms 8,192 -> 202,425,856 x 32 = 6,477,627,392; embed + head 2 x 103168*4096 =
+  // 845,152,256; final 4,096 -> 7,322,783,744. InternLM's own modeling_internlm.py gives the MLP no
+  // bias (32 x 26,112 = 835,584 fewer, 0.01 %), which the warning lets the user see: it names the
+  // bias reading. Model card: "InternLM-7B" (rounded).
+  const std::string cfg = R"({"architectures": ["InternLMForCausalLM"], "bias": true, "bos_token_id": 1,
+    "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+    "intermediate_size": 11008, "max_position_embeddings": 2048, "model_type": "internlm",
+    "num_attention_heads": 32, "num_hidden_layers": 32, "pad_token_id": 2, "rms_norm_eps": 1e-06,
+    "tie_word_embeddings": false, "torch_dtype": "float16", "transformers_version": "4.33.2",
+    "use_cache": true, "vocab_size": 103168})";
+  CHECK(total_of(cfg) == 7322783744);
+  CHECK(within_rounding(total_of(cfg), 7e9, 1e9));
   const std::string w = warning_text(cfg, "generic_layout");
-  CHECK_THAT(w, Catch::Contains("tie_word_embeddings absent"));
-  // With the head tied the count is 7,173,923,840: the model card's "7B" within rounding.
-  CHECK(within_rounding(7400416256 - 49152LL * 4608, 7e9, 1e9));
+  CHECK_THAT(w, Catch::Contains("model_type \"internlm\" has no family layout here"));
+  CHECK_THAT(w, Catch::Contains("bias true: q/k/v/o and the MLP projections with bias"));
+  CHECK_THAT(w, Catch::Contains("7,322,783,744 parameters"));
 }
 
-TEST_CASE("generic decoder: OPT-125m; learned positions and biases are the named assumptions", "[parameters][generic]") {
-  // keras-hub opt_125m_en: 125,237,760. Generic reading (ffn_dim, relu: plain MLP; no norm epsilon:
-  // RMSNorm; no bias keys; untied head; no position table): 12 x (4 x 768^2 + 2 x 768*3072 + 2 x 768)
-  // = 84,953,088 + 2 x 50272*768 + 768 = 162,171,648. The warning names each of those assumptions.
-  const std::string cfg = fixture("opt-125m");
-  const auto e = of(cfg);
-  CHECK(e.parameters.total == 162171648);
+TEST_CASE("generic decoder: Orion-14B; its LayerNorms are read as RMSNorm, the difference is named", "[parameters][generic]") {
+  // model_type "orion" (remote code) has no layout here. Keys as published for OrionStarAI/Orion-14B
+  // (mlc-llm's copy, model_preset.py key "orion"). Read generically: 4 x 5120^2 + 3 x 5120*15360 +
+  // 2 x 5120 = 340,797,440 x 40 = 13,631,897,600; embed + head 2 x 84608*5120 = 866,385,920; final
+  // 5,120 -> 14,498,288,640. The config gives rms_norm_eps, so the norms are read as RMSNorm (weight
+  // only); Orion's modeling file uses nn.LayerNorm with bias: 81 x 5120 = 414,720 more (0.003 %).
+  // Model card: "Orion-14B" (rounded).
+  const std::string cfg = R"({"architectures": ["OrionForCausalLM"], "bos_token_id": 1, "eos_token_id": 2,
+    "hidden_act": "silu", "hidden_size": 5120, "model_type": "orion", "initializer_range": 0.02,
+    "intermediate_size": 15360, "max_position_embeddings": 4096, "max_sequence_length": 4096,
+    "num_attention_heads": 40, "num_hidden_layers": 40, "num_key_value_heads": 40, "pad_token_id": 0,
+    "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_scaling": null, "rope_theta": 10000.0,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version": "4.34.0",
+    "use_cache": true, "vocab_size": 84608})";
+  CHECK(total_of(cfg) == 14498288640);
+  CHECK(within_rounding(total_of(cfg), 14e9, 1e9));
   const std::string w = warning_text(cfg, "generic_layout");
-  for (const char* named : {"tie_word_embeddings absent", "no position-embedding parameters", "attention_bias absent",
-                            "RMSNorm", "162,171,648 parameters"})
-    CHECK_THAT(w, Catch::Contains(named));
+  CHECK_THAT(w, Catch::Contains("rms_norm_eps given: RMSNorm (weight only)"));
+  CHECK_THAT(w, Catch::Contains("14,498,288,640 parameters"));
 }
 
 TEST_CASE("generic decoder: a missing field is named; a near miss of a known type is pointed out", "[parameters][generic][errors]") {
@@ -285,4 +302,87 @@ TEST_CASE("generic decoder: a missing field is named; a near miss of a known typ
   for (const auto& err : parsed.errors)
     named_near = named_near || (err.code == "unsupported_model_type" && err.message.find("closest: \"llama\"") != std::string::npos);
   CHECK(named_near);
+}
+
+TEST_CASE("Qwen (v1): fused c_attn with bias, MLP matrices half of intermediate_size, untied head", "[parameters][families]") {
+  // Qwen/Qwen-7B config.json (fixture qwen-7b, verbatim). modeling_qwen.py: c_attn 4096 x 3*(32*128)
+  // + bias 12288 = 50,343,936; c_proj 4096^2 = 16,777,216 (no_bias); w1, w2 2 x 4096*(22016/2) =
+  // 90,177,536; mlp c_proj 11008*4096 = 45,088,768; ln_1, ln_2 8,192 -> 202,395,648 x 32 =
+  // 6,476,660,736; wte + lm_head 2 x 151936*4096 = 1,244,659,712; ln_f 4,096 -> 7,721,324,544, the
+  // count calflops prints for Qwen-7B (MrYxJ/calculate-flops.pytorch README, "Qwen-7B ... 7721324544").
+  CHECK(total_of(fixture("qwen-7b")) == 7721324544);
+  // Qwen-1.8B-Chat (2048 wide, 16 heads of 128, intermediate_size 11008, 24 layers): c_attn 2048*6144
+  // + 6144 = 12,589,056; c_proj 4,194,304; w1, w2 2 x 2048*5504 = 22,544,384; mlp c_proj 5504*2048 =
+  // 11,272,192; norms 4,096 -> 50,604,032 x 24 = 1,214,496,768; embed + head 2 x 151936*2048 =
+  // 622,329,856; final 2,048 -> 1,836,828,672. Model card: "Qwen-1.8B" (rounded). Read as a generic
+  // gated decoder it was 2.65 B (three full 11008-wide matrices per layer).
+  const auto small = total_of(fixture("qwen-1_8b-chat"));
+  CHECK(small == 1836828672);
+  CHECK(within_rounding(small, 1.8e9, 0.1e9));
+  CHECK(warning_text(fixture("qwen-1_8b-chat"), "generic_layout").empty());
+  // LoRA r = 8 on c_attn (2048 -> 6144): 24 x 8 x (2048 + 6144) = 1,572,864.
+  CHECK(of(fixture("qwen-1_8b-chat"), R"(, "method": "lora", "lora": {"r": 8, "target_modules": ["c_attn"]})").parameters.trainable == 1572864);
+}
+
+TEST_CASE("OPT: learned positions with offset 2, biased LayerNorms and projections, tied head", "[parameters][families]") {
+  // facebook/opt-125m: layer q,k,v,out_proj 4 x (768^2 + 768) = 2,362,368; fc1 768*3072 + 3072 =
+  // 2,362,368; fc2 3072*768 + 768 = 2,360,064; two LayerNorms 4 x 768 -> 7,087,872 x 12 =
+  // 85,054,464; embed_tokens 50272*768 = 38,608,896; embed_positions (2048 + 2) x 768 = 1,574,400;
+  // final_layer_norm 1,536; head tied -> 125,239,296. keras-hub opt_presets.py opt_125m_en "params"
+  // 125,237,760 counts 2048 position rows: add the offset's 2 x 768.
+  const std::string cfg = fixture("opt-125m");
+  CHECK(total_of(cfg) == 125237760 + 2 * 768);
+  CHECK(warning_text(cfg, "generic_layout").empty());
+  // OPT-1.3B (2048 wide, 24 layers, ffn_dim 8192): keras-hub opt_1.3b_en "params" 1,315,753,984 with
+  // 2048 position rows; 2 x 2048 more here.
+  const std::string big = R"({"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 32,
+    "ffn_dim": 8192, "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 2048,
+    "do_layer_norm_before": true})";
+  CHECK(total_of(big) == 1315753984 + 2 * 2048);
+  // facebook/opt-350m: 1024 wide, word_embed_proj_dim 512, do_layer_norm_before false (no final
+  // LayerNorm). Layer 4 x (1024^2 + 1024) + 1024*4096 + 4096 + 4096*1024 + 1024 + 4 x 1024 =
+  // 12,596,224 x 24 = 302,309,376; embed_tokens 50272*512 = 25,739,264; positions 2050*1024 =
+  // 2,099,200; project_in and project_out 2 x 512*1024 = 1,048,576 -> 331,196,416.
+  const std::string mid = R"({"model_type": "opt", "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
+    "ffn_dim": 4096, "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 512,
+    "do_layer_norm_before": false})";
+  CHECK(total_of(mid) == 331196416);
+  // PEFT's default for "opt" (q_proj, v_proj), r = 8: 12 x 2 x 8 x (768 + 768) = 294,912.
+  CHECK(of(cfg, R"(, "method": "lora", "lora": {"r": 8})").parameters.trainable == 294912);
+}
+
+TEST_CASE("StarCoder2: biased projections and LayerNorms, plain MLP, tied head", "[parameters][families]") {
+  // bigcode/starcoder2-7b (no tie_word_embeddings key: Starcoder2Config ties). Layer: q,o 2 x
+  // (4608^2 + 4608); k,v 2 x (4608*512 + 512); c_fc 4608*18432 + 18432; c_proj 18432*4608 + 4608;
+  // two LayerNorms 4 x 4608 -> 217,106,944 x 32 = 6,947,422,208; tied embedding 49152*4608 =
+  // 226,492,416; final LayerNorm 9,216 -> 7,173,923,840. Model card: "7B" (rounded). The generic
+  // reading had assumed an untied head (7,400,416,256).
+  const std::string cfg = fixture("starcoder2-7b");
+  CHECK(total_of(cfg) == 7173923840);
+  CHECK(within_rounding(total_of(cfg), 7e9, 1e9));
+  CHECK(warning_text(cfg, "generic_layout").empty());
+}
+
+TEST_CASE("MiniCPM: Llama's modules, tied head by default, a Mixtral-style MoE variant", "[parameters][families]") {
+  // openbmb/MiniCPM-2B-sft-bf16 (keys as mlc-llm's copy, model_preset.py key "minicpm_2b_sft_bf16";
+  // "tie_word_embeddings": true): layer 4 x 2304^2 + 3 x 2304*5760 + 2 x 2304 = 61,051,392 x 40 =
+  // 2,442,055,680 (the card's "2.4B parameters excluding embeddings"); tied embedding 122753*2304 =
+  // 282,822,912; final 2,304 -> 2,724,880,896 (the card's "2.7B" in total).
+  const std::string two_b = R"({"architectures": ["MiniCPMForCausalLM"], "hidden_act": "silu", "hidden_size": 2304,
+    "intermediate_size": 5760, "max_position_embeddings": 4096, "model_type": "minicpm", "num_attention_heads": 36,
+    "num_hidden_layers": 40, "num_key_value_heads": 36, "rms_norm_eps": 1e-05, "tie_word_embeddings": true,
+    "vocab_size": 122753, "scale_emb": 12, "dim_model_base": 256, "scale_depth": 1.4})";
+  CHECK(total_of(two_b) == 2724880896);
+  CHECK(within_rounding(total_of(two_b) - 282822912 - 2304, 2.4e9, 0.1e9));
+  CHECK(within_rounding(total_of(two_b), 2.7e9, 0.1e9));
+  // Without the key the head is still tied (MiniCPMConfig: tie_word_embeddings = True).
+  std::string absent = two_b;
+  absent.erase(absent.find("\"tie_word_embeddings\": true,"), 28);
+  CHECK(total_of(absent) == 2724880896);
+  // The MoE variant (num_experts 8, 2 per token): router 2304*8 = 18,432 and 8 experts of w1, w3, w2
+  // 8 x 3 x 2304*5760 = 318,504,960 in place of the MLP -> 339,761,664 x 40 = 13,590,466,560 +
+  // 282,822,912 + 2,304 = 13,873,291,776.
+  std::string moe = two_b;
+  moe.insert(moe.size() - 1, R"(, "num_experts": 8, "num_experts_per_tok": 2)");
+  CHECK(total_of(moe) == 13873291776);
 }

@@ -118,6 +118,7 @@ LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count) {
   Linear router = linear(r.router, r.hidden, r.experts, r.router_bias);
   router.parent = r.mlp_parent;
   router.tp_sharded = false;
+  router.nn_linear = r.router_nn_linear;
   g.linears.push_back(router);
   g.other_params += r.router_bias_per_expert * r.experts;
   std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> experts;
@@ -247,6 +248,16 @@ void gpt2_style(DecoderLayout& r) {
   r.layers_prefix = "transformer.h";
   r.attention_parent = "attn";
   r.embedding_module = "transformer.wte";
+}
+
+void mixtral_style_experts(ConfigFields& f, DecoderLayout& r, std::int64_t experts) {
+  r.experts = experts;
+  r.top_k = f.size({"num_experts_per_tok"});
+  r.expert_intermediate = r.intermediate;
+  r.expert_gate = "w1";
+  r.expert_up = "w3";
+  r.expert_down = "w2";
+  r.moe_layers = r.layers;
 }
 
 void read_mla(ConfigFields& f, DecoderLayout& r) {

@@ -45,6 +45,7 @@ struct DecoderLayout {
   bool experts_are_parameters = false;  // experts are raw parameters, not nn.Linear (gpt-oss)
   std::string router = "gate";
   bool router_bias = false;
+  bool router_nn_linear = true;  // false: the router holds raw parameters used through F.linear (gpt-oss)
   std::int64_t router_bias_per_expert = 0;  // DeepSeek-V3 e_score_correction_bias
   std::int64_t moe_layers = 0;              // how many of `layers` are MoE layers
   // DeepSeek multi-head latent attention.
@@ -81,6 +82,10 @@ void neox_style(DecoderLayout& r, bool bias);
 // GPT-2's module names (c_attn, c_proj, c_fc, mlp c_proj, all with bias; LayerNorm with bias;
 // transformer.h layers), shared by GPT-BigCode.
 void gpt2_style(DecoderLayout& r);
+
+// Mixtral's routed experts in every layer: `experts` copies of w1 (gate), w3 (up) and w2 (down),
+// intermediate_size wide, num_experts_per_tok of them per token (Mixtral, MiniCPM-MoE).
+void mixtral_style_experts(ConfigFields& f, DecoderLayout& r, std::int64_t experts);
 
 // DeepSeek-V2's multi-head latent attention keys (q_lora_rank optional).
 void read_mla(ConfigFields& f, DecoderLayout& r);

@@ -1,8 +1,9 @@
-// DeepSeek-V2 and -V3: transformers v4.56.0, src/transformers/models/deepseek_v2/
-// modeling_deepseek_v2.py and models/deepseek_v3/modeling_deepseek_v3.py (multi-head latent
-// attention: q_a/q_b or q_proj, kv_a_proj_with_mqa, kv_b_proj, their RMSNorms; MoE layers from
-// first_k_dense_replace on, every moe_layer_freq-th; n_shared_experts shared experts; V3's noaux_tc
-// router keeps a per-expert e_score_correction_bias).
+// DeepSeek-V2 and -V3: transformers src/transformers/models/deepseek_v3/modular_deepseek_v3.py, checked
+// at commit 000c33fdfde12e1ffafbfcdb3c926df5727a00b6, and models/deepseek_v2/modeling_deepseek_v2.py
+// (4.x releases). Multi-head latent attention: q_a/q_b or q_proj, kv_a_proj_with_mqa, kv_b_proj, their
+// RMSNorms; MoE layers from first_k_dense_replace on, every moe_layer_freq-th; n_shared_experts shared
+// experts. V3's DeepseekV3TopkRouter holds its weight as a raw parameter (not an nn.Linear) and keeps a
+// per-expert e_score_correction_bias as a buffer the checkpoint stores, counted here with the router.
 #include "decoder_layout.hpp"
 #include "families.hpp"
 
@@ -44,6 +45,8 @@ std::optional<Architecture> deepseek(ConfigFields& f, const std::string& model_t
     const std::int64_t freq = f.optional_size("moe_layer_freq", 1, 1);
     r.moe_layers = multiples_in(first_dense, r.layers, freq);
     if (f.text("topk_method", "") == "noaux_tc") r.router_bias_per_expert = 1;
+    // DeepseekV3TopkRouter keeps its weight as a raw nn.Parameter used through F.linear.
+    if (model_type == "deepseek_v3") r.router_nn_linear = false;
   }
   return finish(f, model_type, r);
 }

@@ -38,6 +38,10 @@ std::optional<Architecture> glm(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> olmo(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> cohere(ConfigFields& f, const std::string& model_type);    // cohere, cohere2
 std::optional<Architecture> gpt_oss(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> qwen(ConfigFields& f, const std::string& model_type);        // Qwen v1 (remote code)
+std::optional<Architecture> opt(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> starcoder2(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> minicpm(ConfigFields& f, const std::string& model_type);
 
 // Any other model_type: a decoder inferred from the standard config keys, every assumption named
 // in Architecture::layout_assumptions (generic_decoder.cpp).

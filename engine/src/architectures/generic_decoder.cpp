@@ -82,6 +82,7 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
 
   if (f.has("rms_norm_eps")) {
     r.norm = NormKind::rms_norm;
+    assumed.push_back("rms_norm_eps given: RMSNorm (weight only)");
   } else if (const char* ln = first_present(f, {"layer_norm_eps", "layer_norm_epsilon", "norm_epsilon", "layernorm_epsilon"})) {
     r.norm = NormKind::layer_norm;
     r.norm_bias = true;
@@ -92,6 +93,9 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
   assumed.push_back("two norms per layer (before attention and before the MLP) and one after the last layer");
 
   const bool all_bias = f.flag("bias", false) || f.flag("use_bias", false);
+  if (all_bias)
+    assumed.push_back(std::string(f.has("bias") ? "bias" : "use_bias") +
+                      " true: q/k/v/o and the MLP projections with bias (unless attention_bias or mlp_bias says otherwise)");
   const bool attention_bias = f.flag("attention_bias", all_bias);
   r.qkv_bias = f.flag("qkv_bias", attention_bias);
   r.o_bias = attention_bias;

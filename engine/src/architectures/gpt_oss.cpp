@@ -1,8 +1,11 @@
-// gpt-oss: transformers v4.56.0, src/transformers/models/gpt_oss/modeling_gpt_oss.py.
+// gpt-oss: transformers src/transformers/models/gpt_oss/modular_gpt_oss.py, read at commit
+// 0261a467116de4a9103b58200f9d82f8fb5a0e86 (https://github.com/huggingface/transformers/blob/0261a467116de4a9103b58200f9d82f8fb5a0e86/src/transformers/models/gpt_oss/modular_gpt_oss.py).
 // GptOssAttention: q/k/v/o_proj with bias (attention_bias) and one learned sink logit per head
-// (`sinks`); GptOssMLP: a router (Linear with bias, h -> num_local_experts) and experts held as
-// parameters, not nn.Linear modules: gate_up_proj (experts x h x 2I) with its bias and down_proj
-// (experts x I x h) with its bias; two RMSNorms per layer; untied lm_head. Every layer is MoE.
+// (`sinks`); GptOssMLP: GptOssTopKRouter, which holds a weight (num_local_experts x h) and a bias as
+// raw nn.Parameters used through F.linear, and GptOssExperts, also raw parameters: gate_up_proj
+// (experts x h x 2I) with its bias and down_proj (experts x I x h) with its bias. Neither is an
+// nn.Linear, so PEFT's target_modules cannot wrap them. Two RMSNorms per layer; untied lm_head.
+// Every layer is MoE.
 #include "decoder_layout.hpp"
 #include "families.hpp"
 
@@ -18,6 +21,7 @@ std::optional<Architecture> gpt_oss(ConfigFields& f, const std::string& model_ty
   r.expert_intermediate = r.intermediate;
   r.router = "router";
   r.router_bias = true;
+  r.router_nn_linear = false;
   r.expert_gate_up = "gate_up_proj";
   r.expert_down = "down_proj";
   r.expert_bias = true;

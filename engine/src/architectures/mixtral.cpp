@@ -1,4 +1,5 @@
-// Mixtral: transformers v4.56.0, src/transformers/models/mixtral/modeling_mixtral.py
+// Mixtral: transformers src/transformers/models/mixtral/modular_mixtral.py, checked at commit
+// 008f5c8c29be84d4721dc6d1e0fcd72300580be4
 // (MixtralSparseMoeBlock: router `gate`, num_local_experts experts of w1 (gate), w3 (up), w2 (down),
 // every layer MoE).
 #include "decoder_layout.hpp"
@@ -9,14 +10,8 @@ namespace trainmem::architectures {
 std::optional<Architecture> mixtral(ConfigFields& f, const std::string& model_type) {
   DecoderLayout r;
   read_llama_like(f, r, false);
-  r.experts = f.size({"num_local_experts"});
-  r.top_k = f.size({"num_experts_per_tok"});
-  r.expert_intermediate = r.intermediate;
-  r.expert_gate = "w1";
-  r.expert_up = "w3";
-  r.expert_down = "w2";
+  mixtral_style_experts(f, r, f.size({"num_local_experts"}));
   r.mlp_parent = "block_sparse_moe";
-  r.moe_layers = r.layers;
   return finish(f, model_type, r);
 }
 

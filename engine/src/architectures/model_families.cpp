@@ -28,7 +28,8 @@ const std::map<std::string, FamilyBuilder>& builders() {
       {"chatglm", a::chatglm},      {"glm", a::glm},              {"glm4", a::glm},           {"stablelm", a::stablelm},
       {"stablelm_epoch", a::stablelm}, {"cohere", a::cohere},     {"cohere2", a::cohere},     {"gpt_oss", a::gpt_oss},
       {"bert", a::bert},            {"roberta", a::bert},         {"xlm-roberta", a::bert},   {"t5", a::t5},
-      {"mt5", a::t5},
+      {"mt5", a::t5},               {"qwen", a::qwen},            {"opt", a::opt},            {"starcoder2", a::starcoder2},
+      {"minicpm", a::minicpm},
   };
   return table;
 }
@@ -40,7 +41,7 @@ bool peft_has_default_targets(const std::string& model_type) {
   static const char* const kPeftDefaults[] = {"t5",      "mt5",    "gpt2",     "bloom",   "gptj",    "gpt_neox",
                                               "bert",    "roberta", "xlm-roberta", "llama", "chatglm", "gpt_bigcode",
                                               "falcon",  "mistral", "mixtral",  "stablelm", "phi",    "gemma",
-                                              "gemma2",  "gemma3_text", "qwen2", "qwen3"};
+                                              "gemma2",  "gemma3_text", "qwen2", "qwen3", "opt"};
   for (const char* k : kPeftDefaults)
     if (model_type == k) return true;
   return false;
