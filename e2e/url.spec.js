@@ -126,6 +126,13 @@ test('B36: Hugging Face references in the search box select the preset by hf_id'
   await expect(page.locator('#custom-model')).toHaveAttribute('open', '');
   await page.getByTestId('model-search').fill('mixtral');
   await expect(page.getByTestId('model').locator('optgroup option')).toHaveText([/Qwen2.5 7B/, /Mixtral 8x22B/, /Mixtral 8x7B/]);  // the selected model stays listed, first
+  await page.getByTestId('model-search').fill('');
+  // A fine-tune of a preset is not guessed: the selected model stays, the base is only named.
+  await app.model('gpt2');
+  await page.getByTestId('model-search').fill('meta-llama/Llama-3.1-8B-Instruct');
+  await expect(page.getByTestId('model-note')).toContainText('meta-llama/Llama-3.1-8B-Instruct is not in the catalog');
+  await expect(page.getByTestId('model-note')).toContainText('(meta-llama/Llama-3.1-8B)');
+  expect((await app.inputDoc()).model).toEqual({ preset: 'gpt2' });
 });
 
 test('local storage keeps the last state and custom models', async ({ app, page }) => {

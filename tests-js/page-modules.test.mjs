@@ -23,16 +23,16 @@ test('B36: every form of a Hugging Face reference maps to the preset by hf_id, w
     'https://huggingface.co/meta-llama/Llama-3.1-8B/tree/main', 'https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json',
     'huggingface.co/meta-llama/llama-3.1-8b/resolve/main/config.json', '  hf.co/meta-llama/Llama-3.1-8B  ']) {
     const hit = Search.presetForHfReference(models, ref);
-    assert.equal(hit && hit.model.id, 'llama-3.1-8b', ref);
-    assert.equal(hit.exact, true, ref);
+    assert.equal(hit && hit.id, 'llama-3.1-8b', ref);
   }
 });
 
-test('a fine-tune of a catalog model maps to its base preset, marked as not exact', () => {
-  const hit = Search.presetForHfReference(models, 'https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct');
-  assert.equal(hit.model.id, 'llama-3.1-8b');
-  assert.equal(hit.exact, false);
+test('a fine-tune of a catalog model is never guessed: no preset, its base named as a hint', () => {
+  const ref = 'https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct';
+  assert.equal(Search.presetForHfReference(models, ref), null);
+  assert.equal(Search.relatedPreset(models, ref).id, 'llama-3.1-8b');
   assert.equal(Search.presetForHfReference(models, 'someone/not-a-catalog-model'), null);
+  assert.equal(Search.relatedPreset(models, 'someone/not-a-catalog-model'), null);
   assert.equal(Search.parseHfReference('llama 8b'), null);
 });
 

@@ -4,7 +4,7 @@
 import { t } from './i18n.js';
 import { el, byId } from './dom.js';
 import { getPath } from './doc-paths.js';
-import { filterModels, parseHfReference, presetForHfReference, sizeLabel } from './model-search.js';
+import { filterModels, parseHfReference, presetForHfReference, relatedPreset, sizeLabel } from './model-search.js';
 
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./model-search.js').ModelEntry} ModelEntry */
@@ -111,12 +111,12 @@ export class ModelPicker {
     if (ref) {
       const hit = presetForHfReference(this.models, q);
       if (hit) {
-        const note = hit.exact ? t('hf_matched', { hf: ref, name: hit.model.display_name })
-          : t('hf_similar', { hf: ref, name: hit.model.display_name, hf2: hit.model.hf_id });
-        this.select({ preset: hit.model.id }, note);
+        this.select({ preset: hit.id }, t('hf_matched', { hf: ref, name: hit.display_name }));
         return;
       }
-      byId('model-note').textContent = t('hf_unknown', { hf: ref });
+      const related = relatedPreset(this.models, q);
+      byId('model-note').textContent = t('hf_unknown', { hf: ref })
+        + (related ? ' ' + t('hf_related', { name: related.display_name, hf2: related.hf_id }) : '');
       byId('custom-model').open = true;
       return;
     }

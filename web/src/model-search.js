@@ -22,22 +22,34 @@ export function parseHfReference(text) {
 }
 
 /**
- * The preset for a Hugging Face reference: {model, exact} or null. exact is false when only the
- * repository name matched after dropping a variant suffix (…-Instruct of a base preset).
+ * The preset whose hf_id is this Hugging Face reference (case-insensitive), or null. Only the same
+ * repository counts: a fine-tune or another size may change the config, so it is never guessed.
  * @param {ModelEntry[]} models
  * @param {string} text
- * @returns {{model: ModelEntry, exact: boolean, hf_id: string} | null}
+ * @returns {ModelEntry | null}
  */
 export function presetForHfReference(models, text) {
   const id = parseHfReference(text);
   if (!id) return null;
   const lower = id.toLowerCase();
-  const exact = models.find((m) => m.hf_id && m.hf_id.toLowerCase() === lower);
-  if (exact) return { model: exact, exact: true, hf_id: id };
+  return models.find((m) => m.hf_id && m.hf_id.toLowerCase() === lower) || null;
+}
+
+/**
+ * A preset worth naming beside a reference that is not in the catalog: the one whose repository name
+ * is the reference's after dropping a variant suffix (…-Instruct of a base preset), or null. The page
+ * names it as a hint and selects nothing: the user's config.json decides.
+ * @param {ModelEntry[]} models
+ * @param {string} text
+ * @returns {ModelEntry | null}
+ */
+export function relatedPreset(models, text) {
+  const id = parseHfReference(text);
+  if (!id) return null;
   /** @param {string} s */
   const stem = (s) => (s.split('/').pop() || '').toLowerCase().replace(VARIANT_SUFFIX, '');
   const same = models.filter((m) => m.hf_id && stem(m.hf_id) === stem(id));
-  return same.length === 1 ? { model: same[0], exact: false, hf_id: id } : null;
+  return same.length === 1 ? same[0] : null;
 }
 
 /**
@@ -65,7 +77,7 @@ function haystack(m) {
  */
 export function filterModels(models, query) {
   const ref = presetForHfReference(models, query);
-  if (ref) return [ref.model];
+  if (ref) return [ref];
   const words = String(query || '').toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return models.slice();
   return models.filter((m) => {
