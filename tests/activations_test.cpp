@@ -196,3 +196,25 @@ TEST_CASE("context parallel divides the sequence", "[activations][parallel]") {
   };
   CHECK(acts(2) * 2 == Approx(acts(1)));
 }
+
+TEST_CASE("with fp32 activations the fp32 softmax output is the probabilities: one copy", "[activations]") {
+  auto layer = [](const char* attention) {
+    const TrainingSetup st = setup_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "attention": ")" + attention +
+                                        R"(", "batch": {"micro_batch_size": 2, "seq_length": 32}})");
+    const Architecture& arch = *st.model.architecture;
+    return layer_activations(arch.layers.front(), activation_context(st, arch, Dtype::fp32));
+  };
+  // eager - flash in fp32 = one fp32 score tensor 4 a s^2 b (softmax(dtype=float32).to(float32) is
+  // the same tensor) + k/v repeated to all heads (2 x 4 x (64 - 32) per token) - log-sum-exp (4 a per token)
+  const double expected = 4 * a * s * s * b + (2 * 4 * (64 - 32)) * s * b - 4 * a * s * b;
+  CHECK(saved_bytes(layer("eager")) - saved_bytes(layer("flash")) == expected);
+}
+
+TEST_CASE("eager attention's scores and their fp32 copy are a forward transient", "[activations]") {
+  // Llama-style, b = 2, s = 512, 4 heads, bf16: one layer's scores b a s^2 = 2,097,152 elements in
+  // bf16 (2 B) plus the softmax input's fp32 copy (4 B): 12,582,912 B above the saved activations,
+  // more than the loss's 10 B x 1,024 tokens x 128 vocabulary = 1,310,720 B at the end of forward.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "attention": "eager",
+    "batch": {"micro_batch_size": 2, "seq_length": 512}})");
+  CHECK(e.per_gpu.phases->forward - e.per_gpu.model_states - *e.per_gpu.activations == 12582912.0);
+}

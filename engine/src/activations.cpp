@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "trainmem/lora_targeting.hpp"
+
 namespace trainmem {
 
 namespace {
@@ -73,8 +75,9 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
   const double q_len = q_tokens / c.micro_batch * u, k_len = kv_tokens / c.micro_batch * u;
   const double score_heads = heads / u;
   if (eager) {
-    if (c.softmax_fp32) {
+    if (c.softmax_fp32 && c.dtype != Dtype::fp32) {
       // softmax(scores, dtype=float32).to(dtype): both the fp32 output and the cast are kept.
+      // With fp32 activations the cast returns the same tensor: one copy.
       t.scores(scope, "softmax_output_fp32", score_heads, q_len, k_len, Dtype::fp32);
       t.scores(scope, "probabilities", score_heads, q_len, k_len, c.dtype);
     } else {
@@ -183,6 +186,19 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
   mlp_block(t, g, c, tokens);
   if (c.hidden_dropout > 0) t.mask("mlp_residual", tokens);
   if (post_norms) t.norm("post_mlp_norm", tokens, c.hidden, false);
+  if (!c.lora_dropout_linears.empty()) {
+    for (const auto& l : g.linears) {
+      if (std::find(c.lora_dropout_linears.begin(), c.lora_dropout_linears.end(), &l) == c.lora_dropout_linears.end()) continue;
+      // A routed expert runs on its share of the tokens: tokens x top-k rows over all experts.
+      // Inputs wider than the hidden size come from the tensor-parallel region (row-parallel
+      // linears: o_proj over heads x head_dim, down_proj over the MLP width).
+      const double rows = l.routed_expert ? tokens * c.experts_per_token : tokens;
+      const double in = static_cast<double>(l.in_features);
+      const bool tensor_region = l.tp_sharded && in != c.hidden;
+      t.add(l.name.c_str(), "lora_dropout_output", rows, in, c.dtype, TensorRole::elementwise, tensor_region);
+      t.add(l.name.c_str(), "lora_dropout_mask", rows, in, Dtype::int8, TensorRole::dropout_mask, tensor_region);
+    }
+  }
 
   std::vector<SavedTensor> tensors = t.take();
   apply_policy(tensors, c);
@@ -227,6 +243,16 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   c.norm = a.norm;
   c.softmax_fp32 = a.eager_softmax_fp32 && !c.framework.fused_softmax;
   c.hidden = static_cast<double>(a.hidden_size);
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  if (adapters && s.lora.lora_dropout > 0) {
+    // Targeted as PEFT targets them (lora_targeting.hpp), judged on each group's first layer.
+    const LoraTargeting targeting(a, s.lora);
+    for (std::size_t g = 0; g < a.layers.size(); ++g)
+      for (const auto& l : a.layers[g].linears)
+        if (targeting.adapter_params(g, l, 0) > 0) c.lora_dropout_linears.push_back(&l);
+  }
+  for (const auto& g : a.layers)
+    if (g.mlp.num_experts_per_tok > 0) c.experts_per_token = static_cast<double>(g.mlp.num_experts_per_tok);
   return c;
 }
 

@@ -18,6 +18,7 @@ constexpr double kHostBufferFactor = 1.5;
 constexpr double kDefaultCudaContextBytes = 512.0 * 1024 * 1024;
 // Activation offload keeps the layer being computed and one prefetched layer on the GPU.
 constexpr double kOffloadResidentLayers = 2.0;
+constexpr double kFp32Bytes = 4.0;
 
 bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
 
@@ -43,6 +44,7 @@ struct StageRuntime {
   double offloaded_activations = 0;
   double recompute = 0;           // one layer rebuilt during backward (full recompute)
   double attention_backward = 0;  // eager attention: one layer's score gradients
+  double attention_forward = 0;   // eager attention: one layer's scores before the softmax
   double layer_backward = 0;      // one layer's gradients in flight
   double per_layer = 0;           // saved bytes of one layer of the first group on this stage
 };
@@ -52,6 +54,7 @@ struct StageRuntime {
 // the pipeline stage, so computed once.
 struct GroupActivations {
   double saved = 0, everything = 0, largest_scores = 0, backward_working = 0;
+  double forward_scores = 0;  // eager: one layer's scores before the softmax, bytes
 };
 
 // Gradients alive inside one layer's backward (autograd frees each once consumed): the
@@ -79,8 +82,16 @@ std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Ar
     g.saved = saved_bytes(layer_activations(layer, c));
     const auto everything = layer_activations(layer, plain);
     g.everything = saved_bytes(everything);
-    for (const auto& t : everything)
-      if (t.role == TensorRole::attention_core && t.dtype != Dtype::int8) g.largest_scores = std::max(g.largest_scores, t.bytes);
+    for (const auto& t : everything) {
+      if (t.role != TensorRole::attention_core || t.dtype == Dtype::int8) continue;
+      g.largest_scores = std::max(g.largest_scores, t.bytes);
+      // Forward: the scores q k^T (plus the mask) in the activation dtype and, with an fp32
+      // softmax (HF eager_attention_forward: softmax(..., dtype=torch.float32)), the input's
+      // fp32 copy, beside the saved output; one layer at a time.
+      const double a_bytes = dtype_bytes(c.dtype);
+      const double fp32_input = c.softmax_fp32 && a_bytes < kFp32Bytes ? kFp32Bytes : 0.0;
+      g.forward_scores = std::max(g.forward_scores, t.bytes / dtype_bytes(t.dtype) * (a_bytes + fp32_input));
+    }
     g.backward_working = layer_backward_working(layer, c);
     out.push_back(g);
   }
@@ -107,7 +118,10 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     if (s.activation_checkpointing == Checkpointing::full) r.recompute = std::max(r.recompute, ga.everything);
     // Eager softmax backward materialises the score gradient next to the saved probabilities,
     // one layer at a time.
-    if (s.attention == AttentionImplementation::eager) r.attention_backward = std::max(r.attention_backward, ga.largest_scores);
+    if (s.attention == AttentionImplementation::eager) {
+      r.attention_backward = std::max(r.attention_backward, ga.largest_scores);
+      r.attention_forward = std::max(r.attention_forward, ga.forward_scores);
+    }
     r.layer_backward = std::max(r.layer_backward, ga.backward_working);
   }
   if (last) one_micro_batch += loss.head_saved;
@@ -205,7 +219,8 @@ Estimate estimate(const TrainingSetup& s) {
       PhasePeaks ph;
       const double whole_model = static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
       ph.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
-      const double fwd_transient = tb.persistent + tb.forward + loss_fwd;
+      // The loss's working set at the end of forward, or one eager layer's scores inside it.
+      const double fwd_transient = tb.persistent + tb.forward + std::max(loss_fwd, rt.attention_forward);
       // Backward starts with the loss (all activations alive, the logits' working set), then walks
       // the layers back (recompute, score gradients, gathers); the two do not overlap.
       const double bwd_transient =

@@ -58,6 +58,12 @@ struct ActivationContext {
   NormKind norm = NormKind::rms_norm;
   bool softmax_fp32 = false;  // eager softmax kept in fp32 plus its cast copy
   double hidden = 0;
+  // LoRA with lora_dropout > 0: PEFT's LoRA Linear computes lora_B(lora_A(dropout(x)))
+  // (peft/tuners/lora/layer.py, Linear.forward), so each targeted linear (of the architecture,
+  // listed here) saves its own dropout output [tokens, in_features] (lora_A's input) and the
+  // dropout's 1-byte mask. Empty otherwise.
+  std::vector<const Linear*> lora_dropout_linears;
+  double experts_per_token = 1;  // rows of a routed expert's input per token
 };
 
 // The saved tensors of one layer, marked recomputed according to the context's policy
