@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kUsage = R"(trainmem: training-memory estimates for transformer models
 
 Usage:
-  trainmem estimate FILE|-     estimate document (shared/ESTIMATE-API.md) -> output document
+  trainmem estimate FILE|-     estimate document (docs/api.md) -> output document
   trainmem solve FILE|-        estimate document + "solve": {...} -> largest micro-batch, longest sequence,
                                fewest GPUs, cheapest GPU, global batch plan, calibration, strategy search
   trainmem activations FILE|-  the tensors one layer saves for backward (name, shape, dtype, bytes, recomputed)

@@ -21,7 +21,7 @@ test('wasm and native agree on a preset estimate', () => {
   assert.deepEqual(JSON.parse(engine.estimate(JSON.stringify(doc))), JSON.parse(native(doc)));
 });
 
-test('the seed 7B example: 14e9 bytes of model states per GPU under ZeRO-3 on 8 GPUs', () => {
+test('the 7B ZeRO-3 example: 14e9 bytes of model states per GPU under ZeRO-3 on 8 GPUs', () => {
   const out = JSON.parse(engine.estimate(JSON.stringify({ model: { num_parameters: 7e9 }, parallel: { world_size: 8, zero_stage: 3 } })));
   assert.equal(out.per_gpu.model_states, 14e9);
 });

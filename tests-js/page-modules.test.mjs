@@ -1,5 +1,5 @@
-// The page's pure modules in Node: finding presets from Hugging Face references (fault B36),
-// unit labels (fault B08), every interface label in both languages, the solve request and a loaded
+// The page's pure modules in Node: finding presets from Hugging Face references (oobabooga/text-generation-webui#7068),
+// unit labels (microsoft/DeepSpeed#4527), every interface label in both languages, the solve request and a loaded
 // strategy, and the accuracy table as built.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -139,7 +139,7 @@ TEST_CASE("activations scale linearly with micro-batch; gradient accumulation do
   CHECK(acts(1, 16) == acts(1, 1));
 }
 
-TEST_CASE("Llama-2-7B shapes, GPT-style formula: 956,301,312 bytes per layer, 28.5 GiB for 32 (faults B04, B21)", "[activations][faults]") {
+TEST_CASE("Llama-2-7B shapes, GPT-style formula: 956,301,312 bytes per layer, 28.5 GiB for 32 (huggingface/accelerate#2512, manuelescobar-dev/LLM-Tools#4)", "[activations][faults]") {
   // Korthikanti at h 4096, a 32, s 2048, b 1: 2048 x 4096 x (34 + 80) = 956,301,312 B per layer;
   // the total multiplies by the 32 layers (LLM-Tools multiplied by 4 bytes and forgot L).
   const std::string cfg = R"({"model_type": "gpt2", "n_embd": 4096, "n_layer": 32, "n_head": 32, "n_positions": 2048,
@@ -152,7 +152,7 @@ TEST_CASE("Llama-2-7B shapes, GPT-style formula: 956,301,312 bytes per layer, 28
   CHECK(32 * without_norm_statistics(t) / trainmem::test::GiB == Approx(28.5).epsilon(0.001));
 }
 
-TEST_CASE("ZeRO/FSDP do not shard activations (fault B29)", "[activations][faults]") {
+TEST_CASE("ZeRO/FSDP do not shard activations (furiousteabag/vram-calculator 6e816e7)", "[activations][faults]") {
   auto acts = [](int gpus) {
     return *estimate_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "batch": {"seq_length": 64},
       "parallel": {"world_size": )" + std::to_string(gpus) + R"(, "zero_stage": 3}})")
@@ -161,7 +161,7 @@ TEST_CASE("ZeRO/FSDP do not shard activations (fault B29)", "[activations][fault
   CHECK(acts(1) == acts(8));
 }
 
-TEST_CASE("MoE activations follow num_experts_per_tok, not one dense MLP (fault B13)", "[activations][faults]") {
+TEST_CASE("MoE activations follow num_experts_per_tok, not one dense MLP (NVIDIA/Megatron-LM#1784)", "[activations][faults]") {
   auto moe = [](int top_k) {
     return R"({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
       "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128, "num_local_experts": 4,

@@ -11,7 +11,7 @@ constexpr double kN = 6738415616.0;
 constexpr double kMetadata = 16.0 * 1024;
 }  // namespace
 
-TEST_CASE("the seed's 7B example: ~14 GB of bf16 weights, a full optimizer checkpoint near 100 GB", "[checkpoint][seed]") {
+TEST_CASE("the 7B example: ~14 GB of bf16 weights, a full optimizer checkpoint near 100 GB", "[checkpoint][seed]") {
   const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + "}}");
   CHECK(e.checkpoint.inference_weights_bytes == 2 * kN);  // 13.5 GB
   // N (b_p + b_o) + metadata = 6,738,415,616 x (2 + 12) + 16 KiB = 94.3 GB: fp32 master + Adam m, v.
@@ -29,7 +29,7 @@ TEST_CASE("ZeRO shards the optimizer files per rank; rank 0 writes the weights b
   CHECK(z3.checkpoint.training_state_bytes == 112e9 + 8 * kMetadata);
 }
 
-TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (fault B32)", "[checkpoint][faults]") {
+TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (dreamzero0/dreamzero#90)", "[checkpoint][faults]") {
   const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
     "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 8, "zero_stage": 2})";
   const auto excluded = estimate_from(base + "}");

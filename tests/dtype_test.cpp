@@ -4,8 +4,8 @@
 
 using namespace trainmem;
 
-// The seed's "Bytes per Parameter" table, one row each.
-TEST_CASE("dtype sizes follow the seed's table", "[dtype]") {
+// The bytes-per-element table (docs/memory-model.md, "Bytes per parameter"), one row each.
+TEST_CASE("dtype sizes follow the bytes-per-element table", "[dtype]") {
   struct Row { const char* name; double bytes; };
   const Row row = GENERATE(Row{"fp32", 4}, Row{"bf16", 2}, Row{"fp16", 2}, Row{"fp8", 1}, Row{"int8", 1},
                            Row{"int4", 0.5}, Row{"nf4", 0.5});

@@ -23,7 +23,7 @@ TEST_CASE("Llama-2-7B LoRA r=16 on all linear layers: 39,976,960", "[lora]") {
   CHECK(trainable(R"({"r": 16, "target_modules": ["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"]})") == 39976960);
 }
 
-TEST_CASE("rank and targets change the trainable count (fault B16)", "[lora][faults]") {
+TEST_CASE("rank and targets change the trainable count (RahulSChand/gpu_poor#5)", "[lora][faults]") {
   // r = 64 on all linear layers: 4 x 159,907,840 / 4 ... = 64/16 x 39,976,960 = 159,907,840
   CHECK(trainable(R"({"r": 64, "target_modules": "all-linear"})") == 159907840);
   // Adapter weight + grad + Adam in fp32 (16 B/param): 2.38 GiB vs 64 MiB for r = 8 on q, v.

@@ -16,7 +16,7 @@ const std::string kQwenVocab = R"({"model_type": "llama", "hidden_size": 64, "in
   "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 151936})";
 }  // namespace
 
-TEST_CASE("HF loss upcasts logits: 10 bytes per logit at the loss (fault B23)", "[loss][faults]") {
+TEST_CASE("HF loss upcasts logits: 10 bytes per logit at the loss (modelscope/ms-swift#6966)", "[loss][faults]") {
   // s = 32,768, b = 1, V = 151,936: bf16 logits 2 + fp32 copy 4 + fp32 log-softmax 4
   // = 10 x 32768 x 151936 = 49,786,388,480 bytes (46.37 GiB), before the backward's gradient.
   const auto m = loss_for(kQwenVocab, R"("batch": {"micro_batch_size": 1, "seq_length": 32768})");
@@ -32,7 +32,7 @@ TEST_CASE("without the upcast the loss works in bf16", "[loss]") {
   CHECK(m.bytes_per_logit_backward == 6);
 }
 
-TEST_CASE("fused cross-entropy prices 16 bytes per logit of a chunk (fault B24)", "[loss][faults]") {
+TEST_CASE("fused cross-entropy prices 16 bytes per logit of a chunk (unslothai/unsloth#7203)", "[loss][faults]") {
   // T = 65,536, V = 262,144 unchunked: 16 x T x V = 256 GiB of working set (4-byte pricing: 64 GiB).
   const std::string cfg = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
     "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 262144})";

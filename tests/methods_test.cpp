@@ -11,7 +11,7 @@ using trainmem::test::kLlama2_7b;
 std::string doc(const std::string& cfg, const std::string& rest) { return R"({"model": {"hf_config": )" + cfg + "}, " + rest + "}"; }
 }  // namespace
 
-TEST_CASE("QLoRA stores only the linear weights in 4 bits, plus quantization constants (fault B26)", "[qlora][faults]") {
+TEST_CASE("QLoRA stores only the linear weights in 4 bits, plus quantization constants (pytorch/torchtune#1398)", "[qlora][faults]") {
   // Llama-3.1-8B: linear weights 8,030,261,248 - 2 x 525,336,576 (embed, head) - 266,240 (norms)
   // = 6,979,321,856 at 4 + 8/64 + 32/(64 x 256) bits (NF4, double quantization);
   // embeddings, head and norms stay bf16.
@@ -29,7 +29,7 @@ TEST_CASE("QLoRA stores only the linear weights in 4 bits, plus quantization con
   CHECK((single.per_gpu.parameters - e.per_gpu.parameters) / GiB == Approx(0.30).epsilon(0.05));
 }
 
-TEST_CASE("QLoRA <= LoRA <= full, for model states and the peak (fault B15)", "[qlora][faults][property]") {
+TEST_CASE("QLoRA <= LoRA <= full, for model states and the peak (RahulSChand/gpu_poor#1)", "[qlora][faults][property]") {
   for (const char* ckpt : {"none", "full"})
     for (int seq : {512, 2048, 8192}) {
       auto run = [&](const char* method) {
@@ -46,7 +46,7 @@ TEST_CASE("QLoRA <= LoRA <= full, for model states and the peak (fault B15)", "[
     }
 }
 
-TEST_CASE("QLoRA 7B, r=16 on all linear layers, checkpointing, 2k context: single-digit GiB (fault B15)", "[qlora][faults]") {
+TEST_CASE("QLoRA 7B, r=16 on all linear layers, checkpointing, 2k context: single-digit GiB (RahulSChand/gpu_poor#1)", "[qlora][faults]") {
   // Public tables show ~7-10 GB on a T4 (HF blog PR #1726); gpu_poor said 180 GB.
   const auto e = estimate_from(doc(kLlama2_7b, R"("method": "qlora", "lora": {"r": 16, "target_modules": "all-linear"},
     "activation_checkpointing": "full", "batch": {"micro_batch_size": 1, "seq_length": 2048}, "gpu": "t4-16gb")"));
@@ -55,7 +55,7 @@ TEST_CASE("QLoRA 7B, r=16 on all linear layers, checkpointing, 2k context: singl
   CHECK(e.fits == true);
 }
 
-TEST_CASE("8-bit AdamW: ~2 bytes of state per parameter vs 8 (fault B27)", "[optimizer][faults]") {
+TEST_CASE("8-bit AdamW: ~2 bytes of state per parameter vs 8 (facebookresearch/bitsandbytes#22)", "[optimizer][faults]") {
   auto moments = [](const char* optimizer) {
     // master_weights false: the states are the moments alone.
     return estimate_from(doc(kLlama2_7b, std::string(R"("precision": {"optimizer": ")") + optimizer + R"(", "master_weights": false})"))

@@ -1,4 +1,5 @@
-// Model states per GPU: the seed's tables and ZeRO formulas, and the faults that concern them.
+// Model states per GPU: the bytes-per-parameter table and the ZeRO formulas (docs/memory-model.md), and the
+// estimator faults that concern them.
 #include "test_support.hpp"
 
 using namespace trainmem;
@@ -16,8 +17,8 @@ const std::string kTinyLlama = R"({"model_type": "llama", "hidden_size": 64, "in
 using trainmem::test::kLlama2_7b;
 }  // namespace
 
-// The seed's "常见估算表": bytes per parameter (weights, gradients, optimizer states).
-TEST_CASE("bytes per parameter: every row of the seed's table", "[model_states][seed]") {
+// Bytes per parameter (weights, gradients, optimizer states), docs/memory-model.md.
+TEST_CASE("bytes per parameter: every row of the bytes-per-parameter table", "[model_states][seed]") {
   struct Row { const char* precision; double p, g, o; };
   const Row row = GENERATE(
       Row{R"({"param_dtype": "fp32", "grad_dtype": "fp32", "optimizer": "adamw"})", 4, 4, 8},
@@ -38,14 +39,14 @@ TEST_CASE("a frozen bf16 model holds weights only: 2N", "[model_states][seed]") 
   CHECK(e.per_gpu.optimizer_states == 0);
 }
 
-TEST_CASE("DDP replicates 16 bytes/param: the seed's 7B/13B/70B rows", "[model_states][seed]") {
+TEST_CASE("DDP replicates 16 bytes/param: 7B/13B/70B", "[model_states][seed]") {
   struct Row { const char* n; double bytes; };
   const Row row = GENERATE(Row{"7e9", 112e9}, Row{"13e9", 208e9}, Row{"70e9", 1120e9});
   const std::string doc = params_doc(row.n, kMixedAdamW, R"({"world_size": 8, "zero_stage": 0})");
   CHECK(estimate_from(doc).per_gpu.model_states == row.bytes);
 }
 
-TEST_CASE("ZeRO stages on 8 GPUs: the seed's formulas", "[model_states][seed]") {
+TEST_CASE("ZeRO stages on 8 GPUs: the ZeRO paper's formulas", "[model_states][seed]") {
   // N = 7e9, b_p = 2, b_g = 2, b_o = 12, D = 8
   auto states = [](int stage) {
     return estimate_from(params_doc("7e9", kMixedAdamW, R"({"world_size": 8, "zero_stage": )" + std::to_string(stage) + "}"))
@@ -53,7 +54,7 @@ TEST_CASE("ZeRO stages on 8 GPUs: the seed's formulas", "[model_states][seed]") 
   };
   CHECK(states(1) == 7e9 * (2 + 2 + 12.0 / 8));  // 38.5 GB
   CHECK(states(2) == 7e9 * (2 + 14.0 / 8));      // 26.25 GB
-  CHECK(states(3) == 112e9 / 8);                 // the seed's 14 GB / GPU
+  CHECK(states(3) == 112e9 / 8);                 // 14 GB / GPU
 }
 
 TEST_CASE("HYBRID_SHARD shards within groups and replicates across them", "[model_states]") {
@@ -62,7 +63,7 @@ TEST_CASE("HYBRID_SHARD shards within groups and replicates across them", "[mode
   CHECK(hybrid.per_gpu.model_states == 14e9);
 }
 
-TEST_CASE("mixed-precision AdamW is 16 bytes/param, never less than fp32 (fault B01)", "[model_states][faults]") {
+TEST_CASE("mixed-precision AdamW is 16 bytes/param, never less than fp32 (huggingface/accelerate#2659)", "[model_states][faults]") {
   // Meta-Llama-3-8B: 16 x 8,030,261,248 = 128,484,179,968 bytes (119.66 GiB), not accelerate's 8 B/param.
   const std::string llama3 = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
     "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256})";
@@ -73,7 +74,7 @@ TEST_CASE("mixed-precision AdamW is 16 bytes/param, never less than fp32 (fault 
   CHECK(mixed.per_gpu.model_states >= fp32.per_gpu.model_states);
 }
 
-TEST_CASE("weight bytes do not depend on a config's torch_dtype (fault B02)", "[model_states][faults]") {
+TEST_CASE("weight bytes do not depend on a config's torch_dtype (huggingface/accelerate#3379)", "[model_states][faults]") {
   // Llama-3.1-70B, bf16 weights: 2 x 70,553,706,496 = 141,107,412,992 bytes (131.42 GiB).
   const std::string cfg = R"({"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672,
     "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 80, "vocab_size": 128256,
@@ -127,7 +128,7 @@ TEST_CASE("an HF Trainer run says which engine shards: DeepSpeed's rules under s
   CHECK(hf_ds.per_gpu.model_states == 4.25e9);
 }
 
-TEST_CASE("Megatron distributed optimizer: 6 + 12/DP or 4 + 12/DP bytes/param (fault B11)", "[model_states][faults]") {
+TEST_CASE("Megatron distributed optimizer: 6 + 12/DP or 4 + 12/DP bytes/param (NVIDIA/Megatron-LM#654)", "[model_states][faults]") {
   // Llama-2-7B, TP1 PP1 DP8: 7.5 B/param x 6,738,415,616 = 50,538,117,120 (47.07 GiB)
   const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "megatron",
     "parallel": {"world_size": 8, "zero_stage": 1})";
@@ -136,7 +137,7 @@ TEST_CASE("Megatron distributed optimizer: 6 + 12/DP or 4 + 12/DP bytes/param (f
   CHECK(estimate_from(base + R"(, "precision": {"grad_dtype": "bf16"}})").per_gpu.model_states == 37061285888.0);
 }
 
-TEST_CASE("pipeline parallel shards states too (fault B30)", "[model_states][faults]") {
+TEST_CASE("pipeline parallel shards states too (George614/gpu-mem-calculator 4cd6bce)", "[model_states][faults]") {
   // Llama-2-7B, ZeRO-1, TP2 PP2 DP2, 12 B/param optimizer state. Each rank holds 16 layers of
   // (202,375,168 / 2 matrix + 8,192 norm) parameters plus half the 131,072,000-parameter embedding
   // (or head): 1,684,668,416 parameters; the last stage also holds the final norm (4,096), so it is
@@ -147,7 +148,7 @@ TEST_CASE("pipeline parallel shards states too (fault B30)", "[model_states][fau
   CHECK(e.per_gpu.optimizer_states == Approx(12.0 * 6738415616.0 / 8).epsilon(0.001));
 }
 
-TEST_CASE("DDP replicates a LoRA model's frozen base on every GPU (fault B33)", "[model_states][faults]") {
+TEST_CASE("DDP replicates a LoRA model's frozen base on every GPU (hiyouga/LLaMA-Factory#3825)", "[model_states][faults]") {
   const std::string llama3_70b = R"({"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672,
     "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 80, "vocab_size": 128256})";
   const std::string base = R"({"model": {"hf_config": )" + llama3_70b + R"(}, "method": "lora",
@@ -160,7 +161,7 @@ TEST_CASE("DDP replicates a LoRA model's frozen base on every GPU (fault B33)", 
   CHECK(z3.per_gpu.parameters / GiB == Approx(16.43).epsilon(0.001));
 }
 
-TEST_CASE("MoE training keeps every expert's states (fault B19)", "[model_states][faults]") {
+TEST_CASE("MoE training keeps every expert's states (AlexsJones/llmfit#230)", "[model_states][faults]") {
   const std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
     "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 32000,
     "num_local_experts": 8, "num_experts_per_tok": 2})";
@@ -169,7 +170,7 @@ TEST_CASE("MoE training keeps every expert's states (fault B19)", "[model_states
   CHECK(e.per_gpu.model_states / GiB == Approx(695.9).epsilon(0.001));
 }
 
-TEST_CASE("Llama-3.1-70B full fine-tune is ~1,051 GiB of model states (fault B34)", "[model_states][faults]") {
+TEST_CASE("Llama-3.1-70B full fine-tune is ~1,051 GiB of model states (huggingface/blog#2245)", "[model_states][faults]") {
   const auto e = estimate_from(params_doc("70553706496", kMixedAdamW));
   CHECK(e.per_gpu.model_states / GiB == Approx(1051.3).epsilon(0.001));
 }

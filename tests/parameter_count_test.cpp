@@ -39,7 +39,7 @@ TEST_CASE("Meta-Llama-3-8B: GQA k/v projections are 1024 wide", "[parameters]") 
   CHECK(total_of(kLlama3_8b) == 8030261248);
 }
 
-TEST_CASE("Llama-2-70B counts num_key_value_heads (fault B17)", "[parameters][faults]") {
+TEST_CASE("Llama-2-70B counts num_key_value_heads (RahulSChand/gpu_poor#7)", "[parameters][faults]") {
   CHECK(total_of(kLlama2_70b) == 68976648192);
   // gpu_poor's 2Vh + 4Lh^2 + 3LhI ignores GQA and gets 78,370,570,240 (+13.6%).
   CHECK(total_of(kLlama2_70b) != 78370570240);
@@ -53,7 +53,7 @@ TEST_CASE("Mistral-7B-v0.1", "[parameters]") {
   CHECK(total_of(cfg) == 7241732096);
 }
 
-TEST_CASE("Mixtral-8x7B: all experts resident, two active (fault B19)", "[parameters][faults]") {
+TEST_CASE("Mixtral-8x7B: all experts resident, two active (AlexsJones/llmfit#230)", "[parameters][faults]") {
   const std::string cfg = R"({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
     "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 32000,
     "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false})";
@@ -84,7 +84,7 @@ TEST_CASE("Gemma-7B: head_dim 256 differs from hidden/heads, tied embeddings", "
   CHECK(total_of(cfg) == 8537680896);
 }
 
-TEST_CASE("an untied head adds vocab x hidden (fault B03)", "[parameters][faults]") {
+TEST_CASE("an untied head adds vocab x hidden (microsoft/DeepSpeed#1883)", "[parameters][faults]") {
   const std::string tied = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
     "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 1000, "tie_word_embeddings": true})";
   const std::string untied = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
@@ -92,7 +92,7 @@ TEST_CASE("an untied head adds vocab x hidden (fault B03)", "[parameters][faults
   CHECK(total_of(untied) - total_of(tied) == 1000 * 64);
 }
 
-TEST_CASE("RMSNorm weights: (2L + 1) h, replicated on TP ranks (fault B14)", "[parameters][faults]") {
+TEST_CASE("RMSNorm weights: (2L + 1) h, replicated on TP ranks (cli99/llm-analysis#19)", "[parameters][faults]") {
   // Llama-2-7B: 65 * 4096 = 266,240 norm parameters. Removing them from a TP=2 rank's share would
   // show up as a drop of 133,120 parameters; TP splits only the matrices.
   const std::string doc = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "parallel": {"tensor_parallel_size": 2}})";

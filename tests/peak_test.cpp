@@ -29,7 +29,7 @@ TEST_CASE("Llama-3-8B ZeRO-3 on 8xH100, seq 8192, full checkpointing: every fiel
   CHECK(e.fits.has_value());
 }
 
-TEST_CASE("ZeRO-3 gathers layers: FSDP keeps the current and a prefetched layer (fault B10)", "[peak][faults]") {
+TEST_CASE("ZeRO-3 gathers layers: FSDP keeps the current and a prefetched layer (cli99/llm-analysis#25)", "[peak][faults]") {
   // Llama-2-7B, 8 GPUs, FSDP full shard: the forward's transient holds 2 unsharded decoder layers,
   // 2 x 202,383,360 params x 2 bytes = 809,533,440 bytes (plus the logits).
   const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "fsdp",
@@ -45,7 +45,7 @@ TEST_CASE("ZeRO-3 gathers layers: FSDP keeps the current and a prefetched layer 
   CHECK(kept.per_gpu.phases->forward > e.per_gpu.phases->forward + 10 * GiB);
 }
 
-TEST_CASE("Llama-3-8B ZeRO-3 on 8 x 24 GB without offload does not fit (faults B07, B09)", "[peak][faults]") {
+TEST_CASE("Llama-3-8B ZeRO-3 on 8 x 24 GB without offload does not fit (microsoft/DeepSpeed#4527, hiyouga/LLaMA-Factory#5977)", "[peak][faults]") {
   // DeepSpeed's model-states estimator says 18.78 GiB ("fits"); live parameters (1e9 x 2 B),
   // buckets, the 128k-vocabulary logits, activations and the context do not fit in 24 GB.
   const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama3_8b + R"(}, "framework": "deepspeed",
@@ -60,7 +60,7 @@ TEST_CASE("Llama-3-8B ZeRO-3 on 8 x 24 GB without offload does not fit (faults B
   CHECK(e.fits == false);
 }
 
-TEST_CASE("the CUDA context is per GPU and configurable; TPUs have none (fault B28)", "[peak][faults]") {
+TEST_CASE("the CUDA context is per GPU and configurable; TPUs have none (pytorch/pytorch#107667)", "[peak][faults]") {
   const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "gpu": {"memory_bytes": 25769803776, "cuda_context_bytes": )";
   const auto small = estimate_from(base + "100000000}}");
   const auto large = estimate_from(base + "1000000000}}");
@@ -68,7 +68,7 @@ TEST_CASE("the CUDA context is per GPU and configurable; TPUs have none (fault B
   CHECK(*small.per_gpu.peak_reserved == *large.per_gpu.peak_reserved);
 }
 
-TEST_CASE("optimizer step above backward: foreach AdamW upcasts bf16 gradients (fault B37)", "[peak][faults]") {
+TEST_CASE("optimizer step above backward: foreach AdamW upcasts bf16 gradients (NVIDIA/Model-Optimizer#2483)", "[peak][faults]") {
   // bf16 weights and grads, fp32 master + Adam: 16 B/param resident, +4 B/param of fp32 gradient
   // copies during the step, +4 B/param for foreach AdamW's _foreach_sqrt of every second moment
   // (torch/optim/adamw.py _multi_tensor_adamw) = 24 B/param.
@@ -88,7 +88,7 @@ TEST_CASE("loading a full copy on every GPU puts the peak in the load phase", "[
   CHECK(e.per_gpu.peak_phase == "load");
 }
 
-TEST_CASE("FP8 training never uses less memory than bf16 (fault B38)", "[peak][faults]") {
+TEST_CASE("FP8 training never uses less memory than bf16 (NVIDIA/TransformerEngine#1429)", "[peak][faults]") {
   const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "precision": {"fp8_compute": )";
   const auto fp8 = estimate_from(base + "true}}");
   const auto bf16 = estimate_from(base + "false}}");

@@ -1,4 +1,4 @@
-// Embind bindings: the engine's JSON documents, unchanged (shared/ESTIMATE-API.md).
+// Embind bindings: the engine's JSON documents, unchanged (docs/api.md).
 // Each function returns the output or the error document; nothing throws into JavaScript.
 #include <emscripten/bind.h>
 

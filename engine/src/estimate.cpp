@@ -14,7 +14,7 @@ namespace {
 // DeepSpeed's additional_buffer_factor for host memory of offloaded states (stage3.py estimators).
 constexpr double kHostBufferFactor = 1.5;
 // Per-process CUDA context when the catalog has no figure for the GPU: 300-600 MiB with lazy
-// module loading (pytorch/pytorch#107667; fault B28); we take 512 MiB.
+// module loading (pytorch/pytorch#107667); we take 512 MiB.
 constexpr double kDefaultCudaContextBytes = 512.0 * 1024 * 1024;
 // Activation offload keeps the layer being computed and one prefetched layer on the GPU.
 constexpr double kOffloadResidentLayers = 2.0;
@@ -172,7 +172,7 @@ Estimate estimate(const TrainingSetup& s) {
   e.parameters = count_parameters(s);
   e.active_parameters = s.model.architecture ? s.model.architecture->active_params() : e.parameters.total;
   e.data_parallel_size = s.parallel.data_parallel_size;
-  // Global batch (the seed, "Gradient Accumulation 与 Micro-batch"): B_global = B_micro x D x G.
+  // Global batch (docs/memory-model.md, "Batch"): B_global = B_micro x D x G.
   e.global_batch_size = s.batch.micro_batch_size * s.parallel.data_parallel_size * s.batch.gradient_accumulation_steps;
   e.precision = resolve_precision(s);
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "trainmem/framework_defaults.hpp"
+
 namespace trainmem {
 
 namespace {
@@ -141,22 +143,34 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   const std::string shard_p = zero >= 3 ? " / D " + d : "";
   const std::string shard_g = zero >= 2 ? " / D " + d : "";
   const std::string shard_o = zero >= 1 ? " / D " + d : "";
-  const char* seed = "the seed: M_DDP = N (b_p + b_g + b_o); ZeRO-1/2/3 divide b_o, b_g, b_p by D";
+  const char* zero_source =
+      "ZeRO paper (Rajbhandari et al. 2020, §5): M_DDP = N (b_p + b_g + b_o); ZeRO-1/2/3 divide b_o, b_g, b_p by D; "
+      "docs/memory-model.md, \"Model states\"";
 
   out.push_back({"parameters",
                  grouped(e.gpu_parameters) + " params on this GPU (" + method_name(s.method) + ")" + shard_p + " -> " + bytes(g.parameters) +
                      "; trainable at b_p = " + number(e.bytes_per_param.param) + " B/param" +
                      (s.method == Method::qlora ? ", frozen linear weights at 4 bits + quantization constants" : ""),
-                 seed});
+                 zero_source});
+  std::string gradient_rule;
+  if (e.bytes_per_param.optimizer_gradient > 0)
+    gradient_rule += "; includes DeepSpeed's fp32 gradient of the optimizer partition (" +
+                     number(e.bytes_per_param.optimizer_gradient) + " B/param" + shard_o + ", optimizer step only)";
+  if (s.parallel.zero_stage >= 2 && s.batch.gradient_accumulation_steps > 1 && gradient_sync(s) == GradientSync::last_micro_batch)
+    gradient_rule += "; no_sync accumulation keeps them unsharded until the last micro-batch";
+  if (s.parallel.zero_stage >= 2 && sharding_engine(s) == ShardingEngine::fsdp && s.method != Method::full)
+    gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
   out.push_back({"gradients",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +
-                     " = " + bytes(g.gradients),
-                 seed});
+                     gradient_rule + " = " + bytes(g.gradients),
+                 "ZeRO paper (Rajbhandari et al. 2020, §5); DeepSpeed stage_1_and_2.py step(); accelerate accumulate/no_sync; "
+                 "docs/memory-model.md, \"Model states\""});
   out.push_back({"optimizer_states",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_o " + number(e.bytes_per_param.optimizer) +
                      " B (moments + fp32 master)" + shard_o + " = " + bytes(g.optimizer_states) +
                      (s.parallel.offload_optimizer != OffloadTarget::none ? " (offloaded: not on the GPU)" : ""),
-                 "the seed's bytes-per-parameter table; ZeRO paper §3.1 (16 bytes/param for mixed-precision Adam)"});
+                 "ZeRO paper (Rajbhandari et al. 2020, §3.1): 16 bytes/param for mixed-precision Adam; docs/memory-model.md, "
+                 "\"Bytes per parameter\""});
   if (g.activations) {
     out.push_back({"activations",
                    number(e.layers_on_gpu) + " layers x " + bytes(g.activations_per_layer.value_or(0)) + " saved per layer (" +
@@ -171,7 +185,8 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     out.push_back({"temporary_buffers",
                    bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase +
                        " peak: logits and loss, ZeRO-3/FSDP gathered layers, gradient buckets, optimizer-step copies",
-                   "transient_buffers.hpp and loss_memory.hpp (FSDP notes, DeepSpeed zero/config.py, faults B10, B23, B37)"});
+                   "docs/memory-model.md, \"Buffers\" and \"Activations\" (torch FSDP notes, DeepSpeed zero/config.py, "
+                   "torch/optim/adamw.py, transformers ForCausalLMLoss)"});
   }
   if (g.fragmentation && g.peak_allocated) {
     out.push_back({"fragmentation",
@@ -181,7 +196,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   }
   if (g.cuda_context) {
     out.push_back({"cuda_context", bytes(*g.cuda_context) + " per process (catalog figure for the GPU, or 512 MiB)",
-                   "pytorch/pytorch#107667 (300-600 MiB with lazy loading); fault B28"});
+                   "pytorch/pytorch#107667 (300-600 MiB with lazy loading)"});
   }
   return out;
 }

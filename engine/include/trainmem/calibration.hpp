@@ -1,4 +1,4 @@
-// Calibration from a measured peak (the seed's step 8): the engine's peak as a fixed part plus a
+// Calibration from a measured peak (docs/memory-model.md, "Working backwards"): the engine's peak as a fixed part plus a
 // per-token part, refitted to one or two measured points, then the inverse queries answered with
 // the fitted line beside the analytic ones.
 //

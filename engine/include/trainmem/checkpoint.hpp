@@ -1,4 +1,4 @@
-// Checkpoint disk budget (the seed, "Checkpoint 与磁盘存储"): M_checkpoint ≈ N (b_p + b_o) + metadata
+// Checkpoint disk budget (docs/memory-model.md, "Checkpoints"): M_checkpoint ≈ N (b_p + b_o) + metadata
 // for a resumable full training state; inference weights only; or a LoRA adapter only. Bytes.
 //
 // Sharded saves (DeepSpeed ZeRO, FSDP SHARDED_STATE_DICT / torch.distributed.checkpoint) write

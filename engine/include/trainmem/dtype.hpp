@@ -1,5 +1,5 @@
-// Element types and their sizes: the seed's "Bytes per Parameter" table
-// (shared/seed, section "Bytes per Parameter").
+// Element types and their sizes (docs/memory-model.md, "Bytes per parameter"): fp32 4, bf16/fp16 2,
+// fp8/int8 1, int4/nf4 0.5 bytes per element.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The estimate: a TrainingSetup in, the output document (shared/ESTIMATE-API.md "Output") out.
+// The estimate: a TrainingSetup in, the output document (docs/api.md, "Output") out.
 // Every byte count is in bytes, for the most loaded GPU unless a name says otherwise. A value that
 // cannot be known from the input (activations without an architecture) is empty, never 0.
 #pragma once

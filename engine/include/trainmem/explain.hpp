@@ -10,7 +10,7 @@ namespace trainmem {
 
 std::vector<Explanation> explain(const TrainingSetup& setup, const Estimate& e);
 
-// The seed's common mistakes and other caveats that apply to this setup (stable codes).
+// Common estimation mistakes (docs/memory-model.md) and other caveats that apply to this setup (stable codes).
 std::vector<Warning> estimate_warnings(const TrainingSetup& setup, const Estimate& e);
 
 }  // namespace trainmem

@@ -1,4 +1,4 @@
-// The JSON documents of shared/ESTIMATE-API.md: the one interface of the CLI and the WASM module.
+// The JSON documents of docs/api.md: the one interface of the CLI and the WASM module.
 // These functions never throw; invalid input returns the error document with ok = false.
 #pragma once
 

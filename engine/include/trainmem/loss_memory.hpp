@@ -3,7 +3,7 @@
 // tokens, V = vocab_size / TP (vocab-parallel head), A = activation bytes (2 for bf16).
 //
 // Bytes per logit element (T x V) at the end of forward and at the start of backward:
-//   full, eager, fp32 upcast (HF ForCausalLMLoss; fault B23): forward A (logits) + 4 (fp32 copy)
+//   full, eager, fp32 upcast (HF ForCausalLMLoss; modelscope/ms-swift#6966): forward A (logits) + 4 (fp32 copy)
 //     + 4 (log-softmax output, saved) = 10; backward 4 (saved) + 4 (its gradient) + 4 (gradient of
 //     the fp32 logits) = 12 (torch log_softmax / nll_loss backward)
 //   full, eager, no upcast: forward 2A, backward 3A
@@ -15,7 +15,7 @@
 //     compiled (torchtune compiles the chunk loss) it saves the 16-bit chunks and writes one
 //     chunk's gradient at a time: forward A, backward A + A/n
 //   fused linear cross-entropy (Liger, unsloth): no full logits; 16 bytes per logit of one chunk
-//     (unsloth#7203 maintainer figure; fault B24): 16/n
+//     (unslothai/unsloth#7203, maintainer figure): 16/n
 // Plus the saved inputs of the head: the final norm and the lm_head input [T, h].
 #pragma once
 

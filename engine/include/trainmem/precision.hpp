@@ -1,4 +1,4 @@
-// Bytes per parameter for weights, gradients and optimizer states (the seed's b_p, b_g, b_o),
+// Bytes per parameter for weights, gradients and optimizer states (b_p, b_g, b_o),
 // resolved from the precision settings, the optimizer and the framework's defaults.
 //
 // Sources: ZeRO paper (Rajbhandari et al. 2020, §3.1, "16Ψ": 16 bytes/param for fp16 weights and

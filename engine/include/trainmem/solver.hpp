@@ -1,4 +1,4 @@
-// Inverse queries (the seed's step 8, working backwards): the largest micro-batch and the longest
+// Inverse queries (docs/memory-model.md, "Working backwards"): the largest micro-batch and the longest
 // sequence that fit a GPU, the fewest GPUs that fit, the cheapest fitting catalog GPU, and the
 // gradient accumulation that reaches a target global batch. Every answer is checked with the same
 // estimate() as everything else; the searches rely on the peak growing with micro-batch and
@@ -15,7 +15,7 @@
 
 namespace trainmem {
 
-// A measured peak for a small run of the same setup (the seed's step 8: profile, then work back).
+// A measured peak for a small run of the same setup (docs/memory-model.md, "Working backwards": profile, then work back).
 struct Measurement {
   double bytes = 0;                 // what the profiler reported
   std::int64_t micro_batch_size = 1;

@@ -1,4 +1,4 @@
-// The estimate input document (shared/ESTIMATE-API.md "Input") as C++ values.
+// The estimate input document (docs/api.md, "Input") as C++ values.
 //
 // Member names follow the document: Hugging Face names for the architecture, Megatron/DeepSpeed
 // names for training. Optional members are "not given": the framework's documented default applies
@@ -141,7 +141,7 @@ struct GpuSpec {
   std::int64_t gpus_per_node = 8;
 };
 
-// A multi-model RLHF job; the setup's model is the policy (shared/ESTIMATE-API.md "rlhf").
+// A multi-model RLHF job; the setup's model is the policy (docs/api.md, `rlhf`).
 struct RlhfSettings {
   RlhfAlgorithm algorithm = RlhfAlgorithm::dpo;
   bool reference_shared_base = false;      // a LoRA policy's reference is its base with adapters off
@@ -153,12 +153,12 @@ struct RlhfSettings {
   bool colocated = true;                   // generation runs on the training GPUs (KV cache there)
 };
 
-// What a checkpoint save writes and the disk and host RAM it has (the seed, "Checkpoint 与磁盘存储").
+// What a checkpoint save writes and the disk and host RAM it has (docs/memory-model.md, "Checkpoints").
 enum class CheckpointSave { full_state, weights, adapter };
 struct CheckpointSettings {
   CheckpointSave save = CheckpointSave::full_state;  // resumable state, inference weights, or LoRA adapter
   // PEFT adapters: leave the frozen base out of the resume state (DeepSpeed
-  // save_checkpoint(exclude_frozen_parameters=True), PEFT save_pretrained); false keeps it (fault B32).
+  // save_checkpoint(exclude_frozen_parameters=True), PEFT save_pretrained); false keeps it (dreamzero0/dreamzero#90).
   bool exclude_frozen_parameters = true;
   std::optional<Dtype> weights_dtype;  // dtype of saved inference weights (default: param_dtype)
   std::int64_t keep_last = 1;          // checkpoints kept on disk (save_total_limit)

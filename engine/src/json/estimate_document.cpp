@@ -1,5 +1,5 @@
 // Estimate input document -> TrainingSetup, and Estimate -> output document
-// (shared/ESTIMATE-API.md). The only place that knows the documents' field names.
+// (docs/api.md). The only place that knows the documents' field names.
 #include <cmath>
 
 #include "documents.hpp"
