@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "trainmem/activations.hpp"
+#include "trainmem/allocator.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
@@ -55,6 +56,7 @@ struct StageRuntime {
 struct GroupActivations {
   double saved = 0, everything = 0, largest_scores = 0, backward_working = 0;
   double forward_scores = 0;  // eager: one layer's scores before the softmax, bytes
+  std::vector<double> saved_tensors;  // bytes of each tensor one layer keeps for backward
 };
 
 // Gradients alive inside one layer's backward (autograd frees each once consumed): the
@@ -79,7 +81,10 @@ std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Ar
   out.reserve(a.layers.size());
   for (const auto& layer : a.layers) {
     GroupActivations g;
-    g.saved = saved_bytes(layer_activations(layer, c));
+    const auto kept = layer_activations(layer, c);
+    g.saved = saved_bytes(kept);
+    for (const auto& t : kept)
+      if (!t.recomputed) g.saved_tensors.push_back(t.bytes);
     const auto everything = layer_activations(layer, plain);
     g.everything = saved_bytes(everything);
     for (const auto& t : everything) {
@@ -133,6 +138,101 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     r.activations = resident;
   }
   return r;
+}
+
+// What the caching allocator reserves beyond the allocated peak (allocator.hpp): rounding of the
+// saved activations, and optimizer-step temporaries that the blocks freed by backward (the loss's
+// and the activations') do not fit.
+struct AllocatorTerms {
+  double rounding = 0, step_growth = 0;
+};
+
+// One trainable weight tensor on this GPU (elements) and how many there are.
+struct WeightTensor {
+  double elements = 0, count = 0;
+};
+
+// The trainable weight tensors of one layer of a group on this GPU, split as tensor/expert
+// parallelism splits them: the layer's weights, or the LoRA A and B matrices of its targets.
+std::vector<WeightTensor> trainable_weights(const TrainingSetup& s, const LayerGroup& g) {
+  const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+  const double etp = static_cast<double>(expert_tensor_parallel_size(s));
+  const double ep = static_cast<double>(s.parallel.expert_parallel_size);
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  std::vector<WeightTensor> out;
+  for (const auto& l : g.linears) {
+    const double split = l.routed_expert ? (l.tp_sharded ? etp : 1.0) : (l.tp_sharded ? tp : 1.0);
+    const double copies = l.routed_expert ? std::max(1.0, static_cast<double>(l.copies) / ep) : static_cast<double>(l.copies);
+    if (!adapters) {
+      out.push_back({static_cast<double>(l.weight_params()) / split, copies});
+    } else if (lora_targets(l, s.lora.target_modules)) {
+      const double r = static_cast<double>(s.lora.r);
+      out.push_back({r * static_cast<double>(l.in_features) / split, copies});
+      out.push_back({r * static_cast<double>(l.out_features) / split, copies});
+    }
+  }
+  return out;
+}
+
+AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, const std::vector<GroupActivations>& groups, const std::vector<std::int64_t>& counts,
+                               bool first, bool last, const LossMemory& loss, double in_flight_batches, const ModelStates& ms,
+                               const TransientBuffers& tb, double step_only) {
+  AllocatorTerms t;
+  std::vector<BlockRun> live;
+  for (std::size_t g = 0; g < counts.size(); ++g)
+    for (double bytes : groups[g].saved_tensors) live.push_back({bytes, static_cast<double>(counts[g]) * in_flight_batches});
+  t.rounding = rounding_overhead(live);
+
+  // Blocks free at the start of backward: the loss's working set (fp32 blocks of T x V / TP).
+  BlockPool pool;
+  if (last && loss.logits_elements > 0) {
+    const double fp32_blocks = std::floor(loss.bytes_per_logit_backward / kFp32Bytes);
+    add_blocks(pool, loss.logits_elements * kFp32Bytes, fp32_blocks);
+    add_blocks(pool, loss.logits_elements * (loss.bytes_per_logit_backward - kFp32Bytes * fp32_blocks), 1);
+  }
+  // Backward frees every layer's activations (and the other in-flight micro-batches'). Gradients
+  // are priced as alive from the start of the step (model states), so their allocation in backward
+  // does not grow the reserve beyond the allocated peak.
+  const ShardingEngine engine = sharding_engine(s);
+  const std::int64_t layers_total = a.num_hidden_layers();
+  const std::int64_t first_trainable =
+      s.method == Method::freeze ? std::max<std::int64_t>(0, layers_total - s.freeze_trainable_layers) : 0;
+  for (std::size_t g = 0; g < counts.size(); ++g)
+    for (double bytes : groups[g].saved_tensors) add_blocks(pool, bytes, static_cast<double>(counts[g]) * in_flight_batches);
+
+  // The optimizer step: DeepSpeed's fp32 gradient partition and its temporaries are flat; torch
+  // optimizers make one temporary per parameter tensor (of the optimizer's shard).
+  const double step_bytes = tb.optimizer_step;
+  std::vector<BlockRun> step;
+  if (step_only > 0) step.push_back({step_only, 1});
+  const double trainable = ms.params.trainable();
+  if (step_bytes > 0 && trainable > 0) {
+    if (engine == ShardingEngine::deepspeed) {
+      step.push_back({step_bytes, 1});
+    } else {
+      const double shard = s.parallel.zero_stage >= 1 ? sharding_degree(s.parallel) : 1.0;
+      const double per_element = step_bytes / (trainable / shard);
+      // Layers whose weights train: all of them, the last freeze.trainable_layers, or every layer's adapters.
+      std::int64_t index = 0;
+      for (std::size_t g = 0; g < counts.size(); ++g) {
+        const std::int64_t trainable_layers =
+            std::clamp<std::int64_t>(index + counts[g] - first_trainable, 0, counts[g]);
+        index += counts[g];
+        for (const auto& w : trainable_weights(s, a.layers[g]))
+          step.push_back({w.elements / shard * per_element, w.count * static_cast<double>(trainable_layers)});
+      }
+      // Full fine-tuning also steps the embedding (first stage) and the head (last stage).
+      const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+      const double vocab_rows = static_cast<double>(padded_vocab_size(s, a.vocab_size));
+      if (s.method == Method::full && first && a.embedding_params > 0)
+        step.push_back({vocab_rows * static_cast<double>(a.hidden_size) / tp / shard * per_element, 1});
+      if (s.method == Method::full && last && a.lm_head_params > 0)
+        step.push_back({vocab_rows * static_cast<double>(a.hidden_size) / tp / shard * per_element, 1});
+    }
+    std::sort(step.begin(), step.end(), [](const BlockRun& x, const BlockRun& y) { return x.bytes > y.bytes; });
+  }
+  t.step_growth = unserved_bytes(pool, step);
+  return t;
 }
 
 double cuda_context_bytes(const TrainingSetup& s) {
@@ -237,8 +337,19 @@ Estimate estimate(const TrainingSetup& s) {
       if (ph.optimizer_step > peak) peak = ph.optimizer_step, transient = step_transient, g.peak_phase = "optimizer_step";
       g.temporary_buffers = transient;
       g.peak_allocated = peak;
-      g.fragmentation = peak * s.fragmentation_fraction;
-      g.peak_reserved = peak + *g.fragmentation;
+      // Reserved: the allocated peaks plus what the caching allocator's rules add (allocator.hpp).
+      const AllocatorTerms at = allocator_terms(s, *arch, groups, layer_counts[i], i == 0, last, *loss,
+                                                in_flight(s.parallel, i, s.batch.gradient_accumulation_steps), ms, tb, step_only);
+      const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding;
+      const double by_rules = std::max({training_reserved + at.step_growth, ph.optimizer_step, ph.load, peak});
+      g.allocator_rounding = at.rounding;
+      g.allocator_cache = std::max(0.0, by_rules - peak - at.rounding);
+      // What the rules do not see (shape changes between steps, lazily created optimizer state,
+      // library workspaces) is overhead.fragmentation_fraction x peak_allocated: the reserve is at
+      // least that, and the band takes it as its uncertainty term.
+      g.allocator_uncertainty = peak * s.fragmentation_fraction;
+      g.peak_reserved = std::max(by_rules, peak + *g.allocator_uncertainty);
+      g.fragmentation = *g.peak_reserved - peak;
       g.cuda_context = cuda_context_bytes(s);
       g.peak = *g.peak_reserved + *g.cuda_context;
       stage_peak_key = *g.peak;

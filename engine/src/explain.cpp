@@ -190,9 +190,11 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   }
   if (g.fragmentation && g.peak_allocated) {
     out.push_back({"fragmentation",
-                   "peak_allocated " + bytes(*g.peak_allocated) + " x " + number(s.fragmentation_fraction) + " = " + bytes(*g.fragmentation) +
-                       " (reserved minus allocated in PyTorch's caching allocator)",
-                   "the seed: add 10%-30% overhead; buffers are priced separately, so the default is the low end"});
+                   "caching allocator: rounding " + bytes(g.allocator_rounding.value_or(0)) + ", step temporaries no cached block fits " +
+                       bytes(g.allocator_cache.value_or(0)) + ", at least peak_allocated x " + number(s.fragmentation_fraction) +
+                       " = " + bytes(g.allocator_uncertainty.value_or(0)) + " -> reserved minus allocated " + bytes(*g.fragmentation),
+                   "PyTorch c10/cuda/CUDACachingAllocator.cpp (512 B rounding, 2/20 MiB segments, split above 1 MiB, "
+                   "best-fit reuse of cached blocks); docs/memory-model.md, \"Reserved memory\""});
   }
   if (g.cuda_context) {
     out.push_back({"cuda_context", bytes(*g.cuda_context) + " per process (catalog figure for the GPU, or 512 MiB)",

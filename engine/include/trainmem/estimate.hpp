@@ -32,7 +32,14 @@ struct PerGpu {
   std::optional<double> peak;            // + CUDA context: what must fit in the device
   std::optional<PhasePeaks> phases;
   // Parts of the above that the explanations show.
-  std::optional<double> fragmentation;
+  std::optional<double> fragmentation;  // peak_reserved - peak_allocated: the allocator terms below
+  // The caching allocator's reserve (allocator.hpp): rounding of live tensors, and cached blocks
+  // that later requests could not reuse (the reserve grew while freed blocks sat cached).
+  std::optional<double> allocator_rounding;
+  std::optional<double> allocator_cache;
+  // An uncertainty term for the band, not part of peak_reserved: overhead.fragmentation_fraction x
+  // peak_allocated (what the rules above do not model: cuBLAS workspaces, interleaved frees).
+  std::optional<double> allocator_uncertainty;
   std::optional<double> cuda_context;
   std::string peak_phase;           // the phase whose peak is peak_allocated
   std::size_t pipeline_stage = 0;   // the stage of the most loaded GPU

@@ -1,0 +1,44 @@
+// Reserved memory from PyTorch's CUDA caching allocator rules (c10/cuda/CUDACachingAllocator.cpp,
+// PyTorch 2.x): what peak_reserved holds beyond peak_allocated. Bytes. docs/memory-model.md,
+// "Reserved memory".
+//
+// The rules used:
+//  - every request is rounded up to 512 B (kMinBlockSize); requests up to 1 MiB (kSmallSize) come
+//    from 2 MiB small-pool segments, requests up to 10 MiB (kMinLargeAlloc) from 20 MiB segments
+//    (kLargeBuffer), larger ones get a segment of their own rounded up to 2 MiB (kRoundLarge);
+//  - a free block is split for a smaller request only when the rest exceeds 1 MiB (large pool);
+//    otherwise the whole block is handed out and the rest is lost to the request (rounding);
+//  - freed blocks stay cached (reserved) and serve later requests best-fit, only when they fit;
+//    a request no cached block fits gets a new segment, so the reserve grows.
+// Two such growths are priced: the gradients autograd allocates tensor by tensor during the first
+// backward (when the blocks freed so far, the loss's and the later layers' activations, are too
+// small for them), and the optimizer step's temporaries after backward freed every activation.
+#pragma once
+
+#include <map>
+#include <vector>
+
+namespace trainmem {
+
+// Tensor sizes (bytes) with how many of each.
+struct BlockRun {
+  double bytes = 0;
+  double count = 1;
+};
+
+// Bytes lost to rounding by live tensors: a tensor over 10 MiB occupies a segment rounded up to
+// 2 MiB, and a rest of 1 MiB or less is not split off.
+double rounding_overhead(const std::vector<BlockRun>& live);
+
+// Cached free blocks: size in bytes -> how many.
+using BlockPool = std::map<double, double>;
+
+// Adds `count` free blocks of `bytes` (as rounded by the allocator) to the pool.
+void add_blocks(BlockPool& pool, double bytes, double count);
+
+// Bytes of new segments the requests need, served in order best-fit from the pool's free blocks
+// (each split when the rest exceeds 1 MiB). The pool is updated: blocks used are removed, split
+// rests and what new segments leave over are added.
+double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests);
+
+}  // namespace trainmem

@@ -1,0 +1,56 @@
+// Reserved memory from PyTorch's caching-allocator rules (c10/cuda/CUDACachingAllocator.cpp):
+// rounding, best-fit reuse of cached blocks with splitting, new segments when nothing fits.
+#include "test_support.hpp"
+
+#include "trainmem/allocator.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+using trainmem::test::kLlama2_7b;
+
+namespace {
+constexpr double MiB = 1024.0 * 1024.0;
+}
+
+TEST_CASE("tensors over 10 MiB get a segment rounded up to 2 MiB; a rest of 1 MiB or less is lost", "[allocator]") {
+  // 11.5 MiB: segment 12 MiB, rest 0.5 MiB <= 1 MiB is not split off: 0.5 MiB lost, x 3 = 1.5 MiB.
+  CHECK(rounding_overhead({{11.5 * MiB, 3}}) == 1.5 * MiB);
+  // 10.5 MiB: segment 12 MiB, rest 1.5 MiB > 1 MiB stays a free block: nothing lost.
+  CHECK(rounding_overhead({{10.5 * MiB, 3}}) == 0);
+  // 5 MiB comes from a shared 20 MiB segment; 32 MiB fills its segment exactly.
+  CHECK(rounding_overhead({{5 * MiB, 10}, {32 * MiB, 10}}) == 0);
+}
+
+TEST_CASE("cached blocks serve requests that fit, best fit and split; the rest need new segments", "[allocator]") {
+  // Two cached 64 MiB blocks, three 48 MiB requests: the first two split the 64 MiB blocks (16 MiB
+  // rests stay cached), the third fits nowhere and gets a 48 MiB segment.
+  BlockPool pool;
+  add_blocks(pool, 64 * MiB, 2);
+  CHECK(unserved_bytes(pool, {{48 * MiB, 3}}) == 48 * MiB);
+  CHECK(pool.at(16 * MiB) == 2);
+  // A 1.5 MiB request takes a 16 MiB rest (14.5 MiB left); a 2 MiB one the other.
+  CHECK(unserved_bytes(pool, {{2 * MiB, 1}, {1.5 * MiB, 1}}) == 0);
+  // A request smaller than 1 MiB with no block: a 2 MiB small-pool segment.
+  BlockPool empty;
+  CHECK(unserved_bytes(empty, {{100 * 1024, 1}}) == 2 * MiB);
+}
+
+TEST_CASE("optimizer-step temporaries the freed activation blocks cannot hold grow the reserve", "[allocator]") {
+  // Llama-2-7B in fp32 on one GPU, foreach AdamW, 16 tokens: the activation and loss blocks freed by
+  // backward are far smaller than any weight, so every _foreach_sqrt temporary (one per weight, in
+  // fp32) needs its own segment: q, k, v, o 4096 x 4096 x 4 B = 64 MiB, gate, up, down 11008 x 4096 x
+  // 4 B = 172 MiB, embedding and head 32000 x 4096 x 4 B = 500 MiB, all multiples of 2 MiB: the
+  // reserve grows by every trainable parameter x 4 B, 6,738,415,616 x 4 = 26,953,662,464 B (norms are
+  // below 1 MiB and served from small segments: 65 x 16 KiB tensors fit 2 MiB segments, priced apart).
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "precision": {"param_dtype": "fp32"},
+    "batch": {"seq_length": 16}, "overhead": {"fragmentation_fraction": 0}})");
+  const double trained_after_backward = std::max(e.per_gpu.phases->forward, e.per_gpu.phases->backward);
+  const double norms = (2 * 32 + 1) * 4096.0 * 4;
+  CHECK(*e.per_gpu.peak_reserved - trained_after_backward == Approx(6738415616.0 * 4 - norms).margin(2 * MiB * 65));
+  CHECK(*e.per_gpu.allocator_cache > 0);
+  // The flat fraction is a floor and the band's uncertainty term, not added to the rules.
+  const auto flat = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
+    "batch": {"seq_length": 16}})");
+  CHECK(*flat.per_gpu.allocator_uncertainty == Approx(0.10 * *flat.per_gpu.peak_allocated));
+  CHECK(*flat.per_gpu.peak_reserved == Approx(1.10 * *flat.per_gpu.peak_allocated));
+}
