@@ -28,6 +28,17 @@ for (const where of ['http', 'offline']) {
     await section.locator('summary').click();
     await expect(page.getByTestId('accuracy-row')).toHaveCount(cases.length);
     expect(await page.getByTestId('accuracy-summary').textContent()).toBe(data.summary.trim());
+    // The figures side by side: median |error|, p90 |error| and median signed error per group.
+    await expect(page.getByTestId('accuracy-figures-row')).toHaveCount(data.figures.length);
+    const headline = data.figures[0];
+    const first = page.getByTestId('accuracy-figures-row').first();
+    await expect(first.locator('th')).toHaveText(headline.group);
+    await expect(first.locator('td').nth(2)).toHaveText((headline.median_abs_error * 100).toFixed(1) + '%');
+    await expect(first.locator('td').nth(3)).toHaveText((headline.p90_abs_error * 100).toFixed(1) + '%');
+    const s = headline.median_signed_error;
+    await expect(first.locator('td').nth(4)).toHaveText((s > 0 ? '+' : s < 0 ? '−' : '±') + (Math.abs(s) * 100).toFixed(1) + '%');
+    expect(data.figures.some((f) => f.group.startsWith('peak_per_gpu, source '))).toBe(true);
+    expect(data.figures.some((f) => f.group.startsWith('peak_per_gpu, method '))).toBe(true);
     for (const row of data.rows) {
       const tr = page.locator(`[data-testid="accuracy-row"][data-case="${row.id}"]`);
       await expect(tr.locator('th .source')).toHaveText(row.source);

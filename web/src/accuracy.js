@@ -1,14 +1,17 @@
 // The "Accuracy" section: predicted vs measured on the published measurements, as the accuracy
-// program (tests/accuracy) writes it on every build ({summary, rows}; loaded with the section, see
-// chunks.js), so it cannot drift from the engine. Each row: the case and its source, what the source
-// measured (allocated / reserved / nvidia-smi / model states ..., from the output field it is
-// compared with), measured and predicted bytes, and the error.
+// program (tests/accuracy) writes it on every build ({summary, figures, rows}; loaded with the
+// section, see chunks.js), so it cannot drift from the engine. The figures: median |error|, p90
+// |error| and median signed error side by side, for every peak, per kind of value, source and
+// method (a case the engine cannot express is a miss at 100 %). Each row: the case and its source,
+// what the source measured (allocated / reserved / nvidia-smi / model states ..., from the output
+// field it is compared with), measured and predicted bytes, and the error.
 import { t } from './i18n.js';
 import { el, bytesCell } from './dom.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string}} AccuracyRow */
-/** @typedef {{summary: string, rows: AccuracyRow[]}} AccuracyData */
+/** @typedef {{group: string, cases: number, misses: number, median_abs_error: number | null, p90_abs_error: number | null, median_signed_error: number | null}} AccuracyFigures */
+/** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[]}} AccuracyData */
 
 // The output field a case is compared with -> what its source measured.
 /** @type {Record<string, string>} */
@@ -32,25 +35,45 @@ export function measureLabel(field) {
   return MEASURE[field] ? t(MEASURE[field]) : field;
 }
 
+/** @param {number} error */
+function signed(error) {
+  return (error > 0 ? '+' : error < 0 ? '−' : '±') + (Math.abs(error) * 100).toFixed(1) + '%';
+}
+
+/** @param {number | null} error */
+function percent(error) {
+  return typeof error === 'number' ? (error * 100).toFixed(1) + '%' : '–';
+}
+
 /** @param {AccuracyRow} row */
 function errorText(row) {
   if (typeof row.error !== 'number') return String(row.status);
-  return (row.error > 0 ? '+' : row.error < 0 ? '−' : '±') + (Math.abs(row.error) * 100).toFixed(1) + '%';
+  return signed(row.error);
 }
 
 /**
  * @param {HTMLElement} summaryEl
+ * @param {HTMLTableSectionElement} figuresBody
  * @param {HTMLTableSectionElement} tbody
  * @param {AccuracyData | null} data  null when the build did not write it
  * @param {Unit} unit
  */
-export function renderAccuracy(summaryEl, tbody, data, unit) {
+export function renderAccuracy(summaryEl, figuresBody, tbody, data, unit) {
   if (!data || !Array.isArray(data.rows)) {
     summaryEl.textContent = t('acc_missing');
+    figuresBody.replaceChildren();
     tbody.replaceChildren();
     return;
   }
   summaryEl.textContent = String(data.summary || '').trim();
+  figuresBody.replaceChildren(...(Array.isArray(data.figures) ? data.figures : []).map((f) => el('tr', { 'data-testid': 'accuracy-figures-row' }, [
+    el('th', { scope: 'row', text: String(f.group) }),
+    el('td', { class: 'num', text: String(f.cases) }),
+    el('td', { class: 'num', text: String(f.misses) }),
+    el('td', { class: 'num', text: percent(f.median_abs_error) }),
+    el('td', { class: 'num', text: percent(f.p90_abs_error) }),
+    el('td', { class: 'num', text: typeof f.median_signed_error === 'number' ? signed(f.median_signed_error) : '–' }),
+  ])));
   tbody.replaceChildren(...data.rows.map((row) => {
     const err = el('td', { class: typeof row.error === 'number' ? 'num' : '', text: errorText(row), 'data-testid': 'accuracy-error' });
     if (typeof row.error === 'number') err.setAttribute('data-value', String(row.error));

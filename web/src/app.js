@@ -502,7 +502,7 @@ export class App {
 
   async showAccuracy() {
     const data = await loadChunk('accuracy').catch(() => null);
-    renderAccuracy(byId('accuracy-summary'), byId('accuracy-table').tBodies[0], data, this.unit);
+    renderAccuracy(byId('accuracy-summary'), byId('accuracy-figures').tBodies[0], byId('accuracy-table').tBodies[0], data, this.unit);
   }
 
   // ---- events ----

@@ -1,5 +1,6 @@
 // Form controls <-> the document. A control names its field with data-path="batch.seq_length" and
-// how its text maps to a value with data-type (num, bytes, bool, list, modules, gpu, str); a group
+// how its text maps to a value with data-type (num, bytes, bool, flag: a boolean or a word, list,
+// modules, gpu, str); a group
 // of controls with data-show="name" is shown only when the name's rule holds for the document.
 import { getPath } from './doc-paths.js';
 import { UNIT_BYTES } from './format.js';
@@ -30,6 +31,7 @@ export function readControl(elem, store) {
       return typeof n === 'number' ? Math.round(n * UNIT_BYTES[store.unit]) : n;
     }
     case 'bool': return raw === 'true';
+    case 'flag': return raw === 'true' ? true : raw === 'false' ? false : raw;
     case 'list': return raw.split(',').map((s) => s.trim()).filter(Boolean);
     case 'modules': return raw === 'all-linear' ? raw : raw.split(',').map((s) => s.trim()).filter(Boolean);
     case 'gpu': return raw === '__custom' ? store.lastCustomGpu || { ...NEW_CUSTOM_GPU } : raw;
@@ -48,7 +50,8 @@ export function writeControl(elem, v, store) {
   if (v !== undefined && v !== null) {
     switch (elem.dataset.type) {
       case 'bytes': text = typeof v === 'number' ? String(+(v / UNIT_BYTES[store.unit]).toFixed(4)) : String(v); break;
-      case 'bool': text = v === true ? 'true' : v === false ? 'false' : String(v); break;
+      case 'bool':
+      case 'flag': text = v === true ? 'true' : v === false ? 'false' : String(v); break;
       case 'list':
       case 'modules': text = Array.isArray(v) ? v.join(',') : String(v); break;
       case 'gpu': text = typeof v === 'object' ? '__custom' : String(v); break;

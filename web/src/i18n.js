@@ -129,6 +129,8 @@ export const STRINGS = {
     acc_context: 'CUDA context',
     acc_checkpoint: 'checkpoint on disk',
     acc_fits: 'fits or OOM',
+    acc_group: 'Cases', acc_count: 'Count', acc_misses: 'Misses (100 %)', acc_median: 'Median |error|', acc_p90: 'p90 |error|',
+    acc_signed: 'Median signed error',
   },
   zh: {
     tagline: '这次训练放得下吗？在浏览器中由 trainmem 引擎计算每块 GPU 的显存。',
@@ -161,7 +163,10 @@ export const STRINGS = {
     all: '全部', activation_offload: '激活卸载到 CPU', loss_impl: '损失实现', logits_fp32: 'logits 升为 fp32',
     num_chunks: '损失分块数', compile: 'torch.compile', model_loading: '模型加载方式', gpus_per_node: '每节点 GPU 数',
     data_parallel_size: '数据并行规模', derived: '自动推导', sharding_group_size: '分片组大小（HYBRID_SHARD）',
-    reshard_after_forward: '前向后重新分片', zero3_live: 'ZeRO-3 最大常驻参数', fragmentation_fraction: '分配器碎片比例',
+    reshard_after_forward: '前向后重新分片', zero3_live: 'ZeRO-3 最大常驻参数', fragmentation_fraction: '分配器碎片比例（不确定度）',
+    optimizer_implementation: '优化器实现', compile_blocks: '仅 Transformer 块', compile_blocks_and_loss: 'Transformer 块与损失',
+    make_vocab_size_divisible_by: '词表填充为其倍数（× TP）', framework_default: '框架默认', sharding_engine: '分片引擎',
+    gradient_sync: '梯度累积中的梯度同步', expert_tensor_parallel_size: '专家张量并行规模',
     sec_checkpoint: '检查点与主机内存', ckpt_save: '检查点内容', ckpt_exclude_frozen: '排除冻结参数',
     ckpt_weights_dtype: '保存权重的数据类型', ckpt_keep_last: '保留的检查点数', ckpt_free_disk: '可用磁盘',
     ckpt_node_ram: '每节点 CPU 内存',
@@ -220,7 +225,7 @@ export const STRINGS = {
     strategies: '放得下的策略（最优在前）',
     strategies_note: '对 GPU 数的每种数据 × 张量 × 流水线 × 上下文并行拆分、ZeRO 阶段、检查点与优化器卸载，各取能放下的最大微批，按引擎的成本代理排序。点击一行即载入。',
     solve_document: '求解文档（交给引擎的内容）', price: '每 GPU 小时美元', cost: '每小时费用',
-    accuracy: '准确度：预测与实测', accuracy_note: '引擎在公开实测数据（tests/fixtures/measured_cases.json）上的结果，由准确度程序在每次构建时生成。误差 =（预测 − 实测）/ 实测。',
+    accuracy: '准确度：预测与实测', accuracy_note: '引擎在公开实测数据（tests/fixtures/measured_cases.json）上的结果，由准确度程序在每次构建时生成。误差 =（预测 − 实测）/ 实测；小于零表示低估，这是危险的方向。引擎无法表达的案例计为 100 % 的未覆盖。',
     acc_case: '案例与来源', acc_measure: '测量方式', acc_measured: '实测', acc_predicted: '预测', acc_error: '误差',
     peak_is: '峰值 {bytes}', no_answer: '无',
     q_max_micro_batch: '此序列长度下的最大微批', q_max_seq_length: '此微批下的最长序列',
@@ -241,6 +246,8 @@ export const STRINGS = {
     acc_allocated: '已分配（max_memory_allocated）', acc_reserved: '已保留（max_memory_reserved）', acc_device: 'nvidia-smi',
     acc_model_states: '模型状态', acc_weights: '仅权重', acc_weights_context: '权重 + CUDA 上下文', acc_context: 'CUDA 上下文',
     acc_checkpoint: '磁盘上的检查点', acc_fits: '放得下或 OOM',
+    acc_group: '案例组', acc_count: '数量', acc_misses: '未覆盖（计 100 %）', acc_median: '|误差| 中位数', acc_p90: '|误差| p90',
+    acc_signed: '带符号误差中位数',
   },
 };
 

@@ -1,8 +1,8 @@
-// The link codec: one estimate document (shared/ESTIMATE-API.md), plus the "What fits?" panel's
+// The link codec: one estimate document (docs/api.md), plus the "What fits?" panel's
 // `solve` options (the engine's solve document), <-> "#v3:k=v&k=v". Pure: no DOM.
 //
 // Format: "#v<version>:" then "key=value" pairs joined by "&", keys from KEYS below (never positional),
-// values percent-encoded; booleans 1/0; lists comma-separated; JSON objects (a pasted config.json)
+// values percent-encoded; booleans 1/0 (a flag: 1/0 or one of its words); lists comma-separated; JSON objects (a pasted config.json)
 // lz-string compressed; prices "gpu-id:usd,gpu-id:usd"; measured points
 // "bytes_microbatch_seqlength_measure,..." (a field may be empty). Links of every released version
 // decode through the migration ladder (v1: the first release; v2: no solve options).
@@ -14,8 +14,7 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
 
 export const VERSION = 3;
 
-// Short key -> document path and value type. Every input field of ESTIMATE-API.md (and the
-// engine's documented additions) has exactly one row; the order here is the order in links.
+// Short key -> document path and value type. Every input field of docs/api.md has exactly one row; the order here is the order in links.
 /** @type {[string, string, string][]} */
 export const KEYS = [
   ['m', 'model.preset', 'str'],
@@ -64,7 +63,7 @@ export const KEYS = [
   ['li', 'loss.implementation', 'str'],
   ['lf', 'loss.logits_fp32', 'bool'],
   ['lc', 'loss.num_chunks', 'num'],
-  ['co', 'compile', 'bool'],
+  ['co', 'compile', 'flag'],
   ['ml', 'model_loading', 'str'],
   ['at', 'attention', 'str'],
   ['n', 'parallel.world_size', 'num'],
@@ -94,6 +93,11 @@ export const KEYS = [
   ['kk', 'checkpoint.keep_last', 'num'],
   ['kf', 'checkpoint.free_disk_bytes', 'num'],
   ['kr', 'checkpoint.node_ram_bytes', 'num'],
+  ['po', 'precision.optimizer_implementation', 'str'],
+  ['se', 'parallel.sharding_engine', 'str'],
+  ['gs', 'parallel.gradient_sync', 'str'],
+  ['etp', 'parallel.expert_tensor_parallel_size', 'num'],
+  ['vd', 'make_vocab_size_divisible_by', 'num'],
   // v3: the "What fits?" panel (solve options; the page adds the strategy list's length)
   ['xm', 'solve.safety_margin', 'num'],
   ['xg', 'solve.target_global_batch_size', 'num'],
@@ -114,6 +118,7 @@ const MAX_VALUE_CHARS = 200000;  // a compressed config.json is a few hundred ch
 function encodeValue(type, v) {
   switch (type) {
     case 'bool': return v ? '1' : '0';
+    case 'flag': return typeof v === 'boolean' ? encodeValue('bool', v) : encodeURIComponent(String(v));
     case 'list': return v.map((/** @type {any} */ x) => encodeURIComponent(String(x))).join(',');
     case 'modules': return Array.isArray(v) ? encodeValue('list', v) : encodeURIComponent(String(v));
     case 'json': return LZString.compressToEncodedURIComponent(JSON.stringify(v));
@@ -138,6 +143,7 @@ function decodeValue(type, raw) {
       if (raw === '1' || raw === 'true') return { value: true };
       if (raw === '0' || raw === 'false') return { value: false };
       return { problem: 'expected 1 or 0' };
+    case 'flag': return raw === '1' || raw === '0' || raw === 'true' || raw === 'false' ? decodeValue('bool', raw) : { value: raw };
     case 'num': {
       if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw)) return { problem: 'not a number' };
       const n = Number(raw);
