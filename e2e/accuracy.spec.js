@@ -20,6 +20,7 @@ function accuracyData() {
 
 for (const where of ['http', 'offline']) {
   test(`the accuracy table has a row per published case, with source, measure and error (${where})`, async ({ app, page }) => {
+    test.setTimeout(90000);  // four checks on each of the ~80 published cases
     const data = accuracyData();
     expect(data.rows.map((r) => r.id)).toEqual(cases.map((c) => c.id));
     await app.open(where);

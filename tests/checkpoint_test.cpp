@@ -54,3 +54,15 @@ TEST_CASE("an adapter-only save needs an adapter", "[checkpoint][errors]") {
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].field == "checkpoint.save");
 }
+
+TEST_CASE("an HF Trainer checkpoint on DeepSpeed holds the HF weights beside DeepSpeed's state", "[checkpoint][deepspeed]") {
+  // 8e9 parameters, bf16, ZeRO-3 on 8 GPUs: DeepSpeed's state is 16-bit model shards (2 B) plus fp32
+  // master and Adam moments (12 B) = 112e9 B, plus the HF save_model weights 2 x 8e9 = 16e9 B: 128e9 B
+  // and 8 ranks' metadata.
+  const auto hf_ds = estimate_from(R"({"model": {"num_parameters": 8e9}, "parallel": {"world_size": 8, "zero_stage": 3,
+    "sharding_engine": "deepspeed"}})");
+  CHECK(hf_ds.checkpoint.training_state_bytes == 128e9 + 8 * kMetadata);
+  // DeepSpeed driven by its own loop writes its state only.
+  const auto ds = estimate_from(R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(ds.checkpoint.training_state_bytes == 112e9 + 8 * kMetadata);
+}

@@ -95,6 +95,15 @@ TEST_CASE("FP8 training never uses less memory than bf16 (NVIDIA/TransformerEngi
   CHECK(*fp8.per_gpu.peak >= *bf16.per_gpu.peak);
 }
 
+TEST_CASE("FP8 keeps an FP8 weight and its transpose for every linear layer", "[peak][fp8]") {
+  // Llama-2-7B on one GPU: linear weights 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376
+  // elements, x 2 B (FP8 data row-wise and column-wise) = 12,952,010,752 B alive in every phase.
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "batch": {"seq_length": 16}, "precision": {"fp8_compute": )";
+  const auto fp8 = estimate_from(base + "true}}");
+  const auto bf16 = estimate_from(base + "false}}");
+  CHECK(fp8.per_gpu.phases->forward - bf16.per_gpu.phases->forward == Approx(12952010752.0));
+}
+
 TEST_CASE("optimizer in backward keeps no full gradient buffer", "[peak]") {
   const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "precision": {"optimizer_in_backward": )";
   CHECK(estimate_from(base + "true}}").per_gpu.gradients == 0);

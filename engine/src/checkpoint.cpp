@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainmem/framework_defaults.hpp"
 #include "trainmem/model_states.hpp"
 
 namespace trainmem {
@@ -37,6 +38,15 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
   const double shard = s.parallel.zero_stage >= 1 ? sharding_degree(s.parallel) : 1.0;
   const double weight_shard = s.parallel.zero_stage >= 3 ? shard : 1.0;
   c.largest_rank_bytes = weights / weight_shard + optimizer / shard + kMetadataBytesPerRank;
+  // A trainer that fronts DeepSpeed saves the Hugging Face weights (save_model: the model, or the
+  // adapter, in its dtype; gathered to rank 0 under ZeRO-3 with stage3_gather_16bit_weights_on_model_save)
+  // beside DeepSpeed's own state (global_step*/: 16-bit model states, sharded at ZeRO-3, and fp32
+  // optimizer shards per rank): transformers trainer.py _save_checkpoint.
+  if (s.framework == Framework::hf_trainer && sharding_engine(s) == ShardingEngine::deepspeed) {
+    const double hf_weights = adapters ? c.adapter_bytes.value_or(0.0) : c.inference_weights_bytes;
+    c.training_state_bytes += hf_weights;
+    c.largest_rank_bytes += hf_weights;
+  }
 
   switch (s.checkpoint.save) {
     case CheckpointSave::full_state: c.bytes_per_checkpoint = c.training_state_bytes; break;

@@ -134,9 +134,21 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     b.backward += largest * A;
   }
 
-  // FP8 training (Transformer Engine) keeps FP8 copies of the weights next to the higher-precision
-  // ones, one byte per element, across micro-batches (NVIDIA/TransformerEngine#1429).
-  if (s.precision.fp8_compute) b.persistent += rank_params / (zero == 3 ? dp : 1.0);
+  // FP8 training (Transformer Engine) keeps, for every linear layer, an FP8 copy of the weight and
+  // its transpose (Hopper's FP8 GEMMs need the column-wise copy for the data gradient), one byte per
+  // element each, cached across micro-batches (transformer_engine/pytorch/module/linear.py: _Linear
+  // takes weight_fp8 and weight_t_fp8; TE docs "Handling transposes"; NVIDIA/TransformerEngine#1429).
+  if (s.precision.fp8_compute) {
+    double linear_share = 1.0;
+    if (s.model.architecture && s.model.architecture->total_params() > 0) {
+      double linear = 0;
+      for (const auto& g : s.model.architecture->layers)
+        for (const auto& l : g.linears) linear += static_cast<double>(l.weight_params() * l.copies * g.count);
+      linear_share = linear / static_cast<double>(s.model.architecture->total_params());
+    }
+    constexpr double kFp8CopiesPerWeight = 2.0;  // row-wise and column-wise (transposed) FP8 data
+    b.persistent += kFp8CopiesPerWeight * rank_params * linear_share / (zero == 3 ? dp : 1.0);
+  }
 
   if (s.model.architecture) {
     const CpBuffers cp = context_parallel_buffers(s, *s.model.architecture, A);

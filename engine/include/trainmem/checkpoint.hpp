@@ -3,7 +3,9 @@
 //
 // Sharded saves (DeepSpeed ZeRO, FSDP SHARDED_STATE_DICT / torch.distributed.checkpoint) write
 // one file set per rank: optimizer states split over the sharding group, weights written whole by
-// rank 0 below ZeRO-3 (DeepSpeed mp_rank_00_model_states.pt) and split at ZeRO-3.
+// rank 0 below ZeRO-3 (DeepSpeed mp_rank_00_model_states.pt) and split at ZeRO-3 (16-bit model
+// shards plus fp32 optimizer shards per rank, zero_pp_rank_*). An HF Trainer run on DeepSpeed also
+// writes the Hugging Face weights (or adapter) beside DeepSpeed's state.
 #pragma once
 
 #include <optional>
