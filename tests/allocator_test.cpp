@@ -27,12 +27,17 @@ TEST_CASE("cached blocks serve requests that fit, best fit and split; the rest n
   BlockPool pool;
   add_blocks(pool, 64 * MiB, 2);
   CHECK(unserved_bytes(pool, {{48 * MiB, 3}}) == 48 * MiB);
-  CHECK(pool.at(16 * MiB) == 2);
-  // A 1.5 MiB request takes a 16 MiB rest (14.5 MiB left); a 2 MiB one the other.
-  CHECK(unserved_bytes(pool, {{2 * MiB, 1}, {1.5 * MiB, 1}}) == 0);
-  // A request smaller than 1 MiB with no block: a 2 MiB small-pool segment.
+  REQUIRE(pool.size() == 1);
+  CHECK(pool.front() == std::pair<double, double>{16 * MiB, 2});
+  // Best fit keeps carving the smallest block that fits: eight 2 MiB requests take one 16 MiB
+  // rest whole (16 / 2 = 8), the ninth the other one.
+  CHECK(unserved_bytes(pool, {{2 * MiB, 9}}) == 0);
+  REQUIRE(pool.size() == 1);
+  CHECK(pool.front() == std::pair<double, double>{14 * MiB, 1});
+  // A 5 MiB request with nothing cached that fits: a 20 MiB segment, whose 15 MiB rest stays cached.
   BlockPool empty;
-  CHECK(unserved_bytes(empty, {{100 * 1024, 1}}) == 2 * MiB);
+  CHECK(unserved_bytes(empty, {{5 * MiB, 1}}) == 20 * MiB);
+  CHECK(empty.front() == std::pair<double, double>{15 * MiB, 1});
 }
 
 TEST_CASE("optimizer-step temporaries the freed activation blocks cannot hold grow the reserve", "[allocator]") {

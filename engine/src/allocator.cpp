@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+
 
 namespace trainmem {
 
@@ -37,32 +37,49 @@ double rounding_overhead(const std::vector<BlockRun>& live) {
   return lost;
 }
 
+namespace {
+BlockPool::iterator first_at_least(BlockPool& pool, double bytes) {
+  return std::lower_bound(pool.begin(), pool.end(), bytes, [](const std::pair<double, double>& b, double v) { return b.first < v; });
+}
+
+void add_rounded(BlockPool& pool, double bytes, double count) {
+  auto it = first_at_least(pool, bytes);
+  if (it != pool.end() && it->first == bytes) it->second += count;
+  else pool.insert(it, {bytes, count});
+}
+}  // namespace
+
 void add_blocks(BlockPool& pool, double bytes, double count) {
-  if (count > 0 && bytes > 0) pool[round_request(bytes)] += count;
+  if (count > 0 && bytes > 0) add_rounded(pool, round_request(bytes), count);
 }
 
 double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests) {
-  auto take = [&](BlockPool::iterator it, double n) {
-    if ((it->second -= n) <= 0) pool.erase(it);
-  };
   double grown = 0;
   for (const auto& r : requests) {
     const double request = round_request(r.bytes);
+    if (request <= kSmallSize) continue;  // small-pool requests pack into 2 MiB segments: priced as rounding
     double left = r.count;
     while (left > 0) {
-      auto it = pool.lower_bound(request);
+      auto it = first_at_least(pool, request);
       if (it == pool.end()) {
         // No cached block fits this request or the ones like it: a new segment each; what a
         // request leaves of its segment stays cached.
         const double segment = segment_for(request);
         grown += segment * left;
-        if (segment - request > kSmallSize) pool[segment - request] += left;
+        if (segment - request > kSmallSize) add_rounded(pool, segment - request, left);
         break;
       }
-      const double block = it->first;
-      const double n = std::min(left, it->second);
-      take(it, n);
-      if (block - request > kSmallSize) pool[block - request] += n;
+      // Best fit takes the smallest block that fits and splits it; its rest is then the smallest
+      // fit for the next request, so one block serves floor(block / request) requests in a row.
+      const double block = it->first, blocks = it->second;
+      const double per_block = std::floor(block / request);
+      const double n = std::min(left, blocks * per_block);
+      const double full = std::floor(n / per_block), partial = n - full * per_block;
+      pool.erase(it);
+      if (blocks - full - (partial > 0 ? 1 : 0) > 0) add_rounded(pool, block, blocks - full - (partial > 0 ? 1 : 0));
+      const double rest = block - per_block * request;
+      if (full > 0 && rest > kSmallSize) add_rounded(pool, rest, full);
+      if (partial > 0 && block - partial * request > kSmallSize) add_rounded(pool, block - partial * request, 1);
       left -= n;
     }
   }

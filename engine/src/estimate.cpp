@@ -147,44 +147,46 @@ struct AllocatorTerms {
   double rounding = 0, step_growth = 0;
 };
 
-// One trainable weight tensor on this GPU (elements) and how many there are.
-struct WeightTensor {
-  double elements = 0, count = 0;
-};
-
-// The trainable weight tensors of one layer of a group on this GPU, split as tensor/expert
-// parallelism splits them: the layer's weights, or the LoRA A and B matrices of its targets.
-std::vector<WeightTensor> trainable_weights(const TrainingSetup& s, const LayerGroup& g) {
+// Appends a request per trainable weight tensor of `layers` layers of a group on this GPU (split
+// as tensor/expert parallelism and the optimizer's shard split it): the layer's weights, or the
+// LoRA A and B matrices of its targets, at `bytes_per_element`.
+void add_trainable_weights(std::vector<BlockRun>& out, const TrainingSetup& s, const LayerGroup& g, double shard,
+                           double bytes_per_element, double layers) {
+  if (layers <= 0) return;
   const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
   const double etp = static_cast<double>(expert_tensor_parallel_size(s));
   const double ep = static_cast<double>(s.parallel.expert_parallel_size);
   const bool adapters = s.method == Method::lora || s.method == Method::qlora;
-  std::vector<WeightTensor> out;
+  const double per = bytes_per_element / shard;
   for (const auto& l : g.linears) {
     const double split = l.routed_expert ? (l.tp_sharded ? etp : 1.0) : (l.tp_sharded ? tp : 1.0);
-    const double copies = l.routed_expert ? std::max(1.0, static_cast<double>(l.copies) / ep) : static_cast<double>(l.copies);
+    const double copies = layers * (l.routed_expert ? std::max(1.0, static_cast<double>(l.copies) / ep) : static_cast<double>(l.copies));
     if (!adapters) {
-      out.push_back({static_cast<double>(l.weight_params()) / split, copies});
+      out.push_back({static_cast<double>(l.weight_params()) / split * per, copies});
     } else if (lora_targets(l, s.lora.target_modules)) {
       const double r = static_cast<double>(s.lora.r);
-      out.push_back({r * static_cast<double>(l.in_features) / split, copies});
-      out.push_back({r * static_cast<double>(l.out_features) / split, copies});
+      out.push_back({r * static_cast<double>(l.in_features) / split * per, copies});
+      out.push_back({r * static_cast<double>(l.out_features) / split * per, copies});
     }
   }
-  return out;
 }
 
 AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, const std::vector<GroupActivations>& groups, const std::vector<std::int64_t>& counts,
                                bool first, bool last, const LossMemory& loss, double in_flight_batches, const ModelStates& ms,
                                const TransientBuffers& tb, double step_only) {
   AllocatorTerms t;
-  std::vector<BlockRun> live;
+  // Scratch space reused across estimates (the strategy search runs thousands): no allocation per call.
+  thread_local std::vector<BlockRun> live, step;
+  thread_local BlockPool pool;
+  live.clear();
   for (std::size_t g = 0; g < counts.size(); ++g)
     for (double bytes : groups[g].saved_tensors) live.push_back({bytes, static_cast<double>(counts[g]) * in_flight_batches});
   t.rounding = rounding_overhead(live);
 
+  // Nothing is requested after backward: no cached block can fall short.
+  if (tb.optimizer_step <= 0 && step_only <= 0) return t;
   // Blocks free at the start of backward: the loss's working set (fp32 blocks of T x V / TP).
-  BlockPool pool;
+  pool.clear();
   if (last && loss.logits_elements > 0) {
     const double fp32_blocks = std::floor(loss.bytes_per_logit_backward / kFp32Bytes);
     add_blocks(pool, loss.logits_elements * kFp32Bytes, fp32_blocks);
@@ -203,7 +205,7 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
   // The optimizer step: DeepSpeed's fp32 gradient partition and its temporaries are flat; torch
   // optimizers make one temporary per parameter tensor (of the optimizer's shard).
   const double step_bytes = tb.optimizer_step;
-  std::vector<BlockRun> step;
+  step.clear();
   if (step_only > 0) step.push_back({step_only, 1});
   const double trainable = ms.params.trainable();
   if (step_bytes > 0 && trainable > 0) {
@@ -218,8 +220,7 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
         const std::int64_t trainable_layers =
             std::clamp<std::int64_t>(index + counts[g] - first_trainable, 0, counts[g]);
         index += counts[g];
-        for (const auto& w : trainable_weights(s, a.layers[g]))
-          step.push_back({w.elements / shard * per_element, w.count * static_cast<double>(trainable_layers)});
+        add_trainable_weights(step, s, a.layers[g], shard, per_element, static_cast<double>(trainable_layers));
       }
       // Full fine-tuning also steps the embedding (first stage) and the head (last stage).
       const double tp = static_cast<double>(s.parallel.tensor_parallel_size);

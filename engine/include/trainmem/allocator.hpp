@@ -15,7 +15,7 @@
 // small for them), and the optimizer step's temporaries after backward freed every activation.
 #pragma once
 
-#include <map>
+#include <utility>
 #include <vector>
 
 namespace trainmem {
@@ -30,15 +30,17 @@ struct BlockRun {
 // 2 MiB, and a rest of 1 MiB or less is not split off.
 double rounding_overhead(const std::vector<BlockRun>& live);
 
-// Cached free blocks: size in bytes -> how many.
-using BlockPool = std::map<double, double>;
+// Cached free blocks: (size in bytes, how many), sorted by size; a flat vector, as a step has a few
+// dozen distinct tensor sizes.
+using BlockPool = std::vector<std::pair<double, double>>;
 
 // Adds `count` free blocks of `bytes` (as rounded by the allocator) to the pool.
 void add_blocks(BlockPool& pool, double bytes, double count);
 
-// Bytes of new segments the requests need, served in order best-fit from the pool's free blocks
-// (each split when the rest exceeds 1 MiB). The pool is updated: blocks used are removed, split
-// rests and what new segments leave over are added.
+// Bytes of new segments the large requests need, served in order best-fit from the pool's free
+// blocks (each split when the rest exceeds 1 MiB); requests of 1 MiB or less come from the small
+// pool. The pool is updated: blocks used are removed, split rests and what new segments leave over
+// are added.
 double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests);
 
 }  // namespace trainmem
