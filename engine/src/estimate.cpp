@@ -292,9 +292,12 @@ Estimate estimate(const TrainingSetup& s) {
     groups = group_activations(s, *arch, compute);
   }
 
-  // Evaluate each pipeline stage; the most loaded GPU is the one with the highest peak.
+  // Evaluate each pipeline stage; the most loaded GPU is the one with the highest peak (its
+  // allocated peak with the allocator's uncertainty floor and the context).
   double best_peak = -1;
   double offloaded_states = 0, offloaded_activations = 0;
+  TransientBuffers best_buffers;
+  double best_step_only = 0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const ModelStates& ms = stages[i];
     const bool last = i + 1 == stages.size();
@@ -338,23 +341,20 @@ Estimate estimate(const TrainingSetup& s) {
       if (ph.optimizer_step > peak) peak = ph.optimizer_step, transient = step_transient, g.peak_phase = "optimizer_step";
       g.temporary_buffers = transient;
       g.peak_allocated = peak;
-      // Reserved: the allocated peaks plus what the caching allocator's rules add (allocator.hpp).
-      const AllocatorTerms at = allocator_terms(s, *arch, groups, layer_counts[i], i == 0, last, *loss,
-                                                in_flight(s.parallel, i, s.batch.gradient_accumulation_steps), ms, tb, step_only);
-      const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding;
-      const double by_rules = std::max({training_reserved + at.step_growth, ph.optimizer_step, ph.load, peak});
-      g.allocator_rounding = at.rounding;
-      g.allocator_cache = std::max(0.0, by_rules - peak - at.rounding);
-      // What the rules do not see (shape changes between steps, lazily created optimizer state,
-      // library workspaces) is overhead.fragmentation_fraction x peak_allocated: the reserve is at
-      // least that, and the band takes it as its uncertainty term.
+      // What the allocator rules do not see (shape changes between steps, lazily created optimizer
+      // state, library workspaces) is overhead.fragmentation_fraction x peak_allocated: the reserve
+      // is at least that, and the band takes it as its uncertainty term. The rules' own terms are
+      // priced below for the most loaded stage.
       g.allocator_uncertainty = peak * s.fragmentation_fraction;
-      g.peak_reserved = std::max(by_rules, peak + *g.allocator_uncertainty);
-      g.fragmentation = *g.peak_reserved - peak;
+      g.peak_reserved = peak + *g.allocator_uncertainty;
       g.cuda_context = cuda_context_bytes(s);
       g.peak = *g.peak_reserved + *g.cuda_context;
       stage_peak_key = *g.peak;
-      if (i == 0 || stage_peak_key > best_peak) offloaded_activations = rt.offloaded_activations;
+      if (i == 0 || stage_peak_key > best_peak) {
+        offloaded_activations = rt.offloaded_activations;
+        best_buffers = tb;
+        best_step_only = step_only;
+      }
     }
     if (i == 0 || stage_peak_key > best_peak) {
       best_peak = stage_peak_key;
@@ -368,6 +368,24 @@ Estimate estimate(const TrainingSetup& s) {
       }
       offloaded_states = ms.offloaded.total();
     }
+  }
+
+  // Reserved on the most loaded GPU: the allocated peaks plus what the caching allocator's rules
+  // add (allocator.hpp), at least the uncertainty floor above.
+  if (arch && e.per_gpu.phases) {
+    PerGpu& g = e.per_gpu;
+    const std::size_t i = g.pipeline_stage;
+    const PhasePeaks& ph = *g.phases;
+    const double peak = *g.peak_allocated;
+    const AllocatorTerms at = allocator_terms(s, *arch, groups, layer_counts[i], i == 0, i + 1 == stages.size(), *loss,
+                                              e.micro_batches_in_flight, stages[i], best_buffers, best_step_only);
+    const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding;
+    const double by_rules = std::max({training_reserved + at.step_growth, ph.optimizer_step, ph.load, peak});
+    g.allocator_rounding = at.rounding;
+    g.allocator_cache = std::max(0.0, by_rules - peak - at.rounding);
+    g.peak_reserved = std::max(by_rules, *g.peak_reserved);
+    g.fragmentation = *g.peak_reserved - peak;
+    g.peak = *g.peak_reserved + *g.cuda_context;
   }
 
   // Offloaded states and activations: host RAM per node (all of the node's ranks), or NVMe.
