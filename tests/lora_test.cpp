@@ -113,6 +113,8 @@ TEST_CASE("LoRA settings that target nothing or name a missing layer are refused
                                              R"(}, "method": "lora", "lora": {"layers_to_transform": [32]}})");
   REQUIRE(layer.errors.size() == 1);
   CHECK(layer.errors[0].field == "lora.layers_to_transform");
+}
+
 TEST_CASE("lora_dropout saves a dropout copy of each targeted linear's input and its mask", "[lora][activations]") {
   // PEFT's LoRA Linear computes lora_B(lora_A(dropout(x))): each targeted module keeps its own
   // dropout output (bf16, 2 B) and mask (1 B) of [tokens, in_features]. Llama-2-7B, q_proj and

@@ -5,6 +5,7 @@
 
 #include "trainmem/activations.hpp"
 #include "trainmem/allocator.hpp"
+#include "trainmem/lora_targeting.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
@@ -147,27 +148,30 @@ struct AllocatorTerms {
   double rounding = 0, step_growth = 0;
 };
 
-// Appends a request per trainable weight tensor of `layers` layers of a group on this GPU (split
-// as tensor/expert parallelism and the optimizer's shard split it): the layer's weights, or the
-// LoRA A and B matrices of its targets, at `bytes_per_element`.
-void add_trainable_weights(std::vector<BlockRun>& out, const TrainingSetup& s, const LayerGroup& g, double shard,
-                           double bytes_per_element, double layers) {
+// Appends a request per trainable weight tensor of `layers` layers of group `group` on this GPU
+// (split as tensor/expert parallelism and the optimizer's shard split it), at `bytes_per_element`:
+// the layer's weights or, given `lora`, the LoRA A (r x d_in) and B (d_out x r) matrices of each
+// module PEFT targets (lora_targeting.hpp), judged on the group's first layer. An adapter's
+// r (d_in + d_out) parameters split between A and B as d_in : d_out.
+void add_trainable_weights(std::vector<BlockRun>& out, const TrainingSetup& s, const Architecture& a, std::size_t group,
+                           const LoraTargeting* lora, double shard, double bytes_per_element, double layers) {
   if (layers <= 0) return;
   const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
   const double etp = static_cast<double>(expert_tensor_parallel_size(s));
   const double ep = static_cast<double>(s.parallel.expert_parallel_size);
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
   const double per = bytes_per_element / shard;
-  for (const auto& l : g.linears) {
+  for (const auto& l : a.layers[group].linears) {
     const double split = l.routed_expert ? (l.tp_sharded ? etp : 1.0) : (l.tp_sharded ? tp : 1.0);
     const double copies = layers * (l.routed_expert ? std::max(1.0, static_cast<double>(l.copies) / ep) : static_cast<double>(l.copies));
-    if (!adapters) {
+    if (!lora) {
       out.push_back({static_cast<double>(l.weight_params()) / split * per, copies});
-    } else if (lora_targets(l, s.lora.target_modules)) {
-      const double r = static_cast<double>(s.lora.r);
-      out.push_back({r * static_cast<double>(l.in_features) / split * per, copies});
-      out.push_back({r * static_cast<double>(l.out_features) / split * per, copies});
+      continue;
     }
+    const double adapter = lora->adapter_params(group, l, 0) / (l.routed_expert ? static_cast<double>(l.copies) : 1.0);
+    if (adapter <= 0) continue;
+    const double in = static_cast<double>(l.in_features), outf = static_cast<double>(l.out_features);
+    out.push_back({adapter * in / (in + outf) / split * per, copies});
+    out.push_back({adapter * outf / (in + outf) / split * per, copies});
   }
 }
 
@@ -215,12 +219,14 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
       const double shard = s.parallel.zero_stage >= 1 ? sharding_degree(s.parallel) : 1.0;
       const double per_element = step_bytes / (trainable / shard);
       // Layers whose weights train: all of them, the last freeze.trainable_layers, or every layer's adapters.
+      std::optional<LoraTargeting> lora;
+      if (s.method == Method::lora || s.method == Method::qlora) lora.emplace(a, s.lora);
       std::int64_t index = 0;
       for (std::size_t g = 0; g < counts.size(); ++g) {
         const std::int64_t trainable_layers =
             std::clamp<std::int64_t>(index + counts[g] - first_trainable, 0, counts[g]);
         index += counts[g];
-        add_trainable_weights(step, s, a.layers[g], shard, per_element, static_cast<double>(trainable_layers));
+        add_trainable_weights(step, s, a, g, lora ? &*lora : nullptr, shard, per_element, static_cast<double>(trainable_layers));
       }
       // Full fine-tuning also steps the embedding (first stage) and the head (last stage).
       const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
