@@ -24,6 +24,15 @@ struct ModelPreset {
   std::string hf_config_json;        // the config.json as stored
 };
 
+// One published price of a GPU-hour: like is compared with like (on-demand vs reserved,
+// hyperscaler vs specialist cloud), and each offer says where and when it was read.
+struct PriceOffer {
+  double usd_per_gpu_hour = 0;
+  std::string kind;           // on_demand | reserved | spot
+  std::string provider_type;  // hyperscaler | specialist | marketplace
+  std::string provider, offer, read_on, source;
+};
+
 struct GpuEntry {
   GpuSpec spec;  // memory in bytes, usable bytes and CUDA context where published
   std::string vendor, kind;
@@ -31,7 +40,8 @@ struct GpuEntry {
   double memory_bandwidth_bytes_per_s = 0;  // bytes/s
   std::string interconnect_name;
   double interconnect_bytes_per_s = 0;      // bytes/s
-  std::optional<double> price_per_gpu_hour_usd;
+  std::optional<double> price_per_gpu_hour_usd;  // the default offer (also in spec)
+  std::vector<PriceOffer> prices;               // every cited offer
   std::string source;
   std::string raw_json;  // the catalog file as stored
 };

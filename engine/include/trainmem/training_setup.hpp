@@ -127,6 +127,30 @@ struct ParallelSettings {
   std::optional<ShardingEngine> sharding_engine;
   std::optional<GradientSync> gradient_sync;
   std::optional<std::int64_t> expert_tensor_parallel_size;  // Megatron ETP; default: tensor_parallel_size
+  // Data-parallel communication runs under the backward pass (and parameter gathers under the
+  // forward): Megatron --overlap-grad-reduce/--overlap-param-gather, DeepSpeed overlap_comm.
+  // Default by framework (step_time.hpp).
+  std::optional<bool> overlap_grad_reduce;
+};
+
+// GPU families whose attention kernels differ (FlashAttention-2 vs cuDNN/FlashAttention-3 class).
+enum class GpuGeneration { other, volta, turing, ampere, ada, hopper, blackwell };
+
+// A device's speeds for the time model (catalog or custom document); 0 means "not known" and the
+// engine's documented default applies (see step_time.hpp). Rates per GPU, per second.
+struct GpuPerformance {
+  double bf16_dense_flops_per_s = 0;        // vendor dense (no sparsity) bf16/fp16 tensor peak
+  double fp8_dense_flops_per_s = 0;         // 0: no fp8 tensor cores
+  double memory_bandwidth_bytes_per_s = 0;  // HBM/GDDR, vendor figure
+  // Measured largest matmul throughput / the peak (Maximum Achievable Matmul FLOPS, MAMF).
+  double matmul_efficiency_bf16 = 0, matmul_efficiency_fp8 = 0;
+  std::int64_t streaming_multiprocessors = 0;  // SMs (CUs on AMD); 0: not a CUDA-like device
+  GpuGeneration generation = GpuGeneration::other;
+  // NCCL bus bandwidth (nccl-tests busbw convention) inside a node, and per GPU across nodes.
+  double intra_node_bytes_per_s = 0, inter_node_bytes_per_s = 0;
+  std::int64_t intra_node_gpus = 0;  // GPUs joined at the intra-node rate (an NVLink domain); 0: gpus_per_node
+  double host_link_bytes_per_s = 0;  // GPU <-> host (PCIe), one direction
+  double interconnect_bytes_per_s = 0;  // GPU-to-GPU line rate as the vendor states it (bidirectional)
 };
 
 // A device from the catalog or given by the user; bytes.
@@ -139,6 +163,21 @@ struct GpuSpec {
   std::optional<std::int64_t> cuda_context_bytes;
   bool has_cuda_context = true;  // false for TPU and Gaudi
   std::int64_t gpus_per_node = 8;
+  GpuPerformance performance;
+  std::optional<double> price_per_gpu_hour_usd;  // the catalog's default offer (USD per GPU-hour)
+  std::string price_source;                      // where, when and what kind of offer
+};
+
+// Link speeds that override the GPU catalog's (document "network"); bytes per second per GPU,
+// nccl-tests bus bandwidth.
+struct NetworkSettings {
+  std::optional<double> intra_node_bytes_per_s, inter_node_bytes_per_s;
+};
+
+// A whole training run (document "training"): time to train, GPU-hours and cost.
+struct TrainingGoal {
+  std::optional<double> total_tokens;
+  std::optional<double> price_per_gpu_hour_usd;  // overrides the catalog price
 };
 
 // A multi-model RLHF job; the setup's model is the policy (docs/api.md, `rlhf`).
@@ -188,6 +227,8 @@ struct TrainingSetup {
   AttentionImplementation attention = AttentionImplementation::flash;
   ParallelSettings parallel;
   std::optional<GpuSpec> gpu;
+  NetworkSettings network;
+  TrainingGoal training;
   CheckpointSettings checkpoint;
   std::optional<RlhfSettings> rlhf;
   // Fields the document gave that have no effect on this setup (reported as a warning).

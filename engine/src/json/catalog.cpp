@@ -75,6 +75,34 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
   return m;
 }
 
+// "prices": [{"usd_per_gpu_hour", "kind", "provider_type", "provider", "offer", "read_on", "source"}]
+void read_prices(ObjectReader& r, GpuEntry& g, Errors& errors) {
+  const json* list = r.get("prices");
+  if (!list) return;
+  if (!list->is_array()) {
+    r.type_error("prices", "a list of offers", *list);
+    return;
+  }
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    ObjectReader o((*list)[i], "prices." + std::to_string(i), errors);
+    if (!o.valid()) continue;
+    PriceOffer offer;
+    offer.usd_per_gpu_hour = o.number("usd_per_gpu_hour", 0, 1e4, true).value_or(0);
+    offer.kind = o.choice<std::string>("kind", {{"on_demand", "on_demand"}, {"reserved", "reserved"}, {"spot", "spot"}}).value_or("");
+    offer.provider_type =
+        o.choice<std::string>("provider_type", {{"hyperscaler", "hyperscaler"}, {"specialist", "specialist"}, {"marketplace", "marketplace"}})
+            .value_or("");
+    offer.provider = o.string("provider").value_or("");
+    offer.offer = o.string("offer").value_or("");
+    offer.read_on = o.string("read_on").value_or("");
+    offer.source = o.string("source").value_or("");
+    for (const char* key : {"usd_per_gpu_hour", "kind", "provider_type", "provider", "read_on", "source"})
+      if (!o.has(key)) errors.push_back({error_code::missing_field, o.field(key), o.field(key) + " is missing"});
+    o.finish();
+    g.prices.push_back(offer);
+  }
+}
+
 std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Errors& errors) {
   ObjectReader r(doc, "", errors);
   if (!r.valid()) return std::nullopt;
@@ -105,20 +133,61 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
   r.string("usable_source");
   g.spec.cuda_context_bytes = r.integer("cuda_context_bytes", 0, 1e11);
   r.string("cuda_context_source");
+  GpuPerformance& perf = g.spec.performance;
   g.bf16_dense_tflops = r.number("bf16_dense_tflops", 0, 1e6).value_or(0);
+  perf.bf16_dense_flops_per_s = g.bf16_dense_tflops * 1e12;
   r.string("bf16_note");
   g.memory_bandwidth_bytes_per_s = r.number("memory_bandwidth_bytes_per_s", 0, 1e15).value_or(0);
+  perf.memory_bandwidth_bytes_per_s = g.memory_bandwidth_bytes_per_s;
+  perf.fp8_dense_flops_per_s = r.number("fp8_dense_tflops", 0, 1e6).value_or(0) * 1e12;
+  r.string("fp8_note");
+  perf.generation = r.choice<GpuGeneration>("architecture", {{"volta", GpuGeneration::volta},
+                                                              {"turing", GpuGeneration::turing},
+                                                              {"ampere", GpuGeneration::ampere},
+                                                              {"ada", GpuGeneration::ada},
+                                                              {"hopper", GpuGeneration::hopper},
+                                                              {"blackwell", GpuGeneration::blackwell},
+                                                              {"other", GpuGeneration::other}})
+                        .value_or(GpuGeneration::other);
+  perf.streaming_multiprocessors = r.integer("streaming_multiprocessors", 0, 1e5).value_or(0);
+  r.string("streaming_multiprocessors_source");
+  if (const json* me = r.get("matmul_efficiency")) {
+    ObjectReader m(*me, "matmul_efficiency", errors);
+    perf.matmul_efficiency_bf16 = m.number("bf16", 0.01, 1, true).value_or(0);
+    perf.matmul_efficiency_fp8 = m.number("fp8", 0.01, 1, true).value_or(0);
+    m.string("source");
+    m.finish();
+  }
   if (const json* ic = r.get("interconnect")) {
     ObjectReader i(*ic, "interconnect", errors);
     g.interconnect_name = i.string("name").value_or("");
     g.interconnect_bytes_per_s = i.number("bytes_per_s", 0, 1e15).value_or(0);
+    perf.interconnect_bytes_per_s = g.interconnect_bytes_per_s;
     i.string("note");
     i.finish();
+  }
+  if (const json* net = r.get("network")) {
+    ObjectReader n(*net, "network", errors);
+    perf.intra_node_bytes_per_s = n.number("intra_node_bytes_per_s", 1, 1e15).value_or(0);
+    n.string("intra_node_source");
+    perf.intra_node_gpus = n.integer("intra_node_gpus", 1, 1e5).value_or(0);
+    perf.inter_node_bytes_per_s = n.number("inter_node_bytes_per_s", 1, 1e15).value_or(0);
+    n.string("inter_node_source");
+    n.finish();
+  }
+  if (const json* hl = r.get("host_link")) {
+    ObjectReader h(*hl, "host_link", errors);
+    h.string("name");
+    perf.host_link_bytes_per_s = h.number("bytes_per_s", 1, 1e15).value_or(0);
+    h.string("note");
+    h.finish();
   }
   g.spec.gpus_per_node = r.integer("gpus_per_node", 1, 1024).value_or(8);
   r.string("gpus_per_node_note");
   g.price_per_gpu_hour_usd = r.number("price_per_gpu_hour_usd", 0, 1e4);
-  r.string("price_source");
+  g.spec.price_per_gpu_hour_usd = g.price_per_gpu_hour_usd;
+  g.spec.price_source = r.string("price_source").value_or("");
+  read_prices(r, g, errors);
   g.source = r.string("source").value_or("");
   r.string("note");
   r.finish();
