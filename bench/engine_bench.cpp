@@ -5,6 +5,7 @@
 #include "trainmem/estimate.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/solver.hpp"
+#include "trainmem/step_time.hpp"
 #include "trainmem/strategy_search.hpp"
 
 namespace {
@@ -26,6 +27,28 @@ void BM_EstimateMixtral_PP(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateMixtral_PP);
 
+// One estimate with its step time (memory, FLOPs, kernels, communication), as the API returns it.
+void BM_EstimateWithTimeLlama3_8B_Zero3(benchmark::State& state) {
+  const auto s = setup(R"({"model": {"preset": "llama-3-8b"}, "parallel": {"world_size": 8, "zero_stage": 3},
+    "batch": {"micro_batch_size": 1, "seq_length": 8192}, "activation_checkpointing": "full", "gpu": "h100-sxm-80gb"})");
+  for (auto _ : state) {
+    const trainmem::Estimate e = trainmem::estimate(s);
+    benchmark::DoNotOptimize(trainmem::step_time(s, e));
+  }
+}
+BENCHMARK(BM_EstimateWithTimeLlama3_8B_Zero3);
+
+void BM_EstimateWithTimeMixtral_PP(benchmark::State& state) {
+  const auto s = setup(R"({"model": {"preset": "mixtral-8x7b"}, "parallel": {"world_size": 64, "zero_stage": 1,
+    "tensor_parallel_size": 4, "pipeline_parallel_size": 4, "expert_parallel_size": 4}, "batch": {"micro_batch_size": 2,
+    "seq_length": 4096, "gradient_accumulation_steps": 16}, "gpu": "h100-sxm-80gb"})");
+  for (auto _ : state) {
+    const trainmem::Estimate e = trainmem::estimate(s);
+    benchmark::DoNotOptimize(trainmem::step_time(s, e));
+  }
+}
+BENCHMARK(BM_EstimateWithTimeMixtral_PP);
+
 void BM_EstimateJson(benchmark::State& state) {
   const char* doc = R"({"model": {"preset": "llama-3-8b"}, "parallel": {"world_size": 8, "zero_stage": 3}, "gpu": "h100-sxm-80gb"})";
   for (auto _ : state) benchmark::DoNotOptimize(trainmem::estimate_json(doc));
@@ -39,10 +62,9 @@ void BM_StrategySearch1024(benchmark::State& state) {
   trainmem::StrategySearchOptions options;
   options.world_size = 1024;
   const double budget = trainmem::gpu_capacity(*s.gpu) * 0.95;
-  const trainmem::GpuEntry* gpu = trainmem::builtin_catalog().find_gpu("h100-sxm-80gb");
   double candidates = 0;
   for (auto _ : state) {
-    const auto r = trainmem::search_strategies(s, options, budget, gpu);
+    const auto r = trainmem::search_strategies(s, options, budget);
     candidates += static_cast<double>(r.candidates);
     benchmark::DoNotOptimize(r);
   }

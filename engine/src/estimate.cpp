@@ -367,6 +367,8 @@ Estimate estimate(const TrainingSetup& s) {
       e.per_gpu = g;
       e.gpu_parameters = ms.params.total();
       e.gpu_trainable_parameters = ms.params.trainable();
+      e.gpu_expert_parameters = ms.params.expert_trainable + ms.params.expert_frozen;
+      e.gpu_expert_trainable_parameters = ms.params.expert_trainable;
       if (arch) {
         e.layers_on_gpu = 0;
         for (auto n : layer_counts[i]) e.layers_on_gpu += static_cast<double>(n);

@@ -38,18 +38,25 @@ LayerForwardFlops layer_forward_flops(const LayerGroup& g, const FlopsContext& c
     if (++matmul_index % 2 == 0) f.op_level_recompute += base;
     if (lora) f.adapter_matmul += 2.0 * lora->adapter_params(group, l, 0) / static_cast<double>(l.copies) * uses;
   }
-  const AttentionShape& at = g.attention;
+  const AttentionFlops at = attention_forward_flops(g.attention, c);
+  f.attention = at.counted;
+  f.attention_executed = at.executed;
+  return f;
+}
+
+AttentionFlops attention_forward_flops(const AttentionShape& at, const FlopsContext& c) {
+  AttentionFlops f;
   const double window = at.sliding_window > 0 ? std::min(c.seq, static_cast<double>(at.sliding_window)) : c.seq;
   const double per_key = 2.0 * static_cast<double>(at.num_attention_heads * (at.head_dim + at.v_head_dim));
   const double self = per_key * window;
-  f.attention = self;
+  f.counted = self;
   // A causal kernel computes only the blocks on or below the diagonal: half of the full square (a
   // window much shorter than the sequence is mostly below the diagonal already).
   const bool halves = c.causal && c.kernel_skips_masked && at.sliding_window == 0;
-  f.attention_executed = halves ? self / 2 : self;
+  f.executed = halves ? self / 2 : self;
   if (at.cross_attention) {
-    f.attention += per_key * c.encoder_seq;
-    f.attention_executed += per_key * c.encoder_seq;
+    f.counted += per_key * c.encoder_seq;
+    f.executed += per_key * c.encoder_seq;
   }
   return f;
 }

@@ -82,6 +82,8 @@ struct Estimate {
   std::optional<double> rollout_kv_cache_bytes;  // RLHF generation on the training GPUs
   // The most loaded GPU's parameters before ZeRO sharding, and the sharding degree D.
   double gpu_parameters = 0, gpu_trainable_parameters = 0, sharding_degree = 1;
+  // Of those, the routed-expert parameters (sharded over D / EP).
+  double gpu_expert_parameters = 0, gpu_expert_trainable_parameters = 0;
   double layers_on_gpu = 0, micro_batches_in_flight = 1;
 };
 

@@ -50,6 +50,12 @@ struct FlopsContext {
 
 LayerForwardFlops layer_forward_flops(const LayerGroup& layer, const FlopsContext& context);
 
+// The attention part alone: {non-causal count, what the kernel runs}, FLOPs per token.
+struct AttentionFlops {
+  double counted = 0, executed = 0;
+};
+AttentionFlops attention_forward_flops(const AttentionShape& attention, const FlopsContext& context);
+
 // The FLOPs of one optimizer step (all micro-batches, all GPUs).
 struct TrainingFlops {
   double tokens_per_step = 0;  // global batch x sequence length

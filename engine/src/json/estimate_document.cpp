@@ -13,6 +13,7 @@
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/pipeline_split.hpp"
+#include "trainmem/step_time.hpp"
 
 namespace trainmem {
 
@@ -273,6 +274,7 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
       if (ok) p.pipeline_layers = layers->get<std::vector<std::int64_t>>();
       else r.type_error("pipeline_layers", "a non-empty list of layer counts (0 to 1e8), one per pipeline chunk", *layers);
     }
+    p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
     r.finish();
   }
   // data_parallel_size follows from world_size (Megatron arguments.py); both given must agree.
@@ -322,8 +324,33 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     errors.push_back({error_code::inconsistent, "gpu.usable_bytes", "gpu.usable_bytes exceeds gpu.memory_bytes"});
   if (g.cuda_context_bytes && memory && *g.cuda_context_bytes >= *memory)
     errors.push_back({error_code::inconsistent, "gpu.cuda_context_bytes", "gpu.cuda_context_bytes must be below gpu.memory_bytes"});
+  // Speeds for the time model (a custom device has none unless given).
+  GpuPerformance& perf = g.performance;
+  perf.bf16_dense_flops_per_s = r.number("bf16_dense_flops_per_s", 0, 1e18, true).value_or(0);
+  perf.fp8_dense_flops_per_s = r.number("fp8_dense_flops_per_s", 0, 1e18, true).value_or(0);
+  perf.memory_bandwidth_bytes_per_s = r.number("memory_bandwidth_bytes_per_s", 0, 1e15, true).value_or(0);
   r.finish();
   s.gpu = g;
+}
+
+// network: {"intra_node_bytes_per_s", "inter_node_bytes_per_s"}: nccl-tests bus bandwidth per GPU.
+void parse_network(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("network");
+  if (!v) return;
+  ObjectReader r(*v, "network", errors);
+  s.network.intra_node_bytes_per_s = r.number("intra_node_bytes_per_s", 0, 1e15, true);
+  s.network.inter_node_bytes_per_s = r.number("inter_node_bytes_per_s", 0, 1e15, true);
+  r.finish();
+}
+
+// training: {"total_tokens", "price_per_gpu_hour_usd"}.
+void parse_training(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("training");
+  if (!v) return;
+  ObjectReader r(*v, "training", errors);
+  s.training.total_tokens = r.number("total_tokens", 0, 1e18, true);
+  s.training.price_per_gpu_hour_usd = r.number("price_per_gpu_hour_usd", 0, 1e5);
+  r.finish();
 }
 
 // Settings given for something this setup does not do: accepted, but reported.
@@ -411,6 +438,8 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   set(s.attention, r.choice("attention", kAttention));
   parse_parallel(r, s, errors);
   parse_gpu(r, s, errors);
+  parse_network(r, s, errors);
+  parse_training(r, s, errors);
   r.finish();
   if (!s.batch.seq_length) s.batch.seq_length = s.model.seq_length_default;
   note_ignored_fields(r, s);
@@ -427,6 +456,35 @@ json bytes_json(double v) {
 json optional_bytes(const std::optional<double>& v) {
   if (!v) return nullptr;
   return bytes_json(*v);
+}
+
+json by_kind(const CommunicationByKind& c) {
+  return {{"data_parallel", c.data_parallel}, {"tensor_parallel", c.tensor_parallel}, {"pipeline", c.pipeline},
+          {"context", c.context}, {"expert", c.expert}};
+}
+
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// The "time" block: seconds, FLOPs (all GPUs), bus bytes per GPU.
+json time_json(const StepTime& t) {
+  const TimeBreakdown& b = t.breakdown;
+  json cost = nullptr;
+  if (t.cost) cost = {{"usd", t.cost->usd}, {"price_per_gpu_hour_usd", t.cost->price_per_gpu_hour_usd}, {"source", t.cost->source}};
+  return {{"step_seconds", t.step_seconds},
+          {"tokens_per_second_per_gpu", t.tokens_per_second_per_gpu},
+          {"mfu", t.mfu},
+          {"hfu", t.hfu},
+          {"flops_per_step", t.flops_per_step},
+          {"model_flops_per_step", t.model_flops_per_step},
+          {"communication", {{"bytes_per_step", by_kind(t.bytes_per_step)},
+                             {"seconds_per_step", by_kind(t.seconds_per_step)},
+                             {"exposed_seconds", t.exposed_communication_seconds}}},
+          {"breakdown_seconds", {{"compute", b.compute}, {"recompute", b.recompute},
+                                 {"exposed_communication", b.exposed_communication}, {"pipeline_bubble", b.pipeline_bubble},
+                                 {"optimizer", b.optimizer}, {"offload", b.offload}}},
+          {"time_to_train_seconds", optional_number(t.time_to_train_seconds)},
+          {"gpu_hours", optional_number(t.gpu_hours)},
+          {"cost", cost}};
 }
 
 json write_estimate(const TrainingSetup& s, const Estimate& e) {
@@ -502,6 +560,10 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
     out["explanations"].push_back({{"component", x.component}, {"formula", x.formula}, {"source", x.source}});
   out["warnings"] = json::array();
   for (const auto& w : estimate_warnings(s, e)) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
+  std::string why_not;
+  const std::optional<StepTime> time = step_time(s, e, &why_not);
+  out["time"] = time ? time_json(*time) : json(nullptr);
+  if (!time && s.gpu) out["warnings"].push_back({{"code", "time_unavailable"}, {"message", why_not}});
   return out;
 }
 

@@ -1,0 +1,89 @@
+// Communication of one training step: what each GPU puts on its links, in bytes, and how long it
+// takes, per kind of parallelism.
+//
+// Bytes are nccl-tests "bus bytes" (NVIDIA/nccl-tests doc/PERFORMANCE.md): for a collective over
+// n ranks of a buffer of S bytes, all-reduce moves S x 2(n-1)/n per GPU, reduce-scatter,
+// all-gather and all-to-all S x (n-1)/n (S the whole buffer); a point-to-point send moves S.
+// Seconds = bus bytes / bus bandwidth, where the bus bandwidth is what nccl-tests reports
+// ("busbw"): the catalog's intra-node figure when the group fits in one node (an NVLink domain),
+// else min(intra, k x inter-node per GPU) for k group members per node (each GPU has its own NIC;
+// NCCL's rings use all of a node's NICs at once).
+//
+// Group layout follows Megatron's rank order "tp-cp-ep-dp-pp" (tensor parallel innermost, then
+// context, expert, data, pipeline outermost; Megatron-Core parallel_state.py, order argument);
+// torchtitan's device mesh nests the same way (pp, dp, cp, tp).
+//
+// Per layer and micro-batch (T tokens of one micro-batch per model-parallel group, h hidden, a
+// bytes per activation element):
+//   tensor    2 all-reduces of [T, h] forward and 2 backward (Megatron's f and g operators;
+//             with sequence parallelism 2 all-gathers + 2 reduce-scatters, the same bytes:
+//             Korthikanti et al. 2022, §4.2.2), 2 more in a full-recompute pass.
+//   context   ring attention (Megatron "p2p" CP, torch context_parallel): each rank passes its
+//             k/v chunk around the ring, (cp-1) chunks forward, k/v and their gradients backward;
+//             runs under the attention kernel (exposed only beyond it).
+//   expert    all-to-all dispatch and combine of T_gpu x top_k tokens of h, forward and backward
+//             (Megatron MoE alltoall token dispatcher).
+//   pipeline  the stage's output activation forward and its gradient backward, [T, h] (split by
+//             tensor parallel with sequence parallelism), once per virtual stage.
+// Per step, data parallel (the gradient group: data x context parallel ranks; experts: / EP):
+//   ZeRO-0/DDP  all-reduce of the gradients once per step (no_sync accumulation).
+//   ZeRO-1/2    reduce-scatter of the gradients (ZeRO-2 under DeepSpeed: every micro-batch) and an
+//               all-gather of the updated parameters (Rajbhandari et al. 2020, §7.2).
+//   ZeRO-3/FSDP every micro-batch: parameter all-gather in forward, again in backward when
+//               resharded after forward, and a gradient reduce-scatter (§7.2: 1.5x DDP's volume);
+//               HYBRID_SHARD also all-reduces its shard across the replicas.
+// Offload: optimizer offload moves the gradient shard down and the parameter shard up over the
+// host link (PCIe) once per step; parameter offload fetches the shard for forward and backward;
+// activation offload moves the saved activations out and back.
+#pragma once
+
+#include "trainmem/estimate.hpp"
+
+namespace trainmem {
+
+// Bus bytes per GPU and their seconds.
+struct Traffic {
+  double bytes = 0, seconds = 0;
+  Traffic& operator+=(const Traffic& o) {
+    bytes += o.bytes;
+    seconds += o.seconds;
+    return *this;
+  }
+  Traffic times(double n) const { return {bytes * n, seconds * n}; }
+};
+
+// Link speeds in force: the document's "network", else the catalog GPU's, else defaults.
+struct LinkRates {
+  double intra_node_bytes_per_s = 0, inter_node_bytes_per_s = 0, host_bytes_per_s = 0;
+  double node_gpus = 8;  // GPUs joined at the intra-node rate
+};
+LinkRates link_rates(const TrainingSetup& setup);
+
+// Bus bandwidth of a group of `ranks` whose members are `stride` ranks apart.
+double bus_bandwidth(double ranks, double stride, const LinkRates& links);
+
+// One layer of a group, one micro-batch, on one GPU (recompute included).
+struct LayerTraffic {
+  Traffic tensor, context, expert;
+};
+LayerTraffic layer_traffic(const TrainingSetup& setup, const LayerGroup& layer, Dtype activation_dtype, const LinkRates& links);
+
+// Data-parallel and offload traffic of one GPU (the stage holding the most parameters).
+struct DataParallelTraffic {
+  Traffic gather_forward, gather_backward;  // ZeRO-3: per micro-batch
+  double micro_batches = 1;                 // gradient accumulation steps
+  Traffic reduce;                           // per reduction
+  double reductions_per_step = 1;           // micro-batches (ZeRO-2 DeepSpeed, ZeRO-3) or 1
+  Traffic parameter_sync;                   // ZeRO-1/2: after the optimizer step
+  double layers = 1;                        // layers the traffic is spread over (prefetch units)
+  Traffic optimizer_offload;                // per step, over the host link
+  Traffic parameter_offload;                // per micro-batch, over the host link
+  Traffic activation_offload;               // per micro-batch, over the host link
+  Traffic per_step() const;                 // everything above for one optimizer step
+};
+DataParallelTraffic data_parallel_traffic(const TrainingSetup& setup, const Estimate& estimate, const LinkRates& links);
+
+// Pipeline sends of one micro-batch on one GPU.
+Traffic pipeline_traffic(const TrainingSetup& setup, Dtype activation_dtype, const LinkRates& links);
+
+}  // namespace trainmem

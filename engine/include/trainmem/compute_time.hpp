@@ -1,0 +1,54 @@
+// How long a GPU takes for one matmul, one attention kernel or one memory-bound op, in seconds.
+//
+// Matmuls (GEMM, M x K times K x N, 2 M N K FLOPs):
+//   time = max(FLOPs / (peak x e x w), bytes / memory bandwidth)
+//   e  the largest throughput a matmul reaches on this GPU over its peak: Maximum Achievable
+//      Matmul FLOPS (MAMF) measured by a brute-force shape search (stas00/ml-engineering,
+//      compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table"); per GPU
+//      in the catalog; 0.80 (the table's median NVIDIA bf16 row) where a GPU has no row.
+//   w  wave use: a GEMM with fewer 128 x 128 output tiles than the GPU has SMs leaves SMs idle
+//      (NVIDIA, "Matrix Multiplication Background User's Guide", §3.2 Wave Quantization); larger
+//      GEMMs are taken as balanced (cuBLAS split-K/stream-K kernels). Grouped GEMMs (MoE experts)
+//      count the tiles of every group.
+//   bytes  A, B and C read/written once (§2 "Math And Memory Bounds": below the ops:byte ratio a
+//      GEMM is memory bound), in the operands' dtype.
+// Attention (FlashAttention-class fused kernels): FLOPs / (peak x a), a the fraction of the dense
+//   peak the kernel family reaches: FlashAttention-2 "50-73% of the theoretical maximum FLOPs/s
+//   on A100" (Dao 2023, arXiv 2307.08691, abstract; the low end is taken) and "only 35% utilization
+//   on the H100" (Shah et al. 2024, arXiv 2407.08608, abstract); the Hopper/Blackwell-native kernels
+//   (FlashAttention-3/4, cuDNN fused attention under Transformer Engine, which Megatron runs) as
+//   measured inside a Llama-3.1-8B training step: 447 of 989 TFLOP/s on H200, 834 of 2250 on B200
+//   (stas00/ml-engineering, insights/when-to-upgrade-gpus/README.md, "Step decomposition @ 8k").
+//   Other devices take the lowest figure (FlashAttention-2 on Hopper).
+// Memory-bound ops (norms, activations, residual adds, softmax, casts, the optimizer step):
+//   bytes / memory bandwidth (the vendor peak).
+#pragma once
+
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+// A device's rates as the time model uses them; FLOP/s and bytes/s.
+struct DeviceRates {
+  double peak_flops_per_s = 0;            // dense bf16
+  double matmul_flops_per_s = 0;          // bf16 MAMF
+  double fp8_matmul_flops_per_s = 0;      // fp8 MAMF; 0 without fp8 tensor cores
+  double attention_flops_per_s = 0;       // fused attention kernel, forward and backward
+  double memory_bytes_per_s = 0;
+  double streaming_multiprocessors = 0;   // 0: no wave model
+};
+
+// The rates of `gpu` for a job run by `framework` (which attention kernel family it uses).
+// Needs a bf16 peak and a memory bandwidth (both > 0).
+DeviceRates device_rates(const GpuPerformance& gpu, Framework framework);
+
+// Time of `groups` GEMMs of [m x k] x [k x n] in one kernel, operands of `element_bytes`.
+double gemm_seconds(double m, double n, double k, double groups, double element_bytes, bool fp8, const DeviceRates& rates);
+
+// Time of `flops` of fused attention.
+double attention_seconds(double flops, const DeviceRates& rates);
+
+// Time of a memory-bound op moving `bytes`.
+double memory_seconds(double bytes, const DeviceRates& rates);
+
+}  // namespace trainmem

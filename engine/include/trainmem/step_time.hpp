@@ -1,0 +1,87 @@
+// Step time: how long one optimizer step takes (all gradient-accumulation micro-batches), built
+// from the kernels each GPU runs and the communication it cannot hide.
+//
+// Per micro-batch, each pipeline stage runs its layers' forward, backward and recompute kernels
+// (compute_time.hpp: matmuls at the GPU's achievable matmul rate, fused attention at its kernel
+// family's rate, memory-bound ops at the memory bandwidth) and the blocking communication inside
+// them (communication.hpp: tensor-parallel collectives, expert all-to-alls, pipeline sends, and
+// the part of ring-attention traffic the attention kernel does not cover).
+//
+// Memory-bound ops per layer and token (forward; the backward reads the saved input and the
+// incoming gradient and writes the input gradient, taken as twice the forward's bytes):
+//   RMSNorm written in Python (HF LlamaRMSNorm: fp32 upcast, pow, mean, rsqrt-multiply, downcast,
+//   weight multiply) 36 bytes per element in bf16; a fused norm (Megatron/TE, torch.compile,
+//   torch LayerNorm) reads and writes once. Rotary embeddings in Python (HF apply_rotary_pos_emb:
+//   two multiplies, rotate_half's negate and concatenation, an add) 11 element passes, fused 2.
+//   SwiGLU in separate ops (silu, multiply) 5 passes over the intermediate, fused 3; GeLU 2.
+//   Residual adds 3 passes each. MoE token permutation and unpermutation 2 passes each of the
+//   routed copies. fp8 matmuls add the casts of their inputs, weights and output gradients
+//   (read 16-bit, write 8-bit, read again for the amax of tensorwise scaling).
+// Loss: the logits' cross-entropy, 32 bytes per logit unfused (fp32 upcast, log-softmax, loss,
+// and their backward), 8 fused (one read and one write each way). The optimizer step reads the
+// gradient and the optimizer states and writes the states and the weights: 2 b_o + b_p + 3 b_g
+// bytes per trained parameter (gradient zeroing and clipping add a write and a read).
+//
+// Pipeline (Narayanan et al. 2021, §2.2): m micro-batches on p stages take
+// m x t_slowest + (sum of the stage times - t_slowest) / v, v the virtual stages of the
+// interleaved schedule (1 for 1F1B and GPipe): the bubble (p - 1) / v x t for equal stages.
+//
+// Data-parallel traffic runs under the compute when the framework overlaps it (PyTorch DDP
+// bucketing and FSDP prefetch; DeepSpeed overlap_comm, on by default for ZeRO-3 only, DeepSpeed
+// runtime/zero/config.py; Megatron --overlap-grad-reduce/--overlap-param-gather, off by default in
+// megatron/training/arguments.py), exposing only what exceeds the compute it hides under plus one
+// layer's share (the first gather, the last reduction); otherwise it is all exposed.
+// Parameter and activation offload overlap the compute; optimizer offload's transfers do not.
+//
+// MFU counts model FLOPs as PaLM does (flops.hpp) against the GPU's dense bf16 peak; HFU counts the
+// FLOPs executed, recompute included (Korthikanti et al. 2022, §6.3), against the same peak.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "trainmem/estimate.hpp"
+
+namespace trainmem {
+
+// Per GPU, per optimizer step.
+struct CommunicationByKind {
+  double data_parallel = 0, tensor_parallel = 0, pipeline = 0, context = 0, expert = 0;
+};
+
+// Seconds of one optimizer step on the slowest pipeline stage; they add up to the step time.
+struct TimeBreakdown {
+  double compute = 0;                // forward and backward kernels
+  double recompute = 0;              // activation checkpointing's repeated forward work
+  double exposed_communication = 0;  // communication not hidden under compute
+  double pipeline_bubble = 0;        // stages idle while the pipeline fills and drains
+  double optimizer = 0;              // the optimizer step on the GPU
+  double offload = 0;                // host-link transfers not hidden under compute
+};
+
+struct RunCost {
+  double usd = 0;
+  double price_per_gpu_hour_usd = 0;
+  std::string source;  // the offer: provider, kind, where and when it was read
+};
+
+struct StepTime {
+  double step_seconds = 0;
+  double tokens_per_second_per_gpu = 0;
+  double mfu = 0, hfu = 0;               // fractions of the dense bf16 peak
+  double flops_per_step = 0;             // executed, all GPUs
+  double model_flops_per_step = 0;       // PaLM's count, all GPUs
+  CommunicationByKind bytes_per_step;    // bus bytes per GPU
+  CommunicationByKind seconds_per_step;  // link time per GPU, hidden or not
+  double exposed_communication_seconds = 0;
+  TimeBreakdown breakdown;
+  // With training.total_tokens:
+  std::optional<double> time_to_train_seconds, gpu_hours;
+  std::optional<RunCost> cost;  // empty without a price
+};
+
+// The step time of a validated setup and its estimate; empty with the reason in `why_not` when the
+// setup cannot be timed (no GPU speeds, no architecture, an RLHF job).
+std::optional<StepTime> step_time(const TrainingSetup& setup, const Estimate& estimate, std::string* why_not = nullptr);
+
+}  // namespace trainmem

@@ -1,0 +1,172 @@
+#include "trainmem/communication.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+
+namespace trainmem {
+
+namespace {
+
+// NCCL's effective bus bandwidth over NVLink line rate: ~370 of 450 GB/s per direction on
+// NVLink4 (NVIDIA/nccl-tests#212); used to turn a catalog interconnect figure (bidirectional, as
+// vendors state it) into a bus bandwidth where no measured figure is in the catalog.
+constexpr double kNcclLinkEfficiency = 370.0 / 450.0;
+// Across nodes without a catalog figure: one 100 Gb/s NIC per GPU at the 46/50 efficiency NCCL
+// reaches on NDR InfiniBand (NVIDIA/nccl-tests#290).
+constexpr double kDefaultInterNodeBytesPerS = 12.5e9 * 46.0 / 50.0;
+// Host link without a catalog figure: PCIe 4.0 x16, one direction.
+constexpr double kDefaultHostBytesPerS = 32e9;
+
+double ring(double n) { return n > 1 ? (n - 1) / n : 0.0; }
+
+Traffic collective(double bus_bytes, double bandwidth) { return {bus_bytes, bandwidth > 0 ? bus_bytes / bandwidth : 0.0}; }
+
+bool fsdp_family(Framework f) { return f == Framework::fsdp || f == Framework::torchtitan || f == Framework::torchtune; }
+
+}  // namespace
+
+LinkRates link_rates(const TrainingSetup& s) {
+  LinkRates l;
+  const GpuPerformance* perf = s.gpu ? &s.gpu->performance : nullptr;
+  l.node_gpus = static_cast<double>(s.parallel.gpus_per_node);
+  if (perf && perf->intra_node_gpus > 0) l.node_gpus = static_cast<double>(perf->intra_node_gpus);
+  l.host_bytes_per_s = perf && perf->host_link_bytes_per_s > 0 ? perf->host_link_bytes_per_s : kDefaultHostBytesPerS;
+  double intra = perf ? perf->intra_node_bytes_per_s : 0;
+  // Without a measured figure: the interconnect's line rate in one direction (vendors state it
+  // bidirectional) at NCCL's efficiency; a device without one talks over its host link.
+  if (intra <= 0) intra = (perf && perf->interconnect_bytes_per_s > 0 ? perf->interconnect_bytes_per_s / 2 : l.host_bytes_per_s) *
+                          kNcclLinkEfficiency;
+  l.intra_node_bytes_per_s = s.network.intra_node_bytes_per_s.value_or(intra);
+  l.inter_node_bytes_per_s =
+      s.network.inter_node_bytes_per_s.value_or(perf && perf->inter_node_bytes_per_s > 0 ? perf->inter_node_bytes_per_s : kDefaultInterNodeBytesPerS);
+  return l;
+}
+
+double bus_bandwidth(double ranks, double stride, const LinkRates& l) {
+  if (ranks <= 1) return l.intra_node_bytes_per_s;
+  const double per_node = stride >= l.node_gpus ? 1.0 : std::min(ranks, std::max(1.0, std::floor(l.node_gpus / stride)));
+  if (per_node >= ranks) return l.intra_node_bytes_per_s;
+  return std::min(l.intra_node_bytes_per_s, per_node * l.inter_node_bytes_per_s);
+}
+
+LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype activation_dtype, const LinkRates& links) {
+  LayerTraffic t;
+  const ParallelSettings& p = s.parallel;
+  const double tp = static_cast<double>(p.tensor_parallel_size), cp = static_cast<double>(p.context_parallel_size);
+  const double ep = static_cast<double>(p.expert_parallel_size);
+  const double a = dtype_bytes(activation_dtype);
+  const double seq = static_cast<double>(s.batch.seq_length.value_or(4096));
+  const double tokens = static_cast<double>(s.batch.micro_batch_size) * seq / cp;  // per model-parallel group
+  const double h = static_cast<double>(s.model.architecture->hidden_size);
+  const bool full_recompute = s.activation_checkpointing == Checkpointing::full;
+  // Forward + backward, and the forward again under full recompute.
+  const double passes = full_recompute ? 3.0 : 2.0;
+  if (tp > 1) {
+    // 2 all-reduces of [T, h] per pass (2 x 2(n-1)/n bus bytes each).
+    const double bytes = passes * 2 * 2 * ring(tp) * tokens * h * a;
+    t.tensor = collective(bytes, bus_bandwidth(tp, 1, links));
+  }
+  if (cp > 1) {
+    // Ring: (cp - 1) k/v chunks forward; k/v and their gradients backward.
+    const AttentionShape& at = g.attention;
+    const double kv = static_cast<double>(at.num_key_value_heads * (at.head_dim + at.v_head_dim)) / tp;
+    const double chunks = (full_recompute ? 4.0 : 3.0) * (cp - 1);
+    t.context = collective(chunks * tokens * kv * a, bus_bandwidth(cp, tp, links));
+  }
+  if (ep > 1 && g.mlp.num_local_experts > 0) {
+    // Dispatch + combine per pass; tokens enter the dispatcher split over the tensor-parallel
+    // group (sequence parallel).
+    const double routed = tokens / tp * static_cast<double>(g.mlp.num_experts_per_tok);
+    const double bytes = passes * 2 * ring(ep) * routed * h * a;
+    t.expert = collective(bytes, bus_bandwidth(ep, tp, links));
+  }
+  return t;
+}
+
+Traffic pipeline_traffic(const TrainingSetup& s, Dtype activation_dtype, const LinkRates& links) {
+  const ParallelSettings& p = s.parallel;
+  if (p.pipeline_parallel_size <= 1 || !s.model.architecture) return {};
+  const double tp = static_cast<double>(p.tensor_parallel_size), cp = static_cast<double>(p.context_parallel_size);
+  const double seq = static_cast<double>(s.batch.seq_length.value_or(4096));
+  const double tokens = static_cast<double>(s.batch.micro_batch_size) * seq / cp;
+  const double split = p.sequence_parallel && tp > 1 ? tp : 1.0;
+  const double chunks = p.pipeline_schedule == PipelineSchedule::interleaved_1f1b ? static_cast<double>(p.virtual_pipeline_stages) : 1.0;
+  const double bytes = 2 * chunks * tokens * static_cast<double>(s.model.architecture->hidden_size) * dtype_bytes(activation_dtype) / split;
+  // Neighbouring stages sit tp x cp x dp ranks apart: another node once that reaches a node.
+  const double stride = tp * cp * static_cast<double>(p.data_parallel_size);
+  const double bandwidth = stride >= links.node_gpus ? links.inter_node_bytes_per_s : links.intra_node_bytes_per_s;
+  return collective(bytes, bandwidth);
+}
+
+DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate& e, const LinkRates& links) {
+  DataParallelTraffic d;
+  const ParallelSettings& p = s.parallel;
+  d.micro_batches = static_cast<double>(s.batch.gradient_accumulation_steps);
+  d.layers = std::max(1.0, e.layers_on_gpu);
+  const double tp = static_cast<double>(p.tensor_parallel_size), ep = static_cast<double>(p.expert_parallel_size);
+  const double group = static_cast<double>(p.data_parallel_size * p.context_parallel_size);  // gradient group
+  const double shard = e.sharding_degree;  // ZeRO/FSDP shard group (HYBRID_SHARD: sharding_group_size)
+  const double replicas = std::max(1.0, group / shard);
+  const double expert_group = std::max(1.0, group / ep), expert_shard = std::max(1.0, shard / ep);
+  const double bw_dense = bus_bandwidth(shard, tp, links), bw_expert = bus_bandwidth(expert_shard, tp * ep, links);
+  // FSDP mixed precision casts parameters to the compute dtype before gathering them
+  // (MixedPrecision/MixedPrecisionPolicy param_dtype); gradients are reduced in the gradient dtype.
+  const double b_p = std::min(e.bytes_per_param.param, dtype_bytes(e.precision.compute_dtype)), b_g = e.bytes_per_param.grad;
+  // The most loaded GPU's parameters before ZeRO sharding (the estimate's), dense and expert.
+  const double expert_params = e.gpu_expert_parameters, dense_params = e.gpu_parameters - expert_params;
+  const double expert_trained = e.gpu_expert_trainable_parameters, dense_trained = e.gpu_trainable_parameters - expert_trained;
+  const int zero = p.zero_stage;
+  const bool deepspeed_like = !fsdp_family(s.framework) && s.framework != Framework::megatron;
+
+  if (zero == 0) {
+    // DDP: one all-reduce of the trained gradients per step.
+    d.reduce = collective(2 * ring(group) * dense_trained * b_g, bus_bandwidth(group, tp, links));
+    d.reduce += collective(2 * ring(expert_group) * expert_trained * b_g, bus_bandwidth(expert_group, tp * ep, links));
+  } else {
+    d.reduce = collective(ring(shard) * dense_trained * b_g, bw_dense);
+    d.reduce += collective(ring(expert_shard) * expert_trained * b_g, bw_expert);
+    if (replicas > 1) {
+      // HYBRID_SHARD: the reduced shard is all-reduced across the replicas.
+      d.reduce += collective(2 * ring(replicas) * dense_trained / shard * b_g, bus_bandwidth(replicas, tp * shard, links));
+    }
+    if (zero == 3) {
+      d.gather_forward = collective(ring(shard) * dense_params * b_p, bw_dense);
+      d.gather_forward += collective(ring(expert_shard) * expert_params * b_p, bw_expert);
+      if (p.reshard_after_forward) d.gather_backward = d.gather_forward;
+      d.reductions_per_step = d.micro_batches;
+    } else {
+      // ZeRO-1/2: the updated parameter shards are gathered once per step.
+      d.parameter_sync = collective(ring(shard) * dense_trained * b_p, bw_dense);
+      d.parameter_sync += collective(ring(expert_shard) * expert_trained * b_p, bw_expert);
+      // DeepSpeed ZeRO-2 reduces into the partitions after every micro-batch's backward; FSDP
+      // SHARD_GRAD_OP reduce-scatters every backward and gathers for every forward.
+      if (zero == 2 && (deepspeed_like || fsdp_family(s.framework))) d.reductions_per_step = d.micro_batches;
+      if (zero == 2 && fsdp_family(s.framework)) {
+        d.gather_forward = d.parameter_sync;
+        d.parameter_sync = {};
+      }
+    }
+  }
+  // Host link traffic of offloading (one direction at a time).
+  const double host = links.host_bytes_per_s;
+  const double trained_shard = e.gpu_trainable_parameters / (zero >= 1 ? shard : 1.0);
+  if (p.offload_optimizer != OffloadTarget::none)
+    d.optimizer_offload = collective(trained_shard * (b_g + b_p), host);
+  if (p.offload_param != OffloadTarget::none && zero == 3)
+    d.parameter_offload = collective(2 * e.gpu_parameters / shard * b_p, host);
+  if (s.activation_offload && e.per_gpu.activations_per_layer)
+    d.activation_offload = collective(2 * *e.per_gpu.activations_per_layer * d.layers, host);
+  return d;
+}
+
+Traffic DataParallelTraffic::per_step() const {
+  Traffic t;
+  t += gather_forward.times(micro_batches);
+  t += gather_backward.times(micro_batches);
+  t += reduce.times(reductions_per_step);
+  t += parameter_sync;
+  return t;
+}
+
+}  // namespace trainmem

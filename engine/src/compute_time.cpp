@@ -1,0 +1,73 @@
+#include "trainmem/compute_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+
+namespace {
+
+// Median NVIDIA bf16 row of the MAMF table (A100 SXM 86.9, GH200 83.8, A100 PCIe 81.1, H100 SXM
+// 80.3, B300 78.6, B200 77.6, GB200 72.9 %) for a GPU without its own measurement.
+constexpr double kDefaultMatmulEfficiency = 0.803;
+// Output tile of the wave model (NVIDIA Matrix Multiplication Background User's Guide, §2.3:
+// cuBLAS tiles from 64 x 64 to 256 x 128; the middle is taken).
+constexpr double kTileRows = 128, kTileColumns = 128;
+// Fraction of the dense peak fused attention reaches (see the header for the sources).
+constexpr double kFlashAttention2Ampere = 0.50;  // Dao 2023: 50-73% on A100
+constexpr double kFlashAttention2Hopper = 0.35;  // Shah et al. 2024: FA2 at 35% on H100
+// FlashAttention-3 measured inside a Llama-3.1-8B training step on H200 (8k, causal FLOPs):
+// 447 of 989 TFLOP/s; FlashAttention-4 on B200: 834 of 2250 (stas00/ml-engineering @744d01e,
+// insights/when-to-upgrade-gpus/README.md, "Step decomposition @ 8k").
+constexpr double kFusedAttentionHopper = 447.0 / 989.0;
+constexpr double kFusedAttentionBlackwell = 834.0 / 2250.0;
+
+double attention_efficiency(GpuGeneration g, Framework f) {
+  // Megatron runs Transformer Engine's cuDNN fused attention; the PyTorch-based stacks run
+  // FlashAttention-2 (flash-attn or SDPA's flash backend).
+  const bool fused_cudnn = f == Framework::megatron;
+  switch (g) {
+    case GpuGeneration::ampere:
+    case GpuGeneration::ada: return kFlashAttention2Ampere;
+    case GpuGeneration::hopper: return fused_cudnn ? kFusedAttentionHopper : kFlashAttention2Hopper;
+    case GpuGeneration::blackwell: return fused_cudnn ? kFusedAttentionBlackwell : kFlashAttention2Hopper;
+    default: return kFlashAttention2Hopper;
+  }
+}
+
+}  // namespace
+
+DeviceRates device_rates(const GpuPerformance& gpu, Framework framework) {
+  DeviceRates r;
+  r.peak_flops_per_s = gpu.bf16_dense_flops_per_s;
+  const double e = gpu.matmul_efficiency_bf16 > 0 ? gpu.matmul_efficiency_bf16 : kDefaultMatmulEfficiency;
+  r.matmul_flops_per_s = gpu.bf16_dense_flops_per_s * e;
+  if (gpu.fp8_dense_flops_per_s > 0) {
+    // Without an fp8 row, fp8 reaches the bf16 fraction of its own peak.
+    const double e8 = gpu.matmul_efficiency_fp8 > 0 ? gpu.matmul_efficiency_fp8 : e;
+    r.fp8_matmul_flops_per_s = gpu.fp8_dense_flops_per_s * e8;
+  }
+  r.attention_flops_per_s = gpu.bf16_dense_flops_per_s * attention_efficiency(gpu.generation, framework);
+  r.memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
+  r.streaming_multiprocessors = static_cast<double>(gpu.streaming_multiprocessors);
+  return r;
+}
+
+double gemm_seconds(double m, double n, double k, double groups, double element_bytes, bool fp8, const DeviceRates& r) {
+  if (m <= 0 || n <= 0 || k <= 0 || groups <= 0) return 0;
+  const double flops = 2 * m * n * k * groups;
+  const double rate = fp8 && r.fp8_matmul_flops_per_s > 0 ? r.fp8_matmul_flops_per_s : r.matmul_flops_per_s;
+  double waves = 1;
+  if (r.streaming_multiprocessors > 0) {
+    const double tiles = std::ceil(m / kTileRows) * std::ceil(n / kTileColumns) * groups;
+    waves = std::min(1.0, tiles / r.streaming_multiprocessors);
+  }
+  const double bytes = element_bytes * (m * k + k * n + m * n) * groups;
+  return std::max(flops / (rate * waves), bytes / r.memory_bytes_per_s);
+}
+
+double attention_seconds(double flops, const DeviceRates& r) { return flops / r.attention_flops_per_s; }
+
+double memory_seconds(double bytes, const DeviceRates& r) { return bytes / r.memory_bytes_per_s; }
+
+}  // namespace trainmem

@@ -1,0 +1,384 @@
+#include "trainmem/step_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "trainmem/communication.hpp"
+#include "trainmem/compute_time.hpp"
+#include "trainmem/flops.hpp"
+#include "trainmem/framework_defaults.hpp"
+#include "trainmem/model_states.hpp"
+#include "trainmem/parameter_layout.hpp"
+#include "trainmem/run_cost.hpp"
+
+namespace trainmem {
+
+namespace {
+
+// Element passes of memory-bound ops (see step_time.hpp), in bytes per element for a bf16
+// activation where a byte count is given, else in passes of the activation dtype.
+constexpr double kUnfusedRmsNormBytes = 36;  // fp32 upcast, pow, mean, rsqrt-mul, downcast, weight
+constexpr double kUnfusedRopePasses = 11, kFusedRopePasses = 2;
+constexpr double kUnfusedSwigluPasses = 5, kFusedSwigluPasses = 3, kGeluPasses = 2;
+constexpr double kResidualPasses = 3;
+constexpr double kPermutePasses = 2;            // read and write each routed copy, each way
+constexpr double kBackwardOverForwardBytes = 2;  // saved input + incoming gradient -> input gradient
+constexpr double kUnfusedLossBytesPerLogit = 32, kFusedLossBytesPerLogit = 8;
+// TF32 matmuls run at half the bf16 tensor rate (A100 datasheet: TF32 156 vs BF16 312 TFLOPS;
+// H100 SXM: 494.7 vs 989.4).
+constexpr double kFp32MatmulRate = 0.5;
+
+// Seconds of one layer of a group for one micro-batch on one GPU.
+struct LayerSeconds {
+  double forward = 0, backward = 0, recompute = 0;
+  double attention_forward = 0;  // under which ring attention's traffic runs
+};
+
+struct Context {
+  const TrainingSetup* s;
+  const Architecture* a;
+  DeviceRates rates;
+  FrameworkBehaviour behaviour;
+  double act = 2;  // bytes per activation element
+  double tp = 1, cp = 1, ep = 1;
+  bool sp = false, fp8 = false;
+  double recompute_share = 1;  // fraction of layers checkpointed
+};
+
+double gemm(const Context& c, double m, double n, double k, double groups, bool fp8) {
+  return gemm_seconds(m, n, k, groups, fp8 ? 1.0 : c.act, fp8, c.rates);
+}
+
+// Forward bytes per token of one layer's memory-bound ops on one GPU.
+double elementwise_bytes_per_token(const Context& c, const LayerGroup& g) {
+  const double h = static_cast<double>(c.a->hidden_size);
+  const double hidden = h / (c.sp ? c.tp : 1.0);
+  const AttentionShape& at = g.attention;
+  const double qk = static_cast<double>((at.num_attention_heads + at.num_key_value_heads) * at.head_dim) / c.tp;
+  const bool python_norm = c.a->norm == NormKind::rms_norm && c.behaviour.unfused_rms_norm;
+  const double norm_bytes = python_norm ? kUnfusedRmsNormBytes * c.act / 2 : 2 * c.act;
+  double bytes = 0;
+  const double q = static_cast<double>(at.num_attention_heads * at.head_dim) / c.tp;
+  for (const auto& n : g.norms) {
+    // Block norms act on the hidden state, q/k norms on the queries and keys, MLA's low-rank
+    // norms on their (replicated) latents.
+    double elements = static_cast<double>(n.size);
+    if (n.size == c.a->hidden_size) elements = hidden;
+    else if (n.name == "q_norm") elements = q;
+    else if (n.name == "k_norm") elements = qk - q;
+    bytes += norm_bytes * elements;
+  }
+  if (!c.a->learned_positions) bytes += (c.behaviour.unfused_rms_norm ? kUnfusedRopePasses : kFusedRopePasses) * c.act * qk;
+  bytes += 2 * kResidualPasses * c.act * hidden;
+  const MlpShape& m = g.mlp;
+  const double width = (m.num_local_experts > 0 ? static_cast<double>(m.num_experts_per_tok * m.moe_intermediate_size) : static_cast<double>(m.intermediate_size)) +
+                       static_cast<double>(m.shared_intermediate_size);
+  const double act_passes = m.gated ? (c.behaviour.unfused_gated_activation ? kUnfusedSwigluPasses : kFusedSwigluPasses) : kGeluPasses;
+  bytes += act_passes * c.act * width / c.tp;
+  if (m.num_local_experts > 0) bytes += 2 * kPermutePasses * c.act * static_cast<double>(m.num_experts_per_tok) * h / c.tp;
+  if (c.a->hidden_dropout > 0) bytes += 2 * (2 * c.act + 1) * hidden;
+  return bytes;
+}
+
+LayerSeconds layer_seconds(const Context& c, const LayerGroup& g, double tokens, double seq, bool base_trained) {
+  const TrainingSetup& s = *c.s;
+  LayerSeconds t;
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const double qlora_bytes = s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora) : 0;
+  double op_level = 0;
+  int index = 0;
+  for (const auto& l : g.linears) {
+    double m = tokens, groups = 1;
+    double in = static_cast<double>(l.in_features), out = static_cast<double>(l.out_features);
+    if (l.routed_expert) {
+      // Local experts each take their share of the routed copies of the EP group's tokens.
+      const double experts = static_cast<double>(g.mlp.num_local_experts);
+      groups = experts / c.ep;
+      m = tokens * static_cast<double>(g.mlp.num_experts_per_tok) * c.ep / experts;
+    }
+    if (l.tp_sharded || l.routed_expert) {
+      // Row-parallel layers (back to the hidden size) split their input, column-parallel their output.
+      if (l.out_features == c.a->hidden_size) in /= c.tp;
+      else out /= c.tp;
+    }
+    const bool fp8 = c.fp8 && (l.tp_sharded || l.routed_expert);
+    const double forward = gemm(c, m, out, in, groups, fp8);
+    double backward = gemm(c, m, in, out, groups, fp8);
+    if (base_trained) backward += gemm(c, in, out, m, groups, fp8);
+    double extra_forward = 0, extra_backward = 0;
+    if (adapters && lora_targets(l, s.lora.target_modules)) {
+      const double r = static_cast<double>(s.lora.r);
+      extra_forward += gemm(c, m, r, in, groups, false) + gemm(c, m, out, r, groups, false);
+      extra_backward += 2 * extra_forward;  // input and weight gradients of A and B
+      if (qlora_bytes > 0) {
+        // bitsandbytes dequantizes the 4-bit weight to 16 bits for the forward and again for the
+        // input gradient.
+        const double dequant = memory_seconds(in * out * groups * (qlora_bytes + c.act), c.rates);
+        extra_forward += dequant;
+        extra_backward += dequant;
+      }
+    }
+    if (fp8) {
+      // Casts (read 16-bit, write 8-bit, read for the amax): the input and weight forward; the
+      // output gradient and the weight backward, plus the transposed 8-bit copies of the input
+      // and the output gradient for the weight gradient.
+      const double cast = 2 * c.act + 1;
+      extra_forward += memory_seconds(cast * (m * in + in * out) * groups, c.rates);
+      extra_backward += memory_seconds((cast * (m * out + in * out) + 2 * (m * in + m * out)) * groups, c.rates);
+    }
+    t.forward += forward + extra_forward;
+    t.backward += backward + extra_backward;
+    if (++index % 2 == 0) op_level += forward;
+  }
+  // Attention core.
+  FlopsContext fc;
+  fc.seq = seq;
+  fc.encoder_seq = static_cast<double>(s.batch.seq_length.value_or(4096));
+  fc.causal = g.stack != Stack::encoder;
+  fc.kernel_skips_masked = s.attention != AttentionImplementation::eager;
+  const AttentionFlops f = attention_forward_flops(g.attention, fc);
+  if (s.attention == AttentionImplementation::eager) {
+    // Two batched matmuls per head, the scores' softmax, mask and their backward in memory.
+    const AttentionShape& at = g.attention;
+    const double heads = static_cast<double>(at.num_attention_heads) / c.tp * (tokens / seq);
+    const double scores = heads * seq * seq;
+    const double mm = gemm(c, seq, seq, static_cast<double>(at.head_dim), heads, false) +
+                      gemm(c, seq, static_cast<double>(at.v_head_dim), seq, heads, false);
+    const double softmax = memory_seconds(scores * (c.act + 4 + 4 + c.act), c.rates);
+    t.attention_forward = mm + softmax;
+    t.backward += 2 * mm + kBackwardOverForwardBytes * softmax;
+  } else {
+    t.attention_forward = attention_seconds(tokens * f.executed / c.tp, c.rates);
+    t.backward += 2.5 * t.attention_forward;
+  }
+  if (c.cp > 1 && s.attention != AttentionImplementation::eager) {
+    // Ring attention merges each of the cp - 1 remote blocks' partial output into an fp32
+    // accumulator with the log-sum-exp correction (Megatron/Transformer Engine context
+    // parallelism, flash_attn_fwd_out_correction): read the accumulator and the block's 16-bit
+    // output, write the accumulator.
+    const double outputs = tokens * static_cast<double>(g.attention.num_attention_heads * g.attention.v_head_dim) / c.tp;
+    const double merge = memory_seconds((c.cp - 1) * outputs * (4 + 4 + c.act), c.rates);
+    t.attention_forward += merge;
+    t.backward += kBackwardOverForwardBytes * merge;
+  }
+  t.forward += t.attention_forward;
+  const double elementwise = memory_seconds(tokens * elementwise_bytes_per_token(c, g), c.rates);
+  t.forward += elementwise;
+  t.backward += kBackwardOverForwardBytes * elementwise;
+  switch (s.activation_checkpointing) {
+    case Checkpointing::none: break;
+    case Checkpointing::full: t.recompute = t.forward; break;
+    case Checkpointing::selective:
+      t.recompute = s.selective_policy == SelectivePolicy::op_level ? op_level + elementwise : t.attention_forward;
+      break;
+  }
+  t.recompute *= c.recompute_share;
+  return t;
+}
+
+bool overlaps_by_default(const TrainingSetup& s) {
+  switch (s.framework) {
+    case Framework::megatron: return false;  // --overlap-grad-reduce defaults to False
+    case Framework::deepspeed: return s.parallel.zero_stage == 3;  // overlap_comm: True only for ZeRO-3
+    case Framework::hf_trainer: return s.parallel.zero_stage == 0 || s.parallel.zero_stage == 3;  // DDP, or FSDP/ZeRO-3
+    default: return true;  // PyTorch DDP buckets, FSDP prefetch
+  }
+}
+
+// Exposed part of `comm` hidden under `compute`, with one layer's share never hidden.
+double exposed(double comm, double compute, double layers, bool overlap) {
+  if (!overlap) return comm;
+  const double first = comm / std::max(1.0, layers);
+  return first + std::max(0.0, comm - first - compute);
+}
+
+}  // namespace
+
+std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std::string* why_not) {
+  auto fail = [&](const char* reason) -> std::optional<StepTime> {
+    if (why_not) *why_not = reason;
+    return std::nullopt;
+  };
+  if (!s.model.architecture) return fail("the step time needs an architecture: give model.preset or model.hf_config");
+  if (!s.gpu) return fail("the step time needs a gpu");
+  if (s.rlhf) return fail("RLHF jobs (generation, several models) are not timed");
+  const GpuPerformance& perf = s.gpu->performance;
+  if (perf.bf16_dense_flops_per_s <= 0 || perf.memory_bandwidth_bytes_per_s <= 0)
+    return fail("the step time needs the GPU's dense bf16 FLOP/s and memory bandwidth (gpu.bf16_dense_flops_per_s, gpu.memory_bandwidth_bytes_per_s)");
+
+  const Architecture& a = *s.model.architecture;
+  const ParallelSettings& p = s.parallel;
+  Context c;
+  c.s = &s;
+  c.a = &a;
+  c.rates = device_rates(perf, s.framework);
+  if (e.precision.compute_dtype == Dtype::fp32) {
+    c.rates.matmul_flops_per_s *= kFp32MatmulRate;
+    c.rates.attention_flops_per_s *= kFp32MatmulRate;
+  }
+  c.behaviour = framework_behaviour(s.framework, s.compile);
+  c.act = dtype_bytes(e.precision.compute_dtype);
+  c.tp = static_cast<double>(p.tensor_parallel_size);
+  c.cp = static_cast<double>(p.context_parallel_size);
+  c.ep = static_cast<double>(p.expert_parallel_size);
+  c.sp = p.sequence_parallel && p.tensor_parallel_size > 1;
+  c.fp8 = s.precision.fp8_compute && c.rates.fp8_matmul_flops_per_s > 0;
+  const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
+  if (s.checkpointed_layers) c.recompute_share = std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
+  const LinkRates links = link_rates(s);
+
+  const double mbs = static_cast<double>(s.batch.micro_batch_size);
+  const double seq = static_cast<double>(s.batch.seq_length.value_or(4096));
+  const double decoder_seq = a.encoder_decoder ? static_cast<double>(s.batch.decoder_seq_length.value_or(s.batch.seq_length.value_or(4096))) : seq;
+  const double ga = static_cast<double>(s.batch.gradient_accumulation_steps);
+
+  // One layer of each group (trained and frozen variants differ under freeze).
+  const std::int64_t first_trained = s.method == Method::freeze ? std::max<std::int64_t>(0, a.num_hidden_layers() - s.freeze_trainable_layers) : 0;
+  struct GroupTimes {
+    LayerSeconds trained, frozen;
+    LayerTraffic traffic;
+  };
+  std::vector<GroupTimes> groups(a.layers.size());
+  for (std::size_t i = 0; i < a.layers.size(); ++i) {
+    const LayerGroup& g = a.layers[i];
+    const double group_seq = g.stack == Stack::encoder ? seq : decoder_seq;
+    const double tokens = mbs * group_seq / c.cp;
+    GroupTimes& gt = groups[i];
+    gt.trained = layer_seconds(c, g, tokens, group_seq, s.method != Method::lora && s.method != Method::qlora);
+    gt.frozen = gt.trained;
+    if (s.method == Method::freeze) {
+      gt.frozen = layer_seconds(c, g, tokens, group_seq, false);
+      gt.frozen.backward = gt.frozen.recompute = 0;  // no backward below the trained layers
+    }
+    gt.traffic = layer_traffic(s, g, e.precision.compute_dtype, links);
+  }
+
+  // Each pipeline stage's micro-batch: its layers, the embedding (first) and head + loss (last).
+  const auto counts = stage_layer_counts(a, p.pipeline_parallel_size);
+  const double head_tokens = mbs * decoder_seq / c.cp;
+  const double vocab = static_cast<double>(a.vocab_size) / c.tp, h = static_cast<double>(a.hidden_size);
+  const bool head_trained = s.method == Method::full ||
+                            std::find(s.lora.modules_to_save.begin(), s.lora.modules_to_save.end(), "lm_head") != s.lora.modules_to_save.end();
+  const LossImplementation loss = s.loss.implementation.value_or(c.behaviour.loss);
+  const double loss_bytes = (loss == LossImplementation::fused || c.behaviour.compiled_loss) ? kFusedLossBytesPerLogit : kUnfusedLossBytesPerLogit;
+  const Traffic pipeline = pipeline_traffic(s, e.precision.compute_dtype, links);
+
+  struct Stage {
+    double compute = 0, recompute = 0, forward = 0, backward = 0, communication = 0;
+    CommunicationByKind bytes, seconds;
+    double total() const { return compute + recompute + communication; }
+  };
+  std::vector<Stage> stages(counts.size());
+  std::int64_t layer_index = 0;
+  for (std::size_t st = 0; st < counts.size(); ++st) {
+    Stage& stage = stages[st];
+    for (std::size_t g = 0; g < a.layers.size(); ++g) {
+      const double n = static_cast<double>(counts[st][g]);
+      if (n == 0) continue;
+      const double n_frozen = std::clamp(static_cast<double>(first_trained - layer_index), 0.0, n);
+      layer_index += counts[st][g];
+      for (const auto& [layer, times] : {std::pair{&groups[g].trained, n - n_frozen}, std::pair{&groups[g].frozen, n_frozen}}) {
+        stage.forward += times * layer->forward;
+        stage.backward += times * layer->backward;
+        stage.compute += times * (layer->forward + layer->backward);
+        stage.recompute += times * layer->recompute;
+      }
+      const LayerTraffic& lt = groups[g].traffic;
+      // Tensor-parallel collectives and all-to-alls block; ring attention runs under the kernel.
+      const double attention = groups[g].trained.attention_forward * (1 + 2.5 + (s.activation_checkpointing == Checkpointing::full ? 1 : 0));
+      const double ring_exposed = std::max(0.0, lt.context.seconds - attention);
+      stage.communication += n * (lt.tensor.seconds + lt.expert.seconds + ring_exposed);
+      stage.bytes.tensor_parallel += n * lt.tensor.bytes;
+      stage.bytes.context += n * lt.context.bytes;
+      stage.bytes.expert += n * lt.expert.bytes;
+      stage.seconds.tensor_parallel += n * lt.tensor.seconds;
+      stage.seconds.context += n * lt.context.seconds;
+      stage.seconds.expert += n * lt.expert.seconds;
+    }
+    if (st == 0) {
+      // Embedding lookup forward, scatter-add of its gradient backward.
+      const double embed = memory_seconds(3 * head_tokens * h * c.act, c.rates);
+      stage.forward += embed;
+      stage.compute += embed;
+    }
+    if (st + 1 == counts.size() && a.vocab_logits) {
+      double head = gemm(c, head_tokens, vocab, h, 1, false);
+      double head_backward = gemm(c, head_tokens, h, vocab, 1, false) + (head_trained ? gemm(c, h, vocab, head_tokens, 1, false) : 0.0);
+      const double loss_seconds = memory_seconds(head_tokens * vocab * loss_bytes, c.rates);
+      stage.forward += head + loss_seconds / 2;
+      stage.backward += head_backward + loss_seconds / 2;
+      stage.compute += head + head_backward + loss_seconds;
+    }
+    if (p.pipeline_parallel_size > 1) {
+      stage.communication += pipeline.seconds;
+      stage.bytes.pipeline += pipeline.bytes;
+      stage.seconds.pipeline += pipeline.seconds;
+    }
+  }
+  const Stage* slowest = &stages.front();
+  double stage_sum = 0;
+  for (const auto& st : stages) {
+    stage_sum += st.total();
+    if (st.total() > slowest->total()) slowest = &st;
+  }
+  const double chunks = p.pipeline_schedule == PipelineSchedule::interleaved_1f1b ? static_cast<double>(p.virtual_pipeline_stages) : 1.0;
+  const double bubble = (stage_sum - slowest->total()) / chunks;
+
+  // Data-parallel traffic and offload against the slowest stage's compute.
+  const DataParallelTraffic dp = data_parallel_traffic(s, e, links);
+  const bool overlap = p.overlap_grad_reduce.value_or(overlaps_by_default(s));
+  const double fwd = slowest->forward, bwd = slowest->backward + slowest->recompute;
+  double dp_exposed = 0;
+  dp_exposed += ga * exposed(dp.gather_forward.seconds, fwd, dp.layers, overlap);
+  const double per_reduction = dp.reduce.seconds + (dp.reductions_per_step > 1 ? dp.gather_backward.seconds : 0.0);
+  dp_exposed += dp.reductions_per_step * exposed(per_reduction, bwd, dp.layers, overlap);
+  if (dp.reductions_per_step <= 1) dp_exposed += ga * exposed(dp.gather_backward.seconds, bwd, dp.layers, overlap);
+  dp_exposed += exposed(dp.parameter_sync.seconds, fwd, dp.layers, overlap);
+  double offload = dp.optimizer_offload.seconds;
+  offload += ga * std::max(0.0, dp.parameter_offload.seconds + dp.activation_offload.seconds - (fwd + bwd));
+
+  // The optimizer step over the trained parameter shard in GPU memory.
+  double optimizer = 0;
+  if (p.offload_optimizer == OffloadTarget::none && !s.precision.optimizer_in_backward) {
+    const double trained_shard = e.gpu_trainable_parameters / (p.zero_stage >= 1 ? e.sharding_degree : 1.0);
+    const BytesPerParam& b = e.bytes_per_param;
+    optimizer = memory_seconds(trained_shard * (2 * b.optimizer + b.param + 3 * b.grad), c.rates);
+  }
+
+  StepTime t;
+  const double pipeline_time = ga * slowest->total() + bubble;
+  t.step_seconds = pipeline_time + dp_exposed + optimizer + offload;
+  if (!std::isfinite(t.step_seconds) || t.step_seconds <= 0) return fail("the step time of this setup is out of range");
+  t.breakdown.compute = ga * slowest->compute;
+  t.breakdown.recompute = ga * slowest->recompute;
+  t.breakdown.exposed_communication = ga * slowest->communication + dp_exposed;
+  t.breakdown.pipeline_bubble = bubble;
+  t.breakdown.optimizer = optimizer;
+  t.breakdown.offload = offload;
+  t.exposed_communication_seconds = t.breakdown.exposed_communication;
+
+  t.bytes_per_step.tensor_parallel = ga * slowest->bytes.tensor_parallel;
+  t.bytes_per_step.context = ga * slowest->bytes.context;
+  t.bytes_per_step.expert = ga * slowest->bytes.expert;
+  t.bytes_per_step.pipeline = ga * slowest->bytes.pipeline;
+  t.seconds_per_step.tensor_parallel = ga * slowest->seconds.tensor_parallel;
+  t.seconds_per_step.context = ga * slowest->seconds.context;
+  t.seconds_per_step.expert = ga * slowest->seconds.expert;
+  t.seconds_per_step.pipeline = ga * slowest->seconds.pipeline;
+  const Traffic dp_step = dp.per_step();
+  t.bytes_per_step.data_parallel = dp_step.bytes;
+  t.seconds_per_step.data_parallel = dp_step.seconds;
+
+  const TrainingFlops flops = training_flops(s);
+  const double world = static_cast<double>(p.world_size);
+  t.flops_per_step = flops.executed_per_step();
+  t.model_flops_per_step = flops.model_per_step;
+  t.tokens_per_second_per_gpu = flops.tokens_per_step / (t.step_seconds * world);
+  const double peak = t.step_seconds * world * perf.bf16_dense_flops_per_s;
+  t.mfu = flops.model_per_step / peak;
+  t.hfu = t.flops_per_step / peak;
+  add_run_cost(s, flops.tokens_per_step, t);
+  return t;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,81 @@
+// Communication bytes per step worked out by hand (nccl-tests bus bytes), and the bandwidth each
+// group sees.
+#include "test_support.hpp"
+
+#include "trainmem/communication.hpp"
+#include "trainmem/step_time.hpp"
+
+using namespace trainmem;
+using trainmem::test::setup_from;
+
+namespace {
+
+// A small Llama: h = 1024, 4 layers, 8 heads of 128 (MHA), SwiGLU 4096, vocab 32000, untied.
+// Per layer: q, k, v, o 4 x 1024^2 = 4,194,304; gate, up, down 3 x 1024 x 4096 = 12,582,912;
+// two RMSNorms 2,048: 16,779,264. Four layers 67,117,056 + embedding 32,768,000 + head
+// 32,768,000 + final norm 1,024 = 132,654,080 parameters.
+const std::string kSmallLlama = R"({"hf_config": {"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+  "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 4, "vocab_size": 32000}})";
+constexpr double kParams = 132'654'080;
+constexpr double kNvlink4 = 370e9;  // h100-sxm-80gb catalog: NCCL bus bandwidth inside a node
+constexpr double kNdr = 46e9;       // per GPU across nodes
+
+StepTime time_of(const std::string& document) {
+  const TrainingSetup s = setup_from(document);
+  std::string why;
+  const auto t = step_time(s, estimate(s), &why);
+  if (!t) FAIL(why);
+  return *t;
+}
+
+}  // namespace
+
+TEST_CASE("ZeRO-3: two parameter all-gathers and a gradient reduce-scatter per micro-batch", "[communication]") {
+  const StepTime t = time_of(R"({"model": )" + kSmallLlama + R"(, "framework": "fsdp",
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 1024,
+    "gradient_accumulation_steps": 2}, "parallel": {"world_size": 8, "zero_stage": 3}, "gpu": "h100-sxm-80gb"})");
+  // All-gather and reduce-scatter move (n-1)/n of the whole buffer per GPU: 7/8 x 132,654,080 x
+  // 2 bytes = 232,144,640 each; forward gather + backward gather + reduce-scatter, 2 micro-batches.
+  const double per_collective = 7.0 / 8 * kParams * 2;
+  CHECK(per_collective == 232'144'640.0);
+  CHECK(t.bytes_per_step.data_parallel == Approx(2 * 3 * per_collective).epsilon(1e-12));
+  CHECK(t.seconds_per_step.data_parallel == Approx(2 * 3 * per_collective / kNvlink4).epsilon(1e-12));
+  CHECK(t.bytes_per_step.tensor_parallel == 0);
+  // 1.5x DDP's volume (Rajbhandari et al. 2020, §7.2.2): DDP all-reduces 2 x 7/8 x Psi x 2 once.
+  const StepTime ddp = time_of(R"({"model": )" + kSmallLlama + R"(, "framework": "fsdp",
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 1024},
+    "parallel": {"world_size": 8, "zero_stage": 0}, "gpu": "h100-sxm-80gb"})");
+  CHECK(ddp.bytes_per_step.data_parallel == Approx(2 * per_collective).epsilon(1e-12));
+  CHECK(t.bytes_per_step.data_parallel / 2 == Approx(1.5 * ddp.bytes_per_step.data_parallel).epsilon(1e-12));
+}
+
+TEST_CASE("Tensor parallel: 4 all-reduces of [b s, h] per layer, 6 with full recompute", "[communication]") {
+  const std::string base = R"({"model": )" + kSmallLlama + R"(, "framework": "megatron", "batch": {"micro_batch_size": 2,
+    "seq_length": 1024}, "parallel": {"world_size": 2, "tensor_parallel_size": 2}, "gpu": "h100-sxm-80gb")";
+  // An all-reduce of S bytes moves 2(n-1)/n S = S per GPU for n = 2; S = 2 x 1024 tokens x 1024 x
+  // 2 bytes = 4,194,304; 2 forward + 2 backward per layer, 4 layers.
+  const double all_reduce = 2 * 1024 * 1024 * 2.0;
+  const StepTime plain = time_of(base + "}");
+  CHECK(plain.bytes_per_step.tensor_parallel == 4 * 4 * all_reduce);
+  CHECK(plain.seconds_per_step.tensor_parallel == Approx(4 * 4 * all_reduce / kNvlink4).epsilon(1e-12));
+  // Sequence parallelism turns each all-reduce into a reduce-scatter + all-gather: same bytes.
+  const StepTime sp = time_of(base + R"(, "parallel": {"world_size": 2, "tensor_parallel_size": 2, "sequence_parallel": true}})");
+  CHECK(sp.bytes_per_step.tensor_parallel == plain.bytes_per_step.tensor_parallel);
+  const StepTime recompute = time_of(base + R"(, "activation_checkpointing": "full"})");
+  CHECK(recompute.bytes_per_step.tensor_parallel == 6 * 4 * all_reduce);
+}
+
+TEST_CASE("Bus bandwidth: one node at the intra-node rate, across nodes limited by the NICs in use", "[communication]") {
+  const TrainingSetup s = setup_from(R"({"model": )" + kSmallLlama + R"(, "gpu": "h100-sxm-80gb"})");
+  const LinkRates links = link_rates(s);
+  CHECK(links.intra_node_bytes_per_s == kNvlink4);
+  CHECK(links.inter_node_bytes_per_s == kNdr);
+  CHECK(bus_bandwidth(8, 1, links) == kNvlink4);           // a full node
+  CHECK(bus_bandwidth(16, 1, links) == 8 * kNdr);          // 2 nodes, 8 NICs each: min(370, 8 x 46 = 368)
+  CHECK(bus_bandwidth(16, 2, links) == 4 * kNdr);          // every second GPU: 4 per node use 4 NICs
+  CHECK(bus_bandwidth(32, 8, links) == kNdr);              // one per node (TP 8 inside): one NIC each
+  // The document's network block overrides the catalog.
+  const TrainingSetup custom = setup_from(R"({"model": )" + kSmallLlama +
+                                          R"(, "gpu": "h100-sxm-80gb", "network": {"intra_node_bytes_per_s": 1e11, "inter_node_bytes_per_s": 1e10}})");
+  CHECK(bus_bandwidth(16, 1, link_rates(custom)) == 8e10);  // min(100, 8 x 10) GB/s
+}

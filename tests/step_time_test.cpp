@@ -1,0 +1,126 @@
+// Step time: the device model by hand, the pipeline bubble, MFU/HFU definitions, run cost, and
+// when no time can be given.
+#include "test_support.hpp"
+
+#include "trainmem/compute_time.hpp"
+#include "trainmem/flops.hpp"
+#include "trainmem/json_api.hpp"
+#include "trainmem/step_time.hpp"
+
+using namespace trainmem;
+using trainmem::test::setup_from;
+
+namespace {
+
+StepTime time_of(const std::string& document) {
+  const TrainingSetup s = setup_from(document);
+  std::string why;
+  const auto t = step_time(s, estimate(s), &why);
+  if (!t) FAIL(why);
+  return *t;
+}
+
+// A100 SXM as in the catalog: 312 TFLOP/s bf16, MAMF 86.9%, 108 SMs, 2.039 TB/s.
+GpuPerformance a100() {
+  GpuPerformance g;
+  g.bf16_dense_flops_per_s = 312e12;
+  g.matmul_efficiency_bf16 = 0.869;
+  g.streaming_multiprocessors = 108;
+  g.memory_bandwidth_bytes_per_s = 2.039e12;
+  g.generation = GpuGeneration::ampere;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("GEMM time: compute bound at MAMF, memory bound when thin, idle SMs when small", "[step_time]") {
+  const DeviceRates r = device_rates(a100(), Framework::hf_trainer);
+  CHECK(r.matmul_flops_per_s == Approx(312e12 * 0.869));
+  // 8192^3: 2 x 8192^3 FLOPs at 271.1 TFLOP/s; 64x64 = 4096 tiles of 128 x 128 fill 108 SMs.
+  CHECK(gemm_seconds(8192, 8192, 8192, 1, 2, false, r) == Approx(2 * 8192.0 * 8192 * 8192 / (312e12 * 0.869)));
+  // 8 tokens through a 8192 x 8192 weight: 128 MiB of weight read for 1 GFLOP: memory bound,
+  // (8 x 8192 + 8192^2 + 8 x 8192) x 2 bytes at 2.039 TB/s.
+  CHECK(gemm_seconds(8, 8192, 8192, 1, 2, false, r) == Approx((8 * 8192.0 + 8192.0 * 8192 + 8 * 8192.0) * 2 / 2.039e12));
+  // 1024 x 1024 x 8192: 8 x 8 = 64 tiles on 108 SMs: 64/108 of the rate.
+  CHECK(gemm_seconds(1024, 1024, 8192, 1, 2, false, r) == Approx(2 * 1024.0 * 1024 * 8192 / (312e12 * 0.869 * 64 / 108)));
+  // A GPU without a MAMF row takes the table's median NVIDIA figure, 80.3%.
+  GpuPerformance other = a100();
+  other.matmul_efficiency_bf16 = 0;
+  CHECK(device_rates(other, Framework::hf_trainer).matmul_flops_per_s == Approx(312e12 * 0.803));
+}
+
+TEST_CASE("Attention kernel families: FlashAttention-2 vs cuDNN fused attention on Hopper", "[step_time]") {
+  GpuPerformance h100 = a100();
+  h100.bf16_dense_flops_per_s = 989.4e12;
+  h100.generation = GpuGeneration::hopper;
+  CHECK(device_rates(h100, Framework::torchtitan).attention_flops_per_s == Approx(989.4e12 * 0.35));
+  CHECK(device_rates(h100, Framework::megatron).attention_flops_per_s == Approx(989.4e12 * 447 / 989));
+  CHECK(device_rates(a100(), Framework::megatron).attention_flops_per_s == Approx(312e12 * 0.50));
+}
+
+TEST_CASE("MFU and HFU are model and executed FLOPs over step x GPUs x peak", "[step_time]") {
+  const std::string doc = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtitan", "activation_checkpointing": "full",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096}, "parallel": {"world_size": 8}, "gpu": "h100-sxm-80gb"})";
+  const StepTime t = time_of(doc);
+  const TrainingFlops f = training_flops(setup_from(doc));
+  CHECK(t.mfu == Approx(f.model_per_step / (t.step_seconds * 8 * 989.4e12)));
+  CHECK(t.hfu == Approx(f.executed_per_step() / (t.step_seconds * 8 * 989.4e12)));
+  CHECK(t.hfu > t.mfu);  // full recompute runs the forward twice
+  CHECK(t.tokens_per_second_per_gpu == Approx(8 * 4096 / (t.step_seconds * 8)));
+  const TimeBreakdown& b = t.breakdown;
+  CHECK(b.compute + b.recompute + b.exposed_communication + b.pipeline_bubble + b.optimizer + b.offload == Approx(t.step_seconds));
+}
+
+TEST_CASE("Pipeline bubble: (sum of stage times - slowest) / v, halved by two virtual stages", "[step_time]") {
+  const std::string base = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096, "gradient_accumulation_steps": 16}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 4, "pipeline_parallel_size": 4)";
+  const StepTime one_f_one_b = time_of(base + "}}");
+  const StepTime interleaved = time_of(base + R"(, "pipeline_schedule": "interleaved_1f1b", "virtual_pipeline_stages": 2}})");
+  CHECK(one_f_one_b.breakdown.pipeline_bubble > 0);
+  // Halved, but for the pipeline sends, which interleaving doubles (one per virtual stage): a few
+  // tenths of a percent longer stages here.
+  CHECK(interleaved.breakdown.pipeline_bubble == Approx(one_f_one_b.breakdown.pipeline_bubble / 2).epsilon(0.01));
+  CHECK(interleaved.bytes_per_step.pipeline == 2 * one_f_one_b.bytes_per_step.pipeline);
+  // More micro-batches: the same bubble over a longer step.
+  const StepTime longer = time_of(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096, "gradient_accumulation_steps": 64}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 4, "pipeline_parallel_size": 4}})");
+  CHECK(longer.breakdown.pipeline_bubble == Approx(one_f_one_b.breakdown.pipeline_bubble));
+  CHECK(longer.breakdown.pipeline_bubble / longer.step_seconds < one_f_one_b.breakdown.pipeline_bubble / one_f_one_b.step_seconds);
+}
+
+TEST_CASE("Run cost: steps x step time, GPU-hours x the price", "[step_time]") {
+  // 1e9 tokens at 8 x 4096 tokens per step = 30,517.578125 steps.
+  const StepTime t = time_of(R"({"model": {"preset": "llama-3.1-8b"}, "batch": {"micro_batch_size": 1, "seq_length": 4096},
+    "parallel": {"world_size": 8, "zero_stage": 3}, "framework": "fsdp", "gpu": "h100-sxm-80gb",
+    "training": {"total_tokens": 1e9}})");
+  const double steps = 1e9 / (8 * 4096);
+  REQUIRE(t.time_to_train_seconds);
+  CHECK(*t.time_to_train_seconds == Approx(steps * t.step_seconds));
+  CHECK(*t.gpu_hours == Approx(8 * *t.time_to_train_seconds / 3600));
+  REQUIRE(t.cost);
+  CHECK(t.cost->price_per_gpu_hour_usd == 6.88);  // the catalog's AWS p5 on-demand price
+  CHECK(t.cost->usd == Approx(*t.gpu_hours * 6.88));
+  CHECK(t.cost->source.find("AWS") != std::string::npos);
+  const StepTime priced = time_of(R"({"model": {"preset": "llama-3.1-8b"}, "batch": {"micro_batch_size": 1, "seq_length": 4096},
+    "parallel": {"world_size": 8, "zero_stage": 3}, "framework": "fsdp", "gpu": "h100-sxm-80gb",
+    "training": {"total_tokens": 1e9, "price_per_gpu_hour_usd": 2.0}})");
+  CHECK(priced.cost->usd == Approx(*priced.gpu_hours * 2.0));
+}
+
+TEST_CASE("Time is null, with the reason, when the device's speeds are unknown", "[step_time]") {
+  const JsonResult custom = estimate_json(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": {"memory_bytes": 85899345920}})");
+  REQUIRE(custom.ok);
+  CHECK_THAT(custom.json, Catch::Contains("\"time\": null") && Catch::Contains("\"code\": \"time_unavailable\""));
+  // The same device with its speeds is timed (no price: no cost).
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": {"memory_bytes": 85899345920,
+    "bf16_dense_flops_per_s": 989.4e12, "memory_bandwidth_bytes_per_s": 3.35e12}, "training": {"total_tokens": 1e9}})");
+  const auto t = step_time(s, estimate(s));
+  REQUIRE(t);
+  CHECK(t->step_seconds > 0);
+  CHECK(t->gpu_hours);
+  CHECK_FALSE(t->cost);
+  // No architecture: no time.
+  CHECK_THAT(estimate_json(R"({"model": {"num_parameters": 7e9}, "gpu": "h100-sxm-80gb"})").json, Catch::Contains("\"time\": null"));
+}
