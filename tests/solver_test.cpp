@@ -120,7 +120,7 @@ TEST_CASE("the strategy search returns only feasible strategies, each re-estimat
   o.world_size = 8;
   o.limit = 50;
   const double budget = gpu_capacity(*s.gpu) * 0.95;
-  const auto r = search_strategies(s, o, budget, builtin_catalog().find_gpu("a100-80gb"));
+  const auto r = search_strategies(s, o, budget);
   REQUIRE_FALSE(r.ranked.empty());
   for (const auto& c : r.ranked) {
     CHECK(c.peak <= budget);
@@ -145,7 +145,7 @@ TEST_CASE("a small case the search must find: Llama-3-8B full on 8 x 80 GB needs
   StrategySearchOptions o;
   o.world_size = 8;
   o.limit = 1000;
-  const auto r = search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95, nullptr);
+  const auto r = search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95);
   REQUIRE_FALSE(r.ranked.empty());
   for (const auto& c : r.ranked) {
     const bool split = c.tensor_parallel_size * c.pipeline_parallel_size >= 2;
@@ -206,7 +206,7 @@ TEST_CASE("ranked strategies re-estimate even when the base offloads parameters"
   StrategySearchOptions o;
   o.world_size = 8;
   o.limit = 1000;
-  for (const auto& c : search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95, nullptr).ranked) {
+  for (const auto& c : search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95).ranked) {
     TrainingSetup t = s;
     t.parallel.offload_param = OffloadTarget::none;
     t.parallel.zero_stage = c.zero_stage;
@@ -220,7 +220,7 @@ TEST_CASE("one GPU: ZeRO-Offload is searched", "[solver][strategy]") {
     "batch": {"seq_length": 4096}})");
   StrategySearchOptions o;
   o.world_size = 1;
-  const auto r = search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95, nullptr);
+  const auto r = search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95);
   REQUIRE_FALSE(r.ranked.empty());
   CHECK(r.ranked.front().offload_optimizer == OffloadTarget::cpu);
 }

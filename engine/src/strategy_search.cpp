@@ -6,15 +6,11 @@
 #include <tuple>
 
 #include "trainmem/solver.hpp"
+#include "trainmem/step_time.hpp"
 
 namespace trainmem {
 
 namespace {
-
-constexpr double kModelFlopsUtilization = 0.40;
-constexpr double kDefaultTflops = 300.0;                // a custom device without a catalog entry
-constexpr double kDefaultInterconnectBytesPerS = 100e9;
-constexpr double kPcieBytesPerS = 32e9;                 // PCIe 4.0 x16, one direction
 
 std::vector<std::int64_t> divisors(std::int64_t n) {
   std::vector<std::int64_t> d;
@@ -39,52 +35,6 @@ std::string gib(double bytes) {
   return buf;
 }
 
-struct Cost {
-  double step_time_s = 0, tokens_per_gpu_per_s = 0, recompute = 0;
-};
-
-Cost cost_of(const TrainingSetup& s, const Estimate& e, const GpuEntry* gpu) {
-  const Architecture& a = *s.model.architecture;
-  const double tflops = gpu && gpu->bf16_dense_tflops > 0 ? gpu->bf16_dense_tflops : kDefaultTflops;
-  const double bandwidth = gpu && gpu->interconnect_bytes_per_s > 0 ? gpu->interconnect_bytes_per_s : kDefaultInterconnectBytesPerS;
-  const ParallelSettings& p = s.parallel;
-  const double tp = static_cast<double>(p.tensor_parallel_size), pp = static_cast<double>(p.pipeline_parallel_size);
-  const double cp = static_cast<double>(p.context_parallel_size), dp = static_cast<double>(p.data_parallel_size);
-  const double seq = static_cast<double>(s.batch.seq_length.value_or(4096));
-  const double tokens = static_cast<double>(s.batch.micro_batch_size) * seq;
-  const double ga = static_cast<double>(s.batch.gradient_accumulation_steps);
-  const double h = static_cast<double>(a.hidden_size);
-  const double A = dtype_bytes(e.precision.compute_dtype);
-  Cost c;
-  switch (s.activation_checkpointing) {
-    case Checkpointing::none: c.recompute = 0; break;
-    case Checkpointing::selective: c.recompute = (1.0 / 3.0) * seq / (6 * h + seq); break;
-    case Checkpointing::full: c.recompute = 1.0 / 3.0; break;
-  }
-  const double flops = 6.0 * static_cast<double>(e.active_parameters) * tokens / (tp * pp * cp) * (1 + c.recompute);
-  const double compute_s = flops / (tflops * 1e12 * kModelFlopsUtilization);
-  const double layers = static_cast<double>(a.num_hidden_layers()) / pp;
-  const double tp_bytes = tp > 1 ? 4 * layers * 2 * (tokens / cp) * h * A * (tp - 1) / tp : 0.0;
-  // Ring attention passes every layer's k/v chunks round the context-parallel group: once in
-  // forward, twice in backward (k/v and their gradients).
-  double kv_elements = 0;
-  for (const auto& g : a.layers) kv_elements += static_cast<double>(g.count * g.attention.kv_cache_elements_per_token);
-  const double cp_bytes = cp > 1 ? 3 * kv_elements / pp * tokens * A * (cp - 1) / cp : 0.0;
-  const double micro_s = compute_s + (tp_bytes + cp_bytes) / bandwidth;
-  const double bubble = (pp - 1) / (ga + pp - 1);
-  const double shard = e.sharding_degree;
-  const double dp_bytes = shard > 1 ? (p.zero_stage == 3 ? 3 * e.gpu_parameters * A : 2 * e.gpu_trainable_parameters * e.bytes_per_param.grad) *
-                                          (shard - 1) / shard
-                                    : 0.0;
-  const double offload_s = p.offload_optimizer != OffloadTarget::none
-                               ? 2 * e.gpu_trainable_parameters / shard * e.bytes_per_param.optimizer / kPcieBytesPerS
-                               : 0.0;
-  c.step_time_s = ga * micro_s / (1 - bubble) + dp_bytes / bandwidth + offload_s;
-  const double world = tp * pp * cp * dp;
-  c.tokens_per_gpu_per_s = tokens * ga * dp / (c.step_time_s * world);
-  return c;
-}
-
 // Writes a candidate's strategy into a copy of the base setup (every field the search varies is
 // set, so one copy serves every candidate without copying the architecture again).
 void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t world_size) {
@@ -107,8 +57,7 @@ void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t 
 
 }  // namespace
 
-StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& o, double budget,
-                                       const GpuEntry* gpu) {
+StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& o, double budget) {
   StrategySearchResult r;
   if (!base.model.architecture) {
     r.reasons.push_back("the strategy search needs an architecture: give model.preset or model.hf_config");
@@ -120,6 +69,8 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   std::int64_t experts = 0;
   for (const auto& g : a.layers) experts = std::max(experts, g.mlp.num_local_experts);
 
+  // USD per GPU-hour for tokens per dollar; 0 when unknown.
+  const double price = o.price_per_gpu_hour_usd.value_or(base.gpu ? base.gpu->price_per_gpu_hour_usd.value_or(0.0) : 0.0);
   auto peak = [&](const TrainingSetup& s) {
     ++r.estimates;
     return compared_peak(s, estimate(s));
@@ -175,12 +126,16 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
               apply_candidate(work, cand, o.world_size);
               const Estimate e = estimate(work);
               ++r.estimates;
-              const Cost c = cost_of(work, e, gpu);
               r.feasible += lo;
               cand.peak = compared_peak(work, e).value_or(0);
               cand.headroom = budget - cand.peak;
-              cand.step_time_s = c.step_time_s;
-              cand.tokens_per_gpu_per_s = c.tokens_per_gpu_per_s;
+              if (const auto t = step_time(work, e)) {
+                cand.step_time_s = t->step_seconds;
+                cand.tokens_per_gpu_per_s = t->tokens_per_second_per_gpu;
+                cand.mfu = t->mfu;
+                cand.exposed_communication_s = t->exposed_communication_seconds;
+                if (price > 0) cand.tokens_per_dollar = t->tokens_per_second_per_gpu * 3600.0 / price;
+              }
               feasible.push_back(cand);
             }
           }
@@ -199,14 +154,18 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
                                   ": add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)");
     return r;
   }
-  // Best throughput first, then headroom, then a fixed order of the strategy's sizes, so that
-  // every build ranks ties the same way.
+  // Best throughput (or tokens per dollar) first, then headroom, then a fixed order of the
+  // strategy's sizes, so that every build ranks ties the same way.
   auto key = [](const StrategyCandidate& c) {
     return std::make_tuple(c.tensor_parallel_size, c.pipeline_parallel_size, c.context_parallel_size, c.zero_stage,
                            static_cast<int>(c.activation_checkpointing), static_cast<int>(c.offload_optimizer), c.micro_batch_size);
   };
+  auto merit = [&](const StrategyCandidate& c) {
+    const auto& m = o.order == StrategyOrder::tokens_per_dollar ? c.tokens_per_dollar : c.tokens_per_gpu_per_s;
+    return m.value_or(0.0);
+  };
   std::sort(feasible.begin(), feasible.end(), [&](const StrategyCandidate& x, const StrategyCandidate& y) {
-    if (x.tokens_per_gpu_per_s != y.tokens_per_gpu_per_s) return x.tokens_per_gpu_per_s > y.tokens_per_gpu_per_s;
+    if (merit(x) != merit(y)) return merit(x) > merit(y);
     if (x.headroom != y.headroom) return x.headroom > y.headroom;
     return key(x) < key(y);
   });
@@ -221,13 +180,18 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     plain.activation_checkpointing = Checkpointing::none;
     apply_candidate(work, plain, o.world_size);
     const auto without = peak(work);
-    const double overhead = c.activation_checkpointing == Checkpointing::full
-                                ? 1.0 / 3.0
-                                : (1.0 / 3.0) * static_cast<double>(seq) / (6.0 * static_cast<double>(a.hidden_size) + static_cast<double>(seq));
-    char pct[16];
-    std::snprintf(pct, sizeof pct, "%.0f%%", overhead * 100);
+    // The recompute's share of the modelled step.
+    apply_candidate(work, c, o.world_size);
+    const Estimate e = estimate(work);
+    const auto t = step_time(work, e);
+    std::string cost = "";
+    if (t && t->step_seconds > t->breakdown.recompute) {
+      char pct[48];
+      std::snprintf(pct, sizeof pct, " at +%.0f%% step time", 100 * t->breakdown.recompute / (t->step_seconds - t->breakdown.recompute));
+      cost = pct;
+    }
     c.explanation = std::string(c.activation_checkpointing == Checkpointing::full ? "full" : "selective") +
-                    " checkpointing frees " + gib(without ? *without - c.peak : 0) + " at ~" + pct + " more compute";
+                    " checkpointing frees " + gib(without ? *without - c.peak : 0) + cost;
   }
   r.ranked = std::move(feasible);
   return r;

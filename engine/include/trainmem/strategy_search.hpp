@@ -1,21 +1,15 @@
-// Strategy search: every way to run a model on a GPU count, by the memory it needs and a simple
-// cost proxy. Enumerates data x tensor x pipeline x context parallel factorizations the model
-// allows (heads and kv heads divisible by TP, layers by PP, the sequence by CP), ZeRO/FSDP stages,
-// activation checkpointing modes, optimizer offload and, for each, finds the largest fitting
-// micro-batch (the peak grows with it, so every smaller one fits too). Each candidate is checked
-// by the same estimate() as everything else.
+// Strategy search: every way to run a model on a GPU count, by the memory it needs and its
+// modelled step time. Enumerates data x tensor x pipeline x context parallel factorizations the
+// model allows (heads and kv heads divisible by TP, layers by PP, the sequence by CP), ZeRO/FSDP
+// stages, activation checkpointing modes, optimizer offload and, for each, finds the largest
+// fitting micro-batch (the peak grows with it, so every smaller one fits too). Each candidate is
+// checked by the same estimate() as everything else and timed by the same step_time()
+// (step_time.hpp): compute, recompute, exposed communication, pipeline bubble, optimizer, offload.
 //
-// Cost proxy per optimizer step (documented assumptions, for ranking only):
-//   compute   6 x active params x tokens / (tp x pp x cp) FLOPs per micro-batch (Kaplan et al.
-//             2020), at 40% of the GPU's dense bf16 peak; full recompute adds one forward (+1/3),
-//             selective adds the attention core's share of the forward, (1/3) x s / (6h + s)
-//   tensor    2 all-reduces per layer forward and 2 backward of the [tokens, h] activations
-//   context   ring attention moves each layer's k/v around the group: 3 x k/v bytes (fwd + bwd)
-//   data      DDP/ZeRO-1/2 all-reduce 2 x params x b_g; ZeRO-3 3 x params x b_compute (two
-//             all-gathers and a reduce-scatter; Rajbhandari et al. 2020, §7) once per step
-//   pipeline  bubble (p - 1) / (m + p - 1) for m micro-batches (Narayanan et al. 2021)
-//   offload   the optimizer shard crosses PCIe twice per step (32 GB/s)
-// Communication uses the catalog GPU's interconnect bandwidth.
+// Ranked by tokens per second per GPU from the modelled step time (the step time per token: the
+// candidates' micro-batches differ), or by tokens per dollar (tokens per second per GPU over the
+// price of a GPU-hour); ties by headroom, then a fixed order of the strategy's sizes. Without the
+// GPU's speeds (a custom device without gpu.bf16_dense_flops_per_s) candidates rank by headroom.
 #pragma once
 
 #include <optional>
@@ -35,13 +29,18 @@ struct StrategyCandidate {
   std::int64_t micro_batch_size = 1;
   double peak = 0;      // compared peak, bytes
   double headroom = 0;  // budget - peak, bytes
-  double step_time_s = 0;
-  double tokens_per_gpu_per_s = 0;
+  std::optional<double> step_time_s;           // modelled seconds per optimizer step
+  std::optional<double> tokens_per_gpu_per_s;
+  std::optional<double> mfu;
+  std::optional<double> exposed_communication_s;
+  std::optional<double> tokens_per_dollar;     // with a price per GPU-hour
   std::string explanation;  // for the top choices: what the choice costs and frees
 };
 
+enum class StrategyOrder { throughput, tokens_per_dollar };
+
 struct StrategySearchResult {
-  std::vector<StrategyCandidate> ranked;  // feasible, best first (throughput, then headroom)
+  std::vector<StrategyCandidate> ranked;  // feasible, best first (see StrategyOrder), then headroom
   std::int64_t candidates = 0;            // strategies covered, micro-batch sizes 1..max_micro_batch each
   std::int64_t estimates = 0;             // estimate() calls made
   std::int64_t feasible = 0;
@@ -53,9 +52,10 @@ struct StrategySearchOptions {
   std::int64_t max_micro_batch_size = 64;
   std::size_t limit = 10;                 // how many ranked candidates to return
   bool include_offload = true;
+  StrategyOrder order = StrategyOrder::throughput;
+  std::optional<double> price_per_gpu_hour_usd;  // default: the setup's GPU price
 };
 
-StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& options, double budget_bytes,
-                                       const GpuEntry* gpu);
+StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& options, double budget_bytes);
 
 }  // namespace trainmem

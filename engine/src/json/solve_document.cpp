@@ -21,6 +21,13 @@ struct SolveRequest {
   std::optional<StrategySearchOptions> strategies;
 };
 
+// solve.strategies.order: "throughput" (tokens per second per GPU) or "tokens_per_dollar".
+void set_order(ObjectReader& so, StrategySearchOptions& opts) {
+  if (auto order = so.choice<StrategyOrder>("order", {{"throughput", StrategyOrder::throughput},
+                                                      {"tokens_per_dollar", StrategyOrder::tokens_per_dollar}}))
+    opts.order = *order;
+}
+
 SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
   SolveRequest q;
   ObjectReader r(v, "solve", errors);
@@ -83,6 +90,7 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
     if (auto m = so.integer("max_micro_batch_size", 1, 4096)) opts.max_micro_batch_size = *m;
     if (auto l = so.integer("limit", 1, 1000)) opts.limit = static_cast<std::size_t>(*l);
     if (auto off = so.boolean("include_offload")) opts.include_offload = *off;
+    set_order(so, opts);
     so.finish();
     q.strategies = opts;
   }
@@ -94,6 +102,8 @@ json fit_point(const std::optional<FitPoint>& p) {
   if (!p) return nullptr;
   return {{"value", p->value}, {"peak", json_io::bytes_value(p->peak)}};
 }
+
+json number_or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 const char* checkpointing_name(Checkpointing c) {
   return c == Checkpointing::none ? "none" : c == Checkpointing::selective ? "selective" : "full";
@@ -144,8 +154,10 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                         {"offload_optimizer", c.offload_optimizer == OffloadTarget::none ? "none" : "cpu"},
                         {"offload_param", "none"}, {"sequence_parallel", c.tensor_parallel_size > 1},
                         {"micro_batch_size", c.micro_batch_size}, {"peak", json_io::bytes_value(c.peak)},
-                        {"headroom", json_io::bytes_value(c.headroom)}, {"step_time_s", c.step_time_s},
-                        {"tokens_per_gpu_per_s", c.tokens_per_gpu_per_s}, {"explanation", c.explanation}});
+                        {"headroom", json_io::bytes_value(c.headroom)}, {"step_time_s", number_or_null(c.step_time_s)},
+                        {"tokens_per_gpu_per_s", number_or_null(c.tokens_per_gpu_per_s)}, {"mfu", number_or_null(c.mfu)},
+                        {"exposed_communication_s", number_or_null(c.exposed_communication_s)},
+                        {"tokens_per_dollar", number_or_null(c.tokens_per_dollar)}, {"explanation", c.explanation}});
     out["strategies"] = {{"ranked", ranked}, {"candidates", search->candidates}, {"estimates", search->estimates},
                          {"feasible", search->feasible}, {"reasons", search->reasons}};
   } else {
@@ -178,8 +190,10 @@ JsonResult solve_json(std::string_view document) {
     const SolveResult r = solve(s, q.options, builtin_catalog());
     std::optional<StrategySearchResult> search;
     if (q.strategies) {
-      const GpuEntry* entry = s.gpu->id.empty() ? nullptr : builtin_catalog().find_gpu(s.gpu->id);
-      search = search_strategies(s, *q.strategies, r.budget_bytes, entry);
+      StrategySearchOptions options = *q.strategies;
+      // solve.prices (USD per GPU-hour by catalog id) prices this GPU's tokens too.
+      if (const auto it = q.options.prices.find(s.gpu->id); it != q.options.prices.end()) options.price_per_gpu_hour_usd = it->second;
+      search = search_strategies(s, options, r.budget_bytes);
     }
     return {write_solve(r, search).dump(2), true};
   } catch (const std::exception& ex) {
