@@ -31,9 +31,10 @@ StepTime time_of(const std::string& document) {
 }  // namespace
 
 TEST_CASE("ZeRO-3: two parameter all-gathers and a gradient reduce-scatter per micro-batch", "[communication]") {
-  const StepTime t = time_of(R"({"model": )" + kSmallLlama + R"(, "framework": "fsdp",
+  const std::string doc = R"({"model": )" + kSmallLlama + R"(, "framework": "fsdp",
     "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 1024,
-    "gradient_accumulation_steps": 2}, "parallel": {"world_size": 8, "zero_stage": 3}, "gpu": "h100-sxm-80gb"})");
+    "gradient_accumulation_steps": 2}, "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8, "zero_stage": 3)";
+  const StepTime t = time_of(doc + R"(, "gradient_sync": "every_micro_batch"}})");
   // All-gather and reduce-scatter move (n-1)/n of the whole buffer per GPU: 7/8 x 132,654,080 x
   // 2 bytes = 232,144,640 each; forward gather + backward gather + reduce-scatter, 2 micro-batches.
   const double per_collective = 7.0 / 8 * kParams * 2;
@@ -41,6 +42,10 @@ TEST_CASE("ZeRO-3: two parameter all-gathers and a gradient reduce-scatter per m
   CHECK(t.bytes_per_step.data_parallel == Approx(2 * 3 * per_collective).epsilon(1e-12));
   CHECK(t.seconds_per_step.data_parallel == Approx(2 * 3 * per_collective / kNvlink4).epsilon(1e-12));
   CHECK(t.bytes_per_step.tensor_parallel == 0);
+  // Under no_sync accumulation (accelerate's default for FSDP) the gradients are reduced once:
+  // 2 x 2 gathers + 1 reduce-scatter.
+  const StepTime no_sync = time_of(doc + "}}");
+  CHECK(no_sync.bytes_per_step.data_parallel == Approx(5 * per_collective).epsilon(1e-12));
   // 1.5x DDP's volume (Rajbhandari et al. 2020, §7.2.2): DDP all-reduces 2 x 7/8 x Psi x 2 once.
   const StepTime ddp = time_of(R"({"model": )" + kSmallLlama + R"(, "framework": "fsdp",
     "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 1024},

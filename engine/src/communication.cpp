@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainmem/framework_defaults.hpp"
+
 
 namespace trainmem {
 
@@ -22,7 +24,6 @@ double ring(double n) { return n > 1 ? (n - 1) / n : 0.0; }
 
 Traffic collective(double bus_bytes, double bandwidth) { return {bus_bytes, bandwidth > 0 ? bus_bytes / bandwidth : 0.0}; }
 
-bool fsdp_family(Framework f) { return f == Framework::fsdp || f == Framework::torchtitan || f == Framework::torchtune; }
 
 }  // namespace
 
@@ -79,7 +80,7 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
     // group (sequence parallel).
     const double routed = tokens / tp * static_cast<double>(g.mlp.num_experts_per_tok);
     const double bytes = passes * 2 * ring(ep) * routed * h * a;
-    t.expert = collective(bytes, bus_bandwidth(ep, tp, links));
+    t.expert = collective(bytes, bus_bandwidth(ep, static_cast<double>(expert_tensor_parallel_size(s)), links));
   }
   return t;
 }
@@ -105,11 +106,12 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
   d.micro_batches = static_cast<double>(s.batch.gradient_accumulation_steps);
   d.layers = std::max(1.0, e.layers_on_gpu);
   const double tp = static_cast<double>(p.tensor_parallel_size), ep = static_cast<double>(p.expert_parallel_size);
+  const double etp = static_cast<double>(expert_tensor_parallel_size(s));
   const double group = static_cast<double>(p.data_parallel_size * p.context_parallel_size);  // gradient group
   const double shard = e.sharding_degree;  // ZeRO/FSDP shard group (HYBRID_SHARD: sharding_group_size)
   const double replicas = std::max(1.0, group / shard);
   const double expert_group = std::max(1.0, group / ep), expert_shard = std::max(1.0, shard / ep);
-  const double bw_dense = bus_bandwidth(shard, tp, links), bw_expert = bus_bandwidth(expert_shard, tp * ep, links);
+  const double bw_dense = bus_bandwidth(shard, tp, links), bw_expert = bus_bandwidth(expert_shard, etp * ep, links);
   // FSDP mixed precision casts parameters to the compute dtype before gathering them
   // (MixedPrecision/MixedPrecisionPolicy param_dtype); gradients are reduced in the gradient dtype.
   const double b_p = std::min(e.bytes_per_param.param, dtype_bytes(e.precision.compute_dtype)), b_g = e.bytes_per_param.grad;
@@ -117,12 +119,16 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
   const double expert_params = e.gpu_expert_parameters, dense_params = e.gpu_parameters - expert_params;
   const double expert_trained = e.gpu_expert_trainable_parameters, dense_trained = e.gpu_trainable_parameters - expert_trained;
   const int zero = p.zero_stage;
-  const bool deepspeed_like = !fsdp_family(s.framework) && s.framework != Framework::megatron;
+  const ShardingEngine engine = sharding_engine(s);
+  const bool fsdp = engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2;
+  // Gradients are reduced after every micro-batch's backward, or once under no_sync accumulation.
+  const double reductions = gradient_sync(s) == GradientSync::every_micro_batch ? d.micro_batches : 1.0;
 
+  d.reductions_per_step = reductions;
   if (zero == 0) {
-    // DDP: one all-reduce of the trained gradients per step.
+    // DDP: an all-reduce of the trained gradients.
     d.reduce = collective(2 * ring(group) * dense_trained * b_g, bus_bandwidth(group, tp, links));
-    d.reduce += collective(2 * ring(expert_group) * expert_trained * b_g, bus_bandwidth(expert_group, tp * ep, links));
+    d.reduce += collective(2 * ring(expert_group) * expert_trained * b_g, bus_bandwidth(expert_group, etp * ep, links));
   } else {
     d.reduce = collective(ring(shard) * dense_trained * b_g, bw_dense);
     d.reduce += collective(ring(expert_shard) * expert_trained * b_g, bw_expert);
@@ -134,15 +140,12 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
       d.gather_forward = collective(ring(shard) * dense_params * b_p, bw_dense);
       d.gather_forward += collective(ring(expert_shard) * expert_params * b_p, bw_expert);
       if (p.reshard_after_forward) d.gather_backward = d.gather_forward;
-      d.reductions_per_step = d.micro_batches;
     } else {
-      // ZeRO-1/2: the updated parameter shards are gathered once per step.
+      // ZeRO-1/2: the updated parameter shards are gathered once per step; FSDP's SHARD_GRAD_OP
+      // reshards after backward and gathers for every forward instead.
       d.parameter_sync = collective(ring(shard) * dense_trained * b_p, bw_dense);
       d.parameter_sync += collective(ring(expert_shard) * expert_trained * b_p, bw_expert);
-      // DeepSpeed ZeRO-2 reduces into the partitions after every micro-batch's backward; FSDP
-      // SHARD_GRAD_OP reduce-scatters every backward and gathers for every forward.
-      if (zero == 2 && (deepspeed_like || fsdp_family(s.framework))) d.reductions_per_step = d.micro_batches;
-      if (zero == 2 && fsdp_family(s.framework)) {
+      if (zero == 2 && fsdp) {
         d.gather_forward = d.parameter_sync;
         d.parameter_sync = {};
       }

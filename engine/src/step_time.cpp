@@ -40,7 +40,7 @@ struct Context {
   DeviceRates rates;
   FrameworkBehaviour behaviour;
   double act = 2;  // bytes per activation element
-  double tp = 1, cp = 1, ep = 1;
+  double tp = 1, cp = 1, ep = 1, etp = 1;
   bool sp = false, fp8 = false;
   double recompute_share = 1;  // fraction of layers checkpointed
 };
@@ -97,9 +97,11 @@ LayerSeconds layer_seconds(const Context& c, const LayerGroup& g, double tokens,
       m = tokens * static_cast<double>(g.mlp.num_experts_per_tok) * c.ep / experts;
     }
     if (l.tp_sharded || l.routed_expert) {
-      // Row-parallel layers (back to the hidden size) split their input, column-parallel their output.
-      if (l.out_features == c.a->hidden_size) in /= c.tp;
-      else out /= c.tp;
+      // Row-parallel layers (back to the hidden size) split their input, column-parallel their
+      // output; routed experts over the expert-tensor-parallel group.
+      const double split = l.routed_expert ? c.etp : c.tp;
+      if (l.out_features == c.a->hidden_size) in /= split;
+      else out /= split;
     }
     const bool fp8 = c.fp8 && (l.tp_sharded || l.routed_expert);
     const double forward = gemm(c, m, out, in, groups, fp8);
@@ -177,10 +179,9 @@ LayerSeconds layer_seconds(const Context& c, const LayerGroup& g, double tokens,
 }
 
 bool overlaps_by_default(const TrainingSetup& s) {
-  switch (s.framework) {
-    case Framework::megatron: return false;  // --overlap-grad-reduce defaults to False
-    case Framework::deepspeed: return s.parallel.zero_stage == 3;  // overlap_comm: True only for ZeRO-3
-    case Framework::hf_trainer: return s.parallel.zero_stage == 0 || s.parallel.zero_stage == 3;  // DDP, or FSDP/ZeRO-3
+  switch (sharding_engine(s)) {
+    case ShardingEngine::megatron: return false;  // --overlap-grad-reduce defaults to False
+    case ShardingEngine::deepspeed: return s.parallel.zero_stage == 3;  // overlap_comm: True only for ZeRO-3
     default: return true;  // PyTorch DDP buckets, FSDP prefetch
   }
 }
@@ -216,11 +217,12 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
     c.rates.matmul_flops_per_s *= kFp32MatmulRate;
     c.rates.attention_flops_per_s *= kFp32MatmulRate;
   }
-  c.behaviour = framework_behaviour(s.framework, s.compile);
+  c.behaviour = framework_behaviour(s);
   c.act = dtype_bytes(e.precision.compute_dtype);
   c.tp = static_cast<double>(p.tensor_parallel_size);
   c.cp = static_cast<double>(p.context_parallel_size);
   c.ep = static_cast<double>(p.expert_parallel_size);
+  c.etp = static_cast<double>(expert_tensor_parallel_size(s));
   c.sp = p.sequence_parallel && p.tensor_parallel_size > 1;
   c.fp8 = s.precision.fp8_compute && c.rates.fp8_matmul_flops_per_s > 0;
   const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
@@ -256,7 +258,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   // Each pipeline stage's micro-batch: its layers, the embedding (first) and head + loss (last).
   const auto counts = stage_layer_counts(a, p.pipeline_parallel_size);
   const double head_tokens = mbs * decoder_seq / c.cp;
-  const double vocab = static_cast<double>(a.vocab_size) / c.tp, h = static_cast<double>(a.hidden_size);
+  const double vocab = static_cast<double>(padded_vocab_size(s, a.vocab_size)) / c.tp, h = static_cast<double>(a.hidden_size);
   const bool head_trained = s.method == Method::full ||
                             std::find(s.lora.modules_to_save.begin(), s.lora.modules_to_save.end(), "lm_head") != s.lora.modules_to_save.end();
   const LossImplementation loss = s.loss.implementation.value_or(c.behaviour.loss);

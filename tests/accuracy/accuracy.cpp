@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error_figures.hpp"
 #include "trainmem/json_api.hpp"
 
 using nlohmann::json;
@@ -34,9 +35,10 @@ using nlohmann::json;
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMissAbsError = 1.0;      // 100 %
-constexpr double kMissSignedError = -1.0;  // -100 %
-constexpr double kWithin = 0.15;
+using trainmem::accuracy::kMissAbsError;
+using trainmem::accuracy::kMissSignedError;
+using trainmem::accuracy::kWithin;
+using trainmem::accuracy::quantile;
 
 // Reads a dotted path ("per_gpu.peak"); "a + b" sums two paths. nullopt when any part is null.
 std::optional<double> read_field(const json& out, const std::string& spec) {
@@ -82,14 +84,6 @@ struct Figures {
   int cases = 0, misses = 0, within = 0;
   double median_abs = NAN, p90_abs = NAN, median_signed = NAN;
 };
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const double rank = q * static_cast<double>(v.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(std::floor(rank)), hi = static_cast<std::size_t>(std::ceil(rank));
-  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
-}
 
 template <typename Pred>
 Figures figures(const std::vector<Row>& rows, Pred include) {

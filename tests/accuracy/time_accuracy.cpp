@@ -8,9 +8,10 @@
 // memory accuracy program keeps that section when it rewrites the file). --js writes the rows as a
 // classic script (window.TRAINMEM_TIME_ACCURACY = {...}) for the page.
 //
-// Every case counts: one the engine cannot express (no document, a rejected document, no time) is
-// a miss, taken as an infinite |error| in the median and the p90. The signed median is over the
-// predicted cases (a miss has no sign). Exit status 1 only when the fixture cannot be read.
+// Every case counts (tests/accuracy/error_figures.hpp): one the engine cannot express (no
+// document, a rejected document, no time) is a miss at |error| 100 % and signed error -100 %.
+// Negative errors (a faster step promised than was measured) are the dangerous direction. Exit
+// status 1 only when the fixture cannot be read.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error_figures.hpp"
 #include "trainmem/json_api.hpp"
 
 using nlohmann::json;
@@ -42,25 +44,10 @@ std::string percent(double x) {
 }
 
 std::string unsigned_percent(double x) {
-  if (!std::isfinite(x)) return "n/a (more misses than predictions)";
+  if (!std::isfinite(x)) return "n/a";
   std::ostringstream s;
   s << std::fixed << std::setprecision(1) << 100 * x << "%";
   return s.str();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-// Nearest-rank percentile.
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::max<std::size_t>(1, rank) - 1];
 }
 
 // Replaces everything from the marker on (or appends) in `path`.
@@ -119,23 +106,22 @@ int main(int argc, char** argv) {
     rows.push_back(r);
   }
 
+  using trainmem::accuracy::kMissAbsError;
+  using trainmem::accuracy::kMissSignedError;
+  using trainmem::accuracy::quantile;
   std::vector<double> absolute, signed_errors;
   int misses = 0, within_15 = 0;
   for (const auto& r : rows) {
-    if (!r.predicted_ok) {
-      ++misses;
-      absolute.push_back(INFINITY);
-      continue;
-    }
-    absolute.push_back(std::fabs(r.error));
-    signed_errors.push_back(r.error);
-    if (std::fabs(r.error) <= 0.15) ++within_15;
+    misses += !r.predicted_ok;
+    absolute.push_back(r.predicted_ok ? std::fabs(r.error) : kMissAbsError);
+    signed_errors.push_back(r.predicted_ok ? r.error : kMissSignedError);
+    if (r.predicted_ok && std::fabs(r.error) <= trainmem::accuracy::kWithin) ++within_15;
   }
   std::ostringstream summary;
   summary << "step-time cases: " << rows.size() << ", predicted: " << rows.size() - static_cast<std::size_t>(misses)
-          << ", misses: " << misses << ", within 15%: " << within_15 << ", median |error|: " << unsigned_percent(median(absolute))
-          << ", p90 |error|: " << unsigned_percent(percentile(absolute, 0.9))
-          << ", median signed error (predicted cases): " << percent(median(signed_errors)) << "\n";
+          << ", misses: " << misses << ", within 15%: " << within_15 << ", median |error|: " << unsigned_percent(quantile(absolute, 0.5))
+          << ", p90 |error|: " << unsigned_percent(quantile(absolute, 0.9))
+          << ", median signed error: " << percent(quantile(signed_errors, 0.5)) << "\n";
 
   std::ostringstream table;
   table << "| case | measured s/step | predicted s/step | error | predicted MFU | status | source |\n|---|---|---|---|---|---|---|\n";
@@ -156,7 +142,7 @@ int main(int argc, char** argv) {
                  "`tests/fixtures/throughput_cases.json` (from `shared/cases/throughput-handed.json`); each measurement is "
                  "converted to seconds per optimizer step with the source's own FLOP definition. Error = (predicted - "
                  "measured) / measured: negative means the engine promises a faster step than was measured. A case the "
-                 "engine cannot express is a miss.\n\n"
+                 "engine cannot express is a miss at |error| 100 % (signed -100 %).\n\n"
               << summary.str() << "\n" << table.str();
       write_section(argv[i + 1], section.str());
     }
