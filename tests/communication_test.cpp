@@ -7,6 +7,7 @@
 
 using namespace trainmem;
 using trainmem::test::setup_from;
+using trainmem::test::time_of;
 
 namespace {
 
@@ -20,13 +21,6 @@ constexpr double kParams = 132'654'080;
 constexpr double kNvlink4 = 370e9;  // h100-sxm-80gb catalog: NCCL bus bandwidth inside a node
 constexpr double kNdr = 46e9;       // per GPU across nodes
 
-StepTime time_of(const std::string& document) {
-  const TrainingSetup s = setup_from(document);
-  std::string why;
-  const auto t = step_time(s, estimate(s), &why);
-  if (!t) FAIL(why);
-  return *t;
-}
 
 }  // namespace
 

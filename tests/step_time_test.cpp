@@ -9,16 +9,10 @@
 
 using namespace trainmem;
 using trainmem::test::setup_from;
+using trainmem::test::time_of;
 
 namespace {
 
-StepTime time_of(const std::string& document) {
-  const TrainingSetup s = setup_from(document);
-  std::string why;
-  const auto t = step_time(s, estimate(s), &why);
-  if (!t) FAIL(why);
-  return *t;
-}
 
 // A100 SXM as in the catalog: 312 TFLOP/s bf16, MAMF 86.9%, 108 SMs, 2.039 TB/s.
 GpuPerformance a100() {

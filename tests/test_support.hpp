@@ -6,6 +6,7 @@
 
 #include "trainmem/estimate.hpp"
 #include "trainmem/json_api.hpp"
+#include "trainmem/step_time.hpp"
 
 namespace trainmem::test {
 
@@ -17,6 +18,15 @@ inline TrainingSetup setup_from(const std::string& document) {
 }
 
 inline Estimate estimate_from(const std::string& document) { return estimate(setup_from(document)); }
+
+// The step time of a document that must be timed; fails the test with the reason otherwise.
+inline StepTime time_of(const std::string& document) {
+  const TrainingSetup s = setup_from(document);
+  std::string why;
+  const auto t = step_time(s, estimate(s), &why);
+  if (!t) FAIL(why);
+  return *t;
+}
 
 // The codes of every error a document produces.
 inline std::vector<std::string> error_codes(const std::string& document) {
