@@ -5,8 +5,9 @@
 // Each folder: index.html, style.css, app.js (web/src/main.js bundled by esbuild into one classic
 // script, with the engine worker's source inlined: a Blob worker runs from file://), and the chunks
 // loaded on first use: chunk-charts.js (Chart.js) and chunk-accuracy.js (the accuracy program's
-// table for the engine as built). Needs build-wasm/wasm/engine.{js,wasm} and build-native/tests/accuracy
-// (scripts/build.sh builds both first) and node_modules (npm ci).
+// and step-time tables for the engine as built). Needs build-wasm/wasm/engine.{js,wasm},
+// build-native/tests/accuracy and time_accuracy (scripts/build.sh builds them first) and
+// node_modules (npm ci).
 //   node scripts/build-web.mjs
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ const DIST = path.join(ROOT, 'dist');
 const ENGINE_JS = path.join(ROOT, 'build-wasm', 'wasm', 'engine.js');
 const ENGINE_WASM = path.join(ROOT, 'build-wasm', 'wasm', 'engine.wasm');
 const ACCURACY = path.join(ROOT, 'build-native', 'tests', 'accuracy');
+const TIME_ACCURACY = path.join(ROOT, 'build-native', 'tests', 'time_accuracy');
 const TARGET = 'es2020';
 
 for (const [file, hint] of [[ENGINE_JS, 'scripts/build.sh'], [ENGINE_WASM, 'scripts/build.sh'], [ACCURACY, 'scripts/build.sh']]) {
@@ -55,18 +57,25 @@ async function bundle(entry, options = {}) {
   return result.outputFiles[0].text;
 }
 
-// The accuracy program's table ({summary, rows}) for the engine as built.
-function accuracyData() {
+// One accuracy program's table ({summary, rows}) for the engine as built: it writes a classic
+// script that sets window[global].
+function programTable(program, fixture, global) {
   const tmp = fs.mkdtempSync(path.join(DIST, '.accuracy-'));
   try {
     const file = path.join(tmp, 'accuracy-data.js');
-    execFileSync(ACCURACY, [path.join(ROOT, 'tests', 'fixtures', 'measured_cases.json'), '--js', file], { stdio: 'ignore' });
+    execFileSync(program, [path.join(ROOT, 'tests', 'fixtures', fixture), '--js', file], { stdio: 'ignore' });
     const sandbox = {};
     new Function('window', fs.readFileSync(file, 'utf8'))(sandbox);
-    return sandbox.TRAINMEM_ACCURACY;
+    return sandbox[global];
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+// The memory accuracy table ({summary, rows}) with the step-time one as its `time`.
+function accuracyData() {
+  return { ...programTable(ACCURACY, 'measured_cases.json', 'TRAINMEM_ACCURACY'),
+    time: programTable(TIME_ACCURACY, 'throughput_cases.json', 'TRAINMEM_TIME_ACCURACY') };
 }
 
 // The engine worker's source: Emscripten's loader and engine-worker.js in one function scope.

@@ -6,12 +6,14 @@
 // what the source measured (allocated / reserved / nvidia-smi / model states ..., from the output
 // field it is compared with), measured and predicted bytes, and the error.
 import { t } from './i18n.js';
-import { el, bytesCell } from './dom.js';
+import { el, bytesCell, numCell } from './dom.js';
+import { formatPercent, formatSeconds } from './format.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string}} AccuracyRow */
 /** @typedef {{group: string, cases: number, misses: number, median_abs_error: number | null, p90_abs_error: number | null, median_signed_error: number | null}} AccuracyFigures */
-/** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[]}} AccuracyData */
+/** @typedef {{id: string, source?: string, measured_step_seconds: number, predicted_step_seconds?: number, error?: number, mfu?: number, status?: string}} TimeAccuracyRow */
+/** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[], time?: {summary: string, rows: TimeAccuracyRow[]}}} AccuracyData */
 
 // The output field a case is compared with -> what its source measured.
 /** @type {Record<string, string>} */
@@ -45,7 +47,7 @@ function percent(error) {
   return typeof error === 'number' ? (error * 100).toFixed(1) + '%' : '–';
 }
 
-/** @param {AccuracyRow} row */
+/** @param {AccuracyRow | TimeAccuracyRow} row */
 function errorText(row) {
   if (typeof row.error !== 'number') return String(row.status);
   return signed(row.error);
@@ -82,6 +84,34 @@ export function renderAccuracy(summaryEl, figuresBody, tbody, data, unit) {
       el('td', { text: measureLabel(row.field) }),
       bytesCell(typeof row.measured_bytes === 'number' ? row.measured_bytes : null, unit),
       bytesCell(typeof row.predicted_bytes === 'number' ? row.predicted_bytes : null, unit),
+      err,
+    ]);
+  }));
+}
+
+/**
+ * The step-time table: the time accuracy program's rows (tests/accuracy/time_accuracy.cpp), seconds
+ * per optimizer step measured (converted with the source's own FLOP definition) and predicted.
+ * @param {HTMLElement} summaryEl
+ * @param {HTMLTableSectionElement} tbody
+ * @param {AccuracyData | null} data
+ */
+export function renderTimeAccuracy(summaryEl, tbody, data) {
+  const time = data && data.time;
+  if (!time || !Array.isArray(time.rows)) {
+    summaryEl.textContent = t('acc_missing');
+    tbody.replaceChildren();
+    return;
+  }
+  summaryEl.textContent = String(time.summary || '').trim();
+  tbody.replaceChildren(...time.rows.map((row) => {
+    const err = el('td', { class: typeof row.error === 'number' ? 'num' : '', text: errorText(row), 'data-testid': 'time-accuracy-error' });
+    if (typeof row.error === 'number') err.setAttribute('data-value', String(row.error));
+    return el('tr', { 'data-testid': 'time-accuracy-row', 'data-case': String(row.id) }, [
+      el('th', { scope: 'row' }, [el('span', { text: String(row.id) }), el('small', { class: 'source', text: String(row.source || '') })]),
+      numCell(formatSeconds(row.measured_step_seconds)),
+      numCell(formatSeconds(row.predicted_step_seconds)),
+      numCell(formatPercent(row.mfu)),
       err,
     ]);
   }));

@@ -3,7 +3,7 @@
 // never goes stale: the estimate first, then the GPU table and the What fits? solve; an answer for
 // older inputs is never shown. No formulas live here.
 import { t, apply as applyLanguage } from './i18n.js';
-import { formatBytes, formatCount } from './format.js';
+import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
 import { deletePath, getPath, setPath } from './doc-paths.js';
 import { KEYS, decode, encode } from './link-codec.js';
@@ -13,12 +13,12 @@ import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
 import { showErrors } from './field-errors.js';
 import { ModelPicker } from './model-picker.js';
 import { GpuTable } from './gpu-table.js';
-import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderWarnings } from './results.js';
+import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderTime, renderWarnings } from './results.js';
 import * as WhatFits from './what-fits.js';
-import { LazyChart, memoryBars, peakCurve, themeColors } from './charts.js';
+import { LazyChart, memoryBars, peakCurve, themeColors, timeBars } from './charts.js';
 import { changedInputs, renderCompare } from './compare.js';
 import { download, markdown } from './export.js';
-import { renderAccuracy } from './accuracy.js';
+import { renderAccuracy, renderTimeAccuracy } from './accuracy.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
 
@@ -64,7 +64,8 @@ export class App {
     this.firstEstimateMarked = false;
     /** @type {import('./charts.js').Colors | null} */
     this.colors = null;
-    this.charts = { memory: new LazyChart(byId('chart')), seq: new LazyChart(byId('curve-seq')), mbs: new LazyChart(byId('curve-mbs')) };
+    this.charts = { memory: new LazyChart(byId('chart')), time: new LazyChart(byId('time-chart')), seq: new LazyChart(byId('curve-seq')),
+      mbs: new LazyChart(byId('curve-mbs')) };
   }
 
   get unit() {
@@ -306,6 +307,8 @@ export class App {
     const headroom = out.gpu_capacity_bytes === null || g.peak === null ? null : out.gpu_capacity_bytes - g.peak;
     byId('headroom').textContent = headroom === null ? '—' : headroom >= 0 ? formatBytes(headroom, unit) : t('short_by', { bytes: formatBytes(-headroom, unit) });
     byId('global-batch').textContent = t('global_batch', { n: formatCount(out.global_batch_size) });
+    byId('step-time').textContent = out.time ? formatSeconds(out.time.step_seconds) + ' · MFU ' + formatPercent(out.time.mfu) : '—';
+    renderTime(byId('time').tBodies[0], out, unit);
     renderBreakdown(byId('breakdown').tBodies[0], out, unit);
     renderDevice(byId('device').tBodies[0], out, unit, this.deviceTotal(doc));
     renderPhases(byId('phases').tBodies[0], out, unit);
@@ -341,7 +344,10 @@ export class App {
     const bars = [];
     if (current) bars.push({ label: t('current'), out: current.out });
     if (pinned) bars.push({ label: t('pinned'), out: pinned.out });
-    if (current) this.charts.memory.draw(memoryBars(bars, this.unit, this.themeColors()));
+    if (current) {
+      this.charts.memory.draw(memoryBars(bars, this.unit, this.themeColors()));
+      this.charts.time.draw(timeBars(bars, this.themeColors()));
+    }
     if (!(pinned && current)) return;
     renderCompare(byId('compare'), pinned.out, current.out, this.unit);
     const changed = changedInputs(pinned.doc, current.doc);
@@ -503,6 +509,7 @@ export class App {
   async showAccuracy() {
     const data = await loadChunk('accuracy').catch(() => null);
     renderAccuracy(byId('accuracy-summary'), byId('accuracy-figures').tBodies[0], byId('accuracy-table').tBodies[0], data, this.unit);
+    renderTimeAccuracy(byId('time-accuracy-summary'), byId('time-accuracy-table').tBodies[0], data);
   }
 
   // ---- events ----

@@ -1,9 +1,11 @@
 // The page's charts (Chart.js, loaded on first use): the stacked bar of the per-GPU peak by
-// component (current and pinned configurations) and the What fits? curves, the peak against
+// component (current and pinned configurations), beside it the stacked bar of the step time by part
+// (compute, recompute, exposed communication, pipeline bubble, optimizer, offload), and the What
+// fits? curves, the peak against
 // sequence length and against micro-batch with the GPU's capacity and the budget (capacity less the
 // safety margin) as lines. Every value drawn is a field of the engine's output.
 import { t } from './i18n.js';
-import { formatCount, UNIT_BYTES } from './format.js';
+import { formatCount, formatSeconds, UNIT_BYTES } from './format.js';
 import { loadChunk } from './chunks.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
@@ -91,6 +93,56 @@ export function memoryBars(bars, unit, { fg, grid }) {
         plugins: {
           legend: { position: 'bottom', labels: { color: fg, boxWidth: 12 } },
           tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + ctx.parsed.x.toFixed(2) + ' ' + unit } },
+        },
+      },
+    });
+  };
+}
+
+// The step time's parts, bottom to top: they add up to time.step_seconds.
+const TIME_STACK = ['compute', 'recompute', 'exposed_communication', 'pipeline_bubble', 'optimizer', 'offload'];
+
+/**
+ * The step-time bar chart: one bar per configuration with a time (current, then pinned), one
+ * segment per part of time.breakdown_seconds.
+ * @param {{label: string, out: Record<string, any>}[]} bars
+ * @param {Colors} colors
+ * @returns {Draw}
+ */
+export function timeBars(bars, { fg, grid }) {
+  const timed = bars.filter((b) => b.out.time);
+  return (Chart, chart, canvas) => {
+    const data = {
+      labels: timed.map((b) => b.label),
+      datasets: TIME_STACK.map((key, i) => ({
+        label: t('tb_' + key),
+        data: timed.map((b) => b.out.time.breakdown_seconds[key]),
+        backgroundColor: COLORS[i],
+        stack: 'time',
+      })),
+    };
+    if (chart) {
+      chart.data = data;
+      chart.options.scales.x.ticks.color = chart.options.scales.y.ticks.color = chart.options.plugins.legend.labels.color = fg;
+      chart.options.scales.x.grid.color = grid;
+      chart.update('none');
+      return chart;
+    }
+    return new Chart(canvas, {
+      type: 'bar',
+      data,
+      options: {
+        indexAxis: 'y',
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: {
+          x: { stacked: true, title: { display: true, text: 's', color: fg }, ticks: { color: fg }, grid: { color: grid } },
+          y: { stacked: true, ticks: { color: fg }, grid: { display: false } },
+        },
+        plugins: {
+          legend: { position: 'bottom', labels: { color: fg, boxWidth: 12 } },
+          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + formatSeconds(ctx.parsed.x) } },
         },
       },
     });

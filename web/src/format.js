@@ -75,3 +75,37 @@ export function signedPercent(x) {
 export function signedBytes(x, unit) {
   return (x > 0 ? '+' : x < 0 ? '−' : '±') + formatBytes(Math.abs(x), unit);
 }
+
+const THREE_SIGNIFICANT = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+
+/**
+ * Seconds as the page shows them: "850 ms", "2.84 s", "3.52 h", "41.2 days" (the engine works in
+ * seconds); "—" for anything that is not a finite number.
+ * @param {unknown} seconds
+ * @returns {string}
+ */
+export function formatSeconds(seconds) {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return '—';
+  if (seconds < 1) return THREE_SIGNIFICANT.format(seconds * 1000) + ' ms';
+  if (seconds < 3600) return THREE_SIGNIFICANT.format(seconds) + ' s';
+  if (seconds < 2 * 86400) return THREE_SIGNIFICANT.format(seconds / 3600) + ' h';
+  return THREE_SIGNIFICANT.format(seconds / 86400) + ' ' + t('days');
+}
+
+/**
+ * "41.3%": a fraction as a percentage; "—" for anything that is not a finite number.
+ * @param {unknown} x
+ * @returns {string}
+ */
+export function formatPercent(x) {
+  return typeof x === 'number' && Number.isFinite(x) ? (x * 100).toFixed(1) + '%' : '—';
+}
+
+/**
+ * "5.15e+17": a large count (FLOPs) in scientific notation; "—" for anything not finite.
+ * @param {unknown} x
+ * @returns {string}
+ */
+export function formatScientific(x) {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toExponential(2) : '—';
+}

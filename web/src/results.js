@@ -1,10 +1,10 @@
 // The estimate's output document as tables: the breakdown with the engine's explanation of each
 // component, the device view, the phases, parameters and batch, RLHF models, host memory, the
-// checkpoint disk budget, warnings. Every number shown is a field of the output (or the
+// checkpoint disk budget, step time and cost, warnings. Every number shown is a field of the output (or the
 // difference of two).
 import { t } from './i18n.js';
-import { formatCount, yesNo } from './format.js';
-import { el, bytesCell, fillTable } from './dom.js';
+import { formatBytes, formatCount, formatMoney, formatPercent, formatScientific, formatSeconds, yesNo } from './format.js';
+import { el, bytesCell, fillTable, numCell } from './dom.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {Record<string, any>} EstimateOutput  the estimate output document (docs/api.md) */
@@ -159,6 +159,47 @@ export function renderRlhf(box, table, out, unit) {
       ...cols.slice(1).map(() => el('td'))]));
   }
   table.tBodies[0].replaceChildren(...rows);
+}
+
+// Communication kinds of time.communication, in the engine's order.
+export const COMMUNICATION = ['data_parallel', 'tensor_parallel', 'pipeline', 'context', 'expert'];
+
+/**
+ * The step time block (time): seconds per step, throughput, MFU/HFU, FLOPs, communication per kind
+ * (bus bytes per GPU and link time), and the run's time, GPU-hours and cost. Without a time (no
+ * architecture, a GPU without speeds, RLHF) one row gives the engine's reason.
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ */
+export function renderTime(tbody, out, unit) {
+  const time = out.time;
+  if (!time) {
+    const why = out.warnings.find((/** @type {{code: string}} */ w) => w.code === 'time_unavailable');
+    fillTable(tbody, [[t('time_unavailable'), el('td', { text: why ? why.message : t('fit_unknown'), 'data-testid': 't-unavailable' })]]);
+    return;
+  }
+  const comm = time.communication;
+  /** @type {[string, HTMLElement | string, string?][]} */
+  const rows = [
+    [t('t_step'), numCell(formatSeconds(time.step_seconds), 't-step', time.step_seconds), 'subtotal'],
+    [t('t_tokens'), numCell(formatCount(Math.round(time.tokens_per_second_per_gpu)), 't-tokens', time.tokens_per_second_per_gpu)],
+    [t('t_mfu'), numCell(formatPercent(time.mfu), 't-mfu', time.mfu)],
+    [t('t_hfu'), numCell(formatPercent(time.hfu), 't-hfu', time.hfu)],
+    [t('t_flops'), formatScientific(time.flops_per_step)],
+    [t('t_model_flops'), formatScientific(time.model_flops_per_step)],
+    ...COMMUNICATION.map((k) => /** @type {[string, HTMLElement]} */ ([t('t_comm', { kind: t('comm_' + k) }),
+      numCell(formatBytes(comm.bytes_per_step[k], unit) + ' · ' + formatSeconds(comm.seconds_per_step[k]), 't-comm-' + k, comm.bytes_per_step[k])])),
+    [t('t_exposed'), numCell(formatSeconds(comm.exposed_seconds), 't-exposed', comm.exposed_seconds)],
+    [t('t_to_train'), numCell(formatSeconds(time.time_to_train_seconds), 't-to-train', time.time_to_train_seconds)],
+    [t('t_gpu_hours'), formatCount(time.gpu_hours === null ? null : Math.round(time.gpu_hours))],
+  ];
+  const cost = time.cost;
+  rows.push([t('t_cost'), el('td', { class: 'num', 'data-testid': 't-cost' }, cost
+    ? ['$' + formatMoney(cost.usd) + ' (' + formatMoney(cost.price_per_gpu_hour_usd) + t('per_gpu_hour') + ') ',
+       el('small', { class: 'source', text: cost.source })]
+    : [time.gpu_hours === null ? t('t_needs_tokens') : t('t_needs_price')])]);
+  fillTable(tbody, rows);
 }
 
 /**

@@ -5,7 +5,7 @@
 // a strategy into the inputs. Every number shown is a field of solve's output (or the difference of
 // two). request() and strategyDoc() are pure (Node tests).
 import { t } from './i18n.js';
-import { formatBytes, formatCount, formatMoney, signedCount, signedPercent, signedBytes } from './format.js';
+import { formatBytes, formatCount, formatMoney, formatPercent, formatSeconds, signedCount, signedPercent, signedBytes } from './format.js';
 import { el, bytesCell, numCell } from './dom.js';
 import { clone } from './doc-paths.js';
 
@@ -148,7 +148,8 @@ export function renderReasons(list, out) {
   list.replaceChildren(...reasons.map((r) => el('li', { text: r, 'data-testid': 'solve-reason' })));
 }
 
-const STRATEGY_COLUMNS = ['st_layout', 'st_zero', 'st_ckpt', 'st_offload', 'st_mbs', 'st_peak', 'st_headroom', 'st_throughput'];
+const STRATEGY_COLUMNS = ['st_layout', 'st_zero', 'st_ckpt', 'st_offload', 'st_mbs', 'st_peak', 'st_headroom', 'st_step',
+  'st_throughput', 'st_mfu', 'st_exposed', 'st_per_dollar'];
 
 /**
  * The ranked strategies, best first, each with the engine's explanation and a button that loads it.
@@ -186,7 +187,11 @@ export function renderStrategies(table, summary, out, unit, elapsedMs, onLoad) {
       numCell(formatCount(r.micro_batch_size)),
       bytesCell(r.peak, unit, 'strategy-peak'),
       bytesCell(r.headroom, unit),
-      numCell(formatCount(Math.round(r.tokens_per_gpu_per_s))),
+      numCell(formatSeconds(r.step_time_s), 'strategy-step', r.step_time_s),
+      numCell(r.tokens_per_gpu_per_s === null ? '—' : formatCount(Math.round(r.tokens_per_gpu_per_s)), 'strategy-throughput', r.tokens_per_gpu_per_s),
+      numCell(formatPercent(r.mfu), 'strategy-mfu', r.mfu),
+      numCell(formatSeconds(r.exposed_communication_s)),
+      numCell(r.tokens_per_dollar === null ? '—' : formatCount(Math.round(r.tokens_per_dollar))),
       el('td', {}, [button]),
     ]);
     main.addEventListener('click', () => onLoad(r));

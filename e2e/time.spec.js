@@ -1,0 +1,71 @@
+// Step time, throughput and cost on the page: the engine's time block as the CLI computes it, the
+// breakdown chart beside the memory chart, the strategies' time columns, the step-time accuracy.
+const { test, expect, cli, cliSolve } = require('./fixtures');
+
+test('step time, MFU, communication and cost equal the CLI\'s for the same document', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'h100-sxm-80gb');
+  await app.set('parallel.world_size', 8);
+  await app.set('parallel.zero_stage', 3);
+  await app.set('batch.seq_length', 4096);
+  await app.set('training.total_tokens', '1e9');
+  const doc = await app.inputDoc();
+  expect(doc.training).toEqual({ total_tokens: 1e9 });
+  const expected = cli(doc).time;
+  expect(expected).not.toBeNull();
+  const value = async (testid) => Number(await page.getByTestId(testid).getAttribute('data-value'));
+  expect(await value('t-step')).toBe(expected.step_seconds);
+  expect(await value('t-mfu')).toBe(expected.mfu);
+  expect(await value('t-hfu')).toBe(expected.hfu);
+  expect(await value('t-tokens')).toBe(expected.tokens_per_second_per_gpu);
+  expect(await value('t-comm-data_parallel')).toBe(expected.communication.bytes_per_step.data_parallel);
+  expect(await value('t-to-train')).toBe(expected.time_to_train_seconds);
+  await expect(page.getByTestId('t-cost')).toContainText(expected.cost.usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+  await expect(page.getByTestId('t-cost')).toContainText('AWS');
+  await expect(page.getByTestId('step-time')).toContainText('MFU');
+  // The breakdown chart beside the memory chart draws the engine's parts, which add up to the step.
+  const parts = await page.waitForFunction(() => {
+    const chart = window.__Chart && window.__Chart.getChart(document.getElementById('time-chart'));
+    return chart && chart.data.datasets.length ? chart.data.datasets.map((d) => d.data[0]) : null;
+  });
+  const sum = (await parts.jsonValue()).reduce((a, b) => a + b, 0);
+  expect(sum).toBeCloseTo(expected.step_seconds, 9);
+});
+
+test('a custom device without speeds says why there is no step time', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', '__custom');  // 24 GiB, no speeds
+  await expect(page.getByTestId('t-unavailable')).toContainText('bf16_dense_flops_per_s');
+  await app.set('gpu.bf16_dense_flops_per_s', '989.4e12');
+  await app.set('gpu.memory_bandwidth_bytes_per_s', '3.35e12');
+  const expected = cli(await app.inputDoc()).time;
+  expect(Number(await page.getByTestId('t-step').getAttribute('data-value'))).toBe(expected.step_seconds);
+});
+
+test('ranked strategies show the modelled step time and MFU; tokens per dollar reorders them', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'h100-sxm-80gb');
+  await app.set('parallel.world_size', 8);
+  const solve = await app.solveDoc();
+  const expected = cliSolve(solve).strategies.ranked;
+  const steps = page.getByTestId('strategy-step');
+  await expect(steps).toHaveCount(expected.length);
+  for (let i = 0; i < expected.length; i++) {
+    expect(Number(await steps.nth(i).getAttribute('data-value'))).toBe(expected[i].step_time_s);
+    expect(Number(await page.getByTestId('strategy-mfu').nth(i).getAttribute('data-value'))).toBe(expected[i].mfu);
+  }
+  await app.set('solve.strategies.order', 'tokens_per_dollar');
+  const byDollar = await app.solveDoc();
+  expect(byDollar.solve.strategies.order).toBe('tokens_per_dollar');
+  expect(cliSolve(byDollar).strategies.ranked.length).toBeGreaterThan(0);
+});
+
+test('the Accuracy section shows the step-time table the time accuracy program writes', async ({ app, page }) => {
+  await app.open();
+  await page.getByTestId('accuracy').locator('summary').click();
+  await expect(page.getByTestId('time-accuracy-summary')).toContainText('step-time cases:');
+  await expect(page.getByTestId('time-accuracy-row')).toHaveCount(27);
+});
