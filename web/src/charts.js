@@ -53,26 +53,17 @@ export class LazyChart {
 }
 
 /**
- * The stacked bar chart: one bar per configuration (current, then pinned), one stack segment per component.
- * @param {{label: string, out: Record<string, any>}[]} bars
- * @param {Unit} unit
+ * A horizontal stacked bar chart: one bar per label, one segment per dataset, the x axis titled.
+ * @param {{labels: string[], datasets: Record<string, any>[], axis: string, format: (x: number) => string}} bars
  * @param {Colors} colors
  * @returns {Draw}
  */
-export function memoryBars(bars, unit, { fg, grid }) {
+function stackedBars({ labels, datasets, axis, format }, { fg, grid }) {
   return (Chart, chart, canvas) => {
-    const data = {
-      labels: bars.map((b) => b.label),
-      datasets: STACK.map((key, i) => ({
-        label: t('c_' + key),
-        data: bars.map((b) => (b.out.per_gpu[key] || 0) / UNIT_BYTES[unit]),
-        backgroundColor: COLORS[i],
-        stack: 'memory',
-      })),
-    };
+    const data = { labels, datasets };
     if (chart) {
       chart.data = data;
-      chart.options.scales.x.title.text = unit;
+      chart.options.scales.x.title.text = axis;
       chart.options.scales.x.ticks.color = chart.options.scales.y.ticks.color = chart.options.plugins.legend.labels.color = fg;
       chart.options.scales.x.grid.color = grid;
       chart.update('none');
@@ -87,66 +78,62 @@ export function memoryBars(bars, unit, { fg, grid }) {
         responsive: true,
         maintainAspectRatio: false,
         scales: {
-          x: { stacked: true, title: { display: true, text: unit, color: fg }, ticks: { color: fg }, grid: { color: grid } },
+          x: { stacked: true, title: { display: true, text: axis, color: fg }, ticks: { color: fg }, grid: { color: grid } },
           y: { stacked: true, ticks: { color: fg }, grid: { display: false } },
         },
         plugins: {
           legend: { position: 'bottom', labels: { color: fg, boxWidth: 12 } },
-          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + ctx.parsed.x.toFixed(2) + ' ' + unit } },
+          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + format(ctx.parsed.x) } },
         },
       },
     });
   };
 }
 
+/**
+ * The memory chart: one bar per configuration (current, then pinned), one stack segment per component.
+ * @param {{label: string, out: Record<string, any>}[]} bars
+ * @param {Unit} unit
+ * @param {Colors} colors
+ * @returns {Draw}
+ */
+export function memoryBars(bars, unit, colors) {
+  return stackedBars({
+    labels: bars.map((b) => b.label),
+    datasets: STACK.map((key, i) => ({
+      label: t('c_' + key),
+      data: bars.map((b) => (b.out.per_gpu[key] || 0) / UNIT_BYTES[unit]),
+      backgroundColor: COLORS[i],
+      stack: 'memory',
+    })),
+    axis: unit,
+    format: (x) => x.toFixed(2) + ' ' + unit,
+  }, colors);
+}
+
 // The step time's parts, bottom to top: they add up to time.step_seconds.
 const TIME_STACK = ['compute', 'recompute', 'exposed_communication', 'pipeline_bubble', 'optimizer', 'offload'];
 
 /**
- * The step-time bar chart: one bar per configuration with a time (current, then pinned), one
- * segment per part of time.breakdown_seconds.
+ * The step-time chart: one bar per configuration with a time (current, then pinned), one segment
+ * per part of time.breakdown_seconds.
  * @param {{label: string, out: Record<string, any>}[]} bars
  * @param {Colors} colors
  * @returns {Draw}
  */
-export function timeBars(bars, { fg, grid }) {
+export function timeBars(bars, colors) {
   const timed = bars.filter((b) => b.out.time);
-  return (Chart, chart, canvas) => {
-    const data = {
-      labels: timed.map((b) => b.label),
-      datasets: TIME_STACK.map((key, i) => ({
-        label: t('tb_' + key),
-        data: timed.map((b) => b.out.time.breakdown_seconds[key]),
-        backgroundColor: COLORS[i],
-        stack: 'time',
-      })),
-    };
-    if (chart) {
-      chart.data = data;
-      chart.options.scales.x.ticks.color = chart.options.scales.y.ticks.color = chart.options.plugins.legend.labels.color = fg;
-      chart.options.scales.x.grid.color = grid;
-      chart.update('none');
-      return chart;
-    }
-    return new Chart(canvas, {
-      type: 'bar',
-      data,
-      options: {
-        indexAxis: 'y',
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        scales: {
-          x: { stacked: true, title: { display: true, text: 's', color: fg }, ticks: { color: fg }, grid: { color: grid } },
-          y: { stacked: true, ticks: { color: fg }, grid: { display: false } },
-        },
-        plugins: {
-          legend: { position: 'bottom', labels: { color: fg, boxWidth: 12 } },
-          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + formatSeconds(ctx.parsed.x) } },
-        },
-      },
-    });
-  };
+  return stackedBars({
+    labels: timed.map((b) => b.label),
+    datasets: TIME_STACK.map((key, i) => ({
+      label: t('tb_' + key),
+      data: timed.map((b) => b.out.time.breakdown_seconds[key]),
+      backgroundColor: COLORS[i],
+      stack: 'time',
+    })),
+    axis: 's',
+    format: formatSeconds,
+  }, colors);
 }
 
 /**
