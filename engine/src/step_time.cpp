@@ -330,11 +330,12 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   const DataParallelTraffic dp = data_parallel_traffic(s, e, links);
   const bool overlap = p.overlap_grad_reduce.value_or(overlaps_by_default(s));
   const double fwd = slowest->forward, bwd = slowest->backward + slowest->recompute;
-  double dp_exposed = 0;
-  dp_exposed += ga * exposed(dp.gather_forward.seconds, fwd, dp.layers, overlap);
-  const double per_reduction = dp.reduce.seconds + (dp.reductions_per_step > 1 ? dp.gather_backward.seconds : 0.0);
-  dp_exposed += dp.reductions_per_step * exposed(per_reduction, bwd, dp.layers, overlap);
-  if (dp.reductions_per_step <= 1) dp_exposed += ga * exposed(dp.gather_backward.seconds, bwd, dp.layers, overlap);
+  // Per micro-batch: the forward's gathers under the forward; the backward's gathers and, where
+  // the gradients are reduced after this micro-batch, the reduction under the backward.
+  const double reducing = dp.reductions_per_step;
+  double dp_exposed = ga * exposed(dp.gather_forward.seconds, fwd, dp.layers, overlap);
+  dp_exposed += (ga - reducing) * exposed(dp.gather_backward.seconds, bwd, dp.layers, overlap);
+  dp_exposed += reducing * exposed(dp.gather_backward.seconds + dp.reduce.seconds, bwd, dp.layers, overlap);
   dp_exposed += exposed(dp.parameter_sync.seconds, fwd, dp.layers, overlap);
   double offload = dp.optimizer_offload.seconds;
   offload += ga * std::max(0.0, dp.parameter_offload.seconds + dp.activation_offload.seconds - (fwd + bwd));
