@@ -9,6 +9,7 @@ test('step time, MFU, communication and cost equal the CLI\'s for the same docum
   await app.set('parallel.world_size', 8);
   await app.set('parallel.zero_stage', 3);
   await app.set('batch.seq_length', 4096);
+  await page.locator('#time-settings summary').click();
   await app.set('training.total_tokens', '1e9');
   const doc = await app.inputDoc();
   expect(doc.training).toEqual({ total_tokens: 1e9 });

@@ -93,20 +93,25 @@ test('the page is one classic script (works from file://); its modules share not
   }
 });
 
-test('the accuracy table on the page is what the accuracy program writes for the engine as built (no drift)', () => {
+test('the accuracy tables on the page are what the accuracy programs write for the engine as built (no drift)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'trainmem-accuracy-'));
-  const out = join(dir, 'accuracy-data.js');
   const root = new URL('..', import.meta.url).pathname;
-  execFileSync(join(root, 'build-native/tests/accuracy'), [join(root, 'tests/fixtures/measured_cases.json'), '--js', out], { stdio: 'ignore' });
   const sandbox = {};
-  new Function('window', readFileSync(out, 'utf8'))(sandbox);
+  for (const [program, fixture] of [['accuracy', 'measured_cases.json'], ['time_accuracy', 'throughput_cases.json']]) {
+    const out = join(dir, program + '.js');
+    execFileSync(join(root, 'build-native/tests', program), [join(root, 'tests/fixtures', fixture), '--js', out], { stdio: 'ignore' });
+    new Function('window', readFileSync(out, 'utf8'))(sandbox);
+  }
+  const expected = { ...sandbox.TRAINMEM_ACCURACY, time: sandbox.TRAINMEM_TIME_ACCURACY };
+  const throughput = JSON.parse(readFileSync(new URL('../tests/fixtures/throughput_cases.json', import.meta.url))).cases;
+  assert.equal(sandbox.TRAINMEM_TIME_ACCURACY.rows.length, throughput.length);
   for (const folder of ['site', 'trainmem-web']) {  // the chunk hands its data over with an event (web/src/chunks.js)
     let shown = null;
     const document = { dispatchEvent: (e) => { shown = e.detail; } };
     class CustomEvent { constructor(type, init) { this.type = type; this.detail = init.detail; } }
     new Function('document', 'CustomEvent', readFileSync(join(root, 'dist', folder, 'chunk-accuracy.js'), 'utf8'))(document, CustomEvent);
     assert.equal(shown.name, 'accuracy');
-    assert.deepEqual(shown.exports, sandbox.TRAINMEM_ACCURACY, folder);
+    assert.deepEqual(shown.exports, expected, folder);
   }
   const cases = JSON.parse(readFileSync(new URL('../tests/fixtures/measured_cases.json', import.meta.url))).cases;
   assert.equal(sandbox.TRAINMEM_ACCURACY.rows.length, cases.length);
