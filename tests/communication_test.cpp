@@ -78,3 +78,20 @@ TEST_CASE("Bus bandwidth: one node at the intra-node rate, across nodes limited 
                                           R"(, "gpu": "h100-sxm-80gb", "network": {"intra_node_bytes_per_s": 1e11, "inter_node_bytes_per_s": 1e10}})");
   CHECK(bus_bandwidth(16, 1, link_rates(custom)) == 8e10);  // min(100, 8 x 10) GB/s
 }
+
+TEST_CASE("Context parallel: ring passes key/value blocks, Ulysses all-to-alls q, k, v and the output", "[communication]") {
+  const std::string base = R"({"model": )" + kSmallLlama + R"(, "framework": "megatron", "batch": {"micro_batch_size": 1,
+    "seq_length": 1024}, "gpu": "h100-sxm-80gb", "parallel": {"world_size": 2, "context_parallel_size": 2, "context_parallel_kind": )";
+  // Each rank holds 1024 / 2 = 512 tokens. Key + value per token: 8 heads x (128 + 128) = 2,048
+  // elements, 2 bytes each.
+  // Ring: (cp - 1) = 1 block of k/v forward, k/v and their gradients backward: 3 blocks per layer,
+  // 3 x 512 x 2,048 x 2 = 6,291,456 bytes; 4 layers.
+  const StepTime ring = time_of(base + R"("ring"}})");
+  CHECK(ring.bytes_per_step.context == 4 * 6'291'456.0);
+  // Ulysses: q (1,024) + k, v (2,048) + output (1,024) = 4,096 elements per token, each all-to-all
+  // moving (cp - 1)/cp = 1/2 of them, forward and backward:
+  // 2 x 1/2 x 512 x 4,096 x 2 = 4,194,304 bytes per layer; 4 layers.
+  const StepTime ulysses = time_of(base + R"("ulysses"}})");
+  CHECK(ulysses.bytes_per_step.context == 4 * 4'194'304.0);
+  CHECK(ulysses.seconds_per_step.context == Approx(4 * 4'194'304.0 / kNvlink4).epsilon(1e-12));
+}

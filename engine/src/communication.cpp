@@ -69,11 +69,19 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
     t.tensor = collective(bytes, bus_bandwidth(tp, 1, links));
   }
   if (cp > 1) {
-    // Ring: (cp - 1) k/v chunks forward; k/v and their gradients backward.
     const AttentionShape& at = g.attention;
     const double kv = static_cast<double>(at.num_key_value_heads * (at.head_dim + at.v_head_dim)) / tp;
-    const double chunks = (full_recompute ? 4.0 : 3.0) * (cp - 1);
-    t.context = collective(chunks * tokens * kv * a, bus_bandwidth(cp, tp, links));
+    if (p.context_parallel_kind == ContextParallelKind::ring) {
+      // Ring: (cp - 1) k/v chunks forward; k/v and their gradients backward.
+      const double chunks = (full_recompute ? 4.0 : 3.0) * (cp - 1);
+      t.context = collective(chunks * tokens * kv * a, bus_bandwidth(cp, tp, links));
+    } else {
+      // Ulysses (Jacobs et al. 2023, arXiv 2309.14509, §3.1): all-to-alls from a sequence split to a
+      // head split for q, k, v and back for the output, per pass; the backward moves their gradients.
+      const double q = static_cast<double>(at.num_attention_heads * at.head_dim) / tp;
+      const double out = static_cast<double>(at.num_attention_heads * at.v_head_dim) / tp;
+      t.context = collective(passes * ring(cp) * tokens * (q + kv + out) * a, bus_bandwidth(cp, tp, links));
+    }
   }
   if (ep > 1 && g.mlp.num_local_experts > 0) {
     // Dispatch + combine per pass; tokens enter the dispatcher split over the tensor-parallel

@@ -7,6 +7,7 @@
 #include "trainmem/compute_time.hpp"
 #include "trainmem/flops.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/lora_targeting.hpp"
 #include "trainmem/model_states.hpp"
 #include "trainmem/parameter_layout.hpp"
 #include "trainmem/run_cost.hpp"
@@ -42,6 +43,7 @@ struct Context {
   double act = 2;  // bytes per activation element
   double tp = 1, cp = 1, ep = 1, etp = 1;
   bool sp = false, fp8 = false;
+  const LoraTargeting* lora = nullptr;  // LoRA/QLoRA adapters
   double recompute_share = 1;  // fraction of layers checkpointed
 };
 
@@ -80,10 +82,10 @@ double elementwise_bytes_per_token(const Context& c, const LayerGroup& g) {
   return bytes;
 }
 
-LayerSeconds layer_seconds(const Context& c, const LayerGroup& g, double tokens, double seq, bool base_trained) {
+LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, double seq, bool base_trained) {
   const TrainingSetup& s = *c.s;
+  const LayerGroup& g = c.a->layers[group];
   LayerSeconds t;
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
   const double qlora_bytes = s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora) : 0;
   double op_level = 0;
   int index = 0;
@@ -108,8 +110,10 @@ LayerSeconds layer_seconds(const Context& c, const LayerGroup& g, double tokens,
     double backward = gemm(c, m, in, out, groups, fp8);
     if (base_trained) backward += gemm(c, in, out, m, groups, fp8);
     double extra_forward = 0, extra_backward = 0;
-    if (adapters && lora_targets(l, s.lora.target_modules)) {
-      const double r = static_cast<double>(s.lora.r);
+    // The adapter's rank as PEFT places it (lora_targeting.hpp): r (in + out) per copy.
+    const double adapter = c.lora ? c.lora->adapter_params(group, l, 0) / static_cast<double>(l.copies) : 0.0;
+    if (adapter > 0) {
+      const double r = std::round(adapter / static_cast<double>(l.in_features + l.out_features));
       extra_forward += gemm(c, m, r, in, groups, false) + gemm(c, m, out, r, groups, false);
       extra_backward += 2 * extra_forward;  // input and weight gradients of A and B
       if (qlora_bytes > 0) {
@@ -153,7 +157,7 @@ LayerSeconds layer_seconds(const Context& c, const LayerGroup& g, double tokens,
     t.attention_forward = attention_seconds(tokens * f.executed / c.tp, c.rates);
     t.backward += 2.5 * t.attention_forward;
   }
-  if (c.cp > 1 && s.attention != AttentionImplementation::eager) {
+  if (c.cp > 1 && s.attention != AttentionImplementation::eager && s.parallel.context_parallel_kind == ContextParallelKind::ring) {
     // Ring attention merges each of the cp - 1 remote blocks' partial output into an fp32
     // accumulator with the log-sum-exp correction (Megatron/Transformer Engine context
     // parallelism, flash_attn_fwd_out_correction): read the accumulator and the block's 16-bit
@@ -228,6 +232,8 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
   if (s.checkpointed_layers) c.recompute_share = std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
   const LinkRates links = link_rates(s);
+  std::optional<LoraTargeting> lora;
+  if (s.method == Method::lora || s.method == Method::qlora) c.lora = &lora.emplace(a, s.lora);
 
   const double mbs = static_cast<double>(s.batch.micro_batch_size);
   const double seq = static_cast<double>(s.batch.seq_length.value_or(4096));
@@ -246,17 +252,17 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
     const double group_seq = g.stack == Stack::encoder ? seq : decoder_seq;
     const double tokens = mbs * group_seq / c.cp;
     GroupTimes& gt = groups[i];
-    gt.trained = layer_seconds(c, g, tokens, group_seq, s.method != Method::lora && s.method != Method::qlora);
+    gt.trained = layer_seconds(c, i, tokens, group_seq, s.method != Method::lora && s.method != Method::qlora);
     gt.frozen = gt.trained;
     if (s.method == Method::freeze) {
-      gt.frozen = layer_seconds(c, g, tokens, group_seq, false);
+      gt.frozen = layer_seconds(c, i, tokens, group_seq, false);
       gt.frozen.backward = gt.frozen.recompute = 0;  // no backward below the trained layers
     }
     gt.traffic = layer_traffic(s, g, e.precision.compute_dtype, links);
   }
 
   // Each pipeline stage's micro-batch: its layers, the embedding (first) and head + loss (last).
-  const auto counts = stage_layer_counts(a, p.pipeline_parallel_size);
+  const auto counts = stage_layer_counts(a, s);
   const double head_tokens = mbs * decoder_seq / c.cp;
   const double vocab = static_cast<double>(padded_vocab_size(s, a.vocab_size)) / c.tp, h = static_cast<double>(a.hidden_size);
   const bool head_trained = s.method == Method::full ||
@@ -286,10 +292,13 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
         stage.recompute += times * layer->recompute;
       }
       const LayerTraffic& lt = groups[g].traffic;
-      // Tensor-parallel collectives and all-to-alls block; ring attention runs under the kernel.
+      // Tensor-parallel collectives and all-to-alls block; ring attention's sends run under the kernel.
       const double attention = groups[g].trained.attention_forward * (1 + 2.5 + (s.activation_checkpointing == Checkpointing::full ? 1 : 0));
-      const double ring_exposed = std::max(0.0, lt.context.seconds - attention);
-      stage.communication += n * (lt.tensor.seconds + lt.expert.seconds + ring_exposed);
+      // Ulysses' all-to-alls block like the tensor-parallel collectives.
+      const double context_exposed = s.parallel.context_parallel_kind == ContextParallelKind::ring
+                                         ? std::max(0.0, lt.context.seconds - attention)
+                                         : lt.context.seconds;
+      stage.communication += n * (lt.tensor.seconds + lt.expert.seconds + context_exposed);
       stage.bytes.tensor_parallel += n * lt.tensor.bytes;
       stage.bytes.context += n * lt.context.bytes;
       stage.bytes.expert += n * lt.expert.bytes;

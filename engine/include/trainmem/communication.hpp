@@ -20,7 +20,10 @@
 //             Korthikanti et al. 2022, §4.2.2), 2 more in a full-recompute pass.
 //   context   ring attention (Megatron "p2p" CP, torch context_parallel): each rank passes its
 //             k/v chunk around the ring, (cp-1) chunks forward, k/v and their gradients backward;
-//             runs under the attention kernel (exposed only beyond it).
+//             runs under the attention kernel (exposed only beyond it). Ulysses instead
+//             all-to-alls q, k, v into a head split and the output back, each moving (cp-1)/cp
+//             of [T, heads x head_dim / tp], forward and backward (Jacobs et al. 2023, §3.1);
+//             these block like the tensor-parallel collectives.
 //   expert    all-to-all dispatch and combine of T_gpu x top_k tokens of h, forward and backward
 //             (Megatron MoE alltoall token dispatcher).
 //   pipeline  the stage's output activation forward and its gradient backward, [T, h] (split by
