@@ -5,7 +5,9 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "config_files.hpp"
 #include "trainmem/json_api.hpp"
 
 namespace {
@@ -18,6 +20,13 @@ Usage:
                                fewest GPUs, cheapest GPU, global batch plan, calibration, strategy search
   trainmem activations FILE|-  the tensors one layer saves for backward (name, shape, dtype, bytes, recomputed)
   trainmem catalog models|gpus list the built-in model presets or GPU catalog as JSON
+  trainmem import [--document-only] [--model ID] FILE...
+                               trainer configs (DeepSpeed JSON, accelerate YAML, HF TrainingArguments /
+                               TRL YAML or JSON, command lines and launch scripts) -> {document,
+                               provenance, ignored, unmodelled, unresolved}; --document-only prints the
+                               estimate document alone (pipe it into `trainmem estimate -`); --model
+                               names a catalog model when the files name one the catalog lacks
+  trainmem parse FILE          a YAML, TOML or JSON file as the JSON the import reads (YAML 1.1 scalars)
   trainmem --help              this text
 
 Exit status: 0 on success, 2 on invalid input (the error document is printed), 1 on other errors.
@@ -35,6 +44,51 @@ bool read_input(const std::string& path, std::string& out) {
   ss << in.rdbuf();
   out = ss.str();
   return true;
+}
+
+int import_command(int argc, char** argv) {
+  bool document_only = false;
+  trainmem::ImportOptions options;
+  std::vector<trainmem::ConfigFile> files;
+  trainmem::Errors errors;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--document-only") { document_only = true; continue; }
+    if (arg == "--model" && i + 1 < argc) { options.model_preset = argv[++i]; continue; }
+    std::string text;
+    if (!read_input(arg, text)) {
+      std::cerr << "trainmem: cannot read " << arg << "\n";
+      return 1;
+    }
+    if (auto f = trainmem::cli::load_config_file(arg, text, errors)) files.push_back(std::move(*f));
+  }
+  if (files.empty() && errors.empty()) {
+    std::cerr << kUsage;
+    return 1;
+  }
+  if (!errors.empty()) {
+    std::cout << trainmem::error_document(errors) << "\n";
+    return 2;
+  }
+  const auto r = trainmem::import_files_json(files, options, document_only);
+  std::cout << r.json << "\n";
+  return r.ok ? 0 : 2;
+}
+
+int parse_command(const std::string& path) {
+  std::string text;
+  if (!read_input(path, text)) {
+    std::cerr << "trainmem: cannot read " << path << "\n";
+    return 1;
+  }
+  trainmem::Errors errors;
+  auto f = trainmem::cli::load_config_file(path, text, errors);
+  if (!f) {
+    std::cout << trainmem::error_document(errors) << "\n";
+    return 2;
+  }
+  std::cout << (f->text ? trainmem::config_value_json(*f->text) : trainmem::config_value_json(f->content)) << "\n";
+  return 0;
 }
 
 int print(const trainmem::JsonResult& r) {
@@ -60,6 +114,8 @@ int main(int argc, char** argv) {
     return print(command == "estimate" ? trainmem::estimate_json(document) : trainmem::activations_json(document));
   }
   if (command == "catalog" && argc == 3) return print(trainmem::catalog_json(argv[2]));
+  if (command == "import" && argc >= 3) return import_command(argc, argv);
+  if (command == "parse" && argc == 3) return parse_command(argv[2]);
   std::cerr << kUsage;
   return 1;
 }

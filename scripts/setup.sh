@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in emscripten catch2 nlohmann-json3-dev chromium cmake ninja-build g++ python3 libbenchmark-dev clang-14 libclang-rt-14-dev; do
+for pkg in emscripten catch2 nlohmann-json3-dev chromium cmake ninja-build g++ python3 libbenchmark-dev clang-14 libclang-rt-14-dev libyaml-cpp-dev libtomlplusplus-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

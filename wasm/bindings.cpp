@@ -12,6 +12,8 @@ std::string estimate(const std::string& document) { return trainmem::estimate_js
 std::string catalog(const std::string& which) { return trainmem::catalog_json(which).json; }
 std::string activations(const std::string& document) { return trainmem::activations_json(document).json; }
 std::string solve(const std::string& document) { return trainmem::solve_json(document).json; }
+// {"files": [{"name", "text" | "content"}], "model"?, "document_only"?} -> the import document.
+std::string import_configs(const std::string& request) { return trainmem::import_json(request).json; }
 // Benchmarks only: nanoseconds per engine-only estimate of a valid document (-1 when invalid).
 double estimate_nanoseconds(const std::string& document, int iterations) {
   const auto parsed = trainmem::parse_estimate_document(document);
@@ -24,5 +26,6 @@ EMSCRIPTEN_BINDINGS(trainmem) {
   emscripten::function("catalog", &catalog);
   emscripten::function("activations", &activations);
   emscripten::function("solve", &solve);
+  emscripten::function("import", &import_configs);
   emscripten::function("estimate_nanoseconds", &estimate_nanoseconds);
 }

@@ -4,7 +4,10 @@
 
 #include <string>
 #include <string_view>
+#include <optional>
+#include <vector>
 
+#include "trainmem/config_import.hpp"
 #include "trainmem/errors.hpp"
 #include "trainmem/training_setup.hpp"
 
@@ -38,6 +41,20 @@ JsonResult solve_json(std::string_view document);
 
 // {"models": [...], "gpus": [...]}; `which` is "models", "gpus" or "" for both.
 JsonResult catalog_json(std::string_view which);
+
+// Trainer configuration files -> {"document", "provenance", "ignored", "unmodelled", "unresolved",
+// "formats"} (shared/ESTIMATE-API.md "trainmem import"); with document_only, the document alone.
+// The request: {"files": [{"name": "ds.json", "text": "..."} | {"name": "a.yaml", "content": {...}}],
+// "model": "catalog-id"?, "document_only": false}. A file's "text" is parsed as JSON when its name
+// ends in .json and split as a command line otherwise; "content" is a file the caller parsed
+// (YAML, TOML) with PyYAML's YAML 1.1 scalar rules.
+JsonResult import_json(std::string_view request);
+// The same for files already read (the CLI).
+JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportOptions& options, bool document_only);
+// A JSON configuration file as a ConfigValue; errors name the file, line and column.
+std::optional<ConfigValue> parse_json_config(std::string_view text, const std::string& name, Errors& errors);
+// A ConfigValue as JSON text (for `trainmem parse`, the page's parity test).
+std::string config_value_json(const ConfigValue& value);
 
 // The error document for a list of problems.
 std::string error_document(const Errors& errors);

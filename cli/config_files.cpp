@@ -1,0 +1,244 @@
+#include "config_files.hpp"
+
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+#include <toml++/toml.h>
+#include <yaml-cpp/yaml.h>
+
+#include "trainmem/json_api.hpp"
+
+namespace trainmem::cli {
+
+namespace {
+
+// Files nest a few levels; deeper structures are refused (as JSON documents are).
+constexpr int kMaxDepth = 64;
+// Aliases can repeat a subtree many times ("billion laughs"): the values built are bounded.
+constexpr std::size_t kMaxValues = 1000000;
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string without_underscores(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
+  return s;
+}
+
+// Sexagesimal "1:30:05" -> 5405 (PyYAML construct_yaml_int / construct_yaml_float).
+double base60(const std::string& digits) {
+  double value = 0;
+  std::stringstream parts(digits);
+  std::string part;
+  while (std::getline(parts, part, ':')) value = value * 60 + std::stod(part);
+  return value;
+}
+
+ConfigValue yaml_int(const std::string& text) {
+  std::string v = without_underscores(text);
+  int sign = 1;
+  if (!v.empty() && (v[0] == '-' || v[0] == '+')) {
+    sign = v[0] == '-' ? -1 : 1;
+    v = v.substr(1);
+  }
+  double value = 0;
+  if (v == "0") value = 0;
+  else if (v.rfind("0b", 0) == 0) { for (char c : v.substr(2)) value = value * 2 + (c - '0'); }
+  else if (v.rfind("0x", 0) == 0) value = static_cast<double>(std::stoull(v.substr(2), nullptr, 16));
+  else if (v[0] == '0') { for (char c : v.substr(1)) value = value * 8 + (c - '0'); }
+  else if (v.find(':') != std::string::npos) value = base60(v);
+  else { for (char c : v) value = value * 10 + (c - '0'); }
+  value *= sign;
+  if (std::fabs(value) <= 9007199254740992.0) return static_cast<std::int64_t>(value);
+  return value;  // beyond 2^53: kept as a number, as JSON readers would
+}
+
+ConfigValue yaml_float(const std::string& text) {
+  std::string v = without_underscores(text);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // .inf and .nan have no JSON form: kept as written (both edges do the same).
+  if (v.find("inf") != std::string::npos || v.find("nan") != std::string::npos) return text;
+  double sign = 1;
+  if (v[0] == '-' || v[0] == '+') {
+    sign = v[0] == '-' ? -1 : 1;
+    v = v.substr(1);
+  }
+  if (v.find(':') != std::string::npos) {
+    const auto dot = v.find('.');
+    return sign * (base60(v.substr(0, dot)) + std::stod("0" + v.substr(dot)));
+  }
+  return sign * std::stod(v);
+}
+
+struct Builder {
+  std::size_t values = 0;
+  std::string error;
+  int error_line = 0, error_column = 0;
+
+  std::optional<ConfigValue> build(const YAML::Node& node, int depth) {
+    if (depth > kMaxDepth) return fail(node, "nests deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (++values > kMaxValues) return fail(node, "expands to more than " + std::to_string(kMaxValues) + " values (aliases)");
+    switch (node.Type()) {
+      case YAML::NodeType::Null:
+      case YAML::NodeType::Undefined: return ConfigValue(nullptr);
+      case YAML::NodeType::Scalar: {
+        const std::string& tag = node.Tag();
+        if (tag == "!" || tag == "tag:yaml.org,2002:str") return ConfigValue(node.Scalar());  // quoted or !!str
+        return yaml11_plain_scalar(node.Scalar());
+      }
+      case YAML::NodeType::Sequence: {
+        ConfigValue::Array a;
+        for (const auto& e : node) {
+          auto v = build(e, depth + 1);
+          if (!v) return std::nullopt;
+          a.push_back(std::move(*v));
+        }
+        return ConfigValue(std::move(a));
+      }
+      case YAML::NodeType::Map: {
+        ConfigValue o = ConfigValue::object();
+        // Merge keys (<<) first: the mapping's own keys override merged ones (PyYAML flatten_mapping).
+        for (const auto& kv : node) {
+          if (kv.first.IsScalar() && kv.first.Scalar() == "<<" && kv.first.Tag() == "?") {
+            std::vector<YAML::Node> sources;
+            if (kv.second.IsSequence()) for (const auto& e : kv.second) sources.push_back(e);
+            else sources.push_back(kv.second);
+            for (const auto& src : sources) {
+              auto merged = build(src, depth + 1);
+              if (!merged) return std::nullopt;
+              if (!merged->is_object()) return fail(kv.second, "a merge key (<<) needs a mapping");
+              for (auto& [k, v] : merged->as_object()) if (!o.find(k)) o.set(k, v);
+            }
+          }
+        }
+        for (const auto& kv : node) {
+          if (kv.first.IsScalar() && kv.first.Scalar() == "<<" && kv.first.Tag() == "?") continue;
+          if (!kv.first.IsScalar()) return fail(kv.first, "a mapping key must be a scalar");
+          // Keys: PyYAML turns plain 1 or true into int/bool keys; JSON keys are text either way.
+          auto v = build(kv.second, depth + 1);
+          if (!v) return std::nullopt;
+          o.set(kv.first.Scalar(), std::move(*v));
+        }
+        return o;
+      }
+    }
+    return ConfigValue(nullptr);
+  }
+
+  std::optional<ConfigValue> fail(const YAML::Node& at, const std::string& message) {
+    if (error.empty()) {
+      error = message;
+      error_line = at.Mark().line + 1;
+      error_column = at.Mark().column + 1;
+    }
+    return std::nullopt;
+  }
+};
+
+ConfigValue from_toml(const toml::node& n) {
+  if (const auto* t = n.as_table()) {
+    ConfigValue o = ConfigValue::object();
+    for (const auto& [k, v] : *t) o.set(std::string(k.str()), from_toml(v));
+    return o;
+  }
+  if (const auto* a = n.as_array()) {
+    ConfigValue::Array out;
+    for (const auto& e : *a) out.push_back(from_toml(e));
+    return ConfigValue(std::move(out));
+  }
+  if (const auto* s = n.as_string()) return ConfigValue(s->get());
+  if (const auto* i = n.as_integer()) return ConfigValue(static_cast<std::int64_t>(i->get()));
+  if (const auto* f = n.as_floating_point()) {
+    const double d = f->get();
+    if (!std::isfinite(d)) return ConfigValue(std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+    return ConfigValue(d);
+  }
+  if (const auto* b = n.as_boolean()) return ConfigValue(b->get());
+  // Dates and times: their TOML text.
+  std::ostringstream text;
+  n.visit([&](const auto& v) { text << v; });
+  return ConfigValue(text.str());
+}
+
+}  // namespace
+
+ConfigValue yaml11_plain_scalar(const std::string& s) {
+  // PyYAML 6.0 yaml/resolver.py implicit resolvers, in the order they are tried.
+  static const std::regex kBool("^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$");
+  static const std::regex kFloat(
+      "^(?:[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?"
+      "|\\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+      "|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*"
+      "|[-+]?\\.(?:inf|Inf|INF)"
+      "|\\.(?:nan|NaN|NAN))$");
+  static const std::regex kInt(
+      "^(?:[-+]?0b[0-1_]+"
+      "|[-+]?0[0-7_]+"
+      "|[-+]?(?:0|[1-9][0-9_]*)"
+      "|[-+]?0x[0-9a-fA-F_]+"
+      "|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$");
+  static const std::regex kNull("^(?:~|null|Null|NULL|)$");
+  if (std::regex_match(s, kNull)) return nullptr;
+  if (std::regex_match(s, kBool)) {
+    const char c = s[0];
+    return c == 'y' || c == 'Y' || c == 't' || c == 'T' || (s.size() == 2 && (s == "on" || s == "On" || s == "ON"));
+  }
+  if (s.size() <= 64 && std::regex_match(s, kInt)) return yaml_int(s);
+  if (s.size() <= 64 && std::regex_match(s, kFloat)) return yaml_float(s);
+  return s;  // timestamps stay text, as a JSON writer would render them
+}
+
+std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string& name, Errors& errors) {
+  try {
+    const YAML::Node root = YAML::Load(text);
+    Builder b;
+    auto v = b.build(root, 0);
+    if (!v) {
+      errors.push_back({error_code::invalid_yaml, name,
+                        name + ":" + std::to_string(b.error_line) + ":" + std::to_string(b.error_column) + ": " + b.error});
+      return std::nullopt;
+    }
+    return v;
+  } catch (const YAML::Exception& e) {
+    errors.push_back({error_code::invalid_yaml, name,
+                      name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": " + e.msg});
+    return std::nullopt;
+  }
+}
+
+std::optional<ConfigValue> parse_toml(const std::string& text, const std::string& name, Errors& errors) {
+  try {
+    const toml::table table = toml::parse(text, name);
+    return from_toml(table);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    errors.push_back({error_code::invalid_toml, name,
+                      name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " + std::string(e.description())});
+    return std::nullopt;
+  }
+}
+
+std::optional<ConfigFile> load_config_file(const std::string& name, const std::string& text, Errors& errors) {
+  if (text.size() > kMaxDocumentBytes) {
+    errors.push_back({error_code::document_too_large, name,
+                      name + " is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+    return std::nullopt;
+  }
+  ConfigFile f;
+  f.name = name;
+  std::optional<ConfigValue> content;
+  if (ends_with(name, ".yaml") || ends_with(name, ".yml")) content = parse_yaml(text, name, errors);
+  else if (ends_with(name, ".toml")) content = parse_toml(text, name, errors);
+  else if (ends_with(name, ".json")) content = parse_json_config(text, name, errors);
+  else {
+    f.text = text;
+    return f;
+  }
+  if (!content) return std::nullopt;
+  f.content = std::move(*content);
+  return f;
+}
+
+}  // namespace trainmem::cli

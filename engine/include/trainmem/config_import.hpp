@@ -1,0 +1,65 @@
+// Trainer configuration files -> an estimate input document (shared/ESTIMATE-API.md, "trainmem
+// import"), and an estimate setup -> trainer configuration files ("export").
+//
+// The mapping from each framework's keys to the document lives here, once: the CLI (yaml-cpp,
+// toml++) and the page (npm yaml, smol-toml) parse files at the edge into ConfigValues with the
+// same scalar rules and call these functions. Every mapped key cites the framework file and version
+// that defines its meaning and default (docs/import.md lists them).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trainmem/catalog.hpp"
+#include "trainmem/config_value.hpp"
+#include "trainmem/errors.hpp"
+
+namespace trainmem {
+
+namespace error_code {
+inline constexpr const char* unknown_config_format = "unknown_config_format";
+inline constexpr const char* conflicting_values = "conflicting_values";
+inline constexpr const char* model_config_needed = "model_config_needed";
+inline constexpr const char* invalid_yaml = "invalid_yaml";
+inline constexpr const char* invalid_toml = "invalid_toml";
+}  // namespace error_code
+
+// One file as the user gave it.
+struct ConfigFile {
+  std::string name;                 // as named by the user; provenance cites it ("read from NAME:key")
+  ConfigValue content;              // a parsed JSON, YAML or TOML file
+  std::optional<std::string> text;  // or: a command line or shell script (the engine splits its words)
+};
+
+// A key of an input file the import reports: "FILE:key", why, and the value as read.
+struct ImportNote {
+  std::string key;
+  std::string reason;
+  ConfigValue value;
+};
+
+struct ImportOptions {
+  // The model when the files name none, or one that is not in the catalog: a catalog id.
+  std::optional<std::string> model_preset;
+};
+
+struct ImportResult {
+  ConfigValue document = ConfigValue::object();  // an estimate input document
+  // Every document field the estimate uses -> "read from FILE:key" | "framework default (source)"
+  // | "engine default", in document order.
+  std::vector<std::pair<std::string, std::string>> provenance;
+  std::vector<ImportNote> ignored;     // keys without an effect on memory
+  std::vector<ImportNote> unmodelled;  // keys that affect memory but have no document field yet
+  std::vector<ImportNote> unresolved;  // values the files leave open: "auto", $VARIABLES, files named but not given
+  std::vector<std::pair<std::string, std::string>> formats;  // file -> the format it was read as
+  Errors errors;  // malformed values, unknown formats, conflicts between files, a model config needed
+};
+
+// Reads one or several files of one run together (e.g. a TRL command line, its accelerate config
+// and the DeepSpeed JSON that names). Values two files both set must agree.
+ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog& catalog,
+                            const ImportOptions& options = {});
+
+}  // namespace trainmem

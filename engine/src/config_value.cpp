@@ -1,0 +1,85 @@
+#include "trainmem/config_value.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace trainmem {
+
+double ConfigValue::as_double() const {
+  if (kind() == Kind::integer) return static_cast<double>(std::get<std::int64_t>(v_));
+  return std::get<double>(v_);
+}
+
+const ConfigValue* ConfigValue::find(std::string_view key) const {
+  if (!is_object()) return nullptr;
+  for (const auto& [k, v] : as_object())
+    if (k == key) return &v;
+  return nullptr;
+}
+
+ConfigValue& ConfigValue::set(const std::string& key, ConfigValue value) {
+  auto& members = as_object();
+  for (auto& [k, v] : members) {
+    if (k == key) {
+      v = std::move(value);
+      return v;
+    }
+  }
+  members.emplace_back(key, std::move(value));
+  return members.back().second;
+}
+
+const ConfigValue* ConfigValue::at_path(std::string_view dotted) const {
+  const ConfigValue* at = this;
+  while (at) {
+    const auto dot = dotted.find('.');
+    at = at->find(dotted.substr(0, dot));
+    if (dot == std::string_view::npos) return at;
+    dotted.remove_prefix(dot + 1);
+  }
+  return nullptr;
+}
+
+void ConfigValue::set_path(std::string_view dotted, ConfigValue value) {
+  ConfigValue* at = this;
+  for (auto dot = dotted.find('.'); dot != std::string_view::npos; dot = dotted.find('.')) {
+    const std::string key(dotted.substr(0, dot));
+    const ConfigValue* existing = at->find(key);
+    at = existing && existing->is_object() ? const_cast<ConfigValue*>(existing) : &at->set(key, object());
+    dotted.remove_prefix(dot + 1);
+  }
+  at->set(std::string(dotted), std::move(value));
+}
+
+bool ConfigValue::operator==(const ConfigValue& other) const {
+  // 2 and 2.0 are the same number (JSON and YAML writers differ on trailing zeros).
+  if (is_number() && other.is_number()) return as_double() == other.as_double();
+  return v_ == other.v_;
+}
+
+std::string ConfigValue::summary() const {
+  switch (kind()) {
+    case Kind::null: return "null";
+    case Kind::boolean: return as_bool() ? "true" : "false";
+    case Kind::integer: return std::to_string(as_integer());
+    case Kind::number: {
+      // The shortest text that reads back as the same double.
+      char text[32];
+      for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(text, sizeof text, "%.*g", precision, as_double());
+        if (std::strtod(text, nullptr) == as_double()) break;
+      }
+      return text;
+    }
+    case Kind::string: {
+      const std::string& s = as_string();
+      return "\"" + (s.size() > 60 ? s.substr(0, 57) + "..." : s) + "\"";
+    }
+    case Kind::array: return "[...]";
+    case Kind::object: return "{...}";
+  }
+  return "";
+}
+
+}  // namespace trainmem

@@ -1,0 +1,430 @@
+// Hugging Face TrainingArguments and TRL configs (SFTConfig, DPOConfig, GRPOConfig with TRL's
+// ModelConfig), as a YAML/JSON file or as a command line's flags -> estimate document fields.
+// Meanings and defaults: transformers src/transformers/training_args.py (huggingface/transformers
+// 00349ae), TRL 1.10.0.dev0 (huggingface/trl f2cd577) trl/trainer/base_config.py, sft_config.py,
+// dpo_config.py, grpo_config.py, model_config.py and trl/trainer/dpo_trainer.py.
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "reading.hpp"
+
+namespace trainmem::import_detail {
+
+namespace {
+
+constexpr const char* kHf = "transformers training_args.py (00349ae)";
+constexpr const char* kTrlBase = "TRL 1.10 trl/trainer/base_config.py";
+constexpr const char* kTrlModel = "TRL 1.10 trl/trainer/model_config.py ModelConfig";
+
+enum class Trainer { hf, sft, dpo, grpo, other_trl };
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Which trainer a script or a file's keys mean. `script` is the program of a command line
+// ("trl/scripts/dpo.py", "trl dpo") or empty for a file.
+Trainer trainer_of(const std::string& script, const ConfigValue& args, std::string& other_name) {
+  const std::string s = lower(script);
+  auto base = s.substr(s.find_last_of("/ ") == std::string::npos ? 0 : s.find_last_of("/ ") + 1);
+  if (base.size() > 3 && base.substr(base.size() - 3) == ".py") base = base.substr(0, base.size() - 3);
+  if (!base.empty()) {
+    if (base.rfind("sft", 0) == 0) return Trainer::sft;
+    if (base == "dpo" || base.rfind("dpo_", 0) == 0) return Trainer::dpo;
+    if (base == "grpo" || base.rfind("grpo_", 0) == 0) return Trainer::grpo;
+    const bool trl_program = s.find("trl") != std::string::npos;
+    if (trl_program) {
+      other_name = base;
+      return Trainer::other_trl;
+    }
+  }
+  if (args.find("num_generations") || args.find("max_completion_length") || args.find("use_vllm")) return Trainer::grpo;
+  if (args.find("beta") && (args.find("max_prompt_length") || args.find("loss_type") || args.find("precompute_ref_log_probs")))
+    return Trainer::dpo;
+  for (const char* k : {"model_name_or_path", "use_peft", "max_seq_length", "max_length", "packing", "dataset_name",
+                        "dataset_mixture", "dataset_text_field", "lora_r", "load_in_4bit"})
+    if (args.find(k)) return Trainer::sft;
+  return Trainer::hf;
+}
+
+const char* trainer_label(Trainer t) {
+  switch (t) {
+    case Trainer::hf: return "HF TrainingArguments";
+    case Trainer::sft: return "TRL SFTConfig";
+    case Trainer::dpo: return "TRL DPOConfig";
+    case Trainer::grpo: return "TRL GRPOConfig";
+    case Trainer::other_trl: return "TRL";
+  }
+  return "";
+}
+
+std::optional<std::string> dtype_name(const std::string& torch_dtype) {
+  const std::string d = lower(torch_dtype);
+  if (d == "bfloat16" || d == "bf16" || d == "torch.bfloat16") return "bf16";
+  if (d == "float16" || d == "fp16" || d == "half" || d == "torch.float16") return "fp16";
+  if (d == "float32" || d == "fp32" || d == "float" || d == "torch.float32") return "fp32";
+  return std::nullopt;
+}
+
+// transformers OptimizerNames -> the document's optimizer, or empty when it has none.
+std::string optimizer_of(const std::string& optim) {
+  if (optim == "adamw_torch" || optim == "adamw_torch_fused" || optim == "adamw_hf" || optim == "adamw_apex_fused" ||
+      optim == "adamw_torch_xla" || optim == "adamw_torch_npu_fused" || optim == "adamw_anyprecision")
+    return "adamw";
+  if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit") return "adamw_8bit";
+  if (optim == "paged_adamw_32bit") return "paged_adamw";
+  if (optim == "paged_adamw_8bit") return "paged_adamw_8bit";
+  if (optim == "adafactor") return "adafactor";
+  if (optim == "sgd") return "sgd";
+  if (optim == "lion_32bit") return "lion";
+  return "";
+}
+
+// Keys with no effect on training memory (schedules, logging, saving, data, hub).
+bool no_memory_effect(const std::string& k) {
+  static const std::set<std::string> keys = {
+      "output_dir", "overwrite_output_dir", "do_train", "do_eval", "do_predict", "eval_strategy", "evaluation_strategy",
+      "eval_steps", "per_device_eval_batch_size", "eval_accumulation_steps", "eval_delay", "eval_on_start",
+      "learning_rate", "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm", "num_train_epochs",
+      "max_steps", "lr_scheduler_type", "lr_scheduler_kwargs", "warmup_ratio", "warmup_steps", "log_level",
+      "log_level_replica", "log_on_each_node", "logging_dir", "logging_strategy", "logging_first_step", "logging_steps",
+      "logging_nan_inf_filter", "save_strategy", "save_steps", "save_on_each_node", "save_safetensors", "seed",
+      "data_seed", "run_name", "report_to", "push_to_hub", "hub_model_id", "hub_strategy", "hub_token", "hub_private_repo",
+      "hub_always_push", "hub_revision", "remove_unused_columns", "label_names", "load_best_model_at_end",
+      "metric_for_best_model", "greater_is_better", "ignore_data_skip", "dataloader_num_workers",
+      "dataloader_pin_memory", "dataloader_drop_last", "dataloader_persistent_workers", "dataloader_prefetch_factor",
+      "disable_tqdm", "prediction_loss_only", "resume_from_checkpoint", "tf32", "local_rank", "ddp_backend",
+      "ddp_timeout", "full_determinism", "dataset_name", "dataset_config", "dataset_train_split", "dataset_test_split",
+      "dataset_mixture", "dataset_mixer", "dataset_splits", "dataset_num_proc", "dataset_kwargs", "dataset_text_field",
+      "dataset_streaming", "chat_template", "chat_template_path", "eos_token", "pad_token", "model_revision",
+      "trust_remote_code", "hub_model_revision", "neftune_noise_alpha", "label_smoothing_factor", "group_by_length",
+      "length_column_name", "include_num_input_tokens_seen", "average_tokens_across_devices", "completion_only_loss",
+      "assistant_only_loss", "lora_alpha", "use_rslora", "lora_task_type", "ignore_bias_buffers",
+      "gradient_checkpointing_kwargs", "optim_args", "skip_memory_metrics", "use_cpu", "restore_callback_states_from_checkpoint",
+      "torch_empty_cache_steps", "dataset_batch_size", "beta", "loss_type", "label_pad_token_id", "truncation_mode",
+      "generate_during_eval", "rpo_alpha", "reference_free", "temperature", "top_p", "top_k", "min_p",
+      "repetition_penalty", "reward_funcs", "reward_weights", "scale_rewards", "epsilon", "epsilon_high",
+      "num_iterations", "log_completions", "sync_ref_model", "ref_model_mixup_alpha", "ref_model_sync_steps",
+      "packing_strategy", "shuffle_dataset", "dataset_train_splits", "seed_everything", "logging_dir",
+      "bf16_full_eval", "fp16_full_eval", "tokenizer_name_or_path", "add_special_tokens", "append_concat_token",
+      "model_init_kwargs", "ref_model_init_kwargs", "use_logits_to_keep", "env", "max_prompt_length_eval",
+      "hub_private", "save_only_model", "accelerator_config", "debug", "past_index", "batch_eval_metrics",
+      "include_for_metrics", "eval_do_concat_batches", "use_legacy_prediction_loop", "auto_find_batch_size",
+      "ray_scope", "torchdynamo", "include_inputs_for_metrics", "dispatch_batches", "split_batches", "jit_mode_eval",
+      "fp16_opt_level", "half_precision_backend", "fp16_backend", "optim_target_modules", "lora_bias"};
+  return keys.count(k) > 0;
+}
+
+void apply_deepspeed(Reading& r, const std::string& k, const ConfigValue& v, std::vector<Reading>& inline_configs) {
+  if (auto f = string_value(v)) {
+    r.named_files.emplace_back(*f, r.key(k));
+  } else if (v.is_object()) {
+    inline_configs.push_back(read_deepspeed_config(r.file(), v, k + "."));
+  } else {
+    r.error(error_code::wrong_type, k, "expected a DeepSpeed config file path or object, got " + v.summary());
+  }
+}
+
+// TrainingArguments.fsdp: "full_shard auto_wrap offload" etc. (transformers trainer_utils.py FSDPOption).
+void apply_fsdp_option(Reading& r, const std::string& k, const ConfigValue& v) {
+  std::vector<std::string> words;
+  if (auto s = string_value(v)) {
+    std::string w;
+    for (char c : *s + " ") {
+      if (c == ' ' || c == ',') { if (!w.empty()) words.push_back(lower(w)); w.clear(); }
+      else w += c;
+    }
+  } else if (v.is_array()) {
+    for (const auto& e : v.as_array()) if (auto s = string_value(e)) words.push_back(lower(*s));
+  } else if (auto b = bool_value(v)) {
+    if (*b) words.push_back("full_shard");
+  }
+  if (words.empty()) {
+    r.ignore(k, v, "FSDP off");
+    return;
+  }
+  r.read("framework", "fsdp", k);
+  for (const auto& w : words) {
+    if (w == "full_shard") r.read("parallel.zero_stage", 3, k);
+    else if (w == "shard_grad_op") r.read("parallel.zero_stage", 2, k);
+    else if (w == "no_shard") r.read("parallel.zero_stage", 0, k);
+    else if (w == "hybrid_shard" || w == "hybrid_shard_zero2") {
+      r.read("parallel.zero_stage", w == "hybrid_shard" ? 3 : 2, k);
+      r.unresolved_key(k, v, "hybrid sharding: parallel.sharding_group_size is the GPUs per node, which the arguments do not give");
+    } else if (w == "offload") {
+      r.read("parallel.offload_param", "cpu", k);
+      r.read("parallel.offload_optimizer", "cpu", k);
+    } else if (w != "auto_wrap") {
+      r.error(error_code::unknown_value, k, "unknown FSDP option \"" + w + "\" (full_shard, shard_grad_op, no_shard, hybrid_shard, hybrid_shard_zero2, offload, auto_wrap)");
+    }
+  }
+}
+
+// TrainingArguments.fsdp_config: accelerate's keys with or without the fsdp_ prefix.
+void apply_fsdp_config(Reading& r, const std::string& k, const ConfigValue& v) {
+  if (auto f = string_value(v)) {
+    r.named_files.emplace_back(*f, r.key(k));
+    return;
+  }
+  if (!v.is_object()) {
+    r.error(error_code::wrong_type, k, "expected an object or a file path, got " + v.summary());
+    return;
+  }
+  ConfigValue prefixed = ConfigValue::object();
+  for (const auto& [name, sub] : v.as_object()) prefixed.set(name.rfind("fsdp_", 0) == 0 ? name : "fsdp_" + name, sub);
+  ConfigValue wrapper = ConfigValue::object();
+  wrapper.set("fsdp_config", prefixed);
+  Reading acc = read_accelerate_config(r.file(), wrapper);
+  for (auto& f : acc.fields) {
+    if (f.field == "parallel.zero_stage" && f.strength == Strength::launcher_default) continue;  // the fsdp option says
+    r.fields.push_back(f);
+  }
+  for (auto& n : acc.ignored) r.ignored.push_back(n);
+  for (auto& n : acc.unmodelled) r.unmodelled.push_back(n);
+  for (auto& e : acc.errors) r.errors.push_back(e);
+}
+
+}  // namespace
+
+Reading read_hf_training_arguments(const std::string& file, const ConfigValue& args, const std::string& script,
+                                   const ShownKeys& shown_keys) {
+  std::string other;
+  const Trainer trainer = trainer_of(script, args, other);
+  const bool trl = trainer != Trainer::hf;
+  Reading r(file, trl ? "trl" : "hf_training_arguments");
+  r.shown_keys = shown_keys;
+  std::vector<Reading> inline_deepspeed;
+
+  r.trainer_default("framework", "hf_trainer", trl ? "TRL trainers subclass transformers.Trainer" : "transformers.Trainer");
+  if (trainer == Trainer::other_trl)
+    r.unmodelled_key("(trainer)", script, "TRL trainer \"" + other + "\" is estimated as supervised fine-tuning (its extra models and paired sequences are not modelled)");
+
+  bool peft = false, four_bit = false, bf16_given = false, fp16_given = false, fp16 = false;
+  std::optional<std::int64_t> prompt_length, completion_length;
+  std::string prompt_key, completion_key;
+  std::optional<bool> use_vllm;
+  std::string vllm_mode = "colocate";
+  for (const auto& [name, v] : args.as_object()) {
+    const std::string& k = name;
+    if (v.is_null() && name != "dtype" && name != "torch_dtype") {
+      r.ignore(k, v, "null: the default applies");
+      continue;
+    }
+    if (name == "model_name_or_path" || name == "model") {
+      if (auto id = string_value(v)) r.name_model(*id, k);
+      else r.error(error_code::wrong_type, k, "expected a model id, got " + v.summary());
+    } else if (name == "dtype" || name == "torch_dtype") {
+      if (v.is_null() || is_auto(v)) {
+        r.dtype_from_checkpoint_key = r.key(k);
+      } else if (auto d = string_value(v); d && dtype_name(*d)) {
+        r.read("precision.param_dtype", *dtype_name(*d), k);
+      } else {
+        r.error(error_code::unknown_value, k, "expected bfloat16, float16, float32 or auto, got " + v.summary());
+      }
+    } else if (name == "attn_implementation") {
+      auto a = string_value(v);
+      const std::string s = a ? lower(*a) : "";
+      if (s.find("flash") != std::string::npos || s.find("kernels-community") != std::string::npos) r.read("attention", "flash", k);
+      else if (s == "sdpa") r.read("attention", "sdpa", k);
+      else if (s == "eager") r.read("attention", "eager", k);
+      else if (v.is_null()) continue;
+      else r.unmodelled_key(k, v, "attention implementation " + v.summary() + " is not one of flash, sdpa, eager");
+    } else if (name == "use_peft") {
+      if (auto b = boolean(r, k, v)) peft = *b;
+    } else if (name == "load_in_4bit") {
+      if (auto b = boolean(r, k, v)) four_bit = *b;
+      if (!four_bit) r.ignore(k, v, "off");
+    } else if (name == "load_in_8bit") {
+      if (auto b = boolean(r, k, v); b && *b) r.unmodelled_key(k, v, "8-bit (LLM.int8) base weights are not modelled");
+      else r.ignore(k, v, "off");
+    } else if (name == "lora_r") {
+      if (auto n = positive_integer(r, k, v)) r.read("lora.r", *n, k);
+    } else if (name == "lora_dropout") {
+      if (auto d = typed<double>(r, k, v, number_value, "a number")) r.read("lora.lora_dropout", *d, k);
+    } else if (name == "lora_target_modules") {
+      if (v.is_string()) r.read("lora.target_modules", v.as_string(), k);
+      else if (v.is_array() && !v.as_array().empty() && std::all_of(v.as_array().begin(), v.as_array().end(), [](const ConfigValue& e) { return e.is_string(); }))
+        r.read("lora.target_modules", v, k);
+      else if (!v.is_null()) r.error(error_code::wrong_type, k, "expected module names or \"all-linear\", got " + v.summary());
+    } else if (name == "lora_modules_to_save") {
+      if (v.is_array()) r.read("lora.modules_to_save", v, k);
+      else if (!v.is_null()) r.error(error_code::wrong_type, k, "expected a list of module names, got " + v.summary());
+    } else if (name == "lora_target_parameters") {
+      if (!v.is_null()) r.unmodelled_key(k, v, "LoRA on parameters (MoE experts) is not modelled");
+    } else if (name == "use_dora") {
+      if (auto b = boolean(r, k, v)) r.read("lora.use_dora", *b, k);
+    } else if (name == "bnb_4bit_quant_type") {
+      auto t = string_value(v);
+      if (t && (*t == "nf4" || *t == "fp4")) r.read("qlora.quant_type", *t, k);
+      else r.error(error_code::unknown_value, k, "expected nf4 or fp4, got " + v.summary());
+    } else if (name == "use_bnb_nested_quant") {
+      if (auto b = boolean(r, k, v)) r.read("qlora.double_quant", *b, k);
+    } else if (name == "per_device_train_batch_size") {
+      if (auto n = positive_integer(r, k, v)) r.read("batch.micro_batch_size", *n, k);
+    } else if (name == "gradient_accumulation_steps") {
+      if (auto n = positive_integer(r, k, v)) r.read("batch.gradient_accumulation_steps", *n, k);
+    } else if (name == "max_length" || name == "max_seq_length") {
+      if (v.is_null()) { r.ignore(k, v, "no truncation"); continue; }
+      if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
+    } else if (name == "max_prompt_length") {
+      if (trainer == Trainer::grpo) { prompt_length = positive_integer(r, k, v); prompt_key = k; }
+      else r.ignore(k, v, "truncates prompts within max_length");
+    } else if (name == "max_completion_length") {
+      if (trainer == Trainer::grpo) { completion_length = positive_integer(r, k, v); completion_key = k; }
+      else r.ignore(k, v, "truncates completions within max_length");
+    } else if (name == "num_generations") {
+      if (auto n = positive_integer(r, k, v)) r.read("rlhf.rollout.num_generations", *n, k);
+    } else if (name == "use_vllm") {
+      use_vllm = boolean(r, k, v);
+      if (trainer != Trainer::grpo) r.ignore(k, v, "generation settings of online trainers");
+    } else if (name == "vllm_mode") {
+      if (auto m = string_value(v)) vllm_mode = *m;
+      if (trainer != Trainer::grpo || !args.find("use_vllm")) r.ignore(k, v, "used with use_vllm only");
+    } else if (name == "precompute_ref_log_probs") {
+      if (auto b = boolean(r, k, v); b && *b) r.unmodelled_key(k, v, "reference log-probs computed before training: no reference model in memory during the step");
+      else r.ignore(k, v, "off");
+    } else if (name == "gradient_checkpointing") {
+      if (auto b = boolean(r, k, v)) r.read("activation_checkpointing", *b ? "full" : "none", k);
+    } else if (name == "bf16") {
+      bf16_given = true;
+      if (auto b = boolean(r, k, v); b && *b) r.read("precision.compute_dtype", "bf16", k);
+      else if (b) r.ignore(k, v, "off");
+    } else if (name == "fp16") {
+      fp16_given = true;
+      if (auto b = boolean(r, k, v); b && *b) { fp16 = true; r.read("precision.compute_dtype", "fp16", k); }
+      else if (b) r.ignore(k, v, "off");
+    } else if (name == "optim") {
+      auto o = string_value(v);
+      const std::string mapped = o ? optimizer_of(lower(*o)) : "";
+      if (!mapped.empty()) r.read("precision.optimizer", mapped, k);
+      else r.unmodelled_key(k, v, "optimizer " + v.summary() + " has no estimate value (adamw, 8-bit and paged AdamW, adafactor, sgd, lion are modelled)");
+      if (o && lower(*o) == "adamw_torch_fused")
+        r.unmodelled_key(k, v, "fused AdamW step temporaries: precision.optimizer_implementation is not in the document yet");
+    } else if (name == "torch_compile") {
+      if (auto b = boolean(r, k, v)) r.read("compile", *b, k);
+    } else if (name == "torch_compile_backend" || name == "torch_compile_mode") {
+      // training_args.py: setting either turns torch_compile on.
+      if (!v.is_null()) r.read("compile", true, k);
+    } else if (name == "use_liger_kernel") {
+      // Liger's fused linear cross-entropy never materialises the full logits.
+      if (auto b = boolean(r, k, v); b && *b) r.read("loss.implementation", "fused", k);
+      else if (b) r.ignore(k, v, "off");
+    } else if (name == "activation_offloading") {
+      if (auto b = boolean(r, k, v)) r.read("activation_offload", *b, k);
+    } else if (name == "deepspeed") {
+      apply_deepspeed(r, k, v, inline_deepspeed);
+    } else if (name == "fsdp") {
+      apply_fsdp_option(r, k, v);
+    } else if (name == "fsdp_config") {
+      apply_fsdp_config(r, k, v);
+    } else if (name == "save_total_limit") {
+      if (v.is_null()) continue;
+      if (auto n = positive_integer(r, k, v)) r.read("checkpoint.keep_last", *n, k);
+    } else if (name == "ddp_bucket_cap_mb" || name == "ddp_find_unused_parameters" || name == "ddp_broadcast_buffers") {
+      r.unmodelled_key(k, v, "DDP bucket settings: the estimate assumes torch DDP's 25 MB buckets");
+    } else if (name == "packing" || name == "padding_free") {
+      r.ignore(k, v, "the estimate takes every sequence at the maximum length, packed or padded");
+    } else if (name.rfind("no_", 0) == 0 && (v.is_bool() || v.is_null())) {
+      r.ignore(k, v, "HfArgumentParser's negation of " + name.substr(3) + "; no memory effect");
+    } else if (no_memory_effect(name)) {
+      r.ignore(k, v, "no memory effect");
+    } else {
+      r.ignore(k, v, std::string("not a key this reader maps; assumed without memory effect (") + kHf + ")");
+    }
+  }
+
+  // Method: use_peft (+ load_in_4bit for QLoRA) from TRL's ModelConfig.
+  if (peft && four_bit)
+    r.fields.push_back({"method", ConfigValue("qlora"), "read from " + r.key("use_peft") + " and " + r.key("load_in_4bit"), r.key("use_peft"), Strength::read});
+  else if (peft) r.read("method", "lora", "use_peft");
+  else if (args.find("use_peft")) r.ignore("use_peft", *args.find("use_peft"), "off");
+  else if (four_bit) r.unmodelled_key("load_in_4bit", true, "a 4-bit base without adapters cannot be trained");
+
+  // Defaults where the file is silent (each framework's documented value).
+  if (!args.find("per_device_train_batch_size"))
+    r.trainer_default("batch.micro_batch_size", 8, std::string(kHf) + " per_device_train_batch_size = 8");
+  if (!args.find("gradient_accumulation_steps"))
+    r.trainer_default("batch.gradient_accumulation_steps", 1, std::string(kHf) + " gradient_accumulation_steps = 1");
+  if (!args.find("gradient_checkpointing"))
+    r.trainer_default("activation_checkpointing", trl ? "full" : "none",
+                      trl ? std::string(kTrlBase) + " gradient_checkpointing = True" : std::string(kHf) + " gradient_checkpointing = False");
+  if (!bf16_given && !fp16_given) {
+    // TRL: bf16 defaults to True unless fp16 is set (base_config.py __post_init__).
+    if (trl) r.trainer_default("precision.compute_dtype", "bf16", std::string(kTrlBase) + " bf16 = not fp16");
+    else r.trainer_default("precision.compute_dtype", "fp32", std::string(kHf) + " bf16 = fp16 = False");
+  } else if (trl && !bf16_given && !fp16) {
+    r.trainer_default("precision.compute_dtype", "bf16", std::string(kTrlBase) + " bf16 = not fp16");
+  }
+  if (!args.find("optim"))
+    r.trainer_default("precision.optimizer", "adamw", std::string(kHf) + " optim = adamw_torch_fused (torch >= 2.8)");
+  if (trl && !args.find("dtype") && !args.find("torch_dtype"))
+    r.trainer_default("precision.param_dtype", "fp32", std::string(kTrlModel) + " dtype = \"float32\"");
+  if (trl && !args.find("attn_implementation"))
+    r.trainer_default("attention", "sdpa", "transformers picks sdpa when attn_implementation is None");
+  if ((trainer == Trainer::sft || trainer == Trainer::dpo) && !args.find("max_length") && !args.find("max_seq_length"))
+    r.trainer_default("batch.seq_length", 1024,
+                      std::string("TRL 1.10 trl/trainer/") + (trainer == Trainer::sft ? "sft_config.py" : "dpo_config.py") + " max_length = 1024");
+  if (peft) {
+    if (!args.find("lora_r")) r.trainer_default("lora.r", 16, std::string(kTrlModel) + " lora_r = 16");
+    if (!args.find("lora_dropout")) r.trainer_default("lora.lora_dropout", 0.05, std::string(kTrlModel) + " lora_dropout = 0.05");
+    if (four_bit && !args.find("bnb_4bit_quant_type")) r.trainer_default("qlora.quant_type", "nf4", std::string(kTrlModel) + " bnb_4bit_quant_type = \"nf4\"");
+    if (four_bit && !args.find("use_bnb_nested_quant")) r.trainer_default("qlora.double_quant", false, std::string(kTrlModel) + " use_bnb_nested_quant = False");
+  }
+
+  // RLHF trainers.
+  if (trainer == Trainer::dpo) {
+    r.read_from_kind("rlhf.algorithm", "dpo", std::string(trainer_label(trainer)) + (script.empty() ? " keys" : " (" + script + ")"));
+    // dpo_trainer.py: a PEFT policy without ref_model scores the reference with its adapters disabled.
+    r.trainer_default("rlhf.reference.method", peft ? "shared_base" : "frozen",
+                      peft ? "TRL 1.10 trl/trainer/dpo_trainer.py: a PEFT model's reference is its base with adapters disabled"
+                           : "TRL 1.10 trl/trainer/dpo_trainer.py: a frozen copy of the model is the reference");
+  } else if (trainer == Trainer::grpo) {
+    r.read_from_kind("rlhf.algorithm", "grpo", std::string(trainer_label(trainer)) + (script.empty() ? " keys" : " (" + script + ")"));
+    const std::int64_t completion = completion_length.value_or(512);
+    if (completion_length) r.read("rlhf.rollout.max_new_tokens", completion, completion_key);
+    else r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
+    if (!args.find("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
+    const bool colocated = !use_vllm.value_or(false) || vllm_mode == "colocate";
+    if (use_vllm) {
+      r.read("rlhf.rollout.colocated", colocated, "use_vllm");
+      if (args.find("vllm_mode")) r.read("rlhf.rollout.colocated", colocated, "vllm_mode");
+    }
+    else r.trainer_default("rlhf.rollout.colocated", true, "TRL 1.10 grpo_config.py use_vllm = False: generation runs on the training GPUs");
+    if (prompt_length) r.read("batch.seq_length", *prompt_length + completion, prompt_key);
+    else r.unresolved_key("max_prompt_length", nullptr, "GRPO sequences are prompt + completion; the prompt length is not given: set batch.seq_length");
+    const ConfigValue* beta = args.find("beta");
+    const double b = beta ? number_value(*beta).value_or(0.0) : 0.0;
+    if (b == 0.0)
+      r.unmodelled_key(beta ? "beta" : "(beta default 0.0)", beta ? *beta : ConfigValue(0.0),
+                       "with beta = 0 TRL loads no reference model (grpo_config.py); the estimate keeps one, an over-estimate");
+  }
+
+  for (auto& d : inline_deepspeed) {
+    for (auto& f : d.fields) r.fields.push_back(f);
+    for (auto& n : d.ignored) r.ignored.push_back(n);
+    for (auto& n : d.unmodelled) r.unmodelled.push_back(n);
+    for (auto& n : d.unresolved) r.unresolved.push_back(n);
+    for (auto& e : d.errors) r.errors.push_back(e);
+    if (d.train_batch) r.train_batch = d.train_batch;
+  }
+  return r;
+}
+
+std::string detect_structured_format(const ConfigValue& c) {
+  if (!c.is_object()) return "";
+  if (c.find("model_type") || c.find("architectures")) return "hf_config";
+  if (c.find("distributed_type") || c.find("compute_environment") ||
+      (c.find("num_processes") && (c.find("deepspeed_config") || c.find("fsdp_config") || c.find("mixed_precision"))))
+    return "accelerate";
+  for (const char* k : {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size", "zero_allow_untested_optimizer",
+                        "steps_per_print", "wall_clock_breakdown"})
+    if (c.find(k)) return "deepspeed";
+  for (const char* k : {"per_device_train_batch_size", "output_dir", "model_name_or_path", "gradient_accumulation_steps",
+                        "gradient_checkpointing", "learning_rate", "num_train_epochs", "use_peft"})
+    if (c.find(k)) return "hf_training_arguments";
+  return "";
+}
+
+}  // namespace trainmem::import_detail

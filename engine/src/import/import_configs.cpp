@@ -1,0 +1,556 @@
+// The files of one run -> one estimate document: each file is read by its framework's reader, the
+// readings are merged (values two files state must agree), the model is matched to the catalog,
+// and every document field gets its origin.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "reading.hpp"
+#include "shell_words.hpp"
+#include "trainmem/config_import.hpp"
+#include "trainmem/dtype.hpp"
+
+namespace trainmem {
+
+using namespace import_detail;
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Formats recognised but not read yet: named in the error instead of "unknown".
+std::string unread_format(const ConfigValue& c) {
+  if (!c.is_object()) return "";
+  if (c.find("base_model") && (c.find("sequence_len") || c.find("micro_batch_size") || c.find("adapter"))) return "axolotl";
+  if (c.find("stage") && c.find("finetuning_type")) return "LLaMA-Factory";
+  if (const ConfigValue* m = c.find("model"); m && m->find("_component_")) return "torchtune";
+  if (c.find("job") && c.find("training") && (c.find("parallelism") || c.find("model"))) return "torchtitan";
+  return "";
+}
+
+// ---- command lines -------------------------------------------------------------------------------
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+struct Flags {
+  ConfigValue values = ConfigValue::object();
+  std::vector<std::pair<std::string, std::string>> shown;  // normalized key -> flag as written
+  std::vector<ImportNote> unresolved;
+};
+
+// --key value..., --key=value, --flag (true). Keys lose their dashes and use '_' (argparse dest).
+Flags parse_flags(const std::vector<ShellWord>& words, std::size_t begin, std::size_t end, const std::string& file) {
+  Flags f;
+  std::size_t i = begin;
+  auto is_flag = [](const std::string& w) {
+    return w.size() > 1 && w[0] == '-' && !(std::isdigit(static_cast<unsigned char>(w[1])) || w[1] == '.');
+  };
+  while (i < end) {
+    const ShellWord& w = words[i];
+    if (!is_flag(w.text)) {
+      ++i;
+      continue;  // a positional word: no trainer reads these
+    }
+    std::string written = w.text, key = w.text, inline_value;
+    bool has_inline = false;
+    if (const auto eq = key.find('='); eq != std::string::npos) {
+      inline_value = key.substr(eq + 1);
+      written = key.substr(0, eq);
+      key = written;
+      has_inline = true;
+    }
+    key = key.substr(key.find_first_not_of('-'));
+    std::replace(key.begin(), key.end(), '-', '_');
+    std::vector<ConfigValue> values;
+    bool unresolved = w.unresolved;
+    std::string what = w.unresolved_what;
+    if (has_inline) values.emplace_back(inline_value);
+    ++i;
+    while (!has_inline && i < end && !is_flag(words[i].text)) {
+      values.emplace_back(words[i].text);
+      if (words[i].unresolved) { unresolved = true; if (what.empty()) what = words[i].unresolved_what; }
+      ++i;
+    }
+    if (unresolved) {
+      ConfigValue shown_value = values.empty() ? ConfigValue(nullptr) : values.front();
+      f.unresolved.push_back({file + ":" + written, what + " is not set in the file: " + written + " is not read", shown_value});
+      continue;
+    }
+    ConfigValue v = values.empty() ? ConfigValue(true) : values.size() == 1 ? values.front() : ConfigValue(ConfigValue::Array(values));
+    f.values.set(key, v);
+    f.shown.emplace_back(key, written);
+  }
+  return f;
+}
+
+struct LaunchCommand {
+  std::string launcher;  // "accelerate", "torchrun", "deepspeed" or ""
+  std::string program;   // "trl/scripts/sft.py", "trl sft", "pretrain_gpt.py"
+  Flags launcher_flags, program_flags;
+  int line = 0;
+};
+
+std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::string& file) {
+  const auto& w = c.words;
+  std::size_t i = 0;
+  while (i < w.size() && (w[i].text == "nohup" || w[i].text == "time" || w[i].text == "exec" || w[i].text == "env")) ++i;
+  if (i >= w.size()) return std::nullopt;
+  LaunchCommand out;
+  out.line = c.line;
+  const std::string first = base_name(w[i].text);
+  std::size_t launcher_begin = i + 1;
+  if (first == "trl" && i + 1 < w.size()) {
+    out.program = "trl " + w[i + 1].text;
+    out.program_flags = parse_flags(w, i + 2, w.size(), file);
+    return out;
+  }
+  if (first == "accelerate" && i + 1 < w.size() && w[i + 1].text == "launch") { out.launcher = "accelerate"; launcher_begin = i + 2; }
+  else if (first == "torchrun") out.launcher = "torchrun";
+  else if (first == "deepspeed") out.launcher = "deepspeed";
+  else if (first.rfind("python", 0) != 0) return std::nullopt;
+  // The program: the first *.py word, or the module of "-m module".
+  std::size_t program = w.size();
+  for (std::size_t k = launcher_begin; k < w.size(); ++k) {
+    if (ends_with(w[k].text, ".py")) { program = k; break; }
+    if (w[k].text == "-m" && k + 1 < w.size()) {
+      if (w[k + 1].text == "torch.distributed.run" || w[k + 1].text == "torch.distributed.launch") {
+        out.launcher = "torchrun";
+        launcher_begin = k + 2;
+        ++k;
+        continue;
+      }
+      program = k + 1;
+      break;
+    }
+  }
+  if (program == w.size()) return std::nullopt;
+  out.program = w[program].text;
+  out.launcher_flags = parse_flags(w, launcher_begin, program, file);
+  out.program_flags = parse_flags(w, program + 1, w.size(), file);
+  return out;
+}
+
+// accelerate launch flags -> the config file's layout (launch.py takes the file's values as defaults).
+ConfigValue accelerate_flags_as_config(const ConfigValue& flags, std::vector<std::pair<std::string, std::string>>& shown) {
+  static const std::set<std::string> deepspeed_keys = {"zero_stage", "offload_optimizer_device", "offload_param_device",
+                                                       "zero3_init_flag", "deepspeed_config_file", "gradient_accumulation_steps",
+                                                       "gradient_clipping", "zero3_save_16bit_model", "deepspeed_multinode_launcher"};
+  ConfigValue out = ConfigValue::object(), ds = ConfigValue::object(), fsdp = ConfigValue::object(), par = ConfigValue::object();
+  for (const auto& [k, v] : flags.as_object()) {
+    if (k == "use_deepspeed") out.set("distributed_type", "DEEPSPEED");
+    else if (k == "use_fsdp") out.set("distributed_type", "FSDP");
+    else if (k == "multi_gpu") out.set("distributed_type", "MULTI_GPU");
+    else if (deepspeed_keys.count(k)) { ds.set(k, v); }
+    else if (k.rfind("fsdp_", 0) == 0) { fsdp.set(k, v); }
+    else if (k.rfind("parallelism_config_", 0) == 0) { par.set(k, v); }
+    else if (k == "config_file") continue;
+    else out.set(k, v);
+  }
+  // Keys shown as flags: "deepspeed_config.zero_stage" was "--zero_stage".
+  std::vector<std::pair<std::string, std::string>> nested;
+  for (const auto& [k, written] : shown) {
+    if (deepspeed_keys.count(k)) nested.emplace_back("deepspeed_config." + k, written);
+    else if (k.rfind("fsdp_", 0) == 0) nested.emplace_back("fsdp_config." + k, written);
+    else if (k.rfind("parallelism_config_", 0) == 0) nested.emplace_back("parallelism_config." + k, written);
+    else if (k == "use_deepspeed" || k == "use_fsdp" || k == "multi_gpu") nested.emplace_back("distributed_type", written);
+  }
+  shown.insert(shown.end(), nested.begin(), nested.end());
+  if (!ds.as_object().empty()) out.set("deepspeed_config", ds);
+  if (!fsdp.as_object().empty()) out.set("fsdp_config", fsdp);
+  if (!par.as_object().empty()) out.set("parallelism_config", par);
+  return out;
+}
+
+Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
+  const ConfigValue& f = cmd.launcher_flags.values;
+  if (cmd.launcher == "accelerate") {
+    auto shown = cmd.launcher_flags.shown;
+    const ConfigValue config = accelerate_flags_as_config(f, shown);
+    Reading r = read_accelerate_config(file, config, shown);
+    if (const ConfigValue* cfg = f.find("config_file"); cfg && cfg->is_string()) {
+      r.named_files.emplace_back(cfg->as_string(), r.key("config_file"));
+      r.overrides.push_back(base_name(cfg->as_string()));
+    }
+    return r;
+  }
+  Reading r(file, cmd.launcher);
+  r.shown_keys = cmd.launcher_flags.shown;  // set before any key is recorded
+  // torchrun (torch/distributed/run.py): --nproc_per_node x --nnodes; deepspeed's launcher:
+  // --num_gpus x --num_nodes (deepspeed/launcher/runner.py).
+  const bool torchrun = cmd.launcher == "torchrun";
+  const char* per_node_key = torchrun ? "nproc_per_node" : "num_gpus";
+  const char* nodes_key = torchrun ? "nnodes" : "num_nodes";
+  std::optional<std::int64_t> per_node, nodes;
+  for (const auto& [k, v] : f.as_object()) {
+    if (k == per_node_key) per_node = positive_integer(r, k, v);
+    else if (k == nodes_key) {
+      auto text = string_value(v);
+      if (text && text->find(':') != std::string::npos) r.unresolved_key(k, v, "an elastic node range: the world size is not fixed");
+      else nodes = positive_integer(r, k, v);
+    } else r.ignore(k, v, "launcher setting without memory effect");
+  }
+  if (per_node) {
+    r.read("parallel.gpus_per_node", *per_node, per_node_key);
+    r.read("parallel.world_size", *per_node * nodes.value_or(1), nodes ? nodes_key : per_node_key);
+  }
+  return r;
+}
+
+// ---- merging ---------------------------------------------------------------------------------------
+
+// Document fields in the order the provenance lists them (shared/ESTIMATE-API.md "Input").
+const std::vector<std::string>& document_fields() {
+  static const std::vector<std::string> fields = {
+      "model", "framework", "method", "lora.r", "lora.target_modules", "lora.lora_dropout", "lora.use_dora", "lora.adapter_dtype",
+      "lora.modules_to_save", "qlora.quant_type", "qlora.double_quant", "rlhf.algorithm", "rlhf.reference.method",
+      "rlhf.rollout.max_new_tokens", "rlhf.rollout.num_generations", "rlhf.rollout.colocated", "precision.param_dtype",
+      "precision.compute_dtype", "precision.grad_dtype", "precision.master_weights", "precision.optimizer",
+      "precision.optimizer_state_dtype", "precision.fp8_compute", "batch.micro_batch_size", "batch.seq_length",
+      "batch.gradient_accumulation_steps", "activation_checkpointing", "activation_offload", "loss.implementation",
+      "compile", "model_loading", "attention", "parallel.world_size", "parallel.gpus_per_node", "parallel.zero_stage",
+      "parallel.sharding_group_size", "parallel.tensor_parallel_size", "parallel.pipeline_parallel_size",
+      "parallel.sequence_parallel", "parallel.context_parallel_size", "parallel.expert_parallel_size",
+      "parallel.offload_optimizer", "parallel.offload_param", "parallel.reshard_after_forward",
+      "parallel.zero3_max_live_parameters", "checkpoint.keep_last"};
+  return fields;
+}
+
+struct Chosen {
+  Assignment a;
+  std::vector<std::string> agreeing;  // other sources with the same value
+};
+
+void merge_field(const std::string& field, std::vector<const Assignment*> candidates,
+                 const std::map<std::string, std::vector<std::string>>& overrides_by_file,
+                 std::map<std::string, Chosen>& out, Errors& errors) {
+  Strength top = Strength::launcher_default;
+  for (const Assignment* a : candidates) top = std::max(top, a->strength);
+  std::vector<const Assignment*> best;
+  for (const Assignment* a : candidates) if (a->strength == top) best.push_back(a);
+  if (top < Strength::read) {
+    out[field] = Chosen{*best.front(), {}};
+    return;
+  }
+  // A command line overrides the config file it names.
+  auto file_of = [](const std::string& source) { return base_name(source.substr(0, source.find(':'))); };
+  auto overrides = [&](const Assignment* a, const Assignment* b) {
+    auto it = overrides_by_file.find(file_of(a->source));
+    return it != overrides_by_file.end() && std::count(it->second.begin(), it->second.end(), file_of(b->source)) > 0;
+  };
+  const Assignment* chosen = best.front();
+  for (const Assignment* a : best)
+    if (overrides(a, chosen)) chosen = a;
+  Chosen c{*chosen, {}};
+  for (const Assignment* a : best) {
+    if (a == chosen) continue;
+    if (a->value == chosen->value) {
+      if (a->source != chosen->source) c.agreeing.push_back(a->source);
+      continue;
+    }
+    if (overrides(chosen, a)) continue;
+    errors.push_back({error_code::conflicting_values, field,
+                      field + ": " + chosen->source + " says " + chosen->value.summary() + ", " + a->source + " says " +
+                          a->value.summary() + "; make the files agree (the framework rejects or silently picks one)"});
+  }
+  out[field] = c;
+}
+
+// A catalog model for a Hugging Face id: its exact id (any case), or a legacy unnamespaced id that
+// the Hub redirects ("gpt2" -> "openai-community/gpt2"), or a catalog id.
+const ModelPreset* match_model(const std::string& id, const Catalog& catalog) {
+  const std::string want = lower(id);
+  for (const auto& m : catalog.models) if (!m.hf_id.empty() && lower(m.hf_id) == want) return &m;
+  if (want.find('/') == std::string::npos) {
+    for (const auto& m : catalog.models) {
+      const auto slash = m.hf_id.find('/');
+      if (slash != std::string::npos && lower(m.hf_id.substr(slash + 1)) == want) return &m;
+    }
+  }
+  return catalog.find_model(id);
+}
+
+std::string checkpoint_dtype(const ConfigValue& hf_config) {
+  for (const char* k : {"torch_dtype", "dtype"}) {
+    if (const ConfigValue* d = hf_config.find(k); d && d->is_string()) {
+      const std::string s = lower(d->as_string());
+      if (s == "bfloat16") return "bf16";
+      if (s == "float16") return "fp16";
+      if (s == "float32") return "fp32";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog& catalog, const ImportOptions& options) {
+  ImportResult result;
+  std::vector<Reading> readings;
+  std::optional<std::pair<std::string, ConfigValue>> model_config;  // (file, config.json)
+  std::set<std::string> given_files;
+  for (const auto& f : files) given_files.insert(base_name(f.name));
+
+  for (const auto& f : files) {
+    if (f.text) {
+      const ShellScript script = split_shell_script(*f.text);
+      if (!script.error.empty()) {
+        result.errors.push_back({error_code::invalid_json, f.name,
+                                 f.name + ":" + std::to_string(script.error_line) + ": " + script.error});
+        continue;
+      }
+      bool found = false;
+      for (const auto& c : script.commands) {
+        auto cmd = training_command(c, f.name);
+        if (!cmd) continue;
+        if (found) {
+          result.ignored.push_back({f.name + ":" + std::to_string(c.line), "a further training command: only the first one is read", cmd->program});
+          continue;
+        }
+        found = true;
+        if (!cmd->launcher.empty()) readings.push_back(read_launcher(f.name, *cmd));
+        Reading program = read_hf_training_arguments(f.name, cmd->program_flags.values, cmd->program, cmd->program_flags.shown);
+        if (const ConfigValue* cfg = cmd->program_flags.values.find("config"); cfg && cfg->is_string()) {
+          program.named_files.emplace_back(cfg->as_string(), program.key("config"));
+          program.overrides.push_back(base_name(cfg->as_string()));
+        }
+        for (auto& n : cmd->program_flags.unresolved) program.unresolved.push_back(n);
+        for (auto& n : cmd->launcher_flags.unresolved) program.unresolved.push_back(n);
+        readings.push_back(std::move(program));
+      }
+      if (!found)
+        result.errors.push_back({error_code::unknown_config_format, f.name,
+                                 f.name + ": no training command found (python/accelerate launch/torchrun/deepspeed running a *.py script, or trl <command>)"});
+      continue;
+    }
+    if (!f.content.is_object()) {
+      result.errors.push_back({error_code::unknown_config_format, f.name,
+                               f.name + ": a trainer config is a mapping of keys, got " + f.content.summary()});
+      continue;
+    }
+    const std::string format = detect_structured_format(f.content);
+    if (format == "hf_config") {
+      model_config = std::make_pair(f.name, f.content);
+      result.formats.emplace_back(f.name, "hf_config");
+    } else if (format == "accelerate") {
+      readings.push_back(read_accelerate_config(f.name, f.content));
+    } else if (format == "deepspeed") {
+      readings.push_back(read_deepspeed_config(f.name, f.content));
+    } else if (format == "hf_training_arguments") {
+      readings.push_back(read_hf_training_arguments(f.name, f.content, ""));
+    } else {
+      const std::string known = unread_format(f.content);
+      result.errors.push_back({error_code::unknown_config_format, f.name,
+                               known.empty() ? f.name + ": not a config this import reads (DeepSpeed JSON, accelerate YAML, "
+                                                        "HF TrainingArguments / TRL YAML or JSON, command lines, config.json)"
+                                             : f.name + ": a " + known + " config; this import does not read " + known + " configs yet"});
+    }
+  }
+
+  // Files named by others but not given.
+  for (auto& r : readings) {
+    result.formats.emplace_back(r.file(), r.format());
+    for (const auto& [named, key] : r.named_files) {
+      if (!given_files.count(base_name(named)))
+        result.unresolved.push_back({key, "names " + named + ", which was not given: its settings are not read", named});
+      else
+        result.ignored.push_back({key, "names " + named + ", which is read as a file of its own", named});
+    }
+    for (auto& e : r.errors) result.errors.push_back(e);
+  }
+
+  // Merge the fields.
+  std::map<std::string, std::vector<const Assignment*>> by_field;
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> overrides_by_file;
+  for (const auto& r : readings) {
+    for (const auto& o : r.overrides) overrides_by_file[base_name(r.file())].push_back(o);
+    for (const auto& a : r.fields) {
+      if (!by_field.count(a.field)) order.push_back(a.field);
+      by_field[a.field].push_back(&a);
+    }
+  }
+  std::map<std::string, Chosen> chosen;
+  for (const auto& field : order) merge_field(field, by_field[field], overrides_by_file, chosen, result.errors);
+
+  // DeepSpeed's train_batch_size with a missing micro-batch or accumulation count.
+  for (const auto& r : readings) {
+    if (!r.train_batch) continue;
+    const auto tb = r.train_batch->train_batch_size;
+    auto value_of = [&](const char* f) -> std::optional<std::int64_t> {
+      auto it = chosen.find(f);
+      if (it == chosen.end() || it->second.a.strength < Strength::read) return std::nullopt;
+      return integer_value(it->second.a.value);
+    };
+    auto world = value_of("parallel.world_size");
+    auto micro = value_of("batch.micro_batch_size");
+    auto accumulation = value_of("batch.gradient_accumulation_steps");
+    const std::string key = r.key(r.train_batch->key);
+    if (!world) {
+      result.unresolved.push_back({key, "train_batch_size = micro-batch x accumulation x data-parallel GPUs, and no file gives the GPU count", tb});
+      continue;
+    }
+    const std::int64_t dp = *world;
+    if (micro && accumulation) {
+      if (*micro * *accumulation * dp == tb)
+        result.ignored.push_back({key, "agrees with micro-batch x accumulation x GPUs", tb});
+      else if (*micro * *accumulation * dp != tb)
+        result.errors.push_back({error_code::inconsistent, key,
+                                 key + " = " + std::to_string(tb) + " but micro-batch " + std::to_string(*micro) + " x accumulation " +
+                                     std::to_string(*accumulation) + " x " + std::to_string(dp) + " GPUs = " +
+                                     std::to_string(*micro * *accumulation * dp) + " (DeepSpeed asserts they agree)"});
+    } else if (micro) {
+      chosen["batch.gradient_accumulation_steps"] = Chosen{{"batch.gradient_accumulation_steps", tb / (*micro * dp),
+                                                            "read from " + key + " (train_batch_size / (micro-batch x GPUs), deepspeed/runtime/config.py)", key, Strength::read}, {}};
+    } else {
+      const std::int64_t acc = accumulation.value_or(1);
+      chosen["batch.micro_batch_size"] = Chosen{{"batch.micro_batch_size", tb / (dp * acc),
+                                                 "read from " + key + " (train_batch_size / (GPUs x accumulation), deepspeed/runtime/config.py)", key, Strength::read}, {}};
+    }
+  }
+
+  // "auto" values that no file filled.
+  for (const auto& r : readings)
+    for (const auto& [field, note] : r.autos) {
+      auto it = chosen.find(field);
+      if (it == chosen.end() || it->second.a.strength < Strength::trainer_default) result.unresolved.push_back(note);
+    }
+
+  // The model.
+  std::string model_origin;
+  ConfigValue model;
+  std::string checkpoint_dtype_value, dtype_key;
+  for (const auto& r : readings) if (r.dtype_from_checkpoint_key) dtype_key = *r.dtype_from_checkpoint_key;
+  const Reading* naming = nullptr;
+  for (const auto& r : readings) if (r.model_id) { naming = &r; break; }
+  if (model_config) {
+    ConfigValue m = ConfigValue::object();
+    m.set("hf_config", model_config->second);
+    model = m;
+    model_origin = "read from " + model_config->first;
+    checkpoint_dtype_value = checkpoint_dtype(model_config->second);
+  } else if (options.model_preset) {
+    if (const ModelPreset* p = catalog.find_model(*options.model_preset)) {
+      ConfigValue m = ConfigValue::object();
+      m.set("preset", p->id);
+      model = m;
+      model_origin = "given with --model";
+      if (naming) result.ignored.push_back({naming->model_key, "the model given with --model is used instead", *naming->model_id});
+      checkpoint_dtype_value = dtype_name(p->param_dtype);
+    } else {
+      const std::string near = closest_match(*options.model_preset, catalog.model_ids());
+      result.errors.push_back({error_code::unknown_preset, "model", "--model \"" + *options.model_preset + "\" is not in the model catalog" +
+                                                                        (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+    }
+  } else if (naming) {
+    if (const ModelPreset* p = match_model(*naming->model_id, catalog)) {
+      ConfigValue m = ConfigValue::object();
+      m.set("preset", p->id);
+      model = m;
+      model_origin = "read from " + naming->model_key + " (catalog model " + p->id + ")";
+      checkpoint_dtype_value = dtype_name(p->param_dtype);
+    } else {
+      std::vector<std::string> ids;
+      for (const auto& m : catalog.models) ids.push_back(m.hf_id);
+      const std::string near = closest_match(*naming->model_id, ids);
+      result.errors.push_back({error_code::model_config_needed, naming->model_key,
+                               naming->model_key + " names \"" + *naming->model_id + "\", which is not in the model catalog" +
+                                   (near.empty() ? "" : " (nearest: \"" + near + "\")") +
+                                   ": give its config.json beside the other files, or a catalog model with --model"});
+    }
+  } else {
+    result.unresolved.push_back({"model", "no file names the model: give its config.json beside the other files, or a catalog model with --model", nullptr});
+  }
+  if (!model.is_null()) {
+    result.document.set("model", model);
+    result.provenance.emplace_back("model", model_origin);
+  }
+  if (!dtype_key.empty() && !checkpoint_dtype_value.empty() && !chosen.count("precision.param_dtype"))
+    chosen["precision.param_dtype"] = Chosen{{"precision.param_dtype", checkpoint_dtype_value,
+                                              "read from " + dtype_key + " (\"auto\": the checkpoint's torch_dtype)", dtype_key, Strength::read}, {}};
+  else if (!dtype_key.empty() && !chosen.count("precision.param_dtype"))
+    result.unresolved.push_back({dtype_key, "dtype \"auto\": the checkpoint's dtype, unknown without its config.json", "auto"});
+
+  // torch optimizers keep their states in the parameters' dtype (torch/optim/adamw.py: zeros_like)
+  // and the HF Trainer / FSDP keep no fp32 master copy: a model loaded in 16 bits trains in 16 bits.
+  // DeepSpeed's cast (and Megatron) keep fp32 masters instead.
+  if (auto p = chosen.find("precision.param_dtype"); p != chosen.end() && p->second.a.strength < Strength::engine_cast) {
+    const std::string dtype = p->second.a.value.is_string() ? p->second.a.value.as_string() : "";
+    auto fw = chosen.find("framework");
+    const std::string framework = fw != chosen.end() && fw->second.a.value.is_string() ? fw->second.a.value.as_string() : "hf_trainer";
+    auto opt = chosen.find("precision.optimizer");
+    const std::string optimizer = opt != chosen.end() && opt->second.a.value.is_string() ? opt->second.a.value.as_string() : "adamw";
+    const bool torch_optimizer = optimizer == "adamw" || optimizer == "adam" || optimizer == "sgd" || optimizer == "sgd_momentum";
+    auto m = chosen.find("method");
+    const std::string method = m != chosen.end() && m->second.a.value.is_string() ? m->second.a.value.as_string() : "full";
+    const bool adapters = method == "lora" || method == "qlora";
+    if (!adapters && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp") && torch_optimizer) {
+      const std::string why = "framework default (torch/optim/adamw.py keeps states in the parameter dtype; the HF Trainer keeps no fp32 master copy)";
+      if (!chosen.count("precision.master_weights"))
+        chosen["precision.master_weights"] = Chosen{{"precision.master_weights", false, why, "", Strength::trainer_default}, {}};
+      if (!chosen.count("precision.optimizer_state_dtype"))
+        chosen["precision.optimizer_state_dtype"] = Chosen{{"precision.optimizer_state_dtype", dtype, why, "", Strength::trainer_default}, {}};
+    }
+  }
+
+  // PEFT upcasts adapters to fp32 (get_peft_model autocast_adapter_dtype=True, PEFT >= 0.12); TRL
+  // turns that off under DeepSpeed ZeRO-3 (trl/trainer/sft_trainer.py), keeping the base dtype.
+  if (auto m = chosen.find("method"); m != chosen.end() && m->second.a.value.is_string() &&
+                                      (m->second.a.value.as_string() == "lora" || m->second.a.value.as_string() == "qlora") &&
+                                      !chosen.count("lora.adapter_dtype")) {
+    auto fw = chosen.find("framework");
+    auto zero = chosen.find("parallel.zero_stage");
+    const bool zero3_deepspeed = fw != chosen.end() && fw->second.a.value == ConfigValue("deepspeed") &&
+                                 zero != chosen.end() && zero->second.a.value == ConfigValue(3);
+    auto p = chosen.find("precision.param_dtype");
+    if (!zero3_deepspeed)
+      chosen["lora.adapter_dtype"] = Chosen{{"lora.adapter_dtype", "fp32",
+                                             "framework default (peft get_peft_model autocast_adapter_dtype=True: adapters in fp32)", "", Strength::trainer_default}, {}};
+    else if (p != chosen.end())
+      chosen["lora.adapter_dtype"] = Chosen{{"lora.adapter_dtype", p->second.a.value,
+                                             "framework default (TRL 1.10 sft_trainer.py: autocast_adapter_dtype=False under ZeRO-3)", "", Strength::trainer_default}, {}};
+  }
+
+  // The document and its provenance, in document order.
+  std::vector<std::string> fields = document_fields();
+  for (const auto& field : order) if (std::find(fields.begin(), fields.end(), field) == fields.end()) fields.push_back(field);
+  for (const auto& [field, c] : chosen) if (std::find(fields.begin(), fields.end(), field) == fields.end()) fields.push_back(field);
+  std::string method = "full";
+  if (auto it = chosen.find("method"); it != chosen.end() && it->second.a.value.is_string()) method = it->second.a.value.as_string();
+  const bool has_rlhf = chosen.count("rlhf.algorithm") > 0;
+  for (const auto& field : fields) {
+    if (field == "model") continue;
+    // Settings of a method or algorithm the run does not use are left out.
+    if (field.rfind("lora.", 0) == 0 && method != "lora" && method != "qlora") continue;
+    if (field.rfind("qlora.", 0) == 0 && method != "qlora") continue;
+    if (field.rfind("rlhf.", 0) == 0 && !has_rlhf) continue;
+    auto it = chosen.find(field);
+    if (it == chosen.end()) {
+      result.provenance.emplace_back(field, "engine default");
+      continue;
+    }
+    result.document.set_path(field, it->second.a.value);
+    std::string origin = it->second.a.origin;
+    for (const auto& other : it->second.agreeing) origin += "; also " + other;
+    result.provenance.emplace_back(field, origin);
+  }
+
+  for (const auto& r : readings) {
+    result.ignored.insert(result.ignored.end(), r.ignored.begin(), r.ignored.end());
+    result.unmodelled.insert(result.unmodelled.end(), r.unmodelled.begin(), r.unmodelled.end());
+    result.unresolved.insert(result.unresolved.end(), r.unresolved.begin(), r.unresolved.end());
+  }
+  return result;
+}
+
+}  // namespace trainmem

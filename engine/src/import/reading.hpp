@@ -1,0 +1,153 @@
+// What one configuration file says about the estimate document, before the files of a run are
+// merged (import_configs.cpp): field assignments with their origin, and the keys reported as
+// ignored, unmodelled or unresolved. Shared by the per-framework readers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainmem/config_import.hpp"
+
+namespace trainmem::import_detail {
+
+// Which of two values for the same field wins. Values read from files must agree; a trainer's
+// documented default beats a launcher's; either default yields to a value a file states.
+// engine_cast: the sharding engine converts the weights whatever dtype the trainer loaded them in
+// (DeepSpeed's fp16/bf16 sections: deepspeed/runtime/engine.py _configure_distributed_model).
+enum class Strength { launcher_default = 0, trainer_default = 1, read = 2, engine_cast = 3 };
+
+struct Assignment {
+  std::string field;   // document path, e.g. "batch.micro_batch_size"
+  ConfigValue value;
+  std::string origin;  // "read from FILE:key" or "framework default (source)"
+  std::string source;  // "FILE:key" (for conflict messages)
+  Strength strength = Strength::read;
+};
+
+class Reading {
+ public:
+  Reading(std::string file, std::string format) : file_(std::move(file)), format_(std::move(format)) {}
+
+  const std::string& file() const { return file_; }
+  const std::string& format() const { return format_; }
+  // "FILE:key"; a command line's keys are shown as the flag was written ("--lora_r").
+  std::string key(const std::string& k) const {
+    for (const auto& [name, shown] : shown_keys)
+      if (name == k) return file_ + ":" + shown;
+    return file_ + ":" + k;
+  }
+  std::vector<std::pair<std::string, std::string>> shown_keys;
+
+  // A document field read from `key` of this file.
+  void read(const std::string& field, ConfigValue value, const std::string& key) {
+    fields.push_back({field, std::move(value), "read from " + this->key(key), this->key(key), Strength::read});
+  }
+  // A value read from a launcher setting that the trainer's own arguments override when they say
+  // otherwise (accelerate's mixed_precision under the HF Trainer, which sets it from bf16/fp16).
+  void read_overridable(const std::string& field, ConfigValue value, const std::string& key, const std::string& why) {
+    fields.push_back({field, std::move(value), "read from " + this->key(key) + " (" + why + ")", this->key(key), Strength::launcher_default});
+  }
+  // A field that follows from what the file is (e.g. a DeepSpeed config means DeepSpeed shards).
+  void read_from_kind(const std::string& field, ConfigValue value, const std::string& why) {
+    fields.push_back({field, std::move(value), "read from " + file_ + " (" + why + ")", file_, Strength::read});
+  }
+  // A framework's documented default, applied because this file is silent.
+  void trainer_default(const std::string& field, ConfigValue value, const std::string& source) {
+    fields.push_back({field, std::move(value), "framework default (" + source + ")", file_, Strength::trainer_default});
+  }
+  void engine_cast(const std::string& field, ConfigValue value, const std::string& key, const std::string& why) {
+    fields.push_back({field, std::move(value), "read from " + this->key(key) + " (" + why + ")", this->key(key), Strength::engine_cast});
+  }
+  void launcher_default(const std::string& field, ConfigValue value, const std::string& source) {
+    fields.push_back({field, std::move(value), "framework default (" + source + ")", file_, Strength::launcher_default});
+  }
+  void ignore(const std::string& k, const ConfigValue& v, std::string reason) {
+    ignored.push_back({key(k), std::move(reason), v});
+  }
+  void unmodelled_key(const std::string& k, const ConfigValue& v, std::string reason) {
+    unmodelled.push_back({key(k), std::move(reason), v});
+  }
+  void unresolved_key(const std::string& k, const ConfigValue& v, std::string reason) {
+    unresolved.push_back({key(k), std::move(reason), v});
+  }
+  void error(const char* code, const std::string& k, std::string message) {
+    errors.push_back({code, key(k), key(k) + ": " + std::move(message)});
+  }
+
+  // The model the file names (a Hugging Face id or a catalog id) and the key naming it.
+  void name_model(const std::string& id, const std::string& k) {
+    model_id = id;
+    model_key = key(k);
+  }
+  // dtype "auto": the checkpoint's own dtype (config.json torch_dtype), known once the model is.
+  std::optional<std::string> dtype_from_checkpoint_key;
+
+  std::vector<Assignment> fields;
+  std::vector<ImportNote> ignored, unmodelled, unresolved;
+  // Other files this one names (a DeepSpeed JSON named by a trainer config), with the naming key.
+  std::vector<std::pair<std::string, std::string>> named_files;
+  std::optional<std::string> model_id;
+  std::string model_key;
+  // DeepSpeed's train_batch_size = micro-batch x accumulation x data-parallel size
+  // (deepspeed/runtime/config.py _set_batch_related_parameters): resolved once the files' world
+  // size is known.
+  struct TrainBatch {
+    std::int64_t train_batch_size = 0;
+    std::string key;
+  };
+  std::optional<TrainBatch> train_batch;
+  std::string hybrid_shard_key;
+  // "auto" values: the field another file must fill (DeepSpeed's HF integration), with the note.
+  std::vector<std::pair<std::string, ImportNote>> autos;
+  // Files whose values this one overrides (accelerate launch --config_file, TrlParser --config):
+  // flags on the command line win over the file they name.
+  std::vector<std::string> overrides;  // FSDP HYBRID_SHARD named by this key: groups are one node's GPUs
+  Errors errors;
+
+ private:
+  std::string file_, format_;
+};
+
+// Python-like readings of a scalar (a YAML file, a JSON file or a command-line word): argparse
+// and the frameworks' dataclasses accept "4" where 4 is meant.
+std::optional<std::int64_t> integer_value(const ConfigValue& v);
+std::optional<double> number_value(const ConfigValue& v);
+// transformers' strtobool: y, yes, t, true, on, 1 / n, no, f, false, off, 0 (any case), and booleans.
+std::optional<bool> bool_value(const ConfigValue& v);
+std::optional<std::string> string_value(const ConfigValue& v);
+bool is_auto(const ConfigValue& v);
+
+// Reads `k` with `parse`, recording a wrong_type error naming the file and key when it fails.
+template <typename T, typename Parse>
+std::optional<T> typed(Reading& r, const std::string& k, const ConfigValue& v, Parse parse, const char* expected) {
+  auto out = parse(v);
+  if (!out) r.error(error_code::wrong_type, k, "expected " + std::string(expected) + ", got " + v.summary());
+  return out;
+}
+inline std::optional<std::int64_t> positive_integer(Reading& r, const std::string& k, const ConfigValue& v) {
+  auto i = typed<std::int64_t>(r, k, v, integer_value, "a whole number");
+  if (i && *i < 1) {
+    r.error(error_code::out_of_range, k, "must be at least 1, got " + v.summary());
+    return std::nullopt;
+  }
+  return i;
+}
+inline std::optional<bool> boolean(Reading& r, const std::string& k, const ConfigValue& v) {
+  return typed<bool>(r, k, v, bool_value, "true or false");
+}
+
+// Each format's reader. `content` is the parsed file; the reading names the file's format.
+Reading read_deepspeed_config(const std::string& file, const ConfigValue& content, const std::string& key_prefix = "");
+// `shown_keys`: for flags, how each key was written on the command line.
+using ShownKeys = std::vector<std::pair<std::string, std::string>>;
+Reading read_accelerate_config(const std::string& file, const ConfigValue& content, const ShownKeys& shown_keys = {});
+// HF TrainingArguments / TRL configs: a YAML or JSON file, or the arguments of a command line
+// (`script` is the program the command runs, e.g. "trl/scripts/dpo.py" or "trl sft").
+Reading read_hf_training_arguments(const std::string& file, const ConfigValue& args, const std::string& script,
+                                   const ShownKeys& shown_keys = {});
+
+// Which reader a structured file belongs to; empty when none.
+std::string detect_structured_format(const ConfigValue& content);
+
+}  // namespace trainmem::import_detail

@@ -1,0 +1,68 @@
+// Python-like readings of configuration scalars (reading.hpp).
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+#include "reading.hpp"
+
+namespace trainmem::import_detail {
+
+namespace {
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+// A decimal or scientific number as Python's float() reads it (no hex, no inf/nan).
+std::optional<double> parse_float(const std::string& text) {
+  const std::string s = trimmed(text);
+  if (s.empty() || s.size() > 64) return std::nullopt;
+  for (char c : s)
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' || c == '_'))
+      return std::nullopt;
+  std::string digits;
+  for (char c : s) if (c != '_') digits += c;
+  char* end = nullptr;
+  const double d = std::strtod(digits.c_str(), &end);
+  if (end != digits.c_str() + digits.size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+}  // namespace
+
+std::optional<double> number_value(const ConfigValue& v) {
+  if (v.is_number()) return std::isfinite(v.as_double()) ? std::optional<double>(v.as_double()) : std::nullopt;
+  if (v.is_string()) return parse_float(v.as_string());
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> integer_value(const ConfigValue& v) {
+  if (v.kind() == ConfigValue::Kind::integer) return v.as_integer();
+  auto d = number_value(v);
+  // 2e8 in a DeepSpeed JSON is a whole number; Python's int("2.5") fails, and so do we.
+  if (!d || std::floor(*d) != *d || std::fabs(*d) > 9007199254740992.0) return std::nullopt;
+  return static_cast<std::int64_t>(*d);
+}
+
+std::optional<bool> bool_value(const ConfigValue& v) {
+  if (v.is_bool()) return v.as_bool();
+  if (v.kind() == ConfigValue::Kind::integer && (v.as_integer() == 0 || v.as_integer() == 1)) return v.as_integer() == 1;
+  if (!v.is_string()) return std::nullopt;
+  // transformers.utils.generic.strtobool (training_args.py imports it for string flags).
+  const std::string s = lower(trimmed(v.as_string()));
+  if (s == "y" || s == "yes" || s == "t" || s == "true" || s == "on" || s == "1") return true;
+  if (s == "n" || s == "no" || s == "f" || s == "false" || s == "off" || s == "0") return false;
+  return std::nullopt;
+}
+
+std::optional<std::string> string_value(const ConfigValue& v) {
+  if (v.is_string()) return v.as_string();
+  return std::nullopt;
+}
+
+bool is_auto(const ConfigValue& v) { return v.is_string() && lower(v.as_string()) == "auto"; }
+
+}  // namespace trainmem::import_detail

@@ -1,0 +1,166 @@
+// The import's JSON boundary: request and files in, {document, provenance, ...} out
+// (shared/ESTIMATE-API.md "trainmem import"). The mapping itself is engine/src/import/.
+#include <string>
+
+#include "documents.hpp"
+#include "object_reader.hpp"
+#include "trainmem/catalog.hpp"
+#include "trainmem/json_api.hpp"
+
+namespace trainmem {
+
+namespace {
+
+using json_io::json;
+
+// Depth is bounded before conversion (kMaxNestingDepth), so the recursion is too.
+ConfigValue from_json(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return nullptr;
+    case json::value_t::boolean: return j.get<bool>();
+    case json::value_t::number_integer: return j.get<std::int64_t>();
+    case json::value_t::number_unsigned: {
+      const auto u = j.get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(INT64_MAX)) return static_cast<std::int64_t>(u);
+      return static_cast<double>(u);
+    }
+    case json::value_t::number_float: return j.get<double>();
+    case json::value_t::string: return j.get<std::string>();
+    case json::value_t::array: {
+      ConfigValue::Array a;
+      for (const auto& e : j) a.push_back(from_json(e));
+      return a;
+    }
+    case json::value_t::object: {
+      ConfigValue o = ConfigValue::object();
+      for (auto it = j.begin(); it != j.end(); ++it) o.set(it.key(), from_json(it.value()));
+      return o;
+    }
+    default: return nullptr;
+  }
+}
+
+json to_json(const ConfigValue& v) {
+  switch (v.kind()) {
+    case ConfigValue::Kind::null: return nullptr;
+    case ConfigValue::Kind::boolean: return v.as_bool();
+    case ConfigValue::Kind::integer: return v.as_integer();
+    case ConfigValue::Kind::number: return v.as_double();
+    case ConfigValue::Kind::string: return v.as_string();
+    case ConfigValue::Kind::array: {
+      json a = json::array();
+      for (const auto& e : v.as_array()) a.push_back(to_json(e));
+      return a;
+    }
+    case ConfigValue::Kind::object: {
+      json o = json::object();
+      for (const auto& [k, e] : v.as_object()) o[k] = to_json(e);
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+json notes(const std::vector<ImportNote>& list) {
+  json out = json::array();
+  for (const auto& n : list) out.push_back({{"key", n.key}, {"reason", n.reason}, {"value", to_json(n.value)}});
+  return out;
+}
+
+}  // namespace
+
+std::optional<ConfigValue> parse_json_config(std::string_view text, const std::string& name, Errors& errors) {
+  if (text.size() > kMaxDocumentBytes) {
+    errors.push_back({error_code::document_too_large, name, name + " is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+    return std::nullopt;
+  }
+  if (json_io::nesting_depth(text) > json_io::kMaxNestingDepth) {
+    errors.push_back({error_code::invalid_json, name, name + " nests arrays/objects deeper than " + std::to_string(json_io::kMaxNestingDepth) + " levels"});
+    return std::nullopt;
+  }
+  try {
+    return from_json(json::parse(text.begin(), text.end()));
+  } catch (const json::parse_error& e) {
+    // nlohmann's message: "[json.exception.parse_error.101] parse error at line L, column C: ..."
+    std::string message = e.what();
+    if (const auto at = message.find("parse error"); at != std::string::npos) message = message.substr(at);
+    errors.push_back({error_code::invalid_json, name, name + ": " + message});
+    return std::nullopt;
+  }
+}
+
+std::string config_value_json(const ConfigValue& value) { return to_json(value).dump(2); }
+
+JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportOptions& options, bool document_only) {
+  try {
+    const ImportResult r = import_configs(files, builtin_catalog(), options);
+    if (!r.errors.empty()) return {error_document(r.errors), false};
+    if (document_only) return {to_json(r.document).dump(2), true};
+    json out;
+    out["document"] = to_json(r.document);
+    json provenance = json::object();
+    for (const auto& [field, origin] : r.provenance) provenance[field] = origin;
+    out["provenance"] = provenance;
+    out["ignored"] = notes(r.ignored);
+    out["unmodelled"] = notes(r.unmodelled);
+    out["unresolved"] = notes(r.unresolved);
+    json formats = json::object();
+    for (const auto& [file, format] : r.formats) formats[file] = format;
+    out["formats"] = formats;
+    return {out.dump(2), true};
+  } catch (const std::exception& ex) {
+    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+  }
+}
+
+JsonResult import_json(std::string_view request) {
+  try {
+    Errors errors;
+    const auto doc = json_io::read_document(request, errors);
+    if (!doc) return {error_document(errors), false};
+    json_io::ObjectReader r(*doc, "", errors);
+    if (!r.valid()) return {error_document(errors), false};
+    ImportOptions options;
+    options.model_preset = r.string("model");
+    const bool document_only = r.boolean("document_only").value_or(false);
+    std::vector<ConfigFile> files;
+    const json* list = r.get("files");
+    if (!list || !list->is_array() || list->empty()) {
+      errors.push_back({error_code::missing_field, "files", "files must be a non-empty list of {\"name\", \"text\" | \"content\"}"});
+    } else {
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        json_io::ObjectReader f((*list)[i], "files[" + std::to_string(i) + "]", errors);
+        if (!f.valid()) continue;
+        ConfigFile file;
+        file.name = f.string("name").value_or("file" + std::to_string(i + 1));
+        auto text = f.string("text");
+        const json* content = f.get("content");
+        if (text && ends_with(file.name, ".json")) {
+          auto parsed = parse_json_config(*text, file.name, errors);
+          if (!parsed) continue;
+          file.content = *parsed;
+        } else if (text) {
+          file.text = *text;
+        } else if (content) {
+          file.content = from_json(*content);
+        } else {
+          errors.push_back({error_code::missing_field, f.field("text"), f.path() + " needs \"text\" or \"content\""});
+          continue;
+        }
+        f.finish();
+        files.push_back(std::move(file));
+      }
+    }
+    r.finish();
+    if (!errors.empty()) return {error_document(errors), false};
+    return import_files_json(files, options, document_only);
+  } catch (const std::exception& ex) {
+    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+  }
+}
+
+}  // namespace trainmem

@@ -1,0 +1,54 @@
+// The WASM import reads the same files to the same answer as the native CLI.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const require = createRequire(import.meta.url);
+const createEngine = require('../web/engine.js');
+const engine = await createEngine();
+const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
+const configs = new URL('../tests/fixtures/configs/', import.meta.url).pathname;
+
+function run(args, cwd) {
+  try {
+    return JSON.parse(execFileSync(cli, args, { cwd }).toString());
+  } catch (e) {
+    return JSON.parse(e.stdout.toString());
+  }
+}
+
+test('an accelerate YAML with the DeepSpeed JSON it names: WASM equals the CLI', () => {
+  const cwd = configs + 'accelerate';
+  const yaml = 'accelerate_deepspeed.yaml', json = '../deepspeed/zero_stage1_config.json';
+  const request = {
+    files: [
+      { name: yaml, content: run(['parse', yaml], cwd) },  // the YAML as the CLI's parser reads it
+      { name: json, text: readFileSync(`${cwd}/${json}`, 'utf8') },
+    ],
+  };
+  const wasm = JSON.parse(engine.import(JSON.stringify(request)));
+  assert.deepEqual(wasm, run(['import', yaml, json], cwd));
+  // ZeRO-1 from the JSON, 2 GPUs from the YAML (tests/fixtures/configs/accelerate/expected.json).
+  assert.equal(wasm.document.parallel.zero_stage, 1);
+  assert.equal(wasm.document.parallel.world_size, 2);
+});
+
+test('a TRL command line: WASM equals the CLI, and a missing model asks for its config', () => {
+  const cwd = configs + 'trl';
+  const text = readFileSync(`${cwd}/trl_sft_lora.sh`, 'utf8');
+  const request = { files: [{ name: 'trl_sft_lora.sh', text }], model: 'qwen2.5-0.5b' };
+  assert.deepEqual(JSON.parse(engine.import(JSON.stringify(request))), run(['import', '--model', 'qwen2.5-0.5b', 'trl_sft_lora.sh'], cwd));
+  const asked = JSON.parse(engine.import(JSON.stringify({ files: [{ name: 'trl_sft_lora.sh', text }] })));
+  assert.equal(asked.error.code, 'model_config_needed');
+  assert.match(asked.error.message, /Qwen\/Qwen2-0\.5B/);
+});
+
+test('bad requests come back as error documents', () => {
+  assert.equal(JSON.parse(engine.import('{')).error.code, 'invalid_json');
+  assert.equal(JSON.parse(engine.import('{"files": []}')).error.code, 'missing_field');
+  const broken = JSON.parse(engine.import(JSON.stringify({ files: [{ name: 'ds.json', text: '{\n "a": 1,\n "b" 2}' }] })));
+  assert.equal(broken.error.code, 'invalid_json');
+  assert.match(broken.error.message, /line 3, column/);
+});

@@ -1,0 +1,281 @@
+// trainmem import: every fixture under tests/fixtures/configs/<format>/ (real example configs from
+// the frameworks' repositories, stored verbatim) against the estimate document written by hand in
+// that folder's expected.json from the framework's documentation and source; then the edges
+// (YAML 1.1 scalars, command lines, malformed files, conflicts) one by one.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "config_files.hpp"
+#include "trainmem/config_import.hpp"
+#include "trainmem/json_api.hpp"
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using trainmem::ConfigValue;
+
+const fs::path kConfigs = fs::path(TRAINMEM_SOURCE_DIR) / "tests" / "fixtures" / "configs";
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json as_json(const ConfigValue& v) { return json::parse(trainmem::config_value_json(v)); }
+
+// Loads files by path, named by their file names (as provenance cites them).
+std::vector<trainmem::ConfigFile> load(const fs::path& folder, const std::vector<std::string>& names) {
+  std::vector<trainmem::ConfigFile> files;
+  for (const auto& n : names) {
+    const fs::path p = folder / n;
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file(p.filename().string(), read_text(p), errors);
+    INFO(trainmem::error_document(errors));
+    REQUIRE(f);
+    files.push_back(*f);
+  }
+  return files;
+}
+
+bool has_key(const std::vector<trainmem::ImportNote>& notes, const std::string& key) {
+  for (const auto& n : notes) if (n.key == key) return true;
+  return false;
+}
+
+std::string origin_of(const trainmem::ImportResult& r, const std::string& field) {
+  for (const auto& [f, o] : r.provenance) if (f == field) return o;
+  return "";
+}
+
+// Every top-level key of every structured file is accounted for: mapped (named in a provenance
+// origin), ignored, unmodelled or unresolved. Nothing the user wrote disappears.
+void check_every_key_reported(const std::vector<trainmem::ConfigFile>& files, const trainmem::ImportResult& r) {
+  for (const auto& f : files) {
+    if (f.text || !f.content.is_object() || f.content.find("model_type")) continue;
+    for (const auto& [key, value] : f.content.as_object()) {
+      const std::string k = f.name + ":" + key;
+      bool found = false;
+      auto starts = [&](const std::string& s) { return s == k || s.rfind(k + ".", 0) == 0; };
+      for (const auto* list : {&r.ignored, &r.unmodelled, &r.unresolved})
+        for (const auto& n : *list) found = found || starts(n.key);
+      for (const auto& [field, origin] : r.provenance)
+        found = found || origin.find(k + " ") != std::string::npos || origin.find(k + ".") != std::string::npos ||
+                (origin.size() >= k.size() && origin.compare(origin.size() - k.size(), k.size(), k) == 0) ||
+                origin.find(k + ";") != std::string::npos;
+      INFO("key " << k << " is neither mapped, ignored, unmodelled nor unresolved");
+      CHECK(found);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every trainer-config fixture maps to its hand-written document", "[import]") {
+  std::size_t cases = 0;
+  for (const auto& entry : fs::directory_iterator(kConfigs)) {
+    if (!entry.is_directory() || !fs::exists(entry.path() / "expected.json")) continue;
+    const json manifest = json::parse(read_text(entry.path() / "expected.json"));
+    for (const auto& c : manifest.at("cases")) {
+      ++cases;
+      DYNAMIC_SECTION(entry.path().filename().string() << ": " << c.at("name").get<std::string>()) {
+        REQUIRE(c.contains("source"));
+        for (const auto& s : c.at("source")) {
+          CHECK(s.contains("repository"));
+          CHECK(s.at("commit").get<std::string>().size() == 40);
+        }
+        const auto files = load(entry.path(), c.at("files").get<std::vector<std::string>>());
+        trainmem::ImportOptions options;
+        if (c.contains("model")) options.model_preset = c.at("model").get<std::string>();
+        const auto r = trainmem::import_configs(files, trainmem::builtin_catalog(), options);
+        if (c.contains("error")) {
+          const json& e = c.at("error");
+          bool matched = false;
+          for (const auto& err : r.errors) {
+            if (err.code != e.at("code") || err.field != e.at("field")) continue;
+            matched = true;
+            for (const auto& m : e.at("mentions")) CHECK(err.message.find(m.get<std::string>()) != std::string::npos);
+          }
+          INFO(trainmem::error_document(r.errors));
+          CHECK(matched);
+          continue;
+        }
+        INFO(trainmem::error_document(r.errors));
+        REQUIRE(r.errors.empty());
+        // Field by field: the same fields, the same values (2 and 2.0 are equal).
+        const json got = as_json(r.document);
+        const json want = c.at("document");
+        const json got_flat = got.flatten(), want_flat = want.flatten();
+        for (const auto& [path, value] : want_flat.items()) {
+          INFO("field " << path);
+          REQUIRE(got_flat.contains(path));
+          CHECK(got_flat.at(path) == value);
+        }
+        for (const auto& [path, value] : got_flat.items()) {
+          INFO("field " << path << " = " << value.dump() << " is not in the hand-written document");
+          CHECK(want_flat.contains(path));
+        }
+        if (c.contains("provenance"))
+          for (const auto& [field, origin] : c.at("provenance").items()) CHECK(origin_of(r, field) == origin.get<std::string>());
+        for (const char* list : {"ignored", "unmodelled", "unresolved"}) {
+          if (!c.contains(list)) continue;
+          const auto& notes = std::string(list) == "ignored" ? r.ignored : std::string(list) == "unmodelled" ? r.unmodelled : r.unresolved;
+          for (const auto& k : c.at(list)) {
+            INFO(list << " should hold " << k);
+            CHECK(has_key(notes, k.get<std::string>()));
+          }
+        }
+        if (c.contains("not_unresolved"))
+          for (const auto& k : c.at("not_unresolved")) CHECK_FALSE(has_key(r.unresolved, k.get<std::string>()));
+        check_every_key_reported(files, r);
+        // A document with a model is a valid estimate document.
+        if (got.contains("model")) {
+          const auto estimate = trainmem::estimate_json(got.dump());
+          INFO(estimate.json);
+          CHECK(estimate.ok);
+        }
+      }
+    }
+  }
+  CHECK(cases >= 20);
+}
+
+TEST_CASE("YAML scalars follow PyYAML's YAML 1.1 rules", "[import][yaml]") {
+  using trainmem::cli::yaml11_plain_scalar;
+  // PyYAML 6.0 yaml.safe_load, checked by hand against yaml/resolver.py's regular expressions.
+  CHECK(yaml11_plain_scalar("yes") == ConfigValue(true));
+  CHECK(yaml11_plain_scalar("Off") == ConfigValue(false));
+  CHECK(yaml11_plain_scalar("on") == ConfigValue(true));
+  CHECK(yaml11_plain_scalar("y") == ConfigValue("y"));            // YAML 1.1 spec has y/n; PyYAML does not
+  CHECK(yaml11_plain_scalar("5e-5") == ConfigValue("5e-5"));      // no dot: a string, the classic trap
+  CHECK(yaml11_plain_scalar("1.0e5") == ConfigValue("1.0e5"));    // exponent without a sign: a string
+  CHECK(yaml11_plain_scalar("2.0e-5") == ConfigValue(2.0e-5));
+  CHECK(yaml11_plain_scalar("1_000") == ConfigValue(std::int64_t{1000}));
+  CHECK(yaml11_plain_scalar("010") == ConfigValue(std::int64_t{8}));   // leading zero: octal
+  CHECK(yaml11_plain_scalar("0x1F") == ConfigValue(std::int64_t{31}));
+  CHECK(yaml11_plain_scalar("1:30") == ConfigValue(std::int64_t{90}));  // base 60
+  CHECK(yaml11_plain_scalar("08") == ConfigValue("08"));
+  CHECK(yaml11_plain_scalar("~").is_null());
+  CHECK(yaml11_plain_scalar("").is_null());
+  CHECK(yaml11_plain_scalar(".5") == ConfigValue(0.5));
+  CHECK(yaml11_plain_scalar("2026-01-02") == ConfigValue("2026-01-02"));
+
+  trainmem::Errors errors;
+  auto v = trainmem::cli::parse_yaml("a: 'yes'\nb: yes\nc: \"5\"\nd: 5\nbase: &b {x: 1}\ne:\n  <<: *b\n  y: 2\n", "t.yaml", errors);
+  REQUIRE(v);
+  CHECK(*v->find("a") == ConfigValue("yes"));  // quoted: always a string
+  CHECK(*v->find("b") == ConfigValue(true));
+  CHECK(*v->find("c") == ConfigValue("5"));
+  CHECK(*v->find("d") == ConfigValue(std::int64_t{5}));
+  CHECK(*v->at_path("e.x") == ConfigValue(std::int64_t{1}));  // merge key
+}
+
+TEST_CASE("malformed files name the file, line and column", "[import][errors]") {
+  trainmem::Errors errors;
+  CHECK_FALSE(trainmem::cli::load_config_file("bad.yaml", "a: 1\nb: [1, 2\nc: 3\n", errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "invalid_yaml");
+  CHECK(errors[0].message.rfind("bad.yaml:", 0) == 0);
+  errors.clear();
+  CHECK_FALSE(trainmem::cli::load_config_file("bad.json", "{\n  \"a\": 1,\n  \"b\" 2\n}", errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "invalid_json");
+  CHECK(errors[0].message.find("line 3, column") != std::string::npos);
+  errors.clear();
+  CHECK_FALSE(trainmem::cli::load_config_file("bad.toml", "[job]\nname = \n", errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "invalid_toml");
+  CHECK(errors[0].message.rfind("bad.toml:2:", 0) == 0);
+  errors.clear();
+  // Aliases that would expand without bound are refused.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'h'; ++c)
+    bomb += std::string(1, c) + ": &" + c + " [*" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) +
+            ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + "]\n";
+  CHECK_FALSE(trainmem::cli::load_config_file("bomb.yaml", bomb, errors));
+  CHECK(errors.at(0).code == "invalid_yaml");
+}
+
+TEST_CASE("two files that disagree are reported with both sources", "[import][conflict]") {
+  trainmem::Errors errors;
+  auto ds = trainmem::cli::load_config_file("ds.json", R"({"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 2}})", errors);
+  auto args = trainmem::cli::load_config_file("args.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nper_device_train_batch_size: 2\n", errors);
+  REQUIRE(ds);
+  REQUIRE(args);
+  const auto r = trainmem::import_configs({*ds, *args}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "conflicting_values");
+  CHECK(r.errors[0].field == "batch.micro_batch_size");
+  CHECK(r.errors[0].message.find("ds.json:train_micro_batch_size_per_gpu says 4") != std::string::npos);
+  CHECK(r.errors[0].message.find("args.yaml:per_device_train_batch_size says 2") != std::string::npos);
+}
+
+TEST_CASE("configs of frameworks the import does not read are named, not guessed", "[import][errors]") {
+  trainmem::Errors errors;
+  auto axolotl = trainmem::cli::load_config_file("qlora.yml", "base_model: NousResearch/Llama-2-7b-hf\nadapter: qlora\nsequence_len: 4096\n", errors);
+  auto other = trainmem::cli::load_config_file("x.yaml", "foo: 1\n", errors);
+  REQUIRE(axolotl);
+  REQUIRE(other);
+  auto r = trainmem::import_configs({*axolotl}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "unknown_config_format");
+  CHECK(r.errors[0].message.find("axolotl") != std::string::npos);
+  r = trainmem::import_configs({*other}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "unknown_config_format");
+}
+
+TEST_CASE("launch scripts: variables, arrays and continuations resolve; unknown variables are reported", "[import][shell]") {
+  trainmem::ConfigFile f;
+  f.name = "run.sh";
+  f.text = R"(#!/bin/bash
+GPUS=4
+ARGS=(
+  --per_device_train_batch_size 2   # two sequences per GPU
+  --gradient_accumulation_steps "$STEPS"
+)
+MODEL="meta-llama/Llama-3.1-8B"
+torchrun --nproc_per_node $GPUS --nnodes=${NNODES:-1} train_sft.py \
+  --model_name_or_path ${MODEL} "${ARGS[@]}" --bf16 --max_length=4096
+)";
+  const auto r = trainmem::import_configs({f}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("model").at("preset") == "llama-3.1-8b");
+  CHECK(doc.at("parallel").at("world_size") == 4);  // --nproc_per_node 4 x --nnodes ${NNODES:-1}
+  CHECK(doc.at("batch").at("micro_batch_size") == 2);
+  CHECK(doc.at("batch").at("seq_length") == 4096);
+  CHECK(doc.at("precision").at("compute_dtype") == "bf16");
+  CHECK(origin_of(r, "batch.micro_batch_size") == "read from run.sh:--per_device_train_batch_size");
+  // $STEPS is never set: reported, and the accumulation count falls back to the trainer default.
+  CHECK(has_key(r.unresolved, "run.sh:--gradient_accumulation_steps"));
+  CHECK(origin_of(r, "batch.gradient_accumulation_steps").rfind("framework default", 0) == 0);
+}
+
+TEST_CASE("the WASM request gives the CLI's answer", "[import][wasm]") {
+  const fs::path folder = kConfigs / "accelerate";
+  const auto files = load(folder, {"accelerate_deepspeed.yaml"});
+  json request;
+  request["files"] = json::array({{{"name", "accelerate_deepspeed.yaml"}, {"content", as_json(files[0].content)}},
+                                  {{"name", "zero_stage1_config.json"}, {"text", read_text(kConfigs / "deepspeed" / "zero_stage1_config.json")}}});
+  const auto wasm = trainmem::import_json(request.dump());
+  const auto cli_files = [&] {
+    auto f = files;
+    auto ds = load(kConfigs / "deepspeed", {"zero_stage1_config.json"});
+    f.push_back(ds[0]);
+    return f;
+  }();
+  const auto cli = trainmem::import_files_json(cli_files, {}, false);
+  REQUIRE(wasm.ok);
+  CHECK(json::parse(wasm.json) == json::parse(cli.json));
+  request["document_only"] = true;
+  CHECK(json::parse(trainmem::import_json(request.dump()).json) == json::parse(cli.json).at("document"));
+}
