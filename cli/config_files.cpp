@@ -220,6 +220,41 @@ std::optional<ConfigValue> parse_toml(const std::string& text, const std::string
   }
 }
 
+namespace {
+void emit(YAML::Emitter& out, const ConfigValue& v) {
+  switch (v.kind()) {
+    case ConfigValue::Kind::null: out << YAML::Null; break;
+    case ConfigValue::Kind::boolean: out << (v.as_bool() ? "true" : "false"); break;
+    case ConfigValue::Kind::integer: out << v.as_integer(); break;
+    case ConfigValue::Kind::number: out << v.summary(); break;
+    case ConfigValue::Kind::string:
+      // A string that PyYAML would read as something else ("NO", "yes", "1e5" is safe, "1.0" is not) is quoted.
+      if (!yaml11_plain_scalar(v.as_string()).is_string()) out << YAML::DoubleQuoted << v.as_string();
+      else out << v.as_string();
+      break;
+    case ConfigValue::Kind::array:
+      out << YAML::BeginSeq;
+      for (const auto& e : v.as_array()) emit(out, e);
+      out << YAML::EndSeq;
+      break;
+    case ConfigValue::Kind::object:
+      out << YAML::BeginMap;
+      for (const auto& [k, e] : v.as_object()) {
+        out << YAML::Key << k << YAML::Value;
+        emit(out, e);
+      }
+      out << YAML::EndMap;
+      break;
+  }
+}
+}  // namespace
+
+std::string emit_yaml(const ConfigValue& value) {
+  YAML::Emitter out;
+  emit(out, value);
+  return std::string(out.c_str()) + "\n";
+}
+
 std::optional<ConfigFile> load_config_file(const std::string& name, const std::string& text, Errors& errors) {
   if (text.size() > kMaxDocumentBytes) {
     errors.push_back({error_code::document_too_large, name,

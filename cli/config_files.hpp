@@ -18,6 +18,9 @@ std::optional<ConfigFile> load_config_file(const std::string& name, const std::s
 std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string& name, Errors& errors);
 std::optional<ConfigValue> parse_toml(const std::string& text, const std::string& name, Errors& errors);
 
+// A ConfigValue as block YAML; strings PyYAML would read as another type ("NO", "on") are quoted.
+std::string emit_yaml(const ConfigValue& value);
+
 // PyYAML's implicit resolver for a plain (unquoted) scalar: null, bool, int, float or string
 // (yaml/resolver.py and yaml/constructor.py, PyYAML 6.0).
 ConfigValue yaml11_plain_scalar(const std::string& text);

@@ -26,6 +26,9 @@ Usage:
                                provenance, ignored, unmodelled, unresolved}; --document-only prints the
                                estimate document alone (pipe it into `trainmem estimate -`); --model
                                names a catalog model when the files name one the catalog lacks
+  trainmem export deepspeed|accelerate [--config-only] FILE|-
+                               an estimate document -> {format, config, not_exported}; --config-only
+                               prints the file itself (DeepSpeed JSON, accelerate YAML)
   trainmem parse FILE          a YAML, TOML or JSON file as the JSON the import reads (YAML 1.1 scalars)
   trainmem --help              this text
 
@@ -91,6 +94,34 @@ int parse_command(const std::string& path) {
   return 0;
 }
 
+int export_command(int argc, char** argv) {
+  const std::string format = argv[2];
+  bool config_only = false;
+  std::string path;
+  for (int i = 3; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--config-only") config_only = true;
+    else path = arg;
+  }
+  std::string document;
+  if (path.empty() || !read_input(path, document)) {
+    std::cerr << (path.empty() ? std::string(kUsage) : "trainmem: cannot read " + path + "\n");
+    return 1;
+  }
+  const auto r = trainmem::export_json(document, format);
+  if (!r.ok || !config_only) {
+    std::cout << r.json << "\n";
+    return r.ok ? 0 : 2;
+  }
+  trainmem::Errors errors;
+  const auto parsed = trainmem::parse_json_config(r.json, "export", errors);
+  const trainmem::ConfigValue* config = parsed ? parsed->find("config") : nullptr;
+  if (!config) return 1;
+  if (format == "accelerate") std::cout << trainmem::cli::emit_yaml(*config);
+  else std::cout << trainmem::config_value_json(*config) << "\n";
+  return 0;
+}
+
 int print(const trainmem::JsonResult& r) {
   std::cout << r.json << "\n";
   return r.ok ? 0 : 2;
@@ -116,6 +147,7 @@ int main(int argc, char** argv) {
   if (command == "catalog" && argc == 3) return print(trainmem::catalog_json(argv[2]));
   if (command == "import" && argc >= 3) return import_command(argc, argv);
   if (command == "parse" && argc == 3) return parse_command(argv[2]);
+  if (command == "export" && argc >= 4) return export_command(argc, argv);
   std::cerr << kUsage;
   return 1;
 }

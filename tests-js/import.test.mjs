@@ -1,13 +1,11 @@
 // The WASM import reads the same files to the same answer as the native CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { loadEngine } from './engine-module.mjs';
 
-const require = createRequire(import.meta.url);
-const createEngine = require('../web/engine.js');
-const engine = await createEngine();
+const engine = await loadEngine();
 const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
 const configs = new URL('../tests/fixtures/configs/', import.meta.url).pathname;
 

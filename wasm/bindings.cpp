@@ -14,6 +14,8 @@ std::string activations(const std::string& document) { return trainmem::activati
 std::string solve(const std::string& document) { return trainmem::solve_json(document).json; }
 // {"files": [{"name", "text" | "content"}], "model"?, "document_only"?} -> the import document.
 std::string import_configs(const std::string& request) { return trainmem::import_json(request).json; }
+// Estimate document + "deepspeed" | "accelerate" -> {format, config, not_exported}.
+std::string export_config(const std::string& document, const std::string& format) { return trainmem::export_json(document, format).json; }
 // Benchmarks only: nanoseconds per engine-only estimate of a valid document (-1 when invalid).
 double estimate_nanoseconds(const std::string& document, int iterations) {
   const auto parsed = trainmem::parse_estimate_document(document);
@@ -27,5 +29,6 @@ EMSCRIPTEN_BINDINGS(trainmem) {
   emscripten::function("activations", &activations);
   emscripten::function("solve", &solve);
   emscripten::function("import", &import_configs);
+  emscripten::function("export", &export_config);
   emscripten::function("estimate_nanoseconds", &estimate_nanoseconds);
 }

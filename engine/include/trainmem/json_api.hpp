@@ -56,6 +56,11 @@ std::optional<ConfigValue> parse_json_config(std::string_view text, const std::s
 // A ConfigValue as JSON text (for `trainmem parse`, the page's parity test).
 std::string config_value_json(const ConfigValue& value);
 
+// An estimate document -> {"format", "config", "not_exported": [{field, reason}]}; format is
+// "deepspeed" (a DeepSpeed config JSON) or "accelerate" (an accelerate config, as JSON; the CLI
+// writes it as YAML). not_exported lists the document's fields the file cannot carry.
+JsonResult export_json(std::string_view document, std::string_view format);
+
 // The error document for a list of problems.
 std::string error_document(const Errors& errors);
 

@@ -114,8 +114,8 @@ void read_fsdp_plugin(Reading& r, const std::string& prefix, const ConfigValue& 
       else if (b) r.ignore(k, v, "FSDP does not wrap layers for checkpointing; the trainer's gradient_checkpointing decides");
     } else if (name == "fsdp_version") {
       auto n = typed<std::int64_t>(r, k, v, integer_value, "1 or 2");
-      if (n && *n == 2) r.unmodelled_key(k, v, "FSDP2 (per-parameter sharding): parallel.sharding_engine \"fsdp2\" is not in the document yet");
-      else if (n) r.ignore(k, v, "FSDP1, the estimate's FSDP model");
+      if (n && (*n == 1 || *n == 2)) r.read("parallel.sharding_engine", *n == 2 ? "fsdp2" : "fsdp", k);
+      else if (n) r.error(error_code::unknown_value, k, "expected 1 or 2, got " + v.summary());
     } else if (name == "fsdp_cpu_ram_efficient_loading") {
       if (auto b = boolean(r, k, v); b && *b) r.ignore(k, v, "only rank 0 reads the checkpoint: no extra host copies");
       else if (b) r.unmodelled_key(k, v, "every rank reads the whole checkpoint into host RAM at load: not in cpu_bytes_per_node yet");
@@ -173,13 +173,20 @@ Reading read_accelerate_config(const std::string& file, const ConfigValue& conte
     if (name == "distributed_type") {
       auto t = string_value(v);
       distributed = t ? upper(*t) : "";
-      // Until parallel.sharding_engine is in the document, `framework` names who shards.
-      if (distributed == "DEEPSPEED") r.read("framework", "deepspeed", k);
-      else if (distributed == "FSDP") r.read("framework", "fsdp", k);
-      else if (distributed == "MULTI_GPU" || distributed == "NO") {
+      // Who shards (parallel.sharding_engine); the trainer's file names the loop (framework).
+      if (distributed == "DEEPSPEED") {
+        r.read("parallel.sharding_engine", "deepspeed", k);
+        r.launcher_default("framework", "deepspeed", std::string(kAcc) + ": no trainer file given; DeepSpeed's defaults");
+      } else if (distributed == "FSDP") {
+        const ConfigValue* fsdp = content.find("fsdp_config");
+        const ConfigValue* version = fsdp ? fsdp->find("fsdp_version") : nullptr;
+        const bool v2 = version && integer_value(*version) == std::int64_t{2};
+        r.read("parallel.sharding_engine", v2 ? "fsdp2" : "fsdp", k);
+        r.launcher_default("framework", "fsdp", std::string(kAcc) + ": no trainer file given; FSDP's defaults");
+      } else if (distributed == "MULTI_GPU" || distributed == "NO") {
         r.launcher_default("framework", "hf_trainer", std::string(kAcc) + ": torch DistributedDataParallel with its defaults");
         r.read("parallel.zero_stage", 0, k);
-      } else if (distributed == "MEGATRON_LM") r.read("framework", "megatron", k);
+      } else if (distributed == "MEGATRON_LM") r.read("parallel.sharding_engine", "megatron", k);
       else r.unmodelled_key(k, v, "distributed type " + v.summary() + " (TPU, XPU, NPU, CPU back ends) is not modelled");
     } else if (name == "num_processes") {
       auto n = typed<std::int64_t>(r, k, v, integer_value, "a whole number");

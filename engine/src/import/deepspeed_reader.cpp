@@ -156,9 +156,10 @@ void read_optimizer(Reading& r, const std::string& k, const ConfigValue& v) {
 
 Reading read_deepspeed_config(const std::string& file, const ConfigValue& content, const std::string& prefix) {
   Reading r(file, "deepspeed");
-  // Until parallel.sharding_engine is in the document, `framework` names who shards: DeepSpeed's
-  // engine (its buckets, fp32 gradient partitions) also when the HF Trainer drives the loop.
-  r.read_from_kind("framework", "deepspeed", "a DeepSpeed config: DeepSpeed's engine shards and reduces");
+  // DeepSpeed's engine shards and reduces, also when the HF Trainer drives the loop; alone, the
+  // file means DeepSpeed's own training loop.
+  r.read_from_kind("parallel.sharding_engine", "deepspeed", "a DeepSpeed config: DeepSpeed's engine shards and reduces");
+  r.launcher_default("framework", "deepspeed", "a DeepSpeed config without a trainer's file: DeepSpeed's own loop");
   bool precision_given = false;
   std::optional<std::int64_t> micro;
   for (const auto& [name, v] : content.as_object()) {

@@ -145,7 +145,7 @@ void apply_fsdp_option(Reading& r, const std::string& k, const ConfigValue& v) {
     r.ignore(k, v, "FSDP off");
     return;
   }
-  r.read("framework", "fsdp", k);
+  r.read("parallel.sharding_engine", "fsdp", k);
   for (const auto& w : words) {
     if (w == "full_shard") r.read("parallel.zero_stage", 3, k);
     else if (w == "shard_grad_op") r.read("parallel.zero_stage", 2, k);
@@ -300,8 +300,9 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       const std::string mapped = o ? optimizer_of(lower(*o)) : "";
       if (!mapped.empty()) r.read("precision.optimizer", mapped, k);
       else r.unmodelled_key(k, v, "optimizer " + v.summary() + " has no estimate value (adamw, 8-bit and paged AdamW, adafactor, sgd, lion are modelled)");
-      if (o && lower(*o) == "adamw_torch_fused")
-        r.unmodelled_key(k, v, "fused AdamW step temporaries: precision.optimizer_implementation is not in the document yet");
+      // training_args.py: adamw_torch_fused passes fused=True; adamw_torch leaves torch's foreach default.
+      if (o && lower(*o) == "adamw_torch_fused") r.read("precision.optimizer_implementation", "fused", k);
+      else if (o && lower(*o) == "adamw_torch") r.read("precision.optimizer_implementation", "foreach", k);
     } else if (name == "torch_compile") {
       if (auto b = boolean(r, k, v)) r.read("compile", *b, k);
     } else if (name == "torch_compile_backend" || name == "torch_compile_mode") {
@@ -357,8 +358,10 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
   } else if (trl && !bf16_given && !fp16) {
     r.trainer_default("precision.compute_dtype", "bf16", std::string(kTrlBase) + " bf16 = not fp16");
   }
-  if (!args.find("optim"))
+  if (!args.find("optim")) {
     r.trainer_default("precision.optimizer", "adamw", std::string(kHf) + " optim = adamw_torch_fused (torch >= 2.8)");
+    r.trainer_default("precision.optimizer_implementation", "fused", std::string(kHf) + " optim = adamw_torch_fused (torch >= 2.8)");
+  }
   if (trl && !args.find("dtype") && !args.find("torch_dtype"))
     r.trainer_default("precision.param_dtype", "fp32", std::string(kTrlModel) + " dtype = \"float32\"");
   if (trl && !args.find("attn_implementation"))

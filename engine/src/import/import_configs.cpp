@@ -216,9 +216,9 @@ const std::vector<std::string>& document_fields() {
       "lora.modules_to_save", "qlora.quant_type", "qlora.double_quant", "rlhf.algorithm", "rlhf.reference.method",
       "rlhf.rollout.max_new_tokens", "rlhf.rollout.num_generations", "rlhf.rollout.colocated", "precision.param_dtype",
       "precision.compute_dtype", "precision.grad_dtype", "precision.master_weights", "precision.optimizer",
-      "precision.optimizer_state_dtype", "precision.fp8_compute", "batch.micro_batch_size", "batch.seq_length",
+      "precision.optimizer_state_dtype", "precision.optimizer_implementation", "precision.fp8_compute", "batch.micro_batch_size", "batch.seq_length",
       "batch.gradient_accumulation_steps", "activation_checkpointing", "activation_offload", "loss.implementation",
-      "compile", "model_loading", "attention", "parallel.world_size", "parallel.gpus_per_node", "parallel.zero_stage",
+      "compile", "model_loading", "attention", "parallel.world_size", "parallel.gpus_per_node", "parallel.sharding_engine", "parallel.zero_stage",
       "parallel.sharding_group_size", "parallel.tensor_parallel_size", "parallel.pipeline_parallel_size",
       "parallel.sequence_parallel", "parallel.context_parallel_size", "parallel.expert_parallel_size",
       "parallel.offload_optimizer", "parallel.offload_param", "parallel.reshard_after_forward",
@@ -486,6 +486,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   // DeepSpeed's cast (and Megatron) keep fp32 masters instead.
   if (auto p = chosen.find("precision.param_dtype"); p != chosen.end() && p->second.a.strength < Strength::engine_cast) {
     const std::string dtype = p->second.a.value.is_string() ? p->second.a.value.as_string() : "";
+    auto engine = chosen.find("parallel.sharding_engine");
+    const std::string sharding = engine != chosen.end() && engine->second.a.value.is_string() ? engine->second.a.value.as_string() : "";
     auto fw = chosen.find("framework");
     const std::string framework = fw != chosen.end() && fw->second.a.value.is_string() ? fw->second.a.value.as_string() : "hf_trainer";
     auto opt = chosen.find("precision.optimizer");
@@ -494,7 +496,9 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     auto m = chosen.find("method");
     const std::string method = m != chosen.end() && m->second.a.value.is_string() ? m->second.a.value.as_string() : "full";
     const bool adapters = method == "lora" || method == "qlora";
-    if (!adapters && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp") && torch_optimizer) {
+    const bool deepspeed_or_megatron = sharding == "deepspeed" || sharding == "megatron";
+    if (!adapters && !deepspeed_or_megatron && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp") &&
+        torch_optimizer) {
       const std::string why = "framework default (torch/optim/adamw.py keeps states in the parameter dtype; the HF Trainer keeps no fp32 master copy)";
       if (!chosen.count("precision.master_weights"))
         chosen["precision.master_weights"] = Chosen{{"precision.master_weights", false, why, "", Strength::trainer_default}, {}};
@@ -508,9 +512,9 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   if (auto m = chosen.find("method"); m != chosen.end() && m->second.a.value.is_string() &&
                                       (m->second.a.value.as_string() == "lora" || m->second.a.value.as_string() == "qlora") &&
                                       !chosen.count("lora.adapter_dtype")) {
-    auto fw = chosen.find("framework");
+    auto engine = chosen.find("parallel.sharding_engine");
     auto zero = chosen.find("parallel.zero_stage");
-    const bool zero3_deepspeed = fw != chosen.end() && fw->second.a.value == ConfigValue("deepspeed") &&
+    const bool zero3_deepspeed = engine != chosen.end() && engine->second.a.value == ConfigValue("deepspeed") &&
                                  zero != chosen.end() && zero->second.a.value == ConfigValue(3);
     auto p = chosen.find("precision.param_dtype");
     if (!zero3_deepspeed)

@@ -1,0 +1,28 @@
+// An estimate setup -> a trainer configuration file with the settings that matter for memory
+// (shared/ESTIMATE-API.md "export"). Importing the file back gives the same setup for every field
+// the format carries (tests/config_export_test.cpp checks the round trip and that each written
+// key is one the framework defines); the rest is reported as not exported.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trainmem/config_value.hpp"
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+enum class ExportFormat { deepspeed, accelerate };
+
+struct ExportResult {
+  ConfigValue config = ConfigValue::object();  // the file's content (JSON or YAML)
+  // Document field paths the file carries (a document field given under one of these is exported).
+  std::vector<std::string> carried;
+  // Fields the file cannot carry for this setup even though its format has the key: (path, why).
+  std::vector<std::pair<std::string, std::string>> not_expressible;
+};
+
+ExportResult export_config(const TrainingSetup& setup, ExportFormat format);
+
+}  // namespace trainmem

@@ -1,0 +1,69 @@
+// The export's JSON boundary: estimate document + format in, {format, config, not_exported} out.
+#include <algorithm>
+#include <set>
+
+#include "documents.hpp"
+#include "object_reader.hpp"
+#include "trainmem/config_export.hpp"
+#include "trainmem/json_api.hpp"
+
+namespace trainmem {
+
+namespace {
+
+using json_io::json;
+
+// Leaf field paths of a document; objects that are one setting (model, gpu, rlhf, lora, ...) stay whole.
+void given_fields(const json& j, const std::string& path, std::vector<std::string>& out) {
+  static const std::set<std::string> nested = {"precision", "batch", "parallel", "loss", "checkpoint", "overhead"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string p = path.empty() ? it.key() : path + "." + it.key();
+    if (it->is_null()) continue;
+    if (it->is_object() && path.empty() && nested.count(it.key())) given_fields(*it, p, out);
+    else out.push_back(p);
+  }
+}
+
+bool covers(const std::string& carried, const std::string& field) {
+  return field == carried || field.rfind(carried + ".", 0) == 0;
+}
+
+}  // namespace
+
+JsonResult export_json(std::string_view document, std::string_view format) {
+  try {
+    ExportFormat f;
+    if (format == "deepspeed") f = ExportFormat::deepspeed;
+    else if (format == "accelerate") f = ExportFormat::accelerate;
+    else
+      return {error_document({{error_code::unknown_value, "format",
+                               "format \"" + std::string(format) + "\" is not one of: deepspeed, accelerate"}}), false};
+    ParsedSetup parsed = parse_estimate_document(document);
+    if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
+    const ExportResult r = export_config(parsed.setup, f);
+    Errors ignored;
+    const auto doc = json_io::read_document(document, ignored);
+    std::vector<std::string> fields;
+    if (doc) given_fields(*doc, "", fields);
+    json not_exported = json::array();
+    std::set<std::string> listed;
+    for (const auto& [field, why] : r.not_expressible) {
+      not_exported.push_back({{"field", field}, {"reason", why}});
+      listed.insert(field);
+    }
+    for (const auto& field : fields) {
+      const bool carried = std::any_of(r.carried.begin(), r.carried.end(), [&](const std::string& c) { return covers(c, field); });
+      if (carried || listed.count(field)) continue;
+      not_exported.push_back({{"field", field}, {"reason", "a " + std::string(format) + " config has no key for it"}});
+    }
+    json out;
+    out["format"] = std::string(format);
+    out["config"] = json::parse(config_value_json(r.config));
+    out["not_exported"] = not_exported;
+    return {out.dump(2), true};
+  } catch (const std::exception& ex) {
+    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+  }
+}
+
+}  // namespace trainmem

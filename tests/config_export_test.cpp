@@ -1,0 +1,159 @@
+// Export: each written key is one the target framework defines (a key table per format, read from
+// the framework's source), and exporting then importing gives back every field the format carries.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "config_files.hpp"
+#include "trainmem/config_export.hpp"
+#include "trainmem/config_import.hpp"
+#include "trainmem/json_api.hpp"
+#include "trainmem/framework_defaults.hpp"
+#include "trainmem/precision.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+// Keys DeepSpeed v0.19.6 defines (deepspeed/runtime/constants.py, runtime/zero/config.py,
+// runtime/zero/offload_config.py, runtime/precision_config.py, runtime/tensor_parallel/config.py).
+const std::set<std::string> kDeepSpeedKeys = {
+    "/train_micro_batch_size_per_gpu", "/gradient_accumulation_steps", "/train_batch_size", "/bf16/enabled",
+    "/fp16/enabled", "/zero_optimization/stage", "/zero_optimization/offload_optimizer/device",
+    "/zero_optimization/offload_param/device", "/zero_optimization/stage3_max_live_parameters",
+    "/zero_optimization/mics_shard_size", "/optimizer/type", "/optimizer/params/adam_w_mode",
+    "/data_types/grad_accum_dtype", "/tensor_parallel/autotp_size", "/sequence_parallel_size"};
+
+// Keys accelerate 1.15 defines (commands/config/config_args.py ClusterConfig; the plugin keys of
+// commands/config/cluster.py and commands/launch.py).
+const std::set<std::string> kAccelerateKeys = {
+    "/distributed_type", "/num_processes", "/num_machines", "/mixed_precision",
+    "/deepspeed_config/zero_stage", "/deepspeed_config/offload_optimizer_device", "/deepspeed_config/offload_param_device",
+    "/deepspeed_config/gradient_accumulation_steps", "/deepspeed_config/zero3_init_flag",
+    "/fsdp_config/fsdp_sharding_strategy", "/fsdp_config/fsdp_version", "/fsdp_config/fsdp_reshard_after_forward",
+    "/fsdp_config/fsdp_offload_params", "/fsdp_config/fsdp_activation_checkpointing",
+    "/parallelism_config/parallelism_config_tp_size", "/parallelism_config/parallelism_config_cp_size",
+    "/dynamo_config/dynamo_backend"};
+
+trainmem::TrainingSetup setup_of(const json& doc) {
+  auto parsed = trainmem::parse_estimate_document(doc.dump());
+  INFO(trainmem::error_document(parsed.errors));
+  REQUIRE(parsed.errors.empty());
+  return parsed.setup;
+}
+
+// Exports, writes the file as the CLI does, reads it back and imports it with the model.
+trainmem::TrainingSetup round_trip(const json& doc, trainmem::ExportFormat format, const std::set<std::string>& keys,
+                                   std::set<std::string>& not_expressible) {
+  const auto setup = setup_of(doc);
+  const auto exported = trainmem::export_config(setup, format);
+  for (const auto& [field, why] : exported.not_expressible) not_expressible.insert(field);
+  const json written = json::parse(trainmem::config_value_json(exported.config));
+  const json flat = written.flatten();
+  for (const auto& [path, value] : flat.items()) {
+    INFO(path << " is not a key the framework defines");
+    CHECK(keys.count(path));
+  }
+  const bool yaml = format == trainmem::ExportFormat::accelerate;
+  const std::string text = yaml ? trainmem::cli::emit_yaml(exported.config) : written.dump(2);
+  trainmem::Errors errors;
+  auto file = trainmem::cli::load_config_file(yaml ? "accelerate.yaml" : "ds_config.json", text, errors);
+  REQUIRE(file);
+  trainmem::ImportOptions options;
+  options.model_preset = doc.at("model").at("preset").get<std::string>();
+  auto imported = trainmem::import_configs({*file}, trainmem::builtin_catalog(), options);
+  INFO(trainmem::error_document(imported.errors));
+  REQUIRE(imported.errors.empty());
+  json back = json::parse(trainmem::config_value_json(imported.document));
+  // The batch settings the format lacks come from the original (a launcher config has none).
+  for (const char* k : {"micro_batch_size", "seq_length"})
+    if (!back.contains("batch") || !back["batch"].contains(k)) back["batch"][k] = doc.at("batch").at(k);
+  // ... and the GPU count (a DeepSpeed JSON has none: the launcher gives it).
+  for (const char* k : {"world_size", "gpus_per_node"})
+    if (doc.at("parallel").contains(k) && (!back.contains("parallel") || !back["parallel"].contains(k))) back["parallel"][k] = doc.at("parallel").at(k);
+  return setup_of(back);
+}
+
+using Field = std::pair<const char*, std::function<std::string(const trainmem::TrainingSetup&)>>;
+std::string str(std::int64_t v) { return std::to_string(v); }
+const std::vector<Field> kFields = {
+    {"parallel.sharding_engine", [](const auto& s) { return str(static_cast<int>(trainmem::sharding_engine(s))); }},
+    {"batch.micro_batch_size", [](const auto& s) { return str(s.batch.micro_batch_size); }},
+    {"batch.gradient_accumulation_steps", [](const auto& s) { return str(s.batch.gradient_accumulation_steps); }},
+    {"parallel.world_size", [](const auto& s) { return str(s.parallel.world_size); }},
+    // GPUs per node of this job: a node holds no more than the job's GPUs.
+    {"parallel.gpus_per_node", [](const auto& s) { return str(std::min(s.parallel.gpus_per_node, s.parallel.world_size)); }},
+    {"parallel.zero_stage", [](const auto& s) { return str(s.parallel.zero_stage); }},
+    {"parallel.offload_optimizer", [](const auto& s) { return str(static_cast<int>(s.parallel.offload_optimizer)); }},
+    {"parallel.offload_param", [](const auto& s) { return str(static_cast<int>(s.parallel.offload_param)); }},
+    {"parallel.zero3_max_live_parameters", [](const auto& s) { return std::to_string(s.parallel.zero3_max_live_parameters); }},
+    {"parallel.sharding_group_size", [](const auto& s) { return s.parallel.sharding_group_size ? str(*s.parallel.sharding_group_size) : "-"; }},
+    {"parallel.reshard_after_forward", [](const auto& s) { return str(s.parallel.reshard_after_forward); }},
+    {"parallel.tensor_parallel_size", [](const auto& s) { return str(s.parallel.tensor_parallel_size); }},
+    {"parallel.context_parallel_size", [](const auto& s) { return str(s.parallel.context_parallel_size); }},
+    {"precision.param_dtype", [](const auto& s) { return str(static_cast<int>(trainmem::resolve_precision(s).param_dtype)); }},
+    {"precision.compute_dtype", [](const auto& s) { return str(static_cast<int>(trainmem::resolve_precision(s).compute_dtype)); }},
+    {"precision.optimizer", [](const auto& s) { return str(static_cast<int>(s.precision.optimizer)); }},
+    {"activation_checkpointing", [](const auto& s) { return str(static_cast<int>(s.activation_checkpointing)); }},
+    {"model_loading", [](const auto& s) { return str(static_cast<int>(s.model_loading)); }},
+    {"compile", [](const auto& s) { return str(s.compile); }},
+};
+
+void check_round_trip(const json& doc, trainmem::ExportFormat format, const std::set<std::string>& keys) {
+  std::set<std::string> not_expressible;
+  const auto original = setup_of(doc);
+  const auto back = round_trip(doc, format, keys, not_expressible);
+  const auto carried = trainmem::export_config(original, format).carried;
+  for (const auto& [field, get] : kFields) {
+    if (std::find(carried.begin(), carried.end(), field) == carried.end() || not_expressible.count(field)) continue;
+    INFO("field " << field << " did not survive export and import");
+    CHECK(get(back) == get(original));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("DeepSpeed JSON export round-trips and writes DeepSpeed's own keys", "[export]") {
+  const json cases[] = {
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3,
+                      "offload_optimizer": "cpu", "offload_param": "cpu", "zero3_max_live_parameters": 3e8},
+                      "batch": {"micro_batch_size": 2, "seq_length": 4096, "gradient_accumulation_steps": 4}})"),
+      json::parse(R"({"model": {"preset": "qwen2.5-7b"}, "framework": "deepspeed", "precision": {"param_dtype": "fp16", "optimizer": "lion"},
+                      "parallel": {"world_size": 16, "zero_stage": 1, "sharding_group_size": 8}, "batch": {"micro_batch_size": 1, "seq_length": 2048}})"),
+      json::parse(R"({"model": {"preset": "gpt2"}, "framework": "deepspeed", "precision": {"param_dtype": "fp32"},
+                      "parallel": {"world_size": 2, "zero_stage": 2}, "batch": {"micro_batch_size": 8, "seq_length": 1024}})"),
+  };
+  for (const auto& doc : cases) check_round_trip(doc, trainmem::ExportFormat::deepspeed, kDeepSpeedKeys);
+}
+
+TEST_CASE("accelerate YAML export round-trips and writes accelerate's own keys", "[export]") {
+  const json cases[] = {
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "fsdp", "activation_checkpointing": "full",
+                      "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "parallel": {"world_size": 16, "gpus_per_node": 8,
+                      "zero_stage": 3, "sharding_group_size": 8}, "batch": {"micro_batch_size": 1, "seq_length": 4096}})"),
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "fsdp", "parallel": {"world_size": 8, "zero_stage": 3,
+                      "reshard_after_forward": false, "offload_param": "cpu", "offload_optimizer": "cpu"},
+                      "batch": {"micro_batch_size": 1, "seq_length": 2048}, "compile": true})"),
+      json::parse(R"({"model": {"preset": "mistral-7b-v0.1"}, "framework": "deepspeed", "precision": {"param_dtype": "bf16"},
+                      "parallel": {"world_size": 8, "zero_stage": 3}, "model_loading": "full_copy_per_gpu",
+                      "batch": {"micro_batch_size": 4, "seq_length": 2048, "gradient_accumulation_steps": 2}})"),
+      json::parse(R"({"model": {"preset": "gpt2"}, "framework": "hf_trainer", "precision": {"param_dtype": "fp32", "compute_dtype": "fp16"},
+                      "parallel": {"world_size": 4, "tensor_parallel_size": 2}, "batch": {"micro_batch_size": 8, "seq_length": 1024}})"),
+  };
+  for (const auto& doc : cases) check_round_trip(doc, trainmem::ExportFormat::accelerate, kAccelerateKeys);
+}
+
+TEST_CASE("fields a format cannot carry are listed as not exported", "[export]") {
+  const auto r = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "lora": {"r": 8},
+      "framework": "deepspeed", "batch": {"micro_batch_size": 2, "seq_length": 4096}, "attention": "flash"})", "deepspeed").json);
+  std::set<std::string> fields;
+  for (const auto& n : r.at("not_exported")) fields.insert(n.at("field").get<std::string>());
+  // A DeepSpeed JSON names no model, no adapters, no sequence length and no attention kernel.
+  CHECK(fields == std::set<std::string>{"model", "method", "lora", "batch.seq_length", "attention"});
+  CHECK(r.at("config").at("train_micro_batch_size_per_gpu") == 2);
+  const auto bad = json::parse(trainmem::export_json(R"({"model": {"preset": "gpt2"}})", "megatron").json);
+  CHECK(bad.at("error").at("code") == "unknown_value");
+}
