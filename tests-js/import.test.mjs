@@ -38,9 +38,11 @@ test('a TRL command line: WASM equals the CLI, and a missing model asks for its 
   const text = readFileSync(`${cwd}/trl_sft_lora.sh`, 'utf8');
   const request = { files: [{ name: 'trl_sft_lora.sh', text }], model: 'qwen2.5-0.5b' };
   assert.deepEqual(JSON.parse(engine.import(JSON.stringify(request))), run(['import', '--model', 'qwen2.5-0.5b', 'trl_sft_lora.sh'], cwd));
-  const asked = JSON.parse(engine.import(JSON.stringify({ files: [{ name: 'trl_sft_lora.sh', text }] })));
+  // trl_dpo_lora.sh names Qwen/Qwen2-0.5B-Instruct, which the catalog lacks (it has the base Qwen/Qwen2-0.5B).
+  const dpo = readFileSync(`${cwd}/trl_dpo_lora.sh`, 'utf8');
+  const asked = JSON.parse(engine.import(JSON.stringify({ files: [{ name: 'trl_dpo_lora.sh', text: dpo }] })));
   assert.equal(asked.error.code, 'model_config_needed');
-  assert.match(asked.error.message, /Qwen\/Qwen2-0\.5B/);
+  assert.match(asked.error.message, /Qwen\/Qwen2-0\.5B-Instruct/);
 });
 
 test('bad requests come back as error documents', () => {
