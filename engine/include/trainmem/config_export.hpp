@@ -1,5 +1,5 @@
 // An estimate setup -> a trainer configuration file with the settings that matter for memory
-// (shared/ESTIMATE-API.md "export"). Importing the file back gives the same setup for every field
+// (docs/import.md "Export"). Importing the file back gives the same setup for every field
 // the format carries (tests/config_export_test.cpp checks the round trip and that each written
 // key is one the framework defines); the rest is reported as not exported.
 #pragma once

@@ -1,5 +1,5 @@
-// Trainer configuration files -> an estimate input document (shared/ESTIMATE-API.md, "trainmem
-// import"), and an estimate setup -> trainer configuration files ("export").
+// Trainer configuration files -> an estimate input document (docs/api.md "Import" and
+// docs/import.md), and an estimate setup -> trainer configuration files (docs/import.md "Export").
 //
 // The mapping from each framework's keys to the document lives here, once: the CLI (yaml-cpp,
 // toml++) and the page (npm yaml, smol-toml) parse files at the edge into ConfigValues with the

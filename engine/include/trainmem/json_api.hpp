@@ -43,7 +43,7 @@ JsonResult solve_json(std::string_view document);
 JsonResult catalog_json(std::string_view which);
 
 // Trainer configuration files -> {"document", "provenance", "ignored", "unmodelled", "unresolved",
-// "formats"} (shared/ESTIMATE-API.md "trainmem import"); with document_only, the document alone.
+// "formats"} (docs/api.md "Import"); with document_only, the document alone.
 // The request: {"files": [{"name": "ds.json", "text": "..."} | {"name": "a.yaml", "content": {...}}],
 // "model": "catalog-id"?, "document_only": false}. A file's "text" is parsed as JSON when its name
 // ends in .json and split as a command line otherwise; "content" is a file the caller parsed

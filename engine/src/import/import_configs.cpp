@@ -209,7 +209,7 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
 
 // ---- merging ---------------------------------------------------------------------------------------
 
-// Document fields in the order the provenance lists them (shared/ESTIMATE-API.md "Input").
+// Document fields in the order the provenance lists them (docs/api.md "Input").
 const std::vector<std::string>& document_fields() {
   static const std::vector<std::string> fields = {
       "model", "framework", "method", "lora.r", "lora.target_modules", "lora.lora_dropout", "lora.use_dora", "lora.adapter_dtype",

@@ -1,5 +1,5 @@
 // The import's JSON boundary: request and files in, {document, provenance, ...} out
-// (shared/ESTIMATE-API.md "trainmem import"). The mapping itself is engine/src/import/.
+// (docs/api.md "Import"). The mapping itself is engine/src/import/.
 #include <string>
 
 #include "documents.hpp"
