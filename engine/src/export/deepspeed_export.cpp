@@ -7,12 +7,6 @@
 
 namespace trainmem::export_detail {
 
-namespace {
-const char* offload_name(OffloadTarget t) {
-  return t == OffloadTarget::cpu ? "cpu" : t == OffloadTarget::nvme ? "nvme" : "none";
-}
-}  // namespace
-
 ExportResult export_deepspeed(const TrainingSetup& s) {
   ExportResult out;
   ConfigValue& c = out.config;

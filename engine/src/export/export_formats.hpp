@@ -5,6 +5,11 @@
 
 namespace trainmem::export_detail {
 
+/** The offload device as both DeepSpeed's offload_*.device and accelerate's fsdp/deepspeed keys spell it. */
+inline const char* offload_name(OffloadTarget t) {
+  return t == OffloadTarget::cpu ? "cpu" : t == OffloadTarget::nvme ? "nvme" : "none";
+}
+
 ExportResult export_deepspeed(const TrainingSetup& s);
 ExportResult export_accelerate(const TrainingSetup& s);
 
