@@ -41,6 +41,7 @@ const Field kFields[] = {
     {"checkpoint.save", Kind::choice},               {"checkpoint.keep_last", Kind::count},
     {"checkpoint.free_disk_bytes", Kind::count0},    {"checkpoint.exclude_frozen_parameters", Kind::boolean},
     {"gpu.memory_bytes", Kind::count},               {"gpu.cuda_context_bytes", Kind::count0},
+    {"loss.held_logits", Kind::choice},
 };
 
 struct Wrong {

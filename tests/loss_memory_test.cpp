@@ -56,3 +56,29 @@ TEST_CASE("tensor parallelism splits the vocabulary of the logits", "[loss]") {
   const auto two = loss_for(kQwenVocab, R"("batch": {"seq_length": 1024}, "parallel": {"tensor_parallel_size": 2})");
   CHECK(two.logits_elements * 2 == one.logits_elements);
 }
+
+TEST_CASE("logits the training loop holds stay alive in every phase of the step", "[loss][held_logits]") {
+  // A loop written `outputs = model(**batch); backward(outputs.loss)` keeps the output's logits
+  // referenced through backward, the optimizer step and the next forward. T = 1 x 4,096 tokens,
+  // V = 151,936: 4096 x 151936 = 622,329,856 logits; in bf16 2 B each = 1,244,659,712 B, upcast by
+  // the model's forward (transformers <= v4.45) 4 B each = 2,489,319,424 B.
+  const std::string batch = R"("batch": {"micro_batch_size": 1, "seq_length": 4096})";
+  auto estimate_with = [&](const std::string& held) {
+    return trainmem::test::estimate_from(R"({"model": {"hf_config": )" + kQwenVocab + "}, " + batch +
+                                         R"(, "loss": {"held_logits": ")" + held + R"("}})");
+  };
+  const auto none = estimate_with("none"), bf16 = estimate_with("compute_dtype"), fp32 = estimate_with("fp32");
+  CHECK(loss_for(kQwenVocab, batch + R"(, "loss": {"held_logits": "compute_dtype"})").held == 1244659712.0);
+  CHECK(loss_for(kQwenVocab, batch + R"(, "loss": {"held_logits": "fp32"})").held == 2489319424.0);
+  for (const auto* e : {&bf16, &fp32}) {
+    const double held = e == &bf16 ? 1244659712.0 : 2489319424.0;
+    CHECK(e->per_gpu.phases->forward - none.per_gpu.phases->forward == Approx(held).epsilon(1e-9));
+    CHECK(e->per_gpu.phases->backward - none.per_gpu.phases->backward == Approx(held).epsilon(1e-9));
+    CHECK(e->per_gpu.phases->optimizer_step - none.per_gpu.phases->optimizer_step == Approx(held).epsilon(1e-9));
+  }
+  // Defaults: the HF Trainer drops the output before backward; an accelerate loop (framework
+  // "fsdp") and a DeepSpeed script hold 16-bit logits.
+  CHECK(loss_for(kQwenVocab, batch).held == 0);
+  CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "fsdp")").held == 1244659712.0);
+  CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "deepspeed")").held == 1244659712.0);
+}

@@ -324,18 +324,20 @@ Estimate estimate(const TrainingSetup& s) {
       const TransientBuffers tb = transient_buffers(s, e.precision, ms, behaviour, compute);
       const double loss_fwd = last ? loss->forward_transient : 0.0;
       const double loss_bwd = last ? loss->backward_transient : 0.0;
+      // Logits the loop keeps referenced are alive in every phase (loss_memory.hpp).
+      const double held = last ? loss->held : 0.0;
       g.activations = rt.activations;
       g.activations_per_layer = rt.per_layer;
       PhasePeaks ph;
       const double whole_model = static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
       ph.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
       // The loss's working set at the end of forward, or one eager layer's scores inside it.
-      const double fwd_transient = tb.persistent + tb.forward + std::max(loss_fwd, rt.attention_forward);
+      const double fwd_transient = tb.persistent + held + tb.forward + std::max(loss_fwd, rt.attention_forward);
       // Backward starts with the loss (all activations alive, the logits' working set), then walks
       // the layers back (recompute, score gradients, gathers); the two do not overlap.
       const double bwd_transient =
-          tb.persistent + std::max(loss_bwd, tb.backward + rt.recompute + std::max(rt.attention_backward, rt.layer_backward));
-      const double step_transient = tb.persistent + tb.optimizer_step;
+          tb.persistent + held + std::max(loss_bwd, tb.backward + rt.recompute + std::max(rt.attention_backward, rt.layer_backward));
+      const double step_transient = tb.persistent + held + tb.optimizer_step;
       ph.forward = training_states + rt.activations + fwd_transient;
       ph.backward = training_states + rt.activations + bwd_transient;
       ph.optimizer_step = allocator_states + step_transient;

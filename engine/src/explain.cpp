@@ -184,7 +184,8 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   if (g.temporary_buffers) {
     out.push_back({"temporary_buffers",
                    bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase +
-                       " peak: logits and loss, ZeRO-3/FSDP gathered layers, gradient buckets, optimizer-step copies",
+                       " peak: logits and loss (and logits the training loop holds, loss.held_logits), ZeRO-3/FSDP gathered "
+                       "layers, gradient buckets, optimizer-step copies",
                    "docs/memory-model.md, \"Buffers\" and \"Activations\" (torch FSDP notes, DeepSpeed zero/config.py, "
                    "torch/optim/adamw.py, transformers ForCausalLMLoss)"});
   }

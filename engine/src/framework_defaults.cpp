@@ -7,12 +7,15 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   switch (s.framework) {
     case Framework::hf_trainer:
     case Framework::torchtitan:
+      break;
     case Framework::fsdp:
+      b.held_logits = HeldLogits::compute_dtype;
       break;
     case Framework::torchtune:
       b.loss = LossImplementation::chunked;
       break;
     case Framework::deepspeed:
+      b.held_logits = HeldLogits::compute_dtype;
       break;
     case Framework::megatron:
       b.unfused_rms_norm = false;

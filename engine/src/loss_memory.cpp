@@ -61,6 +61,11 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   m.bytes_per_logit_backward = bwd;
   m.forward_transient = fwd * m.logits_elements;
   m.backward_transient = bwd * m.logits_elements;
+  switch (s.loss.held_logits.value_or(f.held_logits)) {
+    case HeldLogits::none: break;
+    case HeldLogits::compute_dtype: m.held = A * m.logits_elements; break;
+    case HeldLogits::fp32: m.held = kFp32Bytes * m.logits_elements; break;
+  }
   return m;
 }
 

@@ -192,6 +192,7 @@ export const STRINGS = {
     optimizer_state_dtype: '优化器状态数据类型', optimizer_in_backward: '反向传播中执行优化器步',
     fp8_compute: 'FP8 矩阵乘', decoder_seq_length: '解码器序列长度（编码器-解码器）', checkpointed_layers: '检查点层数',
     all: '全部', activation_offload: '激活卸载到 CPU', loss_impl: '损失实现', logits_fp32: 'logits 升为 fp32',
+    held_logits: '反向传播期间保留的 logits',
     num_chunks: '损失分块数', compile: 'torch.compile', model_loading: '模型加载方式', gpus_per_node: '每节点 GPU 数',
     data_parallel_size: '数据并行规模', derived: '自动推导', sharding_group_size: '分片组大小（HYBRID_SHARD）',
     reshard_after_forward: '前向后重新分片', zero3_live: 'ZeRO-3 最大常驻参数', fragmentation_fraction: '分配器碎片比例（不确定度）',

@@ -63,6 +63,7 @@ export const KEYS = [
   ['li', 'loss.implementation', 'str'],
   ['lf', 'loss.logits_fp32', 'bool'],
   ['lc', 'loss.num_chunks', 'num'],
+  ['lh', 'loss.held_logits', 'str'],
   ['co', 'compile', 'flag'],
   ['ml', 'model_loading', 'str'],
   ['at', 'attention', 'str'],

@@ -28,6 +28,18 @@ struct FrameworkBehaviour {
   // per-row log-sum-exp instead of the fp32 log-softmax (min-cut recomputation,
   // torch/_functorch/partitioners.py). Only when compile's scope includes the loss.
   bool compiled_loss = false;
+  // The loop's reference to the model output through backward, the optimizer step and the next
+  // forward (rebinding `outputs = model(**batch)` frees the old one only after the new forward).
+  // The HF Trainer's training_step keeps only the loss (transformers v4.46+ trainer.py: compute_loss
+  // returns the loss, inputs are deleted before backward); torchtune's recipes and torchtitan's
+  // train step `del` the logits before backward ("free logits otherwise it peaks backward
+  // memory"); Megatron's forward_step returns the loss. Loops written as `outputs = model(**batch);
+  // backward(outputs.loss)` hold them: accelerate's examples (examples/nlp_example.py) for
+  // framework "fsdp", DeepSpeed-Chat's training scripts (DeepSpeedExamples
+  // applications/DeepSpeed-Chat/training/step1_supervised_finetuning/main.py) for "deepspeed";
+  // their logits are in the compute dtype from transformers v4.46 (the upcast moved into
+  // ForCausalLMLoss).
+  HeldLogits held_logits = HeldLogits::none;
   // DDP keeps gradient buckets as a second copy of all gradients unless gradient_as_bucket_view
   // (torch DistributedDataParallel default False; Accelerate/HF Trainer keep that default).
   bool ddp_bucket_copy = true;

@@ -17,6 +17,10 @@
 //   fused linear cross-entropy (Liger, unsloth): no full logits; 16 bytes per logit of one chunk
 //     (unslothai/unsloth#7203, maintainer figure): 16/n
 // Plus the saved inputs of the head: the final norm and the lm_head input [T, h].
+// Held logits (loss.held_logits): a loop that keeps the model output referenced keeps T x V / TP
+// logits alive in every phase of the step and into the next forward: A bytes per logit, or 4 when
+// the model's forward upcast them (transformers up to v4.45, modeling_llama.py
+// LlamaForCausalLM.forward: logits = logits.float()).
 #pragma once
 
 #include "trainmem/framework_defaults.hpp"
@@ -30,6 +34,7 @@ struct LossMemory {
   double backward_transient = 0;  // at the start of backward
   double bytes_per_logit_forward = 0, bytes_per_logit_backward = 0;
   double logits_elements = 0;     // T x V on this GPU
+  double held = 0;                // logits the loop keeps referenced, alive in every phase
 };
 
 LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype compute, const FrameworkBehaviour& f);

@@ -24,6 +24,10 @@ enum class Optimizer {
 enum class Checkpointing { none, selective, full };
 enum class SelectivePolicy { attention_core, op_level };
 enum class LossImplementation { full, chunked, fused };
+// What the training loop keeps referenced from the model's output while backward runs: nothing
+// (the loop drops it before backward), its logits in the compute dtype, or fp32 logits (a model
+// whose forward upcasts them, transformers up to v4.45). framework_defaults.hpp.
+enum class HeldLogits { none, compute_dtype, fp32 };
 enum class ModelLoading { meta_init, full_copy_per_gpu };
 enum class AttentionImplementation { flash, sdpa, eager };
 enum class OffloadTarget { none, cpu, nvme };
@@ -99,6 +103,7 @@ struct LossSettings {
   std::optional<LossImplementation> implementation;
   std::optional<bool> logits_fp32;
   std::int64_t num_chunks = 8;
+  std::optional<HeldLogits> held_logits;
 };
 
 struct ParallelSettings {

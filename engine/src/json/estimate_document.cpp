@@ -44,6 +44,7 @@ const Table<Dtype> kQuantTypes{{"nf4", Dtype::nf4}, {"fp4", Dtype::int4}, {"int4
 const Table<Checkpointing> kCheckpointing{{"none", Checkpointing::none}, {"selective", Checkpointing::selective}, {"full", Checkpointing::full}};
 const Table<SelectivePolicy> kSelective{{"attention_core", SelectivePolicy::attention_core}, {"op_level", SelectivePolicy::op_level}};
 const Table<LossImplementation> kLoss{{"full", LossImplementation::full}, {"chunked", LossImplementation::chunked}, {"fused", LossImplementation::fused}};
+const Table<HeldLogits> kHeldLogits{{"none", HeldLogits::none}, {"compute_dtype", HeldLogits::compute_dtype}, {"fp32", HeldLogits::fp32}};
 const Table<ModelLoading> kLoading{{"meta_init", ModelLoading::meta_init}, {"full_copy_per_gpu", ModelLoading::full_copy_per_gpu}};
 const Table<AttentionImplementation> kAttention{{"flash", AttentionImplementation::flash}, {"sdpa", AttentionImplementation::sdpa}, {"eager", AttentionImplementation::eager}};
 const Table<OffloadTarget> kOffload{{"none", OffloadTarget::none}, {"cpu", OffloadTarget::cpu}, {"nvme", OffloadTarget::nvme}};
@@ -403,6 +404,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     s.loss.implementation = l.choice("implementation", kLoss);
     s.loss.logits_fp32 = l.boolean("logits_fp32");
     set(s.loss.num_chunks, l.integer("num_chunks", 1, 1e6));
+    s.loss.held_logits = l.choice("held_logits", kHeldLogits);
     l.finish();
   }
   // compile: false | true (the framework's scope) | "blocks" | "blocks_and_loss".
