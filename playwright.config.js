@@ -9,6 +9,7 @@ const PORT = Number(process.env.E2E_PORT || 4173);
 module.exports = defineConfig({
   testDir: 'e2e',
   workers: 1,
+  forbidOnly: true,  // a stray test.only would silently skip every other test
   reporter: [['list']],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
