@@ -83,3 +83,24 @@ TEST_CASE("settings without effect are reported", "[robustness]") {
   REQUIRE(r.ok);
   CHECK_THAT(r.json, Catch::Contains("ignored_fields") && Catch::Contains("lora (method is not lora/qlora)"));
 }
+
+TEST_CASE("a long string of multi-byte characters is cut on a character boundary in messages", "[robustness]") {
+  // A wrong-typed string value is quoted in the message, shortened to 40 bytes. "é" is 2 bytes and
+  // "€" 3 bytes in UTF-8; prefixes of 0 to 2 ASCII letters put every byte offset of a character at
+  // the cut. A cut inside a character made the answer invalid UTF-8 and turned wrong_type into internal.
+  for (const std::string letter : {"\xC3\xA9", "\xE2\x82\xAC"}) {
+    for (const std::string prefix : {"", "a", "ab"}) {
+      std::string value = prefix;
+      for (int i = 0; i < 30; ++i) value += letter;
+      const JsonResult r = estimate_json(R"({"model": {"num_parameters": ")" + value + R"("}})");
+      CHECK_FALSE(r.ok);
+      CHECK_THAT(r.json, Catch::Contains("\"code\": \"wrong_type\""));
+      CHECK_THAT(r.json, !Catch::Contains("internal"));
+    }
+  }
+  // The excerpt itself: 40 bytes at most, whole characters only.
+  // "aééé" is 7 bytes; 5 leave room for 2 before "...", which would split the first "é".
+  CHECK(excerpt("a\xC3\xA9\xC3\xA9\xC3\xA9", 5) == "a...");
+  CHECK(excerpt("a\xC3\xA9\xC3\xA9\xC3\xA9", 6) == "a\xC3\xA9...");
+  CHECK(excerpt("abc", 3) == "abc");
+}

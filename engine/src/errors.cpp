@@ -22,6 +22,14 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
+std::string excerpt(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t cut = max_bytes >= 3 ? max_bytes - 3 : 0;
+  // UTF-8 continuation bytes are 10xxxxxx: back up to the first byte of the character.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_distance = std::max<std::size_t>(3, word.size() / 3) + 1;

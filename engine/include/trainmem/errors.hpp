@@ -33,6 +33,11 @@ struct FieldError {
 
 using Errors = std::vector<FieldError>;
 
+// A text from the input, shortened for a message: at most `max_bytes` bytes, cut on a UTF-8
+// character boundary, "..." marking the cut (a cut inside a character would make the message,
+// and the whole JSON answer, invalid UTF-8).
+std::string excerpt(const std::string& text, std::size_t max_bytes = 40);
+
 // Closest candidate by edit distance, for "did you mean" messages; empty when none is close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 

@@ -167,7 +167,7 @@ class ObjectReader {
     // Only scalars are quoted: printing a container would recurse through all of its nesting.
     const bool scalar = !got.is_structured();
     errors_.push_back({error_code::wrong_type, field(key),
-                       field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + shorten(got.dump()) : "")});
+                       field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + excerpt(got.dump()) : "")});
   }
 
   // Reports keys nobody asked for.
@@ -189,10 +189,6 @@ class ObjectReader {
     json j = d;
     if (std::floor(d) == d && std::fabs(d) < 1e15) j = static_cast<std::int64_t>(d);
     return j.dump();
-  }
-  static std::string shorten(std::string s) {
-    if (s.size() > 40) s = s.substr(0, 37) + "...";
-    return s;
   }
 
   const json& value_;
