@@ -4,12 +4,10 @@
 #include <cstdint>
 #include <string>
 
-#include "trainmem/json_api.hpp"
+#include "answer_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string config(reinterpret_cast<const char*>(data), size);
-  const trainmem::JsonResult r =
-      trainmem::estimate_json(R"({"model": {"hf_config": )" + config + R"(}, "batch": {"seq_length": 512}})");
-  if (r.json.empty()) __builtin_trap();
+  require_answer(trainmem::estimate_json(R"({"model": {"hf_config": )" + config + R"(}, "batch": {"seq_length": 512}})"));
   return 0;
 }

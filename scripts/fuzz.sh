@@ -1,24 +1,43 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for FUZZ_SECONDS (default
-# 25) from a corpus seeded with the fixtures and the catalog. Longer runs: FUZZ_SECONDS=3600.
-# Prints libFuzzer's executions and coverage, then one line "N passed, N failed" (a target
-# passes when it found no crash; crashes are saved as fuzz/crashes/<target>-*).
+# Builds the libFuzzer targets (clang-14, ASan + UBSan, undefined behaviour fatal) and runs each for
+# FUZZ_SECONDS (default 25 s; a long run: FUZZ_SECONDS=600). Each target reads three folders:
+#   build-fuzz/corpus/<target>/   the corpus libFuzzer grows, kept between runs
+#   build-fuzz/seeds/<target>/    seeds written afresh from the fixtures and the catalog
+#   fuzz/regressions/<target>/    committed inputs that once crashed or hung (ctest replays them too)
+# An input that runs longer than FUZZ_INPUT_TIMEOUT seconds (default 5) is a hang. A crash, a
+# sanitizer report, a hang, a leak or an out-of-memory input is saved as
+# fuzz/crashes/<target>-<kind>-<sha1>: fix the cause, then commit the input under
+# fuzz/regressions/<target>/ with a name that says what it was.
+# Prints each target's executions, then one line "N passed, N failed" (a target passes when its run
+# ended without a finding).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-25}"
+input_timeout="${FUZZ_INPUT_TIMEOUT:-5}"
+targets="estimate_document hf_config solve_document"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINMEM_FUZZ=ON \
   -DTRAINMEM_TESTS=OFF >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
-cmake --build build-fuzz -j2 --target fuzz_estimate_document fuzz_hf_config || { echo "0 passed, 1 failed"; exit 1; }
-rm -rf build-fuzz/corpus && python3 fuzz/make_corpus.py build-fuzz/corpus
+# shellcheck disable=SC2086
+cmake --build build-fuzz -j2 --target $(printf 'fuzz_%s ' $targets) || { echo "0 passed, 1 failed"; exit 1; }
+rm -rf build-fuzz/seeds && python3 fuzz/make_corpus.py build-fuzz/seeds
 mkdir -p fuzz/crashes
 passed=0; failed=0
-for target in estimate_document hf_config; do
-  mkdir -p "build-fuzz/corpus/${target}-work"
-  echo "== fuzz_${target}: ${seconds} s"
-  if build-fuzz/fuzz/fuzz_${target} -max_total_time="$seconds" -max_len=16384 -print_final_stats=1 \
-       -artifact_prefix="fuzz/crashes/${target}-" "build-fuzz/corpus/${target}-work" "build-fuzz/corpus/${target}" \
-       2>&1 | grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY"; then :; fi
-  if ls fuzz/crashes/${target}-* >/dev/null 2>&1; then failed=$((failed + 1)); else passed=$((passed + 1)); fi
+for target in $targets; do
+  mkdir -p "build-fuzz/corpus/${target}"
+  echo "== fuzz_${target}: ${seconds} s, ${input_timeout} s per input"
+  build-fuzz/fuzz/fuzz_${target} -max_total_time="$seconds" -timeout="$input_timeout" -max_len=16384 \
+    -print_final_stats=1 -artifact_prefix="fuzz/crashes/${target}-" \
+    "build-fuzz/corpus/${target}" "build-fuzz/seeds/${target}" "fuzz/regressions/${target}" \
+    > "build-fuzz/${target}.log" 2>&1
+  status=$?
+  grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss" "build-fuzz/${target}.log"
+  if [ "$status" -eq 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "fuzz_${target} found a problem (exit status ${status}):"
+    grep -E "ERROR|SUMMARY|ALARM|runtime error|Test unit written|artifact_prefix" "build-fuzz/${target}.log" | head -20
+  fi
 done
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
