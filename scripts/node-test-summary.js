@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // One "N passed, N failed" line from `node --test` TAP output, counting as failures everything that
-// would otherwise pass silently: skipped, todo and cancelled tests, a file in tests-js/ that
-// `node --test` does not pick up by its name (not *.test.mjs / *.test.js / *.test.cjs), no tests, or
-// no summary (the run died).
+// would otherwise pass silently: skipped, todo and cancelled tests, a module in tests-js/ that
+// `node --test` does not pick up by its name (not *.test.mjs / *.test.js / *.test.cjs) and no test
+// imports, no tests, or no summary (the run died).
 //   node scripts/node-test-summary.js test-results/node.log
 const fs = require('fs');
 const path = require('path');
@@ -35,10 +35,14 @@ if (tests === null) {
     failed += 1;
   }
 }
+// A module in tests-js/ is either a test file (by name) or a helper some test file imports.
 const dir = path.join(ROOT, 'tests-js');
-for (const f of fs.readdirSync(dir)) {
-  if (/\.(mjs|cjs|js)$/.test(f) && !/\.test\.(mjs|cjs|js)$/.test(f)) {
-    problems.push(`tests-js/${f} is not a test file name node --test runs (*.test.mjs); move helpers to tests-js/fixtures/`);
+const modules = fs.readdirSync(dir).filter((f) => /\.(mjs|cjs|js)$/.test(f));
+const isTest = (f) => /\.test\.(mjs|cjs|js)$/.test(f);
+const testSources = modules.filter(isTest).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+for (const f of modules.filter((m) => !isTest(m))) {
+  if (!testSources.includes(`./${f}`)) {
+    problems.push(`tests-js/${f} is neither a test file node --test runs (*.test.mjs) nor imported by one`);
     failed += 1;
   }
 }
