@@ -30,10 +30,17 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   const double t0 = static_cast<double>(m0.micro_batch_size * m0.seq_length);
   const TrainingSetup s0 = at(base, m0.micro_batch_size, m0.seq_length);
   const Estimate e0 = estimate(s0);
-  const Estimate e1 = estimate(at(base, 2 * m0.micro_batch_size, m0.seq_length));
+  // The analytic slope between the measured shape and the document's, where the answers are given:
+  // at a small measured shape the peak can sit in a phase that no token reaches (the optimizer
+  // step), and a slope taken there alone would be 0. Same token count: twice the measured micro-batch.
+  const std::int64_t doc_mbs = base.batch.micro_batch_size, doc_seq = base.batch.seq_length.value_or(m0.seq_length);
+  const bool doc_differs = doc_mbs * doc_seq != m0.micro_batch_size * m0.seq_length;
+  const std::int64_t mbs1 = doc_differs ? doc_mbs : 2 * m0.micro_batch_size, seq1 = doc_differs ? doc_seq : m0.seq_length;
+  const double t1_analytic = static_cast<double>(mbs1 * seq1);
+  const Estimate e1 = estimate(at(base, mbs1, seq1));
   Calibrated c;
   const double p0 = in_measure(e0, m0.measure), p1 = in_measure(e1, m0.measure);
-  c.analytic_bytes_per_token = (p1 - p0) / t0;
+  c.analytic_bytes_per_token = (p1 - p0) / (t1_analytic - t0);
   c.analytic_fixed_bytes = p0 - c.analytic_bytes_per_token * t0;
   c.predicted_at_measurement = p0;
   c.relative_difference = p0 > 0 ? (m0.bytes - p0) / p0 : 0;

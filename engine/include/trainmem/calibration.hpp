@@ -2,9 +2,9 @@
 // per-token part, refitted to one or two measured points, then the inverse queries answered with
 // the fitted line beside the analytic ones.
 //
-// With one point the per-token slope stays the analytic one and the fixed part absorbs the
-// difference; with two points both are fitted. Slopes are per token (micro_batch x seq_length),
-// so an eager s^2 term is linearised around the measured point. Bytes in the measure the user
+// With one point the per-token slope stays the analytic one (taken between the measured shape and
+// the document's) and the fixed part absorbs the difference; with two points both are fitted.
+// Slopes are per token (micro_batch x seq_length), so an eager s^2 term is linearised over that span. Bytes in the measure the user
 // reported (max_memory_allocated, max_memory_reserved or nvidia-smi).
 #pragma once
 
