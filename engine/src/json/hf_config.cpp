@@ -9,12 +9,9 @@ namespace trainmem::json_io {
 
 namespace {
 
-// Scalars as written, for messages; long strings shortened as ObjectReader does.
-std::string shown(const json& v) {
-  std::string s = v.dump();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
+// Scalars as written, for messages; long strings shortened as ObjectReader does (on a character
+// boundary: a cut inside one makes the answer invalid UTF-8).
+std::string shown(const json& v) { return excerpt(v.dump()); }
 
 HfConfig to_config(const json& object, const std::string& path);
 
