@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "trainmem/work_meter.hpp"
+
 namespace trainmem {
 
 namespace {
 std::size_t edit_distance(const std::string& a, const std::string& b) {
+  work_meter::add((a.size() + 1) * (b.size() + 1));
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -31,9 +34,15 @@ std::string excerpt(const std::string& text, std::size_t max_bytes) {
 }
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  // Nobody mistypes a name into 64 bytes: longer words get no suggestion (and cost nothing).
+  constexpr std::size_t kLongestWord = 64;
   std::string best;
+  if (word.size() > kLongestWord) return best;
   std::size_t best_distance = std::max<std::size_t>(3, word.size() / 3) + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length.
+    const std::size_t gap = word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (gap >= best_distance) continue;
     const std::size_t d = edit_distance(word, c);
     if (d < best_distance) {
       best_distance = d;

@@ -9,6 +9,7 @@
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
+#include "trainmem/work_meter.hpp"
 
 namespace trainmem {
 
@@ -304,6 +305,7 @@ Estimate estimate(const TrainingSetup& s) {
   double offloaded_states = 0, offloaded_activations = 0;
   TransientBuffers best_buffers;
   double best_step_only = 0;
+  work_meter::add(stages.size());
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const ModelStates& ms = stages[i];
     const bool last = i + 1 == stages.size();

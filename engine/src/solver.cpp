@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "trainmem/calibration.hpp"
+#include "trainmem/work_meter.hpp"
 
 namespace trainmem {
 
@@ -144,11 +145,17 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
   if (o.target_global_batch_size && r.max_micro_batch_size) {
     const std::int64_t target = *o.target_global_batch_size, d = base.parallel.data_parallel_size;
     GlobalBatchPlan plan;
-    for (std::int64_t m = std::min(r.max_micro_batch_size->value, target); m >= 1; --m) {
-      if (target % (m * d) == 0) {
-        plan = {m, target / (m * d), target, true};
-        break;
+    if (target % d == 0) {
+      // Divisors come in pairs (i, n / i) with i <= sqrt(n): sqrt(n) steps, not one per micro-batch size.
+      const std::int64_t n = target / d, cap = r.max_micro_batch_size->value;
+      std::int64_t best = 0;
+      for (std::int64_t i = 1; i <= n / i; ++i) {
+        work_meter::add(1);
+        if (n % i != 0) continue;
+        if (i <= cap) best = std::max(best, i);
+        if (n / i <= cap) best = std::max(best, n / i);
       }
+      if (best > 0) plan = {best, n / best, target, true};
     }
     if (!plan.exact) {
       plan.micro_batch_size = r.max_micro_batch_size->value;

@@ -7,6 +7,7 @@
 
 #include "trainmem/solver.hpp"
 #include "trainmem/step_time.hpp"
+#include "trainmem/work_meter.hpp"
 
 namespace trainmem {
 
@@ -71,25 +72,53 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
 
   // USD per GPU-hour for tokens per dollar; 0 when unknown.
   const double price = o.price_per_gpu_hour_usd.value_or(base.gpu ? base.gpu->price_per_gpu_hour_usd.value_or(0.0) : 0.0);
-  auto peak = [&](const TrainingSetup& s) {
+  auto estimate_counted = [&](const TrainingSetup& s) {
     ++r.estimates;
-    return compared_peak(s, estimate(s));
+    r.work += s.parallel.pipeline_parallel_size;
+    return estimate(s);
   };
-  std::vector<StrategyCandidate> feasible;
-  TrainingSetup work = base;
-  for (std::int64_t tp : divisors(o.world_size)) {
+  auto peak = [&](const TrainingSetup& s) { return compared_peak(s, estimate_counted(s)); };
+  // The splits the model allows (TP divides the heads, PP the layers within kMaxPipelineStages, CP
+  // the sequence, EP the D x CP group), least model parallelism first: a stopped search has covered
+  // the plainest strategies.
+  struct Split {
+    std::int64_t tp, pp, cp, dp;
+  };
+  std::vector<Split> splits;
+  const std::vector<std::int64_t> sizes = divisors(o.world_size);  // ascending
+  for (std::int64_t tp : sizes) {
     if (!divides_heads(a, tp)) continue;
-    for (std::int64_t pp : divisors(o.world_size / tp)) {
-      if (layers % pp != 0) continue;
-      for (std::int64_t cp : divisors(o.world_size / (tp * pp))) {
-        if (seq % cp != 0) continue;
+    for (std::int64_t pp : sizes) {
+      if (pp > o.world_size / tp) break;
+      if ((o.world_size / tp) % pp != 0 || pp > kMaxPipelineStages || layers % pp != 0) continue;
+      for (std::int64_t cp : sizes) {
+        work_meter::add(1);
+        if (cp > o.world_size / (tp * pp)) break;
+        if ((o.world_size / (tp * pp)) % cp != 0 || seq % cp != 0) continue;
         const std::int64_t dp = o.world_size / (tp * pp * cp);
         if (base.parallel.expert_parallel_size > 1 && ((dp * cp) % base.parallel.expert_parallel_size != 0 ||
                                                        experts % base.parallel.expert_parallel_size != 0))
           continue;
+        splits.push_back({tp, pp, cp, dp});
+      }
+    }
+  }
+  std::stable_sort(splits.begin(), splits.end(),
+                   [](const Split& x, const Split& y) { return x.tp * x.pp * x.cp < y.tp * y.pp * y.cp; });
+  std::vector<StrategyCandidate> feasible;
+  TrainingSetup work = base;
+  std::size_t covered_splits = 0;
+  for (const Split& split : splits) {
+    if (r.work >= o.max_work) {
+      r.truncated = true;
+      break;
+    }
+    ++covered_splits;
+    const std::int64_t tp = split.tp, pp = split.pp, cp = split.cp, dp = split.dp;
         for (int zero = 0; zero <= 3; ++zero) {
           for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
+              work_meter::add(1);
               // ZeRO stages shard over D x CP; with nothing to shard they only matter for offload
               // (ZeRO-Offload on one GPU).
               if (zero > 0 && dp * cp == 1 && off == OffloadTarget::none) continue;
@@ -124,8 +153,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
               }
               cand.micro_batch_size = lo;
               apply_candidate(work, cand, o.world_size);
-              const Estimate e = estimate(work);
-              ++r.estimates;
+              const Estimate e = estimate_counted(work);
               r.feasible += lo;
               cand.peak = compared_peak(work, e).value_or(0);
               cand.headroom = budget - cand.peak;
@@ -140,8 +168,20 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
             }
           }
         }
-      }
-    }
+  }
+  if (r.truncated) {
+    const Split& last = splits[covered_splits - 1];
+    r.truncated_reason = "the search stopped at its work budget (" + std::to_string(o.max_work) +
+                         " pipeline stages estimated) after " + std::to_string(covered_splits) + " of " +
+                         std::to_string(splits.size()) + " tensor x pipeline x context splits, up to " +
+                         std::to_string(last.tp * last.pp * last.cp) +
+                         "-way model parallelism; fewer GPUs (solve.strategies.world_size), a smaller "
+                         "max_micro_batch_size or include_offload false narrow it";
+    r.reasons.push_back(r.truncated_reason);
+  }
+  if (feasible.empty() && r.truncated) {
+    r.reasons.push_back("no strategy covered before the search stopped fits");
+    return r;
   }
   if (feasible.empty()) {
     r.reasons.push_back(r.candidates == 0

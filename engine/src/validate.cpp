@@ -1,10 +1,12 @@
 // Cross-field checks of a TrainingSetup (single fields are range-checked by the document parser).
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "trainmem/estimate.hpp"
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/pipeline_split.hpp"
+#include "trainmem/work_meter.hpp"
 
 namespace trainmem {
 
@@ -151,18 +153,28 @@ Errors validate(const TrainingSetup& s) {
                      str(a.num_hidden_layers())});
   if (s.method == Method::lora || s.method == Method::qlora) {
     const LoraTargeting lora(a, s.lora);
-    e.insert(e.end(), lora.errors().begin(), lora.errors().end());
+    e.append(lora.errors());
+    // The model's linear module names, once; each target is one match over them, reported once.
+    std::set<std::string> linear_names;
+    std::vector<std::string> names;  // in the model's order
+    std::string list;
+    for (const auto& g : a.layers)
+      for (const auto& l : g.linears)
+        if (linear_names.insert(l.name).second) {
+          names.push_back(l.name);
+          list += (list.empty() ? "" : ", ") + l.name;
+        }
+    std::set<std::string> reported;
     for (const auto& t : s.lora.target_modules) {
-      if (lora.names_a_module(t)) continue;
-      std::vector<std::string> names;
-      for (const auto& g : a.layers)
-        for (const auto& l : g.linears) names.push_back(l.name);
+      work_meter::add(1);
+      if (!reported.insert(t).second || lora.names_a_module(t)) continue;
+      if (e.full()) {  // counted, not listed: no suggestion to compute
+        e.push_back({error_code::unknown_value, "lora.target_modules", ""});
+        continue;
+      }
       const std::string near = closest_match(t, names);
-      std::string list;
-      for (const auto& n : names)
-        if (list.find(n) == std::string::npos) list += (list.empty() ? "" : ", ") + n;
       e.push_back({error_code::unknown_value, "lora.target_modules",
-                   "lora.target_modules: \"" + t + "\" is not a linear module of this model (" + list + ")" +
+                   "lora.target_modules: \"" + excerpt(t) + "\" is not a linear module of this model (" + list + ")" +
                        (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
     }
     for (const auto layer : s.lora.layers_to_transform)

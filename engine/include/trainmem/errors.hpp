@@ -2,7 +2,10 @@
 // Codes are a contract (tests and the page map them); messages state the offending values.
 #pragma once
 
+#include <cstddef>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainmem {
@@ -31,7 +34,47 @@ struct FieldError {
   std::string message;
 };
 
-using Errors = std::vector<FieldError>;
+// The problems of one input: the first kMaxListedErrors are kept, all are counted. A document with
+// 200,000 bad entries answers with 100 described problems and errors_total = 200000, not a
+// 46 MB error document. Callers that build costly messages (suggestions) check full() first.
+inline constexpr std::size_t kMaxListedErrors = 100;
+
+class Errors {
+ public:
+  Errors() = default;
+  Errors(std::initializer_list<FieldError> list) {
+    for (const auto& e : list) push_back(e);
+  }
+  void push_back(FieldError e) {
+    ++total_;
+    if (listed_.size() < kMaxListedErrors) listed_.push_back(std::move(e));
+  }
+  template <typename... Args>
+  void emplace_back(Args&&... args) {
+    push_back(FieldError{std::forward<Args>(args)...});
+  }
+  void clear() {
+    listed_.clear();
+    total_ = 0;
+  }
+  // Adds another list's problems, counting the ones it dropped.
+  void append(const Errors& other) {
+    for (const auto& e : other) push_back(e);
+    total_ += other.total_ - other.size();
+  }
+  bool empty() const { return total_ == 0; }
+  bool full() const { return listed_.size() >= kMaxListedErrors; }
+  std::size_t size() const { return listed_.size(); }  // listed problems
+  std::size_t total() const { return total_; }          // every problem found
+  const FieldError& operator[](std::size_t i) const { return listed_[i]; }
+  const FieldError& front() const { return listed_.front(); }
+  std::vector<FieldError>::const_iterator begin() const { return listed_.begin(); }
+  std::vector<FieldError>::const_iterator end() const { return listed_.end(); }
+
+ private:
+  std::vector<FieldError> listed_;
+  std::size_t total_ = 0;
+};
 
 // A text from the input, shortened for a message: at most `max_bytes` bytes, cut on a UTF-8
 // character boundary, "..." marking the cut (a cut inside a character would make the message,

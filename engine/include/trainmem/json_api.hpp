@@ -13,8 +13,16 @@
 
 namespace trainmem {
 
+// Limits on input documents (docs/api.md, "Limits"); kMaxListedErrors is in errors.hpp.
 // Documents larger than this are rejected (code document_too_large).
 inline constexpr std::size_t kMaxDocumentBytes = 1 << 20;
+// Deeper nesting of arrays/objects is refused before parsing (code invalid_json): printing or
+// destroying deep values recurses, and WebAssembly's stack is small. Documents nest a few levels;
+// config.json files a few more.
+inline constexpr std::size_t kMaxNestingDepth = 64;
+// Longest list the engine reads (lora.target_modules, hf_config mlp_only_layers; code
+// out_of_range): 10 x the linear modules of the deepest published model, named one by one.
+inline constexpr std::size_t kMaxListEntries = 10000;
 
 struct JsonResult {
   std::string json;  // the output document, or {"error": {...}, "errors": [...]}

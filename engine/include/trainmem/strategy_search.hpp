@@ -10,6 +10,11 @@
 // candidates' micro-batches differ), or by tokens per dollar (tokens per second per GPU over the
 // price of a GPU-hour); ties by headroom, then a fixed order of the strategy's sizes. Without the
 // GPU's speeds (a custom device without gpu.bf16_dense_flops_per_s) candidates rank by headroom.
+//
+// Work is bounded: the search visits the (tp, pp, cp) splits in order of growing model-parallel
+// size tp x pp x cp and stops once it has estimated max_work pipeline stages (an estimate of a
+// p-stage strategy costs p: the engine evaluates each stage). A stopped search returns what it
+// covered, best first, with truncated = true and the reason.
 #pragma once
 
 #include <optional>
@@ -43,9 +48,16 @@ struct StrategySearchResult {
   std::vector<StrategyCandidate> ranked;  // feasible, best first (see StrategyOrder), then headroom
   std::int64_t candidates = 0;            // strategies covered, micro-batch sizes 1..max_micro_batch each
   std::int64_t estimates = 0;             // estimate() calls made
+  std::int64_t work = 0;                  // pipeline stages estimated: the sum of pp over the estimates
   std::int64_t feasible = 0;
-  std::vector<std::string> reasons;       // why nothing fits, when nothing does
+  bool truncated = false;                 // the work budget ran out before every strategy was covered
+  std::string truncated_reason;           // what was covered and how to narrow the search
+  std::vector<std::string> reasons;       // why nothing fits, or why the search stopped early
 };
+
+// The default work budget: 4 x what a 1,024-GPU search of Llama-3.1-405B (126 layers) needs, and
+// 40 x a 1,024-GPU search of Llama-3.1-70B; about a second of WebAssembly on a laptop.
+inline constexpr std::int64_t kStrategySearchWork = 2'000'000;
 
 struct StrategySearchOptions {
   std::int64_t world_size = 8;
@@ -54,6 +66,7 @@ struct StrategySearchOptions {
   bool include_offload = true;
   StrategyOrder order = StrategyOrder::throughput;
   std::optional<double> price_per_gpu_hour_usd;  // default: the setup's GPU price
+  std::int64_t max_work = kStrategySearchWork;  // pipeline stages estimated, at most (one strategy may overshoot)
 };
 
 StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& options, double budget_bytes);

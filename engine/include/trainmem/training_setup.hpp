@@ -106,6 +106,12 @@ struct LossSettings {
   std::optional<HeldLogits> held_logits;
 };
 
+// Limits on the job's shape (docs/api.md, "Limits"). The estimate evaluates each pipeline stage, so
+// its work grows with the pipeline size: 1,024 stages is 16 x the deepest pipelines in published
+// runs (64 in Narayanan et al. 2021, Table 1).
+inline constexpr std::int64_t kMaxWorldSize = 10'000'000;
+inline constexpr std::int64_t kMaxPipelineStages = 1024;
+
 struct ParallelSettings {
   std::int64_t world_size = 1;
   std::int64_t gpus_per_node = 8;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "trainmem/json_api.hpp"
+
 namespace trainmem::architectures {
 
 namespace {
@@ -111,6 +113,13 @@ std::vector<std::int64_t> ConfigFields::integer_list(const char* key) {
   if (!v) return out;
   if (v->kind != HfValue::Kind::list) {
     type_error(key, "a list of layer indices", *v);
+    return out;
+  }
+  if (v->items.size() > kMaxListEntries) {
+    errors_.push_back({error_code::out_of_range, field(key),
+                       field(key) + " has " + std::to_string(v->items.size()) + " entries; the limit is " +
+                           std::to_string(kMaxListEntries)});
+    ok_ = false;
     return out;
   }
   for (const auto& x : v->items) {

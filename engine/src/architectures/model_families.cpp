@@ -114,17 +114,17 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
   }
   auto it = builders().find(type);
   ConfigFields fields(*source, errors);
-  const std::size_t errors_before = errors.size();
+  const std::size_t errors_before = errors.total();
   std::optional<Architecture> a = it != builders().end() ? it->second(fields, type) : architectures::generic_decoder(fields, type);
   if (it == builders().end()) {
     // No layout of its own: read as a generic decoder. A near miss of a known model_type is named.
     const std::string near = type.empty() ? "" : closest_match(type, supported_model_types());
-    const std::string shown = type.empty() ? "model_type absent" : "model_type \"" + type + "\"";
+    const std::string shown = type.empty() ? "model_type absent" : "model_type \"" + excerpt(type) + "\"";
     if (a) {
       a->layout_assumptions.insert(a->layout_assumptions.begin(),
                                    shown + " has no family layout here" +
                                        (near.empty() ? "" : " (closest: \"" + near + "\")") + ": read as a generic decoder");
-    } else if (errors.size() > errors_before) {
+    } else if (errors.total() > errors_before) {
       errors.push_back({error_code::unsupported_model_type, source->field("model_type"),
                         shown + " has no family layout here" + (near.empty() ? "" : " (closest: \"" + near + "\")") +
                             "; read as a generic decoder it lacks the fields named in the other errors"});

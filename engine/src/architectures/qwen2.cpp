@@ -9,6 +9,7 @@
 
 #include "decoder_layout.hpp"
 #include "families.hpp"
+#include "trainmem/work_meter.hpp"
 
 namespace trainmem::architectures {
 
@@ -17,6 +18,7 @@ namespace trainmem::architectures {
 std::int64_t qwen_moe_layer_count(ConfigFields& f, std::int64_t layers) {
   const std::int64_t step = f.optional_size("decoder_sparse_step", 1, 1);
   std::vector<std::int64_t> mlp_only = f.integer_list("mlp_only_layers");
+  work_meter::add(mlp_only.size());
   std::sort(mlp_only.begin(), mlp_only.end());
   mlp_only.erase(std::unique(mlp_only.begin(), mlp_only.end()), mlp_only.end());
   std::int64_t moe = layers / step;

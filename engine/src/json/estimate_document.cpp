@@ -82,7 +82,7 @@ void parse_model_spec(const json& model, const std::string& path, ModelSpec& out
     } else {
       const std::string near = closest_match(*preset, catalog.model_ids());
       errors.push_back({error_code::unknown_preset, m.field("preset"),
-                        m.field("preset") + " \"" + *preset + "\" is not in the model catalog" +
+                        m.field("preset") + " \"" + excerpt(*preset) + "\" is not in the model catalog" +
                             (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)"});
     }
   }
@@ -166,7 +166,9 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   // PEFT: a list matches module names (exactly or as a ".name" suffix), a string is a regex that
   // must match the whole module name, except "all-linear".
   if (const json* t = r.get("target_modules")) {
-    if (t->is_string() && *t == "all-linear") {
+    if (t->is_array() && t->size() > kMaxListEntries) {
+      r.too_many_entries("target_modules", t->size());
+    } else if (t->is_string() && *t == "all-linear") {
       s.lora.target_modules = {"all-linear"};
     } else if (t->is_string()) {
       s.lora.target_pattern = t->get<std::string>();
@@ -202,7 +204,8 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     const bool ok = t->is_array() && std::all_of(t->begin(), t->end(), [](const json& x) {
       return x.is_string() && (x == "lm_head" || x == "embed_tokens");
     });
-    if (ok) s.lora.modules_to_save = t->get<std::vector<std::string>>();
+    if (t->is_array() && t->size() > kMaxListEntries) r.too_many_entries("modules_to_save", t->size());
+    else if (ok) s.lora.modules_to_save = t->get<std::vector<std::string>>();
     else r.type_error("modules_to_save", "a list of \"lm_head\" and/or \"embed_tokens\"", *t);
   }
   set(s.lora.use_dora, r.boolean("use_dora"));
@@ -245,13 +248,13 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   std::optional<int> zero;
   if (const json* v = doc.get("parallel")) {
     ObjectReader r(*v, "parallel", errors);
-    world = r.integer("world_size", 1, 1e7);
+    world = r.integer("world_size", 1, kMaxWorldSize);
     set(p.gpus_per_node, r.integer("gpus_per_node", 1, 1024));
-    dp = r.integer("data_parallel_size", 1, 1e7);
+    dp = r.integer("data_parallel_size", 1, kMaxWorldSize);
     if (auto z = r.integer("zero_stage", 0, 3)) zero = static_cast<int>(*z);
-    p.sharding_group_size = r.integer("sharding_group_size", 1, 1e7);
+    p.sharding_group_size = r.integer("sharding_group_size", 1, kMaxWorldSize);
     set(p.tensor_parallel_size, r.integer("tensor_parallel_size", 1, 1e5));
-    set(p.pipeline_parallel_size, r.integer("pipeline_parallel_size", 1, 1e5));
+    set(p.pipeline_parallel_size, r.integer("pipeline_parallel_size", 1, kMaxPipelineStages));
     set(p.sequence_parallel, r.boolean("sequence_parallel"));
     set(p.context_parallel_size, r.integer("context_parallel_size", 1, 1e5));
     set(p.expert_parallel_size, r.integer("expert_parallel_size", 1, 1e5));
@@ -288,11 +291,10 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     p.world_size = p.data_parallel_size * model_parallel;
   }
   p.zero_stage = zero.value_or(default_zero_stage(s.framework, p.world_size));
-  constexpr double kMaxWorldSize = 1e7;
   if (static_cast<double>(p.data_parallel_size) * static_cast<double>(model_parallel) > kMaxWorldSize)
     errors.push_back({error_code::out_of_range, "parallel.world_size",
                       "data x tensor x pipeline x context parallel = " + std::to_string(p.data_parallel_size) + " x " +
-                          std::to_string(model_parallel) + " GPUs exceeds the limit of 1e7"});
+                          std::to_string(model_parallel) + " GPUs exceeds the limit of " + std::to_string(kMaxWorldSize)});
 }
 
 void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
@@ -306,7 +308,7 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     } else {
       const std::string near = closest_match(id, catalog.gpu_ids());
       errors.push_back({error_code::unknown_gpu, "gpu",
-                        "gpu \"" + id + "\" is not in the GPU catalog" + (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
+                        "gpu \"" + excerpt(id) + "\" is not in the GPU catalog" + (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
                             " (trainmem catalog gpus lists them)"});
     }
     return;
@@ -576,7 +578,8 @@ std::string error_document(const Errors& errors) {
   for (const auto& e : errors) list.push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
   json doc;
   doc["error"] = list.empty() ? json{{"code", "internal"}, {"field", ""}, {"message", "unknown error"}} : list.front();
-  doc["errors"] = list;
+  doc["errors"] = list;  // the first kMaxListedErrors problems
+  doc["errors_total"] = std::max<std::size_t>(errors.total(), 1);
   return doc.dump(2);
 }
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainmem/errors.hpp"
+#include "trainmem/json_api.hpp"
 
 namespace trainmem::json_io {
 
@@ -52,8 +53,8 @@ inline std::size_t nesting_depth(std::string_view text) {
   return deepest;
 }
 
-// Documents nest a few levels; config.json files a few more. Anything deeper is refused.
-inline constexpr std::size_t kMaxNestingDepth = 64;
+// Longest key from the input quoted in a field path or message (bytes; longer keys are cut).
+inline constexpr std::size_t kMaxKeyInMessage = 64;
 
 class ObjectReader {
  public:
@@ -67,7 +68,8 @@ class ObjectReader {
 
   bool valid() const { return valid_; }
   const std::string& path() const { return path_; }
-  std::string field(const std::string& key) const { return join_path(path_, key); }
+  // The key's document path; a key from the input is shortened (a 1 MB key is not echoed whole).
+  std::string field(const std::string& key) const { return join_path(path_, excerpt(key, kMaxKeyInMessage)); }
 
   // The raw value, or nullptr when absent or null.
   const json* get(const std::string& key) {
@@ -155,11 +157,12 @@ class ObjectReader {
   }
 
   void unknown_value(const std::string& key, const std::string& got, const std::vector<std::string>& names) {
+    if (errors_.full()) return errors_.push_back({error_code::unknown_value, field(key), ""});  // counted, not listed
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     const std::string near = closest_match(got, names);
     errors_.push_back({error_code::unknown_value, field(key),
-                       field(key) + " = \"" + got + "\" is not one of: " + list +
+                       field(key) + " = \"" + excerpt(got) + "\" is not one of: " + list +
                            (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
   }
 
@@ -170,12 +173,22 @@ class ObjectReader {
                        field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + excerpt(got.dump()) : "")});
   }
 
+  void too_many_entries(const std::string& key, std::size_t entries) {
+    errors_.push_back({error_code::out_of_range, field(key),
+                       field(key) + " has " + std::to_string(entries) + " entries; the limit is " +
+                           std::to_string(kMaxListEntries)});
+  }
+
   // Reports keys nobody asked for.
   void finish() {
     if (!valid_) return;
     std::vector<std::string> known(seen_.begin(), seen_.end());
     for (auto it = value_.begin(); it != value_.end(); ++it) {
       if (seen_.count(it.key())) continue;
+      if (errors_.full()) {  // counted, not listed: no suggestion to compute
+        errors_.push_back({error_code::unknown_field, field(it.key()), ""});
+        continue;
+      }
       const std::string near = closest_match(it.key(), known);
       errors_.push_back({error_code::unknown_field, field(it.key()),
                          "unknown field " + field(it.key()) + (near.empty() ? "" : "; did you mean \"" + near + "\"?")});

@@ -41,7 +41,7 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
       for (auto it = prices->begin(); it != prices->end(); ++it)
         if (auto p = pr.number(it.key(), 0, 1e5)) {
           if (!builtin_catalog().find_gpu(it.key()))
-            errors.push_back({error_code::unknown_gpu, "solve.prices." + it.key(), "solve.prices: \"" + it.key() + "\" is not a catalog GPU"});
+            errors.push_back({error_code::unknown_gpu, pr.field(it.key()), "solve.prices: \"" + excerpt(it.key()) + "\" is not a catalog GPU"});
           q.options.prices[it.key()] = *p;
         }
   }
@@ -159,7 +159,9 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                         {"exposed_communication_s", number_or_null(c.exposed_communication_s)},
                         {"tokens_per_dollar", number_or_null(c.tokens_per_dollar)}, {"explanation", c.explanation}});
     out["strategies"] = {{"ranked", ranked}, {"candidates", search->candidates}, {"estimates", search->estimates},
-                         {"feasible", search->feasible}, {"reasons", search->reasons}};
+                         {"work", search->work}, {"feasible", search->feasible}, {"truncated", search->truncated},
+                         {"truncated_reason", search->truncated ? json(search->truncated_reason) : json(nullptr)},
+                         {"reasons", search->reasons}};
   } else {
     out["strategies"] = nullptr;
   }
