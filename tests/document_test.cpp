@@ -74,3 +74,45 @@ TEST_CASE("num_parameters alone: model states known, the rest null, never 0", "[
   REQUIRE(r.ok);
   CHECK_THAT(r.json, Catch::Contains("\"activations\": null") && Catch::Contains("\"peak\": null"));
 }
+
+TEST_CASE("a duplicate key is an error naming its path, wherever it is", "[document][errors]") {
+  // The last value used to win silently: "full" then "lora" estimated a LoRA run.
+  auto errors_of = [](const std::string& document) { return parse_estimate_document(document).errors; };
+  const auto top = errors_of(R"({"model": {"num_parameters": 7e9}, "method": "full", "method": "lora"})");
+  REQUIRE(top.total() == 1);
+  CHECK(top[0].code == "duplicate_key");
+  CHECK(top[0].field == "method");
+  const auto nested = errors_of(R"({"model": {"num_parameters": 7e9}, "batch": {"seq_length": 1, "seq_length": 2}})");
+  REQUIRE(nested.total() == 1);
+  CHECK(nested[0].field == "batch.seq_length");
+  // Inside a list, and inside hf_config (taken as published, but a config with two values for one
+  // key is not one config).
+  const auto in_list = errors_of(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "solve": {"calibration": [{"measured_bytes": 1}, {"measured_bytes": 2, "measure": "allocated", "measure": "reserved"}]}})");
+  REQUIRE(in_list.total() == 1);
+  CHECK(in_list[0].field == "solve.calibration.1.measure");
+  const auto in_config = errors_of(R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 8, "hidden_size": 16}}})");
+  REQUIRE(in_config.total() == 1);
+  CHECK(in_config[0].field == "model.hf_config.hidden_size");
+  // The same key in different objects is no duplicate.
+  CHECK(errors_of(R"({"model": {"num_parameters": 7e9}, "batch": {"seq_length": 8}, "checkpoint": {"keep_last": 2},
+    "loss": {"num_chunks": 2}})").empty());
+}
+
+TEST_CASE("a NUL byte is an error: the parser would stop reading there", "[document][errors]") {
+  // {"model": ...}\0{garbage}: everything after the NUL used to be ignored. The document before
+  // it is 34 bytes, so the NUL is at offset 34 (counting from 0).
+  const std::string document = std::string(R"({"model": {"num_parameters": 7e9}})") + '\0' + "{\"method\": 1}";
+  const auto errors = parse_estimate_document(document).errors;
+  REQUIRE(errors.total() == 1);
+  CHECK(errors[0].code == "invalid_json");
+  CHECK_THAT(errors[0].message, Catch::Contains("NUL byte at byte offset 34"));
+}
+
+TEST_CASE("a syntax error names its byte", "[document][errors]") {
+  // The 34-byte document above, then "," and "}": a key was due at offset 34, "}" came.
+  const auto errors = parse_estimate_document(R"({"model": {"num_parameters": 7e9},})").errors;
+  REQUIRE(errors.total() == 1);
+  CHECK(errors[0].code == "invalid_json");
+  CHECK_THAT(errors[0].message, Catch::Contains("at byte offset 34"));
+}

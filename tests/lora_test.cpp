@@ -129,3 +129,17 @@ TEST_CASE("lora_dropout saves a dropout copy of each targeted linear's input and
   // Full recompute rebuilds them in backward: nothing more is saved.
   CHECK(activations("0.05", "full") == activations("0.0", "full"));
 }
+
+TEST_CASE("a LoRA rank whose adapter outgrows the model is warned about", "[lora][warnings]") {
+  // All linear layers of Llama-2-7B: 39,976,960 / 16 = 2,498,560 adapter parameters per unit of
+  // rank (above); the model has 6,738,415,616. r = 2696 gives 6,736,117,760 (fewer), r = 2697
+  // gives 6,738,616,320 (more).
+  auto warns = [](int r) {
+    const JsonResult out = estimate_json(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
+      "lora": {"r": )" + std::to_string(r) + R"(, "target_modules": "all-linear"}})");
+    REQUIRE(out.ok);
+    return out.json.find("lora_rank_exceeds_model") != std::string::npos;
+  };
+  CHECK_FALSE(warns(2696));
+  CHECK(warns(2697));
+}

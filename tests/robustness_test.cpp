@@ -1,4 +1,7 @@
 // Inputs that used to crash, hang, overflow or mislead (found by a fresh user's bad-input pass).
+#include <functional>
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
 
 using namespace trainmem;
@@ -44,6 +47,31 @@ TEST_CASE("huge batches give large positive byte counts, never negative ones", "
   REQUIRE(r.ok);
   CHECK(r.json.find(": -") == std::string::npos);
   CHECK_THAT(r.json, Catch::Contains("above_2_53"));
+}
+
+TEST_CASE("every number above 2^53 in the answer is named in the warning", "[robustness]") {
+  // 1e15 tokens per micro-batch: activations, the phases, the peaks and fragmentation all pass
+  // 2^53 bytes; only per_gpu.peak and a few others used to be named.
+  const JsonResult r = estimate_json(R"({"model": {"preset": "llama-3-8b"}, "batch": {"micro_batch_size": 1e9, "seq_length": 1e6},
+    "attention": "eager"})");
+  REQUIRE(r.ok);
+  const nlohmann::json out = nlohmann::json::parse(r.json);
+  std::string message;
+  for (const auto& w : out["warnings"])
+    if (w["code"] == "above_2_53") message = w["message"];
+  std::vector<std::string> large;
+  std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& v, const std::string& path) {
+    if (v.is_object())
+      for (auto it = v.begin(); it != v.end(); ++it) walk(it.value(), path.empty() ? it.key() : path + "." + it.key());
+    else if (v.is_array())
+      for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], path + "." + std::to_string(i));
+    else if (v.is_number() && v.get<double>() > 9007199254740992.0)
+      large.push_back(path);
+  };
+  walk(out, "");
+  CHECK(std::find(large.begin(), large.end(), "per_gpu.peak_allocated") != large.end());
+  CHECK(std::find(large.begin(), large.end(), "per_gpu.phases.backward") != large.end());
+  for (const auto& path : large) CHECK_THAT(message, Catch::Contains(path));
 }
 
 TEST_CASE("heads that do not divide hidden_size need an explicit head_dim", "[robustness]") {

@@ -52,14 +52,6 @@ const char* checkpointing_name(Checkpointing c) {
   return "";
 }
 
-// JavaScript numbers are exact integers only up to 2^53.
-constexpr double kMaxExactJsInteger = 9007199254740992.0;
-
-void warn_if_inexact(std::vector<Warning>& w, const char* field, double bytes) {
-  if (bytes > kMaxExactJsInteger)
-    w.push_back({"above_2_53", std::string(field) + " exceeds 2^53 bytes: JavaScript shows it rounded"});
-}
-
 bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
 
 }  // namespace
@@ -69,15 +61,6 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   std::vector<Warning>& w = warnings;
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
   const bool paged = is_paged(e.precision.optimizer);
-  const PerGpu& g = e.per_gpu;
-  for (const auto& [field, value] : {std::pair{"per_gpu.model_states", g.model_states},
-                                     std::pair{"per_gpu.activations", g.activations.value_or(0)},
-                                     std::pair{"per_gpu.peak", g.peak.value_or(0)},
-                                     std::pair{"cpu_bytes_per_node", e.cpu_bytes_per_node},
-                                     std::pair{"nvme_bytes", e.nvme_bytes},
-                                     std::pair{"checkpoint.training_state_bytes", e.checkpoint.training_state_bytes},
-                                     std::pair{"checkpoint.keep_last_bytes", e.checkpoint.keep_last_bytes}})
-    warn_if_inexact(w, field, value);
   if (!s.ignored_fields.empty()) {
     std::string list;
     for (const auto& f : s.ignored_fields) list += (list.empty() ? "" : "; ") + f;
@@ -103,8 +86,13 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   if (arch && arch->encoder_decoder && s.attention == AttentionImplementation::flash)
     w.push_back({"flash_unsupported", "Hugging Face's T5 adds a relative position bias to the scores, which FlashAttention "
                                       "kernels do not take: expect eager or sdpa attention (choose attention \"eager\")"});
-  if (static_cast<double>(e.global_batch_size) > kMaxExactJsInteger)
-    w.push_back({"above_2_53", "global_batch_size exceeds 2^53: JavaScript shows it rounded"});
+  // An adapter larger than the model it adapts trains more parameters than full fine-tuning would:
+  // LoRA's point is a low rank (Hu et al. 2021, "LoRA", Section 7.2: ranks 1 to 64 suffice).
+  if ((s.method == Method::lora || s.method == Method::qlora) && e.parameters.adapter > e.parameters.total)
+    w.push_back({"lora_rank_exceeds_model",
+                 "lora.r = " + std::to_string(s.lora.r) + " gives " + grouped(static_cast<double>(e.parameters.adapter)) +
+                     " adapter parameters, more than the model's " + grouped(static_cast<double>(e.parameters.total)) +
+                     ": a rank this high trains more than full fine-tuning (typical ranks are 8 to 256)"});
   if (!arch)
     w.push_back({"model_states_only",
                           "only a parameter count was given: activations, buffers and the peak need an architecture "

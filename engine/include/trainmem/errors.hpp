@@ -12,6 +12,7 @@ namespace trainmem {
 
 namespace error_code {
 inline constexpr const char* invalid_json = "invalid_json";
+inline constexpr const char* duplicate_key = "duplicate_key";
 inline constexpr const char* document_too_large = "document_too_large";
 inline constexpr const char* unknown_field = "unknown_field";
 inline constexpr const char* missing_field = "missing_field";

@@ -491,6 +491,17 @@ json time_json(const StepTime& t) {
           {"cost", cost}};
 }
 
+// The paths of the numbers in an output document above 2^53, which JavaScript cannot hold exactly.
+void inexact_numbers(const json& v, const std::string& path, std::vector<std::string>& out) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) inexact_numbers(it.value(), json_io::join_path(path, it.key()), out);
+  } else if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i) inexact_numbers(v[i], json_io::join_path(path, std::to_string(i)), out);
+  } else if (v.is_number() && std::fabs(v.get<double>()) > json_io::kMaxExactInteger) {
+    out.push_back(path);
+  }
+}
+
 json write_estimate(const TrainingSetup& s, const Estimate& e) {
   json out;
   out["parameters"] = {{"total", e.parameters.total}, {"trainable", e.parameters.trainable}, {"active", e.active_parameters}};
@@ -562,12 +573,22 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   out["explanations"] = json::array();
   for (const auto& x : explain(s, e))
     out["explanations"].push_back({{"component", x.component}, {"formula", x.formula}, {"source", x.source}});
+  std::vector<std::string> inexact;
+  inexact_numbers(out, "", inexact);
   out["warnings"] = json::array();
   for (const auto& w : estimate_warnings(s, e)) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
   std::string why_not;
   const std::optional<StepTime> time = step_time(s, e, &why_not);
   out["time"] = time ? time_json(*time) : json(nullptr);
   if (!time && s.gpu) out["warnings"].push_back({{"code", "time_unavailable"}, {"message", why_not}});
+  if (!inexact.empty()) {
+    std::string list;
+    for (const auto& path : inexact) list += (list.empty() ? "" : ", ") + path;
+    out["warnings"].push_back({{"code", "above_2_53"},
+                               {"message", list + (inexact.size() == 1 ? " exceeds" : " exceed") +
+                                               " 2^53 = 9007199254740992: JavaScript shows " +
+                                               (inexact.size() == 1 ? "it" : "them") + " rounded"}});
+  }
   return out;
 }
 
@@ -584,25 +605,6 @@ std::string error_document(const Errors& errors) {
 }
 
 namespace json_io {
-
-std::optional<json> read_document(std::string_view document, Errors& errors) {
-  if (document.size() > kMaxDocumentBytes) {
-    errors.push_back({error_code::document_too_large, "(document)",
-                      "the document is " + std::to_string(document.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
-    return std::nullopt;
-  }
-  if (nesting_depth(document) > kMaxNestingDepth) {
-    errors.push_back({error_code::invalid_json, "(document)",
-                      "the document nests arrays/objects deeper than " + std::to_string(kMaxNestingDepth) + " levels"});
-    return std::nullopt;
-  }
-  json doc = json::parse(document.begin(), document.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    errors.push_back({error_code::invalid_json, "(document)", "the document is not valid JSON"});
-    return std::nullopt;
-  }
-  return doc;
-}
 
 TrainingSetup read_setup(const json& doc, Errors& errors) { return parse_setup(doc, errors); }
 json estimate_output(const TrainingSetup& s, const Estimate& e) { return write_estimate(s, e); }

@@ -1,0 +1,93 @@
+// Reading an input document: size, NUL bytes, nesting depth, syntax and duplicate keys, each a
+// field-specific error, before any field is looked at.
+#include <unordered_set>
+
+#include "documents.hpp"
+#include "object_reader.hpp"
+#include "trainmem/json_api.hpp"
+
+namespace trainmem::json_io {
+
+namespace {
+
+// Where the parser is: one frame per open object or array, for the path of a duplicate key.
+struct Frame {
+  bool array = false;
+  std::size_t index = 0;  // arrays: the element being read
+  std::string key;        // objects: the key being read
+  std::unordered_set<std::string> keys;
+};
+
+std::string path_to(const std::vector<Frame>& frames, const std::string& key) {
+  std::string path;
+  for (std::size_t i = 0; i + 1 < frames.size(); ++i)
+    path = join_path(path, frames[i].array ? std::to_string(frames[i].index) : excerpt(frames[i].key, kMaxKeyInMessage));
+  return join_path(path, excerpt(key, kMaxKeyInMessage));
+}
+
+}  // namespace
+
+std::optional<json> read_document(std::string_view document, Errors& errors) {
+  if (document.size() > kMaxDocumentBytes) {
+    errors.push_back({error_code::document_too_large, "(document)",
+                      "the document is " + std::to_string(document.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+    return std::nullopt;
+  }
+  // The parser stops reading at a NUL byte and would take what came before it as the document.
+  if (const std::size_t nul = document.find('\0'); nul != std::string_view::npos) {
+    errors.push_back({error_code::invalid_json, "(document)",
+                      "the document contains a NUL byte at byte offset " + std::to_string(nul) + " (JSON text has none)"});
+    return std::nullopt;
+  }
+  if (nesting_depth(document) > kMaxNestingDepth) {
+    errors.push_back({error_code::invalid_json, "(document)",
+                      "the document nests arrays/objects deeper than " + std::to_string(kMaxNestingDepth) + " levels"});
+    return std::nullopt;
+  }
+  // JSON leaves duplicate keys to the reader; most keep the last one silently. Here each one is an
+  // error naming its path, as a typo's twin that would otherwise decide the answer.
+  std::vector<Frame> frames;
+  std::vector<std::string> duplicates;
+  const json::parser_callback_t watch = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: frames.push_back({}); break;
+      case json::parse_event_t::array_start:
+        frames.emplace_back();
+        frames.back().array = true;
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) duplicates.push_back(path_to(frames, f.key));
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames.pop_back();
+        [[fallthrough]];
+      case json::parse_event_t::value:
+        if (!frames.empty() && frames.back().array) ++frames.back().index;
+        break;
+    }
+    return true;
+  };
+  json doc;
+  try {
+    doc = json::parse(document.begin(), document.end(), watch);
+  } catch (const json::parse_error& e) {
+    // e.what() quotes the last token read, which may be a cut multi-byte character: not echoed.
+    // e.byte counts from 1.
+    errors.push_back({error_code::invalid_json, "(document)",
+                      "the document is not valid JSON (syntax error at byte offset " + std::to_string(e.byte - 1) + ")"});
+    return std::nullopt;
+  } catch (const json::exception&) {  // a number beyond the range of a double
+    errors.push_back({error_code::invalid_json, "(document)", "the document is not valid JSON (a number out of range)"});
+    return std::nullopt;
+  }
+  for (const auto& path : duplicates)
+    errors.push_back({error_code::duplicate_key, path, path + " appears more than once in its object"});
+  if (!duplicates.empty()) return std::nullopt;
+  return doc;
+}
+
+}  // namespace trainmem::json_io
