@@ -134,7 +134,7 @@ test('a pasted config.json becomes a custom model; a bad one is named', async ({
   const expected = cli(doc);
   await expect(page.getByTestId('trainable')).toHaveText(expected.parameters.trainable.toLocaleString('en-US'));
   expect(await app.bytes('b-peak')).toBe(expected.per_gpu.peak);
-  expect(page.url()).toMatch(/#v3:mc=/);
+  expect(page.url()).toMatch(/#v4:mc=/);
 
   await page.getByTestId('config-text').fill(JSON.stringify({ ...config, hidden_size: -5 }));
   await page.getByTestId('config-use').click();

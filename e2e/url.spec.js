@@ -1,8 +1,13 @@
 // Links: a shared URL restores every input and the result, old links keep working, a tampered
 // parameter is named and the rest kept, back/forward steps through edits, HF references find presets.
+const { crc32 } = require('zlib');
+const LZString = require('lz-string');
 const { test, expect, cli } = require('./fixtures');
 const golden = require('../tests-js/fixtures/golden-links.json');
 const Url = require('../web/src/link-codec.js');
+
+// A v4 link from its body, the check value worked out with Node's CRC-32 (not the codec's).
+const v4 = (body) => '#' + body + '&c=' + (crc32(body) >>> 0).toString(16).padStart(8, '0');
 
 test('a copied link reproduces every input and the result in a fresh browser (B36)', async ({ app, page, browser }) => {
   await app.open();
@@ -52,7 +57,7 @@ test('a preset configuration link is readable and under 200 characters', async (
   await app.set('method', 'qlora');
   await app.set('gpu', 'a100-80gb');
   const hash = new URL(page.url()).hash;
-  expect(hash).toBe('#v3:m=llama-3.1-70b&me=qlora&b=1&s=4096&n=8&z=3&g=a100-80gb');
+  expect(hash).toBe(v4('v4:m=llama-3.1-70b&me=qlora&b=1&s=4096&n=8&z=3&g=a100-80gb'));
   expect(page.url().length).toBeLessThan(200);
 });
 
@@ -73,11 +78,12 @@ for (const g of golden) {
 test('the first-release link opens from file:// too, and is rewritten to the current version', async ({ app, page }) => {
   await app.open('offline', golden[0].link);
   expect(await app.inputDoc()).toEqual(golden[0].document);
-  expect(new URL(page.url()).hash).toMatch(/^#v3:m=llama-2-7b&me=full&o=adamw&b=2&s=2048&n=4&z=2&g=a100-80gb$/);
+  expect(new URL(page.url()).hash).toBe(v4('v4:m=llama-2-7b&me=full&o=adamw&b=2&s=2048&n=4&z=2&g=a100-80gb'));
 });
 
 test('a tampered link names each bad parameter and keeps the rest', async ({ app, page }) => {
-  await app.open('http', '#v2:m=gpt2&n=eight&g=h100-sxm-99gb&s=512&zz=1&me=sideways');
+  const link = '#v2:m=gpt2&n=eight&g=h100-sxm-99gb&s=512&zz=1&me=sideways';
+  await app.open('http', link);
   const problems = page.getByTestId('link-problems');
   await expect(problems).toContainText('"n" (parallel.world_size) = "eight" was ignored: not a number');
   await expect(problems).toContainText('"zz" = "1" was ignored: unknown parameter');
@@ -86,6 +92,50 @@ test('a tampered link names each bad parameter and keeps the rest', async ({ app
   expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2' }, batch: { seq_length: 512 } });
   await expect(page.locator('#result-body')).toBeVisible();
   await expect(app.field('batch.seq_length')).toHaveValue('512');
+  // The link stays as it came until the user changes an input.
+  await expect(page.getByTestId('link-kept')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe(link);
+  await app.set('batch.seq_length', 1024);
+  expect(new URL(page.url()).hash).toBe(v4('v4:m=gpt2&s=1024'));
+});
+
+// A link cut short (a chat app broke it) or changed after it was made loads nothing: the page says
+// so, shows the default setup as the default, and leaves the link in the address bar.
+for (const [what, damage, message] of [
+  ['cut short', (link) => link.slice(0, link.length - 14), 'its check value (the last parameter, c=) is missing'],
+  ['cut inside its check value', (link) => link.slice(0, link.length - 3), 'its check value (the last parameter, c=) is missing'],
+  ['changed after it was made', (link) => link.replace('s=777', 's=778'), 'does not match its check value'],
+]) {
+  test(`a v4 link ${what} loads nothing and is kept in the address bar`, async ({ app, page }) => {
+    const link = v4('v4:m=gpt2&me=lora&s=777&n=2&g=a100-80gb');
+    expect(Url.encode({ model: { preset: 'gpt2' }, method: 'lora', batch: { seq_length: 777 }, parallel: { world_size: 2 }, gpu: 'a100-80gb' })).toBe(link);
+    const damaged = damage(link);
+    await app.open('http', damaged);
+    const problems = page.getByTestId('link-problems');
+    await expect(problems).toContainText('This link was not loaded: ');
+    await expect(problems).toContainText(message);
+    await expect(problems).toContainText('The page shows the default setup, not the link\'s.');
+    await expect(page.getByTestId('link-kept')).toBeVisible();
+    const shown = await app.inputDoc();  // the default setup (web/src/app.js DEFAULT_HASH), not the link's
+    expect(shown.model).toEqual({ preset: 'llama-3.1-8b' });
+    expect(shown.batch.seq_length).toBe(4096);
+    expect(new URL(page.url()).hash).toBe(damaged);
+  });
+}
+
+test('a link of an unknown version is named as such and kept', async ({ app, page }) => {
+  await app.open('http', '#v9:m=gpt2&s=777');
+  await expect(page.getByTestId('link-problems')).toContainText('link version 9 comes from a newer trainmem page; this page reads versions 1 to 4');
+  expect(new URL(page.url()).hash).toBe('#v9:m=gpt2&s=777');
+});
+
+test('a v3 link with an oversized compressed config is refused before decompressing, the rest loads', async ({ app, page }) => {
+  // lz-string cannot stop early and its output grows with the square of its input: a 90 KB
+  // crafted value froze the page for 40 s. 4e6 letters compress to more than 4096 characters.
+  const value = LZString.compressToEncodedURIComponent('a'.repeat(4e6));
+  await app.open('http', '#v3:m=gpt2&s=512&mc=' + value);
+  await expect(page.getByTestId('link-problems')).toContainText('longer than 4096 characters (the limit for a v3 link)');
+  expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2' }, batch: { seq_length: 512 } });
 });
 
 test('back and forward step through committed edits, one entry per edit', async ({ app, page }) => {
@@ -146,4 +196,29 @@ test('local storage keeps the last state and custom models', async ({ app, page 
   await expect(page.getByTestId('input-json')).not.toBeEmpty();
   await expect(app.field('batch.seq_length')).toHaveValue('777');
   await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveText(['tiny']);
+});
+
+test('a pasted config over the document limit is refused before it is parsed or put into the link', async ({ app, page }) => {
+  await app.open();
+  const before = page.url();
+  await page.locator('#custom-model > summary').click();
+  // 1 MiB (the engine's document limit, engine/include/trainmem/json_api.hpp) and a few bytes more.
+  const text = '{"model_type": "llama", "pad": "' + 'x'.repeat(1 << 20) + '"}';
+  await page.getByTestId('config-text').fill(text);
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('config-note')).toHaveText(
+    `This text is ${(1 << 20) + 34} bytes; a config.json over 1048576 bytes is refused (a real one is a few KB).`);
+  expect(page.url()).toBe(before);
+  await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveCount(0);
+});
+
+test('a pasted config with a repeated key is refused by the engine, which names the key', async ({ app, page }) => {
+  await app.open();
+  await page.locator('#custom-model > summary').click();
+  // JSON.parse would keep the last hidden_size silently; the page hands the raw text to the engine.
+  await page.getByTestId('config-text').fill('{"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, '
+    + '"num_attention_heads": 4, "vocab_size": 1000, "hidden_size": 4096}');
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('config-note')).toHaveText('Not used: model.hf_config.hidden_size appears more than once in its object');
+  expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
 });

@@ -3,12 +3,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { crc32, deflateRawSync } from 'node:zlib';
+import LZString from 'lz-string';
 
 import * as Url from '../web/src/link-codec.js';
 import * as Paths from '../web/src/doc-paths.js';
 import { loadEngine } from './engine-module.mjs';
 
 const engine = await loadEngine();
+// A v4 link from its body ("v4:k=v&..."): the check value worked out here with Node's own CRC-32
+// (zlib), not with the codec's.
+const v4 = (/** @type {string} */ body) => '#' + body + (body.endsWith(':') ? '' : '&') + 'c=' + (crc32(body) >>> 0).toString(16).padStart(8, '0');
 const every = JSON.parse(readFileSync(new URL('./fixtures/every-field.json', import.meta.url))).document;
 const golden = JSON.parse(readFileSync(new URL('./fixtures/golden-links.json', import.meta.url)));
 
@@ -47,7 +52,7 @@ test('a preset configuration is a short, readable link (exact string pinned)', (
     precision: { optimizer: 'adamw' }, batch: { micro_batch_size: 1, seq_length: 4096, gradient_accumulation_steps: 8 },
     activation_checkpointing: 'full', attention: 'flash', parallel: { world_size: 8, zero_stage: 3 }, gpu: 'h100-sxm-80gb' };
   const link = Url.encode(doc);
-  assert.equal(link, '#v3:m=llama-3.1-8b&me=lora&lr=16&lt=q_proj,v_proj&o=adamw&b=1&s=4096&ga=8&ac=full&at=flash&n=8&z=3&g=h100-sxm-80gb');
+  assert.equal(link, v4('v4:m=llama-3.1-8b&me=lora&lr=16&lt=q_proj,v_proj&o=adamw&b=1&s=4096&ga=8&ac=full&at=flash&n=8&z=3&g=h100-sxm-80gb'));
   assert.ok(link.length < 200, link.length + ' characters');
 });
 
@@ -73,21 +78,21 @@ test('golden links decode to their documents; current-version links re-encode to
 test('migration: a first-release link becomes the current document and link', () => {
   const r = Url.decode('#v1:model=gpt2&method=qlora&lora_r=4&world_size=2&zero_stage=1&gpu=l4-24gb');
   assert.deepEqual(r.doc, { model: { preset: 'gpt2' }, method: 'qlora', lora: { r: 4 }, parallel: { world_size: 2, zero_stage: 1 }, gpu: 'l4-24gb' });
-  assert.equal(Url.encode(r.doc), '#v3:m=gpt2&me=qlora&lr=4&n=2&z=1&g=l4-24gb');
+  assert.equal(Url.encode(r.doc), v4('v4:m=gpt2&me=qlora&lr=4&n=2&z=1&g=l4-24gb'));
 });
 
-test('migration: a v2 link (no solve options) keeps its document and becomes a v3 link', () => {
+test('migration: a v2 link (no solve options) keeps its document and becomes a v4 link', () => {
   const r = Url.decode('#v2:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb');
   assert.equal(r.version, 2);
   assert.deepEqual(r.problems, []);
-  assert.equal(Url.encode(r.doc), '#v3:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb');
+  assert.equal(Url.encode(r.doc), v4('v4:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb'));
 });
 
 test('solve options: prices and measured points round-trip; tampered ones are named and left out', () => {
   const doc = { model: { preset: 'gpt2' }, gpu: 'a100-80gb', solve: { safety_margin: 0.1, prices: { 'a100-80gb': 1.5, 'h100-sxm-80gb': 2 },
     calibration: [{ measured_bytes: 4e10, micro_batch_size: 1, seq_length: 1024, measure: 'nvidia-smi' }, { measured_bytes: 5e10, seq_length: 2048 }] } };
   const link = Url.encode(doc);
-  assert.equal(link, '#v3:m=gpt2&g=a100-80gb&xm=0.1&xp=a100-80gb:1.5,h100-sxm-80gb:2&xc=40000000000_1_1024_nvidia-smi,50000000000__2048_');
+  assert.equal(link, v4('v4:m=gpt2&g=a100-80gb&xm=0.1&xp=a100-80gb:1.5,h100-sxm-80gb:2&xc=40000000000_1_1024_nvidia-smi,50000000000__2048_'));
   assert.deepEqual(Url.decode(link).doc, doc);
   const bad = Url.decode('#v3:m=gpt2&xp=a100-80gb:cheap&xc=1_2_3_allocated,4_5_6_reserved,7_8_9_reserved&xw=8');
   assert.deepEqual(bad.doc, { model: { preset: 'gpt2' }, solve: { strategies: { world_size: 8 } } });
@@ -121,7 +126,8 @@ test('values that are not plain numbers never become NaN or Infinity', () => {
 });
 
 test('unknown versions and foreign fragments are reported, not guessed', () => {
-  assert.match(Url.decode('#v99:m=gpt2').problems[0].message, /version 99/);
+  assert.match(Url.decode('#v99:m=gpt2').problems[0].message, /version 99 comes from a newer trainmem page/);
+  assert.match(Url.decode('#v0:m=gpt2').problems[0].message, /version 0 is not a trainmem link version/);
   assert.match(Url.decode('#section-2').problems[0].message, /not a trainmem link/);
   assert.equal(Url.decode('').doc, null);
 });
@@ -130,7 +136,7 @@ test('a pasted config.json travels in the link, compressed', () => {
   const config = JSON.parse(engine.catalog('models')).models.find((m) => m.id === 'qwen2.5-7b').hf_config;
   const link = Url.encode({ model: { hf_config: config }, gpu: 'a100-80gb' });
   assert.ok(link.length < encodeURIComponent(JSON.stringify(config)).length, 'shorter than the percent-encoded JSON');
-  assert.match(link, /^#v3:mc=[A-Za-z0-9+\-$]+&g=a100-80gb$/);
+  assert.match(link, /^#v4:mc=[A-Za-z0-9_-]+&g=a100-80gb&c=[0-9a-f]{8}$/);
   assert.deepEqual(Url.decode(link).doc.model.hf_config, config);
 });
 
@@ -141,4 +147,66 @@ test('text values are percent-encoded, so & = # in a value cannot add parameters
   const back = Url.decode(link);
   assert.equal(back.doc.model.preset, 'a&n=9#x');
   assert.equal(back.doc.parallel, undefined);
+});
+
+test('v4 links carry a check value: a link cut short or changed is refused whole, named as such', () => {
+  const link = Url.encode({ model: { preset: 'gpt2' }, batch: { seq_length: 1024 }, gpu: 'a100-80gb' });
+  assert.equal(link, v4('v4:m=gpt2&s=1024&g=a100-80gb'));
+  assert.deepEqual(Url.decode(link).problems, []);
+  for (let cut = 1; cut < link.length - '#v4:'.length; cut++) {
+    const r = Url.decode(link.slice(0, link.length - cut));
+    assert.equal(r.doc, null, 'cut ' + cut);
+    assert.equal(r.problems.length, 1);
+    assert.ok(r.problems[0].whole);
+    assert.match(r.problems[0].message, /incomplete|does not match/, 'cut ' + cut);
+  }
+  const changed = Url.decode(link.replace('s=1024', 's=2048'));
+  assert.equal(changed.doc, null);
+  assert.match(changed.problems[0].message, /does not match its check value/);
+  assert.match(Url.decode(link.slice(0, link.indexOf('&c='))).problems[0].message, /incomplete: its check value .* is missing/);
+});
+
+test('v4: an invalid value under a good check value is named and left out, the rest kept', () => {
+  const r = Url.decode(v4('v4:m=gpt2&b=two&s=512'));
+  assert.deepEqual(r.doc, { model: { preset: 'gpt2' }, batch: { seq_length: 512 } });
+  assert.deepEqual(r.problems.map((p) => [p.param, p.message, Boolean(p.whole)]), [['b', 'not a number', false]]);
+});
+
+test('a link over the size limit is refused before it is read', () => {
+  const r = Url.decode('#v4:m=' + 'a'.repeat(Url.MAX_LINK_CHARS));
+  assert.equal(r.doc, null);
+  assert.match(r.problems[0].message, /characters long; the limit is 1048576/);
+});
+
+test('a compressed config that inflates past the limit is stopped while inflating', () => {
+  // 64 MiB of spaces deflate to about 64 KB: a link of that size would make 64 MiB of text.
+  const bomb = deflateRawSync(new Uint8Array(64 << 20).fill(32), { level: 9 });
+  const value = bomb.toString('base64url');
+  const r = Url.decode(v4('v4:mc=' + value));
+  assert.deepEqual(r.problems.map((p) => p.message), ['decompresses to more than 1048576 bytes']);
+  assert.equal(r.doc.model, undefined);
+  // The limit itself: the document limit of the engine (engine/include/trainmem/json_api.hpp).
+  assert.equal(Url.MAX_JSON_BYTES, 1 << 20);
+});
+
+test('a v3 config value longer than the legacy limit is refused before lz-string reads it', () => {
+  // lz-string cannot stop early, and its output can grow with the square of its input: a 90 KB
+  // crafted value froze the page for 40 s. 'a' x 4e6 compresses to more than 4096 characters.
+  const value = LZString.compressToEncodedURIComponent('a'.repeat(4e6));
+  assert.ok(value.length > Url.LEGACY_JSON_CHARS, String(value.length));
+  const r = Url.decode('#v3:m=gpt2&mc=' + value);
+  assert.deepEqual(r.problems.map((p) => p.message), ['longer than 4096 characters (the limit for a v3 link)']);
+  assert.deepEqual(r.doc, { model: { preset: 'gpt2' } });
+});
+
+test('a config whose JSON text has a repeated key is refused, not silently cut to the last value', () => {
+  const text = '{"model_type":"llama","hidden_size":8,"hidden_size":4096}';
+  const value = deflateRawSync(new TextEncoder().encode(text)).toString('base64url');
+  const r = Url.decode(v4('v4:mc=' + value));
+  assert.match(r.problems[0].message, /repeated key/);
+  assert.equal(r.doc.model, undefined);
+});
+
+test('a config over the document limit cannot be put into a link', () => {
+  assert.throws(() => Url.encode({ model: { hf_config: { model_type: 'llama', pad: 'x'.repeat(1 << 20) } } }), /is over 1048576 bytes/);
 });

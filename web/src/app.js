@@ -6,7 +6,7 @@ import { t, apply as applyLanguage } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
 import { deletePath, getPath, setPath } from './doc-paths.js';
-import { KEYS, decode, encode } from './link-codec.js';
+import { KEYS, MAX_JSON_BYTES, decode, encode } from './link-codec.js';
 import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
@@ -51,12 +51,13 @@ export class App {
     this.store = store;
     this.gpuById = new Map(catalog.gpus.map((g) => [g.id, g]));
     this.pickers = new ModelPicker(store, catalog.models, (spec, note) => this.selectModel(spec, note),
-      () => save(STORE.customs, store.customs));
+      () => save(STORE.customs, store.customs), (text) => this.configTextProblem(text));
     this.gpuTable = new GpuTable(byId('gpu-table'), catalog.gpus);
     this.stateSave = new DelayedSave(STORE.state, 250);
     this.generation = 0;  // bumps on every update; answers for an older one are dropped
     this.historyStep = 0;  // bumps on every back/forward step; an older step's late link check is dropped
     this.editing = false;  // inside one typing gesture: history entries are replaced, not pushed
+    this.configChecks = 0;  // pasted configs checked by the engine (each its own queue key)
     /** @type {{doc: Doc, out: Output} | null} the result on screen */
     this.result = null;
     /** @type {{hash: string | null, doc: Doc | null, out: Output | null}} */
@@ -86,7 +87,8 @@ export class App {
       ...this.catalog.gpus.map((g) => el('option', { value: g.id, text: g.display_name })),
       el('option', { value: '__custom', text: t('custom_gpu') }));
     const customs = load(STORE.customs);
-    this.store.customs = Array.isArray(customs) ? customs.filter((c) => c && typeof c.name === 'string' && c.config && typeof c.config === 'object') : [];
+    this.store.customs = Array.isArray(customs) ? customs.filter((c) => c && typeof c.name === 'string' && c.config && typeof c.config === 'object'
+      && new TextEncoder().encode(JSON.stringify(c.config)).length <= MAX_JSON_BYTES) : [];
     const pinned = load(STORE.pinned);
     this.store.pinned = typeof pinned === 'string' && decode(pinned).doc ? pinned : null;
 
@@ -99,7 +101,8 @@ export class App {
     this.showLinkProblems(problems);
     this.writeControls();
     this.wire();
-    this.update('replace');
+    // A link with problems stays in the address bar as it came until the user changes an input.
+    this.update(problems.length ? 'none' : 'replace');
   }
 
   // ---- links ----
@@ -159,10 +162,13 @@ export class App {
    * @param {LinkProblem[]} problems
    */
   showLinkProblems(problems) {
-    byId('link-problems').replaceChildren(...problems.map((p) => el('li', {
-      text: p.engine ? t('link_rejected', { param: p.param, path: p.path, message: p.message })
-        : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: p.message }),
-    })));
+    const items = problems.map((p) => el('li', {
+      text: p.whole ? t('link_refused', { message: p.message })
+        : p.engine ? t('link_rejected', { param: p.param, path: p.path, message: p.message })
+          : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: p.message }),
+    }));
+    if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
+    byId('link-problems').replaceChildren(...items);
   }
 
   /**
@@ -185,6 +191,20 @@ export class App {
     writeControls(this.store);
     this.pickers.fillAll();
     showGroups((name) => SHOW[name](this.store.doc));
+  }
+
+  /**
+   * What the engine finds wrong with a pasted config.json's raw text before the page parses it
+   * (JSON.parse keeps the last of two equal keys silently; the engine names them), or null.
+   * @param {string} text
+   * @returns {Promise<string | null>}
+   */
+  async configTextProblem(text) {
+    // Its own queue key: a later paste must not replace (and reject) this check.
+    this.configChecks += 1;
+    const { out } = await this.engine.estimate('estimate', ['{"model": {"hf_config": ' + text + '\n}}'], 'config:' + this.configChecks);
+    const found = (out.errors || []).find((/** @type {any} */ e) => e.code === 'duplicate_key' || e.code === 'invalid_json');
+    return found ? found.message : null;
   }
 
   /**

@@ -1,18 +1,35 @@
 // The link codec: one estimate document (docs/api.md), plus the "What fits?" panel's
-// `solve` options (the engine's solve document), <-> "#v3:k=v&k=v". Pure: no DOM.
+// `solve` options (the engine's solve document), <-> "#v4:k=v&k=v&c=<check>". Pure: no DOM.
 //
 // Format: "#v<version>:" then "key=value" pairs joined by "&", keys from KEYS below (never positional),
 // values percent-encoded; booleans 1/0 (a flag: 1/0 or one of its words); lists comma-separated; JSON objects (a pasted config.json)
-// lz-string compressed; prices "gpu-id:usd,gpu-id:usd"; measured points
-// "bytes_microbatch_seqlength_measure,..." (a field may be empty). Links of every released version
-// decode through the migration ladder (v1: the first release; v2: no solve options).
+// deflated (fflate) and base64url-encoded; prices "gpu-id:usd,gpu-id:usd"; measured points
+// "bytes_microbatch_seqlength_measure,..." (a field may be empty); last, "c=" and the CRC-32 of
+// everything before "&c=" (from "v4:") in 8 hex digits, so a link cut short or changed is refused
+// whole. Links of every released version decode through the migration ladder (v1: the first
+// release; v2: no solve options; v3: lz-string for JSON, no check value).
+//
+// Limits (docs/api.md): a link of at most MAX_LINK_CHARS characters; a JSON value decompresses to at
+// most MAX_JSON_BYTES, checked while decompressing (the decompressor is fed 1 KB at a time and
+// stopped past the limit); a v1-v3 JSON value is at most LEGACY_JSON_CHARS characters, as lz-string
+// cannot stop early and its output can grow with the square of its input.
 import LZString from 'lz-string';
+import { Inflate, deflateSync } from 'fflate';
+import CRC32 from 'crc-32';
 import { getPath, setPath, leafPaths } from './doc-paths.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
-/** @typedef {{param: string, path: string, value: string, message: string, engine?: boolean}} LinkProblem */
+/**
+ * A problem with a link: a parameter left out (the rest kept), or, with `whole`, the link refused
+ * (doc null).
+ * @typedef {{param: string, path: string, value: string, message: string, engine?: boolean, whole?: boolean}} LinkProblem
+ */
 
-export const VERSION = 3;
+export const VERSION = 4;
+export const MAX_LINK_CHARS = 1 << 20;
+export const MAX_JSON_BYTES = 1 << 20;  // the engine's document limit (engine/include/trainmem/json_api.hpp)
+export const LEGACY_JSON_CHARS = 4096;  // a compressed config.json is a few hundred characters
+const INFLATE_STEP = 1024;              // deflate expands at most 1032:1, so about 1 MB between checks
 
 // Short key -> document path and value type. Every input field of docs/api.md has exactly one row; the order here is the order in links.
 /** @type {[string, string, string][]} */
@@ -117,8 +134,95 @@ export const KEYS = [
 ];
 const POINT_FIELDS = ['measured_bytes', 'micro_batch_size', 'seq_length', 'measure'];
 const BY_KEY = new Map(KEYS.map(([key, path, type]) => [key, { key, path, type }]));
+const CHECK_KEY = 'c';
 
-const MAX_VALUE_CHARS = 200000;  // a compressed config.json is a few hundred characters
+/**
+ * The check value of a v4 link's text before "&c=": CRC-32 (of its UTF-8 bytes) in 8 hex digits.
+ * @param {string} text
+ */
+export function checkValue(text) {
+  return (CRC32.str(text) >>> 0).toString(16).padStart(8, '0');
+}
+
+/** @param {Uint8Array} bytes */
+function toBase64Url(bytes) {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * @param {string} text
+ * @returns {Uint8Array | null}
+ */
+function fromBase64Url(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+// A config's link value by object: the page re-encodes the same config on every input change, and
+// deflating costs about a millisecond.
+/** @type {WeakMap<object, {text: string, value: string}>} */
+const compressed = new WeakMap();
+
+/**
+ * A JSON object as a link value: its JSON text deflated, base64url. Throws over MAX_JSON_BYTES.
+ * @param {object} v
+ */
+function compressedJson(v) {
+  const text = JSON.stringify(v);
+  const hit = compressed.get(v);
+  if (hit && hit.text === text) return hit.value;
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length > MAX_JSON_BYTES) throw new Error('link-codec: a JSON value is over ' + MAX_JSON_BYTES + ' bytes');
+  const value = toBase64Url(deflateSync(bytes));
+  compressed.set(v, { text, value });
+  return value;
+}
+
+/**
+ * A JSON object's text from a link value, decompressed within MAX_JSON_BYTES, or the problem.
+ * @param {string} raw
+ * @param {boolean} legacy  a v1-v3 link (lz-string)
+ * @returns {{text?: string, problem?: string}}
+ */
+function decompressJson(raw, legacy) {
+  if (legacy) {
+    if (raw.length > LEGACY_JSON_CHARS) return { problem: 'longer than ' + LEGACY_JSON_CHARS + ' characters (the limit for a v3 link)' };
+    const text = LZString.decompressFromEncodedURIComponent(raw);
+    if (!text) return { problem: 'not a compressed JSON object' };
+    if (text.length > MAX_JSON_BYTES) return { problem: 'decompresses to more than ' + MAX_JSON_BYTES + ' bytes' };
+    return { text };
+  }
+  const bytes = fromBase64Url(raw);
+  if (!bytes) return { problem: 'not a compressed JSON object' };
+  /** @type {Uint8Array[]} */
+  const parts = [];
+  let total = 0;
+  const inflater = new Inflate((chunk) => {
+    total += chunk.length;
+    if (total > MAX_JSON_BYTES) throw new RangeError('over the limit');
+    parts.push(chunk);
+  });
+  try {
+    for (let i = 0; i === 0 || i < bytes.length; i += INFLATE_STEP) {
+      inflater.push(bytes.subarray(i, i + INFLATE_STEP), i + INFLATE_STEP >= bytes.length);
+    }
+    const all = new Uint8Array(total);
+    let at = 0;
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(all) };
+  } catch (e) {
+    if (total > MAX_JSON_BYTES) return { problem: 'decompresses to more than ' + MAX_JSON_BYTES + ' bytes' };
+    return { problem: 'not a compressed JSON object' };
+  }
+}
 
 /**
  * @param {string} type
@@ -131,7 +235,7 @@ function encodeValue(type, v) {
     case 'flag': return typeof v === 'boolean' ? encodeValue('bool', v) : encodeURIComponent(String(v));
     case 'list': return v.map((/** @type {any} */ x) => encodeURIComponent(String(x))).join(',');
     case 'modules': return Array.isArray(v) ? encodeValue('list', v) : encodeURIComponent(String(v));
-    case 'json': return LZString.compressToEncodedURIComponent(JSON.stringify(v));
+    case 'json': return compressedJson(v);
     case 'prices': return Object.entries(v).map(([id, usd]) => encodeURIComponent(id) + ':' + encodeURIComponent(String(usd))).join(',');
     case 'points': return v.map((/** @type {any} */ p) => POINT_FIELDS.map((f) => (p && p[f] !== undefined ? encodeURIComponent(String(p[f])) : '')).join('_')).join(',');
     default: return encodeURIComponent(String(v));
@@ -141,32 +245,78 @@ function encodeValue(type, v) {
 /** @param {string} raw */
 const number = (raw) => decodeValue('num', raw);
 
+/** A percent-escape that does not decode, or text that is not well-formed Unicode. */
+class Malformed extends Error {}
+
 /**
- * The value for a link parameter, or {problem} naming what is wrong with it.
+ * One percent-encoded part of a value as text.
+ * @param {string} part
+ * @returns {string}
+ */
+function unescapePart(part) {
+  let text;
+  try {
+    text = decodeURIComponent(part);
+  } catch (e) {
+    throw new Malformed();
+  }
+  if (/\p{Cs}/u.test(text)) throw new Malformed();  // a lone surrogate: no text, and no link could be written back
+  return text;
+}
+
+/**
+ * The value for a link parameter from its percent-encoded text, or {problem} naming what is wrong
+ * with it. Lists are split before their items are decoded, so an item may hold a comma.
  * @param {string} type
  * @param {string} raw
+ * @param {boolean} [legacy]  from a v1-v3 link
  * @returns {{value?: any, problem?: string}}
  */
-function decodeValue(type, raw) {
+function decodeValue(type, raw, legacy = false) {
+  try {
+    return decodeText(type, raw, legacy);
+  } catch (e) {
+    if (e instanceof Malformed) return { problem: 'malformed value' };
+    throw e;
+  }
+}
+
+/**
+ * @param {string} type
+ * @param {string} raw
+ * @param {boolean} legacy
+ * @returns {{value?: any, problem?: string}}
+ */
+function decodeText(type, raw, legacy) {
   switch (type) {
-    case 'bool':
-      if (raw === '1' || raw === 'true') return { value: true };
-      if (raw === '0' || raw === 'false') return { value: false };
+    case 'bool': {
+      const text = unescapePart(raw);
+      if (text === '1' || text === 'true') return { value: true };
+      if (text === '0' || text === 'false') return { value: false };
       return { problem: 'expected 1 or 0' };
-    case 'flag': return raw === '1' || raw === '0' || raw === 'true' || raw === 'false' ? decodeValue('bool', raw) : { value: raw };
+    }
+    case 'flag': {
+      const text = unescapePart(raw);
+      return text === '1' || text === '0' || text === 'true' || text === 'false' ? decodeText('bool', raw, legacy) : { value: text };
+    }
     case 'num': {
-      if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw)) return { problem: 'not a number' };
-      const n = Number(raw);
+      const text = unescapePart(raw);
+      // One way to match each number (no nested repetition): linear time on any text.
+      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text)) return { problem: 'not a number' };
+      const n = Number(text);
       return Number.isFinite(n) ? { value: n } : { problem: 'not a finite number' };
     }
-    case 'list': return { value: raw === '' ? [] : raw.split(',') };
-    case 'modules': return { value: raw === 'all-linear' ? raw : raw.split(',') };
+    case 'list': return { value: raw === '' ? [] : raw.split(',').map(unescapePart) };
+    case 'modules': return { value: raw === 'all-linear' ? raw : raw.split(',').map(unescapePart) };
     case 'json': {
-      const text = LZString.decompressFromEncodedURIComponent(raw);
-      if (!text) return { problem: 'not a compressed JSON object' };
+      const { text, problem } = decompressJson(unescapePart(raw), legacy);
+      if (text === undefined) return { problem };
       try {
         const v = JSON.parse(text);
         if (v === null || typeof v !== 'object' || Array.isArray(v)) return { problem: 'not a JSON object' };
+        // The page writes JSON.stringify's text: any other text (a repeated key, which JSON.parse
+        // would drop silently, spaces, reordered keys) was not written by this page.
+        if (JSON.stringify(v) !== text) return { problem: 'not the JSON text the page writes (a repeated key?)' };
         return { value: v };
       } catch (e) {
         return { problem: 'not a compressed JSON object' };
@@ -176,10 +326,11 @@ function decodeValue(type, raw) {
       /** @type {Record<string, number>} */
       const prices = {};
       for (const item of raw === '' ? [] : raw.split(',')) {
-        const m = /^([a-z0-9][a-z0-9._-]*):(.*)$/i.exec(item);
-        const usd = m ? number(m[2]) : null;
-        if (!m || !usd || usd.problem) return { problem: 'expected gpu-id:price pairs' };
-        prices[m[1]] = usd.value;
+        const colon = item.indexOf(':');
+        const id = colon < 0 ? '' : unescapePart(item.slice(0, colon));
+        const usd = colon < 0 ? null : number(item.slice(colon + 1));
+        if (!/^[a-z0-9][a-z0-9._-]*$/i.test(id) || !usd || usd.problem) return { problem: 'expected gpu-id:price pairs' };
+        prices[id] = usd.value;
       }
       return { value: prices };
     }
@@ -197,17 +348,18 @@ function decodeValue(type, raw) {
           if (n.problem) return { problem: POINT_FIELDS[i] + ' ' + n.problem };
           point[POINT_FIELDS[i]] = n.value;
         }
-        if (parts[3] !== '') point.measure = parts[3];
+        if (parts[3] !== '') point.measure = unescapePart(parts[3]);
         points.push(point);
       }
       return { value: points };
     }
-    default: return { value: raw };
+    default: return { value: unescapePart(raw) };
   }
 }
 
 /**
- * Document -> "#v3:...". Throws on a field with no key, so a new input cannot silently drop out of links.
+ * Document -> "#v4:...&c=...". Throws on a field with no key, so a new input cannot silently drop out
+ * of links, and on a JSON value over MAX_JSON_BYTES (the page refuses such a config when pasted).
  * @param {Doc} doc
  * @returns {string}
  */
@@ -224,32 +376,37 @@ export function encode(doc) {
     if (path === 'gpu' && typeof v !== 'string') continue;  // a custom device travels as gm/gu/gc
     pairs.push(key + '=' + encodeValue(type, v));
   }
-  return '#v' + VERSION + ':' + pairs.join('&');
+  const text = 'v' + VERSION + ':' + pairs.join('&');
+  return '#' + text + (pairs.length ? '&' : '') + CHECK_KEY + '=' + checkValue(text);
 }
 
 /**
- * "a=1&b=2" -> [[a, "1"], [b, "2"]]; '+' stays '+' (lz-string's alphabet uses it); a malformed
- * percent-escape gives null.
+ * "a=1&b=2" -> [[a, "1"], [b, "2"]], values still percent-encoded (decodeValue decodes them part
+ * by part); '+' stays '+' (lz-string's alphabet uses it).
  * @param {string} payload
- * @returns {[string, string | null][]}
+ * @returns {[string, string][]}
  */
 function splitPairs(payload) {
-  /** @type {[string, string | null][]} */
+  /** @type {[string, string][]} */
   const pairs = [];
   for (const part of payload.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
-    const key = eq < 0 ? part : part.slice(0, eq);
-    /** @type {string | null} */
-    let value = eq < 0 ? '' : part.slice(eq + 1);
-    try {
-      value = decodeURIComponent(value);
-    } catch (e) {
-      value = null;  // malformed percent-escape: reported by the caller
-    }
-    pairs.push([key, value]);
+    pairs.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]);
   }
   return pairs;
+}
+
+/**
+ * A value as shown in a problem: decoded when it decodes, at most 40 characters.
+ * @param {string} raw
+ */
+function shown(raw) {
+  try {
+    return unescapePart(raw).slice(0, 40);
+  } catch (e) {
+    return raw.slice(0, 40);
+  }
 }
 
 // The migration ladder: MIGRATIONS[v] turns version v's payload into version v+1's pairs.
@@ -261,6 +418,9 @@ const V1_KEYS = {
 };
 /** @type {Record<number, (payload: string) => string>} */
 const MIGRATIONS = {
+  3(payload) {
+    return payload;  // v4 added the check value and deflate for JSON values (decoded by version)
+  },
   2(payload) {
     return payload;  // v3 added the solve keys; every v2 key means the same
   },
@@ -278,8 +438,28 @@ const MIGRATIONS = {
 };
 
 /**
- * "#v3:..." (any released version) -> {doc, problems, version}. A bad parameter is left out and
- * named in problems; the rest of the link is kept.
+ * A v4 link's text without its check pair, or the problem: the check pair missing (the link was cut
+ * short) or not matching (cut short or changed).
+ * @param {string} text  "v4:...&c=xxxxxxxx"
+ * @returns {{body?: string, problem?: string}}
+ */
+function checked(text) {
+  const at = text.lastIndexOf(CHECK_KEY + '=');
+  const before = at > 0 ? text[at - 1] : '';
+  const given = text.slice(at + CHECK_KEY.length + 1);
+  if ((before !== '&' && before !== ':') || !/^[0-9a-f]{8}$/.test(given))
+    return { problem: 'the link is incomplete: its check value (the last parameter, c=) is missing, so it was probably cut off when it was copied' };
+  const body = before === '&' ? text.slice(0, at - 1) : text.slice(0, at);
+  if (checkValue(body) !== given)
+    return { problem: 'the link does not match its check value: it was cut off or changed after it was made' };
+  return { body };
+}
+
+/**
+ * "#v4:..." (any released version) -> {doc, problems, version}. A bad parameter is left out and
+ * named in problems, the rest of the link kept. A link that cannot be trusted as a whole (too long,
+ * an unknown version, cut short or changed: the check value) gives doc null and one problem with
+ * `whole`.
  * @param {string} hash
  * @returns {{doc: Doc | null, problems: LinkProblem[], version: number | null}}
  */
@@ -288,12 +468,23 @@ export function decode(hash) {
   /** @type {LinkProblem[]} */
   const problems = [];
   if (text === '') return { doc: null, problems, version: null };
+  /** @param {string} message @param {string} [param] */
+  const refuse = (message, param = '') => ({ doc: null, problems: [{ param, path: '', value: '', message, whole: true }], version: null });
+  if (text.length > MAX_LINK_CHARS) return refuse('the link is ' + text.length + ' characters long; the limit is ' + MAX_LINK_CHARS);
   const match = /^v(\d+):(.*)$/s.exec(text);
-  if (!match) return { doc: null, problems: [{ param: '', path: '', value: text.slice(0, 40), message: 'not a trainmem link (expected #v' + VERSION + ':...)' }], version: null };
+  if (!match) return { doc: null, problems: [{ param: '', path: '', value: text.slice(0, 40), message: 'not a trainmem link (expected #v' + VERSION + ':...)', whole: true }], version: null };
   let version = Number(match[1]);
   let payload = match[2];
   if (version < 1 || version > VERSION) {
-    return { doc: null, problems: [{ param: 'v' + version, path: '', value: '', message: 'link version ' + version + ' is not known to this page (it reads 1 to ' + VERSION + ')' }], version };
+    const r = refuse(version > VERSION
+      ? 'link version ' + version + ' comes from a newer trainmem page; this page reads versions 1 to ' + VERSION
+      : 'link version ' + version + ' is not a trainmem link version (this page reads 1 to ' + VERSION + ')', 'v' + version);
+    return { ...r, version };
+  }
+  if (version >= 4) {
+    const { body, problem } = checked(text);
+    if (body === undefined) return { ...refuse(/** @type {string} */ (problem), 'c'), version };
+    payload = body.slice(body.indexOf(':') + 1);
   }
   const fromVersion = version;
   for (; version < VERSION; version++) payload = MIGRATIONS[version](payload);
@@ -301,33 +492,29 @@ export function decode(hash) {
   /** @type {Doc} */
   const doc = {};
   const seen = new Set();
-  for (const [key, raw] of splitPairs(payload)) {
-    const spec = BY_KEY.get(key);
-    const value = raw === null ? '' : raw;
+  for (const [rawKey, raw] of splitPairs(payload)) {
+    const key = shown(rawKey);
+    const spec = BY_KEY.get(rawKey);
     if (!spec) {
-      problems.push({ param: key, path: '', value: value.slice(0, 40), message: 'unknown parameter' });
-      continue;
-    }
-    if (raw === null || raw.length > MAX_VALUE_CHARS) {
-      problems.push({ param: key, path: spec.path, value: '', message: 'malformed value' });
+      problems.push({ param: key, path: '', value: shown(raw), message: 'unknown parameter' });
       continue;
     }
     if (seen.has(key)) {
-      problems.push({ param: key, path: spec.path, value: value.slice(0, 40), message: 'given twice; the first is kept' });
+      problems.push({ param: key, path: spec.path, value: shown(raw), message: 'given twice; the first is kept' });
       continue;
     }
     seen.add(key);
-    const r = decodeValue(spec.type, value);
+    const r = decodeValue(spec.type, raw, fromVersion < 4);
     if (r.problem) {
-      problems.push({ param: key, path: spec.path, value: value.slice(0, 40), message: r.problem });
+      problems.push({ param: key, path: spec.path, value: r.problem === 'malformed value' ? '' : shown(raw), message: r.problem });
       continue;
     }
     if (spec.path.startsWith('gpu.') && typeof doc.gpu === 'string') {
-      problems.push({ param: key, path: spec.path, value: value.slice(0, 40), message: 'a catalog gpu and a custom device were both given; the catalog gpu is kept' });
+      problems.push({ param: key, path: spec.path, value: shown(raw), message: 'a catalog gpu and a custom device were both given; the catalog gpu is kept' });
       continue;
     }
     if (spec.path === 'gpu' && doc.gpu && typeof doc.gpu === 'object') {
-      problems.push({ param: key, path: spec.path, value: value.slice(0, 40), message: 'a catalog gpu and a custom device were both given; the custom device is kept' });
+      problems.push({ param: key, path: spec.path, value: shown(raw), message: 'a catalog gpu and a custom device were both given; the custom device is kept' });
       continue;
     }
     setPath(doc, spec.path, r.value);

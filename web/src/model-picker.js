@@ -3,6 +3,7 @@
 // the preset search box (words, or a Hugging Face reference), and the config.json paste area.
 import { t } from './i18n.js';
 import { el, byId } from './dom.js';
+import { MAX_JSON_BYTES } from './link-codec.js';
 import { getPath } from './doc-paths.js';
 import { filterModels, parseHfReference, presetForHfReference, relatedPreset, sizeLabel } from './model-search.js';
 
@@ -16,12 +17,14 @@ export class ModelPicker {
    * @param {ModelEntry[]} models  the catalog's presets
    * @param {(spec: ModelSpec, note?: string) => void} select  puts a main-model choice into the document
    * @param {(config: Record<string, any>) => void} remember  a custom model was added (to be stored)
+   * @param {(text: string) => Promise<string | null>} checkText  the engine's objection to a config's raw text
    */
-  constructor(store, models, select, remember) {
+  constructor(store, models, select, remember, checkText) {
     this.store = store;
     this.models = models;
     this.select = select;
     this.remember = remember;
+    this.checkText = checkText;
   }
 
   /**
@@ -127,9 +130,15 @@ export class ModelPicker {
 
   /**
    * A pasted or dropped config.json: added as a custom model and selected, or the reason it is not one.
+   * A text over the engine's document limit is refused before anything parses or compresses it.
    * @param {string} text
    */
-  useConfigText(text) {
+  async useConfigText(text) {
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > MAX_JSON_BYTES) {
+      byId('config-note').textContent = t('config_too_large', { bytes, limit: MAX_JSON_BYTES });
+      return;
+    }
     let config;
     try {
       config = JSON.parse(text);
@@ -139,6 +148,11 @@ export class ModelPicker {
     }
     if (config === null || typeof config !== 'object' || Array.isArray(config)) {
       byId('config-note').textContent = t('config_not_object');
+      return;
+    }
+    const problem = await this.checkText(text);
+    if (problem) {
+      byId('config-note').textContent = t('config_refused', { message: problem });
       return;
     }
     const i = this.addCustom(config);
