@@ -1,9 +1,9 @@
 // trainmem: the command-line face of the engine (same JSON documents as the WASM module).
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,17 +36,23 @@ Exit status: 0 on success, 2 on invalid input (the error document is printed), 1
 All byte counts are bytes; GiB = 2^30 bytes, GB = 10^9 bytes.
 )";
 
-bool read_input(const std::string& path, std::string& out) {
-  if (path == "-") {
-    out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
+// Reads a document, keeping at most kMaxDocumentBytes + 1 bytes in memory (a larger one is
+// refused whatever it holds); `size` is the whole input's size.
+bool read_input(const std::string& path, std::string& out, std::uint64_t& size) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
+  std::istream& in = path == "-" ? std::cin : file;
+  std::vector<char> chunk(1 << 16);
+  size = 0;
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    const auto got = static_cast<std::size_t>(in.gcount());
+    size += got;
+    if (out.size() <= trainmem::kMaxDocumentBytes) out.append(chunk.data(), std::min(got, trainmem::kMaxDocumentBytes + 1 - out.size()));
+  }
+  return !in.bad();
 }
 
 int import_command(int argc, char** argv) {
@@ -137,10 +143,16 @@ int main(int argc, char** argv) {
   }
   if ((command == "estimate" || command == "activations" || command == "solve") && argc == 3) {
     std::string document;
-    if (!read_input(argv[2], document)) {
+    std::uint64_t size = 0;
+    if (!read_input(argv[2], document, size)) {
       std::cerr << "trainmem: cannot read " << argv[2] << "\n";
       return 1;
     }
+    if (size > trainmem::kMaxDocumentBytes)
+      return print({trainmem::error_document({{trainmem::error_code::document_too_large, "(document)",
+                                               "the document is " + std::to_string(size) + " bytes; the limit is " +
+                                                   std::to_string(trainmem::kMaxDocumentBytes)}}),
+                    false});
     if (command == "solve") return print(trainmem::solve_json(document));
     return print(command == "estimate" ? trainmem::estimate_json(document) : trainmem::activations_json(document));
   }
