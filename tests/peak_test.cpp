@@ -41,7 +41,9 @@ TEST_CASE("ZeRO-3 gathers layers: FSDP keeps the current and a prefetched layer 
                                (one_gpu.per_gpu.phases->forward - one_gpu.per_gpu.model_states - *one_gpu.per_gpu.activations);
   CHECK(forward_extra == 2.0 * 202383360 * 2);
   // Without reshard_after_forward every gathered layer stays until backward.
-  const auto kept = estimate_from(base + R"(, "parallel": {"world_size": 8, "zero_stage": 3, "reshard_after_forward": false}})");
+  const auto kept = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "fsdp",
+    "parallel": {"world_size": 8, "zero_stage": 3, "reshard_after_forward": false}, "batch": {"seq_length": 512},
+    "activation_checkpointing": "full"})");
   CHECK(kept.per_gpu.phases->forward > e.per_gpu.phases->forward + 10 * GiB);
 }
 
