@@ -165,8 +165,9 @@ TEST_CASE("error documents list the first 100 problems and count them all", "[li
   CHECK(out["errors_total"] == 5000);
   CHECK(out["error"]["code"] == "unknown_value");
   CHECK(r.json.size() < 100 * 400);  // 100 messages of a few hundred bytes
-  // One set lookup per target, suggestions for the first 100 only (100 x 7 names x 64 cells).
-  CHECK(steps <= 5000 + 100 * 7 * 64 + 10000);
+  // Per target: one set lookup and a pass over the model's 7 linear names; suggestions for the
+  // first 100 only (100 x 7 names x 64 cells).
+  CHECK(steps <= 5000 * (1 + 7) + 100 * 7 * 64 + 10000);
 }
 
 TEST_CASE("lists longer than the limit are refused whole", "[limits]") {
@@ -193,4 +194,90 @@ TEST_CASE("90,000 unknown keys: counted, 100 described, suggestions for those on
   CHECK(out["errors"].size() == kMaxListedErrors);
   // 100 suggestions against the ~25 top-level names (7 x 30 cells each), nothing after.
   CHECK(steps <= 100 * 25 * 8 * 31 + 10000);
+}
+
+namespace {
+
+// A Llama config of `layers` layers with tiny shapes: 7 linears per layer (q, k, v, o, gate, up,
+// down), q_proj 64 -> 64.
+json tiny_llama(std::int64_t layers) {
+  return {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 64}, {"num_attention_heads", 2},
+          {"num_key_value_heads", 2}, {"num_hidden_layers", layers}, {"vocab_size", 16}};
+}
+
+json lora_document(std::int64_t layers, const json& lora) {
+  return {{"model", {{"hf_config", tiny_llama(layers)}}}, {"method", "lora"}, {"lora", lora}};
+}
+
+}  // namespace
+
+TEST_CASE("LoRA name lists are matched by lookups, whatever their length", "[limits][lora]") {
+  // 20,000 layers x 7 linears = 140,000 module names (plus embedding and head), each tried against
+  // 2,000 exclude_modules entries: the old matching compared every name with every entry, 2.8e8
+  // comparisons for a 17 KB document (31 s). A name's "."-suffixes are looked up instead.
+  json excluded = json::array();
+  for (int i = 0; i < 2000; ++i) excluded.push_back("x" + std::to_string(i));
+  const std::string document =
+      lora_document(20000, {{"r", 8}, {"target_modules", {"q_proj"}}, {"exclude_modules", excluded}, {"layers_to_transform", {0}}})
+          .dump();
+  JsonResult r;
+  const auto steps = steps_of([&] { r = estimate_json(document); });
+  REQUIRE(r.ok);
+  // One adapter: layer 0's q_proj, r (64 + 64) = 1,024.
+  CHECK(json::parse(r.json)["parameters"]["trainable"] == 1024);
+  // Names are "model.layers.19999.self_attn.q_proj" (35 characters) at most: each name costs two
+  // set lookups of its "."-suffixes (counted as 36 steps each), once for the whole estimate.
+  CHECK(steps <= 140002 * 2 * 36 + 10 * document.size());
+}
+
+TEST_CASE("a solve's estimates reuse one LoRA matching", "[limits][lora]") {
+  // layers_to_transform matches layer by layer; a solve runs hundreds of estimates (micro-batch,
+  // sequence and GPU-count searches over the catalog), which walked the 14,000 names each time.
+  const json doc = lora_document(2000, {{"r", 8}, {"target_modules", {"q_proj", "v_proj"}}, {"layers_to_transform", {0, 1}}});
+  JsonResult estimated, solved;
+  const auto estimate_steps = steps_of([&] { estimated = estimate_json(doc.dump()); });
+  json with_solve = doc;
+  with_solve["gpu"] = "h100-sxm-80gb";
+  with_solve["solve"] = json::object();
+  const auto solve_steps = steps_of([&] { solved = solve_json(with_solve.dump()); });
+  REQUIRE(estimated.ok);
+  REQUIRE(solved.ok);
+  // Layers 0 and 1, q and v: 2 x 2 x 8 x 128 = 4,096.
+  CHECK(json::parse(estimated.json)["parameters"]["trainable"] == 4096);
+  // The matching (14,002 names) is most of one estimate's steps; the solve adds its own searches
+  // but matches once: far below 100 estimates' worth.
+  CHECK(estimate_steps >= 14002);
+  CHECK(solve_steps <= 3 * estimate_steps + 100000);
+}
+
+TEST_CASE("regex matching over many module names is bounded before it starts", "[limits][lora]") {
+  // A pattern of over 1,500 states (500 copies of a group of at least 3 states) on 140,002 names of
+  // up to 35 characters: over 140,002 x 36 x 1,500 = 7.6e9 steps, far above the 2e8 limit; refused
+  // with the counts before any name is matched.
+  const std::string pattern = "(q|k|v){500}.*";
+  const std::string document = lora_document(20000, {{"r", 8}, {"target_modules", pattern}}).dump();
+  JsonResult r;
+  const auto steps = steps_of([&] { r = estimate_json(document); });
+  CHECK_FALSE(r.ok);
+  const json out = json::parse(r.json);
+  CHECK(out["error"]["code"] == "out_of_range");
+  CHECK(out["error"]["field"] == "lora");
+  CHECK_THAT(out["error"]["message"].get<std::string>(), Catch::Contains("the limit is 200000000"));
+  CHECK(steps <= 10 * document.size() + 10000);
+}
+
+TEST_CASE("LoRA lists and rank_pattern longer than the limit are refused", "[limits][lora]") {
+  json many = json::array();
+  for (std::size_t i = 0; i <= kMaxListEntries; ++i) many.push_back(static_cast<std::int64_t>(i % 32));
+  json names = json::array();
+  for (std::size_t i = 0; i <= kMaxListEntries; ++i) names.push_back("x" + std::to_string(i));
+  json ranks = json::object();
+  for (std::size_t i = 0; i <= kMaxListEntries; ++i) ranks["x" + std::to_string(i)] = 8;
+  for (const auto& [field, value] : {std::pair<std::string, json>{"layers_to_transform", many},
+                                    {"exclude_modules", names}, {"rank_pattern", ranks}}) {
+    const auto errors = parse_estimate_document(lora_document(32, {{field, value}}).dump()).errors;
+    REQUIRE(errors.total() == 1);
+    CHECK(errors[0].code == "out_of_range");
+    CHECK(errors[0].field == "lora." + field);
+  }
 }

@@ -116,9 +116,22 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
         accumulate(stage, one_layer(a.layers[g], g, true, splits, adapters, in_group), static_cast<double>(trainable));
         accumulate(stage, one_layer(a.layers[g], g, false, splits, adapters, in_group), static_cast<double>(n - trainable));
       } else {
-        // LoRA patterns or layers_to_transform: layer by layer (bounded by LoraTargeting's limit).
-        for (std::int64_t i = index; i < index + n; ++i)
-          accumulate(stage, one_layer(a.layers[g], g, full || i >= first_trainable, splits, adapters, i - group_start), 1.0);
+        // LoRA patterns or layers_to_transform: the base weights are frozen in every layer; the
+        // adapters of layers [index, index + n) are summed in one step (LoraTargeting's prefix sums).
+        const LayerGroup& group = a.layers[g];
+        const RankParameters base = one_layer(group, g, false, splits, nullptr, 0);
+        accumulate(stage, base, static_cast<double>(n));
+        const std::int64_t begin = index - group_start;
+        double adapter = 0;
+        for (std::size_t li = 0; li < group.linears.size(); ++li) {
+          const Linear& l = group.linears[li];
+          const double p = lora->adapter_params(g, li, begin, begin + n) / split_of(l, splits);
+          add(stage, p, true, l.routed_expert, false);
+          adapter += p;
+        }
+        stage.adapter += adapter;
+        // A layer with any adapter is an FSDP unit with gradients: its whole weight plus its adapters.
+        stage.trainable_units += base.total() * static_cast<double>(lora->adapted_layers(g, begin, begin + n)) + adapter;
       }
       group_start = group_end;
     }

@@ -154,6 +154,7 @@ Errors validate(const TrainingSetup& s) {
   if (s.method == Method::lora || s.method == Method::qlora) {
     const LoraTargeting lora(a, s.lora);
     e.append(lora.errors());
+    if (!lora.errors().empty()) return e;  // over a limit or a bad pattern: nothing was matched
     // The model's linear module names, once; each target is one match over them, reported once.
     std::set<std::string> linear_names;
     std::vector<std::string> names;  // in the model's order

@@ -31,6 +31,8 @@ class ModulePattern {
 
   // True when the whole of `name` matches (Python re.fullmatch).
   bool full_match(std::string_view name) const;
+  // States of the compiled program: matching a name costs at most its length x this.
+  std::size_t size() const { return states_.size(); }
 
  private:
   enum class Op : std::uint8_t { byte_set, split, match };

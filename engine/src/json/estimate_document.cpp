@@ -179,7 +179,8 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     }
   }
   if (const json* t = r.get("exclude_modules")) {
-    if (t->is_string()) s.lora.exclude_pattern = t->get<std::string>();
+    if (t->is_array() && t->size() > kMaxListEntries) r.too_many_entries("exclude_modules", t->size());
+    else if (t->is_string()) s.lora.exclude_pattern = t->get<std::string>();
     else if (names(*t)) s.lora.exclude_modules = t->get<std::vector<std::string>>();
     else r.type_error("exclude_modules", "a non-empty list of module names or a regex string", *t);
   }
@@ -188,12 +189,15 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     const bool ok = !list.empty() && std::all_of(list.begin(), list.end(), [](const json& x) {
       return x.is_number_integer() && x.get<std::int64_t>() >= 0;
     });
-    if (ok) s.lora.layers_to_transform = list.get<std::vector<std::int64_t>>();
+    if (list.size() > kMaxListEntries) r.too_many_entries("layers_to_transform", list.size());
+    else if (ok) s.lora.layers_to_transform = list.get<std::vector<std::int64_t>>();
     else r.type_error("layers_to_transform", "a layer index or a non-empty list of layer indices", *t);
   }
   if (const json* t = r.get("rank_pattern")) {
     if (!t->is_object()) {
       r.type_error("rank_pattern", "an object of module-name patterns to ranks", *t);
+    } else if (t->size() > kMaxListEntries) {
+      r.too_many_entries("rank_pattern", t->size());
     } else {
       ObjectReader ranks(*t, "lora.rank_pattern", errors);
       for (auto it = t->begin(); it != t->end(); ++it)
