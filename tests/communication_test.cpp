@@ -58,7 +58,10 @@ TEST_CASE("Tensor parallel: 4 all-reduces of [b s, h] per layer, 6 with full rec
   CHECK(plain.bytes_per_step.tensor_parallel == 4 * 4 * all_reduce);
   CHECK(plain.seconds_per_step.tensor_parallel == Approx(4 * 4 * all_reduce / kNvlink4).epsilon(1e-12));
   // Sequence parallelism turns each all-reduce into a reduce-scatter + all-gather: same bytes.
-  const StepTime sp = time_of(base + R"(, "parallel": {"world_size": 2, "tensor_parallel_size": 2, "sequence_parallel": true}})");
+  std::string with_sp = base;  // the same document with sequence_parallel in its one "parallel" object
+  const std::string tp_only = R"("tensor_parallel_size": 2})";
+  with_sp.replace(with_sp.find(tp_only), tp_only.size(), R"("tensor_parallel_size": 2, "sequence_parallel": true})");
+  const StepTime sp = time_of(with_sp + "}");
   CHECK(sp.bytes_per_step.tensor_parallel == plain.bytes_per_step.tensor_parallel);
   const StepTime recompute = time_of(base + R"(, "activation_checkpointing": "full"})");
   CHECK(recompute.bytes_per_step.tensor_parallel == 6 * 4 * all_reduce);

@@ -295,8 +295,14 @@ const Errors& LoraTargeting::errors() const { return r_->errors; }
 bool LoraTargeting::per_layer() const { return r_->per_layer; }
 
 double LoraTargeting::adapter_params(std::size_t group, const Linear& l, std::int64_t index) const {
-  const auto linear = static_cast<std::size_t>(&l - a_.layers[group].linears.data());
-  return adapter_params(group, linear, index, index + 1);
+  if (group >= a_.layers.size()) return 0;
+  // `l` is one of the group's linears (or a copy of one: then found by its name).
+  const std::vector<Linear>& linears = a_.layers[group].linears;
+  auto it = std::find_if(linears.begin(), linears.end(), [&](const Linear& x) { return &x == &l; });
+  if (it == linears.end())
+    it = std::find_if(linears.begin(), linears.end(), [&](const Linear& x) { return x.name == l.name && x.parent == l.parent; });
+  if (it == linears.end()) return 0;
+  return adapter_params(group, static_cast<std::size_t>(it - linears.begin()), index, index + 1);
 }
 
 double LoraTargeting::adapter_params(std::size_t group, std::size_t linear, std::int64_t begin, std::int64_t end) const {
