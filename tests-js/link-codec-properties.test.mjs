@@ -55,6 +55,11 @@ const number = fc.oneof(fc.integer({ min: 0, max: 2 ** 53 }), fc.double({ noNaN:
 const BY_TYPE = {
   num: () => number,
   bool: () => fc.boolean(),
+  // A flag is a boolean or one of its words (compile: true, false, "blocks", "blocks_and_loss").
+  flag: (path) => {
+    const words = (ENUMS[path] || []).filter((v) => typeof v === 'string' && !['true', 'false', '1', '0'].includes(v));
+    return fc.oneof(fc.boolean(), words.length ? fc.constantFrom(...words) : text.filter((v) => !['true', 'false', '1', '0'].includes(v)));
+  },
   str: (path) => (ENUMS[path] ? fc.constantFrom(...ENUMS[path]) : text),
   list: (path) => fc.array(ENUMS[path] ? fc.constantFrom(...ENUMS[path]) : text, { maxLength: 3 }),
   modules: () => fc.oneof(fc.constant('all-linear'), fc.array(text.filter((s) => s !== 'all-linear'), { minLength: 1, maxLength: 4 })),
