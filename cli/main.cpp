@@ -55,6 +55,23 @@ bool read_input(const std::string& path, std::string& out, std::uint64_t& size) 
   return !in.bad();
 }
 
+trainmem::FieldError too_large(const std::string& name, std::uint64_t size) {
+  return {trainmem::error_code::document_too_large, name,
+          (name == "(document)" ? std::string("the document") : name) + " is " + std::to_string(size) + " bytes; the limit is " + std::to_string(trainmem::kMaxDocumentBytes)};
+}
+
+// read_input for one named input: one over the document limit is recorded in `errors`
+// (document_too_large naming it) and left unread. False when it cannot be read at all.
+bool read_within_limit(const std::string& path, const std::string& name, std::string& out, trainmem::Errors& errors) {
+  std::uint64_t size = 0;
+  if (!read_input(path, out, size)) return false;
+  if (size > trainmem::kMaxDocumentBytes) {
+    errors.push_back(too_large(name, size));
+    out.clear();
+  }
+  return true;
+}
+
 int import_command(int argc, char** argv) {
   bool document_only = false;
   trainmem::ImportOptions options;
@@ -65,10 +82,12 @@ int import_command(int argc, char** argv) {
     if (arg == "--document-only") { document_only = true; continue; }
     if (arg == "--model" && i + 1 < argc) { options.model_preset = argv[++i]; continue; }
     std::string text;
-    if (!read_input(arg, text)) {
+    const std::size_t errors_before = errors.total();
+    if (!read_within_limit(arg, arg, text, errors)) {
       std::cerr << "trainmem: cannot read " << arg << "\n";
       return 1;
     }
+    if (errors.total() > errors_before) continue;
     if (auto f = trainmem::cli::load_config_file(arg, text, errors)) files.push_back(std::move(*f));
   }
   if (files.empty() && errors.empty()) {
@@ -86,12 +105,12 @@ int import_command(int argc, char** argv) {
 
 int parse_command(const std::string& path) {
   std::string text;
-  if (!read_input(path, text)) {
+  trainmem::Errors errors;
+  if (!read_within_limit(path, path, text, errors)) {
     std::cerr << "trainmem: cannot read " << path << "\n";
     return 1;
   }
-  trainmem::Errors errors;
-  auto f = trainmem::cli::load_config_file(path, text, errors);
+  auto f = errors.empty() ? trainmem::cli::load_config_file(path, text, errors) : std::nullopt;
   if (!f) {
     std::cout << trainmem::error_document(errors) << "\n";
     return 2;
@@ -110,16 +129,20 @@ int export_command(int argc, char** argv) {
     else path = arg;
   }
   std::string document;
-  if (path.empty() || !read_input(path, document)) {
+  trainmem::Errors errors;
+  if (path.empty() || !read_within_limit(path, "(document)", document, errors)) {
     std::cerr << (path.empty() ? std::string(kUsage) : "trainmem: cannot read " + path + "\n");
     return 1;
+  }
+  if (!errors.empty()) {
+    std::cout << trainmem::error_document(errors) << "\n";
+    return 2;
   }
   const auto r = trainmem::export_json(document, format);
   if (!r.ok || !config_only) {
     std::cout << r.json << "\n";
     return r.ok ? 0 : 2;
   }
-  trainmem::Errors errors;
   const auto parsed = trainmem::parse_json_config(r.json, "export", errors);
   const trainmem::ConfigValue* config = parsed ? parsed->find("config") : nullptr;
   if (!config) return 1;
@@ -143,16 +166,12 @@ int main(int argc, char** argv) {
   }
   if ((command == "estimate" || command == "activations" || command == "solve") && argc == 3) {
     std::string document;
-    std::uint64_t size = 0;
-    if (!read_input(argv[2], document, size)) {
+    trainmem::Errors errors;
+    if (!read_within_limit(argv[2], "(document)", document, errors)) {
       std::cerr << "trainmem: cannot read " << argv[2] << "\n";
       return 1;
     }
-    if (size > trainmem::kMaxDocumentBytes)
-      return print({trainmem::error_document({{trainmem::error_code::document_too_large, "(document)",
-                                               "the document is " + std::to_string(size) + " bytes; the limit is " +
-                                                   std::to_string(trainmem::kMaxDocumentBytes)}}),
-                    false});
+    if (!errors.empty()) return print({trainmem::error_document(errors), false});
     if (command == "solve") return print(trainmem::solve_json(document));
     return print(command == "estimate" ? trainmem::estimate_json(document) : trainmem::activations_json(document));
   }
