@@ -3,6 +3,7 @@
 #include <cmath>
 #include <regex>
 #include <sstream>
+#include <unordered_set>
 
 #include <toml++/toml.h>
 #include <yaml-cpp/yaml.h>
@@ -15,8 +16,10 @@ namespace {
 
 // Files nest a few levels; deeper structures are refused (as JSON documents are).
 constexpr int kMaxDepth = 64;
-// Aliases can repeat a subtree many times ("billion laughs"): the values built are bounded.
+// Aliases can repeat a subtree many times ("billion laughs"): the values built are bounded, and so
+// are the bytes of their text (one long string repeated by 250,000 aliases would be gigabytes).
 constexpr std::size_t kMaxValues = 1000000;
+constexpr std::size_t kMaxTextBytes = 64 << 20;
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -74,7 +77,9 @@ ConfigValue yaml_float(const std::string& text) {
 
 struct Builder {
   std::size_t values = 0;
+  std::size_t text_bytes = 0;
   std::string error;
+  const char* failure_code = error_code::invalid_yaml;
   int error_line = 0, error_column = 0;
 
   std::optional<ConfigValue> build(const YAML::Node& node, int depth) {
@@ -84,6 +89,8 @@ struct Builder {
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined: return ConfigValue(nullptr);
       case YAML::NodeType::Scalar: {
+        if ((text_bytes += node.Scalar().size()) > kMaxTextBytes)
+          return fail(node, "expands to more than " + std::to_string(kMaxTextBytes) + " bytes of text (aliases)");
         const std::string& tag = node.Tag();
         if (tag == "!" || tag == "tag:yaml.org,2002:str") return ConfigValue(node.Scalar());  // quoted or !!str
         return yaml11_plain_scalar(node.Scalar());
@@ -98,7 +105,7 @@ struct Builder {
         return ConfigValue(std::move(a));
       }
       case YAML::NodeType::Map: {
-        ConfigValue o = ConfigValue::object();
+        ObjectBuilder o;
         // Merge keys (<<) first: the mapping's own keys override merged ones (PyYAML flatten_mapping).
         for (const auto& kv : node) {
           if (kv.first.IsScalar() && kv.first.Scalar() == "<<" && kv.first.Tag() == "?") {
@@ -109,27 +116,37 @@ struct Builder {
               auto merged = build(src, depth + 1);
               if (!merged) return std::nullopt;
               if (!merged->is_object()) return fail(kv.second, "a merge key (<<) needs a mapping");
-              for (auto& [k, v] : merged->as_object()) if (!o.find(k)) o.set(k, v);
+              for (auto& [k, v] : merged->as_object())
+                if (!o.contains(k)) o.set(k, std::move(v));
             }
           }
         }
+        std::unordered_set<std::string> own;
         for (const auto& kv : node) {
           if (kv.first.IsScalar() && kv.first.Scalar() == "<<" && kv.first.Tag() == "?") continue;
           if (!kv.first.IsScalar()) return fail(kv.first, "a mapping key must be a scalar");
           // Keys: PyYAML turns plain 1 or true into int/bool keys; JSON keys are text either way.
+          const std::string& key = kv.first.Scalar();
+          if ((text_bytes += key.size()) > kMaxTextBytes)
+            return fail(kv.first, "expands to more than " + std::to_string(kMaxTextBytes) + " bytes of text (aliases)");
+          // PyYAML keeps the last of a repeated key silently; here it is an error naming the key, as
+          // in every other input (docs/api.md "Limits").
+          if (!own.insert(key).second)
+            return fail(kv.first, "the key \"" + excerpt(key, 64) + "\" appears more than once in its mapping", error_code::duplicate_key);
           auto v = build(kv.second, depth + 1);
           if (!v) return std::nullopt;
-          o.set(kv.first.Scalar(), std::move(*v));
+          o.set(key, std::move(*v));
         }
-        return o;
+        return o.take();
       }
     }
     return ConfigValue(nullptr);
   }
 
-  std::optional<ConfigValue> fail(const YAML::Node& at, const std::string& message) {
+  std::optional<ConfigValue> fail(const YAML::Node& at, const std::string& message, const char* code = error_code::invalid_yaml) {
     if (error.empty()) {
       error = message;
+      failure_code = code;
       error_line = at.Mark().line + 1;
       error_column = at.Mark().column + 1;
     }
@@ -139,9 +156,9 @@ struct Builder {
 
 ConfigValue from_toml(const toml::node& n) {
   if (const auto* t = n.as_table()) {
-    ConfigValue o = ConfigValue::object();
+    ObjectBuilder o;  // a TOML table's keys are unique (toml++ refuses a repeat)
     for (const auto& [k, v] : *t) o.set(std::string(k.str()), from_toml(v));
-    return o;
+    return o.take();
   }
   if (const auto* a = n.as_array()) {
     ConfigValue::Array out;
@@ -196,7 +213,7 @@ std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string
     Builder b;
     auto v = b.build(root, 0);
     if (!v) {
-      errors.push_back({error_code::invalid_yaml, name,
+      errors.push_back({b.failure_code, name,
                         name + ":" + std::to_string(b.error_line) + ":" + std::to_string(b.error_column) + ": " + b.error});
       return std::nullopt;
     }
@@ -264,8 +281,16 @@ std::optional<ConfigFile> load_config_file(const std::string& name, const std::s
   ConfigFile f;
   f.name = name;
   std::optional<ConfigValue> content;
-  if (ends_with(name, ".yaml") || ends_with(name, ".yml")) content = parse_yaml(text, name, errors);
-  else if (ends_with(name, ".toml")) content = parse_toml(text, name, errors);
+  const bool yaml = ends_with(name, ".yaml") || ends_with(name, ".yml"), toml = ends_with(name, ".toml");
+  // A parser may stop at a NUL byte and read what came before it as the whole file (JSON files are
+  // checked by parse_json_config, command lines by the import).
+  if (const auto nul = text.find('\0'); (yaml || toml) && nul != std::string::npos) {
+    errors.push_back({yaml ? error_code::invalid_yaml : error_code::invalid_toml, name,
+                      name + " contains a NUL byte at byte offset " + std::to_string(nul) + " (a text file has none)"});
+    return std::nullopt;
+  }
+  if (yaml) content = parse_yaml(text, name, errors);
+  else if (toml) content = parse_toml(text, name, errors);
   else if (ends_with(name, ".json")) content = parse_json_config(text, name, errors);
   else {
     f.text = text;

@@ -200,7 +200,8 @@ TEST_CASE("malformed files name the file, line and column", "[import][errors]") 
     bomb += std::string(1, c) + ": &" + c + " [*" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) +
             ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + "]\n";
   CHECK_FALSE(trainmem::cli::load_config_file("bomb.yaml", bomb, errors));
-  CHECK(errors.at(0).code == "invalid_yaml");
+  REQUIRE(errors.total() == 1);
+  CHECK(errors[0].code == "invalid_yaml");
 }
 
 TEST_CASE("two files that disagree are reported with both sources", "[import][conflict]") {

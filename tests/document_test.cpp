@@ -109,10 +109,15 @@ TEST_CASE("a NUL byte is an error: the parser would stop reading there", "[docum
   CHECK_THAT(errors[0].message, Catch::Contains("NUL byte at byte offset 34"));
 }
 
-TEST_CASE("a syntax error names its byte", "[document][errors]") {
-  // The 34-byte document above, then "," and "}": a key was due at offset 34, "}" came.
+TEST_CASE("a syntax error names its line, column and byte", "[document][errors]") {
+  // The 34-byte document above, then "," and "}": a key was due at offset 34, "}" came. One line,
+  // so line 1; columns count from 1, so column 35.
   const auto errors = parse_estimate_document(R"({"model": {"num_parameters": 7e9},})").errors;
   REQUIRE(errors.total() == 1);
   CHECK(errors[0].code == "invalid_json");
-  CHECK_THAT(errors[0].message, Catch::Contains("at byte offset 34"));
+  CHECK_THAT(errors[0].message, Catch::Contains("syntax error at line 1, column 35, byte offset 34"));
+  // The same document over three lines: the "}" is the first byte of line 3.
+  const auto split = parse_estimate_document("{\"model\": {\"num_parameters\": 7e9},\n\n}").errors;
+  REQUIRE(split.total() == 1);
+  CHECK_THAT(split[0].message, Catch::Contains("syntax error at line 3, column 1, byte offset 36"));
 }

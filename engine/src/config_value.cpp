@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "trainmem/errors.hpp"
+#include "trainmem/work_meter.hpp"
+
 namespace trainmem {
 
 double ConfigValue::as_double() const {
@@ -13,21 +16,38 @@ double ConfigValue::as_double() const {
 
 const ConfigValue* ConfigValue::find(std::string_view key) const {
   if (!is_object()) return nullptr;
-  for (const auto& [k, v] : as_object())
-    if (k == key) return &v;
+  std::uint64_t scanned = 0;
+  for (const auto& [k, v] : as_object()) {
+    ++scanned;
+    if (k == key) {
+      work_meter::add(scanned);
+      return &v;
+    }
+  }
+  work_meter::add(scanned);
   return nullptr;
 }
 
 ConfigValue& ConfigValue::set(const std::string& key, ConfigValue value) {
   auto& members = as_object();
+  std::uint64_t scanned = 0;
   for (auto& [k, v] : members) {
+    ++scanned;
     if (k == key) {
+      work_meter::add(scanned);
       v = std::move(value);
       return v;
     }
   }
+  work_meter::add(scanned + 1);
   members.emplace_back(key, std::move(value));
   return members.back().second;
+}
+
+void ObjectBuilder::set(const std::string& key, ConfigValue value) {
+  work_meter::add(1);
+  if (const auto [at, added] = index_.emplace(key, members_.size()); !added) members_[at->second].second = std::move(value);
+  else members_.emplace_back(key, std::move(value));
 }
 
 const ConfigValue* ConfigValue::at_path(std::string_view dotted) const {
@@ -73,8 +93,8 @@ std::string ConfigValue::summary() const {
       return text;
     }
     case Kind::string: {
-      const std::string& s = as_string();
-      return "\"" + (s.size() > 60 ? s.substr(0, 57) + "..." : s) + "\"";
+      // Cut on a character boundary: a cut inside one would make the message invalid UTF-8.
+      return "\"" + excerpt(as_string(), 60) + "\"";
     }
     case Kind::array: return "[...]";
     case Kind::object: return "{...}";

@@ -2,13 +2,15 @@
 // YAML 1.1 scalar rules, TOML, command-line flags) hand to the engine's trainer-config import.
 //
 // Objects keep their keys in file order (the import reports keys in the order the user wrote
-// them); a repeated key keeps its last value, as PyYAML and Python's json module do.
+// them). A key repeated in a file is an error (docs/api.md "Limits"); a flag repeated on a command
+// line keeps its last value, as argparse does.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -51,9 +53,11 @@ class ConfigValue {
   const Object& as_object() const { return std::get<Object>(v_); }
   Object& as_object() { return std::get<Object>(v_); }
 
-  // The value of `key` in an object (nullptr when absent or not an object).
+  // The value of `key` in an object (nullptr when absent or not an object). Scans the keys: for a
+  // few known keys; the steps scanned are counted (trainmem/work_meter.hpp).
   const ConfigValue* find(std::string_view key) const;
-  // Sets `key` in an object, replacing an earlier value in place.
+  // Sets `key` in an object, replacing an earlier value in place. Scans the keys (counted): an
+  // object built from an input's keys is built with ObjectBuilder.
   ConfigValue& set(const std::string& key, ConfigValue value);
   // The value at a dotted path of nested objects ("zero_optimization.stage").
   const ConfigValue* at_path(std::string_view dotted) const;
@@ -68,6 +72,21 @@ class ConfigValue {
 
  private:
   std::variant<std::monostate, bool, std::int64_t, double, std::string, Array, Object> v_;
+};
+
+// Builds an object from an input's keys in steps linear in their number (ConfigValue::set scans the
+// object, so a loop of sets over n keys would take n^2 / 2 steps): a repeated key replaces the
+// earlier value in place, as set does.
+class ObjectBuilder {
+ public:
+  void set(const std::string& key, ConfigValue value);
+  bool contains(const std::string& key) const { return index_.count(key) > 0; }
+  bool empty() const { return members_.empty(); }
+  ConfigValue take() { return ConfigValue(std::move(members_)); }
+
+ private:
+  ConfigValue::Object members_;
+  std::unordered_map<std::string, std::size_t> index_;
 };
 
 }  // namespace trainmem

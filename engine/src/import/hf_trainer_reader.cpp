@@ -172,10 +172,10 @@ void apply_fsdp_config(Reading& r, const std::string& k, const ConfigValue& v) {
     r.error(error_code::wrong_type, k, "expected an object or a file path, got " + v.summary());
     return;
   }
-  ConfigValue prefixed = ConfigValue::object();
+  ObjectBuilder prefixed;
   for (const auto& [name, sub] : v.as_object()) prefixed.set(name.rfind("fsdp_", 0) == 0 ? name : "fsdp_" + name, sub);
   ConfigValue wrapper = ConfigValue::object();
-  wrapper.set("fsdp_config", prefixed);
+  wrapper.set("fsdp_config", prefixed.take());
   Reading acc = read_accelerate_config(r.file(), wrapper);
   for (auto& f : acc.fields) {
     if (f.field == "parallel.zero_stage" && f.strength == Strength::launcher_default) continue;  // the fsdp option says

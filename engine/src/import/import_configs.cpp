@@ -45,13 +45,14 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 struct Flags {
   ConfigValue values = ConfigValue::object();
-  std::vector<std::pair<std::string, std::string>> shown;  // normalized key -> flag as written
+  ShownKeys shown;  // normalized key -> flag as written (the first time)
   std::vector<ImportNote> unresolved;
 };
 
 // --key value..., --key=value, --flag (true). Keys lose their dashes and use '_' (argparse dest).
 Flags parse_flags(const std::vector<ShellWord>& words, std::size_t begin, std::size_t end, const std::string& file) {
   Flags f;
+  ObjectBuilder flags;  // a repeated flag: the last one wins, as in argparse
   std::size_t i = begin;
   auto is_flag = [](const std::string& w) {
     return w.size() > 1 && w[0] == '-' && !(std::isdigit(static_cast<unsigned char>(w[1])) || w[1] == '.');
@@ -88,9 +89,10 @@ Flags parse_flags(const std::vector<ShellWord>& words, std::size_t begin, std::s
       continue;
     }
     ConfigValue v = values.empty() ? ConfigValue(true) : values.size() == 1 ? values.front() : ConfigValue(ConfigValue::Array(values));
-    f.values.set(key, v);
-    f.shown.emplace_back(key, written);
+    flags.set(key, v);
+    f.shown.emplace(key, written);
   }
+  f.values = flags.take();
   return f;
 }
 
@@ -142,11 +144,11 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
 }
 
 // accelerate launch flags -> the config file's layout (launch.py takes the file's values as defaults).
-ConfigValue accelerate_flags_as_config(const ConfigValue& flags, std::vector<std::pair<std::string, std::string>>& shown) {
+ConfigValue accelerate_flags_as_config(const ConfigValue& flags, ShownKeys& shown) {
   static const std::set<std::string> deepspeed_keys = {"zero_stage", "offload_optimizer_device", "offload_param_device",
                                                        "zero3_init_flag", "deepspeed_config_file", "gradient_accumulation_steps",
                                                        "gradient_clipping", "zero3_save_16bit_model", "deepspeed_multinode_launcher"};
-  ConfigValue out = ConfigValue::object(), ds = ConfigValue::object(), fsdp = ConfigValue::object(), par = ConfigValue::object();
+  ObjectBuilder out, ds, fsdp, par;
   for (const auto& [k, v] : flags.as_object()) {
     if (k == "use_deepspeed") out.set("distributed_type", "DEEPSPEED");
     else if (k == "use_fsdp") out.set("distributed_type", "FSDP");
@@ -165,11 +167,11 @@ ConfigValue accelerate_flags_as_config(const ConfigValue& flags, std::vector<std
     else if (k.rfind("parallelism_config_", 0) == 0) nested.emplace_back("parallelism_config." + k, written);
     else if (k == "use_deepspeed" || k == "use_fsdp" || k == "multi_gpu") nested.emplace_back("distributed_type", written);
   }
-  shown.insert(shown.end(), nested.begin(), nested.end());
-  if (!ds.as_object().empty()) out.set("deepspeed_config", ds);
-  if (!fsdp.as_object().empty()) out.set("fsdp_config", fsdp);
-  if (!par.as_object().empty()) out.set("parallelism_config", par);
-  return out;
+  for (auto& n : nested) shown.emplace(std::move(n));
+  if (!ds.empty()) out.set("deepspeed_config", ds.take());
+  if (!fsdp.empty()) out.set("fsdp_config", fsdp.take());
+  if (!par.empty()) out.set("parallelism_config", par.take());
+  return out.take();
 }
 
 Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
@@ -303,6 +305,12 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
 
   for (const auto& f : files) {
     if (f.text) {
+      // Bash stops a word at a NUL byte; a command line has none.
+      if (const auto nul = f.text->find('\0'); nul != std::string::npos) {
+        result.errors.push_back({error_code::invalid_json, f.name,
+                                 f.name + " contains a NUL byte at byte offset " + std::to_string(nul) + " (a command line has none)"});
+        continue;
+      }
       const ShellScript script = split_shell_script(*f.text);
       if (!script.error.empty()) {
         result.errors.push_back({error_code::invalid_json, f.name,

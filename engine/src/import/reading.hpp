@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "trainmem/config_import.hpp"
@@ -33,11 +34,11 @@ class Reading {
   const std::string& format() const { return format_; }
   // "FILE:key"; a command line's keys are shown as the flag was written ("--lora_r").
   std::string key(const std::string& k) const {
-    for (const auto& [name, shown] : shown_keys)
-      if (name == k) return file_ + ":" + shown;
+    if (const auto it = shown_keys.find(k); it != shown_keys.end()) return file_ + ":" + it->second;
     return file_ + ":" + k;
   }
-  std::vector<std::pair<std::string, std::string>> shown_keys;
+  // normalized key -> the flag as written (the first time it was written)
+  std::unordered_map<std::string, std::string> shown_keys;
 
   // A document field read from `key` of this file.
   void read(const std::string& field, ConfigValue value, const std::string& key) {
@@ -140,7 +141,7 @@ inline std::optional<bool> boolean(Reading& r, const std::string& k, const Confi
 // Each format's reader. `content` is the parsed file; the reading names the file's format.
 Reading read_deepspeed_config(const std::string& file, const ConfigValue& content, const std::string& key_prefix = "");
 // `shown_keys`: for flags, how each key was written on the command line.
-using ShownKeys = std::vector<std::pair<std::string, std::string>>;
+using ShownKeys = std::unordered_map<std::string, std::string>;
 Reading read_accelerate_config(const std::string& file, const ConfigValue& content, const ShownKeys& shown_keys = {});
 // HF TrainingArguments / TRL configs: a YAML or JSON file, or the arguments of a command line
 // (`script` is the program the command runs, e.g. "trl/scripts/dpo.py" or "trl sft").

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -12,8 +13,10 @@
 
 namespace trainmem::json_io {
 
-// Size, nesting depth and syntax checks, then the parsed document (nullopt with errors).
-std::optional<nlohmann::json> read_document(std::string_view text, Errors& errors);
+// Size, NUL byte, nesting depth, syntax and duplicate key checks, then the parsed document
+// (nullopt with errors). `name` names the input in errors: "(document)" for the request itself, a
+// file's name for a file inside it (duplicate keys are then reported as "NAME:key.path").
+std::optional<nlohmann::json> read_document(std::string_view text, Errors& errors, const std::string& name = "(document)");
 // The estimate input fields of a document object (the caller removes its own extra keys first).
 TrainingSetup read_setup(const nlohmann::json& doc, Errors& errors);
 // The estimate output document.

@@ -605,7 +605,9 @@ std::string error_document(const Errors& errors) {
   doc["error"] = list.empty() ? json{{"code", "internal"}, {"field", ""}, {"message", "unknown error"}} : list.front();
   doc["errors"] = list;  // the first kMaxListedErrors problems
   doc["errors_total"] = std::max<std::size_t>(errors.total(), 1);
-  return doc.dump(2);
+  // A message quotes the input, which a file read by the CLI may hold as invalid UTF-8: such bytes
+  // become U+FFFD, so that an error always has its document.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 namespace json_io {

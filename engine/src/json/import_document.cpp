@@ -32,8 +32,12 @@ ConfigValue from_json(const json& j) {
       return a;
     }
     case json::value_t::object: {
+      // Keys are unique here (read_document refuses repeats): appended, not looked up, so a wide
+      // object costs its size, not its size squared.
       ConfigValue o = ConfigValue::object();
-      for (auto it = j.begin(); it != j.end(); ++it) o.set(it.key(), from_json(it.value()));
+      auto& members = o.as_object();
+      members.reserve(j.size());
+      for (auto it = j.begin(); it != j.end(); ++it) members.emplace_back(it.key(), from_json(it.value()));
       return o;
     }
     default: return nullptr;
@@ -74,32 +78,25 @@ json notes(const std::vector<ImportNote>& list) {
 }  // namespace
 
 std::optional<ConfigValue> parse_json_config(std::string_view text, const std::string& name, Errors& errors) {
-  if (text.size() > kMaxDocumentBytes) {
-    errors.push_back({error_code::document_too_large, name, name + " is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
-    return std::nullopt;
-  }
-  if (json_io::nesting_depth(text) > json_io::kMaxNestingDepth) {
-    errors.push_back({error_code::invalid_json, name, name + " nests arrays/objects deeper than " + std::to_string(json_io::kMaxNestingDepth) + " levels"});
-    return std::nullopt;
-  }
-  try {
-    return from_json(json::parse(text.begin(), text.end()));
-  } catch (const json::parse_error& e) {
-    // nlohmann's message: "[json.exception.parse_error.101] parse error at line L, column C: ..."
-    std::string message = e.what();
-    if (const auto at = message.find("parse error"); at != std::string::npos) message = message.substr(at);
-    errors.push_back({error_code::invalid_json, name, name + ": " + message});
-    return std::nullopt;
-  }
+  // The limits of every input document (docs/api.md "Limits"): size, NUL bytes, nesting, duplicate keys.
+  const auto parsed = json_io::read_document(text, errors, name);
+  if (!parsed) return std::nullopt;
+  return from_json(*parsed);
 }
 
-std::string config_value_json(const ConfigValue& value) { return to_json(value).dump(2); }
+namespace {
+// Files read by the CLI (YAML, TOML, command lines) may hold invalid UTF-8: such bytes are
+// written as U+FFFD, never an exception.
+std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
+}  // namespace
+
+std::string config_value_json(const ConfigValue& value) { return dump(to_json(value)); }
 
 JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportOptions& options, bool document_only) {
   try {
     const ImportResult r = import_configs(files, builtin_catalog(), options);
     if (!r.errors.empty()) return {error_document(r.errors), false};
-    if (document_only) return {to_json(r.document).dump(2), true};
+    if (document_only) return {dump(to_json(r.document)), true};
     json out;
     out["document"] = to_json(r.document);
     json provenance = json::object();
@@ -111,7 +108,7 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
     json formats = json::object();
     for (const auto& [file, format] : r.formats) formats[file] = format;
     out["formats"] = formats;
-    return {out.dump(2), true};
+    return {dump(out), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
   }

@@ -1,5 +1,6 @@
 // Reading an input document: size, NUL bytes, nesting depth, syntax and duplicate keys, each a
 // field-specific error, before any field is looked at.
+#include <algorithm>
 #include <unordered_set>
 
 #include "documents.hpp"
@@ -27,21 +28,24 @@ std::string path_to(const std::vector<Frame>& frames, const std::string& key) {
 
 }  // namespace
 
-std::optional<json> read_document(std::string_view document, Errors& errors) {
+std::optional<json> read_document(std::string_view document, Errors& errors, const std::string& name) {
+  const bool whole = name == "(document)";
+  const std::string what = whole ? "the document" : excerpt(name, kMaxKeyInMessage);
+  const std::string at = whole ? name : what;  // the error's field
   if (document.size() > kMaxDocumentBytes) {
-    errors.push_back({error_code::document_too_large, "(document)",
-                      "the document is " + std::to_string(document.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+    errors.push_back({error_code::document_too_large, at,
+                      what + " is " + std::to_string(document.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
     return std::nullopt;
   }
   // The parser stops reading at a NUL byte and would take what came before it as the document.
   if (const std::size_t nul = document.find('\0'); nul != std::string_view::npos) {
-    errors.push_back({error_code::invalid_json, "(document)",
-                      "the document contains a NUL byte at byte offset " + std::to_string(nul) + " (JSON text has none)"});
+    errors.push_back({error_code::invalid_json, at,
+                      what + " contains a NUL byte at byte offset " + std::to_string(nul) + " (JSON text has none)"});
     return std::nullopt;
   }
   if (nesting_depth(document) > kMaxNestingDepth) {
-    errors.push_back({error_code::invalid_json, "(document)",
-                      "the document nests arrays/objects deeper than " + std::to_string(kMaxNestingDepth) + " levels"});
+    errors.push_back({error_code::invalid_json, at,
+                      what + " nests arrays/objects deeper than " + std::to_string(kMaxNestingDepth) + " levels"});
     return std::nullopt;
   }
   // JSON leaves duplicate keys to the reader; most keep the last one silently. Here each one is an
@@ -76,16 +80,23 @@ std::optional<json> read_document(std::string_view document, Errors& errors) {
     doc = json::parse(document.begin(), document.end(), watch);
   } catch (const json::parse_error& e) {
     // e.what() quotes the last token read, which may be a cut multi-byte character: not echoed.
-    // e.byte counts from 1.
-    errors.push_back({error_code::invalid_json, "(document)",
-                      "the document is not valid JSON (syntax error at byte offset " + std::to_string(e.byte - 1) + ")"});
+    // e.byte counts from 1; line and column (in bytes) count from 1 as editors do.
+    const std::size_t offset = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, document.size());
+    const std::string_view before = document.substr(0, offset);
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    errors.push_back({error_code::invalid_json, at,
+                      what + " is not valid JSON (syntax error at line " + std::to_string(line) + ", column " +
+                          std::to_string(offset - line_start + 1) + ", byte offset " + std::to_string(offset) + ")"});
     return std::nullopt;
   } catch (const json::exception&) {  // a number beyond the range of a double
-    errors.push_back({error_code::invalid_json, "(document)", "the document is not valid JSON (a number out of range)"});
+    errors.push_back({error_code::invalid_json, at, what + " is not valid JSON (a number out of range)"});
     return std::nullopt;
   }
-  for (const auto& path : duplicates)
-    errors.push_back({error_code::duplicate_key, path, path + " appears more than once in its object"});
+  for (const auto& path : duplicates) {
+    const std::string field = whole ? path : what + ":" + path;
+    errors.push_back({error_code::duplicate_key, field, field + " appears more than once in its object"});
+  }
   if (!duplicates.empty()) return std::nullopt;
   return doc;
 }
