@@ -14,7 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-25}"
 input_timeout="${FUZZ_INPUT_TIMEOUT:-5}"
-targets="estimate_document hf_config solve_document"
+targets="estimate_document hf_config solve_document import_document import_files"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINMEM_FUZZ=ON \
   -DTRAINMEM_TESTS=OFF >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
 # shellcheck disable=SC2086
