@@ -1,6 +1,8 @@
 #include "config_files.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <regex>
 #include <sstream>
 #include <unordered_set>
@@ -179,6 +181,33 @@ ConfigValue from_toml(const toml::node& n) {
   return ConfigValue(text.str());
 }
 
+// Offset of the first byte that does not belong to a well-formed UTF-8 sequence (Unicode 15,
+// Table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF); none when the text is UTF-8.
+std::optional<std::size_t> first_invalid_utf8(const std::string& text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    if (c < 0x80) { ++i; continue; }
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) length = 2;
+    else if (c == 0xE0) { length = 3; low = 0xA0; }
+    else if (c == 0xED) { length = 3; high = 0x9F; }
+    else if (c >= 0xE1 && c <= 0xEF) length = 3;
+    else if (c == 0xF0) { length = 4; low = 0x90; }
+    else if (c == 0xF4) { length = 4; high = 0x8F; }
+    else if (c >= 0xF1 && c <= 0xF3) length = 4;
+    else return i;
+    if (i + length > n || s[i + 1] < low || s[i + 1] > high) return i;
+    for (std::size_t k = 2; k < length; ++k)
+      if (s[i + k] < 0x80 || s[i + k] > 0xBF) return i;
+    i += length;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ConfigValue yaml11_plain_scalar(const std::string& s) {
@@ -276,6 +305,20 @@ std::optional<ConfigFile> load_config_file(const std::string& name, const std::s
   if (text.size() > kMaxDocumentBytes) {
     errors.push_back({error_code::document_too_large, name,
                       name + " is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+    return std::nullopt;
+  }
+  // JSON (RFC 8259 §8.1), TOML 1.0 and the Python readers of YAML files and command lines take UTF-8
+  // text; a file in another encoding is refused where its first bad byte is.
+  if (const auto bad = first_invalid_utf8(text)) {
+    std::size_t line = 1, line_start = 0;
+    for (std::size_t i = 0; i < *bad; ++i)
+      if (text[i] == '\n') { ++line; line_start = i + 1; }
+    const std::size_t column = *bad - line_start + 1;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[*bad]));
+    errors.push_back({error_code::invalid_encoding, name,
+                      name + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + byte +
+                          " is not UTF-8; save the file as UTF-8"});
     return std::nullopt;
   }
   ConfigFile f;

@@ -280,3 +280,35 @@ TEST_CASE("the WASM request gives the CLI's answer", "[import][wasm]") {
   request["document_only"] = true;
   CHECK(json::parse(trainmem::import_json(request.dump()).json) == json::parse(cli.json).at("document"));
 }
+
+TEST_CASE("a file that is not UTF-8 is refused where its first bad byte is", "[import][errors]") {
+  // Well-formed UTF-8 (Unicode 15, Table 3-7): two-, three- and four-byte sequences pass.
+  trainmem::Errors errors;
+  CHECK(trainmem::cli::load_config_file("ok.yaml", "run_name: \"caf\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80\"\n", errors));
+  CHECK(errors.empty());
+  // Each ill-formed kind, at line 2, column 6 (after "b: \"x"), with its first byte named.
+  const std::pair<const char*, const char*> kBad[] = {
+      {"\xC6\"", "0xC6"},              // a lead byte without its continuation
+      {"\xC0\xAF\"", "0xC0"},          // overlong form of '/'
+      {"\xED\xA0\x80\"", "0xED"},      // a UTF-16 surrogate (U+D800)
+      {"\xF4\x90\x80\x80\"", "0xF4"},  // above U+10FFFF
+      {"\xFF\"", "0xFF"},              // never in UTF-8
+  };
+  for (const auto& [bad, shown] : kBad) {
+    for (const std::string name : {"f.json", "f.yaml", "f.toml", "f.sh"}) {
+      errors.clear();
+      const std::string text = std::string("a: 1\nb: \"x") + bad + "\n";
+      CHECK_FALSE(trainmem::cli::load_config_file(name, text, errors));
+      REQUIRE(errors.size() == 1);
+      CHECK(errors[0].code == "invalid_encoding");
+      CHECK(errors[0].message == name + ":2:6: byte " + shown + " is not UTF-8; save the file as UTF-8");
+    }
+  }
+  // A sequence cut off by the end of the file.
+  errors.clear();
+  CHECK_FALSE(trainmem::cli::load_config_file("cut.yaml", "a: \xE4\xB8", errors));
+  CHECK(errors.at(0).message == "cut.yaml:1:4: byte 0xE4 is not UTF-8; save the file as UTF-8");
+  // An error message that quotes such bytes is still written: U+FFFD (EF BF BD) in their place.
+  const std::string doc = trainmem::error_document({{"invalid_json", "x.json", "x.json: near \"\xC6\""}});
+  CHECK(doc.find("near \\\"\xEF\xBF\xBD\\\"") != std::string::npos);
+}

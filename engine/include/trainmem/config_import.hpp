@@ -24,6 +24,7 @@ inline constexpr const char* conflicting_values = "conflicting_values";
 inline constexpr const char* model_config_needed = "model_config_needed";
 inline constexpr const char* invalid_yaml = "invalid_yaml";
 inline constexpr const char* invalid_toml = "invalid_toml";
+inline constexpr const char* invalid_encoding = "invalid_encoding";
 }  // namespace error_code
 
 // One file as the user gave it.
