@@ -312,3 +312,52 @@ TEST_CASE("a file that is not UTF-8 is refused where its first bad byte is", "[i
   const std::string doc = trainmem::error_document({{"invalid_json", "x.json", "x.json: near \"\xC6\""}});
   CHECK(doc.find("near \\\"\xEF\xBF\xBD\\\"") != std::string::npos);
 }
+
+TEST_CASE("DeepSpeed bf16.enabled \"auto\": the trainer's flag fills it, and DeepSpeed then casts the model", "[import][deepspeed]") {
+  trainmem::Errors errors;
+  auto ds = trainmem::cli::load_config_file(
+      "ds.json", R"({"bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"})", errors);
+  REQUIRE(ds);
+  auto command = [](const std::string& flags) {
+    trainmem::ConfigFile f;
+    f.name = "run.sh";
+    f.text = "torchrun --nproc_per_node 8 train.py --model_name_or_path meta-llama/Llama-3.1-8B --deepspeed ds.json " + flags + "\n";
+    return f;
+  };
+  // --bf16: transformers fills bf16.enabled = args.bf16 = true; DeepSpeed's bf16 section then casts
+  // the weights to bf16 (an explicit true reads the same way).
+  auto r = trainmem::import_configs({*ds, command("--bf16")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  json doc = as_json(r.document);
+  CHECK(doc.at("precision").at("param_dtype") == "bf16");
+  CHECK(doc.at("precision").at("compute_dtype") == "bf16");
+  CHECK(origin_of(r, "precision.param_dtype").rfind("read from ds.json:bf16.enabled (\"auto\" filled from run.sh:--bf16", 0) == 0);
+  CHECK_FALSE(has_key(r.unresolved, "ds.json:bf16.enabled"));
+  // --bf16 false fills bf16.enabled = false: no cast, the weights stay as loaded.
+  r = trainmem::import_configs({*ds, command("--bf16 false")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  doc = as_json(r.document);
+  CHECK(doc.at("precision").value("param_dtype", "") != "bf16");
+  // The DeepSpeed file alone: nothing fills it.
+  r = trainmem::import_configs({*ds}, trainmem::builtin_catalog());
+  CHECK(has_key(r.unresolved, "ds.json:bf16.enabled"));
+}
+
+TEST_CASE("DeepSpeed refuses a key its ZeRO config does not define; so does the import", "[import][deepspeed][errors]") {
+  trainmem::Errors errors;
+  auto typo = trainmem::cli::load_config_file("ds.json", R"({"zero_optimization": {"stgae": 3}})", errors);
+  REQUIRE(typo);
+  auto r = trainmem::import_configs({*typo}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "unknown_field");
+  CHECK(r.errors[0].field == "ds.json:zero_optimization.stgae");
+  CHECK(r.errors[0].message.find("did you mean \"stage\"?") != std::string::npos);
+  // A field name accepted beside its stage3_ alias (zero/config.py: populate_by_name).
+  auto alias = trainmem::cli::load_config_file("ds.json", R"({"zero_optimization": {"stage": 3, "max_live_parameters": 3e8}})", errors);
+  REQUIRE(alias);
+  r = trainmem::import_configs({*alias}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("parallel").at("zero3_max_live_parameters") == 3e8);
+}

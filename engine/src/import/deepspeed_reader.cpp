@@ -3,7 +3,9 @@
 // deepspeed/runtime/constants.py, deepspeed/runtime/config.py, deepspeed/runtime/zero/config.py,
 // deepspeed/runtime/zero/offload_config.py; "auto" values are filled by the Hugging Face
 // integration (transformers src/transformers/integrations/deepspeed.py, trainer_config_process).
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "reading.hpp"
 
@@ -23,6 +25,30 @@ bool note_auto(Reading& r, const std::string& key, const ConfigValue& v, const s
   if (!is_auto(v)) return false;
   r.autos.push_back({field, ImportNote{r.key(key), "\"auto\": the HF Trainer fills it from its own arguments (transformers integrations/deepspeed.py); no file given says " + field, v}});
   return true;
+}
+
+// Every key DeepSpeedZeroConfig accepts, by field name or alias (populate_by_name=True):
+// deepspeed/runtime/zero/config.py at v0.19.6. Its base class forbids any other key
+// (deepspeed/runtime/config_utils.py, DeepSpeedConfigModel: extra="forbid"), so DeepSpeed refuses
+// a misspelt one; the import does too rather than read the section without it.
+constexpr const char* kZeroKeys[] = {
+    "stage", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "use_multi_rank_bucket_allreduce",
+    "allgather_partitions", "allgather_bucket_size", "overlap_comm", "load_from_fp32_weights", "elastic_checkpoint",
+    "offload_param", "offload_optimizer", "zenflow", "sub_group_size", "cpu_offload_param", "cpu_offload_use_pin_memory",
+    "cpu_offload", "prefetch_bucket_size", "stage3_prefetch_bucket_size", "param_persistence_threshold",
+    "stage3_param_persistence_threshold", "model_persistence_threshold", "stage3_model_persistence_threshold",
+    "max_live_parameters", "stage3_max_live_parameters", "max_reuse_distance", "stage3_max_reuse_distance",
+    "gather_16bit_weights_on_model_save", "stage3_gather_16bit_weights_on_model_save", "module_granularity_threshold",
+    "stage3_module_granularity_threshold", "use_all_reduce_for_fetch_params", "stage3_use_all_reduce_for_fetch_params",
+    "allgather_sequential", "stage3_allgather_sequential", "stage3_gather_fp16_weights_on_model_save",
+    "ignore_unused_parameters", "legacy_stage1", "round_robin_gradients", "zero_hpz_partition_size",
+    "zero_quantized_weights", "zero_quantized_nontrainable_weights", "zero_quantized_gradients", "zeropp_loco_param",
+    "mics_shard_size", "mics_hierarchical_params_gather", "memory_efficient_linear", "pipeline_loading_checkpoint",
+    "override_module_apply", "log_trace_cache_warnings", "enable_sanity_checks", "save_muon_momentum_buffer_in_memory",
+    "leaf_module"};
+
+bool is_zero_key(const std::string& k) {
+  return std::find(std::begin(kZeroKeys), std::end(kZeroKeys), k) != std::end(kZeroKeys);
 }
 
 void read_offload(Reading& r, const std::string& key, const ConfigValue& v, const std::string& field) {
@@ -69,7 +95,7 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
       if (auto b = boolean(r, sub, v)) r.read("parallel.offload_optimizer", *b ? "cpu" : "none", sub);
     } else if (k == "cpu_offload_param") {
       if (auto b = boolean(r, sub, v)) r.read("parallel.offload_param", *b ? "cpu" : "none", sub);
-    } else if (k == "stage3_max_live_parameters") {
+    } else if (k == "stage3_max_live_parameters" || k == "max_live_parameters") {
       if (note_auto(r, sub, v, "parallel.zero3_max_live_parameters")) continue;
       if (auto n = typed<double>(r, sub, v, number_value, "a number of parameters")) r.read("parallel.zero3_max_live_parameters", *n, sub);
     } else if (k == "mics_shard_size") {
@@ -77,6 +103,11 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
       auto n = typed<std::int64_t>(r, sub, v, integer_value, "a whole number");
       if (n && *n > 0) r.read("parallel.sharding_group_size", *n, sub);
       else if (n) r.ignore(sub, v, "MiCS off (-1, the default)");
+    } else if (!is_zero_key(k)) {
+      const std::string near = closest_match(k, std::vector<std::string>(std::begin(kZeroKeys), std::end(kZeroKeys)));
+      r.error(error_code::unknown_field, sub,
+              "not a ZeRO setting; DeepSpeed refuses unknown keys here (" + std::string(kDs) + " zero/config.py)" +
+                  (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
     } else if (k == "reduce_bucket_size" || k == "allgather_bucket_size" || k == "stage3_prefetch_bucket_size" ||
                k == "stage3_param_persistence_threshold" || k == "overlap_comm" || k == "contiguous_gradients" ||
                k == "sub_group_size" || k == "stage3_max_reuse_distance" || k == "zero_hpz_partition_size" ||
@@ -103,7 +134,11 @@ void read_precision_section(Reading& r, const std::string& k, const ConfigValue&
   for (const auto& [name, sub] : v.as_object()) {
     const std::string key = k + "." + name;
     if (name == "enabled") {
-      if (note_auto(r, key, sub, "precision.param_dtype")) continue;
+      if (is_auto(sub)) {
+        r.auto_casts.push_back({dtype, ImportNote{r.key(key), std::string("\"auto\": the HF Trainer sets it from its ") + dtype +
+                                                                   " argument (transformers integrations/deepspeed.py); no file given says whether " + dtype + " is on", sub}});
+        continue;
+      }
       auto on = boolean(r, key, sub);
       if (on && *on) {
         r.engine_cast("precision.param_dtype", dtype, key, "DeepSpeed casts the model to this dtype");

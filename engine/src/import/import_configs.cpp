@@ -427,6 +427,28 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     }
   }
 
+  // DeepSpeed's fp16/bf16 "enabled": "auto". The HF integration fills it from the trainer's own
+  // flag (transformers src/transformers/integrations/deepspeed.py, HfTrainerDeepSpeedConfig.
+  // trainer_config_process: fill_match("bf16.enabled", args.bf16 or args.bf16_full_eval), and fp16
+  // likewise), accelerate from its mixed_precision (src/accelerate/utils/dataclasses.py,
+  // DeepSpeedPlugin.set_mixed_precision); on, DeepSpeed casts the model to that dtype, as for an
+  // explicit true.
+  for (const auto& r : readings)
+    for (const auto& cast : r.auto_casts) {
+      const auto compute = chosen.find("precision.compute_dtype");
+      if (compute == chosen.end()) {
+        result.unresolved.push_back(cast.note);
+        continue;
+      }
+      if (string_value(compute->second.a.value) != cast.dtype) continue;  // the trainer leaves it off
+      chosen["precision.param_dtype"] =
+          Chosen{{"precision.param_dtype", cast.dtype,
+                  "read from " + cast.note.key + " (\"auto\" filled from " + compute->second.a.source +
+                      "; DeepSpeed casts the model to this dtype)",
+                  cast.note.key, Strength::engine_cast},
+                 {}};
+    }
+
   // "auto" values that no file filled.
   for (const auto& r : readings)
     for (const auto& [field, note] : r.autos) {

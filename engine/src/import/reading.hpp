@@ -101,6 +101,13 @@ class Reading {
   std::string hybrid_shard_key;
   // "auto" values: the field another file must fill (DeepSpeed's HF integration), with the note.
   std::vector<std::pair<std::string, ImportNote>> autos;
+  // DeepSpeed's fp16/bf16 "enabled": "auto": the trainer's precision flag fills it; when that
+  // flag selects `dtype`, DeepSpeed casts the model to it as for an explicit true.
+  struct AutoCast {
+    std::string dtype;  // "bf16" | "fp16"
+    ImportNote note;
+  };
+  std::vector<AutoCast> auto_casts;
   // Files whose values this one overrides (accelerate launch --config_file, TrlParser --config):
   // flags on the command line win over the file they name.
   std::vector<std::string> overrides;  // FSDP HYBRID_SHARD named by this key: groups are one node's GPUs
