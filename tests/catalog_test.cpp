@@ -34,6 +34,21 @@ TEST_CASE("every preset reproduces its published parameter count", "[catalog]") 
   }
 }
 
+TEST_CASE("multimodal presets keep the published text-only figure beside the whole checkpoint", "[catalog]") {
+  int multimodal = 0;
+  for (const auto& m : builtin_catalog().models) {
+    if (!m.architecture.vision) continue;
+    ++multimodal;
+    CAPTURE(m.id);
+    // The whole checkpoint is published_parameters.total (above); the language model alone is the
+    // text_model figure, and the vision tower and projector make up the difference.
+    REQUIRE(m.published_text_total);
+    CHECK(m.architecture.text_params() == *m.published_text_total);
+    CHECK(m.architecture.total_params() - m.architecture.text_params() == m.architecture.vision->total_params());
+  }
+  CHECK(multimodal >= 3);
+}
+
 TEST_CASE("malformed catalog entries name the file and the field", "[catalog][errors]") {
   const Catalog c = parse_catalog({
       {"models/bad.json", R"({"id": "bad", "hf_config": {"model_type": "llama"}, "published_parameters": {"total": 5}})"},

@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "trainmem/lora_targeting.hpp"
+#include "trainmem/ssm_activations.hpp"
+#include "trainmem/vision_activations.hpp"
 
 namespace trainmem {
 
@@ -49,6 +51,7 @@ class LayerTensors {
   }
 
   std::vector<SavedTensor> take() { return std::move(out_); }
+  std::vector<SavedTensor>& tensors() { return out_; }
 
  private:
   const ActivationContext& c_;
@@ -172,7 +175,13 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
     const double rows = static_cast<double>(n.size) == width ? 1.0 : heads;
     t.norm(q ? "self_attn.q_norm" : "self_attn.k_norm", tokens, width, true, rows);
   }
-  attention_block(t, g, c, tokens, tokens, "self_attn");
+  switch (g.mixer) {
+    case Mixer::attention: attention_block(t, g, c, tokens, tokens, "self_attn"); break;
+    // Llama 3.2 Vision's cross-attention layers attend to the vision states only.
+    case Mixer::cross_attention: attention_block(t, g, c, tokens, c.micro_batch * c.encoder_seq, "cross_attn"); break;
+    case Mixer::mamba:
+    case Mixer::mamba2: append_ssm_mixer(t.tensors(), g, c, tokens); break;
+  }
   if (c.hidden_dropout > 0) t.mask("attention_residual", tokens);
   if (post_norms) t.norm("post_attention_norm", tokens, c.hidden, false);
   if (g.attention.cross_attention) {
@@ -181,11 +190,14 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
     attention_block(t, g, c, tokens, c.micro_batch * c.encoder_seq, "cross_attn");
     if (c.hidden_dropout > 0) t.mask("cross_attention_residual", tokens);
   }
-  t.norm("mlp_norm", tokens, c.hidden, false);
-  t.add("mlp_norm", "output", tokens, c.hidden, c.dtype, TensorRole::norm_output, false);
-  mlp_block(t, g, c, tokens);
-  if (c.hidden_dropout > 0) t.mask("mlp_residual", tokens);
-  if (post_norms) t.norm("post_mlp_norm", tokens, c.hidden, false);
+  // Mamba blocks have no MLP (intermediate_size 0, no experts).
+  if (g.mlp.intermediate_size > 0 || g.mlp.num_local_experts > 0) {
+    t.norm("mlp_norm", tokens, c.hidden, false);
+    t.add("mlp_norm", "output", tokens, c.hidden, c.dtype, TensorRole::norm_output, false);
+    mlp_block(t, g, c, tokens);
+    if (c.hidden_dropout > 0) t.mask("mlp_residual", tokens);
+    if (post_norms) t.norm("post_mlp_norm", tokens, c.hidden, false);
+  }
   if (!c.lora_dropout_linears.empty()) {
     for (const auto& l : g.linears) {
       if (std::find(c.lora_dropout_linears.begin(), c.lora_dropout_linears.end(), &l) == c.lora_dropout_linears.end()) continue;
@@ -253,6 +265,8 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   }
   for (const auto& g : a.layers)
     if (g.mlp.num_experts_per_tok > 0) c.experts_per_token = static_cast<double>(g.mlp.num_experts_per_tok);
+  // Cross-attention to vision states (Llama 3.2 Vision): the states of every image of a sample.
+  if (const double states = cross_attention_states(s, a); states > 0) c.encoder_seq = states;
   return c;
 }
 

@@ -37,14 +37,28 @@ std::int64_t Architecture::non_layer_params() const {
          lm_head_params + head_other_params;
 }
 
-std::int64_t Architecture::total_params() const {
+std::int64_t Architecture::text_params() const {
   std::int64_t total = non_layer_params();
   for (const auto& g : layers) total += g.count * g.params_per_layer();
   return total;
 }
 
+std::int64_t Architecture::total_params() const { return text_params() + (vision ? vision->total_params() : 0); }
+
+std::int64_t VisionTower::encoder_params() const {
+  std::int64_t total = embedding_params + other_params;
+  for (const auto& g : layers) total += g.count * g.params_per_layer();
+  return total;
+}
+
+std::int64_t VisionTower::projector_params() const {
+  std::int64_t total = projector_other_params;
+  for (const auto& l : projector) total += l.params();
+  return total;
+}
+
 std::int64_t Architecture::active_params() const {
-  std::int64_t total = non_layer_params();
+  std::int64_t total = non_layer_params() + (vision ? vision->total_params() : 0);
   for (const auto& g : layers) total += g.count * g.active_params_per_layer();
   return total;
 }

@@ -9,6 +9,7 @@
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
+#include "trainmem/vision_activations.hpp"
 #include "trainmem/work_meter.hpp"
 
 namespace trainmem {
@@ -105,8 +106,10 @@ std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Ar
   return out;
 }
 
+// first_stage_saved: bytes the first stage keeps besides its layers (a vision encoder and projector).
 StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const std::vector<GroupActivations>& groups,
-                           const std::vector<std::int64_t>& counts, std::size_t stage, bool last, const LossMemory& loss) {
+                           const std::vector<std::int64_t>& counts, std::size_t stage, bool last, const LossMemory& loss,
+                           double first_stage_saved) {
   StageRuntime r;
   // checkpointed_layers (default: all) is spread over the stages in proportion to their layers.
   const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
@@ -132,6 +135,7 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     r.layer_backward = std::max(r.layer_backward, ga.backward_working);
   }
   if (last) one_micro_batch += loss.head_saved;
+  if (stage == 0) one_micro_batch += first_stage_saved;
   const double flights = in_flight(s.parallel, stage, s.batch.gradient_accumulation_steps);
   r.activations = one_micro_batch * flights;
   if (s.activation_offload) {
@@ -293,10 +297,12 @@ Estimate estimate(const TrainingSetup& s) {
   std::optional<LossMemory> loss;
   std::vector<std::vector<std::int64_t>> layer_counts;
   std::vector<GroupActivations> groups;
+  double vision_saved = 0;
   if (arch) {
     loss = loss_memory(s, *arch, compute, behaviour);
     layer_counts = stage_layer_counts(*arch, s);
     groups = group_activations(s, *arch, compute);
+    vision_saved = vision_activations(s, *arch, compute).saved();
   }
 
   // Evaluate each pipeline stage; the most loaded GPU is the one with the highest peak (its
@@ -322,7 +328,7 @@ Estimate estimate(const TrainingSetup& s) {
     if (paged) g.paged_optimizer_states = g.optimizer_states;
     double stage_peak_key = g.model_states;
     if (arch) {
-      const StageRuntime rt = stage_runtime(s, *arch, groups, layer_counts[i], i, last, *loss);
+      const StageRuntime rt = stage_runtime(s, *arch, groups, layer_counts[i], i, last, *loss, vision_saved);
       const TransientBuffers tb = transient_buffers(s, e.precision, ms, behaviour, compute);
       const double loss_fwd = last ? loss->forward_transient : 0.0;
       const double loss_bwd = last ? loss->backward_transient : 0.0;

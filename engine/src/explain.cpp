@@ -1,5 +1,7 @@
 #include "trainmem/explain.hpp"
 
+#include "trainmem/multimodal_checks.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -93,6 +95,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
                  "lora.r = " + std::to_string(s.lora.r) + " gives " + grouped(static_cast<double>(e.parameters.adapter)) +
                      " adapter parameters, more than the model's " + grouped(static_cast<double>(e.parameters.total)) +
                      ": a rank this high trains more than full fine-tuning (typical ranks are 8 to 256)"});
+  multimodal_warnings(s, e, w);
   if (!arch)
     w.push_back({"model_states_only",
                           "only a parameter count was given: activations, buffers and the peak need an architecture "

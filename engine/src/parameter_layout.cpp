@@ -7,6 +7,7 @@
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/pipeline_split.hpp"
+#include "trainmem/vision_parameters.hpp"
 
 namespace trainmem {
 
@@ -155,6 +156,7 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
     add(last, head_adapter, true, false, false);
     last.adapter += head_adapter;
   }
+  add_vision_parameters(first, a, s, tp);
   const double head = static_cast<double>(a.lm_head_params) * vocab_padding / tp;
   add(last, head, full, false, false);  // bitsandbytes keeps lm_head in 16 bits (llm_int8_skip_modules)
   if (head_saved) add(last, a.lm_head_params > 0 ? head : embedding, true, false, false);

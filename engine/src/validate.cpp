@@ -6,6 +6,7 @@
 #include "trainmem/estimate.hpp"
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/pipeline_split.hpp"
+#include "trainmem/multimodal_checks.hpp"
 #include "trainmem/work_meter.hpp"
 
 namespace trainmem {
@@ -140,6 +141,7 @@ Errors validate(const TrainingSetup& s) {
       check_divides(e, p.expert_parallel_size, shard_group, "parallel.expert_parallel_size",
                     "data_parallel_size x context_parallel_size");
   }
+  validate_images(s, e);
   if (a.learned_positions && s.batch.seq_length && *s.batch.seq_length > a.max_position_embeddings)
     e.push_back({error_code::out_of_range, "batch.seq_length",
                  "batch.seq_length = " + str(*s.batch.seq_length) + " exceeds the model's learned position table of " +

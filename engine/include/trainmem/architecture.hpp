@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,9 @@ struct Norm {
 };
 
 enum class NormKind { rms_norm, layer_norm };
+// What mixes tokens in a layer: self-attention, a selective state-space scan (Mamba, Mamba-2), or
+// attention to the vision encoder's states only (Llama 3.2 Vision's cross-attention layers).
+enum class Mixer { attention, mamba, mamba2, cross_attention };
 enum class AttentionKind { multi_head, multi_latent };  // MHA/GQA/MQA vs DeepSeek MLA
 enum class Stack { decoder, encoder };
 
@@ -72,6 +77,22 @@ struct MlpShape {
   std::int64_t shared_intermediate_size = 0;  // all shared experts together
 };
 
+// A selective state-space mixer, in the names of transformers' MambaConfig / Mamba2Config
+// (configuration_mamba.py, configuration_mamba2.py). Sizes are elements.
+struct SsmShape {
+  std::int64_t intermediate_size = 0;  // d_inner = expand x hidden_size
+  std::int64_t state_size = 0;         // N (d_state)
+  std::int64_t conv_kernel = 0;        // width of the depthwise causal conv1d
+  std::int64_t time_step_rank = 0;     // Mamba: rank of the dt projection
+  std::int64_t num_heads = 0;          // Mamba-2: heads of the SSD scan (one dt and A per head)
+  std::int64_t head_dim = 0;           // Mamba-2: channels per head
+  std::int64_t n_groups = 0;           // Mamba-2: groups sharing B and C
+  std::int64_t chunk_size = 0;         // Mamba-2: chunk length of the chunked scan
+  // Mamba: one fused kernel for conv, projections and scan (mamba_inner_fn) rather than separate
+  // autograd nodes (Jamba's mixer, whose dt/B/C norms sit between them).
+  bool fused_inner = true;
+};
+
 // Layers that share one shape; a model is a few groups (e.g. DeepSeek's dense first layers).
 struct LayerGroup {
   std::string name;
@@ -83,8 +104,10 @@ struct LayerGroup {
   std::vector<Linear> linears;
   std::vector<Norm> norms;
   std::int64_t other_params = 0;  // parameters that are neither linear nor norm (in each layer)
+  Mixer mixer = Mixer::attention;
   AttentionShape attention;
-  MlpShape mlp;
+  SsmShape ssm;  // mamba / mamba2 mixers only
+  MlpShape mlp;  // intermediate_size 0 and no experts: the layer has no MLP (Mamba blocks)
 
   std::int64_t params_per_layer() const;
   // Full module name of a linear in layer `layer` (index within the prefix), for routed experts of
@@ -92,6 +115,57 @@ struct LayerGroup {
   std::string module_name(const Linear& linear, std::int64_t layer, std::int64_t expert = 0) const;
   // Parameters that one token runs through (routed experts counted num_experts_per_tok times).
   std::int64_t active_params_per_layer() const;
+};
+
+// How a family turns one image into vision-encoder patches and language-model tokens
+// (engine/include/trainmem/image_tokens.hpp computes them).
+enum class ImageTokenRule {
+  fixed,       // resized to image_size: patches (+ class token), a fixed number of LM tokens
+  qwen2_vl,    // dynamic resolution: the image rounded to multiples of patch x merge, merged 2x2
+  llava_next,  // anyres: a base image plus the tiles of the best grid pinpoint, unpadded, newlines
+  idefics3,    // split into square tiles of image_size plus one global image, pixel-shuffled
+  internvl,    // dynamic tiling into image_size tiles (closest aspect ratio) plus a thumbnail
+  mllama,      // up to max_num_tiles tiles of image_size; the LM sees one token, cross-attends
+};
+
+// A vision encoder and the projector that carries its output into the language model: a
+// multimodal checkpoint's other parts. Counts are elements.
+struct VisionTower {
+  std::string model_type;      // vision_config.model_type (or the family's own name)
+  std::string module = "vision_tower";  // name of the module in the checkpoint
+  std::int64_t hidden_size = 0;
+  NormKind norm = NormKind::layer_norm;
+  std::vector<LayerGroup> layers;     // encoder layers (Stack::encoder)
+  std::int64_t embedding_params = 0;  // patch embedding, class token, position and tile embeddings
+  std::int64_t other_params = 0;      // pre/post layer norms, gates and heads outside the layers
+  std::vector<Linear> projector;      // the multimodal projector's linears (in order)
+  std::int64_t projector_other_params = 0;  // its norms and raw parameters
+  bool projector_norm = false;              // a norm over the projector's input (Gemma 3, Qwen2-VL, InternVL)
+  // Image geometry and the family's token rule.
+  ImageTokenRule rule = ImageTokenRule::fixed;
+  std::int64_t image_height = 0, image_width = 0;  // vision_config.image_size (0: none stated)
+  std::int64_t patch_size = 0;
+  bool class_token = false;                 // one extra encoder position per image (tile)
+  std::int64_t padded_positions = 0;        // mllama: positions per tile after padding to 8
+  std::int64_t lm_tokens_per_image = 0;     // fixed rule: image tokens the LM sees per image
+  std::int64_t merge_size = 1;              // qwen2_vl: spatial merge; idefics3/internvl: pixel-shuffle factor
+  std::int64_t min_pixels = 0, max_pixels = 0;   // qwen2_vl processor bounds
+  std::int64_t max_tiles = 0;               // idefics3, internvl, mllama: tiles per image at most
+  std::int64_t longest_edge = 0;            // idefics3: images resized to this longest edge
+  std::vector<std::pair<std::int64_t, std::int64_t>> grid_pinpoints;  // llava_next [h, w] choices
+  bool drop_class_token = false;            // vision_feature_select_strategy "default"
+  std::int64_t feature_layers = 1;          // encoder layers concatenated into the projector input
+
+  std::int64_t encoder_params() const;    // embeddings, layers, norms
+  std::int64_t projector_params() const;
+  std::int64_t total_params() const { return encoder_params() + projector_params(); }
+};
+
+// A config part the engine does not price (an audio tower, an unknown sub-config): reported.
+struct UnpricedPart {
+  std::string field;               // document path, e.g. "model.hf_config.audio_config"
+  std::string description;         // what it is (model_type), and why it is not priced
+  std::int64_t parameters = 0;     // a generic encoder count from its sizes; 0 when not countable
 };
 
 struct Architecture {
@@ -127,13 +201,20 @@ struct Architecture {
   double attention_dropout = 0.0;
   double hidden_dropout = 0.0;
 
+  // Multimodal checkpoints: the vision encoder and projector (counted in total_params()).
+  std::optional<VisionTower> vision;
+  // Parts of the config left out of the figures, each named in a warning.
+  std::vector<UnpricedPart> unpriced_parts;
   // What the layout assumed where the config was silent (a model_type without a family layout
   // here is read as a generic decoder); empty for a known family. Reported as a warning.
   std::vector<std::string> layout_assumptions;
 
   std::int64_t num_hidden_layers() const;
+  // The whole checkpoint: language model plus vision tower and projector.
   std::int64_t total_params() const;
   std::int64_t active_params() const;
+  // The language model alone (what a text-only figure counts).
+  std::int64_t text_params() const;
   // Parameters outside the transformer layers (embeddings, head, final norms).
   std::int64_t non_layer_params() const;
   // Parameters of the largest single layer: the unit ZeRO-3/FSDP gathers at a time.

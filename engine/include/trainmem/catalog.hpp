@@ -16,9 +16,12 @@ namespace trainmem {
 struct ModelPreset {
   std::string id, display_name, family, hf_id;
   Architecture architecture;
-  std::int64_t published_total = 0;  // the publisher's parameter count (text model)
+  std::int64_t published_total = 0;  // the publisher's parameter count (the whole checkpoint)
   bool published_exact = false;      // false: a rounded headline figure
   std::string published_scope, published_source;
+  // Multimodal checkpoints: the language model alone (what text-only figures quote).
+  std::optional<std::int64_t> published_text_total;
+  std::string published_text_scope;
   std::int64_t seq_length = 4096;    // usual training length
   Dtype param_dtype = Dtype::bf16;
   std::string hf_config_json;        // the config.json as stored

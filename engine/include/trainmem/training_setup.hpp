@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trainmem/architecture.hpp"
@@ -203,6 +204,16 @@ struct RlhfSettings {
   bool colocated = true;                   // generation runs on the training GPUs (KV cache there)
 };
 
+// The multimodal input object (docs/api.md, input field "multimodal"): which parts of a
+// vision-language checkpoint train, and the images each sample carries.
+struct MultimodalSettings {
+  bool freeze_vision_tower = true;  // the vision encoder keeps its weights (no gradients, no states)
+  bool freeze_projector = false;    // the projector trains in full unless frozen
+  std::int64_t images_per_sample = 1;
+  // [h, w] pixels of each image before the processor; default: vision_config.image_size.
+  std::optional<std::pair<std::int64_t, std::int64_t>> image_size;
+};
+
 // What a checkpoint save writes and the disk and host RAM it has (docs/memory-model.md, "Checkpoints").
 enum class CheckpointSave { full_state, weights, adapter };
 struct CheckpointSettings {
@@ -242,6 +253,7 @@ struct TrainingSetup {
   TrainingGoal training;
   CheckpointSettings checkpoint;
   std::optional<RlhfSettings> rlhf;
+  MultimodalSettings multimodal;
   // Fields the document gave that have no effect on this setup (reported as a warning).
   std::vector<std::string> ignored_fields;
   // Caching-allocator fragmentation as a fraction of allocated bytes (reserved = allocated x (1 + f)).

@@ -149,4 +149,10 @@ void ConfigFields::fail(const std::string& key, const char* code, const std::str
   ok_ = false;
 }
 
+bool ConfigFields::within_parameter_limit(const std::string& key, double parameters) {
+  if (parameters <= 1e15) return true;
+  fail(key, error_code::out_of_range, field(key) + " describes a part of more than 1e15 parameters; the limit is 1e15");
+  return false;
+}
+
 }  // namespace trainmem::architectures

@@ -36,6 +36,9 @@ class ConfigFields {
   const HfConfig* object(const char* key);
 
   void fail(const std::string& key, const char* code, const std::string& message);
+  // Fails at `key` when `parameters` (a count worked out in doubles before any integer product)
+  // exceeds the engine's limit of 1e15; false then.
+  bool within_parameter_limit(const std::string& key, double parameters);
   std::string field(const std::string& key) const { return config_.field(key); }
   bool ok() const { return ok_; }
   const HfConfig& config() const { return config_; }

@@ -43,6 +43,9 @@ std::optional<Architecture> opt(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> starcoder2(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> minicpm(ConfigFields& f, const std::string& model_type);
 
+std::optional<Architecture> mamba(ConfigFields& f, const std::string& model_type);     // mamba, mamba2
+std::optional<Architecture> jamba(ConfigFields& f, const std::string& model_type);
+
 // Any other model_type: a decoder inferred from the standard config keys, every assumption named
 // in Architecture::layout_assumptions (generic_decoder.cpp).
 std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& model_type);

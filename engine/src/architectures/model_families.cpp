@@ -3,6 +3,8 @@
 #include <map>
 
 #include "families.hpp"
+#include "multimodal_families.hpp"
+#include "vision_layout.hpp"
 #include "trainmem/model_families.hpp"
 
 namespace trainmem {
@@ -29,7 +31,7 @@ const std::map<std::string, FamilyBuilder>& builders() {
       {"stablelm_epoch", a::stablelm}, {"cohere", a::cohere},     {"cohere2", a::cohere},     {"gpt_oss", a::gpt_oss},
       {"bert", a::bert},            {"roberta", a::bert},         {"xlm-roberta", a::bert},   {"t5", a::t5},
       {"mt5", a::t5},               {"qwen", a::qwen},            {"opt", a::opt},            {"starcoder2", a::starcoder2},
-      {"minicpm", a::minicpm},
+      {"minicpm", a::minicpm},      {"mamba", a::mamba},          {"mamba2", a::mamba},       {"jamba", a::jamba},
   };
   return table;
 }
@@ -51,6 +53,11 @@ bool peft_has_default_targets(const std::string& model_type) {
 bool within_limits(const Architecture& a) {
   double total = static_cast<double>(a.embedding_params) + static_cast<double>(a.position_embedding_params) +
                  static_cast<double>(a.lm_head_params);
+  if (a.vision) {
+    total += static_cast<double>(a.vision->embedding_params) + static_cast<double>(a.vision->other_params);
+    for (const auto& g : a.vision->layers)
+      for (const auto& l : g.linears) total += static_cast<double>(l.in_features) * static_cast<double>(l.out_features) * static_cast<double>(g.count);
+  }
   for (const auto& g : a.layers) {
     double layer = 0;
     for (const auto& l : g.linears)
@@ -79,7 +86,7 @@ const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
     for (const auto& [k, v] : builders()) n.push_back(k);
-    n.push_back("gemma3");  // multimodal wrapper, read through its text_config
+    for (const auto& m : architectures::multimodal_model_types()) n.push_back(m);
     std::sort(n.begin(), n.end());
     return n;
   }();
@@ -89,6 +96,16 @@ const std::vector<std::string>& supported_model_types() {
 std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, Errors& errors) {
   std::string type;
   if (!read_model_type(config, errors, type)) return std::nullopt;
+  if (const auto multimodal = architectures::multimodal_builder(type)) {
+    std::optional<Architecture> a = multimodal(config, type, errors);
+    if (a) a->peft_default_targets = peft_has_default_targets(type);
+    if (a && !within_limits(*a)) {
+      errors.push_back({error_code::out_of_range, config.path,
+                        config.path + " describes a model of more than 1e15 parameters; the limit is 1e15"});
+      return std::nullopt;
+    }
+    return a;
+  }
   const HfConfig* source = &config;
   HfConfig text_with_defaults;
   if (const HfValue* text = config.find("text_config")) {
@@ -100,17 +117,13 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
     // Multimodal configs: the language model sits in text_config; its model_type may be absent.
     std::string text_type;
     if (!read_model_type(*text->object, errors, text_type)) return std::nullopt;
-    if (text_type.empty()) text_type = type == "gemma3" ? "gemma3_text" : type;
+    if (text_type.empty()) text_type = type;
     type = text_type;
     source = text->object.get();
     if (type == "gemma3_text") {
       text_with_defaults = architectures::with_gemma3_text_defaults(*source);
       source = &text_with_defaults;
     }
-  } else if (type == "gemma3") {
-    errors.push_back({error_code::missing_field, config.field("text_config"),
-                      "model_type \"gemma3\" is multimodal: its text model is read from text_config, which is missing"});
-    return std::nullopt;
   }
   auto it = builders().find(type);
   ConfigFields fields(*source, errors);
@@ -131,6 +144,8 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
     }
   }
   if (a) a->peft_default_targets = peft_has_default_targets(type);
+  // A wrapper without a layout here (read through its text_config): its other parts are named.
+  if (a && source != &config) architectures::note_unpriced_parts(config, {"text_config"}, *a);
   if (a && !within_limits(*a)) {
     errors.push_back({error_code::out_of_range, source->path,
                       source->path + " describes a model of more than 1e15 parameters; the limit is 1e15"});

@@ -58,6 +58,15 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
     m.published_scope = p.string("scope").value_or("");
     m.published_source = p.string("source").value_or("");
     p.string("note");
+    if (const json* text = p.get("text_model")) {
+      // A multimodal checkpoint's language model alone, the figure text-only tools quote.
+      ObjectReader t(*text, "published_parameters.text_model", errors);
+      m.published_text_total = t.integer("total", 1, 1e15);
+      if (!m.published_text_total)
+        errors.push_back({error_code::missing_field, "published_parameters.text_model.total", "published_parameters.text_model.total is missing"});
+      m.published_text_scope = t.string("scope").value_or("");
+      t.finish();
+    }
     p.finish();
   } else {
     errors.push_back({error_code::missing_field, "published_parameters", "published_parameters is missing"});

@@ -4,6 +4,7 @@
 
 #include "documents.hpp"
 #include "hf_config.hpp"
+#include "nonfinite_tokens.hpp"
 #include "object_reader.hpp"
 #include "trainmem/catalog.hpp"
 #include "trainmem/estimate.hpp"
@@ -14,6 +15,8 @@
 #include "trainmem/json_api.hpp"
 #include "trainmem/pipeline_split.hpp"
 #include "trainmem/step_time.hpp"
+#include "trainmem/vision_activations.hpp"
+#include "trainmem/vision_parameters.hpp"
 
 namespace trainmem {
 
@@ -219,6 +222,27 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   r.finish();
 }
 
+// multimodal: {"freeze_vision_tower", "freeze_projector", "images_per_sample", "image_size": [h, w]}
+void parse_multimodal(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
+  const json* v = doc.get("multimodal");
+  if (!v) return;
+  ObjectReader r(*v, "multimodal", errors);
+  if (!r.valid()) return;
+  set(s.multimodal.freeze_vision_tower, r.boolean("freeze_vision_tower"));
+  set(s.multimodal.freeze_projector, r.boolean("freeze_projector"));
+  set(s.multimodal.images_per_sample, r.integer("images_per_sample", 0, 1e4));
+  if (const json* size = r.get("image_size")) {
+    // Pixels; 1e5 a side bounds the tiling work and every product below 2^53.
+    const bool ok = size->is_array() && size->size() == 2 && std::all_of(size->begin(), size->end(), [](const json& x) {
+      return x.is_number() && std::isfinite(x.get<double>()) && std::floor(x.get<double>()) == x.get<double>() &&
+             x.get<double>() >= 1 && x.get<double>() <= 1e5;
+    });
+    if (ok) s.multimodal.image_size = std::pair{(*size)[0].get<std::int64_t>(), (*size)[1].get<std::int64_t>()};
+    else r.type_error("image_size", "[height, width] in whole pixels from 1 to 100000", *size);
+  }
+  r.finish();
+}
+
 void parse_precision(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* v = doc.get("precision");
   if (!v) return;
@@ -376,6 +400,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel (needs tensor_parallel_size > 1)");
   note(s.batch.decoder_seq_length && s.model.architecture && !s.model.architecture->encoder_decoder,
        "batch.decoder_seq_length (the model is not encoder-decoder)");
+  note(r.has("multimodal") && !(s.model.architecture && s.model.architecture->vision),
+       "multimodal (the model has no vision tower)");
 }
 
 TrainingSetup parse_setup(const json& doc, Errors& errors) {
@@ -398,6 +424,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     f.finish();
   }
   parse_rlhf(r, s, errors);
+  parse_multimodal(r, s, errors);
   parse_precision(r, s, errors);
   parse_batch(r, s, errors);
   s.activation_checkpointing =
@@ -506,10 +533,33 @@ void inexact_numbers(const json& v, const std::string& path, std::vector<std::st
   }
 }
 
+// The vision parts of a vision-language checkpoint and the images the estimate prices.
+json multimodal_json(const TrainingSetup& s, const Estimate& e) {
+  const Architecture& a = *s.model.architecture;
+  const VisionTower& v = *a.vision;
+  const VisionActivations va = vision_activations(s, a, e.precision.compute_dtype);
+  const auto [h, w] = priced_image_size(s, v);
+  const ImageTokens& t = va.per_image;
+  return {{"vision_model_type", v.model_type},
+          {"parameters", {{"language_model", a.text_params()}, {"vision_tower", v.encoder_params()}, {"projector", v.projector_params()}}},
+          {"trainable", {{"vision_tower", vision_encoder_trained_in_full(s) ? "full" : vision_encoder_has_adapters(s) ? "adapters" : "frozen"},
+                         {"projector", projector_trained(s) ? "full" : "frozen"}}},
+          {"image_size", {h, w}},
+          {"processed_image_size", {t.height, t.width}},
+          {"images_per_sample", s.multimodal.images_per_sample},
+          {"image_tokens_per_image", t.lm_tokens},
+          {"image_tokens_per_sample", va.lm_image_tokens},
+          {"encoder_sequences_per_image", t.encoder_sequences},
+          {"encoder_positions_per_sequence", t.encoder_positions},
+          {"cross_attention_states_per_image", t.cross_attention_states},
+          {"activations", {{"vision_tower", bytes_json(va.encoder_saved)}, {"projector", bytes_json(va.projector_saved)}}}};
+}
+
 json write_estimate(const TrainingSetup& s, const Estimate& e) {
   json out;
   out["parameters"] = {{"total", e.parameters.total}, {"trainable", e.parameters.trainable}, {"active", e.active_parameters}};
   if (e.parameters.adapter > 0) out["parameters"]["adapter"] = e.parameters.adapter;
+  if (s.model.architecture && s.model.architecture->vision) out["multimodal"] = multimodal_json(s, e);
   const PerGpu& g = e.per_gpu;
   json per_gpu = {
       {"parameters", bytes_json(g.parameters)},
@@ -679,6 +729,16 @@ JsonResult activations_json(std::string_view document) {
   }
 }
 
+namespace {
+
+json published_json(const ModelPreset& m) {
+  json p = {{"total", m.published_total}, {"exact", m.published_exact}, {"scope", m.published_scope}, {"source", m.published_source}};
+  if (m.published_text_total) p["text_model"] = {{"total", *m.published_text_total}, {"scope", m.published_text_scope}};
+  return p;
+}
+
+}  // namespace
+
 JsonResult catalog_json(std::string_view which) {
   try {
     const Catalog& c = builtin_catalog();
@@ -693,8 +753,8 @@ JsonResult catalog_json(std::string_view which) {
                                  {"model_type", m.architecture.model_type},
                                  {"parameters", m.architecture.total_params()},
                                  {"active_parameters", m.architecture.active_params()},
-                                 {"published_parameters", {{"total", m.published_total}, {"exact", m.published_exact},
-                                                           {"scope", m.published_scope}, {"source", m.published_source}}},
+                                 {"text_parameters", m.architecture.text_params()},
+                                 {"published_parameters", published_json(m)},
                                  {"defaults", {{"seq_length", m.seq_length}, {"param_dtype", dtype_name(m.param_dtype)}}},
                                  {"hf_config", json::parse(m.hf_config_json)}});
       }

@@ -1,9 +1,11 @@
 // Reading an input document: size, NUL bytes, nesting depth, syntax and duplicate keys, each a
 // field-specific error, before any field is looked at.
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "documents.hpp"
+#include "nonfinite_tokens.hpp"
 #include "object_reader.hpp"
 #include "trainmem/json_api.hpp"
 
@@ -76,21 +78,42 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
     return true;
   };
   json doc;
+  std::optional<json::parse_error> syntax;
   try {
     doc = json::parse(document.begin(), document.end(), watch);
   } catch (const json::parse_error& e) {
+    syntax = e;
+  } catch (const json::exception&) {  // a number beyond the range of a double
+    errors.push_back({error_code::invalid_json, at, what + " is not valid JSON (a number out of range)"});
+    return std::nullopt;
+  }
+  // Python's NaN/Infinity tokens (a config.json saved by transformers): read once more with each
+  // one marked, then resolved (nonfinite_tokens.hpp); if that fails too, the first error stands.
+  if (syntax) {
+    if (const auto marked = mark_nonfinite_tokens(document)) {
+      frames.clear();
+      duplicates.clear();
+      try {
+        doc = json::parse(marked->begin(), marked->end(), watch);
+        syntax.reset();
+        const std::size_t before = errors.size();
+        resolve_nonfinite_markers(doc, errors);
+        if (errors.size() > before) return std::nullopt;
+      } catch (const json::exception&) {
+        // The marked text is not JSON either: the first error stands.
+      }
+    }
+  }
+  if (syntax) {
     // e.what() quotes the last token read, which may be a cut multi-byte character: not echoed.
     // e.byte counts from 1; line and column (in bytes) count from 1 as editors do.
-    const std::size_t offset = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, document.size());
+    const std::size_t offset = std::min<std::size_t>(syntax->byte == 0 ? 0 : syntax->byte - 1, document.size());
     const std::string_view before = document.substr(0, offset);
     const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
     const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
     errors.push_back({error_code::invalid_json, at,
                       what + " is not valid JSON (syntax error at line " + std::to_string(line) + ", column " +
                           std::to_string(offset - line_start + 1) + ", byte offset " + std::to_string(offset) + ")"});
-    return std::nullopt;
-  } catch (const json::exception&) {  // a number beyond the range of a double
-    errors.push_back({error_code::invalid_json, at, what + " is not valid JSON (a number out of range)"});
     return std::nullopt;
   }
   for (const auto& path : duplicates) {

@@ -1,0 +1,27 @@
+// Which parts of a vision-language checkpoint train, and the vision tower's and projector's
+// parameters on the GPU that holds them (the first pipeline stage, as Megatron-LM's LLaVAModel
+// places its vision model with the embeddings).
+//
+// multimodal.freeze_vision_tower (default true) keeps the encoder's weights: no gradients and no
+// optimizer states for them (LLaVA's stage-2 recipe, TRL's VLM SFT examples). With LoRA/QLoRA and
+// the tower not frozen, the encoder's linears take adapters by the same target_modules (PEFT
+// matches module names in the vision tower as well); frozen, they take none. The projector trains
+// in full unless multimodal.freeze_projector, under every method (LLaVA's finetune_lora.sh trains
+// mm_projector beside the adapters).
+#pragma once
+
+#include "trainmem/parameter_layout.hpp"
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+bool vision_encoder_trained_in_full(const TrainingSetup& s);
+bool vision_encoder_has_adapters(const TrainingSetup& s);
+bool projector_trained(const TrainingSetup& s);
+
+// Adds the vision tower and projector of `a` (if any) to a rank's parameters: linears split over
+// tensor parallelism (Megatron builds the vision model with the language model's TP), embeddings
+// and norms replicated. Elements.
+void add_vision_parameters(RankParameters& r, const Architecture& a, const TrainingSetup& s, double tp);
+
+}  // namespace trainmem
