@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "trainmem/flops.hpp"
 #include "trainmem/image_tokens.hpp"
 #include "trainmem/vision_activations.hpp"
 
@@ -151,6 +152,44 @@ TEST_CASE("PaliGemma 3B at 224 px: SigLIP without its head - one projection - Ge
       "projection_dim": 2048, "vision_use_head": false}})") == 2923466480);
 }
 
+TEST_CASE("InternVL 2.5 4B and 38B: InternViT-300M and InternViT-6B with a pixel-shuffle projector", "[multimodal][parameters]") {
+  // The transformers-native (model_type internvl) form of OpenGVLab/InternVL2_5-4B's shapes.
+  // InternViT-300M: class token 1,024; Conv2d 3*14*14*1024 + 1024 = 603,136; positions 1025*1024
+  //   = 1,049,600; layer: q/k/v with bias 3*(1024^2 + 1024) = 3,148,800; projection_layer 1,049,600;
+  //   fc1 4,198,400; fc2 4,195,328; LayerNorms 4,096; lambda_1/2 2,048 -> 12,598,272 x 24
+  //   = 302,358,528; no final norm (use_mean_pooling) -> 304,012,288
+  // projector: LayerNorm(4096) 8,192; linear_1 4096*2048 + 2048; linear_2 2048*2048 + 2048 -> 12,595,200
+  // Qwen2.5-3B text, vocab 151674, untied: 3,396,030,464 -> 3,712,637,952 (the checkpoint's count).
+  CHECK(total_of(R"({"model_type": "internvl", "downsample_ratio": 0.5,
+    "text_config": {"model_type": "qwen2", "hidden_size": 2048, "intermediate_size": 11008, "num_attention_heads": 16,
+      "num_hidden_layers": 36, "num_key_value_heads": 2, "vocab_size": 151674, "tie_word_embeddings": false},
+    "vision_config": {"model_type": "internvl_vision", "hidden_size": 1024, "intermediate_size": 4096,
+      "num_attention_heads": 16, "num_hidden_layers": 24, "attention_bias": true, "use_qk_norm": false,
+      "norm_type": "layer_norm", "image_size": [448, 448], "patch_size": [14, 14]}})") == 3712637952);
+  // InternVL2_5-38B: InternViT-6B (3200 wide, 45 layers, bias-free q/k/v, RMSNorm, per-layer q/k
+  //   norms) + Qwen2.5-32B text (vocab 151674): vision and projector 5,628,282,240 + text
+  //   32,759,882,752 = 38,388,164,992.
+  CHECK(total_of(R"({"model_type": "internvl", "downsample_ratio": 0.5,
+    "text_config": {"model_type": "qwen2", "hidden_size": 5120, "intermediate_size": 27648, "num_attention_heads": 40,
+      "num_hidden_layers": 64, "num_key_value_heads": 8, "vocab_size": 151674, "tie_word_embeddings": false},
+    "vision_config": {"model_type": "internvl_vision", "hidden_size": 3200, "intermediate_size": 12800,
+      "num_attention_heads": 25, "num_hidden_layers": 45, "attention_bias": false, "use_qk_norm": true,
+      "norm_type": "rms_norm", "image_size": [448, 448], "patch_size": [14, 14]}})") == 38388164992);
+}
+
+TEST_CASE("Idefics3 at SmolVLM-256M's shapes: SigLIP-B/16 at 512 px and a 4x pixel shuffle", "[multimodal][parameters]") {
+  // Vision: Conv2d 3*16*16*768 + 768 = 590,592; positions 32*32*768 = 786,432; 12 layers of
+  //   7,087,872 = 85,054,464; post_layernorm 1,536 -> 86,433,024
+  // connector: modality_projection 768*16 -> 576, no bias: 7,077,888
+  // text (SmolLM2-135M shapes, vocab 49280, untied): 162,974,016 -> 256,484,928
+  // (HuggingFaceTB/SmolVLM-256M-Instruct and docling-project/SmolDocling-256M-preview).
+  CHECK(total_of(R"({"model_type": "idefics3", "scale_factor": 4,
+    "text_config": {"model_type": "llama", "hidden_size": 576, "intermediate_size": 1536, "num_attention_heads": 9,
+      "num_hidden_layers": 30, "num_key_value_heads": 3, "vocab_size": 49280, "tie_word_embeddings": false},
+    "vision_config": {"model_type": "idefics3_vision", "hidden_size": 768, "image_size": 512, "intermediate_size": 3072,
+      "num_attention_heads": 12, "num_hidden_layers": 12, "patch_size": 16}})") == 256484928);
+}
+
 TEST_CASE("image tokens by hand: Qwen2-VL at two image sizes", "[multimodal][image_tokens]") {
   const auto s = setup_from(with_config(kQwen2Vl7b));
   const VisionTower& v = *architecture_of(s).vision;
@@ -253,6 +292,20 @@ TEST_CASE("a frozen vision tower saves no activations - a trained one saves its 
   // The estimate carries them: activations grow by exactly the tower's saved bytes.
   const auto e_frozen = estimate(frozen), e_trained = estimate(trained);
   CHECK(*e_trained.per_gpu.activations - *e_frozen.per_gpu.activations == Approx(2.0 * 454879104.0));
+}
+
+TEST_CASE("the vision tower's FLOPs: forward always - backward only where gradients flow", "[multimodal][flops]") {
+  const std::string cfg = fixture("llava-1.5-7b-hf.json");
+  const std::string common = R"("batch": {"seq_length": 1024}, "attention": "flash", "activation_checkpointing": "none")";
+  const auto none = training_flops(setup_from(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 0})")));
+  const auto one = training_flops(setup_from(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 1})")));
+  // Encoder forward, per position and layer: linears 2 x (4 x 1024^2 + 2 x 1024 x 4096) = 25,165,824;
+  // bidirectional attention over 577 positions 2 x 16 heads x (64 + 64) x 577 = 2,363,392
+  //   -> 27,529,216 x 577 positions x 24 layers = 381,224,583,168.
+  // Projector over 576 rows: 2 x (1024 x 4096 + 4096 x 4096) x 576 = 24,159,191,040 forward, and as
+  // much again for its weight gradients (it trains; the frozen tower takes no backward).
+  CHECK(one.forward - none.forward == Approx(381224583168.0 + 24159191040.0));
+  CHECK(one.backward - none.backward == Approx(24159191040.0));
 }
 
 TEST_CASE("image tokens count in seq_length: too many images is an error at the field", "[multimodal][errors]") {

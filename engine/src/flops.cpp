@@ -5,6 +5,7 @@
 
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/parameter_layout.hpp"
+#include "trainmem/vision_flops.hpp"
 
 namespace trainmem {
 
@@ -126,6 +127,7 @@ TrainingFlops training_flops(const TrainingSetup& s) {
     }
     index += g.count;
   }
+  add_vision_flops(s, t);
   if (a.vocab_logits) {
     // The head: forward, input gradient, and its weight gradient when it trains.
     const double head = 2.0 * static_cast<double>(a.hidden_size * a.vocab_size) * sequences * decoder_seq;

@@ -7,6 +7,7 @@
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/pipeline_split.hpp"
 #include "trainmem/multimodal_checks.hpp"
+#include "trainmem/vision_parameters.hpp"
 #include "trainmem/work_meter.hpp"
 
 namespace trainmem {
@@ -170,7 +171,7 @@ Errors validate(const TrainingSetup& s) {
     std::set<std::string> reported;
     for (const auto& t : s.lora.target_modules) {
       work_meter::add(1);
-      if (!reported.insert(t).second || lora.names_a_module(t)) continue;
+      if (!reported.insert(t).second || lora.names_a_module(t) || vision_tower_names_module(s, t)) continue;
       if (e.full()) {  // counted, not listed: no suggestion to compute
         e.push_back({error_code::unknown_value, "lora.target_modules", ""});
         continue;
@@ -184,7 +185,7 @@ Errors validate(const TrainingSetup& s) {
       if (layer < 0 || layer >= a.num_hidden_layers())
         e.push_back({error_code::out_of_range, "lora.layers_to_transform",
                      "lora.layers_to_transform: layer " + str(layer) + " is outside 0 to " + str(a.num_hidden_layers() - 1)});
-    if (e.empty() && !lora.targets_anything())
+    if (e.empty() && !lora.targets_anything() && !vision_tower_targeted(s))
       e.push_back({error_code::inconsistent, "lora.target_modules",
                    "lora: no module of this model is targeted (target_modules, exclude_modules and layers_to_transform "
                    "leave nothing); PEFT refuses such a config"});

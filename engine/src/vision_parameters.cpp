@@ -77,6 +77,18 @@ bool vision_encoder_has_adapters(const TrainingSetup& s) { return !s.multimodal.
 
 bool projector_trained(const TrainingSetup& s) { return !s.multimodal.freeze_projector; }
 
+bool vision_tower_names_module(const TrainingSetup& s, const std::string& target) {
+  if (!s.model.architecture || !s.model.architecture->vision || !vision_encoder_has_adapters(s)) return false;
+  const Architecture view = vision_view(*s.model.architecture);
+  return LoraTargeting(view, s.lora).names_a_module(target);
+}
+
+bool vision_tower_targeted(const TrainingSetup& s) {
+  if (!s.model.architecture || !s.model.architecture->vision || !vision_encoder_has_adapters(s)) return false;
+  const Architecture view = vision_view(*s.model.architecture);
+  return LoraTargeting(view, s.lora).targets_anything();
+}
+
 void add_vision_parameters(RankParameters& r, const Architecture& a, const TrainingSetup& s, double tp) {
   if (!a.vision) return;
   const VisionTower& v = *a.vision;

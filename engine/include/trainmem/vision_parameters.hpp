@@ -10,6 +10,8 @@
 // mm_projector beside the adapters).
 #pragma once
 
+#include <string>
+
 #include "trainmem/parameter_layout.hpp"
 #include "trainmem/training_setup.hpp"
 
@@ -18,6 +20,11 @@ namespace trainmem {
 bool vision_encoder_trained_in_full(const TrainingSetup& s);
 bool vision_encoder_has_adapters(const TrainingSetup& s);
 bool projector_trained(const TrainingSetup& s);
+
+// LoRA on a vision tower that takes adapters (not frozen, method lora/qlora): whether a
+// target_modules entry names one of its modules, and whether any of its modules is targeted.
+bool vision_tower_names_module(const TrainingSetup& s, const std::string& target);
+bool vision_tower_targeted(const TrainingSetup& s);
 
 // Adds the vision tower and projector of `a` (if any) to a rank's parameters: linears split over
 // tensor parallelism (Megatron builds the vision model with the language model's TP), embeddings
