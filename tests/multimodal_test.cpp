@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "trainmem/compute_time.hpp"
 #include "trainmem/flops.hpp"
 #include "trainmem/image_tokens.hpp"
 #include "trainmem/vision_activations.hpp"
@@ -303,9 +304,42 @@ TEST_CASE("the vision tower's FLOPs: forward always - backward only where gradie
   // bidirectional attention over 577 positions 2 x 16 heads x (64 + 64) x 577 = 2,363,392
   //   -> 27,529,216 x 577 positions x 24 layers = 381,224,583,168.
   // Projector over 576 rows: 2 x (1024 x 4096 + 4096 x 4096) x 576 = 24,159,191,040 forward, and as
-  // much again for its weight gradients (it trains; the frozen tower takes no backward).
+  // much again for its weight gradients (it trains), plus linear_2's input gradient, which
+  // linear_1's weight gradient needs: 2 x 4096 x 4096 x 576 = 19,327,352,832. The frozen tower
+  // takes no backward, and linear_1 no input gradient.
   CHECK(one.forward - none.forward == Approx(381224583168.0 + 24159191040.0));
-  CHECK(one.backward - none.backward == Approx(24159191040.0));
+  CHECK(one.backward - none.backward == Approx(24159191040.0 + 19327352832.0));
+}
+
+TEST_CASE("the vision tower's step time: its kernels on the first stage, forward only when frozen", "[multimodal][step_time]") {
+  const std::string cfg = fixture("llava-1.5-7b-hf.json");
+  const std::string common = R"("batch": {"seq_length": 1024}, "attention": "flash", "activation_checkpointing": "none",
+    "framework": "hf_trainer", "gpu": "a100-80gb")";
+  const TrainingSetup s = setup_from(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 1})"));
+  const StepTime none = trainmem::test::time_of(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 0})"));
+  const StepTime one = trainmem::test::time_of(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 1})"));
+  const DeviceRates r = device_rates(s.gpu->performance, Framework::hf_trainer);
+  // One 336 x 336 image: 577 positions (24 x 24 patches + the class token) through 24 CLIP layers,
+  // bf16 (2 bytes), forward only (the tower is frozen). Per layer: q, k, v, out_proj [577 x 1024] x
+  // [1024 x 1024]; fc1 [577 x 1024] x [1024 x 4096]; fc2 [577 x 4096] x [4096 x 1024];
+  // bidirectional attention 2 x 577 keys x (64 + 64) x 16 heads = 2,363,392 FLOPs per position;
+  // memory-bound ops per position: two LayerNorms read and write 1024 (2 x 2 x 2 x 1024 = 8192 bytes),
+  // two residual adds 3 passes of 1024 (12,288), GELU 2 passes of 4096 (16,384) -> 36,864 bytes.
+  const double layer = 4 * gemm_seconds(577, 1024, 1024, 1, 2, false, r) + gemm_seconds(577, 4096, 1024, 1, 2, false, r) +
+                       gemm_seconds(577, 1024, 4096, 1, 2, false, r) + attention_seconds(577 * 2363392.0, r) +
+                       memory_seconds(577 * 36864.0, r);
+  // Projector over 576 rows (the class token dropped): linear_1 1024 -> 4096, GELU (2 passes of
+  // 4096), linear_2 4096 -> 4096 forward; backward: both weight gradients, linear_2's input
+  // gradient, GELU's backward (twice its forward bytes).
+  const double gelu = memory_seconds(576 * 4096 * 2 * 2.0, r);
+  const double projector = gemm_seconds(576, 4096, 1024, 1, 2, false, r) + gelu + gemm_seconds(576, 4096, 4096, 1, 2, false, r) +
+                           gemm_seconds(1024, 4096, 576, 1, 2, false, r) + gemm_seconds(4096, 4096, 576, 1, 2, false, r) +
+                           gemm_seconds(576, 4096, 4096, 1, 2, false, r) + 2 * gelu;
+  CHECK(one.step_seconds - none.step_seconds == Approx(24 * layer + projector));
+  CHECK(one.breakdown.compute - none.breakdown.compute == Approx(24 * layer + projector));
+  // Training the tower adds its backward: the step grows further.
+  const StepTime trained = trainmem::test::time_of(with_config(cfg, common + R"(, "multimodal": {"freeze_vision_tower": false})"));
+  CHECK(trained.step_seconds > one.step_seconds + 24 * layer);
 }
 
 TEST_CASE("image tokens count in seq_length: too many images is an error at the field", "[multimodal][errors]") {

@@ -11,6 +11,8 @@
 #include "trainmem/model_states.hpp"
 #include "trainmem/parameter_layout.hpp"
 #include "trainmem/run_cost.hpp"
+#include "trainmem/vision_activations.hpp"
+#include "trainmem/vision_parameters.hpp"
 
 namespace trainmem {
 
@@ -182,6 +184,71 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
   return t;
 }
 
+// The vision side of one micro-batch on the first pipeline stage (vision_activations.hpp: each
+// image's encoder sequences of patches, then the projector over its rows), with the tower's
+// tensor-parallel all-reduces in `communication` (two per layer and pass, as layer_traffic counts
+// a decoder layer's). The encoder's layers run as layer_seconds runs an encoder layer (full
+// attention within each sequence; no context parallelism: every rank encodes its images whole).
+// A frozen tower without adapters records no graph: forward only. The projector's linears run as
+// GEMMs: the weight gradient when it trains; the input gradient where a gradient flows below the
+// linear (the tower trains, or a trained projector linear lies below it); its activation (GELU)
+// as memory passes.
+struct VisionSeconds {
+  double forward = 0, backward = 0, recompute = 0, communication = 0, tensor_bytes = 0;
+};
+
+VisionSeconds vision_seconds(const Context& c, const LinkRates& links) {
+  VisionSeconds out;
+  const TrainingSetup& s = *c.s;
+  if (!c.a->vision || s.multimodal.images_per_sample == 0) return out;
+  const VisionTower& v = *c.a->vision;
+  const Architecture view = vision_view(*c.a);
+  const auto [h, w] = priced_image_size(s, v);
+  const ImageTokens per_image = image_tokens(v, h, w);
+  const double images = static_cast<double>(s.batch.micro_batch_size) * static_cast<double>(s.multimodal.images_per_sample);
+  const double seq = static_cast<double>(per_image.encoder_positions);
+  const double tokens = images * static_cast<double>(per_image.encoder_sequences) * seq;
+  const bool full = vision_encoder_trained_in_full(s);
+  const bool encoder_trains = full || vision_encoder_has_adapters(s);
+  std::optional<LoraTargeting> lora;
+  Context vc = c;
+  vc.a = &view;
+  vc.cp = 1;
+  vc.lora = vision_encoder_has_adapters(s) ? &lora.emplace(view, s.lora) : nullptr;
+  double layers = 0;
+  for (std::size_t g = 0; g < view.layers.size(); ++g) {
+    const LayerSeconds t = layer_seconds(vc, g, tokens, seq, full);
+    const double n = static_cast<double>(view.layers[g].count);
+    layers += n;
+    out.forward += n * t.forward;
+    if (!encoder_trains) continue;
+    out.backward += n * t.backward;
+    out.recompute += n * t.recompute;
+  }
+  if (c.tp > 1) {
+    const double passes = 1.0 + (encoder_trains ? 1.0 : 0.0) + (encoder_trains && s.activation_checkpointing == Checkpointing::full ? 1.0 : 0.0);
+    out.tensor_bytes = layers * passes * 2 * 2 * (c.tp - 1) / c.tp * tokens * static_cast<double>(v.hidden_size) * c.act;
+    out.communication = out.tensor_bytes / bus_bandwidth(c.tp, 1, links);
+  }
+  const double rows = images * static_cast<double>(per_image.projector_rows);
+  const bool projector_trains = projector_trained(s);
+  for (std::size_t i = 0; i < v.projector.size(); ++i) {
+    const Linear& l = v.projector[i];
+    const double split = l.tp_sharded ? c.tp : 1.0;
+    const double in = static_cast<double>(l.in_features), o = static_cast<double>(l.out_features) / split;
+    out.forward += gemm(c, rows, o, in, 1, false);
+    if (encoder_trains || (projector_trains && i > 0)) out.backward += gemm(c, rows, in, o, 1, false);
+    if (projector_trains) out.backward += gemm(c, in, o, rows, 1, false);
+    if (i + 1 < v.projector.size()) {
+      // The activation between two linears (GELU): read and write its output width.
+      const double act = memory_seconds(rows * o * kGeluPasses * c.act, c.rates);
+      out.forward += act;
+      if (encoder_trains || projector_trains) out.backward += kBackwardOverForwardBytes * act;
+    }
+  }
+  return out;
+}
+
 bool overlaps_by_default(const TrainingSetup& s) {
   switch (sharding_engine(s)) {
     case ShardingEngine::megatron: return false;  // --overlap-grad-reduce defaults to False
@@ -276,6 +343,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
     CommunicationByKind bytes, seconds;
     double total() const { return compute + recompute + communication; }
   };
+  const VisionSeconds vision = vision_seconds(c, links);
   std::vector<Stage> stages(counts.size());
   std::int64_t layer_index = 0;
   for (std::size_t st = 0; st < counts.size(); ++st) {
@@ -307,6 +375,13 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
       stage.seconds.expert += n * lt.expert.seconds;
     }
     if (st == 0) {
+      stage.forward += vision.forward;
+      stage.backward += vision.backward;
+      stage.compute += vision.forward + vision.backward;
+      stage.recompute += vision.recompute;
+      stage.communication += vision.communication;
+      stage.bytes.tensor_parallel += vision.tensor_bytes;
+      stage.seconds.tensor_parallel += vision.communication;
       // Embedding lookup forward, scatter-add of its gradient backward.
       const double embed = memory_seconds(3 * head_tokens * h * c.act, c.rates);
       stage.forward += embed;

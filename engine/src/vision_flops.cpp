@@ -43,13 +43,16 @@ void add_vision_flops(const TrainingSetup& s, TrainingFlops& t) {
     t.backward += n * (matmul_backward + attention_backward * f.attention_executed);
     t.model_per_step += n * (matmul_backward + 2 * f.attention);
   }
+  // The projector: its weight gradients when it trains; each linear's input gradient where a
+  // gradient flows below it (the encoder trains, or a trained projector linear lies below).
   const double rows = images * static_cast<double>(per_image.projector_rows);
-  double projector = 0;
-  for (const auto& l : v.projector) projector += 2.0 * static_cast<double>(l.weight_params());
-  const double backward = (encoder_trains ? 1.0 : 0.0) + (projector_trains ? 1.0 : 0.0);
-  t.forward += rows * projector;
-  t.backward += rows * projector * backward;
-  t.model_per_step += rows * projector * (1.0 + backward);
+  for (std::size_t i = 0; i < v.projector.size(); ++i) {
+    const double linear = rows * 2.0 * static_cast<double>(v.projector[i].weight_params());
+    const double backward = (encoder_trains || (projector_trains && i > 0) ? 1.0 : 0.0) + (projector_trains ? 1.0 : 0.0);
+    t.forward += linear;
+    t.backward += linear * backward;
+    t.model_per_step += linear * (1.0 + backward);
+  }
 }
 
 }  // namespace trainmem

@@ -19,19 +19,6 @@ void add_params(RankParameters& r, double params, bool trainable, bool linear_we
   }
 }
 
-// The vision tower as an architecture of its own (its layer groups under their module prefixes),
-// so PEFT's matching (lora_targeting.hpp) runs on its full module names.
-Architecture vision_view(const Architecture& a) {
-  Architecture v;
-  v.model_type = a.model_type;
-  v.default_lora_targets = a.default_lora_targets;
-  v.embedding_module.clear();
-  v.lm_head_module.clear();
-  v.vocab_logits = false;
-  v.layers = a.vision->layers;
-  return v;
-}
-
 // A module's linears (weights, biases) and its other parameters, trainable or frozen; LoRA
 // adapters where `lora` targets them (group index `group` of the vision view). Returns nothing;
 // the parameters go to `r`.
@@ -68,6 +55,20 @@ void add_module(RankParameters& r, const std::vector<Linear>& linears, double ot
 }
 
 }  // namespace
+
+Architecture vision_view(const Architecture& a) {
+  Architecture v;
+  v.model_type = a.model_type;
+  v.default_lora_targets = a.default_lora_targets;
+  v.embedding_module.clear();
+  v.lm_head_module.clear();
+  v.vocab_logits = false;
+  v.hidden_size = a.vision->hidden_size;
+  v.norm = a.vision->norm;
+  v.learned_positions = true;
+  v.layers = a.vision->layers;
+  return v;
+}
 
 bool vision_encoder_trained_in_full(const TrainingSetup& s) {
   return !s.multimodal.freeze_vision_tower && (s.method == Method::full || s.method == Method::freeze);

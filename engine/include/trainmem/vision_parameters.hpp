@@ -17,6 +17,13 @@
 
 namespace trainmem {
 
+// The vision tower of `a` (which has one) as an architecture of its own: its layer groups under
+// their module prefixes, its hidden size and norm, positions taken as added at the patch
+// embedding (CLIP, SigLIP; Qwen2-VL's 2-D rotary on q and k inside its blocks, a few element
+// passes, is left out of the step time), no embedding table and no head. PEFT's matching (lora_targeting.hpp) runs on its full module names; the step
+// time (step_time.cpp) runs its layers as encoder layers.
+Architecture vision_view(const Architecture& a);
+
 bool vision_encoder_trained_in_full(const TrainingSetup& s);
 bool vision_encoder_has_adapters(const TrainingSetup& s);
 bool projector_trained(const TrainingSetup& s);
