@@ -102,10 +102,12 @@ TEST_CASE("Baichuan: one fused W_pack (3h), every head with its own k and v", "[
 }
 
 TEST_CASE("StableLM: both layouts", "[parameters][families]") {
-  // stablelm-3b-4e1t (sequential): layer 4 x 2560^2 + 3 x 2560*6912 + 2 LayerNorms 4 x 2560
-  // = 79,308,800 x 32 = 2,537,881,600; embed + head 2 x 50304*2560 = 257,556,480; final 5,120.
-  CHECK(total_of(fixture("stablelm-3b-4e1t")) == 2795443200);
-  CHECK(within_rounding(total_of(fixture("stablelm-3b-4e1t")), 3e9, 1e9));  // model card: "3 billion"
+  // stabilityai/stable-code-3b (stablelm_epoch, sequential; the shapes of stablelm-3b-4e1t): layer
+  // 4 x 2560^2 + 3 x 2560*6912 + 2 LayerNorms 4 x 2560 = 79,308,800 x 32 = 2,537,881,600; embed +
+  // head 2 x 50304*2560 = 257,556,480; final 5,120 -> 2,795,443,200. Its model.safetensors.index.json
+  // (the same mirror as the fixture): total_size 5,590,886,400 bytes of bfloat16.
+  CHECK(total_of(fixture("stable-code-3b")) == 2795443200);
+  CHECK(total_of(fixture("stable-code-3b")) * 2 == 5590886400);
   // StableLM 2 12B (use_parallel_residual, qk_layernorm): q,o 2 x 5120^2; k,v 2 x 5120*1280; MLP
   // 3 x 5120*13824; one LayerNorm 10,240; per-head q/k norms (32 + 8) x 160 -> 277,889,280 x 40
   // = 11,115,571,200; embed + head 2 x 100352*5120 = 1,027,604,480; final 10,240.
@@ -146,6 +148,9 @@ TEST_CASE("InternLM2: fused wqkv with GQA", "[parameters][families]") {
   // -> 218,112,000 x 32 = 6,979,584,000; embed + output 2 x 92544*4096 = 758,120,448; final 4,096.
   const auto seven = total_of(fixture("internlm2-chat-7b"));
   CHECK(seven == 7737708544);
+  // internlm/internlm2-chat-7b model.safetensors.index.json (the fixture's mirror): total_size
+  // 15,475,417,088 bytes of bfloat16.
+  CHECK(seven * 2 == 15475417088);
   // internlm/internlm2-20b: 48 layers of 6144, 48 heads, 8 kv heads, 16384 wide:
   // (75,497,472 + 12,582,912 + 301,989,888 + 12,288) x 48 + 2 x 92544*6144 + 6144.
   const std::string twenty = R"({"model_type": "internlm2", "hidden_size": 6144, "intermediate_size": 16384,
@@ -162,6 +167,10 @@ TEST_CASE("ChatGLM and GLM-4: multi-query groups, fused SwiGLU, two layouts agre
   // embedding and output_layer 2 x 65024*4096 = 532,676,608; final 4,096.
   const auto six = total_of(fixture("chatglm3-6b"));
   CHECK(six == 6243584000);
+  // THUDM/chatglm3-6b pytorch_model.bin.index.json (the fixture's mirror): total_size 12,487,168,064
+  // bytes of float16, which also holds the buffer transformer.rotary_pos_emb.inv_freq: RotaryEmbedding
+  // over kv_channels / 2 = 64 dimensions keeps 64 / 2 = 32 frequencies (modeling_chatglm.py).
+  CHECK(six * 2 + 32 * 2 == 12487168064);
   CHECK(within_rounding(six, 6e9, 1e9));  // model card: "ChatGLM3-6B" (rounded)
   // GLM-4-9B as first published (chatglm) and as ported to transformers (glm): 40 layers, 151552 rows.
   const std::string remote = R"({"model_type": "chatglm", "hidden_size": 4096, "num_layers": 40, "num_attention_heads": 32,
@@ -223,10 +232,8 @@ TEST_CASE("RoBERTa and XLM-R: BERT's encoder with their position offset and one 
   // FacebookAI/roberta-base as RobertaModel with its pooler: keras-hub's roberta_base_en "params"
   // 124,052,736 counts 512 positions, no token-type row and no pooler; add 2 x 768 (514 positions),
   // 768 (type_vocab_size 1) and the pooler 768^2 + 768 = 590,592 -> 124,645,632.
-  const std::string base = R"({"model_type": "roberta", "hidden_size": 768, "intermediate_size": 3072,
-    "num_attention_heads": 12, "num_hidden_layers": 12, "vocab_size": 50265, "max_position_embeddings": 514,
-    "type_vocab_size": 1})";
-  CHECK(total_of(base) == 124052736 + 2 * 768 + 768 + 590592);
+  // The fixture is roberta-base's configuration as RobertaModel.save_pretrained writes it.
+  CHECK(total_of(fixture("roberta-base")) == 124052736 + 2 * 768 + 768 + 590592);
   // FacebookAI/xlm-roberta-base: keras-hub xlm_roberta_base_multi 277,450,752, the same three additions.
   const std::string xlmr = R"({"model_type": "xlm-roberta", "hidden_size": 768, "intermediate_size": 3072,
     "num_attention_heads": 12, "num_hidden_layers": 12, "vocab_size": 250002, "max_position_embeddings": 514,
