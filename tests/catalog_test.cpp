@@ -97,7 +97,7 @@ TEST_CASE("every family layout has a preset in the catalog", "[catalog]") {
   for (const char* t : {"llama", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "phi3",
                         "phi", "olmo", "olmo2", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "falcon",
                         "bloom", "baichuan", "internlm2", "chatglm", "stablelm", "cohere", "gpt_oss", "granite", "Yi", "bert", "qwen", "opt", "starcoder2", "minicpm",
-                        "roberta", "xlm-roberta", "t5"}) {
+                        "roberta", "xlm-roberta", "t5", "mpt"}) {
     CAPTURE(t);
     CHECK(types.count(t) == 1);
   }

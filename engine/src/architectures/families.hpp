@@ -23,7 +23,8 @@ std::optional<Architecture> olmo2(ConfigFields& f, const std::string& model_type
 std::optional<Architecture> deepseek(ConfigFields& f, const std::string& model_type);  // deepseek_v2, deepseek_v3
 std::optional<Architecture> gpt2(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& model_type);
-std::optional<Architecture> falcon(ConfigFields& f, const std::string& model_type);
+std::optional<Architecture> falcon(ConfigFields& f, const std::string& model_type);     // falcon, RefinedWeb, RefinedWebModel
+std::optional<Architecture> mpt(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> bloom(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> bert(ConfigFields& f, const std::string& model_type);
 std::optional<Architecture> t5(ConfigFields& f, const std::string& model_type);        // t5, mt5

@@ -26,7 +26,8 @@ const std::map<std::string, FamilyBuilder>& builders() {
       {"gemma3_text", a::gemma},    {"phi3", a::phi3},            {"phi", a::phi},            {"phi-msft", a::phi},
       {"olmo", a::olmo},            {"olmo2", a::olmo2},          {"deepseek_v2", a::deepseek}, {"deepseek_v3", a::deepseek},
       {"gpt2", a::gpt2},            {"gpt_bigcode", a::gpt_bigcode}, {"gptj", a::gptj},       {"gpt_neox", a::gpt_neox},
-      {"falcon", a::falcon},        {"bloom", a::bloom},          {"baichuan", a::baichuan},  {"internlm2", a::internlm2},
+      {"falcon", a::falcon},        {"RefinedWeb", a::falcon},    {"RefinedWebModel", a::falcon},
+      {"mpt", a::mpt},              {"bloom", a::bloom},          {"baichuan", a::baichuan},  {"internlm2", a::internlm2},
       {"chatglm", a::chatglm},      {"glm", a::glm},              {"glm4", a::glm},           {"stablelm", a::stablelm},
       {"stablelm_epoch", a::stablelm}, {"cohere", a::cohere},     {"cohere2", a::cohere},     {"gpt_oss", a::gpt_oss},
       {"bert", a::bert},            {"roberta", a::bert},         {"xlm-roberta", a::bert},   {"t5", a::t5},
@@ -43,7 +44,8 @@ bool peft_has_default_targets(const std::string& model_type) {
   static const char* const kPeftDefaults[] = {"t5",      "mt5",    "gpt2",     "bloom",   "gptj",    "gpt_neox",
                                               "bert",    "roberta", "xlm-roberta", "llama", "chatglm", "gpt_bigcode",
                                               "falcon",  "mistral", "mixtral",  "stablelm", "phi",    "gemma",
-                                              "gemma2",  "gemma3_text", "qwen2", "qwen3", "opt"};
+                                              "gemma2",  "gemma3_text", "qwen2", "qwen3", "opt", "mpt",
+                                              "RefinedWeb", "RefinedWebModel"};
   for (const char* k : kPeftDefaults)
     if (model_type == k) return true;
   return false;
