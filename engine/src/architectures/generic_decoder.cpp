@@ -41,7 +41,10 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
   r.hidden = f.size({"hidden_size", "n_embd", "d_model"});
   r.layers = f.size({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
   r.heads = f.size({"num_attention_heads", "n_head", "num_heads", "n_heads"});
-  if (const char* kv = first_present(f, {"num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"})) {
+  // num_query_groups: Megatron-LM's name (TransformerConfig), used when group_query_attention is set.
+  const char* kv = first_present(f, {"num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"});
+  if (!kv && f.flag("group_query_attention", true)) kv = first_present(f, {"num_query_groups"});
+  if (kv) {
     r.kv_heads = f.size({kv});
   } else {
     r.kv_heads = r.heads;
@@ -65,14 +68,23 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
   r.experts = f.size({"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"}, 0);
   const bool moe = r.experts > 0;
   const bool expert_width_given = f.has("moe_intermediate_size");
-  r.intermediate = f.size({"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", "d_ff"},
-                          moe && expert_width_given ? std::optional<std::int64_t>(0) : std::nullopt);
-  r.vocab = f.size({"vocab_size", "padded_vocab_size"});
-  r.max_positions = f.optional_size("max_position_embeddings", 0);
-
   const char* act_key = first_present(f, {"hidden_act", "activation_function", "hidden_activation"});
   const std::string act = act_key ? f.text(act_key, "silu") : "silu";
   r.gated = gated_activation(act);
+
+  // A plain (GELU-style) MLP whose width is absent or null is 4 x hidden_size: the default of
+  // GPT2Block, GPTNeoBlock, GPTJBlock and CodeGenBlock in transformers (inner_dim = n_inner or
+  // intermediate_size if not None else 4 * hidden_size). A gated MLP has no such default.
+  const char* width_key = first_present(f, {"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", "d_ff"});
+  std::optional<std::int64_t> width_fallback;
+  if (moe && expert_width_given) width_fallback = 0;
+  else if (act_key && !r.gated) width_fallback = 4 * r.hidden;
+  r.intermediate = f.size({"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", "d_ff"}, width_fallback);
+  if (!width_key && width_fallback && *width_fallback > 0)
+    assumed.push_back("intermediate_size (n_inner) absent or null with a plain MLP: 4 x hidden_size = " +
+                      std::to_string(r.intermediate) + ", the GPT-2 / GPT-Neo / GPT-J / CodeGen default");
+  r.vocab = f.size({"vocab_size", "padded_vocab_size"});
+  r.max_positions = f.optional_size("max_position_embeddings", 0);
   if (!act_key) {
     assumed.push_back("hidden_act absent: a gated MLP (gate_proj, up_proj, down_proj; SwiGLU)");
   } else {
@@ -102,6 +114,9 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
   r.mlp_bias = f.flag("mlp_bias", all_bias);
   if (!f.has("attention_bias") && !f.has("bias") && !f.has("use_bias") && !f.has("qkv_bias"))
     assumed.push_back("attention_bias absent: q/k/v/o projections without bias");
+  else if (f.has("attention_bias") && attention_bias)
+    assumed.push_back("attention_bias true: q/k/v/o projections with bias, as LlamaAttention reads it (Qwen2-derived "
+                      "models bias q/k/v only: " + thousands(r.layers * r.hidden) + " parameters fewer)");
 
   if (f.has("tie_word_embeddings")) {
     r.tie = f.flag("tie_word_embeddings", false);
@@ -130,8 +145,24 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
                       (r.shared_intermediate > 0 ? ", shared experts of total width " + std::to_string(r.shared_intermediate) : ""));
   }
 
+  // Multi-token-prediction layers (num_nextn_predict_layers: DeepSeek-V3's and MiMo's key). MiMo's
+  // remote-code MiMoModel holds them as parameters (modeling_mimo.py, MiMoMTPLayers: a decoder layer,
+  // a 2 x hidden -> hidden input_proj and token, hidden and final RMSNorms), so they are counted:
+  // each as one more layer like the last, the projection and three norms. Their activations are not
+  // modelled. (transformers' DeepseekV3 drops them on load; the deepseek_v3 family does not count them.)
+  const std::int64_t mtp_layers = f.optional_size("num_nextn_predict_layers", 0, 0, 64);
+
   std::optional<Architecture> a = finish(f, model_type, r);
   if (!a) return a;
+  if (mtp_layers > 0 && !a->layers.empty()) {
+    const std::int64_t norm = r.norm == NormKind::layer_norm && r.norm_bias ? 2 * r.hidden : r.hidden;
+    const std::int64_t per_mtp = a->layers.back().params_per_layer() + 2 * r.hidden * r.hidden + 3 * norm;
+    a->head_other_params += mtp_layers * per_mtp;
+    assumed.push_back("num_nextn_predict_layers " + std::to_string(mtp_layers) +
+                      ": multi-token-prediction layers counted as parameters (each a decoder layer like the last, a "
+                      "2 x hidden_size input projection and three norms, as MiMo's MiMoMTPLayers): " +
+                      thousands(mtp_layers * per_mtp) + " parameters; their activations are not modelled");
+  }
   a->default_lora_targets = {"q_proj", "v_proj"};
   a->layout_assumptions = std::move(assumed);
   a->layout_assumptions.push_back("this layout has " + thousands(a->total_params()) +
