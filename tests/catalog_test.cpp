@@ -95,7 +95,7 @@ TEST_CASE("every family layout has a preset in the catalog", "[catalog]") {
   std::set<std::string> types;
   for (const auto& m : builtin_catalog().models) types.insert(m.architecture.model_type);
   for (const char* t : {"llama", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "phi3",
-                        "phi", "olmo", "olmo2", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "falcon",
+                        "phi", "olmo", "olmo2", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "RefinedWebModel",
                         "bloom", "baichuan", "internlm2", "chatglm", "stablelm", "cohere", "gpt_oss", "granite", "Yi", "bert", "qwen", "opt", "starcoder2", "minicpm",
                         "roberta", "xlm-roberta", "t5", "mpt"}) {
     CAPTURE(t);

@@ -55,7 +55,7 @@ TEST_CASE("trial: MPT-7B has its own layout and the index total", "[parameters][
         4194304);
 }
 
-TEST_CASE("trial: Falcon-40B as first published (model_type RefinedWeb) is Falcon's new decoder", "[parameters][trial]") {
+TEST_CASE("trial: Falcon as first published (model_type RefinedWeb, RefinedWebModel) is read by the Falcon layout", "[parameters][trial]") {
   // n_head_kv present -> new_decoder_architecture (transformers' convert_custom_code_checkpoint.py):
   // query_key_value 8192 x (128 + 2 x 8) x 64 = 75,497,472; dense 8192^2 = 67,108,864; MLP
   // 2 x 8192*32768 = 536,870,912; ln_attn + ln_mlp 4 x 8192 -> 679,510,016 x 60 = 40,770,600,960;
@@ -66,6 +66,17 @@ TEST_CASE("trial: Falcon-40B as first published (model_type RefinedWeb) is Falco
   CHECK(total_of(cfg) == 41303293952);
   CHECK((total_of(cfg) + 65024LL * 8192) * 2 == 83671941120);
   CHECK(generic_warning(cfg).empty());
+  // tiiuae/falcon-7b as first published (RefinedWebModel, no n_head_kv: multi_query, one
+  // input_layernorm for parallel attention): query_key_value 4544 x (4544 + 2 x 64) = 21,229,568;
+  // dense 4544^2 = 20,647,936; MLP 2 x 4544*18176 = 165,183,488; input_layernorm 9,088
+  // -> 207,070,080 x 32 = 6,626,242,560; word_embeddings 65024*4544 = 295,469,056 (tied); ln_f 9,088
+  // -> 6,921,720,704. Its pytorch_model.bin.index.json (fixture's source) lists lm_head.weight too:
+  // total_size 14,434,379,520 bytes of bfloat16.
+  std::ifstream in(std::string(TRAINMEM_SOURCE_DIR) + "/tests/fixtures/hf_configs/falcon-7b-refinedwebmodel.json");
+  std::stringstream seven;
+  seven << in.rdbuf();
+  CHECK(total_of(seven.str()) == 6921720704);
+  CHECK((total_of(seven.str()) + 65024LL * 4544) * 2 == 14434379520);
 }
 
 TEST_CASE("trial: generic decoders that match their index totals", "[parameters][trial][generic]") {
