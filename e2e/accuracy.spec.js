@@ -40,9 +40,20 @@ for (const where of ['http', 'offline']) {
     await expect(first.locator('td').nth(4)).toHaveText((s > 0 ? '+' : s < 0 ? '−' : '±') + (Math.abs(s) * 100).toFixed(1) + '%');
     expect(data.figures.some((f) => f.group.startsWith('peak_per_gpu, source '))).toBe(true);
     expect(data.figures.some((f) => f.group.startsWith('peak_per_gpu, method '))).toBe(true);
+    // The band's coverage, counted here from the rows the program wrote.
+    const peaks = data.rows.filter((r) => r.measure === 'peak_per_gpu');
+    const inside = peaks.filter((r) => r.inside_band === true).length;
+    expect(data.band).toMatchObject({ cases: peaks.length, inside });
+    await expect(page.getByTestId('accuracy-band')).toContainText(`${inside} of ${peaks.length} measured peaks inside it`);
     for (const row of data.rows) {
       const tr = page.locator(`[data-testid="accuracy-row"][data-case="${row.id}"]`);
       await expect(tr.locator('th .source')).toHaveText(row.source);
+      if (typeof row.band_low_bytes === 'number') {
+        const inBand = row.band_low_bytes <= row.measured_bytes && row.measured_bytes <= row.band_high_bytes;
+        expect(row.inside_band).toBe(inBand);
+        await expect(tr.getByTestId('accuracy-band-cell')).toHaveAttribute('data-inside', String(inBand));
+        await expect(tr.getByTestId('accuracy-band-cell')).toContainText(Render.formatBytes(row.band_low_bytes, 'GiB') + ' – ' + Render.formatBytes(row.band_high_bytes, 'GiB'));
+      }
       if (typeof row.error === 'number') {
         await expect(tr.getByTestId('accuracy-error')).toHaveAttribute('data-value', String(row.error));
         await expect(tr.locator('td').nth(1)).toHaveText(Render.formatBytes(row.measured_bytes, 'GiB'));

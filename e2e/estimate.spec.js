@@ -32,7 +32,9 @@ for (const where of ['http', 'subpath', 'offline']) {
     await expect(page.getByTestId('global-batch-size')).toHaveText(String(expected.global_batch_size));
     expect(await app.bytes('k-training_state')).toBe(expected.checkpoint.training_state_bytes);
     expect(await app.bytes('d-capacity')).toBe(expected.gpu_capacity_bytes);
-    await expect(page.getByTestId('fit')).toHaveText(expected.fits ? /fits on NVIDIA A100/ : /does not fit/);
+    const words = { fits: /^fits on NVIDIA A100/, borderline: /^borderline on NVIDIA A100/, does_not_fit: /^does not fit on NVIDIA A100/ };
+    await expect(page.getByTestId('fit')).toHaveText(words[expected.verdict]);
+    await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', expected.verdict);
     for (const x of expected.explanations) await expect(page.getByTestId('explain-' + x.component)).toContainText(x.formula);
     for (const w of expected.warnings) await expect(page.getByTestId('warnings')).toContainText(w.message);
   });

@@ -126,7 +126,10 @@ test('clicking a ranked strategy loads it; the breakdown equals the CLI estimate
     }
     const compared = gpuById.get('h100-sxm-80gb').usable_bytes ? expected.per_gpu.peak_reserved : expected.per_gpu.peak;
     expect(compared).toBe(row.peak);  // what the search reported for this strategy
-    await expect(page.getByTestId('fit')).toHaveText(/fits on/);
+    // The search judges the point estimate; the page shows the band's verdict of the same document,
+    // which the search's answer never rules out.
+    expect(['fits', 'borderline']).toContain(expected.verdict);
+    await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', expected.verdict);
     await expectPanelEqualsCli(app, page);  // and the panel follows the loaded inputs
   }
 });

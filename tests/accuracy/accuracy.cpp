@@ -15,14 +15,21 @@
 // signed error -100 % (no number warns a user as little as a prediction of zero). p90 is the
 // linear interpolation between order statistics (rank 0.9 (n - 1), numpy's default).
 //
+// The uncertainty band (per_gpu.peak_range and its reserved/allocated siblings, built from named
+// sources in engine/src/uncertainty.cpp) is measured the same way: coverage is the share of
+// peak_per_gpu cases whose measurement lies inside the band of the compared field (a miss is
+// outside), width the median of (high - low) / expected over the answered cases.
+//
 // Exit status: 1 when the fixture cannot be read; 3 when a run that ran out of memory
-// (oom_lower_bound) is said to fit, the one outcome the calculator must never give.
+// (oom_lower_bound) is said to fit (fits true, or verdict "fits"), the one outcome the calculator
+// must never give.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -78,17 +85,30 @@ struct Row {
   double measured = 0, predicted = 0, error = 0;
   bool has_error = false;  // a byte-valued case the engine answered
   bool miss = false;       // a byte-valued case the engine could not answer
+  bool has_band = false;   // the compared field has a band
+  double band_low = 0, band_high = 0, band_width = 0;  // bytes; width relative to the expected value
+  bool in_band = false;
 };
+
+// A dotted path's band: "per_gpu.peak" -> per_gpu.peak_range; nullopt for sums and fields without one.
+std::optional<std::pair<double, double>> read_band(const json& out, const std::string& field) {
+  if (field.find('+') != std::string::npos) return std::nullopt;
+  const auto low = read_field(out, field + "_range.low"), high = read_field(out, field + "_range.high");
+  if (!low || !high) return std::nullopt;
+  return std::make_pair(*low, *high);
+}
 
 struct Figures {
   int cases = 0, misses = 0, within = 0;
   double median_abs = NAN, p90_abs = NAN, median_signed = NAN;
+  int in_band = 0;           // measurements inside the band (misses are outside)
+  double median_width = NAN;  // of the band, relative to the expected value
 };
 
 template <typename Pred>
 Figures figures(const std::vector<Row>& rows, Pred include) {
   Figures f;
-  std::vector<double> abs_errors, signed_errors;
+  std::vector<double> abs_errors, signed_errors, widths;
   for (const auto& r : rows) {
     if (!(r.has_error || r.miss) || !include(r)) continue;
     ++f.cases;
@@ -98,7 +118,10 @@ Figures figures(const std::vector<Row>& rows, Pred include) {
     f.within += !r.miss && a <= kWithin;
     abs_errors.push_back(a);
     signed_errors.push_back(e);
+    f.in_band += r.in_band;
+    if (r.has_band) widths.push_back(r.band_width);
   }
+  f.median_width = quantile(widths, 0.5);
   f.median_abs = quantile(abs_errors, 0.5);
   f.p90_abs = quantile(abs_errors, 0.9);
   f.median_signed = quantile(signed_errors, 0.5);
@@ -124,10 +147,11 @@ json figures_json(const std::string& group, const Figures& f) {
   return {{"group", group},         {"cases", f.cases},
           {"misses", f.misses},     {"within_15_percent", f.within},
           {"median_abs_error", num(f.median_abs)}, {"p90_abs_error", num(f.p90_abs)},
-          {"median_signed_error", num(f.median_signed)}};
+          {"median_signed_error", num(f.median_signed)},
+          {"inside_band", f.in_band}, {"median_band_width", num(f.median_width)}};
 }
 
-Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases, int& fit_right) {
+Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases, int& fit_right, int& fit_confident) {
   Row r;
   r.id = c.value("id", "?");
   r.source = c.value("source", "");
@@ -154,17 +178,20 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
   }
   if (binary) {
     const bool expected = c.value("expected_fits", false);
-    const bool known = out["fits"].is_boolean();
-    const bool predicted = known && out["fits"].get<bool>();
-    const bool right = known && predicted == expected;
-    r.status = std::string("fits expected ") + (expected ? "true" : "false") + ", predicted " +
-               (known ? (predicted ? "true" : "false") : "unknown") + (right ? " (right)" : " (WRONG)");
+    const std::string verdict = out.value("verdict", json()).is_string() ? out["verdict"].get<std::string>() : "unknown";
+    // Either reading of "fits" counts: the conservative fits and the band's verdict.
+    const bool said_to_fit = (out["fits"].is_boolean() && out["fits"].get<bool>()) || verdict == "fits";
+    // A run that ran out of memory is judged right only when the engine does not say it fits (a
+    // borderline verdict warns); a run that fit is right unless the engine rules it out.
+    const bool right = expected ? verdict == "fits" || verdict == "borderline" : !said_to_fit && verdict != "unknown";
+    r.status = std::string("fits expected ") + (expected ? "true" : "false") + ", verdict " + verdict + (right ? " (right)" : " (WRONG)");
     if (r.semantics == "oom_lower_bound") {
       ++oom_cases;
       oom_said_to_fit += !right;
     } else {
       ++fit_cases;
       fit_right += right;
+      fit_confident += verdict == "fits";
     }
     return r;
   }
@@ -179,6 +206,13 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
   r.predicted = *predicted;
   r.error = (r.predicted - r.measured) / r.measured;
   r.has_error = true;
+  if (const auto band = read_band(out, r.field)) {
+    r.has_band = true;
+    r.band_low = band->first;
+    r.band_high = band->second;
+    r.band_width = r.predicted > 0 ? (r.band_high - r.band_low) / r.predicted : NAN;
+    r.in_band = r.band_low <= r.measured && r.measured <= r.band_high;
+  }
   r.status = "ok";
   return r;
 }
@@ -200,8 +234,9 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) summary_only |= std::string(argv[i]) == "--summary";
 
   std::vector<Row> rows;
-  int oom_cases = 0, oom_said_to_fit = 0, fit_cases = 0, fit_right = 0;
-  for (const auto& c : fixture["cases"]) rows.push_back(evaluate(c, oom_cases, oom_said_to_fit, fit_cases, fit_right));
+  int oom_cases = 0, oom_said_to_fit = 0, fit_cases = 0, fit_right = 0, fit_confident = 0;
+  for (const auto& c : fixture["cases"])
+    rows.push_back(evaluate(c, oom_cases, oom_said_to_fit, fit_cases, fit_right, fit_confident));
 
   // Groups: the headline population first, then every byte-valued case by kind of value, and the
   // peaks by source and by method.
@@ -225,25 +260,30 @@ int main(int argc, char** argv) {
     groups.emplace_back("peak_per_gpu, method " + k, figures(rows, [&](const Row& r) { return peak(r) && r.method == k; }));
 
   std::ostringstream figures_table;
-  figures_table << "| group | cases | misses | median \\|error\\| | p90 \\|error\\| | median signed error | within 15 % |\n"
-                   "|---|---|---|---|---|---|---|\n";
+  figures_table << "| group | cases | misses | median \\|error\\| | p90 \\|error\\| | median signed error | within 15 % | inside the band | median band width |\n"
+                   "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& [name, f] : groups)
     figures_table << "| " << name << " | " << f.cases << " | " << f.misses << " | " << percent(f.median_abs) << " | "
-                  << percent(f.p90_abs) << " | " << percent(f.median_signed, true) << " | " << f.within << " |\n";
+                  << percent(f.p90_abs) << " | " << percent(f.median_signed, true) << " | " << f.within << " | " << f.in_band
+                  << " (" << percent(f.cases ? double(f.in_band) / f.cases : NAN) << ") | " << percent(f.median_width) << " |\n";
 
   std::ostringstream summary;
   summary << "handed figures, peak_per_gpu (" << headline.cases << " cases, " << headline.misses
           << " misses): median |error| " << percent(headline.median_abs) << ", p90 |error| " << percent(headline.p90_abs)
           << ", median signed error " << percent(headline.median_signed, true) << "; OOM runs said to fit: "
-          << oom_said_to_fit << " of " << oom_cases << "; runs that fit predicted to fit: " << fit_right << " of "
-          << fit_cases << "\n";
+          << oom_said_to_fit << " of " << oom_cases << "; runs that fit not ruled out: " << fit_right << " of "
+          << fit_cases << " (verdict fits: " << fit_confident << ", borderline: " << fit_right - fit_confident << ")\n"
+          << "band coverage, peak_per_gpu: " << headline.in_band << " of " << headline.cases << " measured peaks inside the band ("
+          << percent(headline.cases ? double(headline.in_band) / headline.cases : NAN) << "), median relative width "
+          << percent(headline.median_width) << "\n";
 
   std::ostringstream table;
-  table << "| case | measure | method | field | measured GiB | predicted GiB | error | status | source |\n"
-           "|---|---|---|---|---|---|---|---|---|\n";
+  table << "| case | measure | method | field | measured GiB | predicted GiB | band GiB | error | status | source |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
     table << "| " << r.id << " | " << r.semantics << " | " << r.method << " | " << r.field << " | "
           << (r.has_error ? gib(r.measured) : "") << " | " << (r.has_error ? gib(r.predicted) : "") << " | "
+          << (r.has_band ? gib(r.band_low) + " - " + gib(r.band_high) + (r.in_band ? " (inside)" : " (OUTSIDE)") : "") << " | "
           << (r.has_error ? percent(r.error, true) : r.miss ? "miss" : "") << " | " << r.status << " | " << r.source << " |\n";
   }
 
@@ -256,12 +296,15 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--js") {
       json data = {{"summary", summary.str()}, {"figures", json::array()}, {"rows", json::array()},
                    {"oom_cases", oom_cases}, {"oom_said_to_fit", oom_said_to_fit},
-                   {"fit_cases", fit_cases}, {"fit_predicted_to_fit", fit_right}};
+                   {"fit_cases", fit_cases}, {"fit_not_ruled_out", fit_right}, {"fit_verdict_fits", fit_confident},
+                   {"band", {{"cases", headline.cases}, {"inside", headline.in_band},
+                             {"median_width", std::isfinite(headline.median_width) ? json(headline.median_width) : json(nullptr)}}}};
       for (const auto& [name, f] : groups) data["figures"].push_back(figures_json(name, f));
       for (const auto& r : rows) {
         json row = {{"id", r.id}, {"source", r.source}, {"measure", r.semantics}, {"method", r.method},
                     {"field", r.field}, {"status", r.status}, {"miss", r.miss}};
         if (r.has_error) row.update({{"measured_bytes", r.measured}, {"predicted_bytes", r.predicted}, {"error", r.error}});
+        if (r.has_band) row.update({{"band_low_bytes", r.band_low}, {"band_high_bytes", r.band_high}, {"inside_band", r.in_band}});
         data["rows"].push_back(row);
       }
       std::ofstream js(argv[i + 1]);
@@ -285,7 +328,10 @@ int main(int argc, char** argv) {
             "sources: `tests/fixtures/measured_cases.json`. Error = (predicted - measured) / measured; negative means "
             "the engine under-predicts, the dangerous direction. A case the engine cannot express, rejects or answers "
             "with null is a miss and counts as |error| 100 % (signed -100 %), never skipped. p90 interpolates linearly "
-            "between order statistics. GiB = 2^30 bytes. How each term is computed: `docs/memory-model.md`.\n\n"
+            "between order statistics. GiB = 2^30 bytes. How each term is computed: `docs/memory-model.md`. "
+            "The band column is the uncertainty band of the compared field (`per_gpu.peak_range` and its siblings, "
+            "`docs/memory-model.md` \"Uncertainty band\"); coverage is the share of measured peaks inside it, a miss "
+            "counting as outside, and width the median of (high - low) / expected.\n\n"
          << summary.str() << "\n" << figures_table.str() << "\n" << table.str() << time_section;
     }
   }

@@ -7,13 +7,14 @@
 // field it is compared with), measured and predicted bytes, and the error.
 import { t } from './i18n.js';
 import { el, bytesCell, numCell } from './dom.js';
-import { formatPercent, formatSeconds } from './format.js';
+import { formatBytes, formatPercent, formatSeconds } from './format.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
-/** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string}} AccuracyRow */
+/** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string, band_low_bytes?: number, band_high_bytes?: number, inside_band?: boolean}} AccuracyRow */
 /** @typedef {{group: string, cases: number, misses: number, median_abs_error: number | null, p90_abs_error: number | null, median_signed_error: number | null}} AccuracyFigures */
 /** @typedef {{id: string, source?: string, measured_step_seconds: number, predicted_step_seconds?: number, error?: number, mfu?: number, status?: string}} TimeAccuracyRow */
-/** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[], time?: {summary: string, rows: TimeAccuracyRow[]}}} AccuracyData */
+/** @typedef {{cases: number, inside: number, median_width: number | null}} BandFigures */
+/** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[], band?: BandFigures, time?: {summary: string, rows: TimeAccuracyRow[]}}} AccuracyData */
 
 // The output field a case is compared with -> what its source measured.
 /** @type {Record<string, string>} */
@@ -54,16 +55,38 @@ function errorText(row) {
 }
 
 /**
+ * The band's coverage in words: measured peaks inside the band and its median relative width.
+ * @param {BandFigures | undefined} band
+ */
+export function bandText(band) {
+  if (!band || !band.cases) return t('acc_band_missing');
+  const percent = (/** @type {number} */ v) => (v * 100).toFixed(1) + ' %';
+  return t('acc_band_figures', {
+    inside: String(band.inside), cases: String(band.cases), share: percent(band.inside / band.cases),
+    width: typeof band.median_width === 'number' ? percent(band.median_width) : '—',
+  });
+}
+
+/** @param {AccuracyRow} row @param {Unit} unit */
+function bandCell(row, unit) {
+  if (typeof row.band_low_bytes !== 'number' || typeof row.band_high_bytes !== 'number') return el('td', { class: 'num', 'data-testid': 'accuracy-band-cell' });
+  const text = formatBytes(row.band_low_bytes, unit) + ' – ' + formatBytes(row.band_high_bytes, unit) + ' ' + t(row.inside_band ? 'acc_inside' : 'acc_outside');
+  return el('td', { class: 'num ' + (row.inside_band ? 'ok' : 'bad'), text, 'data-testid': 'accuracy-band-cell', 'data-inside': String(!!row.inside_band) });
+}
+
+/**
  * @param {HTMLElement} summaryEl
  * @param {HTMLTableSectionElement} figuresBody
+ * @param {HTMLElement} bandEl
  * @param {HTMLTableSectionElement} tbody
  * @param {AccuracyData | null} data  null when the build did not write it
  * @param {Unit} unit
  */
-export function renderAccuracy(summaryEl, figuresBody, tbody, data, unit) {
+export function renderAccuracy(summaryEl, figuresBody, bandEl, tbody, data, unit) {
   if (!data || !Array.isArray(data.rows)) {
     summaryEl.textContent = t('acc_missing');
     figuresBody.replaceChildren();
+    bandEl.textContent = '';
     tbody.replaceChildren();
     return;
   }
@@ -76,6 +99,7 @@ export function renderAccuracy(summaryEl, figuresBody, tbody, data, unit) {
     el('td', { class: 'num', text: percent(f.p90_abs_error) }),
     el('td', { class: 'num', text: typeof f.median_signed_error === 'number' ? signed(f.median_signed_error) : '–' }),
   ])));
+  bandEl.textContent = bandText(data.band);
   tbody.replaceChildren(...data.rows.map((row) => {
     const err = el('td', { class: typeof row.error === 'number' ? 'num' : '', text: errorText(row), 'data-testid': 'accuracy-error' });
     if (typeof row.error === 'number') err.setAttribute('data-value', String(row.error));
@@ -85,6 +109,7 @@ export function renderAccuracy(summaryEl, figuresBody, tbody, data, unit) {
       bytesCell(typeof row.measured_bytes === 'number' ? row.measured_bytes : null, unit),
       bytesCell(typeof row.predicted_bytes === 'number' ? row.predicted_bytes : null, unit),
       err,
+      bandCell(row, unit),
     ]);
   }));
 }

@@ -321,8 +321,11 @@ export class App {
     peak.dataset.bytes = String(g.peak);
     byId('lower-bound').textContent = formatBytes(g.model_states, unit) + ' / ' + formatBytes(g.peak, unit);
     const fit = byId('fit');
-    fit.textContent = out.fits === null ? t('fit_unknown') : t(out.fits ? 'fits' : 'no_fit', { gpu: this.gpuName(doc) });
-    fit.className = out.fits === true ? 'ok' : out.fits === false ? 'bad' : '';
+    // The three-way verdict from the uncertainty band; fits is its conservative reading.
+    const verdict = out.verdict === 'fits' ? 'fits' : out.verdict === 'borderline' ? 'borderline' : out.verdict === 'does_not_fit' ? 'no_fit' : null;
+    fit.textContent = verdict === null ? t('fit_unknown') : t(verdict, { gpu: this.gpuName(doc) });
+    fit.className = verdict === 'fits' ? 'ok' : verdict === 'no_fit' ? 'bad' : verdict === 'borderline' ? 'warn' : '';
+    fit.dataset.verdict = out.verdict || '';
     mini.textContent = t('peak_per_gpu') + ' ' + peak.textContent + ' · ' + fit.textContent + ' ↓';
     const headroom = out.gpu_capacity_bytes === null || g.peak === null ? null : out.gpu_capacity_bytes - g.peak;
     byId('headroom').textContent = headroom === null ? '—' : headroom >= 0 ? formatBytes(headroom, unit) : t('short_by', { bytes: formatBytes(-headroom, unit) });
@@ -528,7 +531,7 @@ export class App {
 
   async showAccuracy() {
     const data = await loadChunk('accuracy').catch(() => null);
-    renderAccuracy(byId('accuracy-summary'), byId('accuracy-figures').tBodies[0], byId('accuracy-table').tBodies[0], data, this.unit);
+    renderAccuracy(byId('accuracy-summary'), byId('accuracy-figures').tBodies[0], byId('accuracy-band'), byId('accuracy-table').tBodies[0], data, this.unit);
     renderTimeAccuracy(byId('time-accuracy-summary'), byId('time-accuracy-table').tBodies[0], data);
   }
 

@@ -11,6 +11,7 @@ export const STRINGS = {
     engine_failed: 'The engine could not be loaded: {message}',
     fits: 'fits on {gpu}',
     no_fit: 'does not fit on {gpu}',
+    borderline: 'borderline on {gpu}: fits within the uncertainty band',
     fit_unknown: 'no GPU chosen',
     short_by: 'short by {bytes}',
     c_parameters: 'Parameters',
@@ -166,6 +167,11 @@ export const STRINGS = {
     acc_fits: 'fits or OOM',
     acc_group: 'Cases', acc_count: 'Count', acc_misses: 'Misses (100 %)', acc_median: 'Median |error|', acc_p90: 'p90 |error|',
     acc_signed: 'Median signed error',
+    acc_band: 'Uncertainty band',
+    acc_band_figures: 'Uncertainty band: {inside} of {cases} measured peaks inside it ({share}), median width {width} of the estimate.',
+    acc_band_missing: 'Uncertainty band: no figures in this build.',
+    acc_inside: 'inside',
+    acc_outside: 'outside',
   },
   zh: {
     tagline: '这次训练放得下吗？在浏览器中由 trainmem 引擎计算每块 GPU 的显存。',
@@ -219,7 +225,7 @@ export const STRINGS = {
     ready: '估算已是最新。',
     no_estimate: '无结果：引擎拒绝了输入（见下方标出的字段）。',
     engine_failed: '无法加载引擎：{message}',
-    fits: '在 {gpu} 上放得下', no_fit: '在 {gpu} 上放不下', fit_unknown: '未选择 GPU', short_by: '缺少 {bytes}',
+    fits: '在 {gpu} 上放得下', no_fit: '在 {gpu} 上放不下', borderline: '在 {gpu} 上处于临界：不确定区间内可能放得下', fit_unknown: '未选择 GPU', short_by: '缺少 {bytes}',
     c_parameters: '参数', c_gradients: '梯度', c_optimizer_states: '优化器状态', c_model_states: '模型状态（下界）',
     c_activations: '激活', c_temporary_buffers: '临时缓冲区', c_fragmentation: '分配器碎片', c_cuda_context: 'CUDA 上下文',
     c_peak_allocated: '峰值已分配（torch.cuda.max_memory_allocated）', c_peak_reserved: '峰值已保留（含碎片）',
@@ -307,6 +313,8 @@ export const STRINGS = {
     acc_checkpoint: '磁盘上的检查点', acc_fits: '放得下或 OOM',
     acc_group: '案例组', acc_count: '数量', acc_misses: '未覆盖（计 100 %）', acc_median: '|误差| 中位数', acc_p90: '|误差| p90',
     acc_signed: '带符号误差中位数',
+    acc_band: '不确定区间', acc_band_figures: '不确定区间：{cases} 个实测峰值中有 {inside} 个落在区间内（{share}），区间宽度中位数为估算值的 {width}。',
+    acc_band_missing: '不确定区间：本次构建没有数据。', acc_inside: '区间内', acc_outside: '区间外',
   },
 };
 

@@ -258,6 +258,15 @@ struct TrainingSetup {
   std::vector<std::string> ignored_fields;
   // Caching-allocator fragmentation as a fraction of allocated bytes (reserved = allocated x (1 + f)).
   double fragmentation_fraction = 0.10;
+  // Settings the document left out although their default is uncertain: the estimate uses the
+  // default, and the uncertainty band (uncertainty.hpp) re-estimates the alternatives. A setup built
+  // in code states everything unless it says otherwise. (Optional members above are unstated when
+  // empty.)
+  struct Unstated {
+    bool activation_checkpointing = false;
+    bool seq_length = false;      // the preset's usual training length (or 4096) was used
+    bool fragmentation = false;   // overhead.fragmentation_fraction
+  } unstated;
 };
 
 }  // namespace trainmem

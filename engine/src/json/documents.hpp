@@ -21,6 +21,9 @@ std::optional<nlohmann::json> read_document(std::string_view text, Errors& error
 TrainingSetup read_setup(const nlohmann::json& doc, Errors& errors);
 // The estimate output document.
 nlohmann::json estimate_output(const TrainingSetup& s, const Estimate& e);
+// Adds the uncertainty band, the verdict, fits (= verdict "fits") and the margins to an estimate
+// output (band_document.cpp).
+void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out);
 // Bytes: an integer while exact in a double, else a plain number.
 nlohmann::json bytes_value(double bytes);
 

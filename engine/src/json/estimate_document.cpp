@@ -427,8 +427,9 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   parse_multimodal(r, s, errors);
   parse_precision(r, s, errors);
   parse_batch(r, s, errors);
-  s.activation_checkpointing =
-      r.choice("activation_checkpointing", kCheckpointing).value_or(default_checkpointing(s.framework, s.method));
+  const auto checkpointing = r.choice("activation_checkpointing", kCheckpointing);
+  s.activation_checkpointing = checkpointing.value_or(default_checkpointing(s.framework, s.method));
+  s.unstated.activation_checkpointing = !r.has("activation_checkpointing");
   set(s.selective_policy, r.choice("selective_policy", kSelective));
   s.checkpointed_layers = r.integer("checkpointed_layers", 0, 1e6);
   set(s.activation_offload, r.boolean("activation_offload"));
@@ -464,9 +465,11 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     s.checkpoint.node_ram_bytes = c.integer("node_ram_bytes", 0, 1e18);
     c.finish();
   }
+  s.unstated.fragmentation = true;
   if (const json* v = r.get("overhead")) {
     ObjectReader o(*v, "overhead", errors);
     set(s.fragmentation_fraction, o.number("fragmentation_fraction", 0, 1));
+    s.unstated.fragmentation = !o.has("fragmentation_fraction");
     o.finish();
   }
   set(s.model_loading, r.choice("model_loading", kLoading));
@@ -476,6 +479,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   parse_network(r, s, errors);
   parse_training(r, s, errors);
   r.finish();
+  s.unstated.seq_length = !s.batch.seq_length.has_value();
   if (!s.batch.seq_length) s.batch.seq_length = s.model.seq_length_default;
   note_ignored_fields(r, s);
   return s;
@@ -613,8 +617,8 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
                        {"keep_last_bytes", bytes_json(c.keep_last_bytes)},
                        {"checkpoints_that_fit", c.checkpoints_that_fit ? json(*c.checkpoints_that_fit) : json(nullptr)}};
   out["cpu_ram_fits"] = e.cpu_ram_fits ? json(*e.cpu_ram_fits) : json(nullptr);
-  out["fits"] = e.fits ? json(*e.fits) : json(nullptr);
   out["gpu_capacity_bytes"] = optional_bytes(e.gpu_capacity_bytes);
+  json_io::write_band(s, e, out);
   if (!e.per_gpu_models.empty()) {
     json models = json::object();
     for (const auto& m : e.per_gpu_models)

@@ -1,0 +1,59 @@
+// The band around the point estimate and the three-way verdict drawn from it.
+//
+// A point estimate alone draws a hard line through a number whose inputs are partly unknown: the
+// caching allocator's fragmentation, the CUDA context the driver creates, and settings the document
+// left to a default that the framework itself sets differently across its configurations and
+// versions. Each of these is one named term: how far it can move a quantity below and above the
+// expected value, in bytes, read from a source a reader can open (docs/memory-model.md,
+// "Uncertainty band"). The terms add linearly (a worst case, not a statistical interval), so the
+// band's width is the sum of its terms' contributions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainmem/estimate.hpp"
+
+namespace trainmem {
+
+struct Range {  // bytes
+  double low = 0, expected = 0, high = 0;
+};
+
+// The quantity a term moves directly (and with it every quantity built on it: allocated ->
+// reserved -> peak).
+enum class BandLevel { peak_allocated, peak_reserved, peak };
+
+struct UncertaintyTerm {
+  std::string source;       // stable code: allocator_fragmentation, cuda_context, unstated_..., framework_version_...
+  BandLevel level = BandLevel::peak_allocated;
+  double below = 0;         // bytes the quantity can lie under the expected value
+  double above = 0;         // bytes it can lie over it
+  std::string alternative;  // the other setting re-estimated, e.g. "activation_checkpointing: none" (empty if none)
+  std::string reference;    // where the range comes from
+};
+
+struct Band {
+  Range peak_allocated, peak_reserved, peak;
+  std::vector<UncertaintyTerm> terms;  // every term that widens the band (zero-width ones left out)
+};
+
+// The band of an estimate of `s` (the estimate's own numbers as `expected`). Re-estimates `s` once
+// for each alternative value of an unstated setting. nullopt when the estimate has no peak (a
+// parameter count without an architecture).
+std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e);
+
+enum class Verdict { fits, borderline, does_not_fit };
+const char* verdict_name(Verdict v);
+
+// The band of the quantity `fits` compares (compared_peak: peak_reserved against a usable figure,
+// else peak) against gpu_capacity: fits when its high end fits, does_not_fit when its low end does
+// not, borderline between. Without a band, does_not_fit when the model states alone exceed the
+// GPU, else unknown. nullopt without a GPU.
+std::optional<Verdict> judge_verdict(const TrainingSetup& s, const Estimate& e, const std::optional<Band>& band);
+
+// The band of the quantity judge_verdict compares.
+std::optional<Range> compared_range(const TrainingSetup& s, const Band& band);
+
+}  // namespace trainmem

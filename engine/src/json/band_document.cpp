@@ -1,0 +1,57 @@
+// The uncertainty band and the verdict in the estimate output (shared/ESTIMATE-API.md, "Further
+// output fields"): per_gpu.peak_range, peak_reserved_range, peak_allocated_range, verdict,
+// uncertainty, and fits = (verdict == "fits").
+#include "documents.hpp"
+#include "trainmem/uncertainty.hpp"
+
+namespace trainmem::json_io {
+
+namespace {
+
+const char* level_name(BandLevel l) {
+  switch (l) {
+    case BandLevel::peak_allocated: return "peak_allocated";
+    case BandLevel::peak_reserved: return "peak_reserved";
+    case BandLevel::peak: return "peak";
+  }
+  return "";
+}
+
+nlohmann::json range_json(const Range& r) {
+  return {{"low", bytes_value(r.low)}, {"expected", bytes_value(r.expected)}, {"high", bytes_value(r.high)}};
+}
+
+}  // namespace
+
+void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out) {
+  const std::optional<Band> band = uncertainty_band(s, e);
+  nlohmann::json& g = out["per_gpu"];
+  g["peak_allocated_range"] = band ? range_json(band->peak_allocated) : nlohmann::json(nullptr);
+  g["peak_reserved_range"] = band ? range_json(band->peak_reserved) : nlohmann::json(nullptr);
+  g["peak_range"] = band ? range_json(band->peak) : nlohmann::json(nullptr);
+  out["uncertainty"] = nlohmann::json::array();
+  if (band) {
+    for (const auto& t : band->terms)
+      out["uncertainty"].push_back({{"source", t.source},
+                                    {"bytes", bytes_value(t.below + t.above)},
+                                    {"below_bytes", bytes_value(t.below)},
+                                    {"above_bytes", bytes_value(t.above)},
+                                    {"level", level_name(t.level)},
+                                    {"alternative", t.alternative.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.alternative)},
+                                    {"reference", t.reference}});
+  }
+  const std::optional<Verdict> verdict = judge_verdict(s, e, band);
+  out["verdict"] = verdict ? nlohmann::json(verdict_name(*verdict)) : nlohmann::json(nullptr);
+  out["fits"] = verdict ? nlohmann::json(*verdict == Verdict::fits) : nlohmann::json(nullptr);
+  // The point estimate's own margin, beside the verdict: capacity minus the compared quantity.
+  const std::optional<double> compared = compared_peak(s, e);
+  out["margin_bytes"] = compared && e.gpu_capacity_bytes ? bytes_value(*e.gpu_capacity_bytes - *compared) : nlohmann::json(nullptr);
+  const std::optional<Range> r = band ? compared_range(s, *band) : std::nullopt;
+  out["margin_range"] = r && e.gpu_capacity_bytes
+                            ? nlohmann::json{{"low", bytes_value(*e.gpu_capacity_bytes - r->high)},
+                                             {"expected", bytes_value(*e.gpu_capacity_bytes - r->expected)},
+                                             {"high", bytes_value(*e.gpu_capacity_bytes - r->low)}}
+                            : nlohmann::json(nullptr);
+}
+
+}  // namespace trainmem::json_io

@@ -1,0 +1,200 @@
+#include "trainmem/uncertainty.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "trainmem/framework_defaults.hpp"
+
+namespace trainmem {
+
+namespace {
+
+// Allocator overhead above the allocated bytes: 10-30 %, the last step of the estimation procedure
+// the project implements (docs/memory-model.md, "Uncertainty band").
+constexpr double kFragmentationLow = 0.10;
+constexpr double kFragmentationHigh = 0.30;
+// CUDA context of one process, measured by cudaMemGetInfo after one small tensor
+// (pytorch/pytorch#86509): 287,047,680 B with lazy module loading (CUDA_MODULE_LOADING=LAZY, which
+// PyTorch sets by default since 1.13) and 666,632,192 B with eager loading.
+constexpr double kContextLazyBytes = 287047680.0;
+constexpr double kContextEagerBytes = 666632192.0;
+
+// A setting the document left out, re-estimated at another value the framework uses in its own
+// configurations or versions.
+struct Alternative {
+  const char* source;
+  std::string label;  // "field: value"
+  std::function<void(TrainingSetup&)> apply;
+  const char* reference;
+};
+
+bool adam_family(Optimizer o) { return o == Optimizer::adamw || o == Optimizer::adam; }
+
+std::vector<Alternative> alternatives(const TrainingSetup& s) {
+  std::vector<Alternative> out;
+  const bool arch = s.model.architecture.has_value();
+  if (arch && s.unstated.activation_checkpointing) {
+    const Checkpointing other = s.activation_checkpointing == Checkpointing::none ? Checkpointing::full : Checkpointing::none;
+    const char* other_name = other == Checkpointing::full ? "activation_checkpointing: full" : "activation_checkpointing: none";
+    if (s.framework == Framework::torchtune) {
+      out.push_back({"unstated_activation_checkpointing", other_name, [other](TrainingSetup& t) { t.activation_checkpointing = other; },
+                     "pytorch/torchtune recipes/configs (v0.6): enable_activation_checkpointing is True in most configs and "
+                     "False in others (llama3/8B_lora.yaml, llama2/7B_lora.yaml)"});
+    } else if (s.framework == Framework::hf_trainer) {
+      out.push_back({"unstated_activation_checkpointing", other_name, [other](TrainingSetup& t) { t.activation_checkpointing = other; },
+                     "transformers TrainingArguments.gradient_checkpointing defaults to False; TRL's configs default it to True "
+                     "since huggingface/trl#3510 (2025-08); PEFT prepare_model_for_kbit_training turns it on for k-bit models"});
+    } else if (s.framework == Framework::torchtitan && s.activation_checkpointing == Checkpointing::none) {
+      out.push_back({"unstated_activation_checkpointing", "activation_checkpointing: selective (op_level)",
+                     [](TrainingSetup& t) {
+                       t.activation_checkpointing = Checkpointing::selective;
+                       t.selective_policy = SelectivePolicy::op_level;
+                     },
+                     "pytorch/torchtitan torchtitan/config/job_config.py: activation_checkpoint.mode defaults to \"selective\" "
+                     "(op-level SAC) since 2025-04"});
+    }
+  }
+  if (arch && !s.loss.implementation && s.framework == Framework::torchtune) {
+    out.push_back({"unstated_loss_implementation", "loss.implementation: full",
+                   [](TrainingSetup& t) { t.loss.implementation = LossImplementation::full; },
+                   "pytorch/torchtune#1390 (2024-08-28): CEWithChunkedOutputLoss replaced torch.nn.CrossEntropyLoss in the "
+                   "recipe configs; earlier configs compute the loss over the full logits"});
+  }
+  if (arch && !s.parallel.gradient_sync && s.batch.gradient_accumulation_steps > 1 &&
+      gradient_sync(s) == GradientSync::last_micro_batch && (s.framework == Framework::hf_trainer || s.framework == Framework::fsdp)) {
+    out.push_back({"unstated_gradient_sync", "parallel.gradient_sync: every_micro_batch",
+                   [](TrainingSetup& t) { t.parallel.gradient_sync = GradientSync::every_micro_batch; },
+                   "accelerate GradientAccumulationPlugin(sync_each_batch=True), in TrainingArguments as "
+                   "accelerator_config.gradient_accumulation_kwargs: reduces after every micro-batch instead of no_sync"});
+  }
+  static constexpr std::int64_t kCommonTruncation = 1024;
+  if (arch && s.unstated.seq_length && s.batch.seq_length.value_or(4096) > kCommonTruncation) {
+    out.push_back({"unstated_seq_length", "batch.seq_length: 1024",
+                   [](TrainingSetup& t) { t.batch.seq_length = kCommonTruncation; },
+                   "the data sets the padded length up to the trainer's truncation: TRL SFTConfig max_length defaults to 1024 "
+                   "(min(tokenizer.model_max_length, 1024) before v0.20), transformers examples run_clm.py block_size to 1024"});
+  }
+  if (!s.precision.optimizer_implementation && adam_family(s.precision.optimizer) &&
+      (s.framework == Framework::hf_trainer || s.framework == Framework::fsdp)) {
+    out.push_back({"framework_version_optimizer_implementation", "precision.optimizer_implementation: for_loop",
+                   [](TrainingSetup& t) { t.precision.optimizer_implementation = OptimizerImplementation::for_loop; },
+                   "HF Trainer optim adamw_hf (one tensor at a time) before transformers v4.32 (huggingface/transformers#25109)"});
+    out.push_back({"framework_version_optimizer_implementation", "precision.optimizer_implementation: fused",
+                   [](TrainingSetup& t) { t.precision.optimizer_implementation = OptimizerImplementation::fused; },
+                   "HF Trainer optim adamw_torch_fused by default with torch >= 2.8"});
+  }
+  if (arch && s.compile && !s.compile_scope && s.framework == Framework::torchtitan) {
+    out.push_back({"framework_version_compile_scope", "compile: blocks_and_loss",
+                   [](TrainingSetup& t) { t.compile_scope = CompileScope::blocks_and_loss; },
+                   "pytorch/torchtitan#1608 (2025-08-20): compile.components can include the loss"});
+  }
+  if (!s.parallel.sharding_engine && s.framework == Framework::torchtune && s.parallel.zero_stage > 0 &&
+      s.parallel.data_parallel_size > 1) {
+    out.push_back({"framework_version_sharding_engine", "parallel.sharding_engine: fsdp",
+                   [](TrainingSetup& t) { t.parallel.sharding_engine = ShardingEngine::fsdp; },
+                   "torchtune recipes wrapped the model in FSDP1 (FullyShardedDataParallel) before v0.2 and shard with "
+                   "FSDP2 fully_shard since"});
+  }
+  return out;
+}
+
+double term_bytes(const UncertaintyTerm& t) { return t.below + t.above; }
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::fits: return "fits";
+    case Verdict::borderline: return "borderline";
+    case Verdict::does_not_fit: return "does_not_fit";
+  }
+  return "";
+}
+
+std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) {
+  const PerGpu& g = e.per_gpu;
+  if (!g.peak_allocated || !g.peak_reserved || !g.peak) return std::nullopt;
+  const double allocated = *g.peak_allocated, reserved = *g.peak_reserved, peak = *g.peak;
+  Band band;
+
+  // Unstated settings: the spread of the allocated peak over the alternatives, one term per source.
+  std::vector<UncertaintyTerm> allocated_terms;
+  for (const Alternative& alt : alternatives(s)) {
+    TrainingSetup other = s;
+    alt.apply(other);
+    if (!validate(other).empty()) continue;
+    const Estimate o = estimate(other);
+    if (!o.per_gpu.peak_allocated || !std::isfinite(*o.per_gpu.peak_allocated)) continue;
+    const double delta = *o.per_gpu.peak_allocated - allocated;
+    auto same = std::find_if(allocated_terms.begin(), allocated_terms.end(),
+                             [&](const UncertaintyTerm& t) { return t.source == alt.source; });
+    if (same == allocated_terms.end()) {
+      allocated_terms.push_back({alt.source, BandLevel::peak_allocated, 0, 0, alt.label, alt.reference});
+      same = allocated_terms.end() - 1;
+    } else {
+      same->alternative += "; " + alt.label;
+      same->reference += "; " + std::string(alt.reference);
+    }
+    same->below = std::max(same->below, -delta);
+    same->above = std::max(same->above, delta);
+  }
+  double below = 0, above = 0;
+  for (const auto& t : allocated_terms) below += t.below, above += t.above;
+  band.peak_allocated = {std::max(0.0, allocated - below), allocated, allocated + above};
+
+  // Reserved: the allocated band carried at the estimate's reserved/allocated ratio, then the
+  // allocator's overhead between 10 % and 30 % of the allocated bytes.
+  const double ratio = allocated > 0 ? reserved / allocated : 1.0;
+  UncertaintyTerm fragmentation{"allocator_fragmentation", BandLevel::peak_reserved, 0, 0, "",
+                                "docs/memory-model.md \"Uncertainty band\": reserved = allocated x (1 + 10 % .. 30 %)"};
+  if (s.unstated.fragmentation) {
+    fragmentation.below = std::max(0.0, reserved - allocated * (1 + kFragmentationLow));
+    fragmentation.above = std::max(0.0, allocated * (1 + kFragmentationHigh) - reserved);
+  }
+  band.peak_reserved = {std::max(0.0, reserved - ratio * below - fragmentation.below), reserved,
+                        reserved + ratio * above + fragmentation.above};
+
+  // Peak: + the CUDA context, between lazy and eager module loading when no figure was given.
+  UncertaintyTerm context{"cuda_context", BandLevel::peak, 0, 0, "",
+                          "pytorch/pytorch#86509: 287,047,680 B with lazy module loading (PyTorch's default since 1.13), "
+                          "666,632,192 B with eager loading"};
+  const bool context_given = !s.gpu || !s.gpu->has_cuda_context || s.gpu->cuda_context_bytes.has_value();
+  if (!context_given && g.cuda_context) {
+    context.below = std::max(0.0, *g.cuda_context - kContextLazyBytes);
+    context.above = std::max(0.0, kContextEagerBytes - *g.cuda_context);
+  }
+  band.peak = {std::max(0.0, peak - (reserved - band.peak_reserved.low) - context.below), peak,
+               peak + (band.peak_reserved.high - reserved) + context.above};
+
+  // Every term as it widens the peak band (allocated terms at the reserved/allocated ratio).
+  for (auto& t : allocated_terms) {
+    t.below *= ratio;
+    t.above *= ratio;
+  }
+  for (auto& t : allocated_terms)
+    if (term_bytes(t) > 0) band.terms.push_back(t);
+  if (term_bytes(fragmentation) > 0) band.terms.push_back(fragmentation);
+  if (term_bytes(context) > 0) band.terms.push_back(context);
+  return band;
+}
+
+std::optional<Range> compared_range(const TrainingSetup& s, const Band& band) {
+  if (!s.gpu) return std::nullopt;
+  return s.gpu->usable_bytes ? band.peak_reserved : band.peak;
+}
+
+std::optional<Verdict> judge_verdict(const TrainingSetup& s, const Estimate& e, const std::optional<Band>& band) {
+  if (!s.gpu) return std::nullopt;
+  const double capacity = gpu_capacity(*s.gpu);
+  if (band) {
+    const Range r = *compared_range(s, *band);
+    if (r.high <= capacity) return Verdict::fits;
+    if (r.low > capacity) return Verdict::does_not_fit;
+    return Verdict::borderline;
+  }
+  if (e.per_gpu.model_states - e.per_gpu.paged_optimizer_states.value_or(0.0) > capacity) return Verdict::does_not_fit;
+  return std::nullopt;
+}
+
+}  // namespace trainmem
