@@ -1,5 +1,5 @@
-// The uncertainty band and the verdict in the estimate output (shared/ESTIMATE-API.md, "Further
-// output fields"): per_gpu.peak_range, peak_reserved_range, peak_allocated_range, verdict,
+// The uncertainty band and the verdict in the estimate output (docs/api.md, "Output (estimate)"):
+// per_gpu.peak_range, peak_reserved_range, peak_allocated_range, verdict,
 // uncertainty, and fits = (verdict == "fits").
 #include "documents.hpp"
 #include "trainmem/uncertainty.hpp"

@@ -24,6 +24,9 @@ nlohmann::json estimate_output(const TrainingSetup& s, const Estimate& e);
 // Adds the uncertainty band, the verdict, fits (= verdict "fits") and the margins to an estimate
 // output (band_document.cpp).
 void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out);
+// The `resolved` block: every input the estimate of `doc` used, with its value and origin
+// (resolved_document.cpp).
+nlohmann::json resolved_inputs(const nlohmann::json& doc, const TrainingSetup& s, const Estimate& e);
 // Bytes: an integer while exact in a double, else a plain number.
 nlohmann::json bytes_value(double bytes);
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "documents.hpp"
+#include "enum_names.hpp"
 #include "hf_config.hpp"
-#include "nonfinite_tokens.hpp"
 #include "object_reader.hpp"
 #include "trainmem/catalog.hpp"
 #include "trainmem/estimate.hpp"
@@ -22,43 +22,9 @@ namespace trainmem {
 
 namespace {
 
+using namespace json_io;  // the enum tables (enum_names.hpp)
 using json_io::json;
 using json_io::ObjectReader;
-
-template <typename E>
-using Table = std::vector<std::pair<const char*, E>>;
-
-const Table<Framework> kFrameworks{{"hf_trainer", Framework::hf_trainer}, {"torchtune", Framework::torchtune},
-                                   {"torchtitan", Framework::torchtitan}, {"deepspeed", Framework::deepspeed},
-                                   {"fsdp", Framework::fsdp},             {"megatron", Framework::megatron}};
-const Table<Method> kMethods{{"full", Method::full}, {"lora", Method::lora}, {"qlora", Method::qlora}, {"freeze", Method::freeze}};
-const Table<Optimizer> kOptimizers{{"adamw", Optimizer::adamw},
-                                   {"adam", Optimizer::adam},
-                                   {"adamw_8bit", Optimizer::adamw_8bit},
-                                   {"paged_adamw", Optimizer::paged_adamw},
-                                   {"paged_adamw_8bit", Optimizer::paged_adamw_8bit},
-                                   {"adafactor", Optimizer::adafactor},
-                                   {"sgd", Optimizer::sgd},
-                                   {"sgd_momentum", Optimizer::sgd_momentum},
-                                   {"lion", Optimizer::lion}};
-const Table<Dtype> kTrainingDtypes{{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8}};
-const Table<Dtype> kStateDtypes{{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"int8", Dtype::int8}};
-const Table<Dtype> kQuantTypes{{"nf4", Dtype::nf4}, {"fp4", Dtype::int4}, {"int4", Dtype::int4}};
-const Table<Checkpointing> kCheckpointing{{"none", Checkpointing::none}, {"selective", Checkpointing::selective}, {"full", Checkpointing::full}};
-const Table<SelectivePolicy> kSelective{{"attention_core", SelectivePolicy::attention_core}, {"op_level", SelectivePolicy::op_level}};
-const Table<LossImplementation> kLoss{{"full", LossImplementation::full}, {"chunked", LossImplementation::chunked}, {"fused", LossImplementation::fused}};
-const Table<HeldLogits> kHeldLogits{{"none", HeldLogits::none}, {"compute_dtype", HeldLogits::compute_dtype}, {"fp32", HeldLogits::fp32}};
-const Table<ModelLoading> kLoading{{"meta_init", ModelLoading::meta_init}, {"full_copy_per_gpu", ModelLoading::full_copy_per_gpu}};
-const Table<AttentionImplementation> kAttention{{"flash", AttentionImplementation::flash}, {"sdpa", AttentionImplementation::sdpa}, {"eager", AttentionImplementation::eager}};
-const Table<OffloadTarget> kOffload{{"none", OffloadTarget::none}, {"cpu", OffloadTarget::cpu}, {"nvme", OffloadTarget::nvme}};
-const Table<ShardingEngine> kShardingEngines{{"deepspeed", ShardingEngine::deepspeed}, {"fsdp", ShardingEngine::fsdp},
-                                             {"fsdp2", ShardingEngine::fsdp2}, {"megatron", ShardingEngine::megatron}};
-const Table<GradientSync> kGradientSync{{"every_micro_batch", GradientSync::every_micro_batch},
-                                        {"last_micro_batch", GradientSync::last_micro_batch}};
-const Table<OptimizerImplementation> kOptimizerImplementations{{"foreach", OptimizerImplementation::foreach},
-                                                               {"fused", OptimizerImplementation::fused},
-                                                               {"for_loop", OptimizerImplementation::for_loop}};
-const Table<PipelineSchedule> kSchedules{{"1f1b", PipelineSchedule::one_f_one_b}, {"interleaved_1f1b", PipelineSchedule::interleaved_1f1b}, {"gpipe", PipelineSchedule::gpipe}};
 
 constexpr double kMaxCount = 1e15;  // generous bound for sizes; JSON integers beyond 2^53 are refused anyway
 
@@ -689,7 +655,10 @@ JsonResult estimate_json(std::string_view document) {
     const double peak = e.per_gpu.peak.value_or(e.per_gpu.model_states);
     if (!std::isfinite(peak) || !std::isfinite(e.checkpoint.training_state_bytes))
       return {error_document({{error_code::out_of_range, "(document)", "the setup is too large to estimate (byte counts overflow)"}}), false};
-    return {write_estimate(parsed.setup, e).dump(2), true};
+    json out = write_estimate(parsed.setup, e);
+    // The document read again (valid by now) for which fields it gave.
+    out["resolved"] = json_io::resolved_inputs(json::parse(document.begin(), document.end()), parsed.setup, e);
+    return {out.dump(2), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
   }

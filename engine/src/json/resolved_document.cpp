@@ -1,0 +1,296 @@
+// The estimate output's `resolved` block (docs/api.md, "Output (estimate)"): every input the
+// estimate used, keyed by its document path, with the value the engine used and where that value
+// came from: "input" (the document gave it), "framework default (source)" (the framework's own
+// default, with the file or configuration it is read from), or "engine default" (the engine's
+// choice where no framework decides). The config importer's provenance uses the same strings, with
+// "read from FILE:key" for a value it read.
+#include "documents.hpp"
+#include "enum_names.hpp"
+#include "trainmem/framework_defaults.hpp"
+#include "trainmem/loss_memory.hpp"
+#include "trainmem/precision.hpp"
+
+namespace trainmem::json_io {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kEngineDefault = "engine default";
+
+std::string framework_default(const std::string& source) { return "framework default (" + source + ")"; }
+
+// A path's value in the document when it is there and not null.
+bool given(const json& doc, const std::string& path) {
+  const json* v = &doc;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!v->is_object() || !v->contains(key)) return false;
+    v = &(*v)[key];
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return !v->is_null();
+}
+
+class Resolved {
+ public:
+  explicit Resolved(const json& doc) : doc_(doc) {}
+  // Adds `path` with `value`: "input" when the document gave it, else `default_origin`.
+  void add(const std::string& path, json value, const std::string& default_origin) {
+    out_[path] = {{"value", std::move(value)}, {"origin", given(doc_, path) ? std::string("input") : default_origin}};
+  }
+  // Adds `path` with `value` and its origin as worked out by the caller.
+  void set(const std::string& path, json value, const std::string& origin) {
+    out_[path] = {{"value", std::move(value)}, {"origin", origin}};
+  }
+  json take() { return std::move(out_); }
+
+ private:
+  const json& doc_;
+  json out_ = json::object();
+};
+
+const char* framework_label(Framework f) { return name_of(kFrameworks, f); }
+
+std::string checkpointing_origin(const TrainingSetup& s) {
+  if (s.framework == Framework::torchtune)
+    return framework_default("torchtune recipe configs: enable_activation_checkpointing: True in most");
+  if (s.framework == Framework::hf_trainer && s.method == Method::qlora)
+    return framework_default("PEFT prepare_model_for_kbit_training(use_gradient_checkpointing=True)");
+  if (s.framework == Framework::hf_trainer) return framework_default("transformers TrainingArguments.gradient_checkpointing = False");
+  return kEngineDefault;
+}
+
+std::string loss_origin(const TrainingSetup& s) {
+  switch (s.framework) {
+    case Framework::torchtune: return framework_default("torchtune configs: CEWithChunkedOutputLoss, 8 chunks (pytorch/torchtune#1390)");
+    case Framework::megatron: return framework_default("Megatron vocab-parallel cross-entropy, fp32 in place");
+    case Framework::hf_trainer: return framework_default("transformers loss_utils.py ForCausalLMLoss: fp32 upcast of the full logits");
+    default: return kEngineDefault;
+  }
+}
+
+std::string optimizer_implementation_origin(const TrainingSetup& s) {
+  switch (s.framework) {
+    case Framework::hf_trainer: return framework_default("HF Trainer adamw_torch: torch AdamW's foreach path (transformers v4.32-v4.55)");
+    case Framework::fsdp: return framework_default("torch.optim.AdamW default foreach path");
+    case Framework::torchtune: return framework_default("torchtune configs: optimizer fused: True");
+    case Framework::torchtitan: return framework_default("torchtitan optimizer config: implementation fused");
+    case Framework::deepspeed: return framework_default("DeepSpeed FusedAdam");
+    case Framework::megatron: return framework_default("Megatron Apex/TE FusedAdam");
+  }
+  return kEngineDefault;
+}
+
+std::string sharding_engine_origin(const TrainingSetup& s) {
+  switch (s.framework) {
+    case Framework::deepspeed: return framework_default("DeepSpeed ZeRO");
+    case Framework::megatron: return framework_default("Megatron distributed optimizer");
+    case Framework::torchtune: return framework_default("torchtune recipes since v0.2: FSDP2 fully_shard");
+    case Framework::torchtitan: return framework_default("torchtitan parallelize.py apply_fsdp: FSDP2 fully_shard");
+    case Framework::fsdp: return framework_default("accelerate FullyShardedDataParallel (FSDP1)");
+    case Framework::hf_trainer: return framework_default("HF Trainer: DDP, or FSDP1 through its fsdp argument");
+  }
+  return kEngineDefault;
+}
+
+std::string gradient_sync_origin(const TrainingSetup& s) {
+  switch (s.framework) {
+    case Framework::hf_trainer:
+      return framework_default("accelerate Accelerator.accumulate: no_sync under DDP and FSDP, not under DeepSpeed ZeRO >= 2");
+    case Framework::fsdp: return framework_default("accelerate no_sync during accumulation");
+    case Framework::megatron: return framework_default("Megatron reduces its main-grad buffer once per step");
+    default: return framework_default(std::string(framework_label(s.framework)) + " reduces after every backward");
+  }
+}
+
+std::string master_weights_origin(const TrainingSetup& s, const ResolvedPrecision& p) {
+  if (s.framework == Framework::torchtune) return framework_default("torchtune recipes train in pure bf16: no fp32 master copy");
+  if (p.param_dtype == Dtype::fp32) return std::string(kEngineDefault) + " (the fp32 weights are the master copy)";
+  return framework_default("mixed precision keeps an fp32 master copy: Rajbhandari et al. 2020, §3.1");
+}
+
+std::string grad_dtype_origin(const TrainingSetup& s) {
+  switch (sharding_engine(s)) {
+    case ShardingEngine::megatron: return framework_default("Megatron fp32 main gradients, docs dist_optimizer.md");
+    case ShardingEngine::deepspeed:
+      return framework_default("DeepSpeed: gradients in the model dtype (runtime/engine.py get_data_types), fp32 copy of the "
+                               "optimizer's partition in the step");
+    default: return std::string(kEngineDefault) + " (the parameter dtype)";
+  }
+}
+
+json compile_value(const TrainingSetup& s) {
+  if (!s.compile) return false;
+  return compile_scope(s) == CompileScope::blocks ? "blocks" : "blocks_and_loss";
+}
+
+// compile: false | true | "blocks" | "blocks_and_loss"; `true` leaves the scope to the framework.
+std::string compile_origin(const TrainingSetup& s, const json& doc) {
+  if (!given(doc, "compile")) return kEngineDefault;
+  if (!s.compile || !doc["compile"].is_boolean()) return "input";
+  return s.framework == Framework::torchtitan ? framework_default("torchtitan apply_compile: the blocks, before pytorch/torchtitan#1608")
+                                              : framework_default(std::string(framework_label(s.framework)) + " compiles the loss with the model");
+}
+
+void add_model(Resolved& r, const TrainingSetup& s) {
+  if (!s.model.preset.empty()) r.add("model.preset", s.model.preset, kEngineDefault);
+  else if (s.model.architecture) r.add("model.hf_config", s.model.architecture->model_type, kEngineDefault);
+  else r.add("model.num_parameters", s.model.num_parameters, kEngineDefault);
+}
+
+void add_method(Resolved& r, const TrainingSetup& s) {
+  r.add("method", name_of(kMethods, s.method), kEngineDefault);
+  if (s.method == Method::lora || s.method == Method::qlora) {
+    r.add("lora.r", s.lora.r, kEngineDefault);
+    const std::string type = s.model.architecture ? s.model.architecture->model_type : "";
+    r.add("lora.target_modules", s.lora.target_modules,
+          framework_default("PEFT TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for " + type));
+    if (!s.lora.modules_to_save.empty()) r.add("lora.modules_to_save", s.lora.modules_to_save, kEngineDefault);
+    r.add("lora.use_dora", s.lora.use_dora, framework_default("PEFT LoraConfig use_dora = False"));
+    r.add("lora.lora_dropout", s.lora.lora_dropout, framework_default("PEFT LoraConfig lora_dropout = 0.0"));
+    r.add("lora.adapter_dtype", name_of(kTrainingDtypes, s.lora.adapter_dtype), kEngineDefault);
+  }
+  if (s.method == Method::qlora) {
+    r.add("qlora.quant_type", name_of(kQuantTypes, s.qlora.quant_type), kEngineDefault);
+    r.add("qlora.double_quant", s.qlora.double_quant, kEngineDefault);
+  }
+  if (s.method == Method::freeze) r.add("freeze.trainable_layers", s.freeze_trainable_layers, kEngineDefault);
+}
+
+void add_precision(Resolved& r, const TrainingSetup& s) {
+  const ResolvedPrecision p = resolve_precision(s);
+  r.add("precision.param_dtype", name_of(kTrainingDtypes, p.param_dtype), kEngineDefault);
+  r.add("precision.compute_dtype", name_of(kTrainingDtypes, p.compute_dtype), std::string(kEngineDefault) + " (the parameter dtype)");
+  r.add("precision.grad_dtype", name_of(kTrainingDtypes, p.grad_dtype), grad_dtype_origin(s));
+  r.add("precision.master_weights", p.master_weights, master_weights_origin(s, p));
+  r.add("precision.optimizer", name_of(kOptimizers, p.optimizer), kEngineDefault);
+  r.add("precision.optimizer_state_dtype", name_of(kStateDtypes, p.optimizer_state_dtype),
+        s.framework == Framework::torchtune ? framework_default("torchtune: states in the parameter dtype")
+                                            : std::string(kEngineDefault));
+  r.add("precision.optimizer_in_backward", s.precision.optimizer_in_backward, kEngineDefault);
+  r.add("precision.optimizer_implementation", name_of(kOptimizerImplementations, optimizer_implementation(s)),
+        optimizer_implementation_origin(s));
+  r.add("precision.fp8_compute", s.precision.fp8_compute, kEngineDefault);
+}
+
+void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& doc) {
+  r.add("batch.micro_batch_size", s.batch.micro_batch_size, kEngineDefault);
+  r.add("batch.seq_length", s.batch.seq_length.value_or(4096),
+        std::string(kEngineDefault) + (s.model.seq_length_default ? " (the preset's usual training length)" : ""));
+  r.add("batch.gradient_accumulation_steps", s.batch.gradient_accumulation_steps, kEngineDefault);
+  const Architecture* a = s.model.architecture ? &*s.model.architecture : nullptr;
+  if (a && a->encoder_decoder)
+    r.add("batch.decoder_seq_length", s.batch.decoder_seq_length.value_or(s.batch.seq_length.value_or(4096)),
+          std::string(kEngineDefault) + " (batch.seq_length)");
+  if (!a) return;  // the rest shapes activations, which need an architecture
+  r.add("activation_checkpointing", name_of(kCheckpointing, s.activation_checkpointing), checkpointing_origin(s));
+  if (s.activation_checkpointing == Checkpointing::selective)
+    r.add("selective_policy", name_of(kSelective, s.selective_policy), kEngineDefault);
+  if (s.activation_checkpointing != Checkpointing::none)
+    r.add("checkpointed_layers", s.checkpointed_layers.value_or(a->num_hidden_layers()), std::string(kEngineDefault) + " (every layer)");
+  r.add("activation_offload", s.activation_offload, kEngineDefault);
+  r.add("attention", name_of(kAttention, s.attention), kEngineDefault);
+  const FrameworkBehaviour b = framework_behaviour(s);
+  const LossImplementation loss = s.loss.implementation.value_or(b.loss);
+  r.add("loss.implementation", name_of(kLoss, loss), loss_origin(s));
+  r.add("loss.logits_fp32", s.loss.logits_fp32.value_or(b.logits_fp32), loss_origin(s));
+  if (loss == LossImplementation::chunked) r.add("loss.num_chunks", s.loss.num_chunks, loss_origin(s));
+  r.set("compile", compile_value(s), compile_origin(s, doc));
+  r.add("make_vocab_size_divisible_by", make_vocab_size_divisible_by(s),
+        s.framework == Framework::megatron ? framework_default("megatron/training/arguments.py --make-vocab-size-divisible-by 128")
+                                           : std::string(kEngineDefault) + " (no padding)");
+}
+
+void add_parallel(Resolved& r, const TrainingSetup& s) {
+  const ParallelSettings& p = s.parallel;
+  r.add("parallel.world_size", p.world_size, std::string(kEngineDefault) + " (data x tensor x pipeline x context parallel)");
+  r.add("parallel.gpus_per_node", p.gpus_per_node, kEngineDefault);
+  r.add("parallel.data_parallel_size", p.data_parallel_size,
+        std::string(kEngineDefault) + " (world_size / (tensor x pipeline x context parallel))");
+  const bool fsdp_native = s.framework == Framework::torchtune || s.framework == Framework::torchtitan || s.framework == Framework::fsdp;
+  r.add("parallel.zero_stage", p.zero_stage,
+        fsdp_native && p.world_size > 1 ? framework_default("FSDP FULL_SHARD on more than one GPU") : std::string(kEngineDefault) + " (DDP)");
+  if (p.sharding_group_size) r.add("parallel.sharding_group_size", *p.sharding_group_size, kEngineDefault);
+  r.add("parallel.tensor_parallel_size", p.tensor_parallel_size, kEngineDefault);
+  if (p.tensor_parallel_size > 1) r.add("parallel.sequence_parallel", p.sequence_parallel, kEngineDefault);
+  r.add("parallel.pipeline_parallel_size", p.pipeline_parallel_size, kEngineDefault);
+  if (p.pipeline_parallel_size > 1) {
+    r.add("parallel.pipeline_schedule", name_of(kSchedules, p.pipeline_schedule), kEngineDefault);
+    r.add("parallel.virtual_pipeline_stages", p.virtual_pipeline_stages, kEngineDefault);
+  }
+  r.add("parallel.context_parallel_size", p.context_parallel_size, kEngineDefault);
+  const bool moe = s.model.architecture && s.model.architecture->active_params() < s.model.architecture->total_params();
+  if (moe) {
+    r.add("parallel.expert_parallel_size", p.expert_parallel_size, kEngineDefault);
+    r.add("parallel.expert_tensor_parallel_size", expert_tensor_parallel_size(s),
+          framework_default("Megatron-Core: --expert-tensor-parallel-size defaults to tensor_parallel_size"));
+  }
+  r.add("parallel.offload_optimizer", name_of(kOffload, p.offload_optimizer), kEngineDefault);
+  r.add("parallel.offload_param", name_of(kOffload, p.offload_param), kEngineDefault);
+  const ShardingEngine engine = sharding_engine(s);
+  r.add("parallel.sharding_engine", name_of(kShardingEngines, engine), sharding_engine_origin(s));
+  if (p.zero_stage == 3 && engine != ShardingEngine::deepspeed)
+    r.add("parallel.reshard_after_forward", p.reshard_after_forward, framework_default("FSDP reshard_after_forward = True"));
+  if (p.zero_stage == 3 && engine == ShardingEngine::deepspeed)
+    r.add("parallel.zero3_max_live_parameters", p.zero3_max_live_parameters,
+          framework_default("DeepSpeed zero/config.py stage3_max_live_parameters = 1e9"));
+  if (p.data_parallel_size > 1) r.add("parallel.gradient_sync", name_of(kGradientSync, gradient_sync(s)), gradient_sync_origin(s));
+}
+
+void add_gpu_and_overhead(Resolved& r, const TrainingSetup& s, const Estimate& e) {
+  if (s.gpu) {
+    const bool catalog = !s.gpu->id.empty();
+    const std::string from_catalog = "catalog (catalog/gpus/" + s.gpu->id + ".json)";
+    r.add("gpu", catalog ? json(s.gpu->id) : json("custom"), kEngineDefault);
+    r.add("gpu.memory_bytes", s.gpu->memory_bytes, from_catalog);
+    r.add("gpu.usable_bytes", s.gpu->usable_bytes ? json(*s.gpu->usable_bytes) : json(nullptr),
+          catalog && s.gpu->usable_bytes ? from_catalog : std::string(kEngineDefault) + " (none: the whole device)");
+    if (e.per_gpu.cuda_context)
+      r.add("gpu.cuda_context_bytes", bytes_value(*e.per_gpu.cuda_context),
+            catalog && s.gpu->cuda_context_bytes ? from_catalog : std::string(kEngineDefault) + " (512 MiB)");
+  }
+  if (s.model.architecture)
+    r.add("overhead.fragmentation_fraction", s.fragmentation_fraction, std::string(kEngineDefault) + " (10 % of allocated)");
+}
+
+void add_checkpoint_and_rlhf(Resolved& r, const TrainingSetup& s) {
+  const CheckpointSettings& c = s.checkpoint;
+  r.add("checkpoint.save", c.save == CheckpointSave::full_state ? "full_state" : c.save == CheckpointSave::weights ? "weights" : "adapter",
+        kEngineDefault);
+  r.add("checkpoint.keep_last", c.keep_last, kEngineDefault);
+  if (s.method == Method::lora || s.method == Method::qlora)
+    r.add("checkpoint.exclude_frozen_parameters", c.exclude_frozen_parameters,
+          framework_default("DeepSpeed save_checkpoint(exclude_frozen_parameters=True), PEFT save_pretrained"));
+  if (!s.rlhf) return;
+  const RlhfSettings& rl = *s.rlhf;
+  r.add("rlhf.algorithm", rl.algorithm == RlhfAlgorithm::dpo ? "dpo" : rl.algorithm == RlhfAlgorithm::ppo ? "ppo" : "grpo", kEngineDefault);
+  r.add("rlhf.reference.method", rl.reference_shared_base ? "shared_base" : "frozen", kEngineDefault);
+  if (rl.algorithm != RlhfAlgorithm::dpo) {
+    r.add("rlhf.rollout.max_new_tokens", rl.max_new_tokens, kEngineDefault);
+    r.add("rlhf.rollout.num_generations", rl.algorithm == RlhfAlgorithm::grpo ? rl.num_generations : 1, kEngineDefault);
+    r.add("rlhf.rollout.colocated", rl.colocated, kEngineDefault);
+  }
+  if (rl.algorithm == RlhfAlgorithm::ppo) r.add("rlhf.critic.method", name_of(kMethods, rl.critic_method), kEngineDefault);
+}
+
+}  // namespace
+
+json resolved_inputs(const json& doc, const TrainingSetup& s, const Estimate& e) {
+  Resolved r(doc);
+  add_model(r, s);
+  r.add("framework", framework_label(s.framework), kEngineDefault);
+  add_method(r, s);
+  add_precision(r, s);
+  add_batch_and_activations(r, s, doc);
+  r.add("model_loading", name_of(kLoading, s.model_loading), kEngineDefault);
+  add_parallel(r, s);
+  add_gpu_and_overhead(r, s, e);
+  add_checkpoint_and_rlhf(r, s);
+  return r.take();
+}
+
+}  // namespace trainmem::json_io
