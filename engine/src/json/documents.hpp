@@ -27,6 +27,10 @@ void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out);
 // The `resolved` block: every input the estimate of `doc` used, with its value and origin
 // (resolved_document.cpp).
 nlohmann::json resolved_inputs(const nlohmann::json& doc, const TrainingSetup& s, const Estimate& e);
+// The `suggestions` list for a setup whose verdict (the output's "verdict") is "does_not_fit" or
+// "borderline": single document changes, each re-estimated, ranked by the bytes they save
+// (suggestions_document.cpp). Empty otherwise.
+nlohmann::json suggestions(const nlohmann::json& doc, const TrainingSetup& s, const Estimate& e, const nlohmann::json& verdict);
 // Bytes: an integer while exact in a double, else a plain number.
 nlohmann::json bytes_value(double bytes);
 

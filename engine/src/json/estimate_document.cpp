@@ -656,8 +656,10 @@ JsonResult estimate_json(std::string_view document) {
     if (!std::isfinite(peak) || !std::isfinite(e.checkpoint.training_state_bytes))
       return {error_document({{error_code::out_of_range, "(document)", "the setup is too large to estimate (byte counts overflow)"}}), false};
     json out = write_estimate(parsed.setup, e);
-    // The document read again (valid by now) for which fields it gave.
-    out["resolved"] = json_io::resolved_inputs(json::parse(document.begin(), document.end()), parsed.setup, e);
+    // The document read again (valid by now) for which fields it gave and to change it.
+    const json source = json::parse(document.begin(), document.end());
+    out["resolved"] = json_io::resolved_inputs(source, parsed.setup, e);
+    out["suggestions"] = json_io::suggestions(source, parsed.setup, e, out["verdict"]);
     return {out.dump(2), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};

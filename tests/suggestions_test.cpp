@@ -1,0 +1,130 @@
+// Make it fit: suggestions for a setup that does not fit or is borderline, each a single change
+// re-estimated (engine/src/json/suggestions_document.cpp).
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using nlohmann::json;
+using namespace trainmem;
+
+namespace {
+
+json estimate_doc(const json& document) {
+  const JsonResult r = estimate_json(document.dump());
+  if (!r.ok) FAIL(r.json);
+  return json::parse(r.json);
+}
+
+std::vector<std::string> codes(const json& out) {
+  std::vector<std::string> c;
+  for (const auto& s : out["suggestions"]) c.push_back(s["code"]);
+  return c;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& code) {
+  return std::find(list.begin(), list.end(), code) != list.end();
+}
+
+// Llama-3.1-8B full fine-tune, micro-batch 4 x 4,096 tokens, on one 24 GiB GPU: 16 B/param of
+// model states alone (128 GB) do not fit.
+const json kTooBig = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "rtx-4090-24gb",
+  "batch": {"micro_batch_size": 4, "seq_length": 4096}})");
+
+}  // namespace
+
+TEST_CASE("Every suggestion is the estimate of the changed document, ranked by bytes saved", "[suggestions]") {
+  for (const json& doc : {kTooBig, json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "deepspeed", "gpu": "a100-40gb",
+                                                 "parallel": {"world_size": 8, "zero_stage": 1}, "activation_checkpointing": "none",
+                                                 "batch": {"micro_batch_size": 2, "seq_length": 4096, "gradient_accumulation_steps": 4}})")}) {
+    const json out = estimate_doc(doc);
+    REQUIRE(out["verdict"] != "fits");
+    REQUIRE(!out["suggestions"].empty());
+    double previous = 1e300;
+    for (const auto& s : out["suggestions"]) {
+      INFO(s.dump());
+      json changed = doc;
+      changed.merge_patch(s["change"]);
+      REQUIRE(changed != doc);  // never a change that is already on
+      const json again = estimate_doc(changed);
+      CHECK(s["peak"] == again["per_gpu"]["peak"]);
+      CHECK(s["verdict"] == again["verdict"]);
+      CHECK(s["saved_bytes"].get<double>() == Approx(out["per_gpu"]["peak"].get<double>() - again["per_gpu"]["peak"].get<double>()).margin(1));
+      CHECK(s["saved_bytes"].get<double>() > 0);
+      CHECK(s["saved_bytes"].get<double>() <= previous);
+      previous = s["saved_bytes"].get<double>();
+    }
+  }
+}
+
+TEST_CASE("A setup that fits has no suggestions", "[suggestions]") {
+  const json out = estimate_doc(json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "h100-sxm-80gb",
+    "batch": {"seq_length": 1024}, "activation_checkpointing": "full"})"));
+  REQUIRE(out["verdict"] == "fits");
+  CHECK(out["suggestions"].empty());
+}
+
+TEST_CASE("Never a change already on, never one impossible for the setup", "[suggestions]") {
+  SECTION("one GPU: no ZeRO stage and no more GPUs (nothing to shard over)") {
+    const auto c = codes(estimate_doc(kTooBig));
+    CHECK(!has(c, "zero_stage"));
+    CHECK(!has(c, "more_gpus"));
+    CHECK(has(c, "lora"));
+    CHECK(has(c, "qlora"));
+    CHECK(has(c, "checkpointing"));
+  }
+  SECTION("checkpointing, a fused loss and QLoRA already on are not offered again") {
+    json doc = kTooBig;
+    doc.merge_patch(json::parse(R"({"method": "qlora", "activation_checkpointing": "full", "loss": {"implementation": "fused"},
+      "batch": {"micro_batch_size": 16, "seq_length": 16384}})"));
+    const json out = estimate_doc(doc);
+    REQUIRE(out["verdict"] != "fits");
+    const auto c = codes(out);
+    CHECK(!has(c, "checkpointing"));
+    CHECK(!has(c, "fused_loss"));
+    CHECK(!has(c, "lora"));
+    CHECK(!has(c, "qlora"));
+    CHECK(has(c, "smaller_micro_batch"));
+  }
+  SECTION("torchtitan has no adapters and DeepSpeed no bitsandbytes optimizer") {
+    json titan = kTooBig;
+    titan["framework"] = "torchtitan";
+    const auto t = codes(estimate_doc(titan));
+    CHECK(!has(t, "lora"));
+    CHECK(!has(t, "qlora"));
+    CHECK(!has(t, "eight_bit_optimizer"));
+    json ds = kTooBig;
+    ds["framework"] = "deepspeed";
+    const auto d = codes(estimate_doc(ds));
+    CHECK(!has(d, "eight_bit_optimizer"));
+    CHECK(has(d, "offload_optimizer"));  // ZeRO-Offload: stage 2 with the optimizer on the host
+  }
+}
+
+TEST_CASE("Accumulation keeps the global batch: smaller micro-batches, more GPUs", "[suggestions]") {
+  const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "fsdp", "gpu": "a100-40gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "activation_checkpointing": "none",
+    "batch": {"micro_batch_size": 4, "seq_length": 4096, "gradient_accumulation_steps": 2}})");
+  const json out = estimate_doc(doc);
+  REQUIRE(out["verdict"] != "fits");
+  // Global batch: 4 x 8 ranks x 2 = 64 sequences.
+  REQUIRE(out["global_batch_size"] == 64);
+  bool micro = false, gpus = false;
+  for (const auto& s : out["suggestions"]) {
+    json changed = doc;
+    changed.merge_patch(s["change"]);
+    if (s["code"] == "smaller_micro_batch") {
+      micro = true;
+      // 2 x 8 x 4 = 64.
+      CHECK(s["params"] == json({{"micro_batch_size", 2}, {"gradient_accumulation_steps", 4}}));
+      CHECK(estimate_doc(changed)["global_batch_size"] == 64);
+    }
+    if (s["code"] == "more_gpus") {
+      gpus = true;
+      // 4 x 16 x 1 = 64.
+      CHECK(s["params"]["world_size"] == 16);
+      CHECK(estimate_doc(changed)["global_batch_size"] == 64);
+    }
+  }
+  CHECK(micro);
+  CHECK(gpus);
+}
