@@ -19,6 +19,9 @@ import { LazyChart, memoryBars, peakCurve, themeColors, timeBars } from './chart
 import { changedInputs, renderCompare } from './compare.js';
 import { download, markdown } from './export.js';
 import { renderAccuracy, renderTimeAccuracy } from './accuracy.js';
+import { marginText, bandText, renderUncertainty, renderSuggestions } from './verdict.js';
+import { showDefaults } from './defaults.js';
+import { mergePatch } from './doc-paths.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
 
@@ -307,6 +310,7 @@ export class App {
       status.className = 'bad';
       byId('global-batch').textContent = '';
       showErrors(out.errors, 'estimate', byId('errors'));
+      showDefaults(document, null, this.unit);
       this.result = null;
       return;
     }
@@ -327,8 +331,14 @@ export class App {
     fit.className = verdict === 'fits' ? 'ok' : verdict === 'no_fit' ? 'bad' : verdict === 'borderline' ? 'warn' : '';
     fit.dataset.verdict = out.verdict || '';
     mini.textContent = t('peak_per_gpu') + ' ' + peak.textContent + ' · ' + fit.textContent + ' ↓';
-    const headroom = out.gpu_capacity_bytes === null || g.peak === null ? null : out.gpu_capacity_bytes - g.peak;
+    // Headroom: the GPU's capacity minus the quantity the verdict compares (the engine's margin).
+    const headroom = typeof out.margin_bytes === 'number' ? out.margin_bytes : null;
     byId('headroom').textContent = headroom === null ? '—' : headroom >= 0 ? formatBytes(headroom, unit) : t('short_by', { bytes: formatBytes(-headroom, unit) });
+    byId('peak-band').textContent = bandText(out, unit);
+    byId('margin').textContent = marginText(out, unit);
+    renderUncertainty(byId('uncertainty'), out, unit);
+    renderSuggestions(byId('suggestions-box'), byId('suggestions'), out, unit, (change) => this.applyChange(change));
+    showDefaults(document, out.resolved || null, unit);
     byId('global-batch').textContent = t('global_batch', { n: formatCount(out.global_batch_size) });
     byId('step-time').textContent = out.time ? formatSeconds(out.time.step_seconds) + ' · MFU ' + formatPercent(out.time.mfu) : '—';
     renderTime(byId('time').tBodies[0], out, unit);
@@ -500,6 +510,17 @@ export class App {
       this.charts.seq.draw(peakCurve({ ...lines, points: res.curves.peak_vs_seq_length, xLabel: t('seq_length') })),
       this.charts.mbs.draw(peakCurve({ ...lines, points: res.curves.peak_vs_micro_batch, xLabel: t('micro_batch_size') })),
     ]);
+  }
+
+  /**
+   * A suggestion's change (a JSON merge patch of the document) into the inputs: the estimate follows.
+   * @param {Record<string, any>} change
+   */
+  applyChange(change) {
+    this.store.doc = mergePatch(this.store.doc, change);
+    this.writeControls();
+    this.update('push');
+    this.editing = false;
   }
 
   /**

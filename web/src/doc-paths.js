@@ -109,3 +109,21 @@ export function leafPaths(doc, prefix = '', out = []) {
 export function clone(o) {
   return JSON.parse(JSON.stringify(o));
 }
+
+/**
+ * `patch` applied to a copy of `doc` as a JSON merge patch (RFC 7396): objects merge key by key,
+ * null removes a key, anything else replaces. The engine's suggestions are such patches.
+ * @param {any} doc
+ * @param {any} patch
+ * @returns {any}
+ */
+export function mergePatch(doc, patch) {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return clone(patch);
+  /** @type {Record<string, any>} */
+  const out = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? clone(doc) : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+// The verdict at the decision boundary: the band's verdict and margin in the user's unit beside the
+// point estimate's, the engine's suggestions (each applied gives the CLI's estimate of the changed
+// document), and every default shown from the engine's `resolved` block.
+const { test, expect, cli } = require('./fixtures');
+const Render = require('../web/src/format.js');
+
+const signed = (x, unit) => Render.signedBytes(x, unit);
+
+test('the verdict shows the margin band and the point estimate in the chosen unit', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'rtx-4090-24gb');
+  await app.set('method', 'qlora');
+  await app.set('batch.seq_length', 2048);
+  const expected = cli(await app.inputDoc());
+  expect(expected.verdict).toBeTruthy();
+  await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', expected.verdict);
+  for (const unit of ['GiB', 'GB']) {
+    await page.getByTestId('unit').selectOption(unit);
+    const margin = page.getByTestId('margin');
+    await expect(margin).toContainText(`between ${signed(expected.margin_range.low, unit)} and ${signed(expected.margin_range.high, unit)}`);
+    await expect(margin).toContainText(`point estimate ${signed(expected.margin_bytes, unit)}`);
+    await expect(page.getByTestId('peak-band')).toHaveText(
+      `between ${Render.formatBytes(expected.per_gpu.peak_range.low, unit)} and ${Render.formatBytes(expected.per_gpu.peak_range.high, unit)}`);
+    // Headroom is the same margin everywhere: capacity minus what the verdict compares.
+    const headroom = expected.margin_bytes >= 0 ? Render.formatBytes(expected.margin_bytes, unit) : `short by ${Render.formatBytes(-expected.margin_bytes, unit)}`;
+    await expect(page.getByTestId('headroom')).toHaveText(headroom);
+  }
+  // Each source that widens the band is listed with its bytes.
+  await page.getByTestId('uncertainty-box').locator('summary').click();
+  await expect(page.getByTestId('uncertainty-term')).toHaveCount(expected.uncertainty.length);
+  for (const u of expected.uncertainty) {
+    await expect(page.locator(`[data-testid="uncertainty-term"][data-source="${u.source}"]`).first()).toContainText(Render.formatBytes(u.bytes, 'GB'));
+  }
+});
+
+test('a setup that does not fit lists suggestions; applying one gives the estimate of the changed document', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'rtx-4090-24gb');
+  await app.set('method', 'full');
+  await app.set('parallel.world_size', 1);
+  await app.set('batch.micro_batch_size', 4);
+  await app.set('batch.seq_length', 4096);
+  const doc = await app.inputDoc();
+  const expected = cli(doc);
+  expect(expected.verdict).toBe('does_not_fit');
+  await expect(page.getByTestId('fit')).toHaveText(/^does not fit on/);
+  const items = page.getByTestId('suggestion');
+  await expect(items).toHaveCount(expected.suggestions.length);
+  for (const [i, s] of expected.suggestions.entries()) {
+    await expect(items.nth(i)).toHaveAttribute('data-code', s.code);
+    await expect(items.nth(i)).toContainText(`peak ${Render.formatBytes(s.peak, 'GiB')}, saves ${Render.formatBytes(s.saved_bytes, 'GiB')}`);
+  }
+  // No suggestion that is already on, none impossible on one GPU.
+  const codes = expected.suggestions.map((s) => s.code);
+  expect(codes).not.toContain('zero_stage');
+  expect(codes).not.toContain('more_gpus');
+  const qlora = expected.suggestions.findIndex((s) => s.code === 'qlora');
+  expect(qlora).toBeGreaterThanOrEqual(0);
+  await items.nth(qlora).getByTestId('apply-suggestion').click();
+  const changed = await app.inputDoc();
+  expect(changed.method).toBe('qlora');
+  const again = cli(changed);
+  expect(await app.bytes('b-peak')).toBe(again.per_gpu.peak);
+  expect(again.per_gpu.peak).toBe(expected.suggestions[qlora].peak);
+  await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', again.verdict);
+});
+
+test('controls left at default show the value the engine used, from resolved', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('method', 'qlora');
+  await app.set('activation_checkpointing', '');
+  await app.field('batch.seq_length').fill('');
+  await app.settled();
+  const expected = cli(await app.inputDoc());
+  // HF QLoRA: PEFT's prepare_model_for_kbit_training turns checkpointing on; Llama-3.1 trains at 8,192.
+  expect(expected.resolved.activation_checkpointing.value).toBe('full');
+  expect(expected.resolved['batch.seq_length'].value).toBe(8192);
+  const ckpt = app.field('activation_checkpointing').locator('option[value=""]');
+  await expect(ckpt).toHaveText('default: full');
+  await expect(ckpt).toHaveAttribute('title', expected.resolved.activation_checkpointing.origin);
+  await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', '8192');
+  // DeepSpeed keeps gradients in the model dtype (with an fp32 partition in the step): bf16 shown.
+  await app.set('framework', 'deepspeed');
+  const ds = cli(await app.inputDoc());
+  await expect(app.field('precision.grad_dtype').locator('option[value=""]')).toHaveText('default: ' + ds.resolved['precision.grad_dtype'].value);
+  // In Chinese too.
+  await page.getByTestId('lang').selectOption('zh');
+  await app.settled();
+  await expect(app.field('activation_checkpointing').locator('option[value=""]')).toHaveText('默认：' + ds.resolved.activation_checkpointing.value);
+  await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', '8192');
+});

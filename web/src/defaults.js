@@ -1,0 +1,60 @@
+// Every control left at its default shows the value the engine used, read from the estimate's
+// `resolved` block (docs/api.md): a select's "default" option reads "default: full", an empty
+// field's placeholder the number, and the origin (framework default and its source, engine
+// default) is the control's tooltip. The page restates no default of its own.
+import { t } from './i18n.js';
+import { UNIT_BYTES } from './format.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {{value: any, origin: string}} ResolvedEntry */
+/** @typedef {HTMLInputElement | HTMLSelectElement} Control */
+
+/**
+ * A resolved value as a control would show it.
+ * @param {any} value
+ * @param {string | undefined} type  the control's data-type
+ * @param {Unit} unit
+ * @returns {string}
+ */
+export function valueText(value, type, unit) {
+  if (value === null || value === undefined) return '—';
+  if (type === 'bytes' && typeof value === 'number') return String(+(value / UNIT_BYTES[unit]).toFixed(4));
+  if (type === 'bool' || typeof value === 'boolean') return t(value ? 'on' : 'off');
+  if (Array.isArray(value)) return value.join(',');
+  return String(value);
+}
+
+/**
+ * Shows the engine's value in every control of `root` left empty; restores the page's own
+ * placeholder where the engine resolved nothing (no estimate, or a field that does not apply).
+ * @param {ParentNode} root
+ * @param {Record<string, ResolvedEntry> | null} resolved
+ * @param {Unit} unit
+ */
+export function showDefaults(root, resolved, unit) {
+  for (const control of /** @type {NodeListOf<Control>} */ (root.querySelectorAll('input[data-path], select[data-path]'))) {
+    const path = control.dataset.path || '';
+    const entry = resolved && Object.prototype.hasOwnProperty.call(resolved, path) ? resolved[path] : null;
+    if (control instanceof HTMLSelectElement) {
+      const option = /** @type {HTMLOptionElement | null} */ (control.querySelector('option[value=""]'));
+      if (!option) continue;
+      option.textContent = entry ? t('default_is', { value: valueText(entry.value, control.dataset.type, unit) }) : t('default');
+      option.title = entry ? entry.origin : '';
+      if (entry) option.dataset.resolved = JSON.stringify(entry.value);
+      else delete option.dataset.resolved;
+      continue;
+    }
+    if (!('pagePlaceholder' in control.dataset)) control.dataset.pagePlaceholder = control.getAttribute('placeholder') || '';
+    if (entry && control.value === '') {
+      control.setAttribute('placeholder', valueText(entry.value, control.dataset.type, unit));
+      control.title = entry.origin;
+      control.dataset.resolved = JSON.stringify(entry.value);
+    } else {
+      const own = control.dataset.i18nPlaceholder ? t(control.dataset.i18nPlaceholder) : control.dataset.pagePlaceholder || '';
+      if (own) control.setAttribute('placeholder', own);
+      else control.removeAttribute('placeholder');
+      control.title = '';
+      delete control.dataset.resolved;
+    }
+  }
+}

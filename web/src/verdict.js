@@ -1,0 +1,99 @@
+// The verdict at the decision boundary: the engine's three-way verdict from its uncertainty band,
+// the margin in the user's unit (the band's and the point estimate's side by side), what widens
+// the band, and the engine's suggestions to make a setup fit, each with its re-estimated peak.
+// Everything shown is read from the estimate output (docs/api.md: verdict, margin_bytes,
+// margin_range, per_gpu.peak_range, uncertainty, suggestions); nothing is computed here.
+import { t } from './i18n.js';
+import { el } from './dom.js';
+import { formatBytes, signedBytes } from './format.js';
+
+/** @typedef {import('./format.js').Unit} Unit */
+/** @typedef {Record<string, any>} Output */
+
+/**
+ * The verdict line and the margin, e.g. "Borderline: the margin lies between −2.10 GiB and +5.30
+ * GiB (estimate +1.60 GiB)".
+ * @param {Output} out
+ * @param {Unit} unit
+ * @returns {string}
+ */
+export function marginText(out, unit) {
+  const r = out.margin_range;
+  const point = typeof out.margin_bytes === 'number' ? signedBytes(out.margin_bytes, unit) : '—';
+  if (!r || typeof r.low !== 'number') return out.verdict ? t('margin_point', { point }) : '';
+  const vars = { low: signedBytes(r.low, unit), high: signedBytes(r.high, unit), point, spare: formatBytes(Math.max(0, r.low), unit),
+    short: formatBytes(Math.max(0, -r.high), unit) };
+  if (out.verdict === 'fits') return t('margin_fits', vars);
+  if (out.verdict === 'does_not_fit') return t('margin_no_fit', vars);
+  return t('margin_borderline', vars);
+}
+
+/**
+ * The band's sources, largest first: "CUDA context (lazy vs eager module loading): 0.36 GiB".
+ * @param {HTMLElement} list
+ * @param {Output} out
+ * @param {Unit} unit
+ */
+export function renderUncertainty(list, out, unit) {
+  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.slice() : [];
+  terms.sort((a, b) => b.bytes - a.bytes);
+  list.replaceChildren(...terms.map((u) => el('li', { 'data-testid': 'uncertainty-term', 'data-source': String(u.source) }, [
+    el('span', { text: t('u_' + u.source) + (u.alternative ? ' (' + String(u.alternative) + ')' : '') + ': ' }),
+    el('strong', { text: formatBytes(u.bytes, unit) }),
+    el('small', { class: 'source', text: String(u.reference || '') }),
+  ])));
+}
+
+/**
+ * A suggestion in words, from its code and params: "Use ZeRO stage 3".
+ * @param {Record<string, any>} s
+ * @returns {string}
+ */
+export function suggestionText(s) {
+  const p = s.params || {};
+  /** @type {Record<string, string>} */
+  const vars = {};
+  for (const [k, v] of Object.entries(p)) vars[k] = typeof v === 'number' ? v.toLocaleString('en-US') : String(v);
+  if (s.code === 'checkpointing') return t(p.policy === 'selective' ? 's_checkpointing_selective' : 's_checkpointing_full');
+  if (s.code === 'smaller_micro_batch') return t(p.gradient_accumulation_steps === 1 ? 's_smaller_micro_batch_one' : 's_smaller_micro_batch', vars);
+  return t('s_' + s.code, vars);
+}
+
+const VERDICT_WORDS = { fits: 'v_fits', borderline: 'v_borderline', does_not_fit: 'v_no_fit' };
+
+/**
+ * The suggestions, best first, each with the peak it leads to and its own verdict; `apply` loads
+ * its change into the inputs.
+ * @param {HTMLElement} box
+ * @param {HTMLElement} list
+ * @param {Output} out
+ * @param {Unit} unit
+ * @param {(change: Record<string, any>) => void} apply
+ */
+export function renderSuggestions(box, list, out, unit, apply) {
+  const all = Array.isArray(out.suggestions) ? out.suggestions : [];
+  box.hidden = all.length === 0;
+  list.replaceChildren(...all.map((s) => {
+    const verdict = /** @type {'fits' | 'borderline' | 'does_not_fit'} */ (s.verdict);
+    const button = el('button', { type: 'button', text: t('s_apply'), 'data-testid': 'apply-suggestion' });
+    button.addEventListener('click', () => apply(s.change));
+    return el('li', { 'data-testid': 'suggestion', 'data-code': String(s.code) }, [
+      el('span', { text: suggestionText(s) + ': ' }),
+      el('span', { text: t('s_result', { peak: formatBytes(s.peak, unit), saved: formatBytes(s.saved_bytes, unit) }) + ' ' }),
+      el('strong', { class: verdict === 'fits' ? 'ok' : verdict === 'borderline' ? 'warn' : 'bad', text: t(VERDICT_WORDS[verdict] || 'v_unknown') }),
+      ' ',
+      button,
+    ]);
+  }));
+}
+
+/**
+ * The peak's band: "between 20.1 and 26.3 GiB".
+ * @param {Output} out
+ * @param {Unit} unit
+ */
+export function bandText(out, unit) {
+  const r = out.per_gpu && out.per_gpu.peak_range;
+  if (!r) return '—';
+  return t('band_between', { low: formatBytes(r.low, unit), high: formatBytes(r.high, unit) });
+}
