@@ -146,9 +146,14 @@ void add_method(Resolved& r, const TrainingSetup& s) {
   r.add("method", name_of(kMethods, s.method), kEngineDefault);
   if (s.method == Method::lora || s.method == Method::qlora) {
     r.add("lora.r", s.lora.r, kEngineDefault);
-    const std::string type = s.model.architecture ? s.model.architecture->model_type : "";
-    r.add("lora.target_modules", s.lora.target_modules,
-          framework_default("PEFT TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for " + type));
+    const Architecture* a = s.model.architecture ? &*s.model.architecture : nullptr;
+    const std::string type = a ? a->model_type : "";
+    json targets = s.lora.target_pattern ? json(*s.lora.target_pattern)
+                   : !s.lora.target_modules.empty() || !a ? json(s.lora.target_modules)
+                                                          : json(a->default_lora_targets);
+    r.add("lora.target_modules", targets,
+          !a || a->peft_default_targets ? framework_default("PEFT TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for " + type)
+                                        : std::string(kEngineDefault) + " (PEFT has no default for " + type + ")");
     if (!s.lora.modules_to_save.empty()) r.add("lora.modules_to_save", s.lora.modules_to_save, kEngineDefault);
     r.add("lora.use_dora", s.lora.use_dora, framework_default("PEFT LoraConfig use_dora = False"));
     r.add("lora.lora_dropout", s.lora.lora_dropout, framework_default("PEFT LoraConfig lora_dropout = 0.0"));
