@@ -63,6 +63,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   std::vector<Warning>& w = warnings;
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
   const bool paged = is_paged(e.precision.optimizer);
+  hardware_warnings(s, e, w);
   if (!s.ignored_fields.empty()) {
     std::string list;
     for (const auto& f : s.ignored_fields) list += (list.empty() ? "" : "; ") + f;

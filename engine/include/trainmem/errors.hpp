@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "trainmem/params.hpp"
+
 namespace trainmem {
 
 namespace error_code {
@@ -33,6 +35,7 @@ struct FieldError {
   std::string code;
   std::string field;  // document path, e.g. "parallel.tensor_parallel_size"
   std::string message;
+  Params params;  // the values the message names (params.hpp)
 };
 
 // The problems of one input: the first kMaxListedErrors are kept, all are counted. A document with

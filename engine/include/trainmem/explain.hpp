@@ -13,4 +13,7 @@ std::vector<Explanation> explain(const TrainingSetup& setup, const Estimate& e);
 // Common estimation mistakes (docs/memory-model.md) and other caveats that apply to this setup (stable codes).
 std::vector<Warning> estimate_warnings(const TrainingSetup& setup, const Estimate& e);
 
+// Appends what the setup asks of its GPU that the GPU cannot do (bf16, FlashAttention-2).
+void hardware_warnings(const TrainingSetup& setup, const Estimate& e, std::vector<Warning>& warnings);
+
 }  // namespace trainmem

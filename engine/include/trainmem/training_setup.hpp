@@ -174,6 +174,10 @@ struct GpuSpec {
   std::optional<std::int64_t> usable_bytes;        // what a framework can allocate (context excluded)
   std::optional<std::int64_t> cuda_context_bytes;
   bool has_cuda_context = true;  // false for TPU and Gaudi
+  // What the hardware can run (the catalog's "bf16" and "flash_attention_2"; a custom device is
+  // assumed capable): bf16 arithmetic, and FlashAttention-2's kernels.
+  bool bf16 = true;
+  bool flash_attention_2 = true;
   std::int64_t gpus_per_node = 8;
   GpuPerformance performance;
   std::optional<double> price_per_gpu_hour_usd;  // the catalog's default offer (USD per GPU-hour)

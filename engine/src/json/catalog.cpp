@@ -146,6 +146,9 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
   g.bf16_dense_tflops = r.number("bf16_dense_tflops", 0, 1e6).value_or(0);
   perf.bf16_dense_flops_per_s = g.bf16_dense_tflops * 1e12;
   r.string("bf16_note");
+  g.spec.bf16 = r.boolean("bf16").value_or(true);
+  g.spec.flash_attention_2 = r.boolean("flash_attention_2").value_or(true);
+  r.string("capability_source");
   g.memory_bandwidth_bytes_per_s = r.number("memory_bandwidth_bytes_per_s", 0, 1e15).value_or(0);
   perf.memory_bandwidth_bytes_per_s = g.memory_bandwidth_bytes_per_s;
   perf.fp8_dense_flops_per_s = r.number("fp8_dense_tflops", 0, 1e6).value_or(0) * 1e12;

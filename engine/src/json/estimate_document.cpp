@@ -4,6 +4,7 @@
 
 #include "documents.hpp"
 #include "enum_names.hpp"
+#include "params_json.hpp"
 #include "hf_config.hpp"
 #include "object_reader.hpp"
 #include "trainmem/catalog.hpp"
@@ -600,18 +601,20 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   std::vector<std::string> inexact;
   inexact_numbers(out, "", inexact);
   out["warnings"] = json::array();
-  for (const auto& w : estimate_warnings(s, e)) out["warnings"].push_back({{"code", w.code}, {"message", w.message}});
+  for (const auto& w : estimate_warnings(s, e))
+    out["warnings"].push_back({{"code", w.code}, {"message", w.message}, {"params", json_io::params_json(w.params)}});
   std::string why_not;
   const std::optional<StepTime> time = step_time(s, e, &why_not);
   out["time"] = time ? time_json(*time) : json(nullptr);
-  if (!time && s.gpu) out["warnings"].push_back({{"code", "time_unavailable"}, {"message", why_not}});
+  if (!time && s.gpu) out["warnings"].push_back({{"code", "time_unavailable"}, {"message", why_not}, {"params", json::object()}});
   if (!inexact.empty()) {
     std::string list;
     for (const auto& path : inexact) list += (list.empty() ? "" : ", ") + path;
     out["warnings"].push_back({{"code", "above_2_53"},
                                {"message", list + (inexact.size() == 1 ? " exceeds" : " exceed") +
                                                " 2^53 = 9007199254740992: JavaScript shows " +
-                                               (inexact.size() == 1 ? "it" : "them") + " rounded"}});
+                                               (inexact.size() == 1 ? "it" : "them") + " rounded"},
+                               {"params", {{"fields", inexact}}}});
   }
   return out;
 }
@@ -620,7 +623,8 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
 
 std::string error_document(const Errors& errors) {
   json list = json::array();
-  for (const auto& e : errors) list.push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
+  for (const auto& e : errors)
+    list.push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}, {"params", json_io::params_json(e.params)}});
   json doc;
   doc["error"] = list.empty() ? json{{"code", "internal"}, {"field", ""}, {"message", "unknown error"}} : list.front();
   doc["errors"] = list;  // the first kMaxListedErrors problems

@@ -1,0 +1,68 @@
+// What a setup asks of a GPU that the GPU cannot do (engine/src/hardware_warnings.cpp): bf16 below
+// compute capability 8.0 and FlashAttention-2 outside Ampere/Ada/Hopper. The catalog marks V100
+// (compute capability 7.0) and T4 (7.5) as having neither (NVIDIA CUDA C Programming Guide,
+// compute capabilities; Dao-AILab/flash-attention README, "Installation and features").
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using nlohmann::json;
+using namespace trainmem;
+
+namespace {
+
+json estimate_doc(const std::string& document) {
+  const JsonResult r = estimate_json(document);
+  if (!r.ok) FAIL(r.json);
+  return json::parse(r.json);
+}
+
+std::vector<std::string> warning_codes(const json& out) {
+  std::vector<std::string> codes;
+  for (const auto& w : out["warnings"]) codes.push_back(w["code"]);
+  return codes;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& code) {
+  return std::find(list.begin(), list.end(), code) != list.end();
+}
+
+}  // namespace
+
+TEST_CASE("bf16 and FlashAttention-2 on a V100 are named, with the GPU in params", "[warnings][hardware]") {
+  // The defaults are bf16 mixed precision and FlashAttention-2: a V100 has neither.
+  const json out = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "v100-32gb"})");
+  const auto codes = warning_codes(out);
+  CHECK(has(codes, "bf16_unsupported"));
+  CHECK(has(codes, "flash_attention_unsupported"));
+  for (const auto& w : out["warnings"])
+    if (w["code"] == "bf16_unsupported" || w["code"] == "flash_attention_unsupported")
+      CHECK(w["params"]["gpu"] == "NVIDIA V100 SXM2 32GB");
+}
+
+TEST_CASE("fp16 with SDPA on a V100 or T4 asks nothing the GPU lacks", "[warnings][hardware]") {
+  for (const char* gpu : {"v100-32gb", "v100-16gb", "t4-16gb"}) {
+    const json out = estimate_doc(std::string(R"({"model": {"preset": "llama-3.2-1b"}, "gpu": ")") + gpu +
+                                  R"(", "attention": "sdpa", "precision": {"param_dtype": "fp16", "compute_dtype": "fp16", "grad_dtype": "fp16"}})");
+    const auto codes = warning_codes(out);
+    CHECK_FALSE(has(codes, "bf16_unsupported"));
+    CHECK_FALSE(has(codes, "flash_attention_unsupported"));
+  }
+}
+
+TEST_CASE("bf16 and FlashAttention-2 on an A100 are not warned about", "[warnings][hardware]") {
+  const auto codes = warning_codes(estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "a100-40gb"})"));
+  CHECK_FALSE(has(codes, "bf16_unsupported"));
+  CHECK_FALSE(has(codes, "flash_attention_unsupported"));
+}
+
+TEST_CASE("every warning and error carries a params object", "[warnings][errors]") {
+  const json out = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "v100-32gb"})");
+  REQUIRE_FALSE(out["warnings"].empty());
+  for (const auto& w : out["warnings"]) CHECK(w["params"].is_object());
+  const JsonResult bad = estimate_json(R"({"model": {"num_parameters": -1}})");
+  REQUIRE_FALSE(bad.ok);
+  const json doc = json::parse(bad.json);
+  CHECK(doc["error"]["params"].is_object());
+  for (const auto& e : doc["errors"]) CHECK(e["params"].is_object());
+}
