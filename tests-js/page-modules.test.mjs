@@ -46,6 +46,17 @@ test('preset search by name, family and size', () => {
   assert.equal(ids('').length, models.length);
 });
 
+test('the best match comes first: whole words before pieces of words, separators optional', () => {
+  const ids = (q) => Search.filterModels(models, q).map((m) => m.id);
+  // "7b" is the size word of Qwen2.5-7B; in Qwen2.5-72B (72.7B parameters) it is only a piece.
+  assert.equal(ids('qwen2.5 7b')[0], 'qwen2.5-7b');
+  assert.ok(ids('qwen2.5 7b').includes('qwen2.5-72b'));
+  // "llama3" is Llama 3 written without its separator.
+  assert.match(ids('llama3')[0], /^llama-3/);
+  assert.ok(ids('llama3').includes('llama-3-8b'));
+  assert.equal(ids('llama 70b')[0].startsWith('llama-'), true);
+});
+
 test('B08: GiB is 2^30 bytes and GB is 10^9 bytes, each labelled as what it is', () => {
   assert.equal(Format.formatBytes(2 ** 30, 'GiB'), '1.00 GiB');
   assert.equal(Format.formatBytes(1e9, 'GB'), '1.00 GB');

@@ -69,8 +69,37 @@ function haystack(m) {
   return [m.id, m.display_name, m.family, m.hf_id, m.model_type, size, size.replace(/\.\d/, '')].join(' ').toLowerCase();
 }
 
+/** @param {string} s */
+const compact = (s) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
 /**
- * Presets whose name, family, hf_id or size contain every word of the query.
+ * The words of a preset's names: "Qwen2.5-7B" -> qwen2.5, 7b (split at spaces, "-", "_" and "/";
+ * dots stay, so a version is one word).
+ * @param {ModelEntry} m
+ */
+function tokens(m) {
+  return [m.id, m.display_name, m.hf_id].join(' ').toLowerCase().split(/[\s\-_/]+/).filter(Boolean);
+}
+
+/**
+ * How well one query word names a preset: 3 a whole word of its names ("7b" is Qwen2.5-7B's size,
+ * not a piece of 72.7B), 2 the start of its name without separators ("llama3" -> Llama-3-8B),
+ * 1 anywhere in what it is known by, 0 not at all.
+ * @param {ModelEntry} m
+ * @param {string} word  lower case
+ */
+function wordScore(m, word) {
+  if (tokens(m).includes(word)) return 3;
+  const w = compact(word);
+  if (w && (compact(m.id).startsWith(w) || compact(m.display_name).startsWith(w))) return 2;
+  const h = haystack(m);
+  return h.includes(word) || (w !== '' && compact(h).includes(w)) ? 1 : 0;
+}
+
+/**
+ * Presets matching every word of the query (in their name, family, hf_id or size, with or without
+ * separators: "llama3" finds Llama 3), best match first: whole words before pieces of words, then
+ * catalog order. A search box's Enter picks the first.
  * @param {ModelEntry[]} models
  * @param {string} query
  * @returns {ModelEntry[]}
@@ -80,8 +109,16 @@ export function filterModels(models, query) {
   if (ref) return [ref];
   const words = String(query || '').toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return models.slice();
-  return models.filter((m) => {
-    const h = haystack(m);
-    return words.every((w) => h.includes(w));
-  });
+  const scored = [];
+  for (const [index, m] of models.entries()) {
+    let score = 0;
+    for (const w of words) {
+      const s = wordScore(m, w);
+      if (s === 0) { score = -1; break; }
+      score += s;
+    }
+    if (score > 0) scored.push({ m, score, index });
+  }
+  scored.sort((a, b) => b.score - a.score || a.index - b.index);
+  return scored.map((x) => x.m);
 }
