@@ -156,7 +156,9 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
               const Estimate e = estimate_counted(work);
               r.feasible += lo;
               cand.peak = compared_peak(work, e).value_or(0);
-              cand.headroom = budget - cand.peak;
+              // Headroom, as everywhere: the GPU's capacity minus the compared peak (the safety
+              // margin only decides what fits).
+              cand.headroom = gpu_capacity(*work.gpu) - cand.peak;
               if (const auto t = step_time(work, e)) {
                 cand.step_time_s = t->step_seconds;
                 cand.tokens_per_gpu_per_s = t->tokens_per_second_per_gpu;

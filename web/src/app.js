@@ -451,7 +451,7 @@ export class App {
       const here = await Promise.all(this.catalog.gpus.map(async (gpu) => {
         const { out: o } = await this.engine.estimate('estimate', [JSON.stringify({ ...doc, gpu: gpu.id })], 'gpu:' + gpu.id);
         /** @type {[string, import('./gpu-table.js').GpuHere]} */
-        const row = [gpu.id, o.error ? { error: true } : { usable: o.gpu_capacity_bytes, peak: o.per_gpu.peak, fits: o.fits === true }];
+        const row = [gpu.id, o.error ? { error: true } : { usable: o.gpu_capacity_bytes, peak: o.per_gpu.peak, verdict: o.verdict || null }];
         return row;
       }));
       if (gen !== this.generation) return;

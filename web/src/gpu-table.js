@@ -2,12 +2,12 @@
 // the fewest of it that fit (from the engine's solve) and what they cost at an editable price per
 // GPU-hour. Its rows are built once, so that a price being typed keeps focus while results change.
 import { t } from './i18n.js';
-import { formatCount, formatMoney, yesNo } from './format.js';
+import { formatCount, formatMoney } from './format.js';
 import { el, setBytes } from './dom.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{id: string, display_name: string, price_per_gpu_hour_usd?: number | null, memory: {bytes: number}, device_total_bytes?: number | null}} GpuEntry */
-/** @typedef {{usable: number | null, peak: number | null, fits: boolean | null} | {pending: true} | {error: true}} GpuHere */
+/** @typedef {{usable: number | null, peak: number | null, verdict: string | null} | {pending: true} | {error: true}} GpuHere  verdict: the engine's fits | borderline | does_not_fit */
 /** @typedef {{min_gpus: {value: number} | null, cost_per_hour: number | null} | {pending: true} | {error: string}} GpuOption */
 
 export class GpuTable {
@@ -80,8 +80,9 @@ function fillHere(tr, here, unit) {
   }
   setBytes(usable, here.usable, unit);
   setBytes(peak, here.peak, unit);
-  fit.textContent = yesNo(here.fits);
-  fit.className = here.fits ? 'ok' : 'bad';
+  fit.textContent = t(here.verdict === 'fits' ? 'v_fits' : here.verdict === 'borderline' ? 'v_borderline' : here.verdict === 'does_not_fit' ? 'v_no_fit' : 'v_unknown');
+  fit.className = here.verdict === 'fits' ? 'ok' : here.verdict === 'borderline' ? 'warn' : here.verdict === 'does_not_fit' ? 'bad' : '';
+  fit.dataset.verdict = here.verdict || '';
 }
 
 /**

@@ -15,7 +15,9 @@ store.unit = prefs.unit === 'GB' ? 'GB' : 'GiB';
 byId('lang').value = prefs.lang === 'zh' || prefs.lang === 'en' ? prefs.lang : /^zh/i.test(navigator.language) ? 'zh' : 'en';
 byId('theme').value = prefs.theme === 'light' || prefs.theme === 'dark' ? prefs.theme : '';
 applyPreferences(store);
-byId('offline-zip').hidden = location.protocol === 'file:';
+// The offline copy's link: the hosted site's build (engine.wasm streamed) has the zip beside the
+// page; the offline folder (the wasm embedded), from disk or hosted on its own, has none.
+byId('offline-zip').hidden = Boolean(wasmBase64) || location.protocol === 'file:';
 
 /** @param {unknown} e */
 function failed(e) {

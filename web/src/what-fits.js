@@ -198,5 +198,11 @@ export function renderStrategies(table, summary, out, unit, elapsedMs, onLoad) {
     const why = el('tr', { class: 'explain' }, [el('td', { colSpan: STRATEGY_COLUMNS.length + 2, text: r.explanation, 'data-testid': 'strategy-explanation' })]);
     return [main, why];
   });
+  if (rows.length === 0) {
+    // An empty table says why: the engine's reasons, or that no strategy fit the budget.
+    const reasons = Array.isArray(s.reasons) && s.reasons.length ? s.reasons.join('; ') : t('st_none_reason');
+    rows.push(el('tr', { class: 'explain' }, [el('td', { colSpan: STRATEGY_COLUMNS.length + 2, text: t('st_none', { reasons }),
+      'data-testid': 'strategy-none' })]));
+  }
   table.tBodies[0].replaceChildren(...rows);
 }

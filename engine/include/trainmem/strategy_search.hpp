@@ -33,7 +33,7 @@ struct StrategyCandidate {
   OffloadTarget offload_optimizer = OffloadTarget::none;
   std::int64_t micro_batch_size = 1;
   double peak = 0;      // compared peak, bytes
-  double headroom = 0;  // budget - peak, bytes
+  double headroom = 0;  // gpu_capacity - peak, bytes (the estimate's margin_bytes for this strategy)
   std::optional<double> step_time_s;           // modelled seconds per optimizer step
   std::optional<double> tokens_per_gpu_per_s;
   std::optional<double> mfu;
