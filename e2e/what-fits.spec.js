@@ -190,7 +190,8 @@ for (const where of ['http', 'offline']) {
     expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
     await expect(page.locator('#what-fits')).toHaveAttribute('aria-busy', 'true');
     await expect(page.getByTestId('solve-progress')).toBeVisible();
-    expect(await page.evaluate(() => window.__held.length)).toBeGreaterThanOrEqual(1);
+    // A solve is held once the worker has answered it, which takes as long as the machine needs.
+    await expect.poll(() => page.evaluate(() => window.__held.length), { timeout: 30000 }).toBeGreaterThanOrEqual(1);
     await page.evaluate(() => {
       window.__holdSolves = false;
       for (const release of window.__held.splice(0)) release();
