@@ -35,7 +35,7 @@ struct FieldError {
   std::string code;
   std::string field;  // document path, e.g. "parallel.tensor_parallel_size"
   std::string message;
-  Params params;  // the values the message names (params.hpp)
+  Params params{};  // the values the message names (params.hpp); empty where a message names none
 };
 
 // The problems of one input: the first kMaxListedErrors are kept, all are counted. A document with

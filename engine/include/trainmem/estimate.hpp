@@ -17,7 +17,7 @@ namespace trainmem {
 struct Warning {
   std::string code;
   std::string message;
-  Params params;  // the values the message names (params.hpp)
+  Params params{};  // the values the message names (params.hpp); empty where a message names none
 };
 
 struct PhasePeaks {  // peak allocated bytes within each phase of a step
