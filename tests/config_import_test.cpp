@@ -307,7 +307,8 @@ TEST_CASE("a file that is not UTF-8 is refused where its first bad byte is", "[i
   // A sequence cut off by the end of the file.
   errors.clear();
   CHECK_FALSE(trainmem::cli::load_config_file("cut.yaml", "a: \xE4\xB8", errors));
-  CHECK(errors.at(0).message == "cut.yaml:1:4: byte 0xE4 is not UTF-8; save the file as UTF-8");
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].message == "cut.yaml:1:4: byte 0xE4 is not UTF-8; save the file as UTF-8");
   // An error message that quotes such bytes is still written: U+FFFD (EF BF BD) in their place.
   const std::string doc = trainmem::error_document({{"invalid_json", "x.json", "x.json: near \"\xC6\""}});
   CHECK(doc.find("near \\\"\xEF\xBF\xBD\\\"") != std::string::npos);

@@ -78,24 +78,24 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
     return true;
   };
   json doc;
-  std::optional<json::parse_error> syntax;
+  std::optional<std::size_t> syntax_byte;  // where the parser stopped (json::parse_error::byte)
   try {
     doc = json::parse(document.begin(), document.end(), watch);
   } catch (const json::parse_error& e) {
-    syntax = e;
+    syntax_byte = e.byte;
   } catch (const json::exception&) {  // a number beyond the range of a double
     errors.push_back({error_code::invalid_json, at, what + " is not valid JSON (a number out of range)"});
     return std::nullopt;
   }
   // Python's NaN/Infinity tokens (a config.json saved by transformers): read once more with each
   // one marked, then resolved (nonfinite_tokens.hpp); if that fails too, the first error stands.
-  if (syntax) {
+  if (syntax_byte) {
     if (const auto marked = mark_nonfinite_tokens(document)) {
       frames.clear();
       duplicates.clear();
       try {
         doc = json::parse(marked->begin(), marked->end(), watch);
-        syntax.reset();
+        syntax_byte.reset();
         const std::size_t before = errors.size();
         resolve_nonfinite_markers(doc, errors);
         if (errors.size() > before) return std::nullopt;
@@ -104,10 +104,10 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
       }
     }
   }
-  if (syntax) {
-    // e.what() quotes the last token read, which may be a cut multi-byte character: not echoed.
-    // e.byte counts from 1; line and column (in bytes) count from 1 as editors do.
-    const std::size_t offset = std::min<std::size_t>(syntax->byte == 0 ? 0 : syntax->byte - 1, document.size());
+  if (syntax_byte) {
+    // The parser's message quotes the last token read, which may be a cut multi-byte character: not echoed.
+    // The byte counts from 1; line and column (in bytes) count from 1 as editors do.
+    const std::size_t offset = std::min<std::size_t>(*syntax_byte == 0 ? 0 : *syntax_byte - 1, document.size());
     const std::string_view before = document.substr(0, offset);
     const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
     const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
