@@ -11,7 +11,7 @@ export const STRINGS = {
     engine_failed: 'The engine could not be loaded: {message}',
     fits: 'fits on {gpu}',
     no_fit: 'does not fit on {gpu}',
-    borderline: 'borderline on {gpu}: fits within the uncertainty band',
+    borderline: 'borderline on {gpu}: may or may not fit, its memory lies inside the uncertainty band',
     peak_band: 'Peak, uncertainty band',
     band_between: 'between {low} and {high}',
     margin_point: 'Margin {point} (point estimate)',
