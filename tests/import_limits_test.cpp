@@ -133,12 +133,15 @@ TEST_CASE("a quoted value is cut on a character boundary", "[import][errors]") {
   CHECK_THAT(answer["error"]["message"].get<std::string>(), Catch::Contains("\"a" + repeat(euro, 18) + "...\""));
 }
 
-TEST_CASE("invalid UTF-8 in a file read by the CLI comes back as U+FFFD, never an internal error", "[import][errors]") {
+TEST_CASE("invalid UTF-8 in a file read by the CLI is refused by name, never an internal error", "[import][errors]") {
+  // PyYAML and Python's json read a file decoded as UTF-8 and stop at such bytes; so does the CLI,
+  // at the first one (config_files.cpp), and its error document is valid UTF-8 JSON.
   trainmem::Errors errors;
   auto file = trainmem::cli::load_config_file("args.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nrun_name: \xFF\xFE\n", errors);
-  REQUIRE(file);
-  const auto r = trainmem::import_files_json({*file}, {}, false);
-  const json answer = json::parse(r.json);  // valid UTF-8 JSON
-  CHECK_FALSE(answer.contains("error"));
-  CHECK(r.json.find("\xEF\xBF\xBD") != std::string::npos);  // U+FFFD where the bytes were
+  CHECK_FALSE(file);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "invalid_encoding");
+  CHECK(errors[0].message == "args.yaml:2:11: byte 0xFF is not UTF-8; save the file as UTF-8");
+  const json answer = json::parse(trainmem::error_document(errors));
+  CHECK(answer["error"]["code"] == "invalid_encoding");
 }

@@ -660,8 +660,10 @@ JsonResult estimate_json(std::string_view document) {
     if (!std::isfinite(peak) || !std::isfinite(e.checkpoint.training_state_bytes))
       return {error_document({{error_code::out_of_range, "(document)", "the setup is too large to estimate (byte counts overflow)"}}), false};
     json out = write_estimate(parsed.setup, e);
-    // The document read again (valid by now) for which fields it gave and to change it.
-    const json source = json::parse(document.begin(), document.end());
+    // The document read again (valid by now, NaN/Infinity tokens resolved as the first reading
+    // did) for which fields it gave and to change it.
+    Errors reread;
+    const json source = json_io::read_document(document, reread).value_or(json::object());
     out["resolved"] = json_io::resolved_inputs(source, parsed.setup, e);
     out["suggestions"] = json_io::suggestions(source, parsed.setup, e, out["verdict"]);
     return {out.dump(2), true};
