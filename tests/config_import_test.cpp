@@ -362,3 +362,17 @@ TEST_CASE("DeepSpeed refuses a key its ZeRO config does not define; so does the 
   REQUIRE(r.errors.empty());
   CHECK(as_json(r.document).at("parallel").at("zero3_max_live_parameters") == 3e8);
 }
+
+TEST_CASE("a command line's \"--\" ends its options, as argparse reads it", "[import][shell]") {
+  trainmem::ConfigFile f;
+  f.name = "run.sh";
+  // argparse: every word after "--" is positional, so --per_device_train_batch_size is not an option
+  // there; a word of dashes alone names no option.
+  f.text = "python train.py --model_name_or_path meta-llama/Llama-3.1-8B --gradient_accumulation_steps 4 --- -- "
+           "--per_device_train_batch_size 2\n";
+  const auto r = trainmem::import_configs({f}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(origin_of(r, "batch.gradient_accumulation_steps") == "read from run.sh:--gradient_accumulation_steps");
+  CHECK(origin_of(r, "batch.micro_batch_size").rfind("framework default", 0) == 0);
+}

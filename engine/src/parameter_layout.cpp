@@ -110,7 +110,11 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
       const std::int64_t group_end = group_start + a.layers[g].count;
       const std::int64_t index = std::max(lo, group_start);  // layers [index, index + n) of the whole stack
       const std::int64_t n = std::max<std::int64_t>(0, std::min(hi, group_end) - index);
-      if (n > 0 && (!lora || !lora->per_layer())) {
+      if (n <= 0) {  // this chunk holds no layer of the group
+        group_start = group_end;
+        continue;
+      }
+      if (!lora || !lora->per_layer()) {
         // Frozen below first_trainable (freeze), all trainable for full; every layer alike.
         const std::int64_t trainable = full ? n : std::clamp<std::int64_t>(index + n - first_trainable, 0, n);
         const std::int64_t in_group = index - group_start;

@@ -71,7 +71,15 @@ Flags parse_flags(const std::vector<ShellWord>& words, std::size_t begin, std::s
       key = written;
       has_inline = true;
     }
-    key = key.substr(key.find_first_not_of('-'));
+    const std::size_t name_start = key.find_first_not_of('-');
+    if (name_start == std::string::npos) {
+      // "--" ends the options: argparse reads every later word as positional. Other words of
+      // dashes alone ("---", "--=x") name no option either.
+      if (w.text == "--") break;
+      ++i;
+      continue;
+    }
+    key = key.substr(name_start);
     std::replace(key.begin(), key.end(), '-', '_');
     std::vector<ConfigValue> values;
     bool unresolved = w.unresolved;
