@@ -8,13 +8,15 @@
 # sanitizer report, a hang, a leak or an out-of-memory input is saved as
 # fuzz/crashes/<target>-<kind>-<sha1>: fix the cause, then commit the input under
 # fuzz/regressions/<target>/ with a name that says what it was.
-# Prints each target's executions, then one line "N passed, N failed" (a target passes when its run
-# ended without a finding).
+# FUZZ_TARGETS="a b" runs only those targets. The targets run one at a time.
+# Prints, per target, the command it ran and one line
+#   fuzz_<target>: <executions> executions in <seconds> s, <findings> findings, load <1-min load average at the end>
+# then one line "N passed, N failed" (a target passes when its run ended without a finding).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-25}"
 input_timeout="${FUZZ_INPUT_TIMEOUT:-5}"
-targets="estimate_document hf_config solve_document import_document import_files"
+targets="${FUZZ_TARGETS:-estimate_document hf_config solve_document import_document import_files}"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINMEM_FUZZ=ON \
   -DTRAINMEM_TESTS=OFF >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
 # shellcheck disable=SC2086
@@ -24,13 +26,19 @@ mkdir -p fuzz/crashes
 passed=0; failed=0
 for target in $targets; do
   mkdir -p "build-fuzz/corpus/${target}"
+  command=(build-fuzz/fuzz/fuzz_${target} -max_total_time="$seconds" -timeout="$input_timeout" -max_len=16384
+    -print_final_stats=1 -artifact_prefix="fuzz/crashes/${target}-"
+    "build-fuzz/corpus/${target}" "build-fuzz/seeds/${target}" "fuzz/regressions/${target}")
   echo "== fuzz_${target}: ${seconds} s, ${input_timeout} s per input"
-  build-fuzz/fuzz/fuzz_${target} -max_total_time="$seconds" -timeout="$input_timeout" -max_len=16384 \
-    -print_final_stats=1 -artifact_prefix="fuzz/crashes/${target}-" \
-    "build-fuzz/corpus/${target}" "build-fuzz/seeds/${target}" "fuzz/regressions/${target}" \
-    > "build-fuzz/${target}.log" 2>&1
+  echo "${command[*]}"
+  start=$(date +%s)
+  "${command[@]}" > "build-fuzz/${target}.log" 2>&1
   status=$?
+  elapsed=$(( $(date +%s) - start ))
   grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss" "build-fuzz/${target}.log"
+  executions=$(grep -oE "stat::number_of_executed_units: [0-9]+" "build-fuzz/${target}.log" | awk '{print $2}')
+  findings=$([ "$status" -eq 0 ] && echo 0 || echo "1 (a run stops at its first)")
+  echo "fuzz_${target}: ${executions:-0} executions in ${elapsed} s, ${findings} findings, load $(cut -d' ' -f1 /proc/loadavg)"
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
   else
