@@ -145,3 +145,15 @@ TEST_CASE("invalid UTF-8 in a file read by the CLI is refused by name, never an 
   const json answer = json::parse(trainmem::error_document(errors));
   CHECK(answer["error"]["code"] == "invalid_encoding");
 }
+
+TEST_CASE("invalid UTF-8 in a value handed to the engine comes back as U+FFFD, never an internal error", "[import][errors]") {
+  // A caller of the engine can hand it bytes that are not UTF-8 (the CLI refuses such files first);
+  // the answer still is a JSON document, the bytes written as U+FFFD (EF BF BD in UTF-8).
+  trainmem::ConfigFile file;
+  file.name = "args.yaml";
+  file.content = trainmem::ConfigValue::Object{{"model_name_or_path", "meta-llama/Llama-3.1-8B"}, {"run_name", "\xFF\xFE"}};
+  const auto r = trainmem::import_files_json({file}, {}, false);
+  const json answer = json::parse(r.json);  // valid UTF-8 JSON
+  CHECK_FALSE(answer.contains("error"));
+  CHECK(r.json.find("\xEF\xBF\xBD") != std::string::npos);
+}
