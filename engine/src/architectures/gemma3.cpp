@@ -43,10 +43,7 @@ std::optional<Architecture> gemma3(const HfConfig& config, const std::string& mo
   v.projector.push_back(linear("mm_input_projection_weight", c.hidden, a->hidden_size));
   v.projector_other_params = c.hidden;
   v.projector_norm = true;
-  a->vision = v;
-  a->model_type = model_type;
-  nest_language_model(*a, "model.language_model");
-  note_unpriced_parts(config, {"text_config", "vision_config"}, *a);
+  attach_vision(*a, v, model_type, "model.language_model", config);
   return a;
 }
 

@@ -37,10 +37,7 @@ std::optional<Architecture> idefics3(const HfConfig& config, const std::string& 
   v.merge_size = scale;
   v.longest_edge = 4 * 364;
   v.projector.push_back(linear("modality_projection.proj", c.hidden * scale * scale, a->hidden_size, false));
-  a->vision = v;
-  a->model_type = model_type;
-  nest_language_model(*a, "model.text_model");
-  note_unpriced_parts(config, {"text_config", "vision_config"}, *a);
+  attach_vision(*a, v, model_type, "model.text_model", config);
   return a;
 }
 

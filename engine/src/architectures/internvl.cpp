@@ -103,10 +103,7 @@ std::optional<Architecture> internvl(const HfConfig& config, const std::string& 
   v.projector_other_params = 2 * merged;  // layer_norm
   v.projector_norm = true;
   mlp_projector(v, merged, a->hidden_size, true);
-  a->vision = v;
-  a->model_type = model_type;
-  nest_language_model(*a, "model.language_model");
-  note_unpriced_parts(config, {"text_config", "vision_config"}, *a);
+  attach_vision(*a, v, model_type, "model.language_model", config);
   return a;
 }
 

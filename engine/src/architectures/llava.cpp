@@ -125,10 +125,7 @@ std::optional<Architecture> llava(const HfConfig& config, const std::string& mod
     v.grid_pinpoints = pinpoints;
     v.projector_other_params = a->hidden_size;  // image_newline
   }
-  a->vision = v;
-  a->model_type = model_type;
-  nest_language_model(*a, "model.language_model");
-  note_unpriced_parts(config, {"text_config", "vision_config"}, *a);
+  attach_vision(*a, v, model_type, "model.language_model", config);
   return a;
 }
 

@@ -126,10 +126,7 @@ std::optional<Architecture> mllama(const HfConfig& config, const std::string& mo
   v.padded_positions = (positions + 7) / 8 * 8;
   v.class_token = true;
   v.projector.push_back(linear("multi_modal_projector", output_dim, a->hidden_size, true));
-  a->vision = v;
-  a->model_type = model_type;
-  nest_language_model(*a, "model.language_model");
-  note_unpriced_parts(config, {"text_config", "vision_config"}, *a);
+  attach_vision(*a, v, model_type, "model.language_model", config);
   return a;
 }
 

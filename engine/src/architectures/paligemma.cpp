@@ -31,10 +31,7 @@ std::optional<Architecture> paligemma(const HfConfig& config, const std::string&
   VisionTower v = siglip_tower(c, use_head);
   v.model_type = "siglip_vision_model";
   v.projector.push_back(linear("linear", c.hidden, projection, true));
-  a->vision = v;
-  a->model_type = model_type;
-  nest_language_model(*a, "model.language_model");
-  note_unpriced_parts(config, {"text_config", "vision_config"}, *a);
+  attach_vision(*a, v, model_type, "model.language_model", config);
   return a;
 }
 

@@ -72,10 +72,7 @@ std::optional<Architecture> qwen2_vl(const HfConfig& config, const std::string& 
   v.projector_norm = true;
   v.projector.push_back(linear("mlp.0", merged, merged, true));
   v.projector.push_back(linear("mlp.2", merged, out, true));
-  a->vision = v;
-  a->model_type = model_type;
-  nest_language_model(*a, "model.language_model");
-  note_unpriced_parts(config, {"text_config", "vision_config"}, *a);
+  attach_vision(*a, v, model_type, "model.language_model", config);
   return a;
 }
 

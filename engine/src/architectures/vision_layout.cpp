@@ -219,6 +219,14 @@ VisionTower clip_tower(const VitConfig& c) {
   return v;
 }
 
+void attach_vision(Architecture& a, VisionTower v, const std::string& model_type, const std::string& language_module,
+                   const HfConfig& config) {
+  a.vision = std::move(v);
+  a.model_type = model_type;
+  nest_language_model(a, language_module);
+  note_unpriced_parts(config, {"text_config", "vision_config"}, a);
+}
+
 void nest_language_model(Architecture& a, const std::string& module) {
   auto nest = [&](std::string& name) {
     if (name.rfind("model.", 0) == 0) name = module + "." + name.substr(6);

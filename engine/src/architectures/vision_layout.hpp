@@ -75,6 +75,12 @@ VisionTower clip_tower(const VitConfig& c);
 // v4.56.0's VLMs): its layer prefixes and embedding module are renamed from "model." to it.
 void nest_language_model(Architecture& a, const std::string& module);
 
+// Completes a vision-language model from its language model `a`: the tower `v` attached, the
+// checkpoint's model_type, the language model nested under `language_module`, and every other
+// sub-config named as unpriced (text_config and vision_config are read).
+void attach_vision(Architecture& a, VisionTower v, const std::string& model_type, const std::string& language_module,
+                   const HfConfig& config);
+
 // The two-linear GELU projector of LLaVA-style models: in -> out -> out, with bias.
 void mlp_projector(VisionTower& v, std::int64_t in, std::int64_t out, bool bias, const std::string& first = "linear_1",
                    const std::string& second = "linear_2");
