@@ -6,7 +6,7 @@
        OUT_DIR/import_document/*, OUT_DIR/import_files/*
 
 scripts/fuzz.sh writes these afresh on every run, next to the committed regression inputs
-(fuzz/regressions/<target>/) and the corpus libFuzzer grows between runs (build-fuzz/corpus/).
+(fuzz/regressions/<target>/) and the corpus libFuzzer grows between runs (build-sanitize/corpus/).
 """
 import glob
 import json

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang-14, ASan + UBSan, undefined behaviour fatal) and runs each for
+# Builds the libFuzzer targets (build-sanitize/: scripts/sanitize_build.sh) and runs each for
 # FUZZ_SECONDS (default 25 s; a long run: FUZZ_SECONDS=600). Each target reads three folders:
-#   build-fuzz/corpus/<target>/   the corpus libFuzzer grows, kept between runs
-#   build-fuzz/seeds/<target>/    seeds written afresh from the fixtures and the catalog
+#   build-sanitize/corpus/<target>/   the corpus libFuzzer grows, kept between runs
+#   build-sanitize/seeds/<target>/    seeds written afresh from the fixtures and the catalog
 #   fuzz/regressions/<target>/    committed inputs that once crashed or hung (ctest replays them too)
 # An input that runs longer than FUZZ_INPUT_TIMEOUT seconds is a hang (default 5; solve_document 60:
 # its largest search the work meter allows, 2,000,000 pipeline-stage estimates, takes 0.7 s in the
@@ -26,27 +26,25 @@ input_timeout_of() {
   fi
 }
 targets="${FUZZ_TARGETS:-estimate_document hf_config solve_document import_document import_files}"
-CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINMEM_FUZZ=ON \
-  -DTRAINMEM_TESTS=OFF >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
 # shellcheck disable=SC2086
-cmake --build build-fuzz -j2 --target $(printf 'fuzz_%s ' $targets) || { echo "0 passed, 1 failed"; exit 1; }
-rm -rf build-fuzz/seeds && python3 fuzz/make_corpus.py build-fuzz/seeds
+scripts/sanitize_build.sh $(printf 'fuzz_%s ' $targets) || { echo "0 passed, 1 failed"; exit 1; }
+rm -rf build-sanitize/seeds && python3 fuzz/make_corpus.py build-sanitize/seeds
 mkdir -p fuzz/crashes
 passed=0; failed=0
 for target in $targets; do
-  mkdir -p "build-fuzz/corpus/${target}"
+  mkdir -p "build-sanitize/corpus/${target}"
   input_timeout=$(input_timeout_of "$target")
-  command=(build-fuzz/fuzz/fuzz_${target} -max_total_time="$seconds" -timeout="$input_timeout" -max_len=16384
+  command=(build-sanitize/fuzz/fuzz_${target} -max_total_time="$seconds" -timeout="$input_timeout" -max_len=16384
     -print_final_stats=1 -artifact_prefix="fuzz/crashes/${target}-"
-    "build-fuzz/corpus/${target}" "build-fuzz/seeds/${target}" "fuzz/regressions/${target}")
+    "build-sanitize/corpus/${target}" "build-sanitize/seeds/${target}" "fuzz/regressions/${target}")
   echo "== fuzz_${target}: ${seconds} s, ${input_timeout} s per input"
   echo "${command[*]}"
   start=$(date +%s)
-  "${command[@]}" > "build-fuzz/${target}.log" 2>&1
+  "${command[@]}" > "build-sanitize/${target}.log" 2>&1
   status=$?
   elapsed=$(( $(date +%s) - start ))
-  grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss" "build-fuzz/${target}.log"
-  executions=$(grep -oE "stat::number_of_executed_units: [0-9]+" "build-fuzz/${target}.log" | awk '{print $2}')
+  grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss" "build-sanitize/${target}.log"
+  executions=$(grep -oE "stat::number_of_executed_units: [0-9]+" "build-sanitize/${target}.log" | awk '{print $2}')
   findings=$([ "$status" -eq 0 ] && echo 0 || echo "1 (a run stops at its first)")
   echo "fuzz_${target}: ${executions:-0} executions in ${elapsed} s, ${findings} findings, load $(cut -d' ' -f1 /proc/loadavg)"
   if [ "$status" -eq 0 ]; then
@@ -54,7 +52,7 @@ for target in $targets; do
   else
     failed=$((failed + 1))
     echo "fuzz_${target} found a problem (exit status ${status}):"
-    grep -E "ERROR|SUMMARY|ALARM|runtime error|Test unit written|artifact_prefix" "build-fuzz/${target}.log" | head -20
+    grep -E "ERROR|SUMMARY|ALARM|runtime error|Test unit written|artifact_prefix" "build-sanitize/${target}.log" | head -20
   fi
 done
 echo "${passed} passed, ${failed} failed"
