@@ -96,9 +96,9 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
       try {
         doc = json::parse(marked->begin(), marked->end(), watch);
         syntax_byte.reset();
-        const std::size_t before = errors.size();
+        const std::size_t before = errors.total();
         resolve_nonfinite_markers(doc, errors);
-        if (errors.size() > before) return std::nullopt;
+        if (errors.total() > before) return std::nullopt;
       } catch (const json::exception&) {
         // The marked text is not JSON either: the first error stands.
       }
