@@ -52,7 +52,7 @@ test('a LoRA rank change updates the trainable parameters', async ({ app, page }
   await expect(page.getByTestId('trainable')).not.toHaveText('4,194,304');
 });
 
-test('B36: changing only the model changes the result, and every table follows', async ({ app, page }) => {
+test('changing only the model changes the result, and every table follows', async ({ app, page }) => {
   await app.open();
   await app.model('llama-2-7b');
   await app.gpuTableDone();
@@ -164,7 +164,7 @@ test('DPO, PPO and GRPO: the fields that matter appear, and the per-model budget
   expect((await app.inputDoc()).rlhf.critic).toBeUndefined();
 });
 
-test('GiB and GB are labelled as what they are (B08), in both languages and themes', async ({ app, page }) => {
+test('GiB and GB are labelled as what they are, in both languages and themes', async ({ app, page }) => {
   await app.open();
   const peak = await app.bytes('b-peak');
   await expect(page.getByTestId('peak')).toHaveText(Render.formatBytes(peak, 'GiB'));

@@ -9,7 +9,7 @@ const Url = require('../web/src/link-codec.js');
 // A v4 link from its body, the check value worked out with Node's CRC-32 (not the codec's).
 const v4 = (body) => '#' + body + '&c=' + (crc32(body) >>> 0).toString(16).padStart(8, '0');
 
-test('a copied link reproduces every input and the result in a fresh browser (B36)', async ({ app, page, browser }) => {
+test('a copied link reproduces every input and the result in a fresh browser', async ({ app, page, browser }) => {
   await app.open();
   await app.model('qwen2.5-7b');
   await app.set('method', 'lora');
@@ -160,7 +160,7 @@ test('back and forward step through committed edits, one entry per edit', async 
   expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
 });
 
-test('B36: Hugging Face references in the search box select the preset by hf_id', async ({ app, page }) => {
+test('Hugging Face references in the search box select the preset by hf_id', async ({ app, page }) => {
   await app.open();
   for (const ref of ['Qwen/Qwen2.5-7B', 'https://huggingface.co/Qwen/Qwen2.5-7B', 'https://huggingface.co/Qwen/Qwen2.5-7B/tree/main',
     'https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json']) {

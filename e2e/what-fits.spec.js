@@ -134,7 +134,7 @@ test('clicking a ranked strategy loads it; the breakdown equals the CLI estimate
   }
 });
 
-test('B36: after an input change the panel and the GPU table never show the older answers', async ({ app, page }) => {
+test('after an input change the panel and the GPU table never show the older answers', async ({ app, page }) => {
   await app.open();
   await setup(app);
   await app.solved();

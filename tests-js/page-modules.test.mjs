@@ -18,7 +18,7 @@ import { loadEngine } from './engine-module.mjs';
 const engine = await loadEngine();
 const models = JSON.parse(engine.catalog('models')).models;
 
-test('B36: every form of a Hugging Face reference maps to the preset by hf_id, with no network', () => {
+test('every form of a Hugging Face reference maps to the preset by hf_id, with no network', () => {
   for (const ref of ['meta-llama/Llama-3.1-8B', 'https://huggingface.co/meta-llama/Llama-3.1-8B',
     'https://huggingface.co/meta-llama/Llama-3.1-8B/tree/main', 'https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json',
     'huggingface.co/meta-llama/llama-3.1-8b/resolve/main/config.json', '  hf.co/meta-llama/Llama-3.1-8B  ']) {
@@ -57,7 +57,7 @@ test('the best match comes first: whole words before pieces of words, separators
   assert.equal(ids('llama 70b')[0].startsWith('llama-'), true);
 });
 
-test('B08: GiB is 2^30 bytes and GB is 10^9 bytes, each labelled as what it is', () => {
+test('GiB is 2^30 bytes and GB is 10^9 bytes, each labelled as what it is', () => {
   assert.equal(Format.formatBytes(2 ** 30, 'GiB'), '1.00 GiB');
   assert.equal(Format.formatBytes(1e9, 'GB'), '1.00 GB');
   assert.equal(Format.formatBytes(80e9, 'GiB'), '74.51 GiB');

@@ -129,7 +129,7 @@ TEST_CASE("checkpointing never raises activations: full <= selective <= none", "
 }
 
 TEST_CASE("activations scale linearly with micro-batch; gradient accumulation does not raise them", "[activations][faults]") {
-  // Fault B04: a batch-blind estimator gives the same answer for batch 1 and 8.
+  // A batch-blind estimator gives the same answer for batch 1 and 8.
   auto acts = [](int mbs, int ga) {
     return *estimate_from(R"({"model": {"hf_config": )" + kLlamaStyle + R"(}, "batch": {"micro_batch_size": )" +
                           std::to_string(mbs) + R"(, "seq_length": 64, "gradient_accumulation_steps": )" + std::to_string(ga) + "}}")
