@@ -1,4 +1,4 @@
-// Playwright with Debian's Chromium (shared/TOOLCHAIN.md section 7) against the built page: the hosted
+// Playwright with Debian's Chromium (apt package chromium, /usr/bin/chromium) against the built page: the hosted
 // folder dist/site/ served on localhost, and the offline folder dist/trainmem-web/ served under a
 // sub-path and opened via file://.
 const { defineConfig } = require('@playwright/test');

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the project needs on Debian 12 when it is missing (shared/TOOLCHAIN.md section 1).
+# Installs what the project needs on Debian 12 when it is missing: the apt packages below, then the npm
+# packages of package-lock.json (Node.js 20 or later).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
