@@ -67,6 +67,8 @@ const BY_TYPE = {
   json: () => fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
     .map((o) => JSON.parse(JSON.stringify(o))),
   prices: () => fc.dictionary(fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,15}$/), number, { maxKeys: 4, noNullPrototype: true }),
+  // An image size [height, width] (multimodal.image_size).
+  size: () => fc.tuple(number, number),
   points: () => fc.array(fc.record({ measured_bytes: number, micro_batch_size: number, seq_length: number,
     measure: fc.constantFrom(...MEASURES) }, { requiredKeys: [], noNullPrototype: true }), { minLength: 1, maxLength: 2 }),
 };

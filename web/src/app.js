@@ -13,7 +13,7 @@ import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
 import { showErrors } from './field-errors.js';
 import { ModelPicker } from './model-picker.js';
 import { GpuTable } from './gpu-table.js';
-import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderTime, renderWarnings } from './results.js';
+import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderTime, renderVision, renderWarnings } from './results.js';
 import * as WhatFits from './what-fits.js';
 import { LazyChart, memoryBars, peakCurve, themeColors, timeBars } from './charts.js';
 import { changedInputs, renderCompare } from './compare.js';
@@ -346,6 +346,7 @@ export class App {
     renderDevice(byId('device').tBodies[0], out, unit, this.deviceTotal(doc));
     renderPhases(byId('phases').tBodies[0], out, unit);
     renderFacts(byId('facts').tBodies[0], out);
+    renderVision(byId('vision-box'), byId('vision').tBodies[0], out, unit);
     renderRlhf(byId('rlhf-box'), byId('rlhf-models'), out, unit);
     renderHost(byId('host').tBodies[0], out, unit);
     renderDisk(byId('disk').tBodies[0], out, unit);

@@ -1,6 +1,6 @@
 // Form controls <-> the document. A control names its field with data-path="batch.seq_length" and
 // how its text maps to a value with data-type (num, bytes, bool, flag: a boolean or a word, list,
-// modules, gpu, str); a group
+// modules, gpu, size: "<height>x<width>" pixels or one side of a square, str); a group
 // of controls with data-show="name" is shown only when the name's rule holds for the document.
 import { getPath } from './doc-paths.js';
 import { UNIT_BYTES } from './format.js';
@@ -35,6 +35,11 @@ export function readControl(elem, store) {
     case 'list': return raw.split(',').map((s) => s.trim()).filter(Boolean);
     case 'modules': return raw === 'all-linear' ? raw : raw.split(',').map((s) => s.trim()).filter(Boolean);
     case 'gpu': return raw === '__custom' ? store.lastCustomGpu || { ...NEW_CUSTOM_GPU } : raw;
+    case 'size': {
+      const sides = raw.split(/\s*[x×,]\s*/).map(parseNumber);
+      if (sides.length === 1 && typeof sides[0] === 'number') return [sides[0], sides[0]];
+      return sides.length === 2 && sides.every((x) => typeof x === 'number') ? sides : raw;
+    }
     default: return raw;
   }
 }
@@ -55,6 +60,7 @@ export function writeControl(elem, v, store) {
       case 'list':
       case 'modules': text = Array.isArray(v) ? v.join(',') : String(v); break;
       case 'gpu': text = typeof v === 'object' ? '__custom' : String(v); break;
+      case 'size': text = Array.isArray(v) ? v.join('x') : String(v); break;
       default: text = typeof v === 'object' ? JSON.stringify(v) : String(v);
     }
   }

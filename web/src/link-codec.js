@@ -2,7 +2,8 @@
 // `solve` options (the engine's solve document), <-> "#v4:k=v&k=v&c=<check>". Pure: no DOM.
 //
 // Format: "#v<version>:" then "key=value" pairs joined by "&", keys from KEYS below (never positional),
-// values percent-encoded; booleans 1/0 (a flag: 1/0 or one of its words); lists comma-separated; JSON objects (a pasted config.json)
+// values percent-encoded; booleans 1/0 (a flag: 1/0 or one of its words); lists comma-separated; image sizes
+// "<height>x<width>" (pixels); JSON objects (a pasted config.json)
 // deflated (fflate) and base64url-encoded; prices "gpu-id:usd,gpu-id:usd"; measured points
 // "bytes_microbatch_seqlength_measure,..." (a field may be empty); last, "c=" and the CRC-32 of
 // everything before "&c=" (from "v4:") in 8 hex digits, so a link cut short or changed is refused
@@ -124,6 +125,10 @@ export const KEYS = [
   ['tt', 'training.total_tokens', 'num'],
   ['tpr', 'training.price_per_gpu_hour_usd', 'num'],
   ['og', 'parallel.overlap_grad_reduce', 'bool'],
+  ['vt', 'multimodal.freeze_vision_tower', 'bool'],
+  ['vj', 'multimodal.freeze_projector', 'bool'],
+  ['vi', 'multimodal.images_per_sample', 'num'],
+  ['vs', 'multimodal.image_size', 'size'],
   // v3: the "What fits?" panel (solve options; the page adds the strategy list's length)
   ['xm', 'solve.safety_margin', 'num'],
   ['xg', 'solve.target_global_batch_size', 'num'],
@@ -235,6 +240,7 @@ function encodeValue(type, v) {
     case 'flag': return typeof v === 'boolean' ? encodeValue('bool', v) : encodeURIComponent(String(v));
     case 'list': return v.map((/** @type {any} */ x) => encodeURIComponent(String(x))).join(',');
     case 'modules': return Array.isArray(v) ? encodeValue('list', v) : encodeURIComponent(String(v));
+    case 'size': return Array.isArray(v) ? v.map((x) => encodeURIComponent(String(x))).join('x') : encodeURIComponent(String(v));
     case 'json': return compressedJson(v);
     case 'prices': return Object.entries(v).map(([id, usd]) => encodeURIComponent(id) + ':' + encodeURIComponent(String(usd))).join(',');
     case 'points': return v.map((/** @type {any} */ p) => POINT_FIELDS.map((f) => (p && p[f] !== undefined ? encodeURIComponent(String(p[f])) : '')).join('_')).join(',');
@@ -308,6 +314,11 @@ function decodeText(type, raw, legacy) {
     }
     case 'list': return { value: raw === '' ? [] : raw.split(',').map(unescapePart) };
     case 'modules': return { value: raw === 'all-linear' ? raw : raw.split(',').map(unescapePart) };
+    case 'size': {
+      const parts = raw.split('x').map(number);
+      if (parts.length !== 2 || parts.some((p) => p.problem)) return { problem: 'expected <height>x<width>' };
+      return { value: parts.map((p) => p.value) };
+    }
     case 'json': {
       const { text, problem } = decompressJson(unescapePart(raw), legacy);
       if (text === undefined) return { problem };

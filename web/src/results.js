@@ -1,5 +1,6 @@
 // The estimate's output document as tables: the breakdown with the engine's explanation of each
-// component, the device view, the phases, parameters and batch, RLHF models, host memory, the
+// component, the device view, the phases, parameters and batch, a vision-language model's vision
+// side, RLHF models, host memory, the
 // checkpoint disk budget, step time and cost, warnings. Every number shown is a field of the output (or the
 // difference of two).
 import { t } from './i18n.js';
@@ -42,7 +43,14 @@ function componentRows(key, bytes, unit, cls, explanations) {
  */
 export function renderBreakdown(tbody, out, unit) {
   const g = out.per_gpu;
-  const rows = BREAKDOWN.flatMap(([key, cls]) => componentRows(key, g[key], unit, cls, out.explanations));
+  const rows = BREAKDOWN.flatMap(([key, cls]) => {
+    const own = componentRows(key, g[key], unit, cls, out.explanations);
+    if (key !== 'activations' || !out.multimodal) return own;
+    // A vision-language model: the vision side's share of the activations (multimodal.activations).
+    const parts = out.multimodal.activations;
+    return [...own, ...['vision_tower', 'projector'].map((part) => el('tr', { class: 'part' },
+      [el('th', { scope: 'row', text: t('c_' + part) }), bytesCell(parts[part], unit, 'b-' + part)]))];
+  });
   for (const key of ['paged_device_resident', 'paged_host_resident']) {
     if (g[key] !== null && g[key] !== undefined) rows.push(...componentRows(key, g[key], unit, '', out.explanations));
   }
@@ -103,6 +111,41 @@ export function renderFacts(tbody, out) {
     [t('f_bytes_per_param'), [b.param, b.grad, b.optimizer].map((x) => formatCount(x)).join(' / ')],
     [t('f_precision'), el('td', { text: Object.entries(out.precision).map(([k, v]) => k + ' ' + v).join(', ') })],
   );
+  fillTable(tbody, rows);
+}
+
+/**
+ * A vision-language model's vision side (multimodal): the parameters of each part and whether it
+ * trains, the image size priced, the image tokens the language model sees, what the encoder runs,
+ * and the activations it keeps. Hidden for a model without a vision tower.
+ * @param {HTMLElement} box
+ * @param {HTMLTableSectionElement} tbody
+ * @param {EstimateOutput} out
+ * @param {Unit} unit
+ */
+export function renderVision(box, tbody, out, unit) {
+  const m = out.multimodal;
+  box.hidden = !m;
+  if (!m) return;
+  /** @param {number} n @param {string} state @param {string} testid */
+  const part = (n, state, testid) => numCell(formatCount(n) + ' (' + t('v_' + state) + ')', testid, n);
+  /** @param {number[]} s */
+  const size = (s) => s[0] + ' × ' + s[1];
+  /** @type {[string, HTMLElement | string, string?][]} */
+  const rows = [
+    [t('v_model_type'), el('td', { text: m.vision_model_type })],
+    [t('v_language_model'), numCell(formatCount(m.parameters.language_model), 'v-language-model', m.parameters.language_model)],
+    [t('v_tower'), part(m.parameters.vision_tower, m.trainable.vision_tower, 'v-tower')],
+    [t('v_projector'), part(m.parameters.projector, m.trainable.projector, 'v-projector')],
+    [t('v_image_size'), numCell(size(m.image_size) + ' → ' + size(m.processed_image_size), 'v-image-size')],
+    [t('v_images_per_sample'), numCell(formatCount(m.images_per_sample), 'v-images', m.images_per_sample)],
+    [t('v_tokens_per_image'), numCell(formatCount(m.image_tokens_per_image), 'v-tokens-image', m.image_tokens_per_image)],
+    [t('v_tokens_per_sample'), numCell(formatCount(m.image_tokens_per_sample), 'v-tokens-sample', m.image_tokens_per_sample), 'subtotal'],
+    [t('v_encoder'), numCell(formatCount(m.encoder_sequences_per_image) + ' × ' + formatCount(m.encoder_positions_per_sequence), 'v-encoder')],
+  ];
+  if (m.cross_attention_states_per_image > 0) rows.push([t('v_cross_states'), formatCount(m.cross_attention_states_per_image)]);
+  rows.push([t('v_act_tower'), bytesCell(m.activations.vision_tower, unit, 'v-act-tower')],
+    [t('v_act_projector'), bytesCell(m.activations.projector, unit, 'v-act-projector')]);
   fillTable(tbody, rows);
 }
 
