@@ -191,6 +191,46 @@ TEST_CASE("Idefics3 at SmolVLM-256M's shapes: SigLIP-B/16 at 512 px and a 4x pix
       "num_attention_heads": 12, "num_hidden_layers": 12, "patch_size": 16}})") == 256484928);
 }
 
+TEST_CASE("Idefics3 8B and SmolVLM-256M: image tokens per tile as published - tiles of a 4-tile longest edge",
+          "[multimodal][image_tokens]") {
+  // HuggingFaceM4/Idefics3-8B-Llama3: SigLIP So400m at 364 px, patch 14 (26 x 26 = 676 patches),
+  // pixel shuffle 2 -> 169 tokens per tile, the model card's "169 visual tokens to encode an image of
+  // size 364x364". A 364 x 364 image is resized to the longest edge 4 x 364 = 1456: 4 x 4 tiles and
+  // the global image -> 17 x 169 = 2873 tokens. 700 x 364 (h x w): 1456 x int(1456 * 364 / 700 =
+  // 757.12) = 757 -> 758 (even) -> tiles ceil(1456 / 364) = 4 high, ceil(int(1456 * 0.5206) = 758 /
+  // 364) = 3 wide: 12 tiles + 1 -> 13 x 169 = 2197.
+  const std::string idefics3_8b = R"({"model_type": "idefics3", "scale_factor": 2,
+    "text_config": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+      "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128259, "tie_word_embeddings": false},
+    "vision_config": {"model_type": "idefics3_vision", "hidden_size": 1152, "image_size": 364, "intermediate_size": 4304,
+      "num_attention_heads": 16, "num_hidden_layers": 27, "patch_size": 14}})";
+  const auto big = setup_from(with_config(idefics3_8b));
+  const VisionTower& v = *architecture_of(big).vision;
+  const ImageTokens square = image_tokens(v, 364, 364);
+  CHECK(square.encoder_positions == 676);
+  CHECK(square.encoder_sequences == 17);
+  CHECK(square.lm_tokens == 17 * 169);
+  CHECK(image_tokens(v, 700, 364).lm_tokens == 13 * 169);
+  // Its parameters by hand: tower 678,528 (Conv2d with bias) + 676 x 1152 = 778,752 positions + 27
+  //   SigLIP layers of 15,239,504 + post_layernorm 2,304 = 412,926,192; connector 1152 x 4 -> 4096,
+  //   no bias: 18,874,368; Llama-3.1-8B shapes with vocab 128259, untied: 32 x 218,112,000 + 2 x
+  //   128259 x 4096 + 4096 = 8,030,285,824 -> 8,462,086,384.
+  CHECK(v.encoder_params() == 412926192);
+  CHECK(v.projector_params() == 18874368);
+  CHECK(architecture_of(big).total_params() == 8462086384);
+  // SmolVLM-256M: 512 px tiles, patch 16 (32 x 32 = 1024 patches), pixel shuffle 4 -> 64 tokens per
+  // tile (image_seq_len 64 in its processor config); a 512 x 512 image goes to 2048 = 4 x 512:
+  // 16 tiles + the global image -> 17 x 64 = 1088.
+  const auto small = setup_from(with_config(R"({"model_type": "idefics3", "scale_factor": 4,
+    "text_config": {"model_type": "llama", "hidden_size": 576, "intermediate_size": 1536, "num_attention_heads": 9,
+      "num_hidden_layers": 30, "num_key_value_heads": 3, "vocab_size": 49280, "tie_word_embeddings": false},
+    "vision_config": {"model_type": "idefics3_vision", "hidden_size": 768, "image_size": 512, "intermediate_size": 3072,
+      "num_attention_heads": 12, "num_hidden_layers": 12, "patch_size": 16}})"));
+  const ImageTokens smol = image_tokens(*architecture_of(small).vision, 512, 512);
+  CHECK(smol.encoder_sequences == 17);
+  CHECK(smol.lm_tokens == 17 * 64);
+}
+
 TEST_CASE("image tokens by hand: Qwen2-VL at two image sizes", "[multimodal][image_tokens]") {
   const auto s = setup_from(with_config(kQwen2Vl7b));
   const VisionTower& v = *architecture_of(s).vision;

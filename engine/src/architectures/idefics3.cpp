@@ -5,7 +5,10 @@
 // shuffle by scale_factor, then modality_projection.proj, a bias-free linear from
 // vision hidden x scale_factor^2 to the text width) + text_model (a Llama) + lm_head (untied).
 // Defaults: configuration_idefics3.py (Idefics3VisionConfig; text_config defaults to LlamaConfig;
-// scale_factor 2). Image tokens: image_processing_idefics3.py (longest_edge 4 x 364 by default).
+// scale_factor 2). Image tokens: image_processing_idefics3.py; the processor's longest_edge (the
+// resize target) is not in config.json: every released preprocessor_config.json sets it to 4 tiles
+// of the encoder's image_size (HuggingFaceM4/Idefics3-8B-Llama3: 1456 = 4 x 364, the class default;
+// HuggingFaceTB/SmolVLM-256M-Instruct and -500M-Instruct: 2048 = 4 x 512).
 #include "decoder_layout.hpp"
 #include "multimodal_families.hpp"
 #include "vision_layout.hpp"
@@ -35,7 +38,7 @@ std::optional<Architecture> idefics3(const HfConfig& config, const std::string& 
   v.layers.front().prefix = "model.vision_model.encoder.layers";
   v.rule = ImageTokenRule::idefics3;
   v.merge_size = scale;
-  v.longest_edge = 4 * 364;
+  v.longest_edge = 4 * c.image_h;
   v.projector.push_back(linear("modality_projection.proj", c.hidden * scale * scale, a->hidden_size, false));
   attach_vision(*a, v, model_type, "model.text_model", config);
   return a;
