@@ -23,6 +23,10 @@ test('a LLaVA preset shows its vision tower, projector and image tokens; freezin
   expect(await value('v-tokens-image')).toBe(576);
   expect(await value('v-tokens-sample')).toBe(576);
   await expect(page.getByTestId('v-image-size')).toHaveText('336 × 336 → 336 × 336');
+  // The image controls left empty show what the engine used (resolved): the size the config states.
+  await expect(app.field('multimodal.image_size')).toHaveAttribute('placeholder', '336x336');
+  await expect(app.field('multimodal.image_size')).toHaveAttribute('title', 'read from config.json:vision_config.image_size');
+  await expect(app.field('multimodal.freeze_vision_tower').locator('option[value=""]')).toHaveText('default: on');
   // A frozen tower records no graph: no activations of its own; the breakdown's share says so.
   expect(await app.bytes('v-act-tower')).toBe(0);
   expect(await app.bytes('b-vision_tower')).toBe(0);

@@ -96,3 +96,22 @@ TEST_CASE("Every field a document gives is in resolved as input, with the value 
   };
   walk(doc, "");
 }
+
+TEST_CASE("A vision-language model's image settings: freeze options, images and the image size's source", "[resolved]") {
+  // LLaVA 1.5: the tower frozen and the projector trained by default; one 336 x 336 image, the size
+  // its vision_config states.
+  const json llava = resolved(R"({"model": {"preset": "llava-1.5-7b"}, "multimodal": {"images_per_sample": 2}})");
+  CHECK(llava["multimodal.freeze_vision_tower"]["value"] == true);
+  CHECK(starts_with(llava["multimodal.freeze_vision_tower"]["origin"], "engine default"));
+  CHECK(llava["multimodal.freeze_projector"]["value"] == false);
+  CHECK(llava["multimodal.images_per_sample"] == json({{"value", 2}, {"origin", "input"}}));
+  CHECK(llava["multimodal.image_size"] == json({{"value", {336, 336}}, {"origin", "read from config.json:vision_config.image_size"}}));
+  // Qwen2.5-VL's config states no image size: 448 x 448, the engine's choice.
+  const json qwen = resolved(R"({"model": {"preset": "qwen2.5-vl-7b"}})");
+  CHECK(qwen["multimodal.image_size"]["value"] == json({448, 448}));
+  CHECK(starts_with(qwen["multimodal.image_size"]["origin"], "engine default"));
+  const json given = resolved(R"({"model": {"preset": "qwen2.5-vl-7b"}, "multimodal": {"image_size": [672, 448]}})");
+  CHECK(given["multimodal.image_size"] == json({{"value", {672, 448}}, {"origin", "input"}}));
+  // A text model has none.
+  CHECK_FALSE(resolved(R"({"model": {"preset": "llama-3.1-8b"}})").contains("multimodal.images_per_sample"));
+}

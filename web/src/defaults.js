@@ -20,7 +20,7 @@ export function valueText(value, type, unit) {
   if (value === null || value === undefined) return '—';
   if (type === 'bytes' && typeof value === 'number') return String(+(value / UNIT_BYTES[unit]).toFixed(4));
   if (type === 'bool' || typeof value === 'boolean') return t(value ? 'on' : 'off');
-  if (Array.isArray(value)) return value.join(',');
+  if (Array.isArray(value)) return value.join(type === 'size' ? 'x' : ',');
   return String(value);
 }
 

@@ -9,6 +9,7 @@
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/precision.hpp"
+#include "trainmem/vision_activations.hpp"
 
 namespace trainmem::json_io {
 
@@ -282,6 +283,21 @@ void add_checkpoint_and_rlhf(Resolved& r, const TrainingSetup& s) {
   if (rl.algorithm == RlhfAlgorithm::ppo) r.add("rlhf.critic.method", name_of(kMethods, rl.critic_method), kEngineDefault);
 }
 
+// A vision-language model's image settings (vision_parameters.hpp, vision_activations.hpp).
+void add_multimodal(Resolved& r, const TrainingSetup& s) {
+  const Architecture* a = s.model.architecture ? &*s.model.architecture : nullptr;
+  if (!a || !a->vision) return;
+  const MultimodalSettings& m = s.multimodal;
+  r.add("multimodal.freeze_vision_tower", m.freeze_vision_tower,
+        std::string(kEngineDefault) + " (LLaVA's stage-2 recipe and TRL's VLM fine-tuning keep the tower frozen)");
+  r.add("multimodal.freeze_projector", m.freeze_projector, kEngineDefault);
+  r.add("multimodal.images_per_sample", m.images_per_sample, kEngineDefault);
+  bool assumed = false;
+  const auto [h, w] = priced_image_size(s, *a->vision, &assumed);
+  r.add("multimodal.image_size", json::array({h, w}),
+        assumed ? std::string(kEngineDefault) + " (the config states no image size)" : std::string("read from config.json:vision_config.image_size"));
+}
+
 }  // namespace
 
 json resolved_inputs(const json& doc, const TrainingSetup& s, const Estimate& e) {
@@ -295,6 +311,7 @@ json resolved_inputs(const json& doc, const TrainingSetup& s, const Estimate& e)
   add_parallel(r, s);
   add_gpu_and_overhead(r, s, e);
   add_checkpoint_and_rlhf(r, s);
+  add_multimodal(r, s);
   return r.take();
 }
 
