@@ -255,9 +255,9 @@ int main(int argc, char** argv) {
     groups.emplace_back("value_semantics " + k, figures(rows, [&k = k](const Row& r) { return r.semantics == k; }));
   for (const auto& [k, _] : sources)
     groups.emplace_back("peak_per_gpu, source " + k,
-                        figures(rows, [&](const Row& r) { return peak(r) && source_key(r.source) == k; }));
+                        figures(rows, [&, &k = k](const Row& r) { return peak(r) && source_key(r.source) == k; }));
   for (const auto& [k, _] : methods)
-    groups.emplace_back("peak_per_gpu, method " + k, figures(rows, [&](const Row& r) { return peak(r) && r.method == k; }));
+    groups.emplace_back("peak_per_gpu, method " + k, figures(rows, [&, &k = k](const Row& r) { return peak(r) && r.method == k; }));
 
   std::ostringstream figures_table;
   figures_table << "| group | cases | misses | median \\|error\\| | p90 \\|error\\| | median signed error | within 15 % | inside the band | median band width |\n"
