@@ -98,3 +98,29 @@ TEST_CASE("Context parallel: ring passes key/value blocks, Ulysses all-to-alls q
   CHECK(ulysses.bytes_per_step.context == 4 * 4'194'304.0);
   CHECK(ulysses.seconds_per_step.context == Approx(4 * 4'194'304.0 / kNvlink4).epsilon(1e-12));
 }
+
+TEST_CASE("All-to-all across nodes: the share bound for other nodes leaves through the rank's own NIC", "[communication]") {
+  const LinkRates links = link_rates(setup_from(R"({"model": )" + kSmallLlama + R"(, "gpu": "h100-sxm-80gb"})"));
+  CHECK(all_to_all_bandwidth(8, 1, links) == kNvlink4);  // one node
+  // 16 ranks on 2 nodes (k = 8 per node): each rank sends 7/16 of its buffer over NVLink and 8/16
+  // through its NIC at once; the NIC side is slower (8/16 / 46e9 > 7/16 / 370e9 s per byte), so
+  // (n - 1)/n = 15/16 bus bytes per 8/16 / 46e9 s: 15/8 x 46e9 = 86.25e9 B/s, not the ring's
+  // min(370, 8 x 46 = 368) GB/s.
+  CHECK(all_to_all_bandwidth(16, 1, links) == Approx(86.25e9).epsilon(1e-12));
+  // Every second rank (k = 4 per node): 15 / (12 / 46e9) = 57.5e9 B/s.
+  CHECK(all_to_all_bandwidth(16, 2, links) == Approx(57.5e9).epsilon(1e-12));
+  // One rank per node: everything crosses the NIC, 31/32 / (31/32 / 46e9) = 46e9 B/s.
+  CHECK(all_to_all_bandwidth(32, 8, links) == Approx(kNdr).epsilon(1e-12));
+
+  // Expert parallel 16 over two nodes: a Mixtral-shaped layer h = 1024, top-2 of 16 experts, one
+  // micro-batch of 1024 tokens, 2 layers. Dispatch + combine forward and backward, each moving
+  // 15/16 of 1024 x 2 routed copies x 1024 x 2 bytes: 4 x 15/16 x 4,194,304 = 15,728,640 bus bytes
+  // per layer, at 86.25e9 B/s.
+  const std::string moe = R"({"model": {"hf_config": {"model_type": "mixtral", "hidden_size": 1024, "intermediate_size": 2048,
+    "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 32000, "num_local_experts": 16,
+    "num_experts_per_tok": 2}}, "framework": "megatron", "batch": {"micro_batch_size": 1, "seq_length": 1024},
+    "gpu": "h100-sxm-80gb", "parallel": {"world_size": 16, "zero_stage": 1, "expert_parallel_size": 16}})";
+  const StepTime t = time_of(moe);
+  CHECK(t.bytes_per_step.expert == Approx(2 * 15'728'640.0).epsilon(1e-12));
+  CHECK(t.seconds_per_step.expert == Approx(2 * 15'728'640.0 / 86.25e9).epsilon(1e-12));
+}

@@ -44,11 +44,30 @@ LinkRates link_rates(const TrainingSetup& s) {
   return l;
 }
 
+namespace {
+
+// Members of a group of `ranks`, `stride` ranks apart, that share one node.
+double members_per_node(double ranks, double stride, const LinkRates& l) {
+  return stride >= l.node_gpus ? 1.0 : std::min(ranks, std::max(1.0, std::floor(l.node_gpus / stride)));
+}
+
+}  // namespace
+
 double bus_bandwidth(double ranks, double stride, const LinkRates& l) {
   if (ranks <= 1) return l.intra_node_bytes_per_s;
-  const double per_node = stride >= l.node_gpus ? 1.0 : std::min(ranks, std::max(1.0, std::floor(l.node_gpus / stride)));
+  const double per_node = members_per_node(ranks, stride, l);
   if (per_node >= ranks) return l.intra_node_bytes_per_s;
   return std::min(l.intra_node_bytes_per_s, per_node * l.inter_node_bytes_per_s);
+}
+
+double all_to_all_bandwidth(double ranks, double stride, const LinkRates& l) {
+  if (ranks <= 1) return l.intra_node_bytes_per_s;
+  const double k = members_per_node(ranks, stride, l);
+  if (k >= ranks) return l.intra_node_bytes_per_s;
+  // Of a rank's S bytes, S/n go to each peer: (k - 1) S/n over the node's links and (n - k) S/n
+  // through its own NIC, both at once. Time = max of the two; bus bytes (n - 1) S/n.
+  const double seconds_per_byte = std::max((k - 1) / l.intra_node_bytes_per_s, (ranks - k) / l.inter_node_bytes_per_s);
+  return (ranks - 1) / seconds_per_byte;
 }
 
 LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype activation_dtype, const LinkRates& links) {
@@ -80,7 +99,7 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
       // head split for q, k, v and back for the output, per pass; the backward moves their gradients.
       const double q = static_cast<double>(at.num_attention_heads * at.head_dim) / tp;
       const double out = static_cast<double>(at.num_attention_heads * at.v_head_dim) / tp;
-      t.context = collective(passes * ring(cp) * tokens * (q + kv + out) * a, bus_bandwidth(cp, tp, links));
+      t.context = collective(passes * ring(cp) * tokens * (q + kv + out) * a, all_to_all_bandwidth(cp, tp, links));
     }
   }
   if (ep > 1 && g.mlp.num_local_experts > 0) {
@@ -88,7 +107,7 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
     // group (sequence parallel).
     const double routed = tokens / tp * static_cast<double>(g.mlp.num_experts_per_tok);
     const double bytes = passes * 2 * ring(ep) * routed * h * a;
-    t.expert = collective(bytes, bus_bandwidth(ep, static_cast<double>(expert_tensor_parallel_size(s)), links));
+    t.expert = collective(bytes, all_to_all_bandwidth(ep, static_cast<double>(expert_tensor_parallel_size(s)), links));
   }
   return t;
 }

@@ -25,7 +25,8 @@
 //             of [T, heads x head_dim / tp], forward and backward (Jacobs et al. 2023, §3.1);
 //             these block like the tensor-parallel collectives.
 //   expert    all-to-all dispatch and combine of T_gpu x top_k tokens of h, forward and backward
-//             (Megatron MoE alltoall token dispatcher).
+//             (Megatron MoE alltoall token dispatcher); like Ulysses' all-to-alls at
+//             all_to_all_bandwidth, whose cross-node share is bound by the rank's own NIC.
 //   pipeline  the stage's output activation forward and its gradient backward, [T, h] (split by
 //             tensor parallel with sequence parallelism), once per virtual stage.
 // Per step, data parallel (the gradient group: data x context parallel ranks; experts: / EP):
@@ -62,8 +63,19 @@ struct LinkRates {
 };
 LinkRates link_rates(const TrainingSetup& setup);
 
-// Bus bandwidth of a group of `ranks` whose members are `stride` ranks apart.
+// Bus bandwidth of a group of `ranks` whose members are `stride` ranks apart (ring collectives:
+// all-reduce, reduce-scatter, all-gather), bytes/s.
 double bus_bandwidth(double ranks, double stride, const LinkRates& links);
+
+// Bus bandwidth of an all-to-all over such a group, bytes/s: a ring collective passes every byte
+// through each member in turn, so a node's k NICs carry the ring side by side; an all-to-all sends
+// each peer its own 1/n of the buffer, so the (n - k)/n bound for other nodes leaves through the
+// rank's own NIC while (k - 1)/n crosses the node's links. Bus bytes (n - 1)/n S over
+// max((k - 1)/n S / intra, (n - k)/n S / inter) seconds: (n - 1) / max((k - 1)/intra,
+// (n - k)/inter). Inside one node it is the intra-node figure. Bus bytes of an all-to-all as
+// nccl-tests counts them: NVIDIA/nccl-tests src/alltoall.cu @a0b82b2, AlltoAllGetBw (factor
+// (n-1)/n).
+double all_to_all_bandwidth(double ranks, double stride, const LinkRates& links);
 
 // One layer of a group, one micro-batch, on one GPU (recompute included).
 struct LayerTraffic {
