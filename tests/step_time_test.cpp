@@ -118,3 +118,22 @@ TEST_CASE("Time is null, with the reason, when the device's speeds are unknown",
   // No architecture: no time.
   CHECK_THAT(estimate_json(R"({"model": {"num_parameters": 7e9}, "gpu": "h100-sxm-80gb"})").json, Catch::Contains("\"time\": null"));
 }
+
+TEST_CASE("MoE dispatch: two more permutation passes when a rank holds more than one expert", "[step_time]") {
+  // Mixtral-shaped: h = 2048, 16 experts of 4096 (SwiGLU), top-2, 2 layers, 1024 tokens per GPU.
+  // EP 8 leaves 2 experts per rank, EP 16 one. The expert GEMMs do the same FLOPs either way
+  // (rows per expert 1024 x 2 x EP / 16: 2 groups of 1024 rows at EP 8, 1 group of 2048 at EP 16),
+  // fill every SM (at least 16 x 16 = 256 tiles of 128 x 128 for 132 SMs) and stay compute bound
+  // (intensity 2 m n k / (2 (m k + k n + m n)) above 237 FLOP/byte, the H100 ridge
+  // 794.5e12 / 3.35e12), and the all-to-all is communication, so the compute differs by the
+  // dispatcher's sort by local expert and its inverse alone: 2 x 2 passes (read + write) x 2 bytes
+  // x 2 routed copies x 2048 = 32,768 bytes per token forward, x 3 with the backward (twice the
+  // forward's bytes), x 1024 tokens x 2 layers = 201,326,592 bytes at 3.35e12 B/s.
+  const std::string model = R"({"model": {"hf_config": {"model_type": "mixtral", "hidden_size": 2048,
+    "intermediate_size": 4096, "num_attention_heads": 16, "num_key_value_heads": 16, "num_hidden_layers": 2, "vocab_size": 32000,
+    "num_local_experts": 16, "num_experts_per_tok": 2}}, "framework": "megatron", "batch": {"micro_batch_size": 1,
+    "seq_length": 1024}, "gpu": "h100-sxm-80gb", "parallel": {"zero_stage": 1, )";
+  const StepTime two = time_of(model + R"("world_size": 8, "expert_parallel_size": 8}})");
+  const StepTime one = time_of(model + R"("world_size": 16, "expert_parallel_size": 16}})");
+  CHECK(two.breakdown.compute - one.breakdown.compute == Approx(201'326'592.0 / 3.35e12).epsilon(1e-9));
+}

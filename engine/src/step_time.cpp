@@ -79,7 +79,14 @@ double elementwise_bytes_per_token(const Context& c, const LayerGroup& g) {
                        static_cast<double>(m.shared_intermediate_size);
   const double act_passes = m.gated ? (c.behaviour.unfused_gated_activation ? kUnfusedSwigluPasses : kFusedSwigluPasses) : kGeluPasses;
   bytes += act_passes * c.act * width / c.tp;
-  if (m.num_local_experts > 0) bytes += 2 * kPermutePasses * c.act * static_cast<double>(m.num_experts_per_tok) * h / c.tp;
+  if (m.num_local_experts > 0) {
+    // Permute before the dispatch and unpermute after the combine; with more than one expert on
+    // the rank, the all-to-all dispatcher also sorts the received copies by local expert and
+    // restores their order before the combine (see step_time.hpp).
+    const double routed = static_cast<double>(m.num_experts_per_tok) * h / c.tp;
+    const double sorts = static_cast<double>(m.num_local_experts) / c.ep > 1 ? 2 : 1;
+    bytes += sorts * 2 * kPermutePasses * c.act * routed;
+  }
   if (c.a->hidden_dropout > 0) bytes += 2 * (2 * c.act + 1) * hidden;
   return bytes;
 }

@@ -15,7 +15,10 @@
 //   two multiplies, rotate_half's negate and concatenation, an add) 11 element passes, fused 2.
 //   SwiGLU in separate ops (silu, multiply) 5 passes over the intermediate, fused 3; GeLU 2.
 //   Residual adds 3 passes each. MoE token permutation and unpermutation 2 passes each of the
-//   routed copies. fp8 matmuls add the casts of their inputs, weights and output gradients
+//   routed copies; with more than one expert per rank the all-to-all dispatcher also sorts the
+//   received copies by local expert and restores their order (2 passes each more;
+//   NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py @d98e8a6,
+//   MoEAlltoAllTokenDispatcher, sort_chunks_by_idxs). fp8 matmuls add the casts of their inputs, weights and output gradients
 //   (read 16-bit, write 8-bit, read again for the amax of tensorwise scaling).
 // Loss: the logits' cross-entropy, 32 bytes per logit unfused (fp32 upcast, log-softmax, loss,
 // and their backward), 8 fused (one read and one write each way). The optimizer step reads the
