@@ -137,3 +137,21 @@ TEST_CASE("MoE dispatch: two more permutation passes when a rank holds more than
   const StepTime one = time_of(model + R"("world_size": 16, "expert_parallel_size": 16}})");
   CHECK(two.breakdown.compute - one.breakdown.compute == Approx(201'326'592.0 / 3.35e12).epsilon(1e-9));
 }
+
+TEST_CASE("FSDP2 copies the gathered parameters out and the gradients into the reduce-scatter on the compute stream", "[step_time]") {
+  // The small Llama of communication_test.cpp: 132,654,080 parameters, all trained; fp32 master
+  // parameters gathered in bf16 (2 bytes), gradients reduced in fp32 (4 bytes); ZeRO-3 on 8 GPUs,
+  // 2 micro-batches, each with a forward and a backward all-gather and a reduce-scatter (torchtitan
+  // reduces every micro-batch).
+  //   copy-out: 2 micro-batches x 2 gathers x (read + write) 2 x 132,654,080 x 2 = 2,122,465,280 B
+  //   copy-in:  2 reductions x 132,654,080 x (2 read + 4 written)              = 1,591,848,960 B
+  // 3,714,314,240 bytes at 3.35e12 B/s. FSDP1 (same document, sharding_engine "fsdp") has neither.
+  const std::string doc = R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+    "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 4, "vocab_size": 32000}}, "framework": "torchtitan",
+    "precision": {"param_dtype": "fp32", "compute_dtype": "bf16", "grad_dtype": "fp32"}, "batch": {"micro_batch_size": 1,
+    "seq_length": 1024, "gradient_accumulation_steps": 2}, "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8, "zero_stage": 3)";
+  const StepTime fsdp2 = time_of(doc + "}}");
+  const StepTime fsdp1 = time_of(doc + R"(, "sharding_engine": "fsdp"}})");
+  CHECK(fsdp2.breakdown.compute - fsdp1.breakdown.compute == Approx(3'714'314'240.0 / 3.35e12).epsilon(1e-9));
+  CHECK(fsdp2.step_seconds - fsdp1.step_seconds == Approx(3'714'314'240.0 / 3.35e12).epsilon(1e-6));
+}

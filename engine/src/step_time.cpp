@@ -264,6 +264,19 @@ bool overlaps_by_default(const TrainingSetup& s) {
   }
 }
 
+// FSDP2's copies on the compute stream per step, in seconds (see step_time.hpp): after each
+// parameter all-gather the output is split into the unsharded parameters (read + write the
+// gathered bytes), and before each gradient reduce-scatter the unsharded gradients are copied
+// into its input in the reduce dtype.
+double fsdp2_copy_seconds(const TrainingSetup& s, const Estimate& e, const DataParallelTraffic& dp, const DeviceRates& rates) {
+  if (sharding_engine(s) != ShardingEngine::fsdp2) return 0;
+  const double b_p = std::min(e.bytes_per_param.param, dtype_bytes(e.precision.compute_dtype));
+  const double gathers = dp.micro_batches * ((dp.gather_forward.bytes > 0 ? 1.0 : 0.0) + (dp.gather_backward.bytes > 0 ? 1.0 : 0.0));
+  const double copy_out = gathers * 2 * e.gpu_parameters * b_p;
+  const double copy_in = dp.reduce.bytes > 0 ? dp.reductions_per_step * e.gpu_trainable_parameters * (b_p + e.bytes_per_param.grad) : 0.0;
+  return memory_seconds(copy_out + copy_in, rates);
+}
+
 // Exposed part of `comm` hidden under `compute`, with one layer's share never hidden.
 double exposed(double comm, double compute, double layers, bool overlap) {
   if (!overlap) return comm;
@@ -431,6 +444,8 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   double offload = dp.optimizer_offload.seconds;
   offload += ga * std::max(0.0, dp.parameter_offload.seconds + dp.activation_offload.seconds - (fwd + bwd));
 
+  const double fsdp_copies = fsdp2_copy_seconds(s, e, dp, c.rates);
+
   // The optimizer step over the trained parameter shard in GPU memory.
   double optimizer = 0;
   if (p.offload_optimizer == OffloadTarget::none && !s.precision.optimizer_in_backward) {
@@ -441,9 +456,9 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
 
   StepTime t;
   const double pipeline_time = ga * slowest->total() + bubble;
-  t.step_seconds = pipeline_time + dp_exposed + optimizer + offload;
+  t.step_seconds = pipeline_time + fsdp_copies + dp_exposed + optimizer + offload;
   if (!std::isfinite(t.step_seconds) || t.step_seconds <= 0) return fail("the step time of this setup is out of range");
-  t.breakdown.compute = ga * slowest->compute;
+  t.breakdown.compute = ga * slowest->compute + fsdp_copies;
   t.breakdown.recompute = ga * slowest->recompute;
   t.breakdown.exposed_communication = ga * slowest->communication + dp_exposed;
   t.breakdown.pipeline_bubble = bubble;

@@ -25,6 +25,14 @@
 // gradient and the optimizer states and writes the states and the weights: 2 b_o + b_p + 3 b_g
 // bytes per trained parameter (gradient zeroing and clipping add a write and a read).
 //
+// FSDP2 (PyTorch fully_shard; torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py
+// @8fc2039, foreach_all_gather_copy_out and foreach_reduce) copies on the compute stream: after
+// every parameter all-gather, split_with_sizes_copy reads the gathered buffer and writes the
+// unsharded parameters, 2 P b_p bytes (P the GPU's parameters before sharding, b_p the gathered
+// dtype); before every gradient reduce-scatter, chunk_cat reads the unsharded gradients and writes
+// the reduce-scatter input in the reduce dtype, P_trained (b_p + b_g) bytes. Counted in compute.
+// (FSDP1 gathers into its flat parameter, whose views the modules use: no copy-out.)
+//
 // Pipeline (Narayanan et al. 2021, §2.2): m micro-batches on p stages take
 // m x t_slowest + (sum of the stage times - t_slowest) / v, v the virtual stages of the
 // interleaved schedule (1 for 1F1B and GPipe): the bubble (p - 1) / v x t for equal stages.
