@@ -155,3 +155,20 @@ TEST_CASE("FSDP2 copies the gathered parameters out and the gradients into the r
   CHECK(fsdp2.breakdown.compute - fsdp1.breakdown.compute == Approx(3'714'314'240.0 / 3.35e12).epsilon(1e-9));
   CHECK(fsdp2.step_seconds - fsdp1.step_seconds == Approx(3'714'314'240.0 / 3.35e12).epsilon(1e-6));
 }
+
+TEST_CASE("Transformer Engine casts each fp8 weight once per step, not per micro-batch", "[step_time]") {
+  // The small Llama (h = 1024, 4 layers): q, k, v, o 4 x 1024^2 + gate, up, down 3 x 1024 x 4096
+  // = 16,777,216 weight elements per layer, 67,108,864 in all, every one an fp8 GEMM's weight.
+  // Under Megatron the weight cast (read 2 + write 1 + the amax read 2 bytes) and its transposed
+  // copy (1 byte) happen once per step: 6 x 67,108,864 = 402,653,184 bytes per step whatever the
+  // accumulation. Everything else in compute is per micro-batch, so 4 micro-batches take 4 times
+  // the compute of one, less the 3 weight casts the cache saves: 3 x 402,653,184 bytes at
+  // 3.35e12 B/s.
+  const std::string doc = R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+    "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 4, "vocab_size": 32000}}, "framework": "megatron",
+    "precision": {"fp8_compute": true}, "activation_checkpointing": "none", "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 1}, "batch": {"micro_batch_size": 1, "seq_length": 1024, "gradient_accumulation_steps": )";
+  const StepTime one = time_of(doc + "1}}");
+  const StepTime four = time_of(doc + "4}}");
+  CHECK(4 * one.breakdown.compute - four.breakdown.compute == Approx(3 * 402'653'184.0 / 3.35e12).epsilon(1e-9));
+}

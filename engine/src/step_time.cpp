@@ -45,6 +45,9 @@ struct Context {
   double act = 2;  // bytes per activation element
   double tp = 1, cp = 1, ep = 1, etp = 1;
   bool sp = false, fp8 = false;
+  // Transformer Engine keeps each weight's fp8 copy and its transpose from the step's first
+  // micro-batch (Megatron passes is_first_microbatch): weight casts per micro-batch, 1 / GA.
+  double te_weight_casts = 0;
   const LoraTargeting* lora = nullptr;  // LoRA/QLoRA adapters
   double recompute_share = 1;  // fraction of layers checkpointed
 };
@@ -136,10 +139,14 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
     if (fp8) {
       // Casts (read 16-bit, write 8-bit, read for the amax): the input and weight forward; the
       // output gradient and the weight backward, plus the transposed 8-bit copies of the input
-      // and the output gradient for the weight gradient.
+      // and the output gradient for the weight gradient. Under Transformer Engine the weight is
+      // cast once per step with its transposed copy (one more 8-bit write) and reused.
       const double cast = 2 * c.act + 1;
-      extra_forward += memory_seconds(cast * (m * in + in * out) * groups, c.rates);
-      extra_backward += memory_seconds((cast * (m * out + in * out) + 2 * (m * in + m * out)) * groups, c.rates);
+      const double weight = in * out * groups;
+      const double weight_forward = c.te_weight_casts > 0 ? c.te_weight_casts * (cast + 1) * weight : cast * weight;
+      const double weight_backward = c.te_weight_casts > 0 ? 0.0 : cast * weight;
+      extra_forward += memory_seconds(cast * m * in * groups + weight_forward, c.rates);
+      extra_backward += memory_seconds(cast * m * out * groups + weight_backward + 2 * (m * in + m * out) * groups, c.rates);
     }
     t.forward += forward + extra_forward;
     t.backward += backward + extra_backward;
@@ -316,6 +323,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   c.etp = static_cast<double>(expert_tensor_parallel_size(s));
   c.sp = p.sequence_parallel && p.tensor_parallel_size > 1;
   c.fp8 = s.precision.fp8_compute && c.rates.fp8_matmul_flops_per_s > 0;
+  if (c.fp8 && s.framework == Framework::megatron) c.te_weight_casts = 1.0 / static_cast<double>(s.batch.gradient_accumulation_steps);
   const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
   if (s.checkpointed_layers) c.recompute_share = std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
   const LinkRates links = link_rates(s);

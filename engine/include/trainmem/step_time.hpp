@@ -18,8 +18,13 @@
 //   routed copies; with more than one expert per rank the all-to-all dispatcher also sorts the
 //   received copies by local expert and restores their order (2 passes each more;
 //   NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py @d98e8a6,
-//   MoEAlltoAllTokenDispatcher, sort_chunks_by_idxs). fp8 matmuls add the casts of their inputs, weights and output gradients
-//   (read 16-bit, write 8-bit, read again for the amax of tensorwise scaling).
+//   MoEAlltoAllTokenDispatcher, sort_chunks_by_idxs). fp8 matmuls add the casts of their
+//   inputs, weights and output gradients (read 16-bit, write 8-bit, read again for the amax of
+//   tensorwise scaling). Transformer Engine under Megatron casts each weight once per optimizer
+//   step, writing its transposed fp8 copy beside it, and reuses both for the later micro-batches
+//   and the backward (Megatron-LM megatron/core/extensions/transformer_engine.py @d98e8a6:
+//   forward(..., is_first_microbatch), set by schedules.py on the step's first micro-batch):
+//   (2 b + 2) bytes per weight element per step instead of 2 (2 b + 1) per micro-batch.
 // Loss: the logits' cross-entropy, 32 bytes per logit unfused (fp32 upcast, log-softmax, loss,
 // and their backward), 8 fused (one read and one write each way). The optimizer step reads the
 // gradient and the optimizer states and writes the states and the weights: 2 b_o + b_p + 3 b_g
