@@ -68,20 +68,6 @@ std::optional<std::string> dtype_name(const std::string& torch_dtype) {
   return std::nullopt;
 }
 
-// transformers OptimizerNames -> the document's optimizer, or empty when it has none.
-std::string optimizer_of(const std::string& optim) {
-  if (optim == "adamw_torch" || optim == "adamw_torch_fused" || optim == "adamw_hf" || optim == "adamw_apex_fused" ||
-      optim == "adamw_torch_xla" || optim == "adamw_torch_npu_fused" || optim == "adamw_anyprecision")
-    return "adamw";
-  if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit") return "adamw_8bit";
-  if (optim == "paged_adamw_32bit") return "paged_adamw";
-  if (optim == "paged_adamw_8bit") return "paged_adamw_8bit";
-  if (optim == "adafactor") return "adafactor";
-  if (optim == "sgd") return "sgd";
-  if (optim == "lion_32bit") return "lion";
-  return "";
-}
-
 // Keys with no effect on training memory (schedules, logging, saving, data, hub).
 bool no_memory_effect(const std::string& k) {
   static const std::set<std::string> keys = {
@@ -117,7 +103,35 @@ bool no_memory_effect(const std::string& k) {
   return keys.count(k) > 0;
 }
 
-void apply_deepspeed(Reading& r, const std::string& k, const ConfigValue& v, std::vector<Reading>& inline_configs) {
+}  // namespace
+
+// transformers OptimizerNames -> the document's optimizer, or empty when it has none.
+// adamw_torch_8bit / adamw_torch_4bit: torchao's AdamW8bit / AdamW4bit (training_args.py).
+std::string hf_optimizer(const std::string& optim) {
+  if (optim == "adamw_torch" || optim == "adamw_torch_fused" || optim == "adamw_hf" || optim == "adamw_apex_fused" ||
+      optim == "adamw_torch_xla" || optim == "adamw_torch_npu_fused" || optim == "adamw_anyprecision")
+    return "adamw";
+  if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit" || optim == "adamw_torch_8bit") return "adamw_8bit";
+  if (optim == "paged_adamw_32bit") return "paged_adamw";
+  if (optim == "paged_adamw_8bit") return "paged_adamw_8bit";
+  if (optim == "adafactor") return "adafactor";
+  if (optim == "sgd") return "sgd";
+  if (optim == "lion_32bit") return "lion";
+  return "";
+}
+
+void read_hf_optim(Reading& r, const std::string& k, const ConfigValue& v) {
+  auto o = string_value(v);
+  const std::string name = o ? lower(*o) : "";
+  const std::string mapped = hf_optimizer(name);
+  if (!mapped.empty()) r.read("precision.optimizer", mapped, k);
+  else r.unmodelled_key(k, v, "optimizer " + v.summary() + " has no estimate value (adamw, 8-bit and paged AdamW, adafactor, sgd, lion are modelled)");
+  // training_args.py: adamw_torch_fused passes fused=True; adamw_torch leaves torch's foreach default.
+  if (name == "adamw_torch_fused") r.read("precision.optimizer_implementation", "fused", k);
+  else if (name == "adamw_torch") r.read("precision.optimizer_implementation", "foreach", k);
+}
+
+void read_deepspeed_key(Reading& r, const std::string& k, const ConfigValue& v, std::vector<Reading>& inline_configs) {
   if (auto f = string_value(v)) {
     r.named_files.emplace_back(*f, r.key(k));
   } else if (v.is_object()) {
@@ -128,7 +142,7 @@ void apply_deepspeed(Reading& r, const std::string& k, const ConfigValue& v, std
 }
 
 // TrainingArguments.fsdp: "full_shard auto_wrap offload" etc. (transformers trainer_utils.py FSDPOption).
-void apply_fsdp_option(Reading& r, const std::string& k, const ConfigValue& v) {
+void read_fsdp_option(Reading& r, const std::string& k, const ConfigValue& v) {
   std::vector<std::string> words;
   if (auto s = string_value(v)) {
     std::string w;
@@ -163,7 +177,7 @@ void apply_fsdp_option(Reading& r, const std::string& k, const ConfigValue& v) {
 }
 
 // TrainingArguments.fsdp_config: accelerate's keys with or without the fsdp_ prefix.
-void apply_fsdp_config(Reading& r, const std::string& k, const ConfigValue& v) {
+void read_fsdp_config_key(Reading& r, const std::string& k, const ConfigValue& v) {
   if (auto f = string_value(v)) {
     r.named_files.emplace_back(*f, r.key(k));
     return;
@@ -186,7 +200,16 @@ void apply_fsdp_config(Reading& r, const std::string& k, const ConfigValue& v) {
   for (auto& e : acc.errors) r.errors.push_back(e);
 }
 
-}  // namespace
+void absorb(Reading& into, const Reading& part) {
+  for (const auto& f : part.fields) into.fields.push_back(f);
+  for (const auto& n : part.ignored) into.ignored.push_back(n);
+  for (const auto& n : part.unmodelled) into.unmodelled.push_back(n);
+  for (const auto& n : part.unresolved) into.unresolved.push_back(n);
+  for (const auto& e : part.errors) into.errors.push_back(e);
+  for (const auto& a : part.autos) into.autos.push_back(a);
+  for (const auto& c : part.auto_casts) into.auto_casts.push_back(c);
+  if (part.train_batch) into.train_batch = part.train_batch;
+}
 
 Reading read_hf_training_arguments(const std::string& file, const ConfigValue& args, const std::string& script,
                                    const ShownKeys& shown_keys) {
@@ -296,13 +319,7 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       if (auto b = boolean(r, k, v); b && *b) { fp16 = true; r.read("precision.compute_dtype", "fp16", k); }
       else if (b) r.ignore(k, v, "off");
     } else if (name == "optim") {
-      auto o = string_value(v);
-      const std::string mapped = o ? optimizer_of(lower(*o)) : "";
-      if (!mapped.empty()) r.read("precision.optimizer", mapped, k);
-      else r.unmodelled_key(k, v, "optimizer " + v.summary() + " has no estimate value (adamw, 8-bit and paged AdamW, adafactor, sgd, lion are modelled)");
-      // training_args.py: adamw_torch_fused passes fused=True; adamw_torch leaves torch's foreach default.
-      if (o && lower(*o) == "adamw_torch_fused") r.read("precision.optimizer_implementation", "fused", k);
-      else if (o && lower(*o) == "adamw_torch") r.read("precision.optimizer_implementation", "foreach", k);
+      read_hf_optim(r, k, v);
     } else if (name == "torch_compile") {
       if (auto b = boolean(r, k, v)) r.read("compile", *b, k);
     } else if (name == "torch_compile_backend" || name == "torch_compile_mode") {
@@ -315,11 +332,11 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (name == "activation_offloading") {
       if (auto b = boolean(r, k, v)) r.read("activation_offload", *b, k);
     } else if (name == "deepspeed") {
-      apply_deepspeed(r, k, v, inline_deepspeed);
+      read_deepspeed_key(r, k, v, inline_deepspeed);
     } else if (name == "fsdp") {
-      apply_fsdp_option(r, k, v);
+      read_fsdp_option(r, k, v);
     } else if (name == "fsdp_config") {
-      apply_fsdp_config(r, k, v);
+      read_fsdp_config_key(r, k, v);
     } else if (name == "save_total_limit") {
       if (v.is_null()) continue;
       if (auto n = positive_integer(r, k, v)) r.read("checkpoint.keep_last", *n, k);
@@ -404,19 +421,15 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
                        "with beta = 0 TRL loads no reference model (grpo_config.py); the estimate keeps one, an over-estimate");
   }
 
-  for (auto& d : inline_deepspeed) {
-    for (auto& f : d.fields) r.fields.push_back(f);
-    for (auto& n : d.ignored) r.ignored.push_back(n);
-    for (auto& n : d.unmodelled) r.unmodelled.push_back(n);
-    for (auto& n : d.unresolved) r.unresolved.push_back(n);
-    for (auto& e : d.errors) r.errors.push_back(e);
-    if (d.train_batch) r.train_batch = d.train_batch;
-  }
+  for (const auto& d : inline_deepspeed) absorb(r, d);
   return r;
 }
 
 std::string detect_structured_format(const ConfigValue& c) {
   if (!c.is_object()) return "";
+  // LLaMA-Factory's stage and finetuning_type (src/llamafactory/hparams/finetuning_args.py) beside
+  // TrainingArguments keys: not read as a plain TrainingArguments file.
+  if (c.find("stage") && c.find("finetuning_type")) return "llamafactory";
   if (c.find("model_type") || c.find("architectures")) return "hf_config";
   if (c.find("distributed_type") || c.find("compute_environment") ||
       (c.find("num_processes") && (c.find("deepspeed_config") || c.find("fsdp_config") || c.find("mixed_precision"))))

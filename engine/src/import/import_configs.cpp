@@ -364,6 +364,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       readings.push_back(read_deepspeed_config(f.name, f.content));
     } else if (format == "hf_training_arguments") {
       readings.push_back(read_hf_training_arguments(f.name, f.content, ""));
+
     } else {
       const std::string known = unread_format(f.content);
       result.errors.push_back({error_code::unknown_config_format, f.name,
@@ -457,11 +458,12 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                  {}};
     }
 
-  // "auto" values that no file filled.
+  // "auto" values: filled from another file's key, or unresolved.
   for (const auto& r : readings)
     for (const auto& [field, note] : r.autos) {
       auto it = chosen.find(field);
       if (it == chosen.end() || it->second.a.strength < Strength::trainer_default) result.unresolved.push_back(note);
+      else result.ignored.push_back({note.key, "\"auto\": " + field + " is filled from " + (it->second.a.source.empty() ? it->second.a.origin : it->second.a.source), note.value});
     }
 
   // The model.

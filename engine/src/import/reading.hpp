@@ -155,6 +155,21 @@ Reading read_accelerate_config(const std::string& file, const ConfigValue& conte
 Reading read_hf_training_arguments(const std::string& file, const ConfigValue& args, const std::string& script,
                                    const ShownKeys& shown_keys = {});
 
+// Pieces of the HF Trainer's arguments that other trainers built on it (axolotl) read the same way
+// (hf_trainer_reader.cpp).
+// transformers OptimizerNames -> the document's optimizer; empty when it has none.
+std::string hf_optimizer(const std::string& optim);
+// `optim`: precision.optimizer and, for adamw_torch(_fused), precision.optimizer_implementation.
+void read_hf_optim(Reading& r, const std::string& k, const ConfigValue& v);
+// `deepspeed`: a config file named (read as a file of its own) or an inline object (into `inline_configs`).
+void read_deepspeed_key(Reading& r, const std::string& k, const ConfigValue& v, std::vector<Reading>& inline_configs);
+// `fsdp`: "full_shard auto_wrap offload" etc. (transformers trainer_utils.py FSDPOption).
+void read_fsdp_option(Reading& r, const std::string& k, const ConfigValue& v);
+// `fsdp_config`: accelerate's FSDP plugin keys with or without the fsdp_ prefix.
+void read_fsdp_config_key(Reading& r, const std::string& k, const ConfigValue& v);
+// Appends what `part` (an inline DeepSpeed config, say) read to `into`.
+void absorb(Reading& into, const Reading& part);
+
 // Which reader a structured file belongs to; empty when none.
 std::string detect_structured_format(const ConfigValue& content);
 
