@@ -427,6 +427,10 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
 
 std::string detect_structured_format(const ConfigValue& c) {
   if (!c.is_object()) return "";
+  // axolotl names its model base_model (utils/schemas/model.py) beside its own batch, length or
+  // adapter keys; such a file may also hold model_type (the loader class).
+  if (c.find("base_model") && (c.find("sequence_len") || c.find("micro_batch_size") || c.find("adapter") || c.find("datasets")))
+    return "axolotl";
   // LLaMA-Factory's stage and finetuning_type (src/llamafactory/hparams/finetuning_args.py) beside
   // TrainingArguments keys: not read as a plain TrainingArguments file.
   if (c.find("stage") && c.find("finetuning_type")) return "llamafactory";

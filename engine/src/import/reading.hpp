@@ -155,6 +155,9 @@ Reading read_accelerate_config(const std::string& file, const ConfigValue& conte
 Reading read_hf_training_arguments(const std::string& file, const ConfigValue& args, const std::string& script,
                                    const ShownKeys& shown_keys = {});
 
+// axolotl YAML (axolotl_reader.cpp).
+Reading read_axolotl_config(const std::string& file, const ConfigValue& content);
+
 // Pieces of the HF Trainer's arguments that other trainers built on it (axolotl) read the same way
 // (hf_trainer_reader.cpp).
 // transformers OptimizerNames -> the document's optimizer; empty when it has none.
