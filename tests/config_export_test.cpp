@@ -38,6 +38,37 @@ const std::set<std::string> kAccelerateKeys = {
     "/parallelism_config/parallelism_config_tp_size", "/parallelism_config/parallelism_config_cp_size",
     "/dynamo_config/dynamo_backend"};
 
+// Keys axolotl 0.18.0 defines (axolotl-ai-cloud/axolotl 067b021: src/axolotl/utils/schemas/config.py,
+// training.py, peft.py, fsdp.py, trl.py, integrations/cut_cross_entropy/args.py); under `deepspeed`
+// (axolotl takes the config itself there) DeepSpeed's own keys.
+const std::set<std::string> kAxolotlKeys = [] {
+  std::set<std::string> keys = {
+      "/base_model", "/micro_batch_size", "/gradient_accumulation_steps", "/sequence_len", "/adapter", "/load_in_4bit",
+      "/lora_r", "/lora_dropout", "/lora_target_linear", "/lora_target_modules", "/lora_modules_to_save", "/peft_use_dora",
+      "/peft_layers_to_transform", "/peft_autocast_adapter_dtype", "/bf16", "/fp16", "/fp8", "/optimizer",
+      "/gradient_checkpointing", "/activation_offloading", "/attn_implementation", "/plugins", "/cut_cross_entropy",
+      "/chunked_cross_entropy", "/chunked_cross_entropy_num_chunks", "/torch_compile", "/save_total_limit",
+      "/tensor_parallel_size", "/context_parallel_size", "/fsdp_version", "/fsdp_config/offload_params",
+      "/fsdp_config/reshard_after_forward", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm",
+      "/trl/vllm_mode"};
+  for (const auto& k : kDeepSpeedKeys) keys.insert("/deepspeed" + k);
+  return keys;
+}();
+
+// A flattened JSON path without its list indices ("/lora_target_modules/0" -> "/lora_target_modules").
+std::string without_indices(const std::string& path) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    std::size_t next = path.find('/', i + 1);
+    if (next == std::string::npos) next = path.size();
+    const std::string part = path.substr(i, next - i);
+    if (part.size() < 2 || part.find_first_not_of("0123456789", 1) != std::string::npos) out += part;
+    i = next;
+  }
+  return out;
+}
+
 trainmem::TrainingSetup setup_of(const json& doc) {
   auto parsed = trainmem::parse_estimate_document(doc.dump());
   INFO(trainmem::error_document(parsed.errors));
@@ -49,21 +80,25 @@ trainmem::TrainingSetup setup_of(const json& doc) {
 trainmem::TrainingSetup round_trip(const json& doc, trainmem::ExportFormat format, const std::set<std::string>& keys,
                                    std::set<std::string>& not_expressible) {
   const auto setup = setup_of(doc);
-  const auto exported = trainmem::export_config(setup, format);
+  const std::string preset = doc.at("model").at("preset").get<std::string>();
+  const auto exported = trainmem::export_config(setup, format, trainmem::builtin_catalog().find_model(preset)->hf_id);
   for (const auto& [field, why] : exported.not_expressible) not_expressible.insert(field);
   const json written = json::parse(trainmem::config_value_json(exported.config));
   const json flat = written.flatten();
   for (const auto& [path, value] : flat.items()) {
     INFO(path << " is not a key the framework defines");
-    CHECK(keys.count(path));
+    CHECK(keys.count(without_indices(path)));
   }
-  const bool yaml = format == trainmem::ExportFormat::accelerate;
+  const bool yaml = format != trainmem::ExportFormat::deepspeed;
   const std::string text = yaml ? trainmem::cli::emit_yaml(exported.config) : written.dump(2);
   trainmem::Errors errors;
-  auto file = trainmem::cli::load_config_file(yaml ? "accelerate.yaml" : "ds_config.json", text, errors);
+  const char* name = format == trainmem::ExportFormat::accelerate ? "accelerate.yaml"
+                     : format == trainmem::ExportFormat::axolotl  ? "axolotl.yaml"
+                                                                  : "ds_config.json";
+  auto file = trainmem::cli::load_config_file(name, text, errors);
   REQUIRE(file);
   trainmem::ImportOptions options;
-  options.model_preset = doc.at("model").at("preset").get<std::string>();
+  options.model_preset = preset;
   auto imported = trainmem::import_configs({*file}, trainmem::builtin_catalog(), options);
   INFO(trainmem::error_document(imported.errors));
   REQUIRE(imported.errors.empty());
@@ -73,7 +108,7 @@ trainmem::TrainingSetup round_trip(const json& doc, trainmem::ExportFormat forma
     if (!back.contains("batch") || !back["batch"].contains(k)) back["batch"][k] = doc.at("batch").at(k);
   // ... and the GPU count (a DeepSpeed JSON has none: the launcher gives it).
   for (const char* k : {"world_size", "gpus_per_node"})
-    if (doc.at("parallel").contains(k) && (!back.contains("parallel") || !back["parallel"].contains(k))) back["parallel"][k] = doc.at("parallel").at(k);
+    if (doc.contains("parallel") && doc.at("parallel").contains(k) && (!back.contains("parallel") || !back["parallel"].contains(k))) back["parallel"][k] = doc.at("parallel").at(k);
   return setup_of(back);
 }
 
@@ -100,6 +135,24 @@ const std::vector<Field> kFields = {
     {"activation_checkpointing", [](const auto& s) { return str(static_cast<int>(s.activation_checkpointing)); }},
     {"model_loading", [](const auto& s) { return str(static_cast<int>(s.model_loading)); }},
     {"compile", [](const auto& s) { return str(s.compile); }},
+    {"method", [](const auto& s) { return str(static_cast<int>(s.method)); }},
+    {"lora", [](const auto& s) {
+       std::string t = str(s.lora.r) + " " + std::to_string(s.lora.lora_dropout) + " " + str(s.lora.use_dora) + " " +
+                       str(static_cast<int>(s.lora.adapter_dtype));
+       for (const auto& m : s.lora.target_modules) t += " " + m;
+       return t;
+     }},
+    {"batch.seq_length", [](const auto& s) { return s.batch.seq_length ? str(*s.batch.seq_length) : "-"; }},
+    {"activation_offload", [](const auto& s) { return str(s.activation_offload); }},
+    {"attention", [](const auto& s) { return str(static_cast<int>(s.attention)); }},
+    {"loss.implementation", [](const auto& s) { return s.loss.implementation ? str(static_cast<int>(*s.loss.implementation)) : "-"; }},
+    {"loss.num_chunks", [](const auto& s) { return str(s.loss.num_chunks); }},
+    {"checkpoint.keep_last", [](const auto& s) { return str(s.checkpoint.keep_last); }},
+    {"rlhf", [](const auto& s) {
+       return s.rlhf ? str(static_cast<int>(s.rlhf->algorithm)) + " " + str(s.rlhf->reference_shared_base) + " " +
+                           str(s.rlhf->num_generations) + " " + str(s.rlhf->max_new_tokens) + " " + str(s.rlhf->colocated)
+                     : "-";
+     }},
 };
 
 void check_round_trip(const json& doc, trainmem::ExportFormat format, const std::set<std::string>& keys) {
@@ -144,6 +197,52 @@ TEST_CASE("accelerate YAML export round-trips and writes accelerate's own keys",
                       "parallel": {"world_size": 4, "tensor_parallel_size": 2}, "batch": {"micro_batch_size": 8, "seq_length": 1024}})"),
   };
   for (const auto& doc : cases) check_round_trip(doc, trainmem::ExportFormat::accelerate, kAccelerateKeys);
+}
+
+TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[export]") {
+  const json cases[] = {
+      // QLoRA on one GPU: adapter qlora + load_in_4bit, nf4 with double quantization (axolotl's own).
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "lora": {"r": 32, "target_modules": "all-linear",
+                      "lora_dropout": 0.05}, "precision": {"param_dtype": "bf16", "optimizer": "paged_adamw_8bit"},
+                      "batch": {"micro_batch_size": 1, "seq_length": 2048, "gradient_accumulation_steps": 4},
+                      "activation_checkpointing": "full", "attention": "flash"})"),
+      // Full fine-tuning under FSDP2 with chunked loss, compile and activation offload.
+      json::parse(R"({"model": {"preset": "qwen2.5-7b"}, "framework": "hf_trainer", "precision": {"param_dtype": "bf16"},
+                      "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp2", "reshard_after_forward": false,
+                      "offload_param": "cpu", "offload_optimizer": "cpu"}, "loss": {"implementation": "chunked", "num_chunks": 16},
+                      "compile": true, "activation_checkpointing": "full", "activation_offload": true, "attention": "sdpa",
+                      "batch": {"micro_batch_size": 2, "seq_length": 4096}, "checkpoint": {"keep_last": 3}})"),
+      // DeepSpeed ZeRO-3 written inline, with the cut cross-entropy plugin.
+      json::parse(R"({"model": {"preset": "mistral-7b-v0.1"}, "framework": "hf_trainer", "precision": {"param_dtype": "bf16"},
+                      "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "deepspeed", "offload_optimizer": "cpu"},
+                      "loss": {"implementation": "fused"}, "batch": {"micro_batch_size": 4, "seq_length": 2048,
+                      "gradient_accumulation_steps": 2}})"),
+      // DPO with a LoRA policy (the reference is the adapter-free base) in fp32 with fp32 adapters.
+      json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "method": "lora", "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"],
+                      "adapter_dtype": "fp32"}, "rlhf": {"algorithm": "dpo", "reference": {"method": "shared_base"}},
+                      "precision": {"param_dtype": "fp32"}, "batch": {"micro_batch_size": 2, "seq_length": 1024}})"),
+      // GRPO with vLLM on its own GPUs.
+      json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 256,
+                      "num_generations": 4, "colocated": false}}, "precision": {"param_dtype": "bf16"},
+                      "batch": {"micro_batch_size": 4, "seq_length": 512}})"),
+  };
+  for (const auto& doc : cases) check_round_trip(doc, trainmem::ExportFormat::axolotl, kAxolotlKeys);
+}
+
+TEST_CASE("an axolotl export lists what axolotl cannot say", "[export]") {
+  const auto r = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "hf_trainer",
+      "activation_checkpointing": "selective", "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "fsdp"},
+      "precision": {"optimizer": "adam"}, "batch": {"micro_batch_size": 2, "seq_length": 4096}})", "axolotl").json);
+  std::set<std::string> fields;
+  for (const auto& n : r.at("not_exported")) fields.insert(n.at("field").get<std::string>());
+  // Whole-layer checkpointing only, FULL_SHARD only, no plain Adam name, no GPU count key.
+  CHECK(fields.count("activation_checkpointing"));
+  CHECK(fields.count("parallel.zero_stage"));
+  CHECK(fields.count("precision.optimizer"));
+  CHECK(fields.count("parallel.world_size"));
+  // The catalog model's Hugging Face id is axolotl's base_model.
+  CHECK(r.at("config").at("base_model") == "meta-llama/Llama-3.1-8B");
+  CHECK(r.at("config").at("micro_batch_size") == 2);
 }
 
 TEST_CASE("fields a format cannot carry are listed as not exported", "[export]") {

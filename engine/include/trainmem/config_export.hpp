@@ -13,7 +13,7 @@
 
 namespace trainmem {
 
-enum class ExportFormat { deepspeed, accelerate };
+enum class ExportFormat { deepspeed, accelerate, axolotl };
 
 struct ExportResult {
   ConfigValue config = ConfigValue::object();  // the file's content (JSON or YAML)
@@ -23,6 +23,8 @@ struct ExportResult {
   std::vector<std::pair<std::string, std::string>> not_expressible;
 };
 
-ExportResult export_config(const TrainingSetup& setup, ExportFormat format);
+// `hf_model_id`: the model's Hugging Face id for formats that name it (axolotl's base_model);
+// empty when the model has none (a custom config): the model is then not exported.
+ExportResult export_config(const TrainingSetup& setup, ExportFormat format, const std::string& hf_model_id = "");
 
 }  // namespace trainmem

@@ -87,12 +87,19 @@ ExportResult export_accelerate(const TrainingSetup& s) {
   return out;
 }
 
-ExportResult dispatch(const TrainingSetup& s, ExportFormat f) {
-  return f == ExportFormat::deepspeed ? export_deepspeed(s) : export_accelerate(s);
+ExportResult dispatch(const TrainingSetup& s, ExportFormat f, const std::string& hf_model_id) {
+  switch (f) {
+    case ExportFormat::deepspeed: return export_deepspeed(s);
+    case ExportFormat::accelerate: return export_accelerate(s);
+    case ExportFormat::axolotl: return export_axolotl(s, hf_model_id);
+  }
+  return {};
 }
 
 }  // namespace trainmem::export_detail
 
 namespace trainmem {
-ExportResult export_config(const TrainingSetup& setup, ExportFormat format) { return export_detail::dispatch(setup, format); }
+ExportResult export_config(const TrainingSetup& setup, ExportFormat format, const std::string& hf_model_id) {
+  return export_detail::dispatch(setup, format, hf_model_id);
+}
 }  // namespace trainmem

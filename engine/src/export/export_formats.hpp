@@ -12,5 +12,7 @@ inline const char* offload_name(OffloadTarget t) {
 
 ExportResult export_deepspeed(const TrainingSetup& s);
 ExportResult export_accelerate(const TrainingSetup& s);
+// `hf_model_id`: the model's Hugging Face id, written as base_model (empty: not written).
+ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_id);
 
 }  // namespace trainmem::export_detail

@@ -4,6 +4,7 @@
 
 #include "documents.hpp"
 #include "object_reader.hpp"
+#include "trainmem/catalog.hpp"
 #include "trainmem/config_export.hpp"
 #include "trainmem/json_api.hpp"
 
@@ -35,12 +36,17 @@ JsonResult export_json(std::string_view document, std::string_view format) {
     ExportFormat f;
     if (format == "deepspeed") f = ExportFormat::deepspeed;
     else if (format == "accelerate") f = ExportFormat::accelerate;
+    else if (format == "axolotl") f = ExportFormat::axolotl;
     else
       return {error_document({{error_code::unknown_value, "format",
-                               "format \"" + std::string(format) + "\" is not one of: deepspeed, accelerate"}}), false};
+                               "format \"" + std::string(format) + "\" is not one of: deepspeed, accelerate, axolotl"}}), false};
     ParsedSetup parsed = parse_estimate_document(document);
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
-    const ExportResult r = export_config(parsed.setup, f);
+    // A catalog model's Hugging Face id, for the formats that name the model.
+    std::string hf_model_id;
+    if (const ModelPreset* m = parsed.setup.model.preset.empty() ? nullptr : builtin_catalog().find_model(parsed.setup.model.preset))
+      hf_model_id = m->hf_id;
+    const ExportResult r = export_config(parsed.setup, f, hf_model_id);
     Errors ignored;
     const auto doc = json_io::read_document(document, ignored);
     std::vector<std::string> fields;
@@ -54,7 +60,7 @@ JsonResult export_json(std::string_view document, std::string_view format) {
     for (const auto& field : fields) {
       const bool carried = std::any_of(r.carried.begin(), r.carried.end(), [&](const std::string& c) { return covers(c, field); });
       if (carried || listed.count(field)) continue;
-      not_exported.push_back({{"field", field}, {"reason", "a " + std::string(format) + " config has no key for it"}});
+      not_exported.push_back({{"field", field}, {"reason", "the " + std::string(format) + " file has no key for it"}});
     }
     json out;
     out["format"] = std::string(format);

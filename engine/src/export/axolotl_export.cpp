@@ -1,0 +1,198 @@
+// TrainingSetup -> an axolotl YAML snippet with the settings that matter for memory (axolotl 0.18.0
+// key names: src/axolotl/utils/schemas/config.py, training.py, peft.py, fsdp.py, trl.py). The inverse
+// of engine/src/import/axolotl_reader.cpp; a DeepSpeed setup is written inline under `deepspeed`
+// (axolotl accepts a path or the config itself) by the DeepSpeed exporter.
+#include "export_formats.hpp"
+#include "trainmem/framework_defaults.hpp"
+#include "trainmem/precision.hpp"
+
+namespace trainmem::export_detail {
+
+namespace {
+
+// The document's optimizer -> transformers OptimizerNames, which axolotl passes on as `optim`.
+const char* optimizer_name(const TrainingSetup& s) {
+  switch (s.precision.optimizer) {
+    case Optimizer::adamw:
+      return s.precision.optimizer_implementation == OptimizerImplementation::foreach ? "adamw_torch" : "adamw_torch_fused";
+    case Optimizer::adamw_8bit: return "adamw_bnb_8bit";
+    case Optimizer::paged_adamw: return "paged_adamw_32bit";
+    case Optimizer::paged_adamw_8bit: return "paged_adamw_8bit";
+    case Optimizer::adafactor: return "adafactor";
+    case Optimizer::sgd: return "sgd";
+    case Optimizer::lion: return "lion_32bit";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_id) {
+  ExportResult out;
+  ConfigValue& c = out.config;
+  const ResolvedPrecision p = resolve_precision(s);
+  out.carried = {"batch.micro_batch_size", "batch.gradient_accumulation_steps", "batch.seq_length", "method",
+                 "precision.param_dtype", "precision.compute_dtype", "activation_checkpointing", "activation_offload",
+                 "attention", "compile", "precision.fp8_compute", "checkpoint.keep_last", "parallel.tensor_parallel_size",
+                 "parallel.context_parallel_size"};
+  // axolotl's trainer is the HF Trainer's subclass: an axolotl file reads back as hf_trainer.
+  if (s.framework == Framework::hf_trainer) out.carried.push_back("framework");
+  else out.not_expressible.emplace_back("framework", "axolotl trains with the HF Trainer's loop");
+
+  if (!hf_model_id.empty()) {
+    c.set("base_model", hf_model_id);
+    out.carried.push_back("model");
+  }
+  c.set("micro_batch_size", s.batch.micro_batch_size);
+  c.set("gradient_accumulation_steps", s.batch.gradient_accumulation_steps);
+  if (s.batch.seq_length) c.set("sequence_len", *s.batch.seq_length);
+
+  // Adapters (utils/schemas/peft.py; loaders/model.py fixes QLoRA at nf4 with double quantization).
+  if (s.method == Method::lora || s.method == Method::qlora) {
+    out.carried.push_back("lora");
+    c.set("adapter", s.method == Method::qlora ? "qlora" : "lora");
+    if (s.method == Method::qlora) {
+      c.set("load_in_4bit", true);
+      out.carried.push_back("qlora");
+      if (s.qlora.quant_type != Dtype::nf4 || !s.qlora.double_quant)
+        out.not_expressible.emplace_back("qlora", "axolotl quantizes to nf4 with double quantization");
+    }
+    c.set("lora_r", s.lora.r);
+    c.set("lora_dropout", s.lora.lora_dropout);
+    const bool all_linear = s.lora.target_modules.size() == 1 && s.lora.target_modules[0] == "all-linear";
+    if (all_linear) {
+      c.set("lora_target_linear", true);
+    } else if (s.lora.target_pattern) {
+      c.set("lora_target_modules", *s.lora.target_pattern);
+    } else if (!s.lora.target_modules.empty()) {
+      ConfigValue::Array names;
+      for (const auto& m : s.lora.target_modules) names.emplace_back(m);
+      c.set("lora_target_modules", ConfigValue(std::move(names)));
+    } else {
+      out.not_expressible.emplace_back("lora.target_modules", "axolotl needs the target modules named (or lora_target_linear)");
+    }
+    if (!s.lora.modules_to_save.empty()) {
+      ConfigValue::Array names;
+      for (const auto& m : s.lora.modules_to_save) names.emplace_back(m);
+      c.set("lora_modules_to_save", ConfigValue(std::move(names)));
+    }
+    if (s.lora.use_dora) c.set("peft_use_dora", true);
+    if (!s.lora.layers_to_transform.empty()) {
+      ConfigValue::Array layers;
+      for (auto l : s.lora.layers_to_transform) layers.emplace_back(l);
+      c.set("peft_layers_to_transform", ConfigValue(std::move(layers)));
+    }
+    if (!s.lora.exclude_modules.empty() || s.lora.exclude_pattern || !s.lora.rank_pattern.empty())
+      out.not_expressible.emplace_back("lora", "axolotl's LoRA keys name no excluded modules and no rank pattern by module");
+    // PEFT upcasts adapters to fp32 unless peft_autocast_adapter_dtype is false (they then keep
+    // the weights' dtype).
+    if (s.lora.adapter_dtype != Dtype::fp32) {
+      c.set("peft_autocast_adapter_dtype", false);
+      if (s.lora.adapter_dtype != p.param_dtype)
+        out.not_expressible.emplace_back("lora.adapter_dtype", "without the fp32 upcast, adapters take the weights' dtype");
+    }
+  } else if (s.method == Method::freeze) {
+    out.not_expressible.emplace_back("method", "axolotl freezes by parameter patterns (unfrozen_parameters), not by a layer count");
+  }
+
+  // Precision: bf16 loads bf16 weights and computes in bf16; fp16 likewise in fp16; bf16 false
+  // with no other flag trains in fp32 (utils/config/__init__.py resolve_dtype).
+  if (p.param_dtype == Dtype::bf16) c.set("bf16", true);
+  else if (p.param_dtype == Dtype::fp16) { c.set("bf16", false); c.set("fp16", true); }
+  else if (p.param_dtype == Dtype::fp32) c.set("bf16", false);
+  else out.not_expressible.emplace_back("precision.param_dtype", "axolotl loads the weights in bf16, fp16 or fp32");
+  const Dtype compute_written = p.param_dtype == Dtype::fp32 ? Dtype::fp32 : p.param_dtype;
+  if (p.compute_dtype != compute_written)
+    out.not_expressible.emplace_back("precision.compute_dtype", "axolotl computes in the dtype it loads the weights in");
+  if (s.precision.fp8_compute) c.set("fp8", true);
+
+  if (const char* o = optimizer_name(s)) {
+    c.set("optimizer", o);
+    out.carried.push_back("precision.optimizer");
+    if (s.precision.optimizer == Optimizer::adamw) out.carried.push_back("precision.optimizer_implementation");
+  } else {
+    out.not_expressible.emplace_back("precision.optimizer", "no transformers or axolotl optimizer name for it");
+  }
+  if (s.precision.optimizer_implementation == OptimizerImplementation::for_loop)
+    out.not_expressible.emplace_back("precision.optimizer_implementation", "transformers' optimizer names pick fused or foreach");
+
+  if (s.activation_checkpointing == Checkpointing::selective)
+    out.not_expressible.emplace_back("activation_checkpointing", "axolotl's gradient_checkpointing recomputes whole layers");
+  c.set("gradient_checkpointing", s.activation_checkpointing != Checkpointing::none);
+  if (s.activation_offload) c.set("activation_offloading", true);
+  c.set("attn_implementation", s.attention == AttentionImplementation::flash  ? "flash_attention_2"
+                               : s.attention == AttentionImplementation::sdpa ? "sdpa"
+                                                                              : "eager");
+  if (s.loss.implementation == LossImplementation::fused) {
+    // Cut cross-entropy never materialises the logits (integrations/cut_cross_entropy).
+    ConfigValue::Array plugins;
+    plugins.emplace_back("axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin");
+    c.set("plugins", ConfigValue(std::move(plugins)));
+    c.set("cut_cross_entropy", true);
+    out.carried.push_back("loss.implementation");
+  } else if (s.loss.implementation == LossImplementation::chunked) {
+    c.set("chunked_cross_entropy", true);
+    c.set("chunked_cross_entropy_num_chunks", s.loss.num_chunks);
+    out.carried.push_back("loss.implementation");
+    out.carried.push_back("loss.num_chunks");
+  }
+  if (s.compile) c.set("torch_compile", true);
+  if (s.checkpoint.keep_last > 1) c.set("save_total_limit", s.checkpoint.keep_last);
+  if (s.parallel.tensor_parallel_size > 1) c.set("tensor_parallel_size", s.parallel.tensor_parallel_size);
+  if (s.parallel.context_parallel_size > 1) c.set("context_parallel_size", s.parallel.context_parallel_size);
+
+  // Sharding.
+  const ShardingEngine engine = sharding_engine(s);
+  const bool sharded = s.parallel.zero_stage > 0;
+  if (engine == ShardingEngine::deepspeed && sharded) {
+    ExportResult ds = export_deepspeed(s);
+    c.set("deepspeed", ds.config);
+    for (const auto& f : ds.carried)
+      if (f.rfind("parallel.", 0) == 0) out.carried.push_back(f);
+    for (const auto& n : ds.not_expressible)
+      if (n.first.rfind("parallel.", 0) == 0) out.not_expressible.push_back(n);
+  } else if ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && sharded) {
+    out.carried.insert(out.carried.end(), {"parallel.sharding_engine", "parallel.zero_stage", "parallel.offload_optimizer",
+                                           "parallel.offload_param", "parallel.reshard_after_forward"});
+    if (s.parallel.zero_stage != 3)
+      out.not_expressible.emplace_back("parallel.zero_stage", "axolotl's FSDP shards parameters, gradients and optimizer states (FULL_SHARD)");
+    c.set("fsdp_version", engine == ShardingEngine::fsdp2 ? 2 : 1);
+    ConfigValue f = ConfigValue::object();
+    const bool offload = s.parallel.offload_param != OffloadTarget::none;
+    if (offload != (s.parallel.offload_optimizer != OffloadTarget::none) || s.parallel.offload_param == OffloadTarget::nvme)
+      out.not_expressible.emplace_back("parallel.offload_param", "FSDP offloads parameters, gradients and the optimizer step to the CPU together");
+    f.set("offload_params", offload);
+    if (engine == ShardingEngine::fsdp2) f.set("reshard_after_forward", s.parallel.reshard_after_forward);
+    else if (!s.parallel.reshard_after_forward)
+      out.not_expressible.emplace_back("parallel.reshard_after_forward", "FSDP1 reshards after forward under FULL_SHARD");
+    c.set("fsdp_config", f);
+  } else {
+    out.carried.push_back("parallel.zero_stage");
+    if (sharded) out.not_expressible.emplace_back("parallel.sharding_engine", "axolotl shards with DeepSpeed or FSDP");
+  }
+  if (s.parallel.sharding_group_size) out.not_expressible.emplace_back("parallel.sharding_group_size", "not written: axolotl's dp_shard_size needs the GPU count");
+
+  // RLHF (utils/schemas/config.py rl, trl.py).
+  if (s.rlhf) {
+    out.carried.push_back("rlhf");
+    if (s.rlhf->algorithm == RlhfAlgorithm::dpo) {
+      c.set("rl", "dpo");
+      const bool lora = s.method == Method::lora || s.method == Method::qlora;
+      if (s.rlhf->reference_shared_base != lora)
+        out.not_expressible.emplace_back("rlhf.reference", "TRL's DPO reference is the adapter-free base for a PEFT policy and a frozen copy otherwise");
+    } else if (s.rlhf->algorithm == RlhfAlgorithm::grpo) {
+      c.set("rl", "grpo");
+      ConfigValue trl = ConfigValue::object();
+      trl.set("num_generations", s.rlhf->num_generations);
+      trl.set("max_completion_length", s.rlhf->max_new_tokens);
+      trl.set("use_vllm", !s.rlhf->colocated);
+      if (!s.rlhf->colocated) trl.set("vllm_mode", "server");
+      c.set("trl", trl);
+    } else {
+      out.not_expressible.emplace_back("rlhf", "axolotl has no PPO trainer");
+    }
+  }
+  return out;
+}
+
+}  // namespace trainmem::export_detail
