@@ -4,6 +4,7 @@
 // (YAML 1.1 scalars, command lines, malformed files, conflicts) one by one.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -375,4 +376,45 @@ TEST_CASE("a command line's \"--\" ends its options, as argparse reads it", "[im
   REQUIRE(r.errors.empty());
   CHECK(origin_of(r, "batch.gradient_accumulation_steps") == "read from run.sh:--gradient_accumulation_steps");
   CHECK(origin_of(r, "batch.micro_batch_size").rfind("framework default", 0) == 0);
+}
+
+TEST_CASE("an axolotl YAML and the DeepSpeed JSON it names must agree", "[import][axolotl][conflict]") {
+  trainmem::Errors errors;
+  auto yaml = trainmem::cli::load_config_file(
+      "run.yml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 2\nsequence_len: 4096\ndeepspeed: ds.json\n", errors);
+  auto ds = trainmem::cli::load_config_file("ds.json", R"({"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 2}})", errors);
+  REQUIRE(yaml);
+  REQUIRE(ds);
+  // transformers' HF integration refuses a DeepSpeed micro-batch that differs from the trainer's
+  // (integrations/deepspeed.py fill_match): both sources are named, neither is picked.
+  auto r = trainmem::import_configs({*yaml, *ds}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "conflicting_values");
+  CHECK(r.errors[0].message.find("run.yml:micro_batch_size says 2") != std::string::npos);
+  CHECK(r.errors[0].message.find("ds.json:train_micro_batch_size_per_gpu says 4") != std::string::npos);
+  // The YAML alone: the DeepSpeed file it names is reported as not given, and DeepSpeed is not assumed.
+  r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "run.yml:deepspeed"));
+  CHECK_FALSE(as_json(r.document).contains("parallel"));
+}
+
+TEST_CASE("an axolotl pair through the WASM request gives the CLI's answer", "[import][axolotl][wasm]") {
+  const fs::path folder = kConfigs / "axolotl";
+  const auto files = load(folder, {"alst_llama3_8b_deepspeed.yaml", "zero3_bf16_cpuoffload_all.json"});
+  json request;
+  request["files"] = json::array({{{"name", files[0].name}, {"content", as_json(files[0].content)}},
+                                  {{"name", files[1].name}, {"text", read_text(folder / files[1].name)}}});
+  const auto wasm = trainmem::import_json(request.dump());
+  const auto cli = trainmem::import_files_json(files, {}, false);
+  REQUIRE(wasm.ok);
+  // The request's JSON object holds the YAML's keys in name order, the CLI in file order: the
+  // notes may be listed in another order; every answer is the same.
+  auto sorted = [](json j) {
+    for (const char* list : {"ignored", "unmodelled", "unresolved"})
+      std::sort(j[list].begin(), j[list].end(), [](const json& a, const json& b) { return a.dump() < b.dump(); });
+    return j;
+  };
+  CHECK(sorted(json::parse(wasm.json)) == sorted(json::parse(cli.json)));
 }
