@@ -399,6 +399,16 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   }
   std::map<std::string, Chosen> chosen;
   for (const auto& field : order) merge_field(field, by_field[field], overrides_by_file, chosen, result.errors);
+  // A value read from a file that a stronger one overrides (a launcher's mixed precision under the
+  // trainer's flag, a load dtype DeepSpeed casts) is listed, not dropped.
+  for (const auto& field : order) {
+    const auto c = chosen.find(field);
+    if (c == chosen.end()) continue;
+    for (const Assignment* a : by_field[field])
+      if (a->strength < c->second.a.strength && a->origin.rfind("read from", 0) == 0)
+        result.ignored.push_back({a->source, std::string(a->value == c->second.a.value ? "agrees with " : "yields to ") +
+                                                 c->second.a.source + " for " + field, a->value});
+  }
 
   // DeepSpeed's train_batch_size with a missing micro-batch or accumulation count.
   for (const auto& r : readings) {
