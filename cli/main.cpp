@@ -22,10 +22,11 @@ Usage:
   trainmem catalog models|gpus list the built-in model presets or GPU catalog as JSON
   trainmem import [--document-only] [--model ID] FILE...
                                trainer configs (DeepSpeed JSON, accelerate YAML, HF TrainingArguments /
-                               TRL YAML or JSON, axolotl YAML, command lines and launch scripts) -> {document,
-                               provenance, ignored, unmodelled, unresolved}; --document-only prints the
-                               estimate document alone (pipe it into `trainmem estimate -`); --model
-                               names a catalog model when the files name one the catalog lacks
+                               TRL YAML or JSON, axolotl or LLaMA-Factory YAML, command lines and launch
+                               scripts) -> {document, provenance, ignored, unmodelled, unresolved};
+                               --document-only prints the estimate document alone (pipe it into
+                               `trainmem estimate -`); --model names a catalog model when the files
+                               name one the catalog lacks
   trainmem export deepspeed|accelerate|axolotl [--config-only] FILE|-
                                an estimate document -> {format, config, not_exported}; --config-only
                                prints the file itself (DeepSpeed JSON, accelerate or axolotl YAML)

@@ -221,14 +221,14 @@ TEST_CASE("two files that disagree are reported with both sources", "[import][co
 
 TEST_CASE("configs of frameworks the import does not read are named, not guessed", "[import][errors]") {
   trainmem::Errors errors;
-  auto factory = trainmem::cli::load_config_file("llama3_lora_sft.yaml", "model_name_or_path: meta-llama/Meta-Llama-3-8B-Instruct\nstage: sft\nfinetuning_type: lora\n", errors);
+  auto torchtune = trainmem::cli::load_config_file("8B_lora.yaml", "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_rank: 8\n", errors);
   auto other = trainmem::cli::load_config_file("x.yaml", "foo: 1\n", errors);
-  REQUIRE(factory);
+  REQUIRE(torchtune);
   REQUIRE(other);
-  auto r = trainmem::import_configs({*factory}, trainmem::builtin_catalog());
+  auto r = trainmem::import_configs({*torchtune}, trainmem::builtin_catalog());
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].code == "unknown_config_format");
-  CHECK(r.errors[0].message.find("LLaMA-Factory") != std::string::npos);
+  CHECK(r.errors[0].message.find("torchtune") != std::string::npos);
   r = trainmem::import_configs({*other}, trainmem::builtin_catalog());
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].code == "unknown_config_format");

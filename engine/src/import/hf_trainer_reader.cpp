@@ -431,9 +431,10 @@ std::string detect_structured_format(const ConfigValue& c) {
   // adapter keys; such a file may also hold model_type (the loader class).
   if (c.find("base_model") && (c.find("sequence_len") || c.find("micro_batch_size") || c.find("adapter") || c.find("datasets")))
     return "axolotl";
-  // LLaMA-Factory's stage and finetuning_type (src/llamafactory/hparams/finetuning_args.py) beside
-  // TrainingArguments keys: not read as a plain TrainingArguments file.
-  if (c.find("stage") && c.find("finetuning_type")) return "llamafactory";
+  // LLaMA-Factory's own keys (src/llamafactory/hparams/finetuning_args.py, data_args.py) beside
+  // TrainingArguments keys.
+  if (c.find("stage") || c.find("finetuning_type") || (c.find("model_name_or_path") && (c.find("cutoff_len") || c.find("template"))))
+    return "llamafactory";
   if (c.find("model_type") || c.find("architectures")) return "hf_config";
   if (c.find("distributed_type") || c.find("compute_environment") ||
       (c.find("num_processes") && (c.find("deepspeed_config") || c.find("fsdp_config") || c.find("mixed_precision"))))

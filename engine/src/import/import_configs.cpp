@@ -30,7 +30,6 @@ std::string lower(std::string s) {
 // Formats recognised but not read yet: named in the error instead of "unknown".
 std::string unread_format(const ConfigValue& c) {
   if (!c.is_object()) return "";
-  if (c.find("stage") && c.find("finetuning_type")) return "LLaMA-Factory";
   if (const ConfigValue* m = c.find("model"); m && m->find("_component_")) return "torchtune";
   if (c.find("job") && c.find("training") && (c.find("parallelism") || c.find("model"))) return "torchtitan";
   return "";
@@ -365,11 +364,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       readings.push_back(read_hf_training_arguments(f.name, f.content, ""));
     } else if (format == "axolotl") {
       readings.push_back(read_axolotl_config(f.name, f.content));
+    } else if (format == "llamafactory") {
+      readings.push_back(read_llamafactory_config(f.name, f.content));
     } else {
       const std::string known = unread_format(f.content);
       result.errors.push_back({error_code::unknown_config_format, f.name,
                                known.empty() ? f.name + ": not a config this import reads (DeepSpeed JSON, accelerate YAML, "
-                                                        "HF TrainingArguments / TRL YAML or JSON, axolotl YAML, command lines, config.json)"
+                                                        "HF TrainingArguments / TRL YAML or JSON, axolotl or LLaMA-Factory YAML, command lines, config.json)"
                                              : f.name + ": a " + known + " config; this import does not read " + known + " configs yet"});
     }
   }

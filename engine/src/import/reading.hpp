@@ -157,6 +157,8 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
 
 // axolotl YAML (axolotl_reader.cpp).
 Reading read_axolotl_config(const std::string& file, const ConfigValue& content);
+// LLaMA-Factory YAML (llamafactory_reader.cpp).
+Reading read_llamafactory_config(const std::string& file, const ConfigValue& content);
 
 // Pieces of the HF Trainer's arguments that other trainers built on it (axolotl) read the same way
 // (hf_trainer_reader.cpp).
