@@ -400,14 +400,22 @@ TEST_CASE("an axolotl YAML and the DeepSpeed JSON it names must agree", "[import
   CHECK_FALSE(as_json(r.document).contains("parallel"));
 }
 
-TEST_CASE("an axolotl pair through the WASM request gives the CLI's answer", "[import][axolotl][wasm]") {
-  const fs::path folder = kConfigs / "axolotl";
-  const auto files = load(folder, {"alst_llama3_8b_deepspeed.yaml", "zero3_bf16_cpuoffload_all.json"});
+TEST_CASE("axolotl and LLaMA-Factory pairs through the WASM request give the CLI's answer", "[import][axolotl][llamafactory][wasm]") {
+  const fs::path folder = kConfigs / GENERATE(as<std::string>{}, "axolotl", "llamafactory");
+  const bool axolotl = folder.filename() == "axolotl";
+  const std::string yaml = axolotl ? "alst_llama3_8b_deepspeed.yaml" : "qwen3_full_sft.yaml";
+  const std::string ds = axolotl ? "zero3_bf16_cpuoffload_all.json" : "ds_z3_config.json";
+  const auto files = load(folder, {yaml, ds});
   json request;
   request["files"] = json::array({{{"name", files[0].name}, {"content", as_json(files[0].content)}},
                                   {{"name", files[1].name}, {"text", read_text(folder / files[1].name)}}});
+  trainmem::ImportOptions options;
+  if (!axolotl) {
+    request["model"] = "qwen3-4b";
+    options.model_preset = "qwen3-4b";
+  }
   const auto wasm = trainmem::import_json(request.dump());
-  const auto cli = trainmem::import_files_json(files, {}, false);
+  const auto cli = trainmem::import_files_json(files, options, false);
   REQUIRE(wasm.ok);
   // The request's JSON object holds the YAML's keys in name order, the CLI in file order: the
   // notes may be listed in another order; every answer is the same.
@@ -417,4 +425,34 @@ TEST_CASE("an axolotl pair through the WASM request gives the CLI's answer", "[i
     return j;
   };
   CHECK(sorted(json::parse(wasm.json)) == sorted(json::parse(cli.json)));
+}
+
+TEST_CASE("a LLaMA-Factory YAML and its DeepSpeed JSON must agree", "[import][llamafactory][conflict]") {
+  trainmem::Errors errors;
+  auto yaml = trainmem::cli::load_config_file(
+      "sft.yaml", "model_name_or_path: Qwen/Qwen3-8B\nstage: sft\nfinetuning_type: full\ngradient_accumulation_steps: 8\n"
+                  "deepspeed: ds.json\n", errors);
+  auto ds = trainmem::cli::load_config_file("ds.json", R"({"gradient_accumulation_steps": 4, "zero_optimization": {"stage": 2}})", errors);
+  REQUIRE(yaml);
+  REQUIRE(ds);
+  auto r = trainmem::import_configs({*yaml, *ds}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "conflicting_values");
+  CHECK(r.errors[0].message.find("sft.yaml:gradient_accumulation_steps says 8") != std::string::npos);
+  CHECK(r.errors[0].message.find("ds.json:gradient_accumulation_steps says 4") != std::string::npos);
+  // Alone, the defaults LLaMA-Factory documents: per_device_train_batch_size 8 (transformers),
+  // cutoff_len 2048 (data_args.py), checkpointing on (checkpointing.py), and the full run's
+  // trainable parameters cast to fp32 (adapter.py).
+  r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("model").at("preset") == "qwen3-8b");
+  CHECK(doc.at("method") == "full");
+  CHECK(doc.at("batch").at("micro_batch_size") == 8);
+  CHECK(doc.at("batch").at("seq_length") == 2048);
+  CHECK(doc.at("activation_checkpointing") == "full");
+  CHECK(doc.at("precision").at("param_dtype") == "fp32");
+  CHECK(doc.at("precision").at("compute_dtype") == "fp32");  // neither bf16 nor fp16 given
+  CHECK(has_key(r.unresolved, "sft.yaml:deepspeed"));
 }

@@ -449,7 +449,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   }
   if (peft) {
     if (!has("lora_dropout")) r.trainer_default("lora.lora_dropout", 0.0, src("utils/schemas/peft.py", "lora_dropout = 0.0"));
-    if (!has("peft_autocast_adapter_dtype"))
+    // Under DeepSpeed the engine's casts decide (import_configs.cpp).
+    if (!has("peft_autocast_adapter_dtype") && !has("deepspeed"))
       r.trainer_default("lora.adapter_dtype", "fp32", "peft get_peft_model autocast_adapter_dtype=True (axolotl loaders/adapter.py passes it only when peft_autocast_adapter_dtype is set)");
   }
 
