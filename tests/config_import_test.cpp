@@ -456,3 +456,37 @@ TEST_CASE("a LLaMA-Factory YAML and its DeepSpeed JSON must agree", "[import][ll
   CHECK(doc.at("precision").at("compute_dtype") == "fp32");  // neither bf16 nor fp16 given
   CHECK(has_key(r.unresolved, "sft.yaml:deepspeed"));
 }
+
+TEST_CASE("axolotl's dtypes follow resolve_dtype", "[import][axolotl]") {
+  // axolotl 0.18.0 utils/config/__init__.py resolve_dtype: bf16 "auto" (the default) is bf16 unless
+  // fp16 is set; the weights load in bf16 (bf16 or bfloat16), else fp16 (load_in_8bit, fp16 or
+  // float16), else fp32; core/builders/base.py sets TrainingArguments bf16 = bf16 or bfloat16,
+  // fp16 = fp16 and not bf16: without either the weights' own dtype computes.
+  struct Case {
+    const char* yaml;
+    const char* param;
+    const char* compute;
+  };
+  const Case cases[] = {
+      {"", "bf16", "bf16"},
+      {"bf16: auto\n", "bf16", "bf16"},
+      {"fp16: true\n", "fp16", "fp16"},
+      {"bf16: true\nfp16: true\n", "bf16", "bf16"},
+      {"bf16: false\n", "fp32", "fp32"},
+      {"bf16: false\nbfloat16: true\n", "bf16", "bf16"},
+      {"bf16: false\nfloat16: true\n", "fp16", "fp16"},
+      {"bf16: false\nadapter: lora\nload_in_8bit: true\n", "fp16", "fp16"},
+      {"bf16: full\n", "bf16", "bf16"},
+  };
+  for (const auto& c : cases) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("a.yml", std::string("base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\n") + c.yaml, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(c.yaml << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json doc = as_json(r.document);
+    CHECK(doc.at("precision").at("param_dtype") == c.param);
+    CHECK(doc.at("precision").at("compute_dtype") == c.compute);
+  }
+}

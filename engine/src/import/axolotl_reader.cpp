@@ -384,7 +384,7 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
           else if (grpo && sub == "num_generations") { if (auto n = positive_integer(r, sk, sv)) r.read("rlhf.rollout.num_generations", *n, sk); }
           else if (grpo && sub == "max_completion_length") { if (auto n = positive_integer(r, sk, sv)) r.read("rlhf.rollout.max_new_tokens", *n, sk); }
           else if (grpo && sub == "use_vllm") { if (auto b = boolean(r, sk, sv)) r.read("rlhf.rollout.colocated", !*b || lower(v.find("vllm_mode") ? string_value(*v.find("vllm_mode")).value_or("") : "") == "colocate", sk); }
-          else r.ignore(sk, sv, grpo ? "generation or loss setting without memory effect" : "used by GRPO only");
+          else r.ignore(sk, sv, grpo ? "generation or loss setting without memory effect" : "no memory effect for this trainer");
         }
       }
     } else if (name == "reward_model" || name == "process_reward_model") {
@@ -462,6 +462,10 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     if (!trl_has("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
     if (!trl_has("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
     if (!trl_has("use_vllm")) r.trainer_default("rlhf.rollout.colocated", true, src("utils/schemas/trl.py", "use_vllm = False: generation runs on the training GPUs"));
+    const std::optional<double> beta = trl_has("beta") ? number_value(*trl->find("beta")) : std::nullopt;
+    if (beta.value_or(0.0) == 0.0)
+      r.unmodelled_key(trl_has("beta") ? "trl.beta" : "(trl.beta default 0.0)", beta.value_or(0.0),
+                       "with beta = 0 TRL loads no reference model (TRL 1.10 grpo_config.py); the estimate keeps one, an over-estimate");
   }
 
   for (const auto& d : inline_deepspeed) absorb(r, d);
