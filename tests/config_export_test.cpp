@@ -221,6 +221,10 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
       json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "method": "lora", "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"],
                       "adapter_dtype": "fp32"}, "rlhf": {"algorithm": "dpo", "reference": {"method": "shared_base"}},
                       "precision": {"param_dtype": "fp32"}, "batch": {"micro_batch_size": 2, "seq_length": 1024}})"),
+      // LoRA with activations offloaded instead of recomputed (axolotl loaders/model.py).
+      json::parse(R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora", "lora": {"r": 16, "target_modules": "all-linear"},
+                      "activation_checkpointing": "none", "activation_offload": true, "precision": {"param_dtype": "bf16"},
+                      "batch": {"micro_batch_size": 1, "seq_length": 8192}})"),
       // GRPO with vLLM on its own GPUs.
       json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 256,
                       "num_generations": 4, "colocated": false}}, "precision": {"param_dtype": "bf16"},

@@ -490,3 +490,26 @@ TEST_CASE("axolotl's dtypes follow resolve_dtype", "[import][axolotl]") {
     CHECK(doc.at("precision").at("compute_dtype") == c.compute);
   }
 }
+
+TEST_CASE("axolotl's activation offloading replaces recompute for adapters only", "[import][axolotl]") {
+  // axolotl 0.18.0 loaders/model.py _apply_activation_checkpointing: TRL's offloader replaces
+  // recompute for LoRA/QLoRA; a full run keeps recompute and offloads the checkpoint boundaries.
+  // gradient_checkpointing: offload is gradient_checkpointing + activation_offloading (validation.py).
+  const std::pair<const char*, const char*> cases[] = {
+      {"gradient_checkpointing: true\nactivation_offloading: true\n", "full"},
+      {"adapter: lora\ngradient_checkpointing: true\nactivation_offloading: legacy\n", "none"},
+      {"adapter: lora\ngradient_checkpointing: offload\n", "none"},
+      {"gradient_checkpointing: offload\n", "full"},
+  };
+  for (const auto& [yaml, checkpointing] : cases) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("a.yml", std::string("base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\n") + yaml, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(yaml << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json doc = as_json(r.document);
+    CHECK(doc.at("activation_checkpointing") == checkpointing);
+    CHECK(doc.at("activation_offload") == true);
+  }
+}

@@ -118,8 +118,17 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
 
   if (s.activation_checkpointing == Checkpointing::selective)
     out.not_expressible.emplace_back("activation_checkpointing", "axolotl's gradient_checkpointing recomputes whole layers");
-  c.set("gradient_checkpointing", s.activation_checkpointing != Checkpointing::none);
-  if (s.activation_offload) c.set("activation_offloading", true);
+  // With activation_offloading, axolotl recomputes a full run's layers and offloads their inputs,
+  // and offloads a LoRA run's activations instead of recomputing them (loaders/model.py).
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool recompute = s.activation_checkpointing != Checkpointing::none;
+  c.set("gradient_checkpointing", recompute);
+  if (s.activation_offload && recompute != adapters) {
+    c.set("activation_offloading", true);
+  } else if (s.activation_offload) {
+    out.not_expressible.emplace_back("activation_offload", adapters ? "axolotl offloads a LoRA run's activations instead of recomputing them"
+                                                                     : "axolotl offloads a full run's activations around recomputed layers only");
+  }
   c.set("attn_implementation", s.attention == AttentionImplementation::flash  ? "flash_attention_2"
                                : s.attention == AttentionImplementation::sdpa ? "sdpa"
                                                                               : "eager");

@@ -164,6 +164,12 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       if (auto s = string_value(e)) plugins.insert(*s);
   const bool cce_plugin = plugins.count("axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin") > 0;
   const bool liger_plugin = plugins.count("axolotl.integrations.liger.LigerPlugin") > 0;
+  // activation_offloading: "" when off; "hidden_states", "legacy", "disk" or "true".
+  std::string offloading;
+  if (const ConfigValue* a = c.find("activation_offloading"); a && !a->is_null()) {
+    if (auto b = bool_value(*a)) offloading = *b ? "true" : "";
+    else offloading = lower(string_value(*a).value_or(""));
+  }
   std::string attention_legacy;
   for (const auto& [f, impl] : legacy_attention_flags())
     if (flag(f.c_str()) && attention_legacy.empty()) attention_legacy = f;
@@ -247,14 +253,19 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       else if (name == decider) continue;  // cited by the dtypes it decided
       else if (b && !*b) r.ignore(k, v, "off");
       else r.ignore(k, v, (decider.empty() ? std::string("bf16") : decider) + " decides the dtype (resolve_dtype)");
+    } else if (name == "gradient_checkpointing" && !offloading.empty() && offloading != "hidden_states") {
+      // core/builders/base.py: with activation offloading the HF Trainer's checkpointing is off and
+      // loaders/model.py decides recompute.
+      r.ignore(k, v, "activation_offloading decides recompute (core/builders/base.py, loaders/model.py)");
     } else if (name == "gradient_checkpointing") {
       checkpointing_given = true;
       auto b = bool_value(v);
       const std::string mode = lower(string_value(v).value_or(""));
       if (b) r.read("activation_checkpointing", *b ? "full" : "none", k);
       else if (mode == "offload" || mode == "offload_disk") {
-        // Checkpointed layer inputs moved to the CPU (or disk) during the step.
-        r.read("activation_checkpointing", "full", k);
+        // utils/schemas/validation.py: gradient_checkpointing true with activation_offloading true
+        // (or "disk"); loaders/model.py then keeps recompute for a full run only.
+        r.read("activation_checkpointing", peft ? "none" : "full", k);
         r.read("activation_offload", true, k);
       } else r.error(error_code::unknown_value, k, "expected true, false, offload or offload_disk, got " + v.summary());
     } else if (name == "activation_offloading") {
@@ -262,10 +273,12 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       const std::string mode = lower(string_value(v).value_or(""));
       if (b && !*b) r.ignore(k, v, "off");
       else if (b || mode == "legacy" || mode == "disk" || mode == "hidden_states") {
-        // base.py: "hidden_states" offloads the checkpointed layer inputs with checkpointing on;
-        // the other modes use TRL's activation offloader.
+        // base.py: "hidden_states" offloads the checkpointed layer inputs with checkpointing on.
+        // The other modes use TRL's activation offloader (loaders/model.py
+        // _apply_activation_checkpointing): for LoRA/QLoRA it replaces recompute; a full run keeps
+        // recompute and offloads the checkpoint boundaries.
         r.read("activation_offload", true, k);
-        if (mode == "hidden_states") r.read("activation_checkpointing", "full", k);
+        r.read("activation_checkpointing", mode == "hidden_states" || !peft ? "full" : "none", k);
       } else r.error(error_code::unknown_value, k, "expected true, false, legacy, disk or hidden_states, got " + v.summary());
     } else if (name == "attn_implementation") {
       attention_given = true;
@@ -427,7 +440,7 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     r.ignore("batch_size", *batch_size, "gradient_accumulation_steps is given");
   }
   if (!has("sequence_len")) r.trainer_default("batch.seq_length", 512, src("utils/schemas/config.py", "sequence_len = 512"));
-  if (!checkpointing_given && !c.find("activation_offloading"))
+  if (!checkpointing_given && offloading.empty())
     r.trainer_default("activation_checkpointing", "none", src("utils/schemas/config.py", "gradient_checkpointing = False"));
   if (!optimizer_given) {
     r.trainer_default("precision.optimizer", "adamw", src("utils/schemas/training.py", "optimizer = adamw_torch_fused"));
