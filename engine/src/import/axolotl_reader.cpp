@@ -285,7 +285,7 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       if (auto s = string_value(v)) read_attention(r, k, v, *s);
       else r.error(error_code::wrong_type, k, "expected a backend name, got " + v.summary());
     } else if (std::any_of(legacy_attention_flags().begin(), legacy_attention_flags().end(),
-                           [&](const auto& f) { return f.first == name; })) {
+                           [&](const auto& f) { return f.first == k; })) {
       if (!bool_value(v).value_or(false)) r.ignore(k, v, "off");
       else if (c.find("attn_implementation") && !c.find("attn_implementation")->is_null())
         r.error(error_code::inconsistent, k, "cannot be combined with attn_implementation (utils/schemas/config.py normalize_attn_implementation)");
