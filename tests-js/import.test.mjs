@@ -45,6 +45,39 @@ test('a TRL command line: WASM equals the CLI, and a missing model asks for its 
   assert.match(asked.error.message, /Qwen\/Qwen2-0\.5B-Instruct/);
 });
 
+// The request's object holds a YAML's keys in name order, the CLI in file order: the notes may come
+// in another order; every answer is the same.
+function sortedNotes(answer) {
+  for (const list of ['ignored', 'unmodelled', 'unresolved'])
+    answer[list] = [...answer[list]].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  return answer;
+}
+
+for (const [label, folder, yaml, json, model] of [
+  ['an axolotl', 'axolotl', 'alst_llama3_8b_deepspeed.yaml', 'zero3_bf16_cpuoffload_all.json', null],
+  ['a LLaMA-Factory', 'llamafactory', 'qwen3_full_sft.yaml', 'ds_z3_config.json', 'qwen3-4b'],
+]) {
+  test(`${label} YAML with the DeepSpeed JSON it names: WASM equals the CLI`, () => {
+    const cwd = configs + folder;
+    const request = {
+      files: [
+        { name: yaml, content: run(['parse', yaml], cwd) },
+        { name: json, text: readFileSync(`${cwd}/${json}`, 'utf8') },
+      ],
+    };
+    const args = ['import', yaml, json];
+    if (model) {
+      request.model = model;
+      args.splice(1, 0, '--model', model);
+    }
+    const wasm = JSON.parse(engine.import(JSON.stringify(request)));
+    assert.deepEqual(sortedNotes(wasm), sortedNotes(run(args, cwd)));
+    // ZeRO-3 from the JSON, the trainer's loop from the YAML (tests/fixtures/configs/<folder>/expected.json).
+    assert.equal(wasm.document.parallel.zero_stage, 3);
+    assert.equal(wasm.document.framework, 'hf_trainer');
+  });
+}
+
 test('bad requests come back as error documents', () => {
   assert.equal(JSON.parse(engine.import('{')).error.code, 'invalid_json');
   assert.equal(JSON.parse(engine.import('{"files": []}')).error.code, 'missing_field');
