@@ -1,6 +1,7 @@
 // Vision-language models priced whole: exact parameter counts against published totals, image
 // tokens worked out by hand from each family's image processor, the freeze options, the vision
 // encoder's activations, and warnings for parts the engine does not price.
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -136,6 +137,27 @@ TEST_CASE("Llama-3.2-11B-Vision: tiles - gated layers and cross-attention layers
   CHECK(a.vision->encoder_params() == 863567379);
   CHECK(a.vision->projector_params() == 31461376);
   CHECK(a.total_params() == 10670220835);
+}
+
+TEST_CASE("Llama-3.2-90B-Vision: the 11B's vision model - 20 of 100 text layers cross-attend", "[multimodal][parameters]") {
+  // A published 90B config (keys at their defaults omitted: vocab 128256, 8 KV heads, the default
+  // vision_config at 560 px). Every part of modeling_mllama.py is the 11B's (whose count above is
+  // the checkpoint's exact total); only the sizes change:
+  // Vision: 863,567,379 as for the 11B; projector 7680*8192 + 8192 = 62,922,752.
+  // Text (8192 wide, MLP 28672, 64 heads, 8 KV heads): self layer 2*8192^2 + 2*8192*1024
+  //   + 3*8192*28672 + 2*8192 = 855,654,400 x 80 = 68,452,352,000; cross layer + q/k norms 2*128
+  //   + 2 gates = 855,654,658 x 20 = 17,113,093,160; embed_tokens (128256 + 8)*8192 = 1,050,738,688;
+  //   lm_head 128256*8192 = 1,050,673,152; norm 8,192 -> 87,666,865,192
+  // Total 88,593,355,323. The model card's "90B (88.8)" is a rounded figure 0.23 % above it; the
+  // same card's "11B (10.6)" is 0.66 % below the 11B checkpoint's exact 10,670,220,835, so the card
+  // does not count the checkpoint's tensors either way, and no part is missing here.
+  const auto s = setup_from(with_config(fixture("llama-3.3-90b-vision-merged.json")));
+  const Architecture& a = architecture_of(s);
+  CHECK(a.vision->encoder_params() == 863567379);
+  CHECK(a.vision->projector_params() == 62922752);
+  CHECK(a.text_params() == 87666865192);
+  CHECK(a.total_params() == 88593355323);
+  CHECK(std::abs(static_cast<double>(a.total_params()) - 88.8e9) / 88.8e9 < 0.005);
 }
 
 TEST_CASE("PaliGemma 3B at 224 px: SigLIP without its head - one projection - Gemma-2B", "[multimodal][parameters]") {
