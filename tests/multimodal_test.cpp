@@ -86,6 +86,43 @@ TEST_CASE("LLaVA-1.5-7B: CLIP ViT-L/14-336 - a two-layer projector and Vicuna-7B
   CHECK(a.total_params() == 7063427072);
 }
 
+TEST_CASE("LLaVA-1.5-13B: the same CLIP tower - a 1024 -> 5120 projector - Vicuna-13B", "[multimodal][parameters]") {
+  // CLIP ViT-L/14-336 as for the 7B: 303,507,456.
+  // projector: linear_1 1024*5120 + 5120 = 5,248,000; linear_2 5120*5120 + 5120 = 26,219,520
+  //   -> 31,467,520
+  // Llama-2-13B shapes (hidden 5120, 40 layers, 40 heads, MLP 13824, vocab 32064, untied):
+  //   layer 4*5120^2 + 3*5120*13824 + 2*5120 = 317,204,480 x 40 = 12,688,179,200;
+  //   embed_tokens + lm_head 2*32064*5120 = 328,335,360; norm 5,120 -> 13,016,519,680
+  // total 13,351,494,656.
+  const auto s = setup_from(with_config(fixture("llava-1.5-13b-hf-awq.json")));
+  const Architecture& a = architecture_of(s);
+  CHECK(a.vision->encoder_params() == 303507456);
+  CHECK(a.vision->projector_params() == 31467520);
+  CHECK(a.text_params() == 13016519680);
+  CHECK(a.total_params() == 13351494656);
+}
+
+TEST_CASE("LLaVA-NeXT (v1.6) Mistral-7B and Vicuna-7B: LLaVA-1.5's parts plus image_newline", "[multimodal][parameters]") {
+  // llava-hf/llava-v1.6-mistral-7b-hf: CLIP 303,507,456; projector 1024*4096 + 4096 + 4096^2 + 4096
+  //   = 20,979,712; image_newline 4,096 (one text-width vector, modeling_llava_next.py);
+  // Mistral-7B (MistralConfig defaults: 4096 wide, 32 layers, 8 KV heads, MLP 14336; vocab 32064):
+  //   layer 2*4096^2 + 2*4096*1024 + 3*4096*14336 + 2*4096 = 218,112,000 x 32 = 6,979,584,000;
+  //   embed_tokens + lm_head 2*32064*4096 = 262,668,288; norm 4,096 -> 7,242,256,384
+  // total 7,566,747,648.
+  const auto s = setup_from(with_config(fixture("llava-v1.6-mistral-7b-hf.json")));
+  const Architecture& a = architecture_of(s);
+  CHECK(a.vision->encoder_params() == 303507456);
+  CHECK(a.text_params() == 7242256384);
+  CHECK(a.total_params() == 7566747648);
+  // llava-hf/llava-v1.6-vicuna-7b-hf (architecture keys): LLaVA-1.5-7B's 7,063,427,072 (the test
+  // above) + image_newline 4,096 = 7,063,431,168.
+  CHECK(total_of(R"({"model_type": "llava_next",
+    "text_config": {"model_type": "llama", "vocab_size": 32064},
+    "vision_config": {"hidden_size": 1024, "image_size": 336, "intermediate_size": 4096,
+      "model_type": "clip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 24, "patch_size": 14},
+    "vision_feature_layer": -2, "vision_feature_select_strategy": "default"})") == 7063431168);
+}
+
 TEST_CASE("Qwen2-VL 2B and 7B: a 675.8M-parameter vision transformer with a patch merger", "[multimodal][parameters]") {
   // Vision (embed_dim 1280, depth 32, mlp_ratio 4): Conv3d 3*2*14*14*1280 = 1,505,280;
   //   block: LayerNorms 4*1280 = 5,120; qkv 1280*3840 + 3840 = 4,919,040; proj 1,639,680;
