@@ -212,6 +212,35 @@ TEST_CASE("PaliGemma 3B at 224 px: SigLIP without its head - one projection - Ge
       "projection_dim": 2048, "vision_use_head": false}})") == 2923466480);
 }
 
+TEST_CASE("PaliGemma at 448 px and PaliGemma 2 10B: more positions - a Gemma 2 text model", "[multimodal][parameters]") {
+  // keras-hub's preset table (keras_hub/src/models/pali_gemma/pali_gemma_presets.py at commit
+  // 1b9656b5ebb64dbd7862834c4d5378be390321bb) gives "params" for each checkpoint. It counts a
+  // 257,152-row vocabulary; the Hugging Face checkpoints' vocab_size is 257,216 (64 rows more), as
+  // its pali_gemma_3b_224 figure 2,923,335,408 + 64*2048 = 2,923,466,480 (the 224 px test above) shows.
+  // google/paligemma-3b-pt-448: 448 / 14 = 32 -> 1024 positions, 768 more than at 224:
+  //   2,923,466,480 + 768*1152 = 2,924,351,216 = keras-hub's 2,924,220,144 + 64*2048.
+  CHECK(total_of(R"({"model_type": "paligemma", "projection_dim": 2048,
+    "text_config": {"hidden_size": 2048, "intermediate_size": 16384, "model_type": "gemma",
+      "num_attention_heads": 8, "num_hidden_layers": 18, "num_image_tokens": 1024, "num_key_value_heads": 1,
+      "vocab_size": 257216},
+    "vision_config": {"hidden_size": 1152, "image_size": 448, "intermediate_size": 4304, "model_type": "siglip_vision_model",
+      "num_attention_heads": 16, "num_hidden_layers": 27, "num_image_tokens": 1024, "patch_size": 14,
+      "projection_dim": 2048, "vision_use_head": false}})") == 2924351216);
+  // google/paligemma2-10b-pt-224 (architecture keys): SigLIP at 224 px 412,442,352; projector
+  //   1152*3584 + 3584 = 4,132,352; Gemma 2 9B shapes (3584 wide, 42 layers, 16 heads of 256, 8 KV
+  //   heads, MLP 14336, four norms a layer): layer 3584*4096 + 2*3584*2048 + 4096*3584
+  //   + 3*3584*14336 + 4*3584 = 198,195,200 x 42 = 8,324,198,400; embed 257216*3584 = 921,862,144;
+  //   norm 3,584 -> 9,246,064,128; total 9,662,638,832 = keras-hub's pali_gemma2_pt_10b_224
+  //   9,662,409,456 + 64*3584.
+  CHECK(total_of(R"({"model_type": "paligemma", "projection_dim": 3584,
+    "text_config": {"hidden_size": 3584, "intermediate_size": 14336, "model_type": "gemma2",
+      "num_attention_heads": 16, "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256,
+      "vocab_size": 257216},
+    "vision_config": {"hidden_size": 1152, "image_size": 224, "intermediate_size": 4304, "model_type": "siglip_vision_model",
+      "num_attention_heads": 16, "num_hidden_layers": 27, "num_image_tokens": 256, "patch_size": 14,
+      "projection_dim": 3584, "vision_use_head": false}})") == 9662638832);
+}
+
 TEST_CASE("InternVL 2.5 4B and 38B: InternViT-300M and InternViT-6B with a pixel-shuffle projector", "[multimodal][parameters]") {
   // The transformers-native (model_type internvl) form of OpenGVLab/InternVL2_5-4B's shapes.
   // InternViT-300M: class token 1,024; Conv2d 3*14*14*1024 + 1024 = 603,136; positions 1025*1024
