@@ -83,6 +83,8 @@ TEST_CASE("Yi as first published (model_type \"Yi\"): Llama's layout", "[paramet
     "vocab_size": 64000, "rms_norm_eps": 1e-05, "tie_word_embeddings": false})";
   CHECK(total_of(yi34) == 34388917248);
   CHECK(within_rounding(total_of(yi34), 34e9, 1e9));  // model card: "Yi-34B" (rounded)
+  // The published file itself (01-ai/Yi-34B at revision 47da718; the catalog's yi-34b preset).
+  CHECK(total_of(fixture("yi-34b")) == 34388917248);
   CHECK(warning_text(yi34, "generic_layout").empty());
 }
 
@@ -182,6 +184,8 @@ TEST_CASE("ChatGLM and GLM-4: multi-query groups, fused SwiGLU, two layouts agre
   CHECK(total_of(remote) == 9399951360);
   CHECK(total_of(ported) == 9399951360);
   CHECK(within_rounding(total_of(remote), 9e9, 1e9));  // model card: "GLM-4-9B" (rounded)
+  // THUDM/glm-4-9b-chat's published config.json (the catalog's glm-4-9b-chat preset).
+  CHECK(total_of(fixture("glm-4-9b-chat")) == 9399951360);
 }
 
 TEST_CASE("Granite: Llama's modules, tied head", "[parameters][families]") {
