@@ -85,6 +85,15 @@ TEST_CASE("Yi as first published (model_type \"Yi\"): Llama's layout", "[paramet
   CHECK(within_rounding(total_of(yi34), 34e9, 1e9));  // model card: "Yi-34B" (rounded)
   // The published file itself (01-ai/Yi-34B at revision 47da718; the catalog's yi-34b preset).
   CHECK(total_of(fixture("yi-34b")) == 34388917248);
+  // 01-ai/Yi-6B: q,o 2 x 4096^2; k,v 2 x 4096*512 (4 KV heads); MLP 3 x 4096*11008; norms 2 x 4096
+  // -> 173,023,232 x 32 = 5,536,743,424; embed + head 2 x 64000*4096 = 524,288,000; final 4,096.
+  const std::string yi6 = R"({"architectures": ["YiForCausalLM"], "model_type": "Yi", "hidden_size": 4096,
+    "intermediate_size": 11008, "num_attention_heads": 32, "num_key_value_heads": 4, "num_hidden_layers": 32,
+    "vocab_size": 64000, "rms_norm_eps": 1e-05, "tie_word_embeddings": false})";
+  CHECK(total_of(yi6) == 6061035520);
+  // The Open LLM Leaderboard's request file for 01-ai/Yi-6B (datasets/open-llm-leaderboard/requests at
+  // e16040594c24f024da772d61f05df32432bd7fd0): "params": 6.061 (safetensors count, billions to 3 decimals).
+  CHECK(within_rounding(total_of(yi6), 6.061e9, 1e6));
   CHECK(warning_text(yi34, "generic_layout").empty());
 }
 
@@ -221,6 +230,10 @@ TEST_CASE("Cohere: one LayerNorm without bias per layer, tied head, optional per
     "use_qk_norm": false, "logit_scale": 0.0625})";
   CHECK(total_of(r) == 34980831232);
   CHECK(within_rounding(total_of(r), 35e9, 1e9));  // model card: "35 billion"
+  // The Open Arabic LLM Leaderboard's request file for CohereForAI/c4ai-command-r-v01 (datasets/OALL/
+  // requests at 7a7f1a8d8c81bd6b0ee88913d2a2f276e9fd176b): "params": 34.981, the checkpoint's
+  // safetensors count in billions to three decimals.
+  CHECK(within_rounding(total_of(r), 34.981e9, 1e6));
   // Command R+ (use_qk_norm): q,o 2 x 12288^2; k,v 2 x 12288*1024; MLP 3 x 12288*33792; norm 12288;
   // q_norm 96 x 128; k_norm 8 x 128 -> 1,572,889,600 x 64 + 256000*12288 + 12288.
   const std::string plus = R"({"model_type": "cohere", "hidden_size": 12288, "intermediate_size": 33792,
