@@ -2,8 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadEngine } from './engine-module.mjs';
+import { importFile, yaml11PlainScalar } from '../web/src/config-files.js';
 
 const engine = await loadEngine();
 const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
@@ -84,4 +87,78 @@ test('bad requests come back as error documents', () => {
   const broken = JSON.parse(engine.import(JSON.stringify({ files: [{ name: 'ds.json', text: '{\n "a": 1,\n "b" 2}' }] })));
   assert.equal(broken.error.code, 'invalid_json');
   assert.match(broken.error.message, /line 3, column/);
+});
+
+// Every YAML and TOML file under the fixtures, as the page's parser and as `trainmem parse` read it.
+function configFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? configFiles(join(dir, e.name))
+    : /\.(ya?ml|toml)$/.test(e.name) ? [join(dir, e.name)] : []));
+}
+
+/** The page's JSON for a file, and the CLI's. */
+function bothParsers(path) {
+  const page = importFile(path.split('/').pop(), readFileSync(path, 'utf8'));
+  return { page: 'file' in page ? page.file.content : page, cli: run(['parse', path], tmpdir()) };
+}
+
+test('the page reads every YAML and TOML fixture to the same JSON as trainmem parse', () => {
+  const files = configFiles(configs);
+  assert.ok(files.length >= 10, `${files.length} fixtures`);
+  for (const path of files) {
+    const { page, cli } = bothParsers(path);
+    assert.deepEqual(page, cli, path);
+  }
+});
+
+test('YAML 1.1 scalars as PyYAML reads them, on both sides', () => {
+  // Each expectation from PyYAML 6.0 yaml/resolver.py: a float needs a dot (and a signed exponent),
+  // so 5e-5 stays text; yes/no/on/off are booleans, y/n are not; a leading 0 is octal (010 = 8);
+  // underscores are dropped (1_000 = 1000); a:b is base 60 (1:30 = 90); quoted and !!str are text;
+  // a merge key's mapping is merged under the mapping's own keys.
+  const dir = mkdtempSync(join(tmpdir(), 'trainmem-yaml-'));
+  const path = join(dir, 'scalars.yaml');
+  writeFileSync(path, ['lr: 5e-5', 'lr_dot: 1.0e-5', 'flag: yes', 'off_: Off', 'y: y', 'octal: 010', 'under: 1_000',
+    'sexagesimal: 1:30', 'hex: 0x1F', 'quoted: "yes"', 'tagged: !!str 12', 'tilde: ~', 'empty:', 'inf: .inf',
+    'base: &b {a: 1, b: 2}', 'child: {<<: *b, b: 3}', 'block: |', '  text', ''].join('\n'));
+  const expected = { lr: '5e-5', lr_dot: 0.00001, flag: true, off_: false, y: 'y', octal: 8, under: 1000, sexagesimal: 90, hex: 31,
+    quoted: 'yes', tagged: '12', tilde: null, empty: null, inf: '.inf', base: { a: 1, b: 2 }, child: { a: 1, b: 3 }, block: 'text\n' };
+  const { page, cli } = bothParsers(path);
+  assert.deepEqual(page, expected);
+  assert.deepEqual(cli, expected);
+  assert.equal(yaml11PlainScalar('2e-5'), '2e-5');
+  assert.equal(yaml11PlainScalar('2.0e-5'), 0.00002);
+});
+
+test('TOML on both sides: infinities as text, dates as their TOML text', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trainmem-toml-'));
+  const path = join(dir, 'train.toml');
+  writeFileSync(path, ['[training]', 'local_batch_size = 8', 'lr = 8e-4', 'max_norm = inf', 'compile = true',
+    '[job]', 'when = 1979-05-27T07:32:00Z', 'day = 1979-05-27', 'dims = [1, 2.5, "x"]', ''].join('\n'));
+  const expected = { training: { local_batch_size: 8, lr: 0.0008, max_norm: 'inf', compile: true },
+    job: { when: '1979-05-27T07:32:00Z', day: '1979-05-27', dims: [1, 2.5, 'x'] } };
+  const { page, cli } = bothParsers(path);
+  assert.deepEqual(page, expected);
+  assert.deepEqual(cli, expected);
+});
+
+test('malformed YAML and TOML: the file, line and column, as the CLI reports them', () => {
+  // Line 2 opens a flow sequence that the end of the text (line 3, column 1) leaves unclosed.
+  const yaml = importFile('broken.yaml', 'a: 1\nb: [1, 2\n');
+  assert.equal(yaml.error.code, 'invalid_yaml');
+  assert.match(yaml.error.message, /^broken\.yaml:3:1: /);
+  const dup = importFile('dup.yaml', 'a: 1\na: 2\n');
+  assert.equal(dup.error.code, 'duplicate_key');
+  assert.match(dup.error.message, /^dup\.yaml:2:1: the key "a"/);
+  const toml = importFile('broken.toml', 'a = 1\nb = = 2\n');
+  assert.equal(toml.error.code, 'invalid_toml');
+  assert.match(toml.error.message, /^broken\.toml:2:\d+: /);
+  // JSON files and command lines go to the engine as text.
+  assert.deepEqual(importFile('ds.json', '{"a": 1}'), { file: { name: 'ds.json', text: '{"a": 1}' } });
+});
+
+test('the page\'s files for an accelerate YAML and its DeepSpeed JSON: the WASM import equals the CLI', () => {
+  const cwd = configs + 'accelerate';
+  const yaml = 'accelerate_deepspeed.yaml', json = '../deepspeed/zero_stage1_config.json';
+  const files = [yaml, json].map((name) => importFile(name, readFileSync(`${cwd}/${name}`, 'utf8')).file);
+  assert.deepEqual(JSON.parse(engine.import(JSON.stringify({ files }))), run(['import', yaml, json], cwd));
 });
