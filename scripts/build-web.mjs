@@ -4,8 +4,9 @@
 //   dist/trainmem-web.zip, also served as dist/site/trainmem-web.zip
 // Each folder: index.html, style.css, app.js (web/src/main.js bundled by esbuild into one classic
 // script, with the engine worker's source inlined: a Blob worker runs from file://), and the chunks
-// loaded on first use: chunk-charts.js (Chart.js) and chunk-accuracy.js (the accuracy program's
-// and step-time tables for the engine as built). Needs build-wasm/wasm/engine.{js,wasm},
+// loaded on first use: chunk-charts.js (Chart.js), chunk-config-files.js (the YAML and TOML parsers
+// of the config import) and chunk-accuracy.js (the accuracy program's and step-time tables for the
+// engine as built). Needs build-wasm/wasm/engine.{js,wasm},
 // build-native/tests/accuracy and time_accuracy (scripts/build.sh builds them first) and
 // node_modules (npm ci).
 //   node scripts/build-web.mjs
@@ -99,6 +100,7 @@ async function main() {
   const worker = await workerSource();
   const chunks = {
     'chunk-charts.js': await bundle('chunk-charts.js'),
+    'chunk-config-files.js': await bundle('chunk-config-files.js'),
     'chunk-accuracy.js': await bundle('chunk-accuracy.js', { plugins: [virtualModules({ 'trainmem:accuracy-data': accuracyData() })] }),
   };
   const app = (wasmBase64) => bundle('main.js', {

@@ -5,7 +5,7 @@
 import { t, apply as applyLanguage } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
-import { deletePath, getPath, setPath } from './doc-paths.js';
+import { clone, deletePath, getPath, setPath } from './doc-paths.js';
 import { KEYS, MAX_JSON_BYTES, decode, encode } from './link-codec.js';
 import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControls, showGroups } from './controls.js';
@@ -24,6 +24,7 @@ import { showDefaults } from './defaults.js';
 import { mergePatch } from './doc-paths.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
+import { ImportPanel } from './import-panel.js';
 
 /** @typedef {import('./engine-client.js').EngineClient} EngineClient */
 /** @typedef {import('./store.js').Store} Store */
@@ -56,6 +57,7 @@ export class App {
     this.pickers = new ModelPicker(store, catalog.models, (spec, note) => this.selectModel(spec, note),
       () => save(STORE.customs, store.customs), (text) => this.configTextProblem(text));
     this.gpuTable = new GpuTable(byId('gpu-table'), catalog.gpus);
+    this.importer = new ImportPanel(engine, (answer) => this.applyImport(answer));
     this.stateSave = new DelayedSave(STORE.state, 250);
     this.generation = 0;  // bumps on every update; answers for an older one are dropped
     this.historyStep = 0;  // bumps on every back/forward step; an older step's late link check is dropped
@@ -311,6 +313,7 @@ export class App {
       byId('global-batch').textContent = '';
       showErrors(out.errors, 'estimate', byId('errors'));
       showDefaults(document, null, this.unit);
+      this.importer.showResolved(null);
       this.result = null;
       return;
     }
@@ -339,6 +342,7 @@ export class App {
     renderUncertainty(byId('uncertainty'), out, unit);
     renderSuggestions(byId('suggestions-box'), byId('suggestions'), out, unit, (change) => this.applyChange(change));
     showDefaults(document, out.resolved || null, unit);
+    this.importer.showResolved(out.resolved || null);
     byId('global-batch').textContent = t('global_batch', { n: formatCount(out.global_batch_size) });
     byId('step-time').textContent = out.time ? formatSeconds(out.time.step_seconds) + ' · MFU ' + formatPercent(out.time.mfu) : '—';
     renderTime(byId('time').tBodies[0], out, unit);
@@ -525,6 +529,33 @@ export class App {
   }
 
   /**
+   * An imported setup into the inputs, as a loaded link would: a new history entry (Back restores
+   * the previous setup), and every input of the previous setup it changes is listed. The model and
+   * the GPU stay when no file gives them (no trainer file names a GPU); so do the What fits? options.
+   * @param {import('./import-panel.js').ImportAnswer} answer
+   * @returns {import('./import-panel.js').Applied}
+   */
+  applyImport(answer) {
+    const before = this.store.doc;
+    const next = clone(answer.document);
+    /** @type {[string, unknown][]} */
+    const kept = [];
+    for (const field of ['model', 'gpu']) {
+      if (next[field] === undefined && before[field] !== undefined) {
+        next[field] = clone(before[field]);
+        kept.push([field, next[field]]);
+      }
+    }
+    if (before.solve) next.solve = clone(before.solve);
+    const replaced = changedInputs(effectiveDoc(before), effectiveDoc(next));
+    this.store.doc = next;
+    this.writeControls();
+    this.editing = false;
+    this.update('push');
+    return { replaced, kept };
+  }
+
+  /**
    * A ranked strategy into the inputs: the estimate follows.
    * @param {Record<string, any>} row
    */
@@ -546,6 +577,7 @@ export class App {
   onPrefs() {
     this.store.unit = byId('unit').value === 'GB' ? 'GB' : 'GiB';
     this.applyPrefs();
+    this.importer.render();
     this.writeControls();
     this.pickers.fill(byId('model-select'), this.pickers.filtered());
     this.update('none');
@@ -568,6 +600,7 @@ export class App {
     }
     byId('inputs').addEventListener('submit', (/** @type {Event} */ e) => e.preventDefault());
     this.pickers.wire();
+    this.importer.wire();
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
       this.colors = null;
       this.update('none');  // the charts take the theme's colours

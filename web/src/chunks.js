@@ -1,5 +1,5 @@
-// Code and data the first estimate does not need, loaded on first use: Chart.js ("charts") and the
-// accuracy table ("accuracy"). Each chunk is a classic script beside index.html (classic scripts load
+// Code and data the first estimate does not need, loaded on first use: Chart.js ("charts"), the
+// accuracy table ("accuracy") and the trainer config parsers ("config-files"). Each chunk is a classic script beside index.html (classic scripts load
 // from file:// too, where module scripts and fetch do not) that hands its exports over with a
 // `trainmem:chunk` event on the document ({name, exports}); no global variable is involved.
 
@@ -8,7 +8,7 @@ const loading = new Map();
 
 /**
  * The chunk's exports, loading it on the first call.
- * @param {'charts' | 'accuracy'} name
+ * @param {'charts' | 'accuracy' | 'config-files'} name
  * @returns {Promise<any>}
  */
 export function loadChunk(name) {

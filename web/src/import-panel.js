@@ -1,0 +1,277 @@
+// The "Import a trainer config" panel: files chosen, dropped or pasted (one or several together),
+// YAML and TOML parsed here (config-files.js), then one `import` call to the engine in its worker
+// (docs/import.md). The engine's answer {document, provenance, ignored, unmodelled, unresolved} is
+// handed to the controller, which puts the document into the form, and shown as a table: each
+// field, its value and where it came from. The page renders what the engine returns: which key
+// means what, and every default, is the engine's.
+import { t } from './i18n.js';
+import { el, byId } from './dom.js';
+import { getPath } from './doc-paths.js';
+import { MAX_JSON_BYTES } from './link-codec.js';
+import { loadChunk } from './chunks.js';
+import { Superseded } from './engine-client.js';
+
+/** @typedef {import('./doc-paths.js').Doc} Doc */
+/** @typedef {import('./config-files.js').ImportFile} ImportFile */
+/** @typedef {{code: string, field?: string, message: string}} EngineError */
+/** @typedef {{key: string, reason: string, value: unknown}} ImportNote */
+/** @typedef {{document: Doc, provenance: Record<string, string>, ignored: ImportNote[], unmodelled: ImportNote[], unresolved: ImportNote[], formats: Record<string, string>}} ImportAnswer */
+/** @typedef {{replaced: string[], kept: [string, unknown][]}} Applied  the form's inputs the import changed ("path: before → after"), and the fields it kept (no file gives them) */
+/** @typedef {{name: string, text: string}} SourceFile */
+
+// Provenance as the engine writes it (docs/api.md "resolved"): "read from FILE:key",
+// "framework default (source)", "engine default ...".
+const ORIGINS = /** @type {const} */ ([['read', 'read from '], ['framework', 'framework default'], ['engine', 'engine default']]);
+
+/**
+ * The kind of a provenance entry and the rest of its text (the file and key, or the source).
+ * @param {string} origin
+ * @returns {{kind: string, detail: string}}
+ */
+export function originParts(origin) {
+  for (const [kind, prefix] of ORIGINS) {
+    if (origin.startsWith(prefix)) return { kind, detail: origin.slice(prefix.length).trim().replace(/^\((.*)\)$/, '$1') };
+  }
+  return { kind: 'other', detail: origin };
+}
+
+/**
+ * A value as the table shows it.
+ * @param {unknown} v
+ * @returns {string}
+ */
+function valueText(v) {
+  if (v === undefined) return '—';
+  if (typeof v === 'boolean') return t(v ? 'on' : 'off');
+  if (Array.isArray(v) && v.every((e) => typeof e !== 'object')) return v.join(', ');
+  if (v !== null && typeof v === 'object') {
+    const o = /** @type {Record<string, unknown>} */ (v);
+    if (typeof o.preset === 'string') return o.preset;
+    if (o.hf_config && typeof o.hf_config === 'object') return t('import_hf_config', { type: String(/** @type {any} */ (o.hf_config).model_type || '?') });
+    const s = JSON.stringify(v);
+    return s.length > 80 ? s.slice(0, 79) + '…' : s;
+  }
+  return String(v);
+}
+
+/** @param {ImportNote} n */
+const noteItem = (n) => el('li', {}, [el('code', { text: n.key }),
+  document.createTextNode((n.value === null || n.value === undefined ? '' : ' = ' + JSON.stringify(n.value)) + ': ' + n.reason)]);
+
+export class ImportPanel {
+  /**
+   * @param {{estimate: (fn: string, args: unknown[], key?: string) => Promise<{out: any}>}} engine
+   * @param {(answer: ImportAnswer) => Applied} apply  puts the imported document into the form
+   */
+  constructor(engine, apply) {
+    this.engine = engine;
+    this.apply = apply;
+    /** @type {SourceFile[]} the files chosen or dropped, in order */
+    this.files = [];
+    /** @type {SourceFile | null} a model's config.json pasted after the engine asked for it */
+    this.modelConfig = null;
+    /** @type {{answer: ImportAnswer, applied: Applied} | null} the import on screen */
+    this.shown = null;
+    /** @type {EngineError[] | null} the import's errors on screen */
+    this.errors = null;
+    /** @type {Record<string, {value: any}> | null} the estimate's resolved inputs (values of engine defaults) */
+    this.resolved = null;
+    this.runs = 0;  // an older import's late answer is dropped
+  }
+
+  wire() {
+    const box = byId('import');
+    byId('import-files').addEventListener('change', (/** @type {Event} */ e) => {
+      const input = /** @type {HTMLInputElement} */ (e.target);
+      if (input.files) this.addFiles([...input.files]);
+      input.value = '';
+    });
+    box.addEventListener('dragover', (/** @type {DragEvent} */ e) => e.preventDefault());
+    box.addEventListener('drop', (/** @type {DragEvent} */ e) => {
+      e.preventDefault();
+      const dt = e.dataTransfer;
+      if (!dt) return;
+      if (dt.files.length) this.addFiles([...dt.files]);
+      else if (dt.getData('text/plain')) {
+        byId('import-text').value = dt.getData('text/plain');
+        this.run();
+      }
+    });
+    byId('import-run').addEventListener('click', () => this.run());
+    byId('import-clear').addEventListener('click', () => {
+      this.files = [];
+      this.modelConfig = null;
+      byId('import-text').value = '';
+      byId('import-model-config').value = '';
+      this.shown = null;
+      this.errors = null;
+      this.render();
+    });
+    byId('import-model-use').addEventListener('click', () => {
+      const text = byId('import-model-config').value;
+      if (text.trim() === '') return;
+      this.modelConfig = { name: 'config.json', text };
+      this.run();
+    });
+  }
+
+  /**
+   * Reads files (each at most the engine's document limit) and imports them with those already given.
+   * @param {File[]} list
+   */
+  async addFiles(list) {
+    /** @type {EngineError[]} */
+    const refused = [];
+    for (const f of list) {
+      if (f.size > MAX_JSON_BYTES) {
+        refused.push({ code: 'document_too_large', field: f.name, message: t('import_too_large', { name: f.name, bytes: f.size, limit: MAX_JSON_BYTES }) });
+        continue;
+      }
+      const text = await f.text();
+      this.files = this.files.filter((x) => x.name !== f.name);  // the same name again: the newer file
+      this.files.push({ name: f.name, text });
+    }
+    if (refused.length) {
+      this.errors = refused;
+      this.render();
+      return;
+    }
+    await this.run();
+  }
+
+  /**
+   * The files of the import: those given, then the pasted text (named by its kind), then a model's config.json.
+   * @param {(text: string) => string} pastedName
+   * @returns {SourceFile[]}
+   */
+  sources(pastedName) {
+    const all = [...this.files];
+    const pasted = byId('import-text').value;
+    if (pasted.trim() !== '') {
+      const kind = byId('import-kind').value;
+      all.push({ name: kind ? 'pasted.' + kind : pastedName(pasted), text: pasted });
+    }
+    if (this.modelConfig) all.push(this.modelConfig);
+    return all;
+  }
+
+  /** Parses the files, asks the engine, and applies its document (or shows why not). */
+  async run() {
+    const run = ++this.runs;
+    this.shown = null;
+    /** @type {typeof import('./config-files.js')} the parsers, loaded on the first import */
+    let parsers;
+    try {
+      parsers = await loadChunk('config-files');
+    } catch (e) {
+      this.errors = [{ code: 'internal', message: String(/** @type {Error} */ (e).message) }];
+      this.render();
+      return;
+    }
+    const { importFile, pastedName } = parsers;
+    if (run !== this.runs) return;
+    const sources = this.sources(pastedName);
+    if (sources.length === 0) {
+      this.errors = [{ code: 'missing_field', message: t('import_nothing') }];
+      this.render();
+      return;
+    }
+    /** @type {ImportFile[]} */
+    const files = [];
+    /** @type {EngineError[]} */
+    const errors = [];
+    for (const s of sources) {
+      const r = importFile(s.name, s.text);
+      if ('error' in r) errors.push(r.error);
+      else files.push(r.file);
+    }
+    if (errors.length === 0) {
+      const request = JSON.stringify({ files });
+      if (new TextEncoder().encode(request).length > MAX_JSON_BYTES) {
+        errors.push({ code: 'document_too_large', message: t('import_too_large', { name: sources.map((s) => s.name).join(', '), bytes: request.length, limit: MAX_JSON_BYTES }) });
+      } else {
+        byId('import').setAttribute('aria-busy', 'true');
+        let out;
+        try {
+          ({ out } = await this.engine.estimate('import', [request], 'import'));
+        } catch (e) {
+          if (e instanceof Superseded) return;  // a newer import replaced this one in the queue
+          throw e;
+        } finally {
+          if (run === this.runs) byId('import').setAttribute('aria-busy', 'false');
+        }
+        if (run !== this.runs) return;
+        if (out.error) errors.push(...out.errors);
+        else this.shown = { answer: out, applied: this.apply(out) };
+      }
+    }
+    this.errors = errors.length ? errors : null;
+    this.render();
+  }
+
+  /**
+   * The estimate's resolved inputs: the values of fields the import left to the engine's defaults.
+   * @param {Record<string, {value: any}> | null} resolved
+   */
+  showResolved(resolved) {
+    this.resolved = resolved;
+    for (const cell of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#provenance td[data-default-of]'))) {
+      const entry = resolved && resolved[cell.dataset.defaultOf || ''];
+      cell.textContent = entry ? valueText(entry.value) : '—';
+    }
+  }
+
+  /** Draws the panel from its state (again after a change of language). */
+  render() {
+    byId('import-file-list').replaceChildren(...this.files.map((f, i) => el('li', {}, [
+      el('code', { text: f.name }),
+      el('button', { type: 'button', class: 'link', text: t('import_remove'), 'aria-label': t('import_remove_file', { name: f.name }),
+        onclick: () => {
+          this.files.splice(i, 1);
+          this.render();
+        } }),
+    ])));
+    /** @type {EngineError[]} */
+    const errors = this.errors || [];
+    byId('import-errors').replaceChildren(...errors.map((e) => el('li', { 'data-code': e.code }, [
+      el('code', { text: e.field || e.code }), document.createTextNode(' ' + e.message)])));
+    const needed = errors.find((e) => e.code === 'model_config_needed');
+    byId('import-model').hidden = !needed;
+    byId('import-model-note').textContent = needed ? t('import_model_needed') : '';
+    const box = byId('import-result');
+    box.hidden = !this.shown;
+    if (!this.shown) return;
+    const { answer, applied } = this.shown;
+    const formats = Object.entries(answer.formats || {}).map(([file, format]) => file + ' (' + format + ')').join(', ');
+    byId('import-summary').textContent = t('import_done', { files: formats })
+      + (applied.kept.length ? ' ' + t('import_kept', { fields: applied.kept.map(([f]) => f).join(', ') }) : '')
+      + ' ' + (applied.replaced.length ? t('import_replaced', { n: applied.replaced.length }) : t('import_nothing_replaced'));
+    byId('import-replaced').replaceChildren(...applied.replaced.map((r) => el('li', { text: r })));
+    const rows = Object.entries(answer.provenance).map(([field, origin]) => {
+      const { kind, detail } = originParts(origin);
+      const v = getPath(answer.document, field);
+      const value = el('td', { text: valueText(v) });
+      if (v === undefined) {
+        value.dataset.defaultOf = field;
+        const entry = this.resolved && this.resolved[field];
+        if (entry) value.textContent = valueText(entry.value);
+      }
+      return el('tr', { 'data-field': field, 'data-origin': kind, 'data-testid': 'provenance-row' }, [
+        el('th', { scope: 'row' }, [el('code', { text: field })]), value,
+        el('td', {}, [el('span', { class: 'origin-' + kind, text: t('origin_' + kind) }), document.createTextNode(detail ? ' ' + detail : '')]),
+      ]);
+    });
+    for (const [field, v] of applied.kept) {
+      rows.push(el('tr', { 'data-field': field, 'data-origin': 'kept', 'data-testid': 'provenance-row' }, [
+        el('th', { scope: 'row' }, [el('code', { text: field })]), el('td', { text: valueText(v) }), el('td', { text: t('origin_kept') })]));
+    }
+    byId('provenance').tBodies[0].replaceChildren(...rows);
+    /** @type {[string, ImportNote[]][]} */
+    const lists = [['import-unmodelled', answer.unmodelled], ['import-unresolved', answer.unresolved], ['import-ignored', answer.ignored]];
+    for (const [id, notes] of lists) {
+      byId(id).replaceChildren(...notes.map(noteItem));
+      byId(id + '-box').hidden = notes.length === 0;
+    }
+    byId('import-ignored-count').textContent = String(answer.ignored.length);
+  }
+}
