@@ -2,7 +2,7 @@
 // give the same document and estimate as `trainmem import` then `trainmem estimate` (the CLI run
 // here, as built); the provenance table, parse errors with line and column, a model the catalog
 // lacks asking for its config.json, and the offline folder from file://.
-const { test, expect, cli, ROOT } = require('./fixtures');
+const { test, expect, cli, ROOT, WHERE } = require('./fixtures');
 const { execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
@@ -109,3 +109,22 @@ test('the import panel in Chinese', async ({ app, page }) => {
   await expect(page.locator('#provenance tr[data-field="parallel.zero_stage"]')).toContainText('读取自 zero_stage1_config.json:zero_optimization.stage');
   await expect(page.getByTestId('import-summary')).toContainText('已导入');
 });
+
+for (const theme of ['light', 'dark']) {
+  test(`axe-core finds no serious or critical violation in the panel after an import (${theme})`, async ({ browser }) => {
+    const context = await browser.newContext({ bypassCSP: true });  // to inject axe; the page itself is unchanged
+    const page = await context.newPage();
+    await page.goto(WHERE.http);
+    await expect(page.getByTestId('input-json')).not.toBeEmpty();
+    await page.getByTestId('theme').selectOption(theme);
+    await drop(page, ['accelerate/' + YAML, 'accelerate/' + JSON_FILE]);
+    await expect(page.getByTestId('import-result')).toBeVisible();
+    await page.locator('#import-ignored-box > summary').click();
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const result = await page.evaluate(() => window.axe.run('#import', { resultTypes: ['violations'] }));
+    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ': ' + v.help + ' — ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '));
+    expect(serious).toEqual([]);
+    await context.close();
+  });
+}
