@@ -51,7 +51,8 @@ ConfigValue yaml_int(const std::string& text) {
   double value = 0;
   if (v == "0") value = 0;
   else if (v.rfind("0b", 0) == 0) { for (char c : v.substr(2)) value = value * 2 + (c - '0'); }
-  else if (v.rfind("0x", 0) == 0) value = static_cast<double>(std::stoull(v.substr(2), nullptr, 16));
+  // Digit by digit, as the other bases: no digits ("0x_") or more than 64 bits never throw.
+  else if (v.rfind("0x", 0) == 0) { for (char c : v.substr(2)) value = value * 16 + std::stoi(std::string(1, c), nullptr, 16); }
   else if (v[0] == '0') { for (char c : v.substr(1)) value = value * 8 + (c - '0'); }
   else if (v.find(':') != std::string::npos) value = base60(v);
   else { for (char c : v) value = value * 10 + (c - '0'); }

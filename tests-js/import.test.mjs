@@ -114,13 +114,14 @@ test('YAML 1.1 scalars as PyYAML reads them, on both sides', () => {
   // Each expectation from PyYAML 6.0 yaml/resolver.py: a float needs a dot (and a signed exponent),
   // so 5e-5 stays text; yes/no/on/off are booleans, y/n are not; a leading 0 is octal (010 = 8);
   // underscores are dropped (1_000 = 1000); a:b is base 60 (1:30 = 90); quoted and !!str are text;
-  // a merge key's mapping is merged under the mapping's own keys.
+  // a merge key's mapping is merged under the mapping's own keys. 0x1 and 16 zeros is 16^16 = 2^64;
+  // "0x_" has no digits (PyYAML raises; both sides read 0, as for "0b_").
   const dir = mkdtempSync(join(tmpdir(), 'trainmem-yaml-'));
   const path = join(dir, 'scalars.yaml');
   writeFileSync(path, ['lr: 5e-5', 'lr_dot: 1.0e-5', 'flag: yes', 'off_: Off', 'y: y', 'octal: 010', 'under: 1_000',
-    'sexagesimal: 1:30', 'hex: 0x1F', 'quoted: "yes"', 'tagged: !!str 12', 'tilde: ~', 'empty:', 'inf: .inf',
+    'sexagesimal: 1:30', 'hex: 0x1F', 'hex_big: 0x1_0000_0000_0000_0000', 'hex_empty: 0x_', 'quoted: "yes"', 'tagged: !!str 12', 'tilde: ~', 'empty:', 'inf: .inf',
     'base: &b {a: 1, b: 2}', 'child: {<<: *b, b: 3}', 'block: |', '  text', ''].join('\n'));
-  const expected = { lr: '5e-5', lr_dot: 0.00001, flag: true, off_: false, y: 'y', octal: 8, under: 1000, sexagesimal: 90, hex: 31,
+  const expected = { lr: '5e-5', lr_dot: 0.00001, flag: true, off_: false, y: 'y', octal: 8, under: 1000, sexagesimal: 90, hex: 31, hex_big: 2 ** 64, hex_empty: 0,
     quoted: 'yes', tagged: '12', tilde: null, empty: null, inf: '.inf', base: { a: 1, b: 2 }, child: { a: 1, b: 3 }, block: 'text\n' };
   const { page, cli } = bothParsers(path);
   assert.deepEqual(page, expected);

@@ -161,6 +161,10 @@ TEST_CASE("YAML scalars follow PyYAML's YAML 1.1 rules", "[import][yaml]") {
   CHECK(yaml11_plain_scalar("1_000") == ConfigValue(std::int64_t{1000}));
   CHECK(yaml11_plain_scalar("010") == ConfigValue(std::int64_t{8}));   // leading zero: octal
   CHECK(yaml11_plain_scalar("0x1F") == ConfigValue(std::int64_t{31}));
+  // 0x1 then 16 hex zeros is 16^16 = 2^64: beyond 2^53, a number as a JSON reader keeps it.
+  CHECK(yaml11_plain_scalar("0x1_0000_0000_0000_0000") == ConfigValue(18446744073709551616.0));
+  // No digits: PyYAML raises (int('', 16)); read as 0, as "0b_" is, and never an abort.
+  CHECK(yaml11_plain_scalar("0x_") == ConfigValue(std::int64_t{0}));
   CHECK(yaml11_plain_scalar("1:30") == ConfigValue(std::int64_t{90}));  // base 60
   CHECK(yaml11_plain_scalar("08") == ConfigValue("08"));
   CHECK(yaml11_plain_scalar("~").is_null());
