@@ -368,6 +368,47 @@ TEST_CASE("DeepSpeed refuses a key its ZeRO config does not define; so does the 
   CHECK(as_json(r.document).at("parallel").at("zero3_max_live_parameters") == 3e8);
 }
 
+TEST_CASE("a Megatron-LM launch and a script with its own flags are named, never read as TrainingArguments", "[import][errors]") {
+  // Megatron-LM's flags (--tensor-model-parallel-size, --micro-batch-size, --seq-length) are not
+  // TrainingArguments: read as such they would all be ignored and the HF defaults (micro-batch 8,
+  // no checkpointing) would stand in silently.
+  trainmem::ConfigFile megatron;
+  megatron.name = "train_gpt.sh";
+  megatron.text = "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2 --micro-batch-size 4 "
+                  "--seq-length 4096 --recompute-activations --bf16\n";
+  auto r = trainmem::import_configs({megatron}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "unknown_config_format");
+  CHECK(r.errors[0].message == "train_gpt.sh:1: a Megatron-LM command line (pretrain_gpt.py); this import does not read Megatron-LM arguments yet");
+  // The parallelism flags name Megatron-LM under any script name.
+  megatron.text = "python my_pretrain.py --pipeline-model-parallel-size 4 --micro-batch-size 1\n";
+  r = trainmem::import_configs({megatron}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message.find("Megatron-LM") != std::string::npos);
+
+  trainmem::ConfigFile custom;
+  custom.name = "run.sh";
+  custom.text = "python my_train.py --batch_size 16 --seq_len 8192 --lora_rank 64\n";
+  r = trainmem::import_configs({custom}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "unknown_config_format");
+  CHECK(r.errors[0].message.find("my_train.py is given no flag this import reads") != std::string::npos);
+}
+
+TEST_CASE("--no_X sets the boolean X to False, as HfArgumentParser defines it", "[import][shell]") {
+  // transformers hf_argparser.py: a bool field whose default is True also gets --no_X
+  // (action store_false, dest X). TRL's configs default gradient_checkpointing to True, so
+  // --no_gradient_checkpointing turns recompute off.
+  trainmem::ConfigFile f;
+  f.name = "sft.sh";
+  f.text = "python trl/scripts/sft.py --model_name_or_path Qwen/Qwen2.5-0.5B --no_gradient_checkpointing\n";
+  const auto r = trainmem::import_configs({f}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document)["activation_checkpointing"] == "none");
+  CHECK(origin_of(r, "activation_checkpointing") == "read from sft.sh:--no_gradient_checkpointing");
+}
+
 TEST_CASE("a command line's \"--\" ends its options, as argparse reads it", "[import][shell]") {
   trainmem::ConfigFile f;
   f.name = "run.sh";

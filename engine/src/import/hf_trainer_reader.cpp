@@ -229,8 +229,14 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
   std::string prompt_key, completion_key;
   std::optional<bool> use_vllm;
   std::string vllm_mode = "colocate";
-  for (const auto& [name, v] : args.as_object()) {
-    const std::string& k = name;
+  for (const auto& [key, given] : args.as_object()) {
+    const std::string& k = key;
+    // HfArgumentParser gives each boolean field X whose default is True a flag --no_X that sets X to
+    // False (transformers src/transformers/hf_argparser.py, _parse_dataclass_field): read as X, with
+    // the flag as its source. no_cuda is a field of its own (TrainingArguments, deprecated).
+    const bool negation = key.rfind("no_", 0) == 0 && key.size() > 3 && key != "no_cuda" && given.is_bool();
+    const std::string name = negation ? key.substr(3) : key;
+    const ConfigValue v = negation ? ConfigValue(!given.as_bool()) : given;
     if (v.is_null() && name != "dtype" && name != "torch_dtype") {
       r.ignore(k, v, "null: the default applies");
       continue;
@@ -344,8 +350,6 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       r.unmodelled_key(k, v, "DDP bucket settings: the estimate assumes torch DDP's 25 MB buckets");
     } else if (name == "packing" || name == "padding_free") {
       r.ignore(k, v, "the estimate takes every sequence at the maximum length, packed or padded");
-    } else if (name.rfind("no_", 0) == 0 && (v.is_bool() || v.is_null())) {
-      r.ignore(k, v, "HfArgumentParser's negation of " + name.substr(3) + "; no memory effect");
     } else if (no_memory_effect(name)) {
       r.ignore(k, v, "no memory effect");
     } else {
@@ -365,7 +369,7 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     r.trainer_default("batch.micro_batch_size", 8, std::string(kHf) + " per_device_train_batch_size = 8");
   if (!args.find("gradient_accumulation_steps"))
     r.trainer_default("batch.gradient_accumulation_steps", 1, std::string(kHf) + " gradient_accumulation_steps = 1");
-  if (!args.find("gradient_checkpointing"))
+  if (!args.find("gradient_checkpointing") && !args.find("no_gradient_checkpointing"))
     r.trainer_default("activation_checkpointing", trl ? "full" : "none",
                       trl ? std::string(kTrlBase) + " gradient_checkpointing = True" : std::string(kHf) + " gradient_checkpointing = False");
   if (!bf16_given && !fp16_given) {

@@ -149,6 +149,23 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
   return out;
 }
 
+// Megatron-LM's training entry points (pretrain_gpt.py and its siblings at the repository root) or
+// its parallelism flags (megatron/training/arguments.py: --tensor-model-parallel-size,
+// --pipeline-model-parallel-size): named as Megatron-LM, never read as TrainingArguments.
+bool megatron_command(const LaunchCommand& c) {
+  static const std::set<std::string> entry_points = {"pretrain_gpt.py", "pretrain_bert.py", "pretrain_t5.py",
+                                                     "pretrain_mamba.py", "pretrain_vlm.py", "pretrain_retro.py"};
+  return entry_points.count(base_name(c.program)) > 0 || c.program_flags.values.find("tensor_model_parallel_size") ||
+         c.program_flags.values.find("pipeline_model_parallel_size");
+}
+
+// A command line none of whose flags the trainer reader read (no field, no model, no named file,
+// nothing unresolved): a script with its own flags, not TrainingArguments.
+bool nothing_read(const Reading& program) {
+  return !program.model_id && program.named_files.empty() && program.unresolved.empty() &&
+         std::none_of(program.fields.begin(), program.fields.end(), [](const Assignment& a) { return a.strength == Strength::read; });
+}
+
 // accelerate launch flags -> the config file's layout (launch.py takes the file's values as defaults).
 ConfigValue accelerate_flags_as_config(const ConfigValue& flags, ShownKeys& shown) {
   static const std::set<std::string> deepspeed_keys = {"zero_stage", "offload_optimizer_device", "offload_param_device",
@@ -332,7 +349,12 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           continue;
         }
         found = true;
-        if (!cmd->launcher.empty()) readings.push_back(read_launcher(f.name, *cmd));
+        if (megatron_command(*cmd)) {
+          result.errors.push_back({error_code::unknown_config_format, f.name,
+                                   f.name + ":" + std::to_string(c.line) + ": a Megatron-LM command line (" + base_name(cmd->program) +
+                                       "); this import does not read Megatron-LM arguments yet"});
+          continue;
+        }
         Reading program = read_hf_training_arguments(f.name, cmd->program_flags.values, cmd->program, cmd->program_flags.shown);
         if (const ConfigValue* cfg = cmd->program_flags.values.find("config"); cfg && cfg->is_string()) {
           program.named_files.emplace_back(cfg->as_string(), program.key("config"));
@@ -340,6 +362,14 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         }
         for (auto& n : cmd->program_flags.unresolved) program.unresolved.push_back(n);
         for (auto& n : cmd->launcher_flags.unresolved) program.unresolved.push_back(n);
+        if (nothing_read(program)) {
+          result.errors.push_back({error_code::unknown_config_format, f.name,
+                                   f.name + ":" + std::to_string(c.line) + ": " + base_name(cmd->program) +
+                                       " is given no flag this import reads (TrainingArguments or TRL keys); a script's own "
+                                       "flags are not read, and its settings would silently become the trainer's defaults"});
+          continue;
+        }
+        if (!cmd->launcher.empty()) readings.push_back(read_launcher(f.name, *cmd));
         readings.push_back(std::move(program));
       }
       if (!found)
