@@ -395,6 +395,32 @@ TEST_CASE("a Megatron-LM launch and a script with its own flags are named, never
   CHECK(r.errors[0].message.find("my_train.py is given no flag this import reads") != std::string::npos);
 }
 
+TEST_CASE("a config.json beside a file that names a model: the config.json is used and the name is listed", "[import]") {
+  // The command line names Qwen/Qwen2.5-0.5B (a catalog model); the OPT-125m config.json given
+  // beside it describes the model, and the name it replaces must not vanish.
+  trainmem::ConfigFile run;
+  run.name = "sft.sh";
+  run.text = "python trl/scripts/sft.py --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 2\n";
+  trainmem::Errors errors;
+  auto config = trainmem::cli::load_config_file(
+      "config.json", read_text(fs::path(TRAINMEM_SOURCE_DIR) / "tests" / "fixtures" / "hf_configs" / "opt-125m.json"), errors);
+  REQUIRE(config);
+  trainmem::ImportOptions options;
+  options.model_preset = "llama-3-8b";
+  const auto r = trainmem::import_configs({run, *config}, trainmem::builtin_catalog(), options);
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(origin_of(r, "model") == "read from config.json");
+  const std::string instead = "the model's config.json config.json is used instead";
+  bool named = false, given = false;
+  for (const auto& n : r.ignored) {
+    named = named || (n.key == "sft.sh:--model_name_or_path" && n.reason == instead);
+    given = given || (n.key == "--model" && n.reason == instead);
+  }
+  CHECK(named);
+  CHECK(given);
+}
+
 TEST_CASE("--no_X sets the boolean X to False, as HfArgumentParser defines it", "[import][shell]") {
   // transformers hf_argparser.py: a bool field whose default is True also gets --no_X
   // (action store_false, dest X). TRL's configs default gradient_checkpointing to True, so

@@ -520,6 +520,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     model = m;
     model_origin = "read from " + model_config->first;
     checkpoint_dtype_value = checkpoint_dtype(model_config->second);
+    // The config.json describes the model; a name beside it is listed, never dropped silently.
+    const std::string instead = "the model's config.json " + model_config->first + " is used instead";
+    if (naming) result.ignored.push_back({naming->model_key, instead, *naming->model_id});
+    if (options.model_preset) result.ignored.push_back({"--model", instead, *options.model_preset});
   } else if (options.model_preset) {
     if (const ModelPreset* p = catalog.find_model(*options.model_preset)) {
       ConfigValue m = ConfigValue::object();
