@@ -225,7 +225,11 @@ TEST_CASE("two files that disagree are reported with both sources", "[import][co
 
 TEST_CASE("configs of frameworks the import does not read are named, not guessed", "[import][errors]") {
   trainmem::Errors errors;
-  auto torchtune = trainmem::cli::load_config_file("8B_lora.yaml", "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_rank: 8\n", errors);
+  // torchtune recipes (recipes/configs/llama3_1/8B_lora.yaml) hold gradient_accumulation_steps, a
+  // TrainingArguments name, beside their model component.
+  auto torchtune = trainmem::cli::load_config_file(
+      "8B_lora.yaml", "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_rank: 8\ngradient_accumulation_steps: 8\n",
+      errors);
   auto other = trainmem::cli::load_config_file("x.yaml", "foo: 1\n", errors);
   REQUIRE(torchtune);
   REQUIRE(other);

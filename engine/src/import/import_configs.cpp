@@ -382,7 +382,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                f.name + ": a trainer config is a mapping of keys, got " + f.content.summary()});
       continue;
     }
-    const std::string format = detect_structured_format(f.content);
+    // A torchtune or torchtitan config is named first: its keys may include TrainingArguments
+    // names (torchtune recipes have gradient_accumulation_steps) that would read it as such.
+    const std::string unread = unread_format(f.content);
+    const std::string format = unread.empty() ? detect_structured_format(f.content) : "";
     if (format == "hf_config") {
       model_config = std::make_pair(f.name, f.content);
       result.formats.emplace_back(f.name, "hf_config");
@@ -397,7 +400,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     } else if (format == "llamafactory") {
       readings.push_back(read_llamafactory_config(f.name, f.content));
     } else {
-      const std::string known = unread_format(f.content);
+      const std::string& known = unread;
       result.errors.push_back({error_code::unknown_config_format, f.name,
                                known.empty() ? f.name + ": not a config this import reads (DeepSpeed JSON, accelerate YAML, "
                                                         "HF TrainingArguments / TRL YAML or JSON, axolotl or LLaMA-Factory YAML, command lines, config.json)"
