@@ -425,6 +425,19 @@ TEST_CASE("a config.json beside a file that names a model: the config.json is us
   CHECK(given);
 }
 
+TEST_CASE("torchrun --nproc-per-node=gpu: the GPUs per node are unresolved, not an error", "[import][shell]") {
+  // torch/distributed/run.py accepts auto, cpu, gpu or xpu for --nproc-per-node: one process per
+  // device of the machine, which the file does not state.
+  trainmem::ConfigFile f;
+  f.name = "launch.sh";
+  f.text = "torchrun --nproc-per-node=gpu train.py --model_name_or_path meta-llama/Llama-3.1-8B --per_device_train_batch_size 1\n";
+  const auto r = trainmem::import_configs({f}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "launch.sh:--nproc-per-node"));
+  CHECK(origin_of(r, "parallel.world_size").rfind("read from", 0) != 0);
+}
+
 TEST_CASE("--no_X sets the boolean X to False, as HfArgumentParser defines it", "[import][shell]") {
   // transformers hf_argparser.py: a bool field whose default is True also gets --no_X
   // (action store_false, dest X). TRL's configs default gradient_checkpointing to True, so

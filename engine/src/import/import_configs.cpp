@@ -218,9 +218,12 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
   const char* nodes_key = torchrun ? "nnodes" : "num_nodes";
   std::optional<std::int64_t> per_node, nodes;
   for (const auto& [k, v] : f.as_object()) {
-    if (k == per_node_key) per_node = positive_integer(r, k, v);
+    auto text = string_value(v);
+    if (k == per_node_key && torchrun && text && (*text == "auto" || *text == "gpu" || *text == "cpu" || *text == "xpu"))
+      // torch/distributed/run.py determine_local_world_size: one process per device the machine has.
+      r.unresolved_key(k, v, "one process per device of the machine it runs on: the GPUs per node are not in the file");
+    else if (k == per_node_key) per_node = positive_integer(r, k, v);
     else if (k == nodes_key) {
-      auto text = string_value(v);
       if (text && text->find(':') != std::string::npos) r.unresolved_key(k, v, "an elastic node range: the world size is not fixed");
       else nodes = positive_integer(r, k, v);
     } else r.ignore(k, v, "launcher setting without memory effect");
