@@ -354,6 +354,31 @@ TEST_CASE("DeepSpeed bf16.enabled \"auto\": the trainer's flag fills it, and Dee
   CHECK(has_key(r.unresolved, "ds.json:bf16.enabled"));
 }
 
+TEST_CASE("a DeepSpeed train_batch_size that the GPUs and accumulation do not divide is an error, never rounded", "[import][deepspeed][errors]") {
+  // deepspeed/runtime/config.py _batch_assertion: train_batch_size = micro-batch x accumulation x
+  // GPUs. 64 over 4 accumulation steps x 6 GPUs (24 per micro-batch row) leaves 64 / 24 = 2.67:
+  // no whole micro-batch; 48 gives micro-batch 2.
+  trainmem::Errors errors;
+  auto command = [] {
+    trainmem::ConfigFile f;
+    f.name = "run.sh";
+    f.text = "torchrun --nproc_per_node 6 train.py --model_name_or_path meta-llama/Llama-3.1-8B --deepspeed ds.json\n";
+    return f;
+  };
+  auto ds = trainmem::cli::load_config_file("ds.json", R"({"train_batch_size": 64, "gradient_accumulation_steps": 4, "zero_optimization": {"stage": 2}})", errors);
+  REQUIRE(ds);
+  auto r = trainmem::import_configs({*ds, command()}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "inconsistent");
+  CHECK(r.errors[0].message.find("ds.json:train_batch_size = 64 is not a multiple of accumulation 4 x 6 GPUs = 24") != std::string::npos);
+  ds = trainmem::cli::load_config_file("ds.json", R"({"train_batch_size": 48, "gradient_accumulation_steps": 4, "zero_optimization": {"stage": 2}})", errors);
+  REQUIRE(ds);
+  r = trainmem::import_configs({*ds, command()}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("batch").at("micro_batch_size") == 2);
+}
+
 TEST_CASE("DeepSpeed refuses a key its ZeRO config does not define; so does the import", "[import][deepspeed][errors]") {
   trainmem::Errors errors;
   auto typo = trainmem::cli::load_config_file("ds.json", R"({"zero_optimization": {"stgae": 3}})", errors);

@@ -473,6 +473,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                  key + " = " + std::to_string(tb) + " but micro-batch " + std::to_string(*micro) + " x accumulation " +
                                      std::to_string(*accumulation) + " x " + std::to_string(dp) + " GPUs = " +
                                      std::to_string(*micro * *accumulation * dp) + " (DeepSpeed asserts they agree)"});
+    } else if (const std::int64_t per_step = micro ? *micro * dp : dp * accumulation.value_or(1); tb % per_step != 0) {
+      // deepspeed/runtime/config.py _batch_assertion: train_batch_size == micro x accumulation x GPUs.
+      result.errors.push_back({error_code::inconsistent, key,
+                               key + " = " + std::to_string(tb) + " is not a multiple of " +
+                                   (micro ? "micro-batch " + std::to_string(*micro) : "accumulation " + std::to_string(accumulation.value_or(1))) +
+                                   " x " + std::to_string(dp) + " GPUs = " + std::to_string(per_step) +
+                                   " (DeepSpeed asserts train_batch_size = micro-batch x accumulation x GPUs)"});
     } else if (micro) {
       chosen["batch.gradient_accumulation_steps"] = Chosen{{"batch.gradient_accumulation_steps", tb / (*micro * dp),
                                                             "read from " + key + " (train_batch_size / (micro-batch x GPUs), deepspeed/runtime/config.py)", key, Strength::read}, {}};
