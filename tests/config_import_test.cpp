@@ -379,6 +379,17 @@ TEST_CASE("a DeepSpeed train_batch_size that the GPUs and accumulation do not di
   CHECK(as_json(r.document).at("batch").at("micro_batch_size") == 2);
 }
 
+TEST_CASE("a ZeRO-3 config with no GPU count lists the GPU count as unresolved", "[import][deepspeed]") {
+  // ZeRO-3 divides the model states by the data-parallel GPUs; a DeepSpeed JSON names no GPU count.
+  const auto files = load(kConfigs / "deepspeed", {"zero_stage3_config.json"});
+  trainmem::ImportOptions options;
+  options.model_preset = "qwen2.5-0.5b";
+  const auto r = trainmem::import_configs(files, trainmem::builtin_catalog(), options);
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "parallel.world_size"));
+}
+
 TEST_CASE("DeepSpeed refuses a key its ZeRO config does not define; so does the import", "[import][deepspeed][errors]") {
   trainmem::Errors errors;
   auto typo = trainmem::cli::load_config_file("ds.json", R"({"zero_optimization": {"stgae": 3}})", errors);

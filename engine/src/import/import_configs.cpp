@@ -490,6 +490,15 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     }
   }
 
+  // ZeRO (and FSDP, read as its stages) shards over the data-parallel GPUs: a sharded run whose files
+  // give no GPU count is listed, not estimated on one GPU in silence.
+  if (const auto zero = chosen.find("parallel.zero_stage");
+      zero != chosen.end() && integer_value(zero->second.a.value).value_or(0) > 0 && !chosen.count("parallel.world_size"))
+    result.unresolved.push_back({"parallel.world_size",
+                                 "ZeRO stage " + zero->second.a.value.summary() + " (" + zero->second.a.source +
+                                     ") shards over the data-parallel GPUs and no file gives their number; the estimate takes 1 GPU until it is given",
+                                 nullptr});
+
   // DeepSpeed's fp16/bf16 "enabled": "auto". The HF integration fills it from the trainer's own
   // flag (transformers src/transformers/integrations/deepspeed.py, HfTrainerDeepSpeedConfig.
   // trainer_config_process: fill_match("bf16.enabled", args.bf16 or args.bf16_full_eval), and fp16
