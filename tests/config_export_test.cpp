@@ -249,6 +249,17 @@ TEST_CASE("an axolotl export lists what axolotl cannot say", "[export]") {
   CHECK(r.at("config").at("micro_batch_size") == 2);
 }
 
+TEST_CASE("an axolotl export with activation offloading also turns gradient_checkpointing on", "[export]") {
+  // axolotl utils/schemas/validation.py check_activation_offloading_wo_gc refuses
+  // activation_offloading without gradient_checkpointing, even for LoRA, where the loader then
+  // offloads instead of recomputing.
+  const auto r = json::parse(trainmem::export_json(R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora",
+      "lora": {"r": 16, "target_modules": "all-linear"}, "activation_checkpointing": "none", "activation_offload": true,
+      "batch": {"micro_batch_size": 1, "seq_length": 8192}})", "axolotl").json);
+  CHECK(r.at("config").at("activation_offloading") == true);
+  CHECK(r.at("config").at("gradient_checkpointing") == true);
+}
+
 TEST_CASE("fields a format cannot carry are listed as not exported", "[export]") {
   const auto r = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "lora": {"r": 8},
       "framework": "deepspeed", "batch": {"micro_batch_size": 2, "seq_length": 4096}, "attention": "flash"})", "deepspeed").json);

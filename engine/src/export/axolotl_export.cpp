@@ -122,8 +122,11 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   // and offloads a LoRA run's activations instead of recomputing them (loaders/model.py).
   const bool adapters = s.method == Method::lora || s.method == Method::qlora;
   const bool recompute = s.activation_checkpointing != Checkpointing::none;
-  c.set("gradient_checkpointing", recompute);
-  if (s.activation_offload && recompute != adapters) {
+  const bool offloading = s.activation_offload && recompute != adapters;
+  // axolotl refuses activation_offloading without gradient_checkpointing (utils/schemas/validation.py
+  // check_activation_offloading_wo_gc); with both, the loader decides recompute as above.
+  c.set("gradient_checkpointing", recompute || offloading);
+  if (offloading) {
     c.set("activation_offloading", true);
   } else if (s.activation_offload) {
     out.not_expressible.emplace_back("activation_offload", adapters ? "axolotl offloads a LoRA run's activations instead of recomputing them"
