@@ -43,8 +43,11 @@ void read_deepspeed_plugin(Reading& r, const std::string& prefix, const ConfigVa
     } else if (name == "zero3_init_flag") {
       // deepspeed.zero.Init partitions weights as they are created; without it DeepSpeed's engine
       // first moves the whole model to each GPU (deepspeed/runtime/engine.py _configure_distributed_model).
+      // With the stage in the DeepSpeed file the plugin names (no zero_stage here), off still means
+      // every rank loads the whole model: at stage 3 as above, and at stages 0-2 anyway.
       auto b = boolean(r, k, v);
       if (b && stage == 3) r.read("model_loading", *b ? "meta_init" : "full_copy_per_gpu", k);
+      else if (b && !*b && !stage_value) r.read("model_loading", "full_copy_per_gpu", k);
       else if (b) r.ignore(k, v, "applies with ZeRO stage 3 only (accelerate DeepSpeedPlugin.zero3_init_flag)");
     } else if (name == "deepspeed_config_file") {
       if (auto f = string_value(v)) r.named_files.emplace_back(*f, r.key(k));
