@@ -474,6 +474,26 @@ TEST_CASE("torchrun --nproc-per-node=gpu: the GPUs per node are unresolved, not 
   CHECK(origin_of(r, "parallel.world_size").rfind("read from", 0) != 0);
 }
 
+TEST_CASE("a model the catalog lacks suggests the catalog model of the same family and size", "[import][errors]") {
+  // An instruct or chat release shares its base's architecture; a one-letter edit away is often
+  // another size (Qwen2.5-7B-Instruct vs Qwen2.5-72B-Instruct), never suggested.
+  const std::pair<const char*, const char*> cases[] = {
+      {"Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B"},
+      {"meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B"},
+      {"google/gemma-2-9b-it", "google/gemma-2-9b"},
+  };
+  for (const auto& [id, nearest] : cases) {
+    trainmem::ConfigFile f;
+    f.name = "run.sh";
+    f.text = std::string("python train.py --model_name_or_path ") + id + "\n";
+    const auto r = trainmem::import_configs({f}, trainmem::builtin_catalog());
+    INFO(id);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == "model_config_needed");
+    CHECK(r.errors[0].message.find(std::string("(nearest: \"") + nearest + "\")") != std::string::npos);
+  }
+}
+
 TEST_CASE("--no_X sets the boolean X to False, as HfArgumentParser defines it", "[import][shell]") {
   // transformers hf_argparser.py: a bool field whose default is True also gets --no_X
   // (action store_false, dest X). TRL's configs default gradient_checkpointing to True, so

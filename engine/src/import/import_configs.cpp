@@ -308,6 +308,61 @@ const ModelPreset* match_model(const std::string& id, const Catalog& catalog) {
   return catalog.find_model(id);
 }
 
+// A Hugging Face repository name reduced to family and size for suggestions: lower case, without
+// the organisation and without the release tags that leave the architecture as it is
+// ("Qwen/Qwen2.5-7B-Instruct" -> "qwen2.5-7b").
+std::string family_and_size(const std::string& hf_id) {
+  static const std::set<std::string> release_tags = {"instruct", "chat", "it", "base", "hf", "sft", "dpo", "rlhf"};
+  std::string name = lower(hf_id.substr(hf_id.find('/') == std::string::npos ? 0 : hf_id.find('/') + 1));
+  std::string out, token;
+  auto flush = [&] {
+    if (!token.empty() && !release_tags.count(token)) out += (out.empty() ? "" : "-") + token;
+    token.clear();
+  };
+  for (char c : name) {
+    if (c == '-' || c == '_') flush();
+    else token += c;
+  }
+  flush();
+  return out;
+}
+
+// The parameter-count word of a name ("7b", "0.5b", "125m", "8x7b"), or "".
+std::string size_word(const std::string& family_size) {
+  std::string token;
+  auto is_size = [](const std::string& t) {
+    if (t.size() < 2 || (t.back() != 'b' && t.back() != 'm') || !std::isdigit(static_cast<unsigned char>(t.front()))) return false;
+    return std::all_of(t.begin(), t.end() - 1, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'x'; });
+  };
+  for (std::size_t i = 0; i <= family_size.size(); ++i) {
+    if (i == family_size.size() || family_size[i] == '-') {
+      if (is_size(token)) return token;
+      token.clear();
+    } else {
+      token += family_size[i];
+    }
+  }
+  return "";
+}
+
+// The catalog model to suggest for an id it lacks: the nearest name of the same size (a 7B
+// instruct release suggests the 7B base, never the 72B), or none.
+std::string nearest_catalog_model(const std::string& hf_id, const Catalog& catalog) {
+  const std::string want = family_and_size(hf_id);
+  const std::string size = size_word(want);
+  std::vector<std::string> names, ids;
+  for (const auto& m : catalog.models) {
+    if (m.hf_id.empty()) continue;
+    const std::string name = family_and_size(m.hf_id);
+    if (size_word(name) != size) continue;
+    names.push_back(name);
+    ids.push_back(m.hf_id);
+  }
+  const std::string near = closest_match(want, names);
+  for (std::size_t i = 0; i < names.size(); ++i) if (names[i] == near) return ids[i];
+  return "";
+}
+
 std::string checkpoint_dtype(const ConfigValue& hf_config) {
   for (const char* k : {"torch_dtype", "dtype"}) {
     if (const ConfigValue* d = hf_config.find(k); d && d->is_string()) {
@@ -567,9 +622,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       model_origin = "read from " + naming->model_key + " (catalog model " + p->id + ")";
       checkpoint_dtype_value = dtype_name(p->param_dtype);
     } else {
-      std::vector<std::string> ids;
-      for (const auto& m : catalog.models) ids.push_back(m.hf_id);
-      const std::string near = closest_match(*naming->model_id, ids);
+      const std::string near = nearest_catalog_model(*naming->model_id, catalog);
       result.errors.push_back({error_code::model_config_needed, naming->model_key,
                                naming->model_key + " names \"" + *naming->model_id + "\", which is not in the model catalog" +
                                    (near.empty() ? "" : " (nearest: \"" + near + "\")") +
