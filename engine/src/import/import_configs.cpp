@@ -626,10 +626,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       result.errors.push_back({error_code::model_config_needed, naming->model_key,
                                naming->model_key + " names \"" + *naming->model_id + "\", which is not in the model catalog" +
                                    (near.empty() ? "" : " (nearest: \"" + near + "\")") +
-                                   ": give its config.json beside the other files, or a catalog model with --model"});
+                                   ": give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)"});
     }
   } else {
-    result.unresolved.push_back({"model", "no file names the model: give its config.json beside the other files, or a catalog model with --model", nullptr});
+    result.unresolved.push_back({"model", "no file names the model: give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)", nullptr});
   }
   if (!model.is_null()) {
     result.document.set("model", model);
