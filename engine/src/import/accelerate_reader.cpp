@@ -14,11 +14,6 @@ namespace {
 
 constexpr const char* kAcc = "accelerate 1.15";
 
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 void read_offload_device(Reading& r, const std::string& k, const ConfigValue& v, const std::string& field) {
   auto d = string_value(v);
   if (d && (*d == "none" || *d == "cpu" || *d == "nvme")) r.read(field, *d, k);

@@ -23,11 +23,6 @@ namespace {
 
 constexpr const char* kAxolotl = "axolotl 0.18.0";
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string src(const char* file, const std::string& what) { return std::string(kAxolotl) + " " + file + " " + what; }
 
 // Keys without an effect on the training step's memory: data, schedules, logging, saving, hub,

@@ -15,11 +15,6 @@ namespace {
 
 constexpr const char* kDs = "DeepSpeed v0.19.6";
 
-std::string lowered(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // "auto": the HF Trainer / accelerate fills the value from its own arguments.
 bool note_auto(Reading& r, const std::string& key, const ConfigValue& v, const std::string& field) {
   if (!is_auto(v)) return false;
@@ -60,7 +55,7 @@ void read_offload(Reading& r, const std::string& key, const ConfigValue& v, cons
     const std::string sub_key = key + "." + k;
     if (k == "device") {
       auto device = string_value(sub);
-      const std::string d = device ? lowered(*device) : "";
+      const std::string d = device ? lower(*device) : "";
       if (d == "cpu" || d == "nvme" || d == "none") r.read(field, d, sub_key);
       else r.error(error_code::unknown_value, sub_key, "expected \"cpu\", \"nvme\" or \"none\", got " + sub.summary());
     } else if (k == "pin_memory") {
@@ -168,7 +163,7 @@ void read_optimizer(Reading& r, const std::string& k, const ConfigValue& v) {
     return;
   }
   auto name = string_value(*type);
-  const std::string t = name ? lowered(*name) : "";
+  const std::string t = name ? lower(*name) : "";
   bool adam_w_mode = true;  // deepspeed/ops/adam/fused_adam.py adam_w_mode=True
   if (const ConfigValue* params = v.find("params")) {
     if (const ConfigValue* w = params->find("adam_w_mode"); w && !is_auto(*w)) adam_w_mode = bool_value(*w).value_or(true);

@@ -19,11 +19,6 @@ constexpr const char* kTrlModel = "TRL 1.10 trl/trainer/model_config.py ModelCon
 
 enum class Trainer { hf, sft, dpo, grpo, other_trl };
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Which trainer a script or a file's keys mean. `script` is the program of a command line
 // ("trl/scripts/dpo.py", "trl dpo") or empty for a file.
 Trainer trainer_of(const std::string& script, const ConfigValue& args, std::string& other_name) {

@@ -22,11 +22,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Formats recognised but not read yet: named in the error instead of "unknown".
 std::string unread_format(const ConfigValue& c) {
   if (!c.is_object()) return "";

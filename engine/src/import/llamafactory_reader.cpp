@@ -23,11 +23,6 @@ namespace {
 constexpr const char* kFactory = "LLaMA-Factory 0.9.6";
 constexpr const char* kHf = "transformers training_args.py (00349ae)";
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string src(const char* file, const std::string& what) {
   return std::string(kFactory) + " src/llamafactory/" + file + " " + what;
 }

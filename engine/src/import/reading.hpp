@@ -119,6 +119,9 @@ class Reading {
 
 // Python-like readings of a scalar (a YAML file, a JSON file or a command-line word): argparse
 // and the frameworks' dataclasses accept "4" where 4 is meant.
+// ASCII case folding for keys and option names (configs write FULL_SHARD, Bfloat16, ...).
+std::string lower(std::string s);
+std::string upper(std::string s);
 std::optional<std::int64_t> integer_value(const ConfigValue& v);
 std::optional<double> number_value(const ConfigValue& v);
 // transformers' strtobool: y, yes, t, true, on, 1 / n, no, f, false, off, 0 (any case), and booleans.
