@@ -17,10 +17,37 @@ function cliImport(cwd, files) {
   return JSON.parse(execFileSync(TRAINMEM, ['import', '--document-only', ...files], { cwd }).toString());
 }
 
-/** Drops files (paths under tests/fixtures/configs) on the import box, as a file manager would. */
+/** `trainmem import FILE...`: the document with its provenance. */
+function cliImportFull(cwd, files) {
+  return JSON.parse(execFileSync(TRAINMEM, ['import', ...files], { cwd }).toString());
+}
+
+const getPath = (doc, p) => p.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), doc);
+function setPath(doc, p, v) {
+  const keys = p.split('.');
+  let o = doc;
+  for (const k of keys.slice(0, -1)) o = o[k] = o[k] || {};
+  o[keys[keys.length - 1]] = v;
+}
+
+/**
+ * The page's document after an import, by the rule the page states: the CLI's document, the model
+ * and GPU kept when no file gives them, and every field the CLI's provenance gives as "engine
+ * default" (no file, no framework default) kept from the inputs before, where they state it.
+ */
+function importedDoc(answer, before) {
+  const doc = JSON.parse(JSON.stringify(answer.document));
+  for (const [field, origin] of Object.entries(answer.provenance)) {
+    if (origin.startsWith('engine default') && getPath(doc, field) === undefined && getPath(before, field) !== undefined) setPath(doc, field, getPath(before, field));
+  }
+  for (const f of ['model', 'gpu']) if (doc[f] === undefined) doc[f] = before[f];
+  return doc;
+}
+
+/** Drops files (paths under tests/fixtures/configs, or {name, text}) on the import box, as a file manager would. */
 async function drop(page, files) {
-  const contents = files.map((f) => ({ name: path.basename(f), text: fs.readFileSync(path.join(CONFIGS, f), 'utf8') }));
-  await page.locator('#import > summary').click();
+  const contents = files.map((f) => (typeof f === 'string' ? { name: path.basename(f), text: fs.readFileSync(path.join(CONFIGS, f), 'utf8') } : f));
+  if (!(await page.locator('#import').evaluate((d) => d.open))) await page.locator('#import > summary').click();
   await page.locator('#import').evaluate((box, list) => {
     const dt = new DataTransfer();
     for (const f of list) dt.items.add(new File([f.text], f.name));
@@ -35,8 +62,12 @@ for (const where of ['http', 'offline']) {
     await drop(page, ['accelerate/' + YAML, 'accelerate/' + JSON_FILE]);
     await expect(page.getByTestId('import-result')).toBeVisible();
     // The CLI's import of the same files; the files name no model and no GPU, so the page keeps the
-    // ones it had (and says so).
-    const expected = { ...cliImport(path.join(CONFIGS, 'accelerate'), [YAML, JSON_FILE]), model: before.model, gpu: before.gpu };
+    // ones it had (and says so), and the inputs the CLI leaves to the engine's default.
+    const answer = cliImportFull(path.join(CONFIGS, 'accelerate'), [YAML, JSON_FILE]);
+    expect(answer.document).toEqual(cliImport(path.join(CONFIGS, 'accelerate'), [YAML, JSON_FILE]));
+    const expected = importedDoc(answer, before);
+    expect(answer.provenance['batch.seq_length']).toMatch(/^engine default/);  // no file gives the sequence length
+    expect(expected.batch.seq_length).toBe(before.batch.seq_length);
     const doc = await app.inputDoc();
     expect(doc).toEqual(expected);
     expect(doc.parallel.zero_stage).toBe(1);  // ZeRO-1 from the DeepSpeed JSON (tests/fixtures/configs/accelerate/expected.json)
@@ -50,12 +81,17 @@ for (const where of ['http', 'offline']) {
     await expect(stage).toContainText('read from zero_stage1_config.json:zero_optimization.stage');
     await expect(stage.locator('td').first()).toHaveText('1');
     await expect(page.locator('#provenance tr[data-field="parallel.world_size"]')).toContainText(`read from ${YAML}:num_processes`);
-    // A field no file gives: the engine's default, its value from the estimate.
-    await expect(page.locator('#provenance tr[data-field="batch.seq_length"]')).toHaveAttribute('data-origin', 'engine');
+    // A field no file gives, which the inputs before stated: kept from them, and said so.
+    const seq = page.locator('#provenance tr[data-field="batch.seq_length"]');
+    await expect(seq).toHaveAttribute('data-origin', 'kept');
+    await expect(seq).toContainText('kept from your inputs');
+    await expect(page.getByTestId('import-replaced')).toContainText(`batch.seq_length: ${before.batch.seq_length} (kept from your inputs)`);
+    // A field neither a file nor the inputs before state: the engine's default.
+    const engineOnly = Object.keys(answer.provenance).find((f) => /^engine default/.test(answer.provenance[f]) && getPath(before, f) === undefined);
+    expect(engineOnly).toBeDefined();
+    await expect(page.locator(`#provenance tr[data-field="${engineOnly}"]`)).toHaveAttribute('data-origin', 'engine');
     // DeepSpeed bucket sizes affect memory but have no estimate field: listed as warnings.
     await expect(page.getByTestId('import-unmodelled')).toContainText('zero_stage1_config.json:zero_optimization.allgather_bucket_size');
-    // What the previous setup had and the import changed is listed: the sequence length typed before.
-    await expect(page.getByTestId('import-replaced')).toContainText(`batch.seq_length: ${before.batch.seq_length} → —`);
 
     // The link carries the imported setup; Back restores the previous one.
     const link = page.url();
@@ -84,6 +120,7 @@ test('a malformed YAML shows its line and column; a TOML too', async ({ app, pag
 
 test('a command line naming a model the catalog lacks asks for its config.json, then imports with it', async ({ app, page }) => {
   await app.open();
+  const before = await app.inputDoc();
   await drop(page, ['trl/trl_dpo_lora.sh']);
   await expect(page.getByTestId('import-errors')).toContainText('Qwen/Qwen2-0.5B-Instruct');
   await expect(page.getByTestId('import-model')).toBeVisible();
@@ -95,10 +132,89 @@ test('a command line naming a model the catalog lacks asks for its config.json, 
   await page.getByTestId('import-model-config').fill(JSON.stringify(config));
   await page.getByTestId('import-model-use').click();
   await expect(page.getByTestId('import-result')).toBeVisible();
-  const expected = { ...cliImport(path.join(CONFIGS, 'trl'), ['trl_dpo_lora.sh', configPath]), gpu: 'h100-sxm-80gb' };
+  const expected = importedDoc(cliImportFull(path.join(CONFIGS, 'trl'), ['trl_dpo_lora.sh', configPath]), before);
+  expect(expected.gpu).toBe('h100-sxm-80gb');  // the page's GPU: no trainer file names one
   expect(await app.inputDoc()).toEqual(expected);
   expect((await app.inputDoc()).model.hf_config.hidden_size).toBe(896);
   await expect(page.locator('#provenance tr[data-field="model"]')).toContainText('read from');
+});
+
+test('a pasted config.json is listed with the file that asked for it, and goes with it', async ({ app, page }) => {
+  await app.open();
+  const before = await app.inputDoc();
+  // Qwen/Qwen2-0.5B-Instruct is not in the catalog: the import asks for its config.json.
+  await drop(page, [{ name: 'runA.yaml', text: 'model_name_or_path: Qwen/Qwen2-0.5B-Instruct\nper_device_train_batch_size: 1\nmax_length: 512\n' }]);
+  await expect(page.getByTestId('import-model')).toBeVisible();
+  const config = JSON.parse(execFileSync(TRAINMEM, ['catalog', 'models'])).models.find((m) => m.id === 'qwen2-0.5b').hf_config;
+  await page.getByTestId('import-model-config').fill(JSON.stringify(config));
+  await page.getByTestId('import-model-use').click();
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const list = page.getByTestId('import-file-list');
+  await expect(list.locator('li')).toHaveCount(2);
+  await expect(list.locator('li').nth(1)).toContainText('config.json (the model of runA.yaml)');
+  await expect(list.getByRole('button', { name: 'Remove config.json' })).toBeVisible();
+  expect((await app.inputDoc()).model.hf_config.hidden_size).toBe(896);  // qwen2-0.5b's config.json
+  // Removing runA.yaml removes the config.json it asked for.
+  await page.getByRole('button', { name: 'Remove runA.yaml' }).click();
+  await expect(list.locator('li')).toHaveCount(0);
+  // runB.yaml names a catalog model: that model is estimated (no hidden config.json overrides it).
+  const runB = 'model_name_or_path: meta-llama/Llama-3.2-1B\nper_device_train_batch_size: 2\nmax_length: 1024\n';
+  await drop(page, [{ name: 'runB.yaml', text: runB }]);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  await expect(list.locator('li')).toHaveCount(1);
+  await expect(list).toContainText('runB.yaml');
+  const dir = path.join(ROOT, 'build-native', 'e2e-import');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'runB.yaml'), runB);
+  const answer = cliImportFull(dir, ['runB.yaml']);
+  expect(answer.document.model).toEqual({ preset: 'llama-3.2-1b' });  // meta-llama/Llama-3.2-1B is the catalog's llama-3.2-1b
+  expect(await app.inputDoc()).toEqual(importedDoc(answer, before));
+});
+
+test('two different files of the same name are both kept, the second under a name of its own', async ({ app, page }) => {
+  await app.open();
+  const accelerate = fs.readFileSync(path.join(CONFIGS, 'accelerate', YAML), 'utf8');
+  const trainer = 'per_device_train_batch_size: 3\nmax_length: 768\n';
+  await drop(page, [{ name: 'config.yaml', text: accelerate }]);
+  await drop(page, [{ name: 'config.yaml', text: trainer }]);
+  const list = page.getByTestId('import-file-list');
+  await expect(list.locator('li code')).toHaveText(['config.yaml', 'config (2).yaml']);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  // Both are read: the GPU count from the first (num_processes: 2), the batch from the second.
+  const doc = await app.inputDoc();
+  expect(doc.parallel.world_size).toBe(2);
+  expect(doc.batch.micro_batch_size).toBe(3);
+  expect(doc.batch.seq_length).toBe(768);
+  await expect(page.locator('#provenance tr[data-field="batch.micro_batch_size"]')).toContainText('read from config (2).yaml:per_device_train_batch_size');
+  // The same file dropped again is not listed twice.
+  await drop(page, [{ name: 'config.yaml', text: trainer }]);
+  await expect(list.locator('li')).toHaveCount(2);
+});
+
+test('a partial import keeps the inputs it leaves to the engine default; Back restores the setup', async ({ app, page }) => {
+  await app.open();
+  await app.set('batch.seq_length', 4096);
+  await app.set('parallel.world_size', 8);
+  const before = await app.inputDoc();
+  expect(before.batch.seq_length).toBe(4096);
+  expect(before.parallel.world_size).toBe(8);
+  await drop(page, ['deepspeed/zero_stage1_config.json']);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const answer = cliImportFull(path.join(CONFIGS, 'deepspeed'), ['zero_stage1_config.json']);
+  // The DeepSpeed JSON states neither (tests/fixtures/configs/deepspeed/zero_stage1_config.json).
+  expect(answer.provenance['batch.seq_length']).toBe('engine default');
+  expect(answer.provenance['parallel.world_size']).toBe('engine default');
+  const doc = await app.inputDoc();
+  expect(doc.batch.seq_length).toBe(4096);
+  expect(doc.parallel.world_size).toBe(8);
+  expect(doc.parallel.zero_stage).toBe(1);  // read from the file: applied
+  expect(doc).toEqual(importedDoc(answer, before));
+  await expect(page.locator('#provenance tr[data-field="parallel.world_size"]')).toHaveAttribute('data-origin', 'kept');
+  await expect(page.locator('#provenance tr[data-field="parallel.world_size"]')).toContainText('kept from your inputs');
+  await expect(page.getByTestId('import-replaced')).toContainText('parallel.world_size: 8 (kept from your inputs)');
+  await expect(page.getByTestId('import-replaced')).toContainText('batch.seq_length: 4096 (kept from your inputs)');
+  await page.goBack();
+  await expect.poll(() => app.inputDoc()).toEqual(before);
 });
 
 test('the import panel in Chinese', async ({ app, page }) => {
@@ -108,6 +224,8 @@ test('the import panel in Chinese', async ({ app, page }) => {
   await expect(page.locator('#import > summary')).toHaveText('导入训练框架配置');
   await expect(page.locator('#provenance tr[data-field="parallel.zero_stage"]')).toContainText('读取自 zero_stage1_config.json:zero_optimization.stage');
   await expect(page.getByTestId('import-summary')).toContainText('已导入');
+  await expect(page.locator('#provenance tr[data-field="batch.seq_length"]')).toContainText('沿用你的输入');
+  await expect(page.getByTestId('import-replaced')).toContainText('沿用你的输入');
 });
 
 for (const theme of ['light', 'dark']) {

@@ -531,7 +531,8 @@ export class App {
   /**
    * An imported setup into the inputs, as a loaded link would: a new history entry (Back restores
    * the previous setup), and every input of the previous setup it changes is listed. The model and
-   * the GPU stay when no file gives them (no trainer file names a GPU); so do the What fits? options.
+   * the GPU stay when no file gives them (no trainer file names a GPU); so do the What fits? options,
+   * and every input the import leaves to the engine's default.
    * @param {import('./import-panel.js').ImportAnswer} answer
    * @returns {import('./import-panel.js').Applied}
    */
@@ -546,13 +547,24 @@ export class App {
         kept.push([field, next[field]]);
       }
     }
+    // A field only the engine's default gives (no file, no framework default) keeps the value the
+    // user had: a partial import (a DeepSpeed JSON alone) states nothing about it.
+    /** @type {[string, unknown][]} */
+    const keptInputs = [];
+    for (const [field, origin] of Object.entries(answer.provenance)) {
+      if (!origin.startsWith('engine default') || getPath(next, field) !== undefined) continue;
+      const mine = getPath(before, field);
+      if (mine === undefined) continue;
+      setPath(next, field, clone(mine));
+      keptInputs.push([field, mine]);
+    }
     if (before.solve) next.solve = clone(before.solve);
     const replaced = changedInputs(effectiveDoc(before), effectiveDoc(next));
     this.store.doc = next;
     this.writeControls();
     this.editing = false;
     this.update('push');
-    return { replaced, kept };
+    return { replaced, kept, keptInputs };
   }
 
   /**

@@ -16,8 +16,39 @@ import { Superseded } from './engine-client.js';
 /** @typedef {{code: string, field?: string, message: string}} EngineError */
 /** @typedef {{key: string, reason: string, value: unknown}} ImportNote */
 /** @typedef {{document: Doc, provenance: Record<string, string>, ignored: ImportNote[], unmodelled: ImportNote[], unresolved: ImportNote[], formats: Record<string, string>}} ImportAnswer */
-/** @typedef {{replaced: string[], kept: [string, unknown][]}} Applied  the form's inputs the import changed ("path: before → after"), and the fields it kept (no file gives them) */
-/** @typedef {{name: string, text: string}} SourceFile */
+/** @typedef {{replaced: string[], kept: [string, unknown][], keptInputs: [string, unknown][]}} Applied  the form's inputs the import changed ("path: before → after"), the model and GPU it kept (no file gives them), and the inputs kept where the import had only the engine's default */
+/** @typedef {{name: string, text: string, askedBy?: string}} SourceFile  askedBy: for a model's config.json pasted when asked, the file that named the model */
+
+/**
+ * A name no listed file has: the name itself, else "stem (2).ext", "stem (3).ext"... (the engine
+ * reads files by name, and knows a format by its content and extension, which stays).
+ * @param {string} name
+ * @param {SourceFile[]} files
+ */
+export function distinctName(name, files) {
+  const taken = new Set(files.map((f) => f.name));
+  if (!taken.has(name)) return name;
+  const [stem, ext] = stemAndExtension(name);
+  let k = 2;
+  while (taken.has(`${stem} (${k})${ext}`)) ++k;
+  return `${stem} (${k})${ext}`;
+}
+
+/** @param {string} name  "config.yaml" -> ["config", ".yaml"] */
+function stemAndExtension(name) {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+}
+
+/**
+ * Whether `listed` is a name distinctName gave to a file named `name` ("config (2).yaml" for "config.yaml").
+ * @param {string} name
+ * @param {string} listed
+ */
+function listedAs(name, listed) {
+  const [stem, ext] = stemAndExtension(name);
+  return listed.startsWith(stem + ' (') && listed.endsWith(')' + ext) && /^\d+$/.test(listed.slice(stem.length + 2, listed.length - ext.length - 1));
+}
 
 // Provenance as the engine writes it (docs/api.md "resolved"): "read from FILE:key",
 // "framework default (source)", "engine default ...".
@@ -68,8 +99,6 @@ export class ImportPanel {
     this.apply = apply;
     /** @type {SourceFile[]} the files chosen or dropped, in order */
     this.files = [];
-    /** @type {SourceFile | null} a model's config.json pasted after the engine asked for it */
-    this.modelConfig = null;
     /** @type {{answer: ImportAnswer, applied: Applied} | null} the import on screen */
     this.shown = null;
     /** @type {EngineError[] | null} the import's errors on screen */
@@ -100,7 +129,6 @@ export class ImportPanel {
     byId('import-run').addEventListener('click', () => this.run());
     byId('import-clear').addEventListener('click', () => {
       this.files = [];
-      this.modelConfig = null;
       byId('import-text').value = '';
       byId('import-model-config').value = '';
       this.shown = null;
@@ -110,7 +138,13 @@ export class ImportPanel {
     byId('import-model-use').addEventListener('click', () => {
       const text = byId('import-model-config').value;
       if (text.trim() === '') return;
-      this.modelConfig = { name: 'config.json', text };
+      // Listed with the files (removable), and tied to the file that named the model: removing
+      // that file removes it too.
+      const needed = (this.errors || []).find((e) => e.code === 'model_config_needed');
+      const key = needed && needed.field || '';
+      const asker = this.files.find((f) => key.startsWith(f.name + ':'));
+      this.files.push({ name: distinctName('config.json', this.files), text, ...(asker ? { askedBy: asker.name } : {}) });
+      byId('import-model-config').value = '';
       this.run();
     });
   }
@@ -128,8 +162,10 @@ export class ImportPanel {
         continue;
       }
       const text = await f.text();
-      this.files = this.files.filter((x) => x.name !== f.name);  // the same name again: the newer file
-      this.files.push({ name: f.name, text });
+      if (this.files.some((x) => x.text === text && (x.name === f.name || listedAs(f.name, x.name)))) continue;  // the same file again
+      // Another file of the same name (two config.yaml from two folders): both kept, the second
+      // under a name of its own, shown in the list and in the provenance.
+      this.files.push({ name: distinctName(f.name, this.files), text });
     }
     if (refused.length) {
       this.errors = refused;
@@ -140,7 +176,7 @@ export class ImportPanel {
   }
 
   /**
-   * The files of the import: those given, then the pasted text (named by its kind), then a model's config.json.
+   * The files of the import: those given (a model's config.json pasted when asked among them), then the pasted text (named by its kind).
    * @param {(text: string) => string} pastedName
    * @returns {SourceFile[]}
    */
@@ -149,10 +185,9 @@ export class ImportPanel {
     const pasted = byId('import-text').value;
     if (pasted.trim() !== '') {
       const kind = byId('import-kind').value;
-      all.push({ name: kind ? 'pasted.' + kind : pastedName(pasted), text: pasted });
+      all.push({ name: distinctName(kind ? 'pasted.' + kind : pastedName(pasted), all), text: pasted });
     }
-    if (this.modelConfig) all.push(this.modelConfig);
-    return all;
+    return all.map(({ name, text }) => ({ name, text }));
   }
 
   /** Parses the files, asks the engine, and applies its document (or shows why not). */
@@ -223,11 +258,12 @@ export class ImportPanel {
 
   /** Draws the panel from its state (again after a change of language). */
   render() {
-    byId('import-file-list').replaceChildren(...this.files.map((f, i) => el('li', {}, [
+    byId('import-file-list').replaceChildren(...this.files.map((f) => el('li', {}, [
       el('code', { text: f.name }),
+      ...(f.askedBy ? [document.createTextNode(' ' + t('import_model_for', { name: f.askedBy }))] : []),
       el('button', { type: 'button', class: 'link', text: t('import_remove'), 'aria-label': t('import_remove_file', { name: f.name }),
         onclick: () => {
-          this.files.splice(i, 1);
+          this.files = this.files.filter((x) => x !== f && x.askedBy !== f.name);
           this.render();
         } }),
     ])));
@@ -246,8 +282,15 @@ export class ImportPanel {
     byId('import-summary').textContent = t('import_done', { files: formats })
       + (applied.kept.length ? ' ' + t('import_kept', { fields: applied.kept.map(([f]) => f).join(', ') }) : '')
       + ' ' + (applied.replaced.length ? t('import_replaced', { n: applied.replaced.length }) : t('import_nothing_replaced'));
-    byId('import-replaced').replaceChildren(...applied.replaced.map((r) => el('li', { text: r })));
+    byId('import-replaced').replaceChildren(...applied.replaced.map((r) => el('li', { text: r })),
+      ...applied.keptInputs.map(([field, v]) => el('li', { 'data-kept': field, text: field + ': ' + valueText(v) + ' (' + t('origin_kept_input') + ')' })));
+    const keptInputs = new Map(applied.keptInputs);
     const rows = Object.entries(answer.provenance).map(([field, origin]) => {
+      if (keptInputs.has(field)) {
+        return el('tr', { 'data-field': field, 'data-origin': 'kept', 'data-testid': 'provenance-row' }, [
+          el('th', { scope: 'row' }, [el('code', { text: field })]), el('td', { text: valueText(keptInputs.get(field)) }),
+          el('td', { text: t('origin_kept_input') + ' (' + t('import_not_engine_default') + ')' })]);
+      }
       const { kind, detail } = originParts(origin);
       const v = getPath(answer.document, field);
       const value = el('td', { text: valueText(v) });
