@@ -84,8 +84,8 @@ for (const where of ['http', 'offline']) {
     // A field no file gives, which the inputs before stated: kept from them, and said so.
     const seq = page.locator('#provenance tr[data-field="batch.seq_length"]');
     await expect(seq).toHaveAttribute('data-origin', 'kept');
-    await expect(seq).toContainText('kept from your inputs');
-    await expect(page.getByTestId('import-replaced')).toContainText(`batch.seq_length: ${before.batch.seq_length} (kept from your inputs)`);
+    await expect(seq).toContainText('kept from the form');
+    await expect(page.getByTestId('import-replaced')).toContainText(`batch.seq_length: ${before.batch.seq_length} (kept from the form)`);
     // A field neither a file nor the inputs before state: the engine's default.
     const engineOnly = Object.keys(answer.provenance).find((f) => /^engine default/.test(answer.provenance[f]) && getPath(before, f) === undefined);
     expect(engineOnly).toBeDefined();
@@ -210,9 +210,9 @@ test('a partial import keeps the inputs it leaves to the engine default; Back re
   expect(doc.parallel.zero_stage).toBe(1);  // read from the file: applied
   expect(doc).toEqual(importedDoc(answer, before));
   await expect(page.locator('#provenance tr[data-field="parallel.world_size"]')).toHaveAttribute('data-origin', 'kept');
-  await expect(page.locator('#provenance tr[data-field="parallel.world_size"]')).toContainText('kept from your inputs');
-  await expect(page.getByTestId('import-replaced')).toContainText('parallel.world_size: 8 (kept from your inputs)');
-  await expect(page.getByTestId('import-replaced')).toContainText('batch.seq_length: 4096 (kept from your inputs)');
+  await expect(page.locator('#provenance tr[data-field="parallel.world_size"]')).toContainText('kept from the form');
+  await expect(page.getByTestId('import-replaced')).toContainText('parallel.world_size: 8 (kept from the form)');
+  await expect(page.getByTestId('import-replaced')).toContainText('batch.seq_length: 4096 (kept from the form)');
   await page.goBack();
   await expect.poll(() => app.inputDoc()).toEqual(before);
 });
@@ -224,8 +224,8 @@ test('the import panel in Chinese', async ({ app, page }) => {
   await expect(page.locator('#import > summary')).toHaveText('导入训练框架配置');
   await expect(page.locator('#provenance tr[data-field="parallel.zero_stage"]')).toContainText('读取自 zero_stage1_config.json:zero_optimization.stage');
   await expect(page.getByTestId('import-summary')).toContainText('已导入');
-  await expect(page.locator('#provenance tr[data-field="batch.seq_length"]')).toContainText('沿用你的输入');
-  await expect(page.getByTestId('import-replaced')).toContainText('沿用你的输入');
+  await expect(page.locator('#provenance tr[data-field="batch.seq_length"]')).toContainText('沿用表单中的值');
+  await expect(page.getByTestId('import-replaced')).toContainText('沿用表单中的值');
 });
 
 for (const theme of ['light', 'dark']) {
