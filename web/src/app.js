@@ -25,6 +25,7 @@ import { mergePatch } from './doc-paths.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
 import { ImportPanel } from './import-panel.js';
+import { TrainerExport } from './trainer-export.js';
 
 /** @typedef {import('./engine-client.js').EngineClient} EngineClient */
 /** @typedef {import('./store.js').Store} Store */
@@ -58,6 +59,7 @@ export class App {
       () => save(STORE.customs, store.customs), (text) => this.configTextProblem(text));
     this.gpuTable = new GpuTable(byId('gpu-table'), catalog.gpus);
     this.importer = new ImportPanel(engine, (answer) => this.applyImport(answer));
+    this.trainerExport = new TrainerExport(engine, () => (this.result ? this.result.doc : null));
     this.stateSave = new DelayedSave(STORE.state, 250);
     this.generation = 0;  // bumps on every update; answers for an older one are dropped
     this.historyStep = 0;  // bumps on every back/forward step; an older step's late link check is dropped
@@ -355,6 +357,7 @@ export class App {
     renderHost(byId('host').tBodies[0], out, unit);
     renderDisk(byId('disk').tBodies[0], out, unit);
     renderWarnings(byId('warnings'), out);
+    if (!this.result || JSON.stringify(this.result.doc) !== JSON.stringify(doc)) this.trainerExport.clear();
     this.result = { doc, out };
   }
 
@@ -613,6 +616,7 @@ export class App {
     byId('inputs').addEventListener('submit', (/** @type {Event} */ e) => e.preventDefault());
     this.pickers.wire();
     this.importer.wire();
+    this.trainerExport.wire();
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
       this.colors = null;
       this.update('none');  // the charts take the theme's colours

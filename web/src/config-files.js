@@ -7,7 +7,7 @@
 // YAML: the frameworks read it with PyYAML's `yaml.safe_load`, whose YAML 1.1 scalar rules are
 // applied here (PyYAML 6.0 yaml/resolver.py): the `yaml` package reads the structure with every
 // scalar left as text (its failsafe schema), and each plain scalar is then resolved as PyYAML would.
-import { parseDocument, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
+import { parseDocument, isAlias, isMap, isScalar, isSeq, Scalar, stringify } from 'yaml';
 import { parse as parseToml, TomlError } from 'smol-toml';
 
 /** @typedef {{name: string, content: unknown} | {name: string, text: string}} ImportFile  one entry of the import request's `files` */
@@ -288,4 +288,15 @@ export function pastedName(text) {
   const first = s.split('\n').find((line) => line.trim() !== '' && !line.trim().startsWith('#')) || '';
   if (/^["']?[\w.\-]+["']?\s*:(\s|$)/.test(first) || first === '---') return 'pasted.yaml';
   return 'pasted.sh';
+}
+
+/**
+ * A JSON value as a YAML file for a framework that reads it with PyYAML (an exported accelerate or
+ * axolotl config): YAML 1.1, so that a string PyYAML would read as another type ("yes", "on",
+ * "0777", "1:30") is quoted.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function yamlText(value) {
+  return stringify(value, { version: '1.1' });
 }

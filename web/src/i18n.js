@@ -248,6 +248,7 @@ export const STRINGS = {
     origin_kept_input: 'kept from the form',
     import_not_engine_default: 'no file and no framework default gives it, so the engine default is not applied',
     import_model_for: '(the model of {name})',
+    export_all_carried: 'nothing: the file carries every field of the setup',
   },
   zh: {
     import_title: '导入训练框架配置',
@@ -277,6 +278,9 @@ export const STRINGS = {
     origin_kept_input: '沿用表单中的值',
     import_not_engine_default: '没有文件或框架默认值给出它，因此不采用引擎默认值',
     import_model_for: '（{name} 的模型）',
+    export_all_carried: '无：文件包含该配置的每个字段',
+    export_trainer: '导出此配置为训练框架配置文件', export_config: '显示', export_config_download: '下载文件',
+    export_not_exported: '文件中没有的字段（该格式没有对应的键）：',
     tagline: '这次训练放得下吗？在浏览器中由 trainmem 引擎计算每块 GPU 的显存。',
     units: '单位', language: '语言', theme: '主题', theme_auto: '跟随系统', theme_light: '浅色', theme_dark: '深色',
     copy_link: '复制链接',
