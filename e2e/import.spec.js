@@ -74,6 +74,8 @@ for (const where of ['http', 'offline']) {
     expect(doc.parallel.world_size).toBe(2);  // num_processes: 2 in the accelerate YAML
     expect(await app.bytes('b-peak')).toBe(cli(expected).per_gpu.peak);
     await expect(page.getByTestId('import-summary')).toContainText('model, gpu');
+    // Each file with the framework it was read as, by its name (not the engine's format id).
+    await expect(page.getByTestId('import-summary')).toContainText(`${YAML} (accelerate config), zero_stage1_config.json (DeepSpeed config)`);
 
     // Provenance: the ZeRO stage read from the JSON's key, the GPU count from the YAML's.
     const stage = page.locator('#provenance tr[data-field="parallel.zero_stage"]');

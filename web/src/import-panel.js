@@ -278,7 +278,8 @@ export class ImportPanel {
     box.hidden = !this.shown;
     if (!this.shown) return;
     const { answer, applied } = this.shown;
-    const formats = Object.entries(answer.formats || {}).map(([file, format]) => file + ' (' + format + ')').join(', ');
+    // Each file with the framework the engine read it as (a launcher without a name of its own, as written).
+    const formats = Object.entries(answer.formats || {}).map(([file, format]) => file + ' (' + t('format_' + format).replace(/^format_/, '') + ')').join(', ');
     byId('import-summary').textContent = t('import_done', { files: formats })
       + (applied.kept.length ? ' ' + t('import_kept', { fields: applied.kept.map(([f]) => f).join(', ') }) : '')
       + ' ' + (applied.replaced.length ? t('import_replaced', { n: applied.replaced.length }) : t('import_nothing_replaced'));
