@@ -120,6 +120,27 @@ test('a malformed YAML shows its line and column; a TOML too', async ({ app, pag
   await expect(page.getByTestId('import-errors')).toContainText(/pasted\.toml:2:\d+:/);
 });
 
+test('a UTF-16 file is named as such; files too large together are refused with their size as sent', async ({ app, page }) => {
+  await app.open();
+  await page.locator('#import > summary').click();
+  // "{}" as UTF-16LE with its byte-order mark, as Windows editors save "Unicode" text.
+  await page.locator('#import').evaluate((box) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00])], 'ds_config.json'));
+    box.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await expect(page.getByTestId('import-errors')).toContainText('ds_config.json is UTF-16 text (by its byte-order mark); save it as UTF-8');
+  // Two DeepSpeed JSONs of 600,000 bytes each: each under the 1 MiB (1,048,576-byte) limit, together over it.
+  const big = (n) => '{"train_micro_batch_size_per_gpu": 1, "comment": "' + 'x'.repeat(600000 - 53 - String(n).length) + String(n) + '"}';
+  await page.locator('#import').evaluate((box, texts) => {
+    const dt = new DataTransfer();
+    texts.forEach((text, i) => dt.items.add(new File([text], `part${i}.json`)));
+    box.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [big(1), big(2)]);
+  await expect(page.getByTestId('import-errors')).toContainText(/part0\.json, part1\.json together make an import of 1,?2\d\d,?\d\d\d bytes/);
+  await expect(page.getByTestId('import-errors')).toContainText('at most 1048576 bytes per import');
+});
+
 test('a command line naming a model the catalog lacks asks for its config.json, then imports with it', async ({ app, page }) => {
   await app.open();
   const before = await app.inputDoc();

@@ -161,7 +161,17 @@ export class ImportPanel {
         refused.push({ code: 'document_too_large', field: f.name, message: t('import_too_large', { name: f.name, bytes: f.size, limit: MAX_JSON_BYTES }) });
         continue;
       }
-      const text = await f.text();
+      // UTF-8 only, as the CLI reads files (cli/config_files.cpp): a UTF-16 file (Windows editors
+      // write one) is named as such, not parsed as replacement characters.
+      const bytes = new Uint8Array(await f.arrayBuffer());
+      let text;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+        refused.push({ code: 'invalid_encoding', field: f.name, message: t(utf16 ? 'import_utf16' : 'import_not_utf8', { name: f.name }) });
+        continue;
+      }
       if (this.files.some((x) => x.text === text && (x.name === f.name || listedAs(f.name, x.name)))) continue;  // the same file again
       // Another file of the same name (two config.yaml from two folders): both kept, the second
       // under a name of its own, shown in the list and in the provenance.
@@ -222,8 +232,9 @@ export class ImportPanel {
     }
     if (errors.length === 0) {
       const request = JSON.stringify({ files });
-      if (new TextEncoder().encode(request).length > MAX_JSON_BYTES) {
-        errors.push({ code: 'document_too_large', message: t('import_too_large', { name: sources.map((s) => s.name).join(', '), bytes: request.length, limit: MAX_JSON_BYTES }) });
+      const bytes = new TextEncoder().encode(request).length;
+      if (bytes > MAX_JSON_BYTES) {
+        errors.push({ code: 'document_too_large', message: t('import_request_too_large', { names: sources.map((s) => s.name).join(', '), bytes, limit: MAX_JSON_BYTES }) });
       } else {
         byId('import').setAttribute('aria-busy', 'true');
         let out;
