@@ -127,11 +127,20 @@ class YamlBuilder {
     this.doc = doc;
     this.values = 0;
     this.textBytes = 0;
+    this.encoder = new TextEncoder();
+    /** @type {Map<unknown, unknown>} each alias's node, found once: the library searches the whole document per call */
+    this.aliased = new Map();
+  }
+
+  /** @param {any} alias */
+  resolve(alias) {
+    if (!this.aliased.has(alias)) this.aliased.set(alias, alias.resolve(this.doc));
+    return this.aliased.get(alias);
   }
 
   /** @param {string} s */
   countText(s, /** @type {any} */ node) {
-    this.textBytes += new TextEncoder().encode(s).length;
+    this.textBytes += this.encoder.encode(s).length;
     if (this.textBytes > MAX_TEXT_BYTES) throw new YamlProblem(`expands to more than ${MAX_TEXT_BYTES} bytes of text (aliases)`, node && node.range);
   }
 
@@ -145,7 +154,7 @@ class YamlBuilder {
     if (depth > MAX_DEPTH) throw new YamlProblem(`nests deeper than ${MAX_DEPTH} levels`, n && n.range);
     if (++this.values > MAX_VALUES) throw new YamlProblem(`expands to more than ${MAX_VALUES} values (aliases)`, n && n.range);
     if (node === null || node === undefined) return null;
-    if (isAlias(node)) return this.build(node.resolve(this.doc), depth);
+    if (isAlias(node)) return this.build(this.resolve(node), depth);
     if (isScalar(node)) {
       const text = node.value === null || node.value === undefined ? '' : String(node.value);
       this.countText(text, node);
@@ -176,7 +185,7 @@ class YamlBuilder {
       for (const pair of node.items) {
         if (isMerge(pair.key)) continue;
         const k = /** @type {any} */ (pair.key);
-        const keyNode = isAlias(k) ? k.resolve(this.doc) : k;
+        const keyNode = isAlias(k) ? this.resolve(k) : k;
         if (keyNode !== null && !isScalar(keyNode)) throw new YamlProblem('a mapping key must be a scalar', k.range);
         // Keys are text as written (JSON keys are text either way).
         const key = keyNode === null || keyNode.value === null || keyNode.value === undefined ? '' : String(keyNode.value);
