@@ -1,5 +1,6 @@
 // The import's JSON boundary: request and files in, {document, provenance, ...} out
 // (docs/api.md "Import"). The mapping itself is engine/src/import/.
+#include <algorithm>
 #include <string>
 
 #include "documents.hpp"
@@ -69,7 +70,12 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-json notes(const std::vector<ImportNote>& list) {
+// Notes ordered by key ("FILE:key"): the readers meet a file's keys in the order its parser keeps
+// them (yaml-cpp keeps the file's order; the page's files arrive as JSON objects, whose keys
+// nlohmann::json orders), so the order of reading is not the order shown, and the CLI and the page
+// list the same notes alike.
+json notes(std::vector<ImportNote> list) {
+  std::stable_sort(list.begin(), list.end(), [](const ImportNote& a, const ImportNote& b) { return a.key < b.key; });
   json out = json::array();
   for (const auto& n : list) out.push_back({{"key", n.key}, {"reason", n.reason}, {"value", to_json(n.value)}});
   return out;
