@@ -408,23 +408,15 @@ TEST_CASE("DeepSpeed refuses a key its ZeRO config does not define; so does the 
   CHECK(as_json(r.document).at("parallel").at("zero3_max_live_parameters") == 3e8);
 }
 
-TEST_CASE("a Megatron-LM launch and a script with its own flags are named, never read as TrainingArguments", "[import][errors]") {
-  // Megatron-LM's flags (--tensor-model-parallel-size, --micro-batch-size, --seq-length) are not
-  // TrainingArguments: read as such they would all be ignored and the HF defaults (micro-batch 8,
-  // no checkpointing) would stand in silently.
-  trainmem::ConfigFile megatron;
-  megatron.name = "train_gpt.sh";
-  megatron.text = "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2 --micro-batch-size 4 "
-                  "--seq-length 4096 --recompute-activations --bf16\n";
-  auto r = trainmem::import_configs({megatron}, trainmem::builtin_catalog());
+TEST_CASE("Megatron-LM's other entry points and a script with its own flags are named, never read as TrainingArguments", "[import][errors]") {
+  // pretrain_bert.py builds BERT, not the GPT decoder whose arguments are read.
+  trainmem::ConfigFile bert;
+  bert.name = "train_bert.sh";
+  bert.text = "torchrun --nproc_per_node 8 pretrain_bert.py --tensor-model-parallel-size 2 --micro-batch-size 4\n";
+  auto r = trainmem::import_configs({bert}, trainmem::builtin_catalog());
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].code == "unknown_config_format");
-  CHECK(r.errors[0].message == "train_gpt.sh:1: a Megatron-LM command line (pretrain_gpt.py); this import does not read Megatron-LM arguments yet");
-  // The parallelism flags name Megatron-LM under any script name.
-  megatron.text = "python my_pretrain.py --pipeline-model-parallel-size 4 --micro-batch-size 1\n";
-  r = trainmem::import_configs({megatron}, trainmem::builtin_catalog());
-  REQUIRE(r.errors.size() == 1);
-  CHECK(r.errors[0].message.find("Megatron-LM") != std::string::npos);
+  CHECK(r.errors[0].message == "train_bert.sh:1: a Megatron-LM pretrain_bert.py command line; this import reads pretrain_gpt.py's arguments");
 
   trainmem::ConfigFile custom;
   custom.name = "run.sh";
@@ -433,6 +425,156 @@ TEST_CASE("a Megatron-LM launch and a script with its own flags are named, never
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].code == "unknown_config_format");
   CHECK(r.errors[0].message.find("my_train.py is given no flag this import reads") != std::string::npos);
+}
+
+namespace {
+
+trainmem::ImportResult import_text(const std::string& name, const std::string& text) {
+  trainmem::ConfigFile f;
+  f.name = name;
+  f.text = text;
+  return trainmem::import_configs({f}, trainmem::builtin_catalog());
+}
+
+// parameters.total of the estimate of an imported document.
+double estimated_parameters(const trainmem::ImportResult& r) {
+  const auto estimate = trainmem::estimate_json(as_json(r.document).dump());
+  INFO(estimate.json);
+  REQUIRE(estimate.ok);
+  return json::parse(estimate.json).at("parameters").at("total").get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("Megatron-LM flags under any script name are read as Megatron-LM's, never as TrainingArguments", "[import][megatron]") {
+  // --tensor-model-parallel-size, --micro-batch-size, --seq-length read as TrainingArguments would
+  // all be ignored and the HF defaults (micro-batch 8, no checkpointing) would stand in silently.
+  const auto r = import_text("train_gpt.sh", "torchrun --nproc_per_node 8 my_pretrain.py --tensor-model-parallel-size 2 "
+                                             "--micro-batch-size 4 --global-batch-size 64 --seq-length 4096 --recompute-activations --bf16\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("framework") == "megatron");
+  CHECK(doc.at("parallel").at("tensor_parallel_size") == 2);
+  CHECK(doc.at("batch").at("micro_batch_size") == 4);
+  // 8 GPUs / TP 2 = 4 data-parallel ranks; 64 / (4 x 4) = 4 micro-batches per step.
+  CHECK(doc.at("batch").at("gradient_accumulation_steps") == 4);
+  CHECK(doc.at("activation_checkpointing") == "selective");  // arguments.py: --recompute-activations
+  CHECK(doc.at("precision").at("grad_dtype") == "fp32");     // bf16 reduces gradients in fp32
+  // No architecture arguments: the model cannot be built, and says why.
+  CHECK_FALSE(doc.contains("model"));
+  CHECK(has_key(r.unresolved, "train_gpt.sh:(architecture)"));
+}
+
+TEST_CASE("a bare Megatron-LM argument line: variables from the environment are unresolved, never guessed", "[import][megatron][shell]") {
+  auto r = import_text("args.txt", "--num-layers ${NUM_LAYERS} --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                   "--max-position-embeddings 4096 --swiglu --normalization RMSNorm --position-embedding-type rope "
+                                   "--disable-bias-linear --vocab-size 32000 --tokenizer-type NullTokenizer --micro-batch-size 2 "
+                                   "--global-batch-size 256 --save $CHECKPOINT_PATH\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "args.txt:--num-layers"));
+  CHECK(has_key(r.unresolved, "args.txt:--save"));
+  // No launcher: the GPU count is unknown, so the accumulation count is too.
+  CHECK(has_key(r.unresolved, "args.txt:--global-batch-size"));
+  CHECK_FALSE(as_json(r.document).contains("model"));
+
+  // The same line with the layers given builds Llama's layout. --ffn-hidden-size is absent: with
+  // --swiglu Megatron takes int(4 x 4096 x 2/3 / 64) x 64 = int(170.67) x 64 = 10880
+  // (arguments.py); --kv-channels absent: 4096 / 32 = 128.
+  r = import_text("args.txt", "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                              "--max-position-embeddings 4096 --swiglu --normalization RMSNorm --position-embedding-type rope "
+                              "--disable-bias-linear --vocab-size 32000 --tokenizer-type NullTokenizer --hidden-dropout 0 "
+                              "--micro-batch-size 2\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json config = as_json(r.document).at("model").at("hf_config");
+  CHECK(config.at("model_type") == "llama");
+  CHECK(config.at("intermediate_size") == 10880);
+  CHECK(config.at("head_dim") == 128);
+  CHECK(config.at("num_key_value_heads") == 32);  // no --group-query-attention: one group per head
+  CHECK(config.at("attention_bias") == false);
+  CHECK(config.at("tie_word_embeddings") == true);
+}
+
+TEST_CASE("Megatron-LM: a global batch the micro-batches and data-parallel ranks do not divide is an error naming both", "[import][megatron][errors]") {
+  // 16 GPUs / (TP 2 x PP 2) = 4 data-parallel ranks; micro-batch 3 x 4 = 12 does not divide 100.
+  const auto r = import_text("run.sh", "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2 "
+                                       "--pipeline-model-parallel-size 2 --micro-batch-size 3 --global-batch-size 100\n");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "not_divisible");
+  CHECK(r.errors[0].message.find("--global-batch-size 100") != std::string::npos);
+  CHECK(r.errors[0].message.find("--micro-batch-size 3") != std::string::npos);
+  CHECK(r.errors[0].message.find("data parallel 4") != std::string::npos);
+}
+
+TEST_CASE("Megatron-LM uneven pipeline stages and virtual stages become pipeline_layers", "[import][megatron]") {
+  // 30 layers over 4 stages: first 6, last 6, the 2 middle stages 18 / 2 = 9 each
+  // (transformer_block.py get_num_layers_to_build).
+  auto r = import_text("run.sh", "torchrun --nproc_per_node 8 pretrain_gpt.py --pipeline-model-parallel-size 4 --num-layers 30 "
+                                 "--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 6\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("parallel").at("pipeline_layers") == json::array({6, 9, 9, 6}));
+  // 32 layers, 4 stages, 2 layers per virtual stage: 8 per stage, 4 virtual stages of 2.
+  r = import_text("run.sh", "torchrun --nproc_per_node 8 pretrain_gpt.py --pipeline-model-parallel-size 4 --num-layers 32 "
+                            "--num-layers-per-virtual-pipeline-stage 2 --recompute-granularity full --recompute-method block "
+                            "--recompute-num-layers 1\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("parallel").at("virtual_pipeline_stages") == 4);
+  CHECK(doc.at("parallel").at("pipeline_schedule") == "interleaved_1f1b");
+  // block: the first layer of each of the 4 x 4 = 16 model chunks is recomputed.
+  CHECK(doc.at("checkpointed_layers") == 16);
+}
+
+TEST_CASE("Megatron-LM GPT-3 175B: the model Megatron builds, counted by hand", "[import][megatron]") {
+  // examples/gpt3/train_gpt3_175b_distributed.sh as stored starts 8 GPUs (NUM_NODES=1) for
+  // TP 8 x PP 16 = 128: Megatron-LM asserts the world size is a multiple (the fixture's case).
+  // Given its 16 nodes, the import reads the run.
+  std::string text = read_text(kConfigs / "megatron" / "train_gpt3_175b_distributed.sh");
+  const auto at = text.find("NUM_NODES=1\n");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 12, "NUM_NODES=16\n");
+  const auto r = import_text("train_gpt3_175b_distributed.sh", text);
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("parallel").at("world_size") == 128);
+  // Data parallel 128 / (8 x 16) = 1: 1536 / (1 x 1) = 1536 micro-batches per step.
+  CHECK(doc.at("batch").at("gradient_accumulation_steps") == 1536);
+  CHECK(doc.at("model").at("hf_config").at("model_type") == "gpt2");
+  // Megatron's GPT (LayerNorm with bias, learned positions, biases, MLP 4h, tied output layer):
+  // per layer qkv 3h^2 + 3h, proj h^2 + h, fc1 4h^2 + 4h, fc2 4h^2 + h, two LayerNorms 4h
+  // = 12h^2 + 13h; h = 12288: 12 x 150994944 + 159744 = 1812099072; x 96 = 173961510912.
+  // Vocabulary 50257 (GPT2BPETokenizer) padded to a multiple of 128 x TP 8 = 1024: 51200 rows;
+  // embedding 51200 x 12288 = 629145600; positions 2048 x 12288 = 25165824; final LayerNorm 2h.
+  // 173961510912 + 629145600 + 25165824 + 24576 = 174615846912.
+  CHECK(estimated_parameters(r) == 174615846912.0);
+}
+
+TEST_CASE("Megatron-LM 345M with TP 2 and Llama-3 8B: parameter counts by hand", "[import][megatron]") {
+  // pretrain_gpt_distributed_with_mp.sh: 24 layers, h = 1024, 16 heads, MLP 4h, 1024 positions.
+  // Per layer 12h^2 + 13h = 12582912 + 13312 = 12596224; x 24 = 302309376. Vocabulary 50257
+  // padded to a multiple of 128 x TP 2 = 256: 197 x 256 = 50432 rows x 1024 = 51642368;
+  // positions 1024 x 1024 = 1048576; final LayerNorm 2048. Total 355002368.
+  auto files = load(kConfigs / "megatron", {"pretrain_gpt_distributed_with_mp.sh"});
+  auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(estimated_parameters(r) == 355002368.0);
+  // train_llama3_8b_h100_fp8.sh: 32 layers, h = 4096, 32 heads in 8 groups of 128 channels,
+  // SwiGLU 14336, RMSNorm, no biases, untied. Per layer q 4096^2 = 16777216, k and v
+  // 2 x 4096 x 1024 = 8388608, o 16777216, MLP 3 x 4096 x 14336 = 176160768, two norms 8192:
+  // 218112000; x 32 = 6979584000. Vocabulary 128256 (already a multiple of 128 x TP 1):
+  // embedding and output layer 2 x 128256 x 4096 = 1050673152; final norm 4096.
+  // Total 8030261248 (Llama-3-8B's published count).
+  files = load(kConfigs / "megatron", {"train_llama3_8b_h100_fp8.sh"});
+  r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(estimated_parameters(r) == 8030261248.0);
 }
 
 TEST_CASE("a config.json beside a file that names a model: the config.json is used and the name is listed", "[import]") {

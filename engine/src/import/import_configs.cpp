@@ -84,6 +84,7 @@ Flags parse_flags(const std::vector<ShellWord>& words, std::size_t begin, std::s
       if (words[i].unresolved) { unresolved = true; if (what.empty()) what = words[i].unresolved_what; }
       ++i;
     }
+    f.shown.emplace(key, written);
     if (unresolved) {
       ConfigValue shown_value = values.empty() ? ConfigValue(nullptr) : values.front();
       f.unresolved.push_back({file + ":" + written, what + " is not set in the file: " + written + " is not read", shown_value});
@@ -91,7 +92,6 @@ Flags parse_flags(const std::vector<ShellWord>& words, std::size_t begin, std::s
     }
     ConfigValue v = values.empty() ? ConfigValue(true) : values.size() == 1 ? values.front() : ConfigValue(ConfigValue::Array(values));
     flags.set(key, v);
-    f.shown.emplace(key, written);
   }
   f.values = flags.take();
   return f;
@@ -113,6 +113,11 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
   out.line = c.line;
   const std::string first = base_name(w[i].text);
   std::size_t launcher_begin = i + 1;
+  if (first.rfind("--", 0) == 0) {
+    // A bare argument line (the arguments a launch script passes, without the command).
+    out.program_flags = parse_flags(w, i, w.size(), file);
+    return out;
+  }
   if (first == "trl" && i + 1 < w.size()) {
     out.program = "trl " + w[i + 1].text;
     out.program_flags = parse_flags(w, i + 2, w.size(), file);
@@ -150,8 +155,48 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
 bool megatron_command(const LaunchCommand& c) {
   static const std::set<std::string> entry_points = {"pretrain_gpt.py", "pretrain_bert.py", "pretrain_t5.py",
                                                      "pretrain_mamba.py", "pretrain_vlm.py", "pretrain_retro.py"};
-  return entry_points.count(base_name(c.program)) > 0 || c.program_flags.values.find("tensor_model_parallel_size") ||
-         c.program_flags.values.find("pipeline_model_parallel_size");
+  // Flags given, their values resolved or not.
+  auto given = [&c](const char* k) { return c.program_flags.shown.count(k) > 0; };
+  if (entry_points.count(base_name(c.program)) > 0 || given("tensor_model_parallel_size") || given("pipeline_model_parallel_size"))
+    return true;
+  // Two or more of Megatron-LM's own names (no TrainingArguments field has them).
+  int megatron_names = 0;
+  for (const char* k : {"num_layers", "hidden_size", "num_attention_heads", "micro_batch_size", "global_batch_size", "seq_length",
+                        "max_position_embeddings"})
+    megatron_names += given(k) ? 1 : 0;
+  return megatron_names >= 2;
+}
+
+// pretrain_gpt.py (GPT-style decoders, the entry point whose arguments are read) or a bare argument
+// line; Megatron-LM's other entry points build other models.
+bool megatron_gpt(const LaunchCommand& c) {
+  static const std::set<std::string> others = {"pretrain_bert.py", "pretrain_t5.py", "pretrain_mamba.py", "pretrain_vlm.py",
+                                                "pretrain_retro.py"};
+  return others.count(base_name(c.program)) == 0;
+}
+
+// The GPUs a Megatron-LM launch starts: torchrun's --nproc_per_node x --nnodes (one process when
+// --nproc_per_node is absent: torch/distributed/run.py's default), or unknown.
+MegatronWorld megatron_world(const LaunchCommand& cmd, Reading& launcher) {
+  MegatronWorld world;
+  for (const auto& a : launcher.fields)
+    if (a.field == "parallel.world_size") {
+      world.size = integer_value(a.value);
+      const bool torchrun = cmd.launcher == "torchrun";
+      const char* nodes = torchrun ? "nnodes" : "num_nodes";
+      world.source = launcher.key(torchrun ? "nproc_per_node" : "num_gpus");
+      if (cmd.launcher_flags.values.find(nodes)) world.source += " x " + launcher.key(nodes).substr(launcher.file().size() + 1);
+      return world;
+    }
+  bool open = false;  // --nproc_per_node given as a variable the script does not set, or "gpu"
+  for (const auto& n : cmd.launcher_flags.unresolved) open = open || n.key.find("nproc") != std::string::npos;
+  for (const auto& n : launcher.unresolved) open = open || n.key.find("nproc") != std::string::npos;
+  if (cmd.launcher == "torchrun" && !cmd.launcher_flags.values.find("nproc_per_node") && !open) {
+    launcher.launcher_default("parallel.world_size", 1, "torch/distributed/run.py --nproc-per-node 1");
+    world.size = 1;
+    world.source = launcher.file() + ": torchrun without --nproc_per_node (one process)";
+  }
+  return world;
 }
 
 // A command line none of whose flags the trainer reader read (no field, no model, no named file,
@@ -403,9 +448,19 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         }
         found = true;
         if (megatron_command(*cmd)) {
-          result.errors.push_back({error_code::unknown_config_format, f.name,
-                                   f.name + ":" + std::to_string(c.line) + ": a Megatron-LM command line (" + base_name(cmd->program) +
-                                       "); this import does not read Megatron-LM arguments yet"});
+          if (!megatron_gpt(*cmd)) {
+            result.errors.push_back({error_code::unknown_config_format, f.name,
+                                     f.name + ":" + std::to_string(c.line) + ": a Megatron-LM " + base_name(cmd->program) +
+                                         " command line; this import reads pretrain_gpt.py's arguments"});
+            continue;
+          }
+          Reading launcher = read_launcher(f.name, *cmd);
+          const MegatronWorld world = megatron_world(*cmd, launcher);
+          Reading program = read_megatron_arguments(f.name, cmd->program_flags.values, cmd->program_flags.shown, world);
+          for (auto& n : cmd->program_flags.unresolved) program.unresolved.push_back(n);
+          for (auto& n : cmd->launcher_flags.unresolved) program.unresolved.push_back(n);
+          if (!cmd->launcher.empty()) readings.push_back(std::move(launcher));
+          readings.push_back(std::move(program));
           continue;
         }
         Reading program = read_hf_training_arguments(f.name, cmd->program_flags.values, cmd->program, cmd->program_flags.shown);
@@ -425,6 +480,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         if (!cmd->launcher.empty()) readings.push_back(read_launcher(f.name, *cmd));
         readings.push_back(std::move(program));
       }
+      if (found)
+        for (int line : script.conditions)
+          result.unresolved.push_back({f.name + ":" + std::to_string(line),
+                                       "a condition the import does not evaluate: the assignments of every branch apply, in order", nullptr});
       if (!found)
         result.errors.push_back({error_code::unknown_config_format, f.name,
                                  f.name + ": no training command found (python/accelerate launch/torchrun/deepspeed running a *.py script, or trl <command>)"});
@@ -586,6 +645,16 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   for (const auto& r : readings) if (r.dtype_from_checkpoint_key) dtype_key = *r.dtype_from_checkpoint_key;
   const Reading* naming = nullptr;
   for (const auto& r : readings) if (r.model_id) { naming = &r; break; }
+  const Reading* building = nullptr;  // a Megatron-LM script's architecture arguments
+  bool unbuilt = false;
+  for (const auto& r : readings) {
+    if (r.built_model && !building) building = &r;
+    unbuilt = unbuilt || r.model_unbuilt;
+  }
+  if (building && (model_config || options.model_preset))
+    result.ignored.push_back({building->file() + ":(architecture)",
+                              model_config ? "the model's config.json " + model_config->first + " is used instead" : "the model given with --model is used instead",
+                              *building->built_model});
   if (model_config) {
     ConfigValue m = ConfigValue::object();
     m.set("hf_config", model_config->second);
@@ -609,6 +678,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       result.errors.push_back({error_code::unknown_preset, "model", "--model \"" + *options.model_preset + "\" is not in the model catalog" +
                                                                         (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
     }
+  } else if (building) {
+    ConfigValue m = ConfigValue::object();
+    m.set("hf_config", *building->built_model);
+    model = m;
+    model_origin = building->built_model_origin;
   } else if (naming) {
     if (const ModelPreset* p = match_model(*naming->model_id, catalog)) {
       ConfigValue m = ConfigValue::object();
@@ -623,7 +697,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                    (near.empty() ? "" : " (nearest: \"" + near + "\")") +
                                    ": give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)"});
     }
-  } else {
+  } else if (!unbuilt) {
     result.unresolved.push_back({"model", "no file names the model: give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)", nullptr});
   }
   if (!model.is_null()) {

@@ -81,6 +81,11 @@ class Reading {
     model_id = id;
     model_key = key(k);
   }
+  // A model built from the file's architecture arguments (Megatron-LM): its config.json and origin.
+  std::optional<ConfigValue> built_model;
+  std::string built_model_origin;
+  // The file describes the model but it cannot be built (a note in `unresolved` says why).
+  bool model_unbuilt = false;
   // dtype "auto": the checkpoint's own dtype (config.json torch_dtype), known once the model is.
   std::optional<std::string> dtype_from_checkpoint_key;
 
@@ -162,6 +167,15 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
 Reading read_axolotl_config(const std::string& file, const ConfigValue& content);
 // LLaMA-Factory YAML (llamafactory_reader.cpp).
 Reading read_llamafactory_config(const std::string& file, const ConfigValue& content);
+
+// Megatron-LM arguments (megatron_reader.cpp). `world`: the GPUs the launcher starts (torchrun's
+// --nproc_per_node x --nnodes) and how the launch says so, when it does.
+struct MegatronWorld {
+  std::optional<std::int64_t> size;
+  std::string source;  // e.g. "run.sh:--nproc_per_node x --nnodes"
+};
+Reading read_megatron_arguments(const std::string& file, const ConfigValue& args, const ShownKeys& shown_keys,
+                                const MegatronWorld& world);
 
 // Pieces of the HF Trainer's arguments that other trainers built on it (axolotl) read the same way
 // (hf_trainer_reader.cpp).

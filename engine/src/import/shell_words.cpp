@@ -203,23 +203,41 @@ class Expander {
         }
         continue;
       }
-      // Unquoted: split on blanks.
+      // Unquoted: split on blanks. A value holding an unresolved expansion marks the words that
+      // hold its unexpanded text ($NAME, $(...), `...`), not the words around them.
       bool first = true;
       for (const auto& value : *values) {
         const std::string& v = value.text;
-        if (value.unresolved) words.back().unresolved = true, words.back().unresolved_what = value.unresolved_what;
         std::size_t pos = 0;
         const bool leading_blank = !v.empty() && std::isspace(static_cast<unsigned char>(v[0]));
         if (!first || leading_blank) {
           if (!words.back().text.empty() || words.back().unresolved) words.emplace_back();
         }
         first = false;
-        bool pending_break = false;
+        bool pending_break = false, marked = false;
+        std::string piece;  // this value's characters in the current word
+        auto flush = [&] {
+          if (value.unresolved && piece.find_first_of("$`") != std::string::npos && !words.back().unresolved) {
+            words.back().unresolved = true;
+            words.back().unresolved_what = piece.find(value.unresolved_what) != std::string::npos ? value.unresolved_what : piece;
+            marked = true;
+          }
+          piece.clear();
+        };
         while (pos < v.size()) {
           if (std::isspace(static_cast<unsigned char>(v[pos]))) { pending_break = true; ++pos; continue; }
-          if (pending_break && (!words.back().text.empty() || words.back().unresolved)) words.emplace_back();
+          if (pending_break && (!words.back().text.empty() || words.back().unresolved)) {
+            flush();
+            words.emplace_back();
+          }
           pending_break = false;
+          piece += v[pos];
           words.back().text += v[pos++];
+        }
+        flush();
+        if (value.unresolved && !marked && !words.back().unresolved) {
+          words.back().unresolved = true;
+          words.back().unresolved_what = value.unresolved_what;
         }
         if (pending_break) words.emplace_back();
       }
@@ -274,7 +292,14 @@ class Expander {
     const bool colon = rest.rfind(":-", 0) == 0;
     if (colon || rest.rfind("-", 0) == 0) {
       const bool unset_or_empty = it == vars_.end() || (colon && (it->second.values.empty() || it->second.values.front().text.empty()));
-      if (unset_or_empty) return text(rest.substr(colon ? 2 : 1));
+      if (unset_or_empty) {
+        // The default is a word of its own: quotes around it are removed (${N:-"1"} is 1).
+        std::string d = rest.substr(colon ? 2 : 1);
+        if (d.size() >= 2 && (d.front() == '"' || d.front() == '\'') && d.back() == d.front() &&
+            d.find(d.front(), 1) == d.size() - 1)
+          d = d.substr(1, d.size() - 2);
+        return text(d);
+      }
       return std::vector<ShellWord>{it->second.values.front()};
     }
     return std::nullopt;  // other parameter expansions (${#x}, ${x/a/b}, ...)
@@ -386,6 +411,15 @@ ShellScript split_shell_script(const std::string& text) {
     if (current.words.empty() && !t.pieces.empty() && !t.pieces.front().quoted) {
       const std::string& w = t.pieces.front().text;
       if (t.pieces.size() == 1 && (w == "export" || w == "declare" || w == "local" || w == "readonly")) {
+        in_assignments = true;
+        continue;
+      }
+      // Reserved words that start a compound command (bash "Shell Grammar": if/then/elif/else,
+      // while/until/do, { and !): the command after them may assign. No condition is evaluated,
+      // so the assignments of every branch apply, in order; the script says where.
+      if (t.pieces.size() == 1 && (w == "if" || w == "then" || w == "elif" || w == "else" || w == "while" || w == "until" ||
+                                   w == "do" || w == "{" || w == "!")) {
+        if (w == "if" || w == "elif" || w == "while" || w == "until") out.conditions.push_back(t.line);
         in_assignments = true;
         continue;
       }

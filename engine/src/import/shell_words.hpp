@@ -23,6 +23,7 @@ struct ShellCommand {
 
 struct ShellScript {
   std::vector<ShellCommand> commands;  // assignments removed; leading VAR=value of a command dropped
+  std::vector<int> conditions;         // lines of if/elif/while/until: not evaluated, every branch applied
   std::string error;                   // unterminated quote, or limits exceeded
   int error_line = 0;
 };
