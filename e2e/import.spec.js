@@ -240,6 +240,25 @@ test('a partial import keeps the inputs it leaves to the engine default; Back re
   await expect.poll(() => app.inputDoc()).toEqual(before);
 });
 
+test('a Megatron-LM launch script dropped on the page builds its model and gives the CLI\'s document and estimate', async ({ app, page }) => {
+  await app.open();
+  const before = await app.inputDoc();
+  await drop(page, ['megatron/pretrain_gpt_distributed_with_mp.sh']);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  // The script names no GPU type: the page keeps its own; the model is the one the script builds.
+  const expected = importedDoc(cliImportFull(path.join(CONFIGS, 'megatron'), ['pretrain_gpt_distributed_with_mp.sh']), before);
+  expect(expected.gpu).toBe(before.gpu);
+  const doc = await app.inputDoc();
+  expect(doc).toEqual(expected);
+  // GPT-2 345M's layout, TP 2 x PP 2 on 8 GPUs (tests/fixtures/configs/megatron/expected.json).
+  expect(doc.model.hf_config.model_type).toBe('gpt2');
+  expect(doc.parallel.tensor_parallel_size).toBe(2);
+  expect(await app.bytes('b-peak')).toBe(cli(expected).per_gpu.peak);
+  await expect(page.locator('#provenance tr[data-field="model"]')).toContainText('read from pretrain_gpt_distributed_with_mp.sh:--num-layers');
+  // $CHECKPOINT_PATH is never set in the script: listed, not guessed.
+  await expect(page.getByTestId('import-unresolved')).toContainText('pretrain_gpt_distributed_with_mp.sh:--save');
+});
+
 test('the import panel in Chinese', async ({ app, page }) => {
   await app.open();
   await page.getByTestId('lang').selectOption('zh');

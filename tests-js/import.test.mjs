@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadEngine } from './engine-module.mjs';
 import { importFile, yaml11PlainScalar } from '../web/src/config-files.js';
 
@@ -74,6 +74,26 @@ for (const [label, folder, yaml, json, model] of [
     assert.equal(wasm.document.framework, 'hf_trainer');
   });
 }
+
+// Every command line and launch script among the fixtures (TRL, Megatron-LM): the page passes its
+// text to the engine unchanged, and the WASM import gives the CLI's answer.
+function scriptFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? scriptFiles(join(dir, e.name))
+    : e.name.endsWith('.sh') ? [join(dir, e.name)] : []));
+}
+
+test('every launch-script fixture: the page\'s file, the WASM import and trainmem import agree', () => {
+  const files = scriptFiles(configs);
+  assert.ok(files.some((path) => path.includes('/megatron/')) && files.length >= 7, `${files.length} scripts`);
+  for (const path of files) {
+    const name = path.split('/').pop();
+    const text = readFileSync(path, 'utf8');
+    const page = importFile(name, text);
+    assert.deepEqual(page, { file: { name, text } }, path);
+    const wasm = JSON.parse(engine.import(JSON.stringify({ files: [page.file] })));
+    assert.deepEqual(wasm, run(['import', name], dirname(path)), path);
+  }
+});
 
 test('bad requests come back as error documents', () => {
   assert.equal(JSON.parse(engine.import('{')).error.code, 'invalid_json');

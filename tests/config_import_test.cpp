@@ -495,6 +495,15 @@ TEST_CASE("a bare Megatron-LM argument line: variables from the environment are 
   CHECK(config.at("num_key_value_heads") == 32);  // no --group-query-attention: one group per head
   CHECK(config.at("attention_bias") == false);
   CHECK(config.at("tie_word_embeddings") == true);
+  CHECK_FALSE(has_key(r.unmodelled, "args.txt:--hidden-dropout"));
+  // Without --hidden-dropout 0, Megatron's residual dropout (0.1) has no place in Llama's layout:
+  // listed, not dropped in silence.
+  r = import_text("args.txt", "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+                              "--swiglu --normalization RMSNorm --position-embedding-type rope --vocab-size 1000 --tokenizer-type NullTokenizer\n");
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unmodelled, "args.txt:--hidden-dropout"));
+  // Megatron's default biases (no --disable-bias-linear): Llama's attention_bias and mlp_bias.
+  CHECK(as_json(r.document).at("model").at("hf_config").at("mlp_bias") == true);
 }
 
 TEST_CASE("Megatron-LM: a global batch the micro-batches and data-parallel ranks do not divide is an error naming both", "[import][megatron][errors]") {
@@ -552,6 +561,42 @@ TEST_CASE("Megatron-LM GPT-3 175B: the model Megatron builds, counted by hand", 
   // embedding 51200 x 12288 = 629145600; positions 2048 x 12288 = 25165824; final LayerNorm 2h.
   // 173961510912 + 629145600 + 25165824 + 24576 = 174615846912.
   CHECK(estimated_parameters(r) == 174615846912.0);
+}
+
+TEST_CASE("Megatron-LM Mixtral on 4 nodes: accumulation, experts, and a vocabulary the tokenizer file holds", "[import][megatron]") {
+  std::string text = read_text(kConfigs / "megatron" / "train_mixtral_8x7b_distributed.sh");
+  const std::string nodes = "NNODES=${SLURM_NNODES:-\"1\"}";
+  REQUIRE(text.find(nodes) != std::string::npos);
+  text.replace(text.find(nodes), nodes.size(), "NNODES=4");
+  auto r = import_text("train_mixtral_8x7b_distributed.sh", text);
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  json doc = as_json(r.document);
+  // 8 x 4 = 32 GPUs; data parallel 32 / (TP 1 x PP 4) = 8; 256 / (1 x 8) = 32 micro-batches.
+  // The expert grid, expert TP 1 x EP 8 x PP 4 = 32, fills the 32 GPUs.
+  CHECK(doc.at("parallel").at("world_size") == 32);
+  CHECK(doc.at("parallel").at("expert_parallel_size") == 8);
+  CHECK(doc.at("batch").at("gradient_accumulation_steps") == 32);
+  // Llama2Tokenizer reads its vocabulary from --tokenizer-model $2: asked for, never guessed.
+  CHECK_FALSE(doc.contains("model"));
+  CHECK(has_key(r.unresolved, "train_mixtral_8x7b_distributed.sh:--tokenizer-type"));
+  CHECK(has_key(r.unmodelled, "train_mixtral_8x7b_distributed.sh:--moe-token-dispatcher-type"));
+
+  // With the vocabulary stated (Mixtral's tokenizer has 32000 tokens), the model is Mixtral's
+  // layout: per layer 8 experts x 3 x 4096 x 14336 = 1409286144, router 8 x 4096 = 32768,
+  // attention 2 x 4096^2 + 2 x 4096 x 1024 = 41943040, two RMSNorms 8192: 1451270144; x 32 =
+  // 46440644608. Vocabulary 32000 (a multiple of 128 x TP 1): embedding and output layer
+  // 2 x 32000 x 4096 = 262144000; final norm 4096. Total 46702792704, Mixtral-8x7B's count.
+  const std::string tokenizer = "--tokenizer-model ${TOKENIZER_MODEL}";
+  REQUIRE(text.find(tokenizer) != std::string::npos);
+  text.replace(text.find(tokenizer), tokenizer.size(), tokenizer + " --vocab-size 32000");
+  r = import_text("train_mixtral_8x7b_distributed.sh", text);
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  doc = as_json(r.document);
+  CHECK(doc.at("model").at("hf_config").at("model_type") == "mixtral");
+  CHECK(doc.at("model").at("hf_config").at("num_experts_per_tok") == 2);  // --moe-router-topk 2
+  CHECK(estimated_parameters(r) == 46702792704.0);
 }
 
 TEST_CASE("Megatron-LM 345M with TP 2 and Llama-3 8B: parameter counts by hand", "[import][megatron]") {

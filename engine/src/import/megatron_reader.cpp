@@ -132,7 +132,8 @@ struct Architecture {
 
 // The Hugging Face family whose modules and parameters are exactly Megatron's for these
 // arguments, as its config.json; empty with `why` when none is.
-std::optional<ConfigValue> as_hf_config(const Architecture& a, std::string& why) {
+// `caveat`: what the layout leaves out of the activations, when it does.
+std::optional<ConfigValue> as_hf_config(const Architecture& a, std::string& why, std::string& caveat) {
   if (!a.blocker.empty()) {
     why = a.blocker;
     return std::nullopt;
@@ -140,7 +141,8 @@ std::optional<ConfigValue> as_hf_config(const Architecture& a, std::string& why)
   ObjectBuilder c;
   const bool mha = a.groups == a.heads;
   const bool rope_or_none = !a.learned_positions;
-  auto llama_like = [&](const char* type) {
+  // The keys configuration_llama.py names (and StarCoder2, Qwen2/3 and Mixtral share).
+  auto llama_like = [&](const char* type, const char* activation) {
     c.set("model_type", type);
     c.set("hidden_size", a.hidden);
     c.set("num_hidden_layers", a.layers);
@@ -151,14 +153,12 @@ std::optional<ConfigValue> as_hf_config(const Architecture& a, std::string& why)
     c.set("max_position_embeddings", a.max_positions);
     c.set("tie_word_embeddings", a.tie);
     c.set("attention_dropout", a.attention_dropout);
-    c.set("hidden_act", "silu");
+    c.set("hidden_act", activation);
   };
   if (a.rms_norm && a.gated && rope_or_none) {
-    if (a.hidden_dropout > 0) {
-      why = "--hidden-dropout " + std::to_string(a.hidden_dropout) +
-            " with RMSNorm and SwiGLU: the Llama-style layouts keep no residual dropout";
-      return std::nullopt;
-    }
+    if (a.hidden_dropout > 0)
+      caveat = "residual dropout (--hidden-dropout, 0.1 unless given) after attention and the MLP: the Llama-style layout "
+               "keeps none, so its masks are not counted in the activations";
     if (a.experts > 0) {
       if (a.linear_bias || a.qkv_bias) {
         why = "experts with biases (no --disable-bias-linear): no Hugging Face mixture-of-experts layout has them";
@@ -166,7 +166,7 @@ std::optional<ConfigValue> as_hf_config(const Architecture& a, std::string& why)
       }
       // Mixtral (every layer MoE, router without bias, experts w1/w3/w2) or Qwen3-MoE (the same
       // with per-head q/k RMSNorm).
-      llama_like(a.qk_norm ? "qwen3_moe" : "mixtral");
+      llama_like(a.qk_norm ? "qwen3_moe" : "mixtral", "silu");
       c.set("attention_bias", false);
       if (a.qk_norm) {
         c.set("num_experts", a.experts);
@@ -181,13 +181,13 @@ std::optional<ConfigValue> as_hf_config(const Architecture& a, std::string& why)
         why = "--qk-layernorm with --add-qkv-bias: no Hugging Face layout biases q/k/v alone beside q/k norms";
         return std::nullopt;
       }
-      llama_like("qwen3");  // Qwen3Attention: q_norm and k_norm over head_dim
+      llama_like("qwen3", "silu");  // Qwen3Attention: q_norm and k_norm over head_dim
       c.set("attention_bias", a.linear_bias);
       c.set("mlp_bias", a.linear_bias);
     } else if (!a.linear_bias && a.qkv_bias) {
-      llama_like("qwen2");  // Qwen2Attention: q/k/v with bias, o_proj and the MLP without
+      llama_like("qwen2", "silu");  // Qwen2Attention: q/k/v with bias, o_proj and the MLP without
     } else {
-      llama_like("llama");
+      llama_like("llama", "silu");
       c.set("attention_bias", a.linear_bias);
       c.set("mlp_bias", a.linear_bias);
     }
@@ -218,19 +218,9 @@ std::optional<ConfigValue> as_hf_config(const Architecture& a, std::string& why)
       }
       // StarCoder2: q/k/v/o_proj (grouped k/v heads) and c_fc/c_proj, with bias when use_bias;
       // LayerNorm with bias; rotary positions.
-      c.set("model_type", "starcoder2");
-      c.set("hidden_size", a.hidden);
-      c.set("num_hidden_layers", a.layers);
-      c.set("num_attention_heads", a.heads);
-      c.set("num_key_value_heads", a.groups);
-      c.set("head_dim", a.kv_channels);
-      c.set("intermediate_size", a.ffn);
-      c.set("max_position_embeddings", a.max_positions);
-      c.set("tie_word_embeddings", a.tie);
+      llama_like("starcoder2", "gelu_pytorch_tanh");
       c.set("use_bias", a.linear_bias);
-      c.set("attention_dropout", a.attention_dropout);
       c.set("residual_dropout", a.hidden_dropout);
-      c.set("hidden_act", "gelu_pytorch_tanh");
     }
   } else {
     why = std::string(a.rms_norm ? "RMSNorm" : "LayerNorm") + " with " + (a.gated ? "a gated (SwiGLU) MLP" : "a plain MLP") +
@@ -385,9 +375,13 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
                           " vocab_size_with_padding pads to a multiple of it x tensor parallel");
 
   if (layers && hidden && heads && max_pos && a.kv_channels > 0 && a.vocab) {
-    std::string why;
-    if (auto config = as_hf_config(a, why)) {
+    std::string why, caveat;
+    if (auto config = as_hf_config(a, why, caveat)) {
       r.built_model = *config;
+      if (!caveat.empty()) {
+        const ConfigValue* d = given.find("hidden_dropout");
+        r.unmodelled_key(d ? "hidden_dropout" : "--hidden-dropout", d ? *d : ConfigValue(0.1), caveat);
+      }
       std::string from;
       for (const char* k : {"num_layers", "hidden_size", "ffn_hidden_size", "num_attention_heads", "group_query_attention",
                             "num_query_groups", "kv_channels", "max_position_embeddings", "position_embedding_type",
@@ -398,9 +392,10 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
         if (given.find(k) && !(std::string(k) == "vocab_size" && !vocab_origin.empty()) &&
             !(std::string(k) == "num_query_groups" && !gqa) && !(a.experts == 0 && std::string(k).rfind("moe_", 0) == 0))
           from += (from.empty() ? "" : ", ") + r.key(k).substr(file.size() + 1);
-      from = "built from " + file + ":" + from + " (" + kArgUtils + "; the other architecture arguments at their defaults)";
+      from = "read from " + file + ":" + from + " (the model Megatron-LM builds from these arguments, " + kArgUtils +
+             ", the others at their defaults, in the Hugging Face layout with the same modules";
       if (!vocab_origin.empty()) from += "; vocabulary: " + vocab_origin;
-      r.built_model_origin = from;
+      r.built_model_origin = from + ")";
     } else {
       r.model_unbuilt = true;
       r.unresolved.push_back({file + ":(architecture)", why + ": give the model's config.json or choose a catalog model", nullptr});
