@@ -374,6 +374,18 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
                       std::string(kMegatronArgs) + " --make-vocab-size-divisible-by 128; " + kBuildTokenizer +
                           " vocab_size_with_padding pads to a multiple of it x tensor parallel");
 
+  // The architecture arguments the file gives, as written.
+  std::string arch_keys;
+  for (const char* k : {"num_layers", "hidden_size", "ffn_hidden_size", "num_attention_heads", "group_query_attention",
+                        "num_query_groups", "kv_channels", "max_position_embeddings", "position_embedding_type",
+                        "use_rotary_position_embeddings", "normalization", "swiglu", "untie_embeddings_and_output_weights",
+                        "disable_bias_linear", "add_qkv_bias", "qk_layernorm", "num_experts", "moe_router_topk",
+                        "moe_ffn_hidden_size", "attention_dropout", "hidden_dropout", "tokenizer_type", "vocab_size",
+                        "padded_vocab_size"})
+    if (given.find(k) && !(std::string(k) == "vocab_size" && !vocab_origin.empty()) &&
+        !(std::string(k) == "num_query_groups" && !gqa) && !(a.experts == 0 && std::string(k).rfind("moe_", 0) == 0))
+      arch_keys += (arch_keys.empty() ? "" : ", ") + r.key(k).substr(file.size() + 1);
+  const std::string arch_read = arch_keys.empty() ? "" : " (read: " + arch_keys + ")";
   if (layers && hidden && heads && max_pos && a.kv_channels > 0 && a.vocab) {
     std::string why, caveat;
     if (auto config = as_hf_config(a, why, caveat)) {
@@ -382,23 +394,13 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
         const ConfigValue* d = given.find("hidden_dropout");
         r.unmodelled_key(d ? "hidden_dropout" : "--hidden-dropout", d ? *d : ConfigValue(0.1), caveat);
       }
-      std::string from;
-      for (const char* k : {"num_layers", "hidden_size", "ffn_hidden_size", "num_attention_heads", "group_query_attention",
-                            "num_query_groups", "kv_channels", "max_position_embeddings", "position_embedding_type",
-                            "use_rotary_position_embeddings", "normalization", "swiglu", "untie_embeddings_and_output_weights",
-                            "disable_bias_linear", "add_qkv_bias", "qk_layernorm", "num_experts", "moe_router_topk",
-                            "moe_ffn_hidden_size", "attention_dropout", "hidden_dropout", "tokenizer_type", "vocab_size",
-                            "padded_vocab_size"})
-        if (given.find(k) && !(std::string(k) == "vocab_size" && !vocab_origin.empty()) &&
-            !(std::string(k) == "num_query_groups" && !gqa) && !(a.experts == 0 && std::string(k).rfind("moe_", 0) == 0))
-          from += (from.empty() ? "" : ", ") + r.key(k).substr(file.size() + 1);
-      from = "read from " + file + ":" + from + " (the model Megatron-LM builds from these arguments, " + kArgUtils +
+      std::string from = "read from " + file + ":" + arch_keys + " (the model Megatron-LM builds from these arguments, " + kArgUtils +
              ", the others at their defaults, in the Hugging Face layout with the same modules";
       if (!vocab_origin.empty()) from += "; vocabulary: " + vocab_origin;
       r.built_model_origin = from + ")";
     } else {
       r.model_unbuilt = true;
-      r.unresolved.push_back({file + ":(architecture)", why + ": give the model's config.json or choose a catalog model", nullptr});
+      r.unresolved.push_back({file + ":(architecture)", why + ": give the model's config.json or choose a catalog model" + arch_read, nullptr});
     }
   } else {
     r.model_unbuilt = true;
@@ -411,7 +413,8 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
       if (!ok) missing += (missing.empty() ? "" : ", ") + std::string(k);
     if (!missing.empty())
       r.unresolved.push_back({file + ":(architecture)", "the model is built from the architecture arguments and " + missing +
-                                                             " is not known: give the model's config.json or choose a catalog model", nullptr});
+                                                             " is not known: give the model's config.json or choose a catalog model" +
+                                                             arch_read, nullptr});
   }
 
   // ---- precision (arguments.py: params_dtype; bf16 accumulates and reduces gradients in fp32) ----
