@@ -225,19 +225,9 @@ TEST_CASE("two files that disagree are reported with both sources", "[import][co
 
 TEST_CASE("configs of frameworks the import does not read are named, not guessed", "[import][errors]") {
   trainmem::Errors errors;
-  // torchtune recipes (recipes/configs/llama3_1/8B_lora.yaml) hold gradient_accumulation_steps, a
-  // TrainingArguments name, beside their model component.
-  auto torchtune = trainmem::cli::load_config_file(
-      "8B_lora.yaml", "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_rank: 8\ngradient_accumulation_steps: 8\n",
-      errors);
   auto other = trainmem::cli::load_config_file("x.yaml", "foo: 1\n", errors);
-  REQUIRE(torchtune);
   REQUIRE(other);
-  auto r = trainmem::import_configs({*torchtune}, trainmem::builtin_catalog());
-  REQUIRE(r.errors.size() == 1);
-  CHECK(r.errors[0].code == "unknown_config_format");
-  CHECK(r.errors[0].message.find("torchtune") != std::string::npos);
-  r = trainmem::import_configs({*other}, trainmem::builtin_catalog());
+  auto r = trainmem::import_configs({*other}, trainmem::builtin_catalog());
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].code == "unknown_config_format");
 }
@@ -843,4 +833,66 @@ TEST_CASE("axolotl's activation offloading replaces recompute for adapters only"
     CHECK(doc.at("activation_checkpointing") == checkpointing);
     CHECK(doc.at("activation_offload") == true);
   }
+}
+
+// A launch line's key=value overrides apply over the recipe config, as torchtune's config parser
+// applies them (torchtune config/_utils.py _merge_yaml_and_cli_args: "~key" removes, a component's
+// key names its _component_, the line wins), and are cited from the line's file.
+TEST_CASE("tune run: overrides on the launch line apply over the recipe config", "[import][torchtune]") {
+  auto files = load(kConfigs / "torchtune", {"1.5B_lora.yaml"});
+  trainmem::ConfigFile line;
+  line.name = "run.sh";
+  line.text = "NGPU=8\ntune run --nproc_per_node $NGPU lora_finetune_distributed --config qwen2_5/1.5B_lora \\\n"
+              "  batch_size=4 tokenizer.max_seq_len=2048 enable_activation_checkpointing=True model.lora_rank=64 \\\n"
+              "  'model.lora_attn_modules=[q_proj,k_proj,v_proj]' ~model.apply_lora_to_mlp \\\n"
+              "  optimizer=bitsandbytes.optim.PagedAdamW8bit ~optimizer.fused\n";
+  files.push_back(line);
+  const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  // 1.5B_lora.yaml says batch_size 2, max_seq_len null, checkpointing False, rank 32, attention
+  // [q_proj, v_proj, output_proj] with the MLP, fused AdamW; the line replaces each.
+  CHECK(doc.at("batch").at("micro_batch_size") == 4);
+  CHECK(doc.at("batch").at("seq_length") == 2048);
+  CHECK(doc.at("activation_checkpointing") == "full");
+  CHECK(doc.at("lora").at("r") == 64);
+  // ~model.apply_lora_to_mlp: the builder's default False applies, so no MLP adapters.
+  CHECK(doc.at("lora").at("target_modules") == json::array({"q_proj", "k_proj", "v_proj"}));
+  CHECK(doc.at("precision").at("optimizer") == "paged_adamw_8bit");
+  CHECK_FALSE(doc.at("precision").contains("optimizer_implementation"));
+  // --nproc_per_node $NGPU = 8 on one node; lora_finetune_distributed shards with FSDP2.
+  CHECK(doc.at("parallel").at("world_size") == 8);
+  CHECK(doc.at("parallel").at("sharding_engine") == "fsdp2");
+  // Unchanged keys still come from the config.
+  CHECK(doc.at("batch").at("gradient_accumulation_steps") == 8);
+  CHECK(origin_of(r, "lora.r") == "read from run.sh:model.lora_rank");
+  CHECK(origin_of(r, "batch.gradient_accumulation_steps") == "read from 1.5B_lora.yaml:gradient_accumulation_steps");
+  CHECK(origin_of(r, "parallel.world_size") == "read from run.sh:--nproc_per_node");
+  CHECK_FALSE(has_key(r.unresolved, "1.5B_lora.yaml:tokenizer.max_seq_len"));
+}
+
+TEST_CASE("tune run: a line without its config, a GPU count on a single-device recipe, and unset variables", "[import][torchtune][errors]") {
+  trainmem::ConfigFile line;
+  line.name = "run.sh";
+  // The config is named but not given: asked for, never guessed.
+  line.text = "tune run --nproc_per_node 4 full_finetune_distributed --config llama3_1/8B_full\n";
+  auto r = trainmem::import_configs({line}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message.find("llama3_1/8B_full") != std::string::npos);
+  // torchtune/_cli/run.py refuses torchrun options for a recipe without distributed support.
+  auto files = load(kConfigs / "torchtune", {"8B_lora_single_device.yaml"});
+  line.text = "tune run --nproc_per_node 2 lora_finetune_single_device --config llama3_1/8B_lora_single_device\n";
+  files.push_back(line);
+  r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  REQUIRE_FALSE(r.errors.empty());
+  CHECK(r.errors[0].field == "run.sh:--nproc_per_node");
+  // $GPUS unset: the GPU count is unresolved, not taken as 1.
+  files.back().text = "tune run --nproc_per_node $GPUS lora_finetune_distributed --config llama3_1/8B_lora_single_device\n";
+  r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "run.sh:$GPUS"));
+  CHECK_FALSE(as_json(r.document).at("parallel").contains("world_size"));
+  CHECK(has_key(r.unresolved, "parallel.world_size"));
 }

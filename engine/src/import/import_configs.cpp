@@ -25,7 +25,6 @@ std::string base_name(const std::string& path) {
 // Formats recognised but not read yet: named in the error instead of "unknown".
 std::string unread_format(const ConfigValue& c) {
   if (!c.is_object()) return "";
-  if (const ConfigValue* m = c.find("model"); m && m->find("_component_")) return "torchtune";
   if (c.find("job") && c.find("training") && (c.find("parallelism") || c.find("model"))) return "torchtitan";
   return "";
 }
@@ -415,6 +414,42 @@ std::string checkpoint_dtype(const ConfigValue& hf_config) {
   return "";
 }
 
+// torchtune: each launch line with the recipe config its --config names (by file name, with or
+// without .yaml; or the one config given when one line and one config are), the overrides applied.
+void read_torchtune_runs(const std::vector<std::pair<std::string, const ConfigValue*>>& configs, const std::vector<TuneRun>& runs,
+                         std::vector<Reading>& readings, ImportResult& result) {
+  std::set<std::size_t> used;
+  for (const auto& run : runs) {
+    const std::string where = run.file + ":" + std::to_string(run.line);
+    if (run.recipe.empty()) {
+      result.errors.push_back({error_code::missing_field, run.file, where + ": tune run names no recipe"});
+      continue;
+    }
+    const std::string named = base_name(run.config);
+    std::optional<std::size_t> match;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const std::string given = base_name(configs[i].first);
+      if (!named.empty() && (given == named || given == named + ".yaml" || given == named + ".yml")) match = i;
+    }
+    if (!match && configs.size() == 1 && runs.size() == 1) {
+      match = 0;
+      if (!named.empty() && base_name(configs[0].first) != named)
+        result.ignored.push_back({where, "--config " + run.config + ": read from " + configs[0].first + ", the one recipe config given", run.config});
+    }
+    if (!match) {
+      result.errors.push_back({error_code::missing_field, run.file,
+                               where + ": tune run --config " + (run.config.empty() ? std::string("(none)") : run.config) +
+                                   ": give the recipe config beside the launch line (torchtune's built-in configs are recipes/configs/<name>.yaml)"});
+      continue;
+    }
+    used.insert(*match);
+    result.formats.emplace_back(run.file, "torchtune launch line");
+    readings.push_back(read_torchtune_config(configs[*match].first, *configs[*match].second, &run));
+  }
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (!used.count(i)) readings.push_back(read_torchtune_config(configs[i].first, *configs[i].second, nullptr));
+}
+
 }  // namespace
 
 ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog& catalog, const ImportOptions& options) {
@@ -423,6 +458,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   std::optional<std::pair<std::string, ConfigValue>> model_config;  // (file, config.json)
   std::set<std::string> given_files;
   for (const auto& f : files) given_files.insert(base_name(f.name));
+  std::vector<std::pair<std::string, const ConfigValue*>> torchtune_configs;  // (file, content)
+  std::vector<TuneRun> tune_runs;
 
   for (const auto& f : files) {
     if (f.text) {
@@ -440,6 +477,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       }
       bool found = false;
       for (const auto& c : script.commands) {
+        if (auto tune = tune_run_command(c, f.name); tune && !found) {
+          found = true;
+          tune_runs.push_back(std::move(*tune));
+          continue;
+        }
         auto cmd = training_command(c, f.name);
         if (!cmd) continue;
         if (found) {
@@ -486,7 +528,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                        "a condition the import does not evaluate: the assignments of every branch apply, in order", nullptr});
       if (!found)
         result.errors.push_back({error_code::unknown_config_format, f.name,
-                                 f.name + ": no training command found (python/accelerate launch/torchrun/deepspeed running a *.py script, or trl <command>)"});
+                                 f.name + ": no training command found (python/accelerate launch/torchrun/deepspeed running a *.py script, trl <command>, or tune run)"});
       continue;
     }
     if (!f.content.is_object()) {
@@ -496,6 +538,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     }
     // A torchtune or torchtitan config is named first: its keys may include TrainingArguments
     // names (torchtune recipes have gradient_accumulation_steps) that would read it as such.
+    if (is_torchtune_config(f.content)) {
+      torchtune_configs.emplace_back(f.name, &f.content);
+      continue;
+    }
     const std::string unread = unread_format(f.content);
     const std::string format = unread.empty() ? detect_structured_format(f.content) : "";
     if (format == "hf_config") {
@@ -515,10 +561,12 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       const std::string& known = unread;
       result.errors.push_back({error_code::unknown_config_format, f.name,
                                known.empty() ? f.name + ": not a config this import reads (DeepSpeed JSON, accelerate YAML, "
-                                                        "HF TrainingArguments / TRL YAML or JSON, axolotl or LLaMA-Factory YAML, command lines, config.json)"
+                                                        "HF TrainingArguments / TRL YAML or JSON, axolotl or LLaMA-Factory YAML, torchtune recipe YAML, command lines, config.json)"
                                              : f.name + ": a " + known + " config; this import does not read " + known + " configs yet"});
     }
   }
+
+  read_torchtune_runs(torchtune_configs, tune_runs, readings, result);
 
   // Files named by others but not given.
   for (auto& r : readings) {

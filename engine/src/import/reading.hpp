@@ -34,11 +34,14 @@ class Reading {
   const std::string& format() const { return format_; }
   // "FILE:key"; a command line's keys are shown as the flag was written ("--lora_r").
   std::string key(const std::string& k) const {
+    if (const auto it = sourced_keys.find(k); it != sourced_keys.end()) return it->second;
     if (const auto it = shown_keys.find(k); it != shown_keys.end()) return file_ + ":" + it->second;
     return file_ + ":" + k;
   }
   // normalized key -> the flag as written (the first time it was written)
   std::unordered_map<std::string, std::string> shown_keys;
+  // key -> "OTHER_FILE:key" for keys another file set (a torchtune launch line's key=value overrides).
+  std::unordered_map<std::string, std::string> sourced_keys;
 
   // A document field read from `key` of this file.
   void read(const std::string& field, ConfigValue value, const std::string& key) {
@@ -176,6 +179,23 @@ struct MegatronWorld {
 };
 Reading read_megatron_arguments(const std::string& file, const ConfigValue& args, const ShownKeys& shown_keys,
                                 const MegatronWorld& world);
+
+// torchtune (torchtune_reader.cpp). A recipe config is a mapping whose model names a _component_.
+bool is_torchtune_config(const ConfigValue& content);
+// `tune run [torchrun options] RECIPE --config CONFIG [key=value | ~key ...]` as written in `file`.
+struct TuneRun {
+  std::string file;
+  int line = 0;
+  std::string recipe;  // "lora_finetune_distributed" (or a path to a recipe script)
+  std::string config;  // as written after --config: a file or a built-in name ("llama3_1/8B_lora")
+  std::optional<ConfigValue> nproc_per_node, nnodes;
+  std::vector<std::string> overrides;  // "key=value" and "~key", in order
+  std::vector<ImportNote> unresolved;  // $VARIABLES the script leaves unset
+};
+struct ShellCommand;
+std::optional<TuneRun> tune_run_command(const ShellCommand& c, const std::string& file);
+// The config with the launch line's overrides applied (`run` may be null: the config alone).
+Reading read_torchtune_config(const std::string& file, const ConfigValue& content, const TuneRun* run);
 
 // Pieces of the HF Trainer's arguments that other trainers built on it (axolotl) read the same way
 // (hf_trainer_reader.cpp).

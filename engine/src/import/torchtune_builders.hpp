@@ -1,0 +1,70 @@
+// torchtune's model builders for the catalog's models, read by the torchtune import and written by
+// the torchtune export. torchtune 0.7.0 (pytorch/torchtune bd2a0fc) torchtune/models/<family>/
+// _model_builders.py builds each from the Hugging Face checkpoint of the catalog model (vocabulary,
+// layers and widths agree); lora_<builder> and qlora_<builder> add adapters (qlora_: NF4 base).
+// `config_size` is how torchtune's built-in config names spell the size (recipes/configs/<family>/
+// <size>_lora.yaml, torchtune/_recipe_registry.py).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trainmem::import_detail {
+
+struct TorchtuneBuilder {
+  const char* family;       // torchtune.models.<family>
+  const char* builder;      // the full-model builder
+  const char* preset;       // the catalog model
+  const char* config_size;  // "8B", "mini"
+};
+
+inline const std::vector<TorchtuneBuilder>& torchtune_builders() {
+  static const std::vector<TorchtuneBuilder> builders = {
+      {"llama2", "llama2_7b", "llama-2-7b", "7B"},
+      {"llama2", "llama2_13b", "llama-2-13b", "13B"},
+      {"llama2", "llama2_70b", "llama-2-70b", "70B"},
+      {"llama3", "llama3_8b", "llama-3-8b", "8B"},
+      {"llama3", "llama3_70b", "llama-3-70b", "70B"},
+      {"llama3_1", "llama3_1_8b", "llama-3.1-8b", "8B"},
+      {"llama3_1", "llama3_1_70b", "llama-3.1-70b", "70B"},
+      {"llama3_1", "llama3_1_405b", "llama-3.1-405b", "405B"},
+      {"llama3_2", "llama3_2_1b", "llama-3.2-1b", "1B"},
+      {"llama3_2", "llama3_2_3b", "llama-3.2-3b", "3B"},
+      {"qwen2", "qwen2_0_5b", "qwen2-0.5b", "0.5B"},
+      {"qwen2", "qwen2_1_5b", "qwen2-1.5b", "1.5B"},
+      {"qwen2_5", "qwen2_5_0_5b", "qwen2.5-0.5b", "0.5B"},
+      {"qwen2_5", "qwen2_5_1_5b_instruct", "qwen2.5-1.5b", "1.5B"},
+      {"qwen2_5", "qwen2_5_1_5b_base", "qwen2.5-1.5b", "1.5B"},
+      {"qwen2_5", "qwen2_5_3b", "qwen2.5-3b", "3B"},
+      {"qwen2_5", "qwen2_5_7b_base", "qwen2.5-7b", "7B"},
+      {"qwen2_5", "qwen2_5_7b_instruct", "qwen2.5-7b", "7B"},
+      {"qwen2_5", "qwen2_5_14b_base", "qwen2.5-14b", "14B"},
+      {"qwen2_5", "qwen2_5_14b_instruct", "qwen2.5-14b", "14B"},
+      {"qwen2_5", "qwen2_5_32b_base", "qwen2.5-32b", "32B"},
+      {"qwen2_5", "qwen2_5_32b_instruct", "qwen2.5-32b", "32B"},
+      {"qwen2_5", "qwen2_5_72b_base", "qwen2.5-72b", "72B"},
+      {"qwen2_5", "qwen2_5_72b_instruct", "qwen2.5-72b", "72B"},
+      {"gemma", "gemma_2b", "gemma-2b", "2B"},
+      {"gemma", "gemma_7b", "gemma-7b", "7B"},
+      {"gemma2", "gemma2_2b", "gemma-2-2b", "2B"},
+      {"gemma2", "gemma2_9b", "gemma-2-9b", "9B"},
+      {"gemma2", "gemma2_27b", "gemma-2-27b", "27B"},
+      {"mistral", "mistral_7b", "mistral-7b-v0.1", "7B"},
+      {"phi3", "phi3_mini", "phi-3-mini-4k", "mini"}};
+  return builders;
+}
+
+inline const TorchtuneBuilder* torchtune_builder_named(const std::string& builder) {
+  for (const auto& b : torchtune_builders())
+    if (builder == b.builder) return &b;
+  return nullptr;
+}
+
+// The first builder of a catalog model (its checkpoint's own release where torchtune has two).
+inline const TorchtuneBuilder* torchtune_builder_for(const std::string& preset) {
+  for (const auto& b : torchtune_builders())
+    if (preset == b.preset) return &b;
+  return nullptr;
+}
+
+}  // namespace trainmem::import_detail
