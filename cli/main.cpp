@@ -22,14 +22,15 @@ Usage:
   trainmem catalog models|gpus list the built-in model presets or GPU catalog as JSON
   trainmem import [--document-only] [--model ID] FILE...
                                trainer configs (DeepSpeed JSON, accelerate YAML, HF TrainingArguments /
-                               TRL YAML or JSON, axolotl or LLaMA-Factory YAML, command lines and launch
-                               scripts) -> {document, provenance, ignored, unmodelled, unresolved};
+                               TRL YAML or JSON, axolotl or LLaMA-Factory YAML, torchtune recipe YAML,
+                               command lines and launch scripts, tune run lines) -> {document, provenance, ignored, unmodelled, unresolved};
                                --document-only prints the estimate document alone (pipe it into
                                `trainmem estimate -`); --model names a catalog model when the files
                                name one the catalog lacks
-  trainmem export deepspeed|accelerate|axolotl [--config-only] FILE|-
+  trainmem export deepspeed|accelerate|axolotl|torchtune [--config-only] FILE|-
                                an estimate document -> {format, config, not_exported}; --config-only
-                               prints the file itself (DeepSpeed JSON, accelerate or axolotl YAML)
+                               prints the file itself (DeepSpeed JSON, accelerate or axolotl YAML,
+                               torchtune's tune run line)
   trainmem parse FILE          a YAML, TOML or JSON file as the JSON the import reads (YAML 1.1 scalars)
   trainmem --help              this text
 
@@ -147,7 +148,8 @@ int export_command(int argc, char** argv) {
   const auto parsed = trainmem::parse_json_config(r.json, "export", errors);
   const trainmem::ConfigValue* config = parsed ? parsed->find("config") : nullptr;
   if (!config) return 1;
-  if (format == "accelerate" || format == "axolotl") std::cout << trainmem::cli::emit_yaml(*config);
+  if (config->is_string()) std::cout << config->as_string() << "\n";  // torchtune: the launch line
+  else if (format == "accelerate" || format == "axolotl") std::cout << trainmem::cli::emit_yaml(*config);
   else std::cout << trainmem::config_value_json(*config) << "\n";
   return 0;
 }

@@ -2,8 +2,11 @@
 // the framework's source), and exporting then importing gives back every field the format carries.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -270,4 +273,121 @@ TEST_CASE("fields a format cannot carry are listed as not exported", "[export]")
   CHECK(r.at("config").at("train_micro_batch_size_per_gpu") == 2);
   const auto bad = json::parse(trainmem::export_json(R"({"model": {"preset": "gpt2"}})", "megatron").json);
   CHECK(bad.at("error").at("code") == "unknown_value");
+}
+
+// Keys torchtune 0.7.0 defines for the recipes the export names (pytorch/torchtune bd2a0fc:
+// recipes/full_finetune_*.py and lora_finetune_*.py cfg keys; the LoRA builders' arguments in
+// torchtune/models/<family>/_model_builders.py; tokenizer max_seq_len; loss num_output_chunks in
+// modules/loss/cross_entropy_loss.py; torch.optim.AdamW fused) and the torchrun options tune run
+// passes on (_cli/run.py).
+const std::set<std::string> kTorchtuneKeys = {
+    "--nnodes", "--nproc_per_node", "model", "model.lora_rank", "model.lora_dropout", "model.use_dora",
+    "model.lora_attn_modules", "model.apply_lora_to_mlp", "model.apply_lora_to_output", "batch_size",
+    "gradient_accumulation_steps", "tokenizer.max_seq_len", "dtype", "optimizer", "optimizer.fused", "optimizer_in_bwd",
+    "enable_activation_checkpointing", "enable_activation_offloading", "loss", "loss.num_output_chunks", "compile",
+    "fsdp_reshard_after_forward", "fsdp_cpu_offload", "tensor_parallel_dim", "context_parallel_dim", "enable_fp8_training"};
+const std::set<std::string> kTorchtuneRecipes = {"full_finetune_single_device", "full_finetune_distributed",
+                                                 "lora_finetune_single_device", "lora_finetune_distributed"};
+
+std::string fixture_text(const std::string& name) {
+  std::ifstream in(std::filesystem::path(TRAINMEM_SOURCE_DIR) / "tests" / "fixtures" / "configs" / "torchtune" / name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_CASE("torchtune export: a tune run line of torchtune's keys that imports back over its built-in config", "[export][torchtune]") {
+  // Each document, and the built-in config its line must name (stored verbatim under
+  // tests/fixtures/configs/torchtune/): the line overrides every memory key the config sets.
+  const std::pair<json, std::string> cases[] = {
+      {json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtune", "method": "lora",
+                       "lora": {"r": 16, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"], "lora_dropout": 0.05, "adapter_dtype": "bf16"},
+                       "precision": {"param_dtype": "bf16", "compute_dtype": "bf16"}, "activation_checkpointing": "full", "activation_offload": true,
+                       "batch": {"micro_batch_size": 4, "seq_length": 4096, "gradient_accumulation_steps": 2}, "compile": true, "attention": "sdpa"})"),
+       "llama3_1/8B_lora_single_device"},
+      {json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtune", "method": "qlora",
+                       "lora": {"r": 8, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], "adapter_dtype": "bf16"}, "precision": {"param_dtype": "bf16", "compute_dtype": "bf16"},
+                       "batch": {"micro_batch_size": 1, "seq_length": 8192}, "activation_checkpointing": "full", "attention": "sdpa"})"),
+       "llama3_1/8B_qlora_single_device"},
+      {json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtune", "precision": {"param_dtype": "bf16", "compute_dtype": "bf16",
+                       "optimizer_implementation": "foreach", "optimizer_in_backward": true}, "parallel": {"world_size": 16, "gpus_per_node": 8,
+                       "zero_stage": 3, "sharding_engine": "fsdp2", "reshard_after_forward": false, "offload_param": "cpu", "offload_optimizer": "cpu"},
+                       "loss": {"implementation": "chunked", "num_chunks": 16}, "activation_checkpointing": "none",
+                       "batch": {"micro_batch_size": 2, "seq_length": 2048}, "attention": "sdpa"})"),
+       "llama3_1/8B_full"},
+      {json::parse(R"({"model": {"preset": "qwen2.5-1.5b"}, "framework": "torchtune", "method": "lora",
+                       "lora": {"r": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], "use_dora": true, "adapter_dtype": "fp32"},
+                       "precision": {"param_dtype": "fp32", "compute_dtype": "fp32"}, "parallel": {"world_size": 2, "gpus_per_node": 2, "zero_stage": 3},
+                       "batch": {"micro_batch_size": 8, "seq_length": 1024, "gradient_accumulation_steps": 4}, "attention": "sdpa"})"),
+       "qwen2_5/1.5B_lora"},
+      {json::parse(R"({"model": {"preset": "mistral-7b-v0.1"}, "framework": "torchtune", "precision": {"param_dtype": "bf16", "compute_dtype": "bf16",
+                       "optimizer": "paged_adamw", "optimizer_in_backward": true}, "activation_checkpointing": "full", "activation_offload": true,
+                       "batch": {"micro_batch_size": 2, "seq_length": 4096}, "attention": "sdpa"})"),
+       "mistral/7B_full_low_memory"},
+  };
+  for (const auto& [doc, config] : cases) {
+    INFO(doc.dump());
+    const auto original = setup_of(doc);
+    const auto exported = trainmem::export_config(original, trainmem::ExportFormat::torchtune);
+    REQUIRE(exported.config.is_string());
+    const std::string line = exported.config.as_string();
+    INFO(line);
+    // The words: tune run [torchrun options] RECIPE --config NAME key=value ... (no word holds a space).
+    std::vector<std::string> words;
+    std::istringstream in(line);
+    for (std::string w; in >> w;) words.push_back(w.front() == '\'' ? w.substr(1, w.size() - 2) : w);
+    REQUIRE(words.size() > 4);
+    CHECK(words[0] == "tune");
+    CHECK(words[1] == "run");
+    std::size_t i = 2;
+    for (; i < words.size() && words[i].rfind("--", 0) == 0; i += 2) CHECK(kTorchtuneKeys.count(words[i]));
+    REQUIRE(i + 2 < words.size());
+    CHECK(kTorchtuneRecipes.count(words[i]));
+    CHECK(words[i + 1] == "--config");
+    CHECK(words[i + 2] == config);
+    for (std::size_t k = i + 3; k < words.size(); ++k) {
+      INFO(words[k] << " is not a key torchtune's recipes read");
+      CHECK(kTorchtuneKeys.count(words[k].substr(0, words[k].find('='))));
+    }
+    std::set<std::string> not_expressible;
+    for (const auto& [field, why] : exported.not_expressible) not_expressible.insert(field);
+    // Import the line with the config it names.
+    trainmem::Errors errors;
+    const std::string file = config.substr(config.find('/') + 1) + ".yaml";
+    auto yaml = trainmem::cli::load_config_file(file, fixture_text(file), errors);
+    REQUIRE(yaml);
+    trainmem::ConfigFile launch{"run.sh", {}, line};
+    const auto imported = trainmem::import_configs({*yaml, launch}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(imported.errors));
+    REQUIRE(imported.errors.empty());
+    const auto back = setup_of(json::parse(trainmem::config_value_json(imported.document)));
+    for (const auto& [field, get] : kFields) {
+      if (std::find(exported.carried.begin(), exported.carried.end(), field) == exported.carried.end() || not_expressible.count(field)) continue;
+      if (std::string(field) == "loss.implementation") continue;  // the line names the loss torchtune defaults to: compared resolved below
+      INFO("field " << field << " did not survive export and import");
+      CHECK(get(back) == get(original));
+    }
+    CHECK(back.loss.implementation.value_or(trainmem::framework_behaviour(back).loss) ==
+          original.loss.implementation.value_or(trainmem::framework_behaviour(original).loss));
+    CHECK(back.precision.optimizer_in_backward == original.precision.optimizer_in_backward);
+    CHECK(trainmem::optimizer_implementation(back) == trainmem::optimizer_implementation(original));
+    CHECK(back.model.preset == original.model.preset);
+  }
+}
+
+TEST_CASE("a torchtune export lists what a tune run line cannot say", "[export][torchtune]") {
+  const auto r = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtune",
+      "activation_checkpointing": "selective", "loss": {"implementation": "fused"}, "attention": "flash", "method": "lora",
+      "lora": {"r": 8, "target_modules": ["q_proj", "gate_proj"]}, "precision": {"optimizer": "adafactor"},
+      "batch": {"micro_batch_size": 2, "seq_length": 4096}})", "torchtune").json);
+  std::set<std::string> fields;
+  for (const auto& n : r.at("not_exported")) fields.insert(n.at("field").get<std::string>());
+  // Whole-layer checkpointing only; no fused loss; SDPA attention; the whole MLP or none of it;
+  // no Adafactor component.
+  CHECK(fields.count("activation_checkpointing"));
+  CHECK(fields.count("loss.implementation"));
+  CHECK(fields.count("attention"));
+  CHECK(fields.count("lora.target_modules"));
+  CHECK(fields.count("precision.optimizer"));
+  CHECK(r.at("config").get<std::string>().rfind("tune run lora_finetune_single_device --config llama3_1/8B_lora_single_device ", 0) == 0);
 }

@@ -13,10 +13,10 @@
 
 namespace trainmem {
 
-enum class ExportFormat { deepspeed, accelerate, axolotl };
+enum class ExportFormat { deepspeed, accelerate, axolotl, torchtune };
 
 struct ExportResult {
-  ConfigValue config = ConfigValue::object();  // the file's content (JSON or YAML)
+  ConfigValue config = ConfigValue::object();  // the file's content (JSON or YAML); torchtune: the launch line (a string)
   // Document field paths the file carries (a document field given under one of these is exported).
   std::vector<std::string> carried;
   // Fields the file cannot carry for this setup even though its format has the key: (path, why).

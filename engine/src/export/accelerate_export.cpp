@@ -92,6 +92,7 @@ ExportResult dispatch(const TrainingSetup& s, ExportFormat f, const std::string&
     case ExportFormat::deepspeed: return export_deepspeed(s);
     case ExportFormat::accelerate: return export_accelerate(s);
     case ExportFormat::axolotl: return export_axolotl(s, hf_model_id);
+    case ExportFormat::torchtune: return export_torchtune(s);
   }
   return {};
 }

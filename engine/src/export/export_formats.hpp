@@ -14,5 +14,7 @@ ExportResult export_deepspeed(const TrainingSetup& s);
 ExportResult export_accelerate(const TrainingSetup& s);
 // `hf_model_id`: the model's Hugging Face id, written as base_model (empty: not written).
 ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_id);
+// The `tune run ... --config NAME key=value ...` line (a string).
+ExportResult export_torchtune(const TrainingSetup& s);
 
 }  // namespace trainmem::export_detail

@@ -37,9 +37,10 @@ JsonResult export_json(std::string_view document, std::string_view format) {
     if (format == "deepspeed") f = ExportFormat::deepspeed;
     else if (format == "accelerate") f = ExportFormat::accelerate;
     else if (format == "axolotl") f = ExportFormat::axolotl;
+    else if (format == "torchtune") f = ExportFormat::torchtune;
     else
       return {error_document({{error_code::unknown_value, "format",
-                               "format \"" + std::string(format) + "\" is not one of: deepspeed, accelerate, axolotl"}}), false};
+                               "format \"" + std::string(format) + "\" is not one of: deepspeed, accelerate, axolotl, torchtune"}}), false};
     ParsedSetup parsed = parse_estimate_document(document);
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
     // A catalog model's Hugging Face id, for the formats that name the model.
@@ -60,7 +61,7 @@ JsonResult export_json(std::string_view document, std::string_view format) {
     for (const auto& field : fields) {
       const bool carried = std::any_of(r.carried.begin(), r.carried.end(), [&](const std::string& c) { return covers(c, field); });
       if (carried || listed.count(field)) continue;
-      not_exported.push_back({{"field", field}, {"reason", "the " + std::string(format) + " file has no key for it"}});
+      not_exported.push_back({{"field", field}, {"reason", "the " + std::string(format) + (f == ExportFormat::torchtune ? " line" : " file") + " has no key for it"}});
     }
     json out;
     out["format"] = std::string(format);

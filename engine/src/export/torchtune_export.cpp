@@ -1,0 +1,252 @@
+// TrainingSetup -> a torchtune launch line: `tune run [--nnodes N --nproc_per_node K] RECIPE --config
+// NAME key=value ...`, the built-in config of the model and method with every memory setting given
+// as an override (torchtune 0.7.0, pytorch/torchtune bd2a0fc: _cli/run.py, config/_utils.py
+// _merge_yaml_and_cli_args, _recipe_registry.py for the config names, recipes/*.py for the keys
+// they read). The inverse of engine/src/import/torchtune_reader.cpp given the same config file.
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "../import/torchtune_builders.hpp"
+#include "export_formats.hpp"
+#include "trainmem/framework_defaults.hpp"
+#include "trainmem/precision.hpp"
+
+namespace trainmem::export_detail {
+
+namespace {
+
+using import_detail::TorchtuneBuilder;
+
+// Built-in configs of the catalog's families (torchtune/_recipe_registry.py): full and LoRA
+// recipes, distributed and single-device.
+bool builtin_config(const std::string& name) {
+  static const std::set<std::string> names = {
+      "llama2/7B_full", "llama2/13B_full", "llama2/7B_full_low_memory", "llama2/7B_lora", "llama2/13B_lora", "llama2/70B_lora",
+      "llama2/7B_qlora", "llama2/70B_qlora", "llama2/7B_lora_single_device", "llama2/7B_qlora_single_device",
+      "llama2/13B_qlora_single_device", "llama3/8B_full", "llama3/70B_full", "llama3/8B_full_single_device", "llama3/8B_lora",
+      "llama3/70B_lora", "llama3/8B_lora_single_device", "llama3/8B_qlora_single_device", "llama3_1/8B_full", "llama3_1/70B_full",
+      "llama3_1/8B_full_single_device", "llama3_1/8B_lora", "llama3_1/70B_lora", "llama3_1/405B_qlora",
+      "llama3_1/8B_lora_single_device", "llama3_1/8B_qlora_single_device", "llama3_2/1B_full", "llama3_2/3B_full",
+      "llama3_2/1B_full_single_device", "llama3_2/3B_full_single_device", "llama3_2/1B_lora", "llama3_2/3B_lora",
+      "llama3_2/1B_lora_single_device", "llama3_2/3B_lora_single_device", "llama3_2/1B_qlora_single_device",
+      "llama3_2/3B_qlora_single_device", "qwen2/0.5B_full", "qwen2/1.5B_full", "qwen2/0.5B_full_single_device",
+      "qwen2/1.5B_full_single_device", "qwen2/0.5B_lora", "qwen2/1.5B_lora", "qwen2/0.5B_lora_single_device",
+      "qwen2/1.5B_lora_single_device", "qwen2_5/0.5B_full", "qwen2_5/1.5B_full", "qwen2_5/3B_full", "qwen2_5/7B_full",
+      "qwen2_5/0.5B_full_single_device", "qwen2_5/1.5B_full_single_device", "qwen2_5/3B_full_single_device",
+      "qwen2_5/7B_full_single_device", "qwen2_5/0.5B_lora", "qwen2_5/1.5B_lora", "qwen2_5/3B_lora", "qwen2_5/7B_lora",
+      "qwen2_5/32B_lora", "qwen2_5/72B_lora", "qwen2_5/0.5B_lora_single_device", "qwen2_5/1.5B_lora_single_device",
+      "qwen2_5/3B_lora_single_device", "qwen2_5/7B_lora_single_device", "qwen2_5/14B_lora_single_device", "gemma/2B_full",
+      "gemma/7B_full", "gemma/2B_lora", "gemma/7B_lora", "gemma/2B_lora_single_device", "gemma/7B_lora_single_device",
+      "gemma/2B_qlora_single_device", "gemma/7B_qlora_single_device", "gemma2/2B_full", "gemma2/9B_full", "gemma2/27B_full",
+      "gemma2/2B_lora", "gemma2/9B_lora", "gemma2/27B_lora", "gemma2/2B_lora_single_device", "gemma2/9B_lora_single_device",
+      "gemma2/27B_lora_single_device", "gemma2/2B_qlora_single_device", "gemma2/9B_qlora_single_device",
+      "gemma2/27B_qlora_single_device", "mistral/7B_full", "mistral/7B_full_low_memory", "mistral/7B_lora",
+      "mistral/7B_lora_single_device", "mistral/7B_qlora_single_device", "phi3/mini_full", "phi3/mini_full_low_memory",
+      "phi3/mini_lora", "phi3/mini_lora_single_device", "phi3/mini_qlora_single_device"};
+  return names.count(name) > 0;
+}
+
+// The built-in config to start from: the model's config for this method and device count, or the
+// nearest one whose keys the same recipe reads (a QLoRA run starts from the LoRA config and swaps
+// the builder; a single-device full run from the low-memory config).
+std::string base_config(const TorchtuneBuilder& b, Method method, bool single) {
+  const std::string stem = std::string(b.family) + "/" + b.config_size + "_";
+  const std::string kind = method == Method::full ? "full" : method == Method::qlora ? "qlora" : "lora";
+  std::vector<std::string> candidates;
+  if (single) {
+    candidates = {stem + kind + "_single_device"};
+    if (method == Method::full) candidates.push_back(stem + "full_low_memory");
+    if (method == Method::qlora) candidates.push_back(stem + "lora_single_device");
+  } else {
+    candidates = {stem + kind};
+    if (method == Method::qlora) candidates.push_back(stem + "lora");
+  }
+  for (const auto& c : candidates)
+    if (builtin_config(c)) return c;
+  return "";
+}
+
+std::string boolean(bool b) { return b ? "True" : "False"; }
+
+// A word as bash reads it back: single-quoted when it holds anything but plain characters.
+std::string shell_word(const std::string& w) {
+  const bool plain = std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/' || c == '=' || c == ':' || c == ',';
+  });
+  return plain ? w : "'" + w + "'";
+}
+
+}  // namespace
+
+ExportResult export_torchtune(const TrainingSetup& s) {
+  ExportResult out;
+  const auto& par = s.parallel;
+  const bool single = par.world_size == 1;
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  std::vector<std::string> overrides;
+  auto set = [&](const std::string& key, const std::string& value) { overrides.push_back(key + "=" + value); };
+  out.carried = {"method", "batch.micro_batch_size", "batch.gradient_accumulation_steps", "batch.seq_length", "precision.param_dtype",
+                 "precision.compute_dtype", "precision.optimizer", "precision.optimizer_implementation", "activation_checkpointing",
+                 "activation_offload", "compile", "loss.implementation", "loss.num_chunks", "parallel.world_size",
+                 "parallel.gpus_per_node", "parallel.sharding_engine", "parallel.zero_stage", "attention"};
+  if (s.framework == Framework::torchtune) out.carried.push_back("framework");
+  else out.not_expressible.emplace_back("framework", "a torchtune line trains with torchtune's recipes");
+
+  // The model and the config it starts from.
+  const TorchtuneBuilder* b = import_detail::torchtune_builder_for(s.model.preset);
+  std::string config;
+  if (s.method == Method::freeze) out.not_expressible.emplace_back("method", "torchtune's recipes train in full or with LoRA adapters");
+  if (!b) {
+    out.not_expressible.emplace_back("model", "the model has no torchtune builder in this export (torchtune/models/*/_model_builders.py)");
+  } else {
+    out.carried.push_back("model");
+    config = base_config(*b, s.method == Method::freeze ? Method::full : s.method, single);
+    const std::string prefix = s.method == Method::qlora ? "qlora_" : s.method == Method::lora ? "lora_" : "";
+    set("model", std::string("torchtune.models.") + b->family + "." + prefix + b->builder);
+    if (config.empty()) out.not_expressible.emplace_back("model", "torchtune ships no built-in config for this model, method and GPU count");
+  }
+  const std::string recipe = std::string(adapters ? "lora" : "full") + "_finetune_" + (single ? "single_device" : "distributed");
+
+  // Adapters (models/<family>/_model_builders.py lora_* arguments; PEFT names -> torchtune's).
+  if (adapters) {
+    out.carried.push_back("lora");
+    if (s.method == Method::qlora) {
+      out.carried.push_back("qlora");
+      if (s.qlora.quant_type != Dtype::nf4 || !s.qlora.double_quant)
+        out.not_expressible.emplace_back("qlora", "torchtune quantizes the base to NF4 with quantized scalers (torchao to_nf4)");
+    }
+    set("model.lora_rank", std::to_string(s.lora.r));
+    set("model.lora_dropout", std::to_string(s.lora.lora_dropout));
+    set("model.use_dora", boolean(s.lora.use_dora));
+    std::set<std::string> names(s.lora.target_modules.begin(), s.lora.target_modules.end());
+    if (names.count("all-linear")) names = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+    if (names.erase("qkv_proj")) names.insert({"q_proj", "k_proj", "v_proj"});
+    if (names.erase("gate_up_proj")) names.insert({"gate_proj", "up_proj"});
+    std::vector<std::string> attn;
+    for (const char* n : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      if (names.erase(n)) attn.push_back(std::string(n) == "o_proj" ? "output_proj" : n);
+    const int mlp = static_cast<int>(names.erase("gate_proj") + names.erase("up_proj") + names.erase("down_proj"));
+    const bool output = names.erase("lm_head") > 0;
+    const bool other = s.lora.target_pattern || !s.lora.exclude_modules.empty() || s.lora.exclude_pattern ||
+                       !s.lora.layers_to_transform.empty() || !s.lora.rank_pattern.empty() || !s.lora.modules_to_save.empty();
+    if (!names.empty() || (mlp != 0 && mlp != 3) || other)
+      out.not_expressible.emplace_back("lora.target_modules", "torchtune adapts a subset of q/k/v/output projections, the whole MLP (apply_lora_to_mlp) and the output (apply_lora_to_output), on every layer");
+    std::string list;
+    for (const auto& a : attn) list += (list.empty() ? "" : ",") + a;
+    set("model.lora_attn_modules", "[" + list + "]");
+    set("model.apply_lora_to_mlp", boolean(mlp == 3));
+    if (b && std::string(b->family).rfind("gemma", 0) != 0) set("model.apply_lora_to_output", boolean(output));
+    else if (output) out.not_expressible.emplace_back("lora.target_modules", "Gemma's builders tie the output to the embedding and take no apply_lora_to_output");
+  }
+
+  // Batch, sequence and precision.
+  set("batch_size", std::to_string(s.batch.micro_batch_size));
+  set("gradient_accumulation_steps", std::to_string(s.batch.gradient_accumulation_steps));
+  if (s.batch.seq_length) set("tokenizer.max_seq_len", std::to_string(*s.batch.seq_length));
+  const ResolvedPrecision p = resolve_precision(s);
+  if (p.param_dtype == p.compute_dtype && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp32)) {
+    set("dtype", p.param_dtype == Dtype::bf16 ? "bf16" : "fp32");
+  } else {
+    set("dtype", "bf16");
+    out.not_expressible.emplace_back("precision.param_dtype", "torchtune trains weights and compute in one dtype, bf16 or fp32");
+  }
+  if (adapters && s.lora.adapter_dtype != p.param_dtype)
+    out.not_expressible.emplace_back("lora.adapter_dtype", "torchtune builds the adapters in the training dtype");
+
+  // Optimizer (recipes instantiate cfg.optimizer; torch's AdamW takes fused / foreach).
+  switch (s.precision.optimizer) {
+    case Optimizer::adamw:
+    case Optimizer::adam: {
+      set("optimizer", s.precision.optimizer == Optimizer::adamw ? "torch.optim.AdamW" : "torch.optim.Adam");
+      const OptimizerImplementation impl = optimizer_implementation(s);
+      set("optimizer.fused", boolean(impl == OptimizerImplementation::fused));
+      if (impl == OptimizerImplementation::for_loop)
+        out.not_expressible.emplace_back("precision.optimizer_implementation", "the for-loop step is not chosen by a config key");
+      break;
+    }
+    case Optimizer::sgd: set("optimizer", "torch.optim.SGD"); break;
+    case Optimizer::adamw_8bit: set("optimizer", "bitsandbytes.optim.AdamW8bit"); break;
+    case Optimizer::paged_adamw: set("optimizer", "bitsandbytes.optim.PagedAdamW"); break;
+    case Optimizer::paged_adamw_8bit: set("optimizer", "bitsandbytes.optim.PagedAdamW8bit"); break;
+    case Optimizer::lion: set("optimizer", "bitsandbytes.optim.Lion"); break;
+    default: out.not_expressible.emplace_back("precision.optimizer", "no optimizer component of this kind in the export"); break;
+  }
+  if (!adapters) {
+    out.carried.push_back("precision.optimizer_in_backward");
+    set("optimizer_in_bwd", boolean(s.precision.optimizer_in_backward));
+  } else if (s.precision.optimizer_in_backward) {
+    out.not_expressible.emplace_back("precision.optimizer_in_backward", "the LoRA recipes have no optimizer_in_bwd");
+  }
+
+  // Activations, loss and compile (recipes: enable_activation_*, cfg.loss, compile).
+  if (s.activation_checkpointing == Checkpointing::selective)
+    out.not_expressible.emplace_back("activation_checkpointing", "selective checkpointing is ac_mode/ac_option, not written by this export");
+  set("enable_activation_checkpointing", boolean(s.activation_checkpointing != Checkpointing::none));
+  if (s.activation_offload && s.activation_checkpointing == Checkpointing::none)
+    out.not_expressible.emplace_back("activation_offload", "the recipes offload only with activation checkpointing on");
+  set("enable_activation_offloading", boolean(s.activation_offload && s.activation_checkpointing != Checkpointing::none));
+  const LossImplementation loss = s.loss.implementation.value_or(framework_behaviour(s).loss);
+  if (loss == LossImplementation::chunked) {
+    set("loss", "torchtune.modules.loss.LinearCrossEntropyLoss");
+    set("loss.num_output_chunks", std::to_string(s.loss.num_chunks));
+  } else if (loss == LossImplementation::full) {
+    set("loss", "torch.nn.CrossEntropyLoss");
+  } else {
+    set("loss", "torchtune.modules.loss.LinearCrossEntropyLoss");
+    out.not_expressible.emplace_back("loss.implementation", "torchtune has no fused linear cross-entropy kernel; its chunked loss is written");
+  }
+  set("compile", boolean(s.compile));
+  if (s.compile && compile_scope(s) != CompileScope::blocks_and_loss)
+    out.not_expressible.emplace_back("compile", "torchtune's compile: True compiles the model and the loss");
+  if (s.attention != AttentionImplementation::sdpa)
+    out.not_expressible.emplace_back("attention", "torchtune's attention is torch's scaled_dot_product_attention");
+
+  // GPUs and sharding (torchrun options; training/_distributed.py shard_model).
+  std::string launch = "tune run";
+  if (!single) {
+    out.carried.insert(out.carried.end(), {"parallel.reshard_after_forward", "parallel.offload_param", "parallel.offload_optimizer"});
+    const std::int64_t per_node = std::min(par.gpus_per_node, par.world_size);
+    if (par.world_size % per_node == 0) {
+      launch += " --nnodes " + std::to_string(par.world_size / per_node) + " --nproc_per_node " + std::to_string(per_node);
+    } else {
+      launch += " --nnodes 1 --nproc_per_node " + std::to_string(par.world_size);
+      out.not_expressible.emplace_back("parallel.gpus_per_node", "the GPUs must fill whole nodes");
+    }
+    if (sharding_engine(s) != ShardingEngine::fsdp2 || par.zero_stage != 3)
+      out.not_expressible.emplace_back("parallel.sharding_engine", "torchtune's distributed recipes shard fully with FSDP2");
+    set("fsdp_reshard_after_forward", boolean(par.reshard_after_forward));
+    const bool offload = par.offload_param == OffloadTarget::cpu && par.offload_optimizer == OffloadTarget::cpu;
+    if (!offload && (par.offload_param != OffloadTarget::none || par.offload_optimizer != OffloadTarget::none))
+      out.not_expressible.emplace_back("parallel.offload_param", "FSDP2's CPU offload moves parameters, gradients and the optimizer step together");
+    set("fsdp_cpu_offload", boolean(offload));
+  } else if (par.offload_param != OffloadTarget::none || par.offload_optimizer != OffloadTarget::none) {
+    out.not_expressible.emplace_back("parallel.offload_param", "the single-device recipes do not offload states");
+  }
+  const bool full_distributed = !single && !adapters;
+  if (par.tensor_parallel_size > 1 || par.context_parallel_size > 1) {
+    if (full_distributed) {
+      out.carried.insert(out.carried.end(), {"parallel.tensor_parallel_size", "parallel.context_parallel_size"});
+      if (par.tensor_parallel_size > 1) set("tensor_parallel_dim", std::to_string(par.tensor_parallel_size));
+      if (par.context_parallel_size > 1) set("context_parallel_dim", std::to_string(par.context_parallel_size));
+    } else {
+      out.not_expressible.emplace_back("parallel.tensor_parallel_size", "tensor and context parallelism are in full_finetune_distributed only");
+    }
+  }
+  if (s.precision.fp8_compute) {
+    if (full_distributed) {
+      out.carried.push_back("precision.fp8_compute");
+      set("enable_fp8_training", "True");
+    } else {
+      out.not_expressible.emplace_back("precision.fp8_compute", "FP8 training is in full_finetune_distributed only");
+    }
+  }
+  if (s.rlhf) out.not_expressible.emplace_back("rlhf", "the DPO and PPO recipes are not written by this export");
+
+  std::string line = launch + " " + recipe + " --config " + (config.empty() ? std::string("CONFIG") : config);
+  for (const auto& o : overrides) line += " " + shell_word(o);
+  out.config = ConfigValue(line);
+  return out;
+}
+
+}  // namespace trainmem::export_detail
