@@ -258,7 +258,7 @@ export const STRINGS = {
   },
   zh: {
     import_title: '导入训练框架配置',
-    import_help: '拖入或选择同一次训练的一个或多个文件（accelerate 或 TRL 的 YAML 及其引用的 DeepSpeed JSON、TRL 或 Megatron-LM 的命令行或启动脚本），或粘贴其中一个。引擎按 trainmem import 的规则读取并填入表单；浏览器的"后退"可恢复原来的设置。',
+    import_help: '拖入或选择同一次训练的一个或多个文件（accelerate 或 TRL 的 YAML 及其引用的 DeepSpeed JSON、TRL 或 Megatron-LM 的命令行或启动脚本、torchtune 配置及其 tune run 命令行），或粘贴其中一个。引擎按 trainmem import 的规则读取并填入表单；浏览器的"后退"可恢复原来的设置。',
     import_choose: '选择文件', import_drop: '或拖放到此框', import_paste: '或粘贴文件内容或命令行',
     import_as: '粘贴的文本是', import_detect: '自动识别', import_command: '命令行',
     import_run: '导入', import_clear: '清除', import_model_paste: '它的 config.json', import_model_use: '用此 config.json 导入',
