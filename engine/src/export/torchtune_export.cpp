@@ -5,6 +5,7 @@
 // they read). The inverse of engine/src/import/torchtune_reader.cpp given the same config file.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <set>
 
 #include "../import/torchtune_builders.hpp"
@@ -69,6 +70,15 @@ std::string base_config(const TorchtuneBuilder& b, Method method, bool single) {
 
 std::string boolean(bool b) { return b ? "True" : "False"; }
 
+// A dropout probability as a YAML float OmegaConf reads back ("0.05", "0.0").
+std::string probability(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", p);
+  std::string out = text;
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
 // A word as bash reads it back: single-quoted when it holds anything but plain characters.
 std::string shell_word(const std::string& w) {
   const bool plain = std::all_of(w.begin(), w.end(), [](char c) {
@@ -117,7 +127,7 @@ ExportResult export_torchtune(const TrainingSetup& s) {
         out.not_expressible.emplace_back("qlora", "torchtune quantizes the base to NF4 with quantized scalers (torchao to_nf4)");
     }
     set("model.lora_rank", std::to_string(s.lora.r));
-    set("model.lora_dropout", std::to_string(s.lora.lora_dropout));
+    set("model.lora_dropout", probability(s.lora.lora_dropout));
     set("model.use_dora", boolean(s.lora.use_dora));
     std::set<std::string> names(s.lora.target_modules.begin(), s.lora.target_modules.end());
     if (names.count("all-linear")) names = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
@@ -143,7 +153,8 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   // Batch, sequence and precision.
   set("batch_size", std::to_string(s.batch.micro_batch_size));
   set("gradient_accumulation_steps", std::to_string(s.batch.gradient_accumulation_steps));
-  if (s.batch.seq_length) set("tokenizer.max_seq_len", std::to_string(*s.batch.seq_length));
+  // A length the document leaves to the preset's default is not written: the config's own applies.
+  if (s.batch.seq_length && !s.unstated.seq_length) set("tokenizer.max_seq_len", std::to_string(*s.batch.seq_length));
   const ResolvedPrecision p = resolve_precision(s);
   if (p.param_dtype == p.compute_dtype && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp32)) {
     set("dtype", p.param_dtype == Dtype::bf16 ? "bf16" : "fp32");
@@ -151,6 +162,12 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     set("dtype", "bf16");
     out.not_expressible.emplace_back("precision.param_dtype", "torchtune trains weights and compute in one dtype, bf16 or fp32");
   }
+  // The recipes build the model under set_default_dtype(dtype): no fp32 master copy, optimizer
+  // states in the training dtype. A document saying so is carried; one that asks otherwise is not.
+  if (!s.precision.master_weights.value_or(false) && s.precision.optimizer_state_dtype.value_or(p.param_dtype) == p.param_dtype)
+    out.carried.insert(out.carried.end(), {"precision.master_weights", "precision.optimizer_state_dtype"});
+  else
+    out.not_expressible.emplace_back("precision.master_weights", "torchtune keeps no fp32 master copy; optimizer states are in the training dtype");
   if (adapters && s.lora.adapter_dtype != p.param_dtype)
     out.not_expressible.emplace_back("lora.adapter_dtype", "torchtune builds the adapters in the training dtype");
 
