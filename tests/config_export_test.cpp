@@ -391,3 +391,36 @@ TEST_CASE("a torchtune export lists what a tune run line cannot say", "[export][
   CHECK(fields.count("precision.optimizer"));
   CHECK(r.at("config").get<std::string>().rfind("tune run lora_finetune_single_device --config llama3_1/8B_lora_single_device ", 0) == 0);
 }
+
+TEST_CASE("every torchtune fixture with its launch line: import, export, import again gives the same document", "[export][torchtune]") {
+  const json manifest = json::parse(fixture_text("expected.json"));
+  std::size_t cases = 0;
+  for (const auto& c : manifest.at("cases")) {
+    const auto names = c.at("files").get<std::vector<std::string>>();
+    if (names.size() != 2) continue;  // a config without its line has no GPU count to write
+    ++cases;
+    INFO(c.at("name").get<std::string>());
+    std::vector<trainmem::ConfigFile> files;
+    trainmem::Errors errors;
+    for (const auto& n : names) {
+      auto f = trainmem::cli::load_config_file(n, fixture_text(n), errors);
+      REQUIRE(f);
+      files.push_back(*f);
+    }
+    const auto first = trainmem::import_configs(files, trainmem::builtin_catalog());
+    REQUIRE(first.errors.empty());
+    const json doc = json::parse(trainmem::config_value_json(first.document));
+    const auto exported = trainmem::export_config(setup_of(doc), trainmem::ExportFormat::torchtune);
+    CHECK(exported.not_expressible.empty());
+    const std::string line = exported.config.as_string();
+    INFO(line);
+    // The line names the config it was read with (the fixtures are torchtune's built-in configs).
+    const std::string config_name = line.substr(line.find("--config ") + 9, line.find(' ', line.find("--config ") + 9) - line.find("--config ") - 9);
+    CHECK(config_name.substr(config_name.find('/') + 1) + ".yaml" == names[0]);
+    const auto second = trainmem::import_configs({files[0], trainmem::ConfigFile{"run.sh", {}, line}}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(second.errors));
+    REQUIRE(second.errors.empty());
+    CHECK(json::parse(trainmem::config_value_json(second.document)) == doc);
+  }
+  CHECK(cases >= 6);
+}

@@ -44,23 +44,26 @@ bool builtin_config(const std::string& name) {
       "gemma2/27B_lora_single_device", "gemma2/2B_qlora_single_device", "gemma2/9B_qlora_single_device",
       "gemma2/27B_qlora_single_device", "mistral/7B_full", "mistral/7B_full_low_memory", "mistral/7B_lora",
       "mistral/7B_lora_single_device", "mistral/7B_qlora_single_device", "phi3/mini_full", "phi3/mini_full_low_memory",
-      "phi3/mini_lora", "phi3/mini_lora_single_device", "phi3/mini_qlora_single_device"};
+      "phi3/mini_lora", "phi3/mini_lora_single_device", "phi3/mini_qlora_single_device", "llama3/8B_dora",
+      "llama3/8B_dora_single_device", "llama3/8B_qdora_single_device"};
   return names.count(name) > 0;
 }
 
 // The built-in config to start from: the model's config for this method and device count, or the
 // nearest one whose keys the same recipe reads (a QLoRA run starts from the LoRA config and swaps
-// the builder; a single-device full run from the low-memory config).
-std::string base_config(const TorchtuneBuilder& b, Method method, bool single) {
+// the builder; a single-device full run from the low-memory config; DoRA from the DoRA config
+// where torchtune ships one).
+std::string base_config(const TorchtuneBuilder& b, Method method, bool dora, bool single) {
   const std::string stem = std::string(b.family) + "/" + b.config_size + "_";
   const std::string kind = method == Method::full ? "full" : method == Method::qlora ? "qlora" : "lora";
   std::vector<std::string> candidates;
+  if (dora && method != Method::full) candidates.push_back(stem + (method == Method::qlora ? "qdora" : "dora") + (single ? "_single_device" : ""));
   if (single) {
-    candidates = {stem + kind + "_single_device"};
+    candidates.push_back(stem + kind + "_single_device");
     if (method == Method::full) candidates.push_back(stem + "full_low_memory");
     if (method == Method::qlora) candidates.push_back(stem + "lora_single_device");
   } else {
-    candidates = {stem + kind};
+    candidates.push_back(stem + kind);
     if (method == Method::qlora) candidates.push_back(stem + "lora");
   }
   for (const auto& c : candidates)
@@ -111,7 +114,7 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     out.not_expressible.emplace_back("model", "the model has no torchtune builder in this export (torchtune/models/*/_model_builders.py)");
   } else {
     out.carried.push_back("model");
-    config = base_config(*b, s.method == Method::freeze ? Method::full : s.method, single);
+    config = base_config(*b, s.method == Method::freeze ? Method::full : s.method, s.lora.use_dora, single);
     const std::string prefix = s.method == Method::qlora ? "qlora_" : s.method == Method::lora ? "lora_" : "";
     set("model", std::string("torchtune.models.") + b->family + "." + prefix + b->builder);
     if (config.empty()) out.not_expressible.emplace_back("model", "torchtune ships no built-in config for this model, method and GPU count");

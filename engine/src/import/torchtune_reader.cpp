@@ -374,7 +374,8 @@ class TorchtuneReader {
     // _FROM_HF). Phi-3's checkpoint fuses q/k/v (qkv_proj) and gate/up (gate_up_proj)
     // (models/phi3/_convert_weights.py).
     if (!attn) {
-      r_.error(error_code::missing_field, "model.lora_attn_modules", "the LoRA builders require lora_attn_modules (" + builders_file + ")");
+      if (!m.find("lora_attn_modules"))
+        r_.error(error_code::missing_field, "model.lora_attn_modules", "the LoRA builders require lora_attn_modules (" + builders_file + ")");
       return;
     }
     for (const auto& e : *attn) {
