@@ -107,6 +107,25 @@ for (const where of ['http', 'offline']) {
   });
 }
 
+test('a torchtune recipe config dropped with its tune run line gives the CLI\'s document and estimate', async ({ app, page }) => {
+  await app.open('http');
+  const before = await app.inputDoc();
+  // torchtune's llama3_1/8B_full.yaml with the launch line of its header (tests/fixtures/configs/torchtune/expected.json).
+  const files = ['8B_full.yaml', '8B_full.sh'];
+  await drop(page, files.map((f) => 'torchtune/' + f));
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const answer = cliImportFull(path.join(CONFIGS, 'torchtune'), files);
+  const expected = importedDoc(answer, before);
+  const doc = await app.inputDoc();
+  expect(doc).toEqual(expected);
+  expect(doc.framework).toBe('torchtune');
+  expect(doc.model).toEqual({ preset: 'llama-3.1-8b' });  // model: torchtune.models.llama3_1.llama3_1_8b
+  expect(doc.parallel.world_size).toBe(4);  // tune run --nproc_per_node 4
+  expect(await app.bytes('b-peak')).toBe(cli(expected).per_gpu.peak);
+  await expect(page.locator('#provenance tr[data-field="parallel.world_size"]')).toContainText('read from 8B_full.sh:--nproc_per_node');
+  await expect(page.getByTestId('import-unmodelled')).toContainText('8B_full.yaml:custom_sharded_layers');
+});
+
 test('a malformed YAML shows its line and column; a TOML too', async ({ app, page }) => {
   await app.open();
   await page.locator('#import > summary').click();
