@@ -71,3 +71,21 @@ test('a file shown for other inputs is hidden when the inputs change', async ({ 
   await expect(page.getByTestId('export-config-box')).toBeHidden();
   await expect(page.getByTestId('export-config-download')).toBeHidden();
 });
+
+test('the setup exported as a torchtune line is the CLI\'s line, with what it cannot carry listed', async ({ app, page }) => {
+  await app.open('http', SETUP);
+  const doc = await app.inputDoc();
+  const expected = cliExport(doc, 'torchtune');
+  // LoRA on 8 GPUs: torchtune's distributed LoRA recipe over Llama 3.1 8B's built-in LoRA config.
+  expect(expected.config).toMatch(/^tune run --nnodes 1 --nproc_per_node 8 lora_finetune_distributed --config llama3_1\/8B_lora /);
+  await page.getByTestId('export-format').selectOption('torchtune');
+  await page.getByTestId('export-config').click();
+  const text = page.getByTestId('export-config-text');
+  await expect(text).not.toBeEmpty();
+  const shown = await text.textContent();
+  expect(shown).toBe(expected.config + '\n');
+  for (const n of expected.not_exported) await expect(page.getByTestId('export-not-exported')).toContainText(`${n.field}: ${n.reason}`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-config-download').click()]);
+  expect(download.suggestedFilename()).toBe('tune_run.sh');
+  expect(fs.readFileSync(await download.path(), 'utf8')).toBe(shown);
+});

@@ -18,6 +18,7 @@ const FORMATS = {
   deepspeed: { file: 'ds_config.json', type: 'application/json', yaml: false },
   accelerate: { file: 'accelerate_config.yaml', type: 'application/yaml', yaml: true },
   axolotl: { file: 'axolotl.yaml', type: 'application/yaml', yaml: true },
+  torchtune: { file: 'tune_run.sh', type: 'text/x-shellscript', yaml: false },  // config is the tune run line itself
 };
 
 export class TrainerExport {
@@ -70,7 +71,8 @@ export class TrainerExport {
       byId('export-config-download').hidden = true;
       return;
     }
-    const text = FORMATS[format].yaml ? (await loadChunk('config-files')).yamlText(out.config) : JSON.stringify(out.config, null, 2) + '\n';
+    const text = typeof out.config === 'string' ? out.config + '\n'
+      : FORMATS[format].yaml ? (await loadChunk('config-files')).yamlText(out.config) : JSON.stringify(out.config, null, 2) + '\n';
     this.shown = { text, format };
     byId('export-config-text').textContent = text;
     byId('export-config-download').hidden = false;
