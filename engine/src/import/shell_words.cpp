@@ -3,6 +3,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace trainmem::import_detail {
 
@@ -250,6 +251,12 @@ class Expander {
   }
 
   void set(const std::string& name, Variable v) { vars_[name] = std::move(v); }
+  // A scalar variable's value (an array's first element), if the script set it.
+  std::optional<ShellWord> scalar(const std::string& name) const {
+    const auto it = vars_.find(name);
+    if (it == vars_.end()) return std::nullopt;
+    return it->second.values.empty() ? ShellWord{} : it->second.values.front();
+  }
   std::size_t bytes() const {
     std::size_t n = 0;
     for (const auto& [k, v] : vars_) for (const auto& s : v.values) n += s.text.size() + k.size();
@@ -342,10 +349,13 @@ ShellScript split_shell_script(const std::string& text) {
   std::size_t words_total = 0;
   ShellCommand current;
   bool in_assignments = true;  // leading VAR=value words of a command
+  bool exporting = false;      // the assignments follow "export"
+  std::set<std::string> exported;
   auto finish = [&] {
     if (!current.words.empty()) out.commands.push_back(std::move(current));
     current = ShellCommand{};
     in_assignments = true;
+    exporting = false;
   };
   for (std::size_t k = 0; k < tokens.size(); ++k) {
     const Token& t = tokens[k];
@@ -398,6 +408,8 @@ ShellScript split_shell_script(const std::string& text) {
       for (std::size_t j = k + 1; j < tokens.size() && !tokens[j].operator_token; ++j)
         if (assignment_name(tokens[j]).empty()) { command_follows = true; break; }
       if (!command_follows) vars.set(name, v);
+      else current.environment[name] = v.values.empty() ? ShellWord{} : v.values.front();
+      if (exporting) exported.insert(name);
       if (vars.bytes() > kMaxShellBytes) {
         out.error = "variables expand beyond " + std::to_string(kMaxShellBytes) + " bytes";
         out.error_line = t.line;
@@ -405,13 +417,18 @@ ShellScript split_shell_script(const std::string& text) {
       }
       continue;
     }
-    if (in_assignments && current.words.empty()) current.line = t.line;
+    if (in_assignments && current.words.empty()) {
+      current.line = t.line;
+      for (const auto& name : exported)
+        if (auto value = vars.scalar(name); value && !current.environment.count(name)) current.environment[name] = *value;
+    }
     in_assignments = false;
     // export / declare / local NAME=value: assignments too.
     if (current.words.empty() && !t.pieces.empty() && !t.pieces.front().quoted) {
       const std::string& w = t.pieces.front().text;
       if (t.pieces.size() == 1 && (w == "export" || w == "declare" || w == "local" || w == "readonly")) {
         in_assignments = true;
+        exporting = w == "export";
         continue;
       }
       // Reserved words that start a compound command (bash "Shell Grammar": if/then/elif/else,

@@ -5,6 +5,7 @@
 // left as written and flagged, never guessed.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct ShellWord {
 struct ShellCommand {
   std::vector<ShellWord> words;
   int line = 0;  // 1-based line where the command starts
+  // The environment the command's program sees from the script: its own leading NAME=value words
+  // and the variables the script exported before it (a launcher script such as torchtitan's
+  // run_train.sh reads NGPU from there).
+  std::map<std::string, ShellWord> environment;
 };
 
 struct ShellScript {
