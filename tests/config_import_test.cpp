@@ -223,7 +223,7 @@ TEST_CASE("two files that disagree are reported with both sources", "[import][co
   CHECK(r.errors[0].message.find("args.yaml:per_device_train_batch_size says 2") != std::string::npos);
 }
 
-TEST_CASE("configs of frameworks the import does not read are named, not guessed", "[import][errors]") {
+TEST_CASE("a config of no framework the import reads is refused as such, not guessed", "[import][errors]") {
   trainmem::Errors errors;
   auto other = trainmem::cli::load_config_file("x.yaml", "foo: 1\n", errors);
   REQUIRE(other);
@@ -895,4 +895,134 @@ TEST_CASE("tune run: a line without its config, a GPU count on a single-device r
   CHECK(has_key(r.unresolved, "run.sh:$GPUS"));
   CHECK_FALSE(as_json(r.document).at("parallel").contains("world_size"));
   CHECK(has_key(r.unresolved, "parallel.world_size"));
+}
+
+namespace {
+
+trainmem::ConfigFile command_line(const std::string& name, const std::string& text) {
+  trainmem::ConfigFile f;
+  f.name = name;
+  f.text = text;
+  return f;
+}
+
+std::optional<trainmem::ConfigFile> toml_file(const std::string& name, const std::string& text) {
+  trainmem::Errors errors;
+  return trainmem::cli::load_config_file(name, text, errors);
+}
+
+json document_value(const trainmem::ImportResult& r, const std::string& pointer) {
+  const json doc = as_json(r.document);
+  return doc.contains(json::json_pointer(pointer)) ? doc.at(json::json_pointer(pointer)) : json();
+}
+
+}  // namespace
+
+TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {
+  const fs::path folder = kConfigs / "torchtitan";
+  // Parameters of a flavor, by hand from models/llama3/model/model.py: embedding and untied output
+  // vocab x dim each; per layer wq dim x dim, wk and wv dim x (n_kv_heads x head_dim), wo dim x dim,
+  // w1, w2, w3 dim x hidden, two RMSNorm weights of dim; a final norm of dim.
+  struct Case {
+    const char* toml;
+    std::int64_t total;
+  } cases[] = {
+      // debugmodel: 2 x 2048 x 256 = 1,048,576; layer 4 x 256^2 + 3 x 256 x 768 + 512 = 852,480 x 6 =
+      // 5,114,880; + 256 -> 6,163,712.
+      {"debug_model.toml", 6163712},
+      // 8B: 2 x 128256 x 4096 = 1,050,673,152; layer 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 8192
+      // = 218,112,000 x 32 = 6,979,584,000; + 4096 -> 8,030,261,248 (Meta's published Llama-3-8B count).
+      {"llama3_8b.toml", 8030261248},
+      // 70B: 2 x 128256 x 8192 = 2,101,346,304; layer 2 x 8192^2 + 2 x 8192 x 1024 + 3 x 8192 x 28672 + 16384
+      // = 855,654,400 x 80 = 68,452,352,000; + 8192 -> 70,553,706,496.
+      {"llama3_70b.toml", 70553706496},
+      // 405B: 2 x 128256 x 16384 = 4,202,692,608; layer 2 x 16384^2 + 2 x 16384 x 1024 + 3 x 16384 x 53248
+      // + 32768 = 3,187,703,808 x 126 = 401,650,679,808; + 16384 -> 405,853,388,800.
+      {"llama3_405b.toml", 405853388800},
+  };
+  for (const auto& c : cases) {
+    INFO(c.toml);
+    const auto r = trainmem::import_configs(load(folder, {c.toml}), trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const auto e = trainmem::estimate_json(as_json(r.document).dump());
+    INFO(e.json);
+    REQUIRE(e.ok);
+    CHECK(json::parse(e.json).at("parameters").at("total").get<std::int64_t>() == c.total);
+  }
+}
+
+TEST_CASE("torchtitan: a torchrun line's --section.key arguments apply over the TOML", "[import][torchtitan][shell]") {
+  const fs::path folder = kConfigs / "torchtitan";
+  auto files = load(folder, {"llama3_8b.toml"});
+  files.push_back(command_line("launch.sh",
+                               "torchrun --nproc_per_node 8 --nnodes 2 -m torchtitan.train --job.config_file ./train_configs/llama3_8b.toml "
+                               "--training.local_batch_size 2 --parallelism.tensor_parallel_degree 2 --training.global_batch_size 64\n"));
+  const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  // 8 x 2 = 16 GPUs; shard degree -1 -> 16 / 2 (TP) = 8; global 64 / (local 2 x 8) = 4 accumulation steps.
+  CHECK(document_value(r, "/parallel/world_size") == 16);
+  CHECK(document_value(r, "/parallel/gpus_per_node") == 8);
+  CHECK(document_value(r, "/parallel/tensor_parallel_size") == 2);
+  CHECK(document_value(r, "/parallel/sequence_parallel") == true);
+  CHECK(document_value(r, "/batch/micro_batch_size") == 2);
+  CHECK(document_value(r, "/batch/gradient_accumulation_steps") == 4);
+  CHECK(origin_of(r, "batch.micro_batch_size") == "read from launch.sh:--training.local_batch_size");
+  CHECK(origin_of(r, "parallel.world_size") == "read from launch.sh:--nnodes");
+  CHECK(has_key(r.ignored, "llama3_8b.toml:training.local_batch_size"));
+  CHECK(has_key(r.ignored, "llama3_8b.toml:parallelism.tensor_parallel_degree"));
+  CHECK(has_key(r.ignored, "launch.sh:--job.config_file"));
+}
+
+TEST_CASE("torchtitan pipelining: microbatches, schedule and reshard policy", "[import][torchtitan]") {
+  auto toml = toml_file("pp.toml",
+                        "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 8\nglobal_batch_size = 64\nseq_len = 4096\n"
+                        "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
+                        "pipeline_parallel_microbatch_size = 2\n[activation_checkpoint]\nmode = \"none\"\n");
+  REQUIRE(toml);
+  const auto r = trainmem::import_configs({*toml, command_line("run.sh", "NGPU=8 ./run_train.sh\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  // 8 GPUs / PP 2 -> shard 4; global 64 / (local 8 x 4) = 2 steps, each of 8 / 2 = 4 pipeline
+  // microbatches of 2 samples: 8 microbatches per optimizer step (pipeline_parallel.py).
+  CHECK(document_value(r, "/batch/micro_batch_size") == 2);
+  CHECK(document_value(r, "/batch/gradient_accumulation_steps") == 8);
+  CHECK(document_value(r, "/parallel/pipeline_schedule") == "interleaved_1f1b");
+  CHECK(document_value(r, "/parallel/virtual_pipeline_stages") == 2);
+  // "default": no resharding after forward with pipelining (parallelize.py apply_fsdp).
+  CHECK(document_value(r, "/parallel/reshard_after_forward") == false);
+  CHECK(document_value(r, "/activation_checkpointing") == "none");
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK(origin_of(r, "parallel.world_size") == "read from run.sh:NGPU");
+  const auto e = trainmem::estimate_json(as_json(r.document).dump());
+  INFO(e.json);
+  CHECK(e.ok);
+}
+
+TEST_CASE("torchtitan: degrees the GPUs do not divide, and a launch without its TOML, are errors", "[import][torchtitan][errors]") {
+  auto toml = toml_file("tp3.toml", "[job]\ndescription = \"x\"\n[training]\nlocal_batch_size = 1\n[parallelism]\ntensor_parallel_degree = 3\n");
+  REQUIRE(toml);
+  auto r = trainmem::import_configs({*toml, command_line("run.sh", "NGPU=8 ./run_train.sh\n")}, trainmem::builtin_catalog());
+  REQUIRE(!r.errors.empty());
+  CHECK(r.errors[0].code == "inconsistent");
+  CHECK(r.errors[0].message.find("8 GPUs") != std::string::npos);
+  r = trainmem::import_configs({command_line("run.sh", "NGPU=8 CONFIG_FILE=llama3_8b.toml ./run_train.sh\n")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message.find("give its job config TOML") != std::string::npos);
+}
+
+TEST_CASE("torchtitan: the NGPU a script exports reaches run_train.sh; one it does not set is the script's default", "[import][torchtitan][shell]") {
+  const fs::path folder = kConfigs / "torchtitan";
+  auto files = load(folder, {"llama3_8b.toml"});
+  files.push_back(command_line("job.sh", "export NGPU=4\nCONFIG_FILE=llama3_8b.toml ./run_train.sh\n"));
+  auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 4);
+  // Not exported: bash does not pass it to the script, whose NGPU=${NGPU:-"8"} then applies.
+  files.back() = command_line("job.sh", "NGPU=4\n./run_train.sh\n");
+  r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
 }

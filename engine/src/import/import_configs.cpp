@@ -22,13 +22,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Formats recognised but not read yet: named in the error instead of "unknown".
-std::string unread_format(const ConfigValue& c) {
-  if (!c.is_object()) return "";
-  if (c.find("job") && c.find("training") && (c.find("parallelism") || c.find("model"))) return "torchtitan";
-  return "";
-}
-
 // ---- command lines -------------------------------------------------------------------------------
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -101,6 +94,7 @@ struct LaunchCommand {
   std::string program;   // "trl/scripts/sft.py", "trl sft", "pretrain_gpt.py"
   Flags launcher_flags, program_flags;
   int line = 0;
+  std::map<std::string, ShellWord> environment;  // what the script passes the command's program
 };
 
 std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::string& file) {
@@ -110,8 +104,15 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
   if (i >= w.size()) return std::nullopt;
   LaunchCommand out;
   out.line = c.line;
+  out.environment = c.environment;
   const std::string first = base_name(w[i].text);
   std::size_t launcher_begin = i + 1;
+  if (first == "run_train.sh") {  // torchtitan's launcher: torchrun over NGPU GPUs, the flags passed on
+    out.launcher = "run_train.sh";
+    out.program = "torchtitan.train";
+    out.program_flags = parse_flags(w, i + 1, w.size(), file);
+    return out;
+  }
   if (first.rfind("--", 0) == 0) {
     // A bare argument line (the arguments a launch script passes, without the command).
     out.program_flags = parse_flags(w, i, w.size(), file);
@@ -196,6 +197,61 @@ MegatronWorld megatron_world(const LaunchCommand& cmd, Reading& launcher) {
     world.source = launcher.file() + ": torchrun without --nproc_per_node (one process)";
   }
   return world;
+}
+
+// torchtitan's trainer (torchtitan/train.py, run as -m torchtitan.train or by run_train.sh), or a
+// command given its --job.config_file.
+bool torchtitan_command(const LaunchCommand& c) {
+  return c.launcher == "run_train.sh" || c.program == "torchtitan.train" || ends_with(c.program, "torchtitan/train.py") ||
+         c.program_flags.values.find("job.config_file");
+}
+
+// The GPU count and the --section.key overrides of a torchtitan launch: torchrun's --nproc_per_node x
+// --nnodes (torch/distributed/run.py), or run_train.sh's NGPU (run_train.sh: NGPU=${NGPU:-"8"},
+// torchrun --nproc_per_node=${NGPU}); its CONFIG_FILE names the job config when no flag does.
+TorchtitanLaunch torchtitan_launch(const std::string& file, const LaunchCommand& cmd, std::string& config_file) {
+  TorchtitanLaunch l;
+  l.file = file;
+  l.flags = cmd.program_flags.values;
+  l.shown = cmd.program_flags.shown;
+  l.unresolved = cmd.program_flags.unresolved;
+  for (const auto& n : cmd.launcher_flags.unresolved) l.unresolved.push_back(n);
+  if (const ConfigValue* cfg = l.flags.find("job.config_file"); cfg && cfg->is_string()) config_file = cfg->as_string();
+  if (cmd.launcher == "run_train.sh") {
+    if (const auto c = cmd.environment.find("CONFIG_FILE"); c != cmd.environment.end() && config_file.empty() && !c->second.unresolved)
+      config_file = c->second.text;
+    const auto ngpu = cmd.environment.find("NGPU");
+    if (ngpu == cmd.environment.end()) {
+      l.gpus_per_node = 8;
+      l.gpus_default = true;
+    } else if (auto n = integer_value(ConfigValue(ngpu->second.text)); n && *n >= 1 && !ngpu->second.unresolved) {
+      l.gpus_per_node = *n;
+      l.gpus_key = "NGPU";
+      l.shown.emplace("NGPU", "NGPU");
+    } else {
+      l.unresolved.push_back({file + ":NGPU", "NGPU=" + ngpu->second.text + " is not a GPU count the file states", ngpu->second.text});
+    }
+    return l;
+  }
+  if (cmd.launcher != "torchrun") {
+    l.unresolved.push_back({file + ":" + std::to_string(cmd.line), "the trainer runs without torchrun: the GPU count is not in the file", cmd.program});
+    return l;
+  }
+  for (const auto& [k, v] : cmd.launcher_flags.values.as_object()) {
+    const auto written = cmd.launcher_flags.shown.count(k) ? cmd.launcher_flags.shown.at(k) : k;
+    auto text = string_value(v);
+    if (k == "nproc_per_node" || k == "nnodes") {
+      auto n = integer_value(v);
+      if (!n || *n < 1) {
+        l.unresolved.push_back({file + ":" + written, k == "nnodes" ? "not a fixed node count" : "one process per device of the machine it runs on: the GPUs per node are not in the file", v});
+        continue;
+      }
+      (k == "nnodes" ? l.nodes : l.gpus_per_node) = *n;
+      (k == "nnodes" ? l.nodes_key : l.gpus_key) = k;
+      l.shown.emplace(k, written);
+    }
+  }
+  return l;
 }
 
 // A command line none of whose flags the trainer reader read (no field, no model, no named file,
@@ -450,6 +506,29 @@ void read_torchtune_runs(const std::vector<std::pair<std::string, const ConfigVa
     if (!used.count(i)) readings.push_back(read_torchtune_config(configs[i].first, *configs[i].second, nullptr));
 }
 
+// Each torchtitan job config with the launch line that names it (or the only launch line); a launch
+// whose config was not given is listed.
+void read_torchtitan_files(const std::vector<std::pair<std::string, const ConfigValue*>>& configs,
+                           const std::vector<std::pair<TorchtitanLaunch, std::string>>& launches, std::vector<Reading>& readings,
+                           ImportResult& result) {
+  std::vector<bool> used(launches.size(), false);
+  for (const auto& [name, content] : configs) {
+    std::optional<TorchtitanLaunch> launch;
+    for (std::size_t i = 0; i < launches.size() && !launch; ++i)
+      if (!used[i] && base_name(launches[i].second) == base_name(name)) used[i] = true, launch = launches[i].first;
+    for (std::size_t i = 0; i < launches.size() && !launch; ++i)
+      if (!used[i] && launches[i].second.empty() && configs.size() == 1) used[i] = true, launch = launches[i].first;
+    for (auto& r : read_torchtitan_config(name, *content, launch)) readings.push_back(std::move(r));
+  }
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    if (used[i]) continue;
+    const auto& [launch, config] = launches[i];
+    result.errors.push_back({error_code::unknown_config_format, launch.file,
+                             launch.file + ": a torchtitan launch" + (config.empty() ? "" : " of " + config) +
+                                 "; give its job config TOML beside it (the GPU count alone is not a run)"});
+  }
+}
+
 }  // namespace
 
 ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog& catalog, const ImportOptions& options) {
@@ -460,6 +539,9 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   for (const auto& f : files) given_files.insert(base_name(f.name));
   std::vector<std::pair<std::string, const ConfigValue*>> torchtune_configs;  // (file, content)
   std::vector<TuneRun> tune_runs;
+  // torchtitan: job configs and their launch lines (with the config file each names), read together below.
+  std::vector<std::pair<std::string, const ConfigValue*>> titan_configs;
+  std::vector<std::pair<TorchtitanLaunch, std::string>> titan_launches;
 
   for (const auto& f : files) {
     if (f.text) {
@@ -489,6 +571,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           continue;
         }
         found = true;
+        if (torchtitan_command(*cmd)) {
+          std::string config_file;
+          titan_launches.push_back({torchtitan_launch(f.name, *cmd, config_file), config_file});
+          continue;
+        }
         if (megatron_command(*cmd)) {
           if (!megatron_gpt(*cmd)) {
             result.errors.push_back({error_code::unknown_config_format, f.name,
@@ -536,14 +623,17 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                f.name + ": a trainer config is a mapping of keys, got " + f.content.summary()});
       continue;
     }
-    // A torchtune or torchtitan config is named first: its keys may include TrainingArguments
+    if (is_torchtitan_config(f.content)) {
+      titan_configs.emplace_back(f.name, &f.content);
+      continue;
+    }
+    // A torchtune config is named first: its keys may include TrainingArguments
     // names (torchtune recipes have gradient_accumulation_steps) that would read it as such.
     if (is_torchtune_config(f.content)) {
       torchtune_configs.emplace_back(f.name, &f.content);
       continue;
     }
-    const std::string unread = unread_format(f.content);
-    const std::string format = unread.empty() ? detect_structured_format(f.content) : "";
+    const std::string format = detect_structured_format(f.content);
     if (format == "hf_config") {
       model_config = std::make_pair(f.name, f.content);
       result.formats.emplace_back(f.name, "hf_config");
@@ -558,15 +648,15 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     } else if (format == "llamafactory") {
       readings.push_back(read_llamafactory_config(f.name, f.content));
     } else {
-      const std::string& known = unread;
       result.errors.push_back({error_code::unknown_config_format, f.name,
-                               known.empty() ? f.name + ": not a config this import reads (DeepSpeed JSON, accelerate YAML, "
-                                                        "HF TrainingArguments / TRL YAML or JSON, axolotl or LLaMA-Factory YAML, torchtune recipe YAML, command lines, config.json)"
-                                             : f.name + ": a " + known + " config; this import does not read " + known + " configs yet"});
+                               f.name + ": not a config this import reads (DeepSpeed JSON, accelerate YAML, HF TrainingArguments / "
+                                        "TRL YAML or JSON, axolotl or LLaMA-Factory YAML, torchtune recipe YAML, torchtitan TOML, "
+                                        "command lines and launch scripts, config.json)"});
     }
   }
 
   read_torchtune_runs(torchtune_configs, tune_runs, readings, result);
+  read_torchtitan_files(titan_configs, titan_launches, readings, result);
 
   // Files named by others but not given.
   for (auto& r : readings) {

@@ -84,7 +84,8 @@ class Reading {
     model_id = id;
     model_key = key(k);
   }
-  // A model built from the file's architecture arguments (Megatron-LM): its config.json and origin.
+  // A model built from the file's architecture arguments (Megatron-LM, a torchtitan flavor): its
+  // config.json and origin.
   std::optional<ConfigValue> built_model;
   std::string built_model_origin;
   // The file describes the model but it cannot be built (a note in `unresolved` says why).
@@ -196,6 +197,21 @@ struct ShellCommand;
 std::optional<TuneRun> tune_run_command(const ShellCommand& c, const std::string& file);
 // The config with the launch line's overrides applied (`run` may be null: the config alone).
 Reading read_torchtune_config(const std::string& file, const ConfigValue& content, const TuneRun* run);
+
+// torchtitan job config TOML (torchtitan_reader.cpp) with the launch line that runs it, if given.
+struct TorchtitanLaunch {
+  std::string file;
+  ConfigValue flags = ConfigValue::object();  // "--section.key value" as {"section.key": value}
+  ShownKeys shown;
+  std::optional<std::int64_t> gpus_per_node, nodes;
+  std::string gpus_key, nodes_key;  // the normalized flag or variable that gave them
+  bool gpus_default = false;        // run_train.sh's own NGPU default
+  std::vector<ImportNote> unresolved;
+};
+bool is_torchtitan_config(const ConfigValue& content);
+// The TOML's reading, then the launch line's (when given).
+std::vector<Reading> read_torchtitan_config(const std::string& file, const ConfigValue& content,
+                                            const std::optional<TorchtitanLaunch>& launch);
 
 // Pieces of the HF Trainer's arguments that other trainers built on it (axolotl) read the same way
 // (hf_trainer_reader.cpp).
