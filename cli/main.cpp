@@ -23,7 +23,8 @@ Usage:
   trainmem import [--document-only] [--model ID] FILE...
                                trainer configs (DeepSpeed JSON, accelerate YAML, HF TrainingArguments /
                                TRL YAML or JSON, axolotl or LLaMA-Factory YAML, torchtune recipe YAML,
-                               command lines and launch scripts, tune run lines) -> {document, provenance, ignored, unmodelled, unresolved};
+                               torchtitan TOML, command lines and launch scripts (tune run, run_train.sh,
+                               torchrun, Megatron-LM)) -> {document, provenance, ignored, unmodelled, unresolved};
                                --document-only prints the estimate document alone (pipe it into
                                `trainmem estimate -`); --model names a catalog model when the files
                                name one the catalog lacks
