@@ -95,6 +95,24 @@ test('every launch-script fixture: the page\'s file, the WASM import and trainme
   }
 });
 
+test('a torchtitan TOML with the launch line that overrides it: WASM equals the CLI', () => {
+  const cwd = configs + 'torchtitan';
+  const toml = 'llama3_8b.toml', launch = 'float8_launch.sh';
+  const request = {
+    files: [
+      { name: toml, content: run(['parse', toml], cwd) },
+      { name: launch, text: readFileSync(`${cwd}/${launch}`, 'utf8') },
+    ],
+  };
+  const wasm = JSON.parse(engine.import(JSON.stringify(request)));
+  assert.deepEqual(wasm, run(['import', toml, launch], cwd));
+  // run_train.sh's default 8 GPUs; --model.converters and --compile.enable over the TOML
+  // (tests/fixtures/configs/torchtitan/expected.json).
+  assert.equal(wasm.document.parallel.world_size, 8);
+  assert.equal(wasm.document.precision.fp8_compute, true);
+  assert.equal(wasm.document.compile, 'blocks_and_loss');
+});
+
 test('bad requests come back as error documents', () => {
   assert.equal(JSON.parse(engine.import('{')).error.code, 'invalid_json');
   assert.equal(JSON.parse(engine.import('{"files": []}')).error.code, 'missing_field');

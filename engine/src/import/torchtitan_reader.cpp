@@ -162,7 +162,6 @@ class TorchtitanReader {
     handled_.insert(k);
     return &it->second;
   }
-  void handled(const std::string& k) { handled_.insert(k); }
   void set(const std::string& field, ConfigValue v, const Source& s) { s.r->read(field, std::move(v), s.k); }
   void set_default(const std::string& field, ConfigValue v, const std::string& why) { toml_.trainer_default(field, std::move(v), why); }
   void ignore(const Source& s, const std::string& why) { s.r->ignore(s.k, *s.v, why); }
@@ -196,7 +195,7 @@ class TorchtitanReader {
         launch_.read("parallel.world_size", *launch->gpus_per_node * nodes, launch->nodes ? launch->nodes_key : launch->gpus_key);
       }
       world_ = *launch->gpus_per_node * nodes;
-      world_key_ = launch_.key(launch->gpus_key);
+      world_key_ = launch->gpus_default ? launch_.file() + ": run_train.sh's default NGPU=8" : launch_.key(launch->gpus_key);
     }
   }
 
