@@ -254,6 +254,7 @@ export const STRINGS = {
     format_accelerate: 'accelerate config', format_axolotl: 'axolotl', format_deepspeed: 'DeepSpeed config',
     format_hf_config: 'model config.json', format_hf_training_arguments: 'TrainingArguments', format_llamafactory: 'LLaMA-Factory',
     format_trl: 'TRL', format_torchtune: 'torchtune', format_torchtitan: 'torchtitan', format_megatron: 'Megatron-LM',
+    'format_torchtune launch line': 'tune run line', 'format_torchtitan launch': 'torchtitan launch line', format_torchrun: 'torchrun line',
     export_all_carried: 'nothing: the file carries every field of the setup',
   },
   zh: {
@@ -290,6 +291,7 @@ export const STRINGS = {
     format_accelerate: 'accelerate 配置', format_axolotl: 'axolotl', format_deepspeed: 'DeepSpeed 配置',
     format_hf_config: '模型 config.json', format_hf_training_arguments: 'TrainingArguments', format_llamafactory: 'LLaMA-Factory',
     format_trl: 'TRL', format_torchtune: 'torchtune', format_torchtitan: 'torchtitan', format_megatron: 'Megatron-LM',
+    'format_torchtune launch line': 'tune run 命令行', 'format_torchtitan launch': 'torchtitan 启动命令行', format_torchrun: 'torchrun 命令行',
     export_all_carried: '无：文件包含该配置的每个字段',
     export_trainer: '导出此配置为训练框架配置文件', export_config: '显示', export_config_download: '下载文件',
     export_not_exported: '文件中没有的字段（该格式没有对应的键）：',
