@@ -40,6 +40,52 @@ for (const where of ['http', 'subpath', 'offline']) {
   });
 }
 
+test('each input change is one engine call for everything shown, plus one solve in its own worker; typing supersedes', async ({ app, page }) => {
+  await interceptEngine(page, () => {});
+  await app.open();
+  await app.set('gpu', 'a100-80gb');
+  await app.solved();
+  await app.gpuTableDone();
+  const count = () => page.evaluate(() => window.__engineCalls.length);
+  const since = (n) => page.evaluate((from) => window.__engineCalls.slice(from), n);
+  for (const [path, value] of [['batch.seq_length', 2048], ['parallel.world_size', 16], ['method', 'lora'], ['gpu', 'h100-sxm-80gb'],
+    ['activation_checkpointing', 'full']]) {
+    const before = await count();
+    await app.set(path, value);
+    await app.solved();
+    await app.gpuTableDone();
+    const calls = await since(before);
+    expect(calls.map((c) => c.fn), path).toEqual(['overview', 'solve']);
+    expect(calls[0].lane, path).not.toBe(calls[1].lane);  // the solve runs in its own worker
+    const doc = await app.inputDoc();
+    expect(JSON.parse(calls[0].args[0]), path).toEqual(doc);
+    // The GPU table from that one call: a row's numbers are the CLI's estimate with that GPU.
+    for (const gpu of ['t4-16gb', 'h100-sxm-80gb', 'mi300x-192gb']) {
+      const expected = cli({ ...doc, gpu });
+      const row = page.locator(`#gpu-table tr[data-gpu="${gpu}"]`);
+      expect(Number(await row.getByTestId('peak-here').getAttribute('data-bytes')), path + ' ' + gpu).toBe(expected.per_gpu.peak);
+      expect(Number(await row.locator('td').nth(0).getAttribute('data-bytes')), path + ' ' + gpu).toBe(expected.gpu_capacity_bytes);
+      await expect(row.locator('[data-verdict]'), path + ' ' + gpu).toHaveAttribute('data-verdict', expected.verdict);
+    }
+  }
+  // Typing: at most one overview and one solve per keystroke (a newer one supersedes the older),
+  // nothing else, and the last of each is for the last keystroke.
+  const before = await count();
+  await app.field('batch.seq_length').fill('');
+  await app.field('batch.seq_length').pressSequentially('8192');
+  await app.settled();
+  await app.solved();
+  await app.gpuTableDone();
+  const calls = await since(before);
+  const of = (fn) => calls.filter((c) => c.fn === fn).map((c) => JSON.parse(c.args[0]));
+  expect(calls.filter((c) => c.fn !== 'overview' && c.fn !== 'solve')).toEqual([]);
+  expect(of('overview').length).toBeLessThanOrEqual(5);  // cleared, then four keystrokes
+  expect(of('solve').length).toBeLessThanOrEqual(5);
+  expect(of('overview').pop().batch.seq_length).toBe(8192);
+  expect(of('solve').pop().batch.seq_length).toBe(8192);
+  expect(await app.bytes('b-peak')).toBe(cli(await app.inputDoc()).per_gpu.peak);
+});
+
 test('a LoRA rank change updates the trainable parameters', async ({ app, page }) => {
   await app.open();
   await app.model('llama-2-7b');

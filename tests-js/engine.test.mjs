@@ -39,3 +39,17 @@ test('the catalog lists models and GPUs', () => {
   assert.ok(c.models.length >= 40);
   assert.ok(c.gpus.length >= 25);
 });
+
+test('the overview in wasm: the estimate and each catalog GPU row as the native CLI estimates them', () => {
+  const doc = { model: { preset: 'llama-3.1-8b' }, parallel: { world_size: 8, zero_stage: 3 }, gpu: 'h100-sxm-80gb' };
+  const out = JSON.parse(engine.overview(JSON.stringify(doc)));
+  assert.deepEqual(out.estimate, JSON.parse(native(doc)));
+  assert.deepEqual(out.gpus.map((g) => g.gpu), JSON.parse(engine.catalog('gpus')).gpus.map((g) => g.id));
+  for (const gpu of ['l4-24gb', 'a100-40gb', 'mi300x-192gb']) {
+    const want = JSON.parse(native({ ...doc, gpu }));
+    assert.deepEqual(out.gpus.find((g) => g.gpu === gpu),
+      { gpu, gpu_capacity_bytes: want.gpu_capacity_bytes, peak: want.per_gpu.peak, verdict: want.verdict });
+  }
+  const bad = { model: { preset: 'llama-3.1-8b' }, batch: { micro_batch_size: 0 } };
+  assert.deepEqual(JSON.parse(engine.overview(JSON.stringify(bad))), JSON.parse(native(bad)));
+});

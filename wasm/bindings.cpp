@@ -12,6 +12,8 @@ std::string estimate(const std::string& document) { return trainmem::estimate_js
 std::string catalog(const std::string& which) { return trainmem::catalog_json(which).json; }
 std::string activations(const std::string& document) { return trainmem::activations_json(document).json; }
 std::string solve(const std::string& document) { return trainmem::solve_json(document).json; }
+// Estimate document -> {"estimate", "gpus": every catalog GPU's verdict} (the page's one call per input).
+std::string overview(const std::string& document) { return trainmem::overview_json(document).json; }
 // {"files": [{"name", "text" | "content"}], "model"?, "document_only"?} -> the import document.
 std::string import_configs(const std::string& request) { return trainmem::import_json(request).json; }
 // Estimate document + "deepspeed" | "accelerate" -> {format, config, not_exported}.
@@ -28,6 +30,7 @@ EMSCRIPTEN_BINDINGS(trainmem) {
   emscripten::function("catalog", &catalog);
   emscripten::function("activations", &activations);
   emscripten::function("solve", &solve);
+  emscripten::function("overview", &overview);
   emscripten::function("import", &import_configs);
   emscripten::function("export", &export_config);
   emscripten::function("estimate_nanoseconds", &estimate_nanoseconds);

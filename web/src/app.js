@@ -264,14 +264,16 @@ export class App {
     this.stateSave.set(hash);
     byId('results').setAttribute('aria-busy', 'true');
     this.markPending();
-    let out;
+    /** @type {Output} the overview: {estimate, gpus}, or the estimate's error document */
+    let overview;
     try {
-      ({ out } = await this.engine.estimate('estimate', [JSON.stringify(doc)]));
+      ({ out: overview } = await this.engine.estimate('overview', [JSON.stringify(doc)]));
     } catch (e) {
       if (superseded(e)) return;
       throw e;
     }
     if (gen !== this.generation) return;
+    const out = overview.error ? overview : overview.estimate;
     this.renderResult(doc, out);
     byId('results').setAttribute('aria-busy', 'false');
     if (!this.firstEstimateMarked && !out.error) {
@@ -279,7 +281,7 @@ export class App {
       performance.mark('trainmem-first-estimate');
     }
     this.renderCompareAndChart();
-    await this.background(doc, out, this.store.doc.solve, gen);
+    await this.background(doc, out, overview.error ? [] : overview.gpus, this.store.doc.solve, gen);
   }
 
   // ---- results ----
@@ -440,14 +442,16 @@ export class App {
   }
 
   /**
-   * Every catalog GPU at this count, then the panel's solve (or the GPU table's fewest counts alone
-   * when no GPU is chosen).
+   * Every catalog GPU at this count (from the overview the estimate came with), then the panel's
+   * solve (or the GPU table's fewest counts alone when no GPU is chosen).
    * @param {Doc} doc
    * @param {Output} out
+   * @param {{gpu: string, gpu_capacity_bytes?: number | null, peak?: number | null, verdict?: string | null, error?: object}[]} gpus
+   *   the overview's row per catalog GPU
    * @param {Doc | undefined} options
    * @param {number} gen
    */
-  async background(doc, out, options, gen) {
+  async background(doc, out, gpus, options, gen) {
     try {
       if (out.error) {
         this.gpuTable.fillHere(() => ({ error: true }), this.unit);
@@ -456,15 +460,11 @@ export class App {
         this.settle();
         return;
       }
-      const here = await Promise.all(this.catalog.gpus.map(async (gpu) => {
-        const { out: o } = await this.engine.estimate('estimate', [JSON.stringify({ ...doc, gpu: gpu.id })], 'gpu:' + gpu.id);
-        /** @type {[string, import('./gpu-table.js').GpuHere]} */
-        const row = [gpu.id, o.error ? { error: true } : { usable: o.gpu_capacity_bytes, peak: o.per_gpu.peak, verdict: o.verdict || null }];
-        return row;
-      }));
-      if (gen !== this.generation) return;
-      const byGpu = new Map(here);
-      this.gpuTable.fillHere((id) => byGpu.get(id) || { error: true }, this.unit);
+      const byGpu = new Map(gpus.map((g) => [g.gpu, g]));
+      this.gpuTable.fillHere((id) => {
+        const g = byGpu.get(id);
+        return !g || g.error ? { error: true } : { usable: g.gpu_capacity_bytes ?? null, peak: g.peak ?? null, verdict: g.verdict || null };
+      }, this.unit);
       if (doc.gpu) {
         const request = WhatFits.request(doc, options, true);
         const t0 = performance.now();

@@ -47,6 +47,14 @@ JsonResult activations_json(std::string_view document);
 // solver.hpp, calibration.hpp, strategy_search.hpp).
 JsonResult solve_json(std::string_view document);
 
+// What the page shows for one input, in one call. An estimate document in (as estimate_json takes
+// it); out: {"estimate": estimate_json's output, "gpus": [one row per catalog GPU, in catalog
+// order]}, each row {"gpu": id, "gpu_capacity_bytes", "peak", "verdict"} (bytes; verdict "fits" |
+// "borderline" | "does_not_fit" | null) as estimate_json gives them for the document with "gpu" set
+// to that id, or {"gpu": id, "error": {code, field, message, params}} where that estimate fails.
+// When the document's own estimate fails, its error document.
+JsonResult overview_json(std::string_view document);
+
 // {"models": [...], "gpus": [...]}; `which` is "models", "gpus" or "" for both.
 JsonResult catalog_json(std::string_view which);
 

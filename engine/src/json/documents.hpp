@@ -31,6 +31,19 @@ nlohmann::json resolved_inputs(const nlohmann::json& doc, const TrainingSetup& s
 // "borderline": single document changes, each re-estimated, ranked by the bytes they save
 // (suggestions_document.cpp). Empty otherwise.
 nlohmann::json suggestions(const nlohmann::json& doc, const TrainingSetup& s, const Estimate& e, const nlohmann::json& verdict);
+// estimate_json's work on an estimate document: the output as a value (out; null with errors),
+// with the setup and estimate it came from.
+struct EstimateRun {
+  TrainingSetup setup;
+  Estimate estimate;
+  nlohmann::json out;
+  Errors errors;
+};
+EstimateRun run_estimate(std::string_view document);
+// An estimate whose byte counts overflowed a double (peak or training state not finite) is refused
+// with overflow_error() (code out_of_range).
+bool overflowed(const Estimate& e);
+FieldError overflow_error();
 // Bytes: an integer while exact in a double, else a plain number.
 nlohmann::json bytes_value(double bytes);
 

@@ -651,22 +651,44 @@ ParsedSetup parse_estimate_document(std::string_view document) {
   return parsed;
 }
 
+namespace json_io {
+
+bool overflowed(const Estimate& e) {
+  return !std::isfinite(e.per_gpu.peak.value_or(e.per_gpu.model_states)) || !std::isfinite(e.checkpoint.training_state_bytes);
+}
+
+FieldError overflow_error() {
+  return {error_code::out_of_range, "(document)", "the setup is too large to estimate (byte counts overflow)"};
+}
+
+EstimateRun run_estimate(std::string_view document) {
+  EstimateRun run;
+  ParsedSetup parsed = parse_estimate_document(document);
+  run.setup = std::move(parsed.setup);
+  run.errors = std::move(parsed.errors);
+  if (!run.errors.empty()) return run;
+  run.estimate = estimate(run.setup);
+  if (overflowed(run.estimate)) {
+    run.errors = {overflow_error()};
+    return run;
+  }
+  run.out = write_estimate(run.setup, run.estimate);
+  // The document read again (valid by now, NaN/Infinity tokens resolved as the first reading
+  // did) for which fields it gave and to change it.
+  Errors reread;
+  const json source = read_document(document, reread).value_or(json::object());
+  run.out["resolved"] = resolved_inputs(source, run.setup, run.estimate);
+  run.out["suggestions"] = suggestions(source, run.setup, run.estimate, run.out["verdict"]);
+  return run;
+}
+
+}  // namespace json_io
+
 JsonResult estimate_json(std::string_view document) {
   try {
-    ParsedSetup parsed = parse_estimate_document(document);
-    if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
-    const Estimate e = estimate(parsed.setup);
-    const double peak = e.per_gpu.peak.value_or(e.per_gpu.model_states);
-    if (!std::isfinite(peak) || !std::isfinite(e.checkpoint.training_state_bytes))
-      return {error_document({{error_code::out_of_range, "(document)", "the setup is too large to estimate (byte counts overflow)"}}), false};
-    json out = write_estimate(parsed.setup, e);
-    // The document read again (valid by now, NaN/Infinity tokens resolved as the first reading
-    // did) for which fields it gave and to change it.
-    Errors reread;
-    const json source = json_io::read_document(document, reread).value_or(json::object());
-    out["resolved"] = json_io::resolved_inputs(source, parsed.setup, e);
-    out["suggestions"] = json_io::suggestions(source, parsed.setup, e, out["verdict"]);
-    return {out.dump(2), true};
+    const json_io::EstimateRun run = json_io::run_estimate(document);
+    if (!run.errors.empty()) return {error_document(run.errors), false};
+    return {run.out.dump(2), true};
   } catch (const std::exception& ex) {
     return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
