@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -39,9 +40,11 @@ Exit status: 0 on success, 2 on invalid input (the error document is printed), 1
 All byte counts are bytes; GiB = 2^30 bytes, GB = 10^9 bytes.
 )";
 
-// Reads a document, keeping at most kMaxDocumentBytes + 1 bytes in memory (a larger one is
-// refused whatever it holds); `size` is the whole input's size.
-bool read_input(const std::string& path, std::string& out, std::uint64_t& size) {
+// Reads a document, keeping at most kMaxDocumentBytes + 1 bytes and reading no further: an endless
+// stream (`/dev/zero`, `yes | trainmem import -`) is refused, never read forever. `size`: the
+// bytes read, or for a regular file over the limit its whole size (known without reading it);
+// `exact` is false when only "more than the limit" is known.
+bool read_input(const std::string& path, std::string& out, std::uint64_t& size, bool& exact) {
   std::ifstream file;
   if (path != "-") {
     file.open(path, std::ios::binary);
@@ -49,27 +52,36 @@ bool read_input(const std::string& path, std::string& out, std::uint64_t& size) 
   }
   std::istream& in = path == "-" ? std::cin : file;
   std::vector<char> chunk(1 << 16);
-  size = 0;
-  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+  while (out.size() <= trainmem::kMaxDocumentBytes &&
+         (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)) {
     const auto got = static_cast<std::size_t>(in.gcount());
-    size += got;
-    if (out.size() <= trainmem::kMaxDocumentBytes) out.append(chunk.data(), std::min(got, trainmem::kMaxDocumentBytes + 1 - out.size()));
+    out.append(chunk.data(), std::min(got, trainmem::kMaxDocumentBytes + 1 - out.size()));
+  }
+  size = out.size();
+  exact = size <= trainmem::kMaxDocumentBytes;
+  std::error_code ec;
+  if (!exact && path != "-" && std::filesystem::is_regular_file(path, ec)) {
+    const auto whole = std::filesystem::file_size(path, ec);
+    if (!ec) size = whole, exact = true;
   }
   return !in.bad();
 }
 
-trainmem::FieldError too_large(const std::string& name, std::uint64_t size) {
+trainmem::FieldError too_large(const std::string& name, std::uint64_t size, bool exact) {
   return {trainmem::error_code::document_too_large, name,
-          (name == "(document)" ? std::string("the document") : name) + " is " + std::to_string(size) + " bytes; the limit is " + std::to_string(trainmem::kMaxDocumentBytes)};
+          (name == "(document)" ? std::string("the document") : name) + " is " + (exact ? "" : "more than ") +
+              std::to_string(exact ? size : trainmem::kMaxDocumentBytes) + " bytes; the limit is " +
+              std::to_string(trainmem::kMaxDocumentBytes)};
 }
 
 // read_input for one named input: one over the document limit is recorded in `errors`
 // (document_too_large naming it) and left unread. False when it cannot be read at all.
 bool read_within_limit(const std::string& path, const std::string& name, std::string& out, trainmem::Errors& errors) {
   std::uint64_t size = 0;
-  if (!read_input(path, out, size)) return false;
+  bool exact = true;
+  if (!read_input(path, out, size, exact)) return false;
   if (size > trainmem::kMaxDocumentBytes) {
-    errors.push_back(too_large(name, size));
+    errors.push_back(too_large(name, size, exact));
     out.clear();
   }
   return true;
