@@ -160,6 +160,19 @@ test('a UTF-16 file is named as such; files too large together are refused with 
   await expect(page.getByTestId('import-errors')).toContainText('at most 1048576 bytes per import');
 });
 
+test('a failed import after a good one shows nothing of the earlier result and says the form is unchanged', async ({ app, page }) => {
+  await app.open();
+  await drop(page, ['accelerate/' + YAML, 'accelerate/' + JSON_FILE]);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const after = await app.inputDoc();
+  await page.getByTestId('import-clear').click();
+  await page.getByTestId('import-text').fill('per_device_train_batch_size: 2\nlora_target_modules: [q_proj, v_proj\n');
+  await page.getByTestId('import-run').click();
+  await expect(page.getByTestId('import-errors')).toContainText('Nothing was imported: the form is unchanged.');
+  await expect(page.getByTestId('import-result')).toBeHidden();
+  expect(await app.inputDoc()).toEqual(after);
+});
+
 test('a command line naming a model the catalog lacks asks for its config.json, then imports with it', async ({ app, page }) => {
   await app.open();
   const before = await app.inputDoc();

@@ -179,6 +179,7 @@ export class ImportPanel {
     }
     if (refused.length) {
       this.errors = refused;
+      this.shown = null;
       this.render();
       return;
     }
@@ -252,6 +253,8 @@ export class ImportPanel {
       }
     }
     this.errors = errors.length ? errors : null;
+    // A failed import changes nothing: the result of an earlier one is no longer shown as this one's.
+    if (this.errors) this.shown = null;
     this.render();
   }
 
@@ -280,8 +283,9 @@ export class ImportPanel {
     ])));
     /** @type {EngineError[]} */
     const errors = this.errors || [];
-    byId('import-errors').replaceChildren(...errors.map((e) => el('li', { 'data-code': e.code }, [
-      el('code', { text: e.field || e.code }), document.createTextNode(' ' + e.message)])));
+    byId('import-errors').replaceChildren(...(errors.length ? [el('li', { text: t('import_nothing_applied') })] : []),
+      ...errors.map((e) => el('li', { 'data-code': e.code }, [
+        el('code', { text: e.field || e.code }), document.createTextNode(' ' + e.message)])));
     const needed = errors.find((e) => e.code === 'model_config_needed');
     byId('import-model').hidden = !needed;
     byId('import-model-note').textContent = needed ? t('import_model_needed') : '';
