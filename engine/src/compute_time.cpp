@@ -13,25 +13,37 @@ constexpr double kDefaultMatmulEfficiency = 0.803;
 // Output tile of the wave model (NVIDIA Matrix Multiplication Background User's Guide, §2.3:
 // cuBLAS tiles from 64 x 64 to 256 x 128; the middle is taken).
 constexpr double kTileRows = 128, kTileColumns = 128;
+// Streaming read + write at full occupancy over the vendor bandwidth: STREAM "scale" on an H100
+// PCIe, 1704 of 2000 GB/s (te42kyfo/gpu-benches cuda-stream/h100_pcie.txt @cdcc732).
+constexpr double kAchievableMemoryBandwidth = 1704.0 / 2000.0;
 // Fraction of the dense peak fused attention reaches (see the header for the sources).
 constexpr double kFlashAttention2Ampere = 0.50;  // Dao 2023: 50-73% on A100
-constexpr double kFlashAttention2Hopper = 0.35;  // Shah et al. 2024: FA2 at 35% on H100
+// Shah et al. 2024, Figures 5 and 6: FlashAttention-2 on H100 SXM5, head dim 128, 8k.
+constexpr double kFlashAttention2HopperForward = 333.0 / 989.0;   // causal forward
+constexpr double kFlashAttention2HopperBackward = 318.0 / 989.0;  // backward
 // FlashAttention-3 measured inside a Llama-3.1-8B training step on H200 (8k, causal FLOPs):
 // 447 of 989 TFLOP/s; FlashAttention-4 on B200: 834 of 2250 (stas00/ml-engineering @744d01e,
 // insights/when-to-upgrade-gpus/README.md, "Step decomposition @ 8k").
 constexpr double kFusedAttentionHopper = 447.0 / 989.0;
 constexpr double kFusedAttentionBlackwell = 834.0 / 2250.0;
 
-double attention_efficiency(GpuGeneration g, Framework f) {
+struct AttentionEfficiency {
+  double forward, backward;
+};
+
+AttentionEfficiency attention_efficiency(GpuGeneration g, Framework f) {
   // Megatron runs Transformer Engine's cuDNN fused attention; the PyTorch-based stacks run
-  // FlashAttention-2 (flash-attn or SDPA's flash backend).
+  // FlashAttention-2 (flash-attn or SDPA's flash backend). The in-step figures of the native
+  // kernels cover forward and backward together.
   const bool fused_cudnn = f == Framework::megatron;
+  constexpr AttentionEfficiency fa2_hopper{kFlashAttention2HopperForward, kFlashAttention2HopperBackward};
   switch (g) {
     case GpuGeneration::ampere:
-    case GpuGeneration::ada: return kFlashAttention2Ampere;
-    case GpuGeneration::hopper: return fused_cudnn ? kFusedAttentionHopper : kFlashAttention2Hopper;
-    case GpuGeneration::blackwell: return fused_cudnn ? kFusedAttentionBlackwell : kFlashAttention2Hopper;
-    default: return kFlashAttention2Hopper;
+    case GpuGeneration::ada: return {kFlashAttention2Ampere, kFlashAttention2Ampere};
+    case GpuGeneration::hopper: return fused_cudnn ? AttentionEfficiency{kFusedAttentionHopper, kFusedAttentionHopper} : fa2_hopper;
+    case GpuGeneration::blackwell:
+      return fused_cudnn ? AttentionEfficiency{kFusedAttentionBlackwell, kFusedAttentionBlackwell} : fa2_hopper;
+    default: return fa2_hopper;
   }
 }
 
@@ -47,8 +59,10 @@ DeviceRates device_rates(const GpuPerformance& gpu, Framework framework) {
     const double e8 = gpu.matmul_efficiency_fp8 > 0 ? gpu.matmul_efficiency_fp8 : e;
     r.fp8_matmul_flops_per_s = gpu.fp8_dense_flops_per_s * e8;
   }
-  r.attention_flops_per_s = gpu.bf16_dense_flops_per_s * attention_efficiency(gpu.generation, framework);
-  r.memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
+  const AttentionEfficiency a = attention_efficiency(gpu.generation, framework);
+  r.attention_flops_per_s = gpu.bf16_dense_flops_per_s * a.forward;
+  r.attention_backward_flops_per_s = gpu.bf16_dense_flops_per_s * a.backward;
+  r.memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s * kAchievableMemoryBandwidth;
   r.streaming_multiprocessors = static_cast<double>(gpu.streaming_multiprocessors);
   return r;
 }
@@ -67,6 +81,8 @@ double gemm_seconds(double m, double n, double k, double groups, double element_
 }
 
 double attention_seconds(double flops, const DeviceRates& r) { return flops / r.attention_flops_per_s; }
+
+double attention_backward_seconds(double flops, const DeviceRates& r) { return flops / r.attention_backward_flops_per_s; }
 
 double memory_seconds(double bytes, const DeviceRates& r) { return bytes / r.memory_bytes_per_s; }
 

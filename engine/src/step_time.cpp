@@ -34,7 +34,7 @@ constexpr double kFp32MatmulRate = 0.5;
 // Seconds of one layer of a group for one micro-batch on one GPU.
 struct LayerSeconds {
   double forward = 0, backward = 0, recompute = 0;
-  double attention_forward = 0;  // under which ring attention's traffic runs
+  double attention_forward = 0, attention_backward = 0;  // under which ring attention's traffic runs
 };
 
 struct Context {
@@ -168,10 +168,12 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
                       gemm(c, seq, static_cast<double>(at.v_head_dim), seq, heads, false);
     const double softmax = memory_seconds(scores * (c.act + 4 + 4 + c.act), c.rates);
     t.attention_forward = mm + softmax;
-    t.backward += 2 * mm + kBackwardOverForwardBytes * softmax;
+    t.attention_backward = 2 * mm + kBackwardOverForwardBytes * softmax;
   } else {
-    t.attention_forward = attention_seconds(tokens * f.executed / c.tp, c.rates);
-    t.backward += 2.5 * t.attention_forward;
+    // The fused kernel's backward runs 2.5x its forward FLOPs (flops.cpp) at its own rate.
+    const double flops = tokens * f.executed / c.tp;
+    t.attention_forward = attention_seconds(flops, c.rates);
+    t.attention_backward = attention_backward_seconds(2.5 * flops, c.rates);
   }
   if (c.cp > 1 && s.attention != AttentionImplementation::eager && s.parallel.context_parallel_kind == ContextParallelKind::ring) {
     // Ring attention merges each of the cp - 1 remote blocks' partial output into an fp32
@@ -181,9 +183,10 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
     const double outputs = tokens * static_cast<double>(g.attention.num_attention_heads * g.attention.v_head_dim) / c.tp;
     const double merge = memory_seconds((c.cp - 1) * outputs * (4 + 4 + c.act), c.rates);
     t.attention_forward += merge;
-    t.backward += kBackwardOverForwardBytes * merge;
+    t.attention_backward += kBackwardOverForwardBytes * merge;
   }
   t.forward += t.attention_forward;
+  t.backward += t.attention_backward;
   const double elementwise = memory_seconds(tokens * elementwise_bytes_per_token(c, g), c.rates);
   t.forward += elementwise;
   t.backward += kBackwardOverForwardBytes * elementwise;
@@ -314,6 +317,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   if (e.precision.compute_dtype == Dtype::fp32) {
     c.rates.matmul_flops_per_s *= kFp32MatmulRate;
     c.rates.attention_flops_per_s *= kFp32MatmulRate;
+    c.rates.attention_backward_flops_per_s *= kFp32MatmulRate;
   }
   c.behaviour = framework_behaviour(s);
   c.act = dtype_bytes(e.precision.compute_dtype);
@@ -389,7 +393,8 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
       }
       const LayerTraffic& lt = groups[g].traffic;
       // Tensor-parallel collectives and all-to-alls block; ring attention's sends run under the kernel.
-      const double attention = groups[g].trained.attention_forward * (1 + 2.5 + (s.activation_checkpointing == Checkpointing::full ? 1 : 0));
+      const LayerSeconds& trained = groups[g].trained;
+      const double attention = trained.attention_forward * (s.activation_checkpointing == Checkpointing::full ? 2 : 1) + trained.attention_backward;
       // Ulysses' all-to-alls block like the tensor-parallel collectives.
       const double context_exposed = s.parallel.context_parallel_kind == ContextParallelKind::ring
                                          ? std::max(0.0, lt.context.seconds - attention)

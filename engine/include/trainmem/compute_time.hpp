@@ -14,14 +14,21 @@
 //      GEMM is memory bound), in the operands' dtype.
 // Attention (FlashAttention-class fused kernels): FLOPs / (peak x a), a the fraction of the dense
 //   peak the kernel family reaches: FlashAttention-2 "50-73% of the theoretical maximum FLOPs/s
-//   on A100" (Dao 2023, arXiv 2307.08691, abstract; the low end is taken) and "only 35% utilization
-//   on the H100" (Shah et al. 2024, arXiv 2407.08608, abstract); the Hopper/Blackwell-native kernels
+//   on A100" (Dao 2023, arXiv 2307.08691, abstract; the low end is taken, forward and backward).
+//   FlashAttention-2 on Hopper runs its backward slower than its forward: on H100 SXM5, head dim
+//   128, sequence 8k, 333 TFLOP/s forward with the causal mask and 318 TFLOP/s backward, of 989
+//   (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608, Figure 5 "Attention forward speed"
+//   (causal, head dim 128) and Figure 6 "Attention backward speed" (head dim 128); the abstract's
+//   "only 35% utilization on the H100" is the forward's best). The Hopper/Blackwell-native kernels
 //   (FlashAttention-3/4, cuDNN fused attention under Transformer Engine, which Megatron runs) as
 //   measured inside a Llama-3.1-8B training step: 447 of 989 TFLOP/s on H200, 834 of 2250 on B200
 //   (stas00/ml-engineering, insights/when-to-upgrade-gpus/README.md, "Step decomposition @ 8k").
 //   Other devices take the lowest figure (FlashAttention-2 on Hopper).
-// Memory-bound ops (norms, activations, residual adds, softmax, casts, the optimizer step):
-//   bytes / memory bandwidth (the vendor peak).
+// Memory-bound ops (norms, activations, residual adds, softmax, casts, the optimizer step) and a
+//   GEMM's memory floor: bytes / (vendor memory bandwidth x 0.852), the fraction a streaming
+//   read + write kernel reaches: STREAM "scale" (A[i] = B[i] * c) at full occupancy on an H100 PCIe,
+//   1704 GB/s of its 2.0 TB/s (te42kyfo/gpu-benches cuda-stream/h100_pcie.txt @cdcc732, last row;
+//   NVIDIA H100 PCIe datasheet: 2 TB/s). Every GPU takes this fraction of its own figure.
 #pragma once
 
 #include "trainmem/training_setup.hpp"
@@ -33,8 +40,9 @@ struct DeviceRates {
   double peak_flops_per_s = 0;            // dense bf16
   double matmul_flops_per_s = 0;          // bf16 MAMF
   double fp8_matmul_flops_per_s = 0;      // fp8 MAMF; 0 without fp8 tensor cores
-  double attention_flops_per_s = 0;       // fused attention kernel, forward and backward
-  double memory_bytes_per_s = 0;
+  double attention_flops_per_s = 0;       // fused attention kernel, forward
+  double attention_backward_flops_per_s = 0;  // its backward
+  double memory_bytes_per_s = 0;          // achievable: the vendor figure x 0.852
   double streaming_multiprocessors = 0;   // 0: no wave model
 };
 
@@ -45,8 +53,9 @@ DeviceRates device_rates(const GpuPerformance& gpu, Framework framework);
 // Time of `groups` GEMMs of [m x k] x [k x n] in one kernel, operands of `element_bytes`.
 double gemm_seconds(double m, double n, double k, double groups, double element_bytes, bool fp8, const DeviceRates& rates);
 
-// Time of `flops` of fused attention.
+// Time of `flops` of fused attention, forward or backward.
 double attention_seconds(double flops, const DeviceRates& rates);
+double attention_backward_seconds(double flops, const DeviceRates& rates);
 
 // Time of a memory-bound op moving `bytes`.
 double memory_seconds(double bytes, const DeviceRates& rates);
