@@ -454,7 +454,7 @@ TEST_CASE("the vision tower's step time: its kernels on the first stage, forward
   // memory-bound ops per position: two LayerNorms read and write 1024 (2 x 2 x 2 x 1024 = 8192 bytes),
   // two residual adds 3 passes of 1024 (12,288), GELU 2 passes of 4096 (16,384) -> 36,864 bytes.
   const double layer = 4 * gemm_seconds(577, 1024, 1024, 1, 2, false, r) + gemm_seconds(577, 4096, 1024, 1, 2, false, r) +
-                       gemm_seconds(577, 1024, 4096, 1, 2, false, r) + attention_seconds(577 * 2363392.0, r) +
+                       gemm_seconds(577, 1024, 4096, 1, 2, false, r) + attention_seconds(577 * 2363392.0, 577, false, r) +
                        memory_seconds(577 * 36864.0, r);
   // Projector over 576 rows (the class token dropped): linear_1 1024 -> 4096, GELU (2 passes of
   // 4096), linear_2 4096 -> 4096 forward; backward: both weight gradients, linear_2's input

@@ -1,5 +1,7 @@
 // Step time: the device model by hand, the pipeline bubble, MFU/HFU definitions, run cost, and
 // when no time can be given.
+#include <cmath>
+
 #include "test_support.hpp"
 
 #include "trainmem/compute_time.hpp"
@@ -58,13 +60,27 @@ TEST_CASE("Attention kernel families: FlashAttention-2's slower backward vs cuDN
   const DeviceRates fa2 = device_rates(h100, Framework::torchtitan);
   CHECK(fa2.attention_flops_per_s == Approx(333.13e12).epsilon(1e-4));
   CHECK(fa2.attention_backward_flops_per_s == Approx(318.13e12).epsilon(1e-4));
-  // 1e12 FLOPs forward and their 2.5e12 backward: 1e12/333.13e12 + 2.5e12/318.13e12 = 3.002 ms +
-  // 7.858 ms.
-  CHECK(attention_seconds(1e12, fa2) + attention_backward_seconds(2.5e12, fa2) == Approx(10.860e-3).epsilon(1e-3));
+  // 1e12 FLOPs forward and their 2.5e12 backward over 8k sequences: 1e12/333.13e12 +
+  // 2.5e12/318.13e12 = 3.002 ms + 7.858 ms.
+  CHECK(attention_seconds(1e12, 8192, true, fa2) + attention_backward_seconds(2.5e12, 8192, fa2) == Approx(10.860e-3).epsilon(1e-3));
+  // The same figures by sequence length: at 2k the causal forward runs at 298 and the backward at
+  // 291 TFLOP/s (x 989.4/989): 1e12 / 298.12e12 = 3.354 ms and 2.5e12 / 291.12e12 = 8.588 ms.
+  CHECK(attention_seconds(1e12, 2048, true, fa2) == Approx(3.354e-3).epsilon(1e-3));
+  CHECK(attention_backward_seconds(2.5e12, 2048, fa2) == Approx(8.588e-3).epsilon(1e-3));
+  // Halfway (in log2) between 1k and 2k, 1448.15 keys: (260 + 298) / 2 = 279 TFLOP/s causal.
+  CHECK(attention_seconds(1e12, 1024 * std::sqrt(2.0), true, fa2) == Approx(1e12 / (279e12 * 989.4 / 989)));
+  // Without the mask (an encoder) at 8k: 370 TFLOP/s; beyond 16k the 16k bars hold: 335 and 322.
+  CHECK(attention_seconds(1e12, 8192, false, fa2) == Approx(1e12 / (370e12 * 989.4 / 989)));
+  CHECK(attention_seconds(1e12, 65536, true, fa2) == Approx(1e12 / (335e12 * 989.4 / 989)));
+  CHECK(attention_backward_seconds(1e12, 65536, fa2) == Approx(1e12 / (322e12 * 989.4 / 989)));
+  // Below 512 the 512 bars: 191 causal forward.
+  CHECK(attention_seconds(1e12, 128, true, fa2) == Approx(1e12 / (191e12 * 989.4 / 989)));
   // cuDNN fused attention (Megatron) as measured in a training step, forward and backward alike.
   const DeviceRates cudnn = device_rates(h100, Framework::megatron);
   CHECK(cudnn.attention_flops_per_s == Approx(989.4e12 * 447 / 989));
   CHECK(cudnn.attention_backward_flops_per_s == cudnn.attention_flops_per_s);
+  // Measured at 8k only: the same rate at every length.
+  CHECK(attention_seconds(1e12, 2048, true, cudnn) == Approx(1e12 / (989.4e12 * 447 / 989)));
   CHECK(device_rates(a100(), Framework::megatron).attention_flops_per_s == Approx(312e12 * 0.50));
   CHECK(device_rates(a100(), Framework::megatron).attention_backward_flops_per_s == Approx(312e12 * 0.50));
 }

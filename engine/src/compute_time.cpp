@@ -18,9 +18,22 @@ constexpr double kTileRows = 128, kTileColumns = 128;
 constexpr double kAchievableMemoryBandwidth = 1704.0 / 2000.0;
 // Fraction of the dense peak fused attention reaches (see the header for the sources).
 constexpr double kFlashAttention2Ampere = 0.50;  // Dao 2023: 50-73% on A100
-// Shah et al. 2024, Figures 5 and 6: FlashAttention-2 on H100 SXM5, head dim 128, 8k.
-constexpr double kFlashAttention2HopperForward = 333.0 / 989.0;   // causal forward
-constexpr double kFlashAttention2HopperBackward = 318.0 / 989.0;  // backward
+// FlashAttention-2 on H100 SXM5, head dim 128, TFLOP/s of 989 by sequence length 512, 1k, 2k, 4k,
+// 8k, 16k (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608: Figure 5, forward without and
+// with the causal mask; Figure 6, backward).
+constexpr double kFa2HopperForward[] = {309, 350, 362, 368, 370, 370};
+constexpr double kFa2HopperCausalForward[] = {191, 260, 298, 319, 333, 335};
+constexpr double kFa2HopperBackward[] = {214, 260, 291, 310, 318, 322};
+constexpr std::size_t kFa2HopperReference = 4;  // 8k: the rates device_rates reports
+constexpr double kFlashAttention2HopperForward = 333.0 / 989.0;   // causal forward at 8k
+constexpr double kFlashAttention2HopperBackward = 318.0 / 989.0;  // backward at 8k
+
+// A curve's value at `keys`: linear in log2(keys) between its points (512 x 2^i), flat beyond them.
+double curve_at(const double (&curve)[6], double keys) {
+  const double x = std::clamp(std::log2(std::max(keys, 1.0) / 512.0), 0.0, 5.0);
+  const auto i = static_cast<std::size_t>(std::min(4.0, std::floor(x)));
+  return curve[i] + (curve[i + 1] - curve[i]) * (x - static_cast<double>(i));
+}
 // FlashAttention-3 measured inside a Llama-3.1-8B training step on H200 (8k, causal FLOPs):
 // 447 of 989 TFLOP/s; FlashAttention-4 on B200: 834 of 2250 (stas00/ml-engineering @744d01e,
 // insights/when-to-upgrade-gpus/README.md, "Step decomposition @ 8k").
@@ -29,6 +42,7 @@ constexpr double kFusedAttentionBlackwell = 834.0 / 2250.0;
 
 struct AttentionEfficiency {
   double forward, backward;
+  bool by_sequence = false;  // FlashAttention-2 on Hopper: the figures' curves apply
 };
 
 AttentionEfficiency attention_efficiency(GpuGeneration g, Framework f) {
@@ -36,7 +50,7 @@ AttentionEfficiency attention_efficiency(GpuGeneration g, Framework f) {
   // FlashAttention-2 (flash-attn or SDPA's flash backend). The in-step figures of the native
   // kernels cover forward and backward together.
   const bool fused_cudnn = f == Framework::megatron;
-  constexpr AttentionEfficiency fa2_hopper{kFlashAttention2HopperForward, kFlashAttention2HopperBackward};
+  constexpr AttentionEfficiency fa2_hopper{kFlashAttention2HopperForward, kFlashAttention2HopperBackward, true};
   switch (g) {
     case GpuGeneration::ampere:
     case GpuGeneration::ada: return {kFlashAttention2Ampere, kFlashAttention2Ampere};
@@ -62,6 +76,7 @@ DeviceRates device_rates(const GpuPerformance& gpu, Framework framework) {
   const AttentionEfficiency a = attention_efficiency(gpu.generation, framework);
   r.attention_flops_per_s = gpu.bf16_dense_flops_per_s * a.forward;
   r.attention_backward_flops_per_s = gpu.bf16_dense_flops_per_s * a.backward;
+  r.attention_by_sequence = a.by_sequence;
   r.memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s * kAchievableMemoryBandwidth;
   r.streaming_multiprocessors = static_cast<double>(gpu.streaming_multiprocessors);
   return r;
@@ -80,9 +95,20 @@ double gemm_seconds(double m, double n, double k, double groups, double element_
   return std::max(flops / (rate * waves), bytes / r.memory_bytes_per_s);
 }
 
-double attention_seconds(double flops, const DeviceRates& r) { return flops / r.attention_flops_per_s; }
+double attention_seconds(double flops, double keys, bool causal, const DeviceRates& r) {
+  double rate = r.attention_flops_per_s;
+  if (r.attention_by_sequence) {
+    const auto& curve = causal ? kFa2HopperCausalForward : kFa2HopperForward;
+    rate *= curve_at(curve, keys) / kFa2HopperCausalForward[kFa2HopperReference];
+  }
+  return flops / rate;
+}
 
-double attention_backward_seconds(double flops, const DeviceRates& r) { return flops / r.attention_backward_flops_per_s; }
+double attention_backward_seconds(double flops, double keys, const DeviceRates& r) {
+  double rate = r.attention_backward_flops_per_s;
+  if (r.attention_by_sequence) rate *= curve_at(kFa2HopperBackward, keys) / kFa2HopperBackward[kFa2HopperReference];
+  return flops / rate;
+}
 
 double memory_seconds(double bytes, const DeviceRates& r) { return bytes / r.memory_bytes_per_s; }
 

@@ -170,10 +170,12 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
     t.attention_forward = mm + softmax;
     t.attention_backward = 2 * mm + kBackwardOverForwardBytes * softmax;
   } else {
-    // The fused kernel's backward runs 2.5x its forward FLOPs (flops.cpp) at its own rate.
+    // The fused kernel's backward runs 2.5x its forward FLOPs (flops.cpp) at its own rate; ring
+    // context parallelism runs it over chunks of seq / cp.
     const double flops = tokens * f.executed / c.tp;
-    t.attention_forward = attention_seconds(flops, c.rates);
-    t.attention_backward = attention_backward_seconds(2.5 * flops, c.rates);
+    const double keys = s.parallel.context_parallel_kind == ContextParallelKind::ring ? seq / c.cp : seq;
+    t.attention_forward = attention_seconds(flops, keys, fc.causal, c.rates);
+    t.attention_backward = attention_backward_seconds(2.5 * flops, keys, c.rates);
   }
   if (c.cp > 1 && s.attention != AttentionImplementation::eager && s.parallel.context_parallel_kind == ContextParallelKind::ring) {
     // Ring attention merges each of the cp - 1 remote blocks' partial output into an fp32

@@ -19,7 +19,10 @@
 //   128, sequence 8k, 333 TFLOP/s forward with the causal mask and 318 TFLOP/s backward, of 989
 //   (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608, Figure 5 "Attention forward speed"
 //   (causal, head dim 128) and Figure 6 "Attention backward speed" (head dim 128); the abstract's
-//   "only 35% utilization on the H100" is the forward's best). The Hopper/Blackwell-native kernels
+//   "only 35% utilization on the H100" is the forward's best). Shorter sequences run slower: the
+//   same figures' FlashAttention-2 bars from 512 to 16k (forward 309-370 TFLOP/s without the mask,
+//   191-335 with it, backward 214-322), read linearly in log2 of the kernel's sequence length and
+//   flat beyond 512 and 16k. The Hopper/Blackwell-native kernels
 //   (FlashAttention-3/4, cuDNN fused attention under Transformer Engine, which Megatron runs) as
 //   measured inside a Llama-3.1-8B training step: 447 of 989 TFLOP/s on H200, 834 of 2250 on B200
 //   (stas00/ml-engineering, insights/when-to-upgrade-gpus/README.md, "Step decomposition @ 8k").
@@ -40,8 +43,9 @@ struct DeviceRates {
   double peak_flops_per_s = 0;            // dense bf16
   double matmul_flops_per_s = 0;          // bf16 MAMF
   double fp8_matmul_flops_per_s = 0;      // fp8 MAMF; 0 without fp8 tensor cores
-  double attention_flops_per_s = 0;       // fused attention kernel, forward
-  double attention_backward_flops_per_s = 0;  // its backward
+  double attention_flops_per_s = 0;       // fused attention kernel, forward (causal, 8k keys)
+  double attention_backward_flops_per_s = 0;  // its backward (8k keys)
+  bool attention_by_sequence = false;     // FlashAttention-2 on Hopper: the rate follows the sequence length
   double memory_bytes_per_s = 0;          // achievable: the vendor figure x 0.852
   double streaming_multiprocessors = 0;   // 0: no wave model
 };
@@ -53,9 +57,10 @@ DeviceRates device_rates(const GpuPerformance& gpu, Framework framework);
 // Time of `groups` GEMMs of [m x k] x [k x n] in one kernel, operands of `element_bytes`.
 double gemm_seconds(double m, double n, double k, double groups, double element_bytes, bool fp8, const DeviceRates& rates);
 
-// Time of `flops` of fused attention, forward or backward.
-double attention_seconds(double flops, const DeviceRates& rates);
-double attention_backward_seconds(double flops, const DeviceRates& rates);
+// Time of `flops` of fused attention over sequences of `keys` tokens (the kernel's sequence length),
+// forward (with the causal mask or not) or backward.
+double attention_seconds(double flops, double keys, bool causal, const DeviceRates& rates);
+double attention_backward_seconds(double flops, double keys, const DeviceRates& rates);
 
 // Time of a memory-bound op moving `bytes`.
 double memory_seconds(double bytes, const DeviceRates& rates);
