@@ -124,3 +124,22 @@ TEST_CASE("All-to-all across nodes: the share bound for other nodes leaves throu
   CHECK(t.bytes_per_step.expert == Approx(2 * 15'728'640.0).epsilon(1e-12));
   CHECK(t.seconds_per_step.expert == Approx(2 * 15'728'640.0 / 86.25e9).epsilon(1e-12));
 }
+
+TEST_CASE("Offload: the host link at a large copy's 0.784 of its line rate", "[communication]") {
+  // cudaMemcpy of 1 GiB reaches 12.35 of PCIe 3.0 x16's 15.75 GB/s (te42kyfo/gpu-benches): the
+  // H100 SXM's PCIe 5.0 x16, 64e9 B/s per direction, gives 64e9 x 12.35 / 15.75 = 50.184e9 B/s.
+  const TrainingSetup s = setup_from(R"({"model": )" + kSmallLlama + R"(, "framework": "deepspeed",
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 2, "offload_optimizer": "cpu"}})");
+  const LinkRates links = link_rates(s);
+  CHECK(links.host_bytes_per_s == Approx(50.184127e9));
+  // ZeRO-Offload moves the GPU's gradient shard down and its parameter shard up once per step:
+  // 132,654,080 / 8 = 16,581,760 parameters x (2 + 2) bytes = 66,327,040 bytes at 50.184e9 B/s.
+  const DataParallelTraffic d = data_parallel_traffic(s, estimate(s), links);
+  CHECK(d.optimizer_offload.bytes == Approx(66'327'040.0));
+  CHECK(d.optimizer_offload.seconds == Approx(66'327'040.0 / 50.184127e9));
+  // A device without a host-link figure: PCIe 4.0 x16's 32e9 B/s x 12.35 / 15.75 = 25.092e9.
+  const TrainingSetup custom = setup_from(R"({"model": )" + kSmallLlama + R"(, "gpu": {"memory_bytes": 85899345920,
+    "bf16_dense_flops_per_s": 989.4e12, "memory_bandwidth_bytes_per_s": 3.35e12}})");
+  CHECK(link_rates(custom).host_bytes_per_s == Approx(25.092063e9));
+}

@@ -19,6 +19,10 @@ constexpr double kNcclLinkEfficiency = 370.0 / 450.0;
 constexpr double kDefaultInterNodeBytesPerS = 12.5e9 * 46.0 / 50.0;
 // Host link without a catalog figure: PCIe 4.0 x16, one direction.
 constexpr double kDefaultHostBytesPerS = 32e9;
+// What a large host <-> device copy reaches of the link's line rate: cudaMemcpy of 1 GiB on a V100
+// PCIe (PCIe 3.0 x16: 8 GT/s x 16 lanes x 128/130 / 8 bits = 15.75 GB/s) runs at 12.35 GB/s
+// (te42kyfo/gpu-benches README.md @01d2bb5, "cuda-memcpy" example output).
+constexpr double kHostLinkEfficiency = 12.35 / 15.75;
 
 double ring(double n) { return n > 1 ? (n - 1) / n : 0.0; }
 
@@ -32,11 +36,12 @@ LinkRates link_rates(const TrainingSetup& s) {
   const GpuPerformance* perf = s.gpu ? &s.gpu->performance : nullptr;
   l.node_gpus = static_cast<double>(s.parallel.gpus_per_node);
   if (perf && perf->intra_node_gpus > 0) l.node_gpus = static_cast<double>(perf->intra_node_gpus);
-  l.host_bytes_per_s = perf && perf->host_link_bytes_per_s > 0 ? perf->host_link_bytes_per_s : kDefaultHostBytesPerS;
+  const double host_line_rate = perf && perf->host_link_bytes_per_s > 0 ? perf->host_link_bytes_per_s : kDefaultHostBytesPerS;
+  l.host_bytes_per_s = host_line_rate * kHostLinkEfficiency;
   double intra = perf ? perf->intra_node_bytes_per_s : 0;
   // Without a measured figure: the interconnect's line rate in one direction (vendors state it
   // bidirectional) at NCCL's efficiency; a device without one talks over its host link.
-  if (intra <= 0) intra = (perf && perf->interconnect_bytes_per_s > 0 ? perf->interconnect_bytes_per_s / 2 : l.host_bytes_per_s) *
+  if (intra <= 0) intra = (perf && perf->interconnect_bytes_per_s > 0 ? perf->interconnect_bytes_per_s / 2 : host_line_rate) *
                           kNcclLinkEfficiency;
   l.intra_node_bytes_per_s = s.network.intra_node_bytes_per_s.value_or(intra);
   l.inter_node_bytes_per_s =

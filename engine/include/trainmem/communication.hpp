@@ -36,9 +36,11 @@
 //   ZeRO-3/FSDP every micro-batch: parameter all-gather in forward, again in backward when
 //               resharded after forward, and a gradient reduce-scatter (§7.2: 1.5x DDP's volume);
 //               HYBRID_SHARD also all-reduces its shard across the replicas.
-// Offload: optimizer offload moves the gradient shard down and the parameter shard up over the
-// host link (PCIe) once per step; parameter offload fetches the shard for forward and backward;
-// activation offload moves the saved activations out and back.
+// Offload: over the host link (PCIe) at 0.784 of its line rate (a large cudaMemcpy's 12.35 of
+// 15.75 GB/s on PCIe 3.0 x16, te42kyfo/gpu-benches README.md, "cuda-memcpy"): optimizer offload
+// moves the gradient shard down and the parameter shard up once per step; parameter offload
+// fetches the shard for forward and backward; activation offload moves the saved activations out
+// and back.
 #pragma once
 
 #include "trainmem/estimate.hpp"
