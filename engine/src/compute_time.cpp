@@ -86,13 +86,19 @@ double gemm_seconds(double m, double n, double k, double groups, double element_
   if (m <= 0 || n <= 0 || k <= 0 || groups <= 0) return 0;
   const double flops = 2 * m * n * k * groups;
   const double rate = fp8 && r.fp8_matmul_flops_per_s > 0 ? r.fp8_matmul_flops_per_s : r.matmul_flops_per_s;
-  double waves = 1;
+  double use = 1;  // useful share of the tile slots the kernel occupies
   if (r.streaming_multiprocessors > 0) {
-    const double tiles = std::ceil(m / kTileRows) * std::ceil(n / kTileColumns) * groups;
-    waves = std::min(1.0, tiles / r.streaming_multiprocessors);
+    // Tile quantization (§3.1): every output tile costs a full tile's work, so the padded
+    // ceil(m/128) x ceil(n/128) tiles hold m x n useful outputs; a side shorter than one tile is
+    // taken as run by a tile that narrow. Wave quantization (§3.2): the tiles run in
+    // ceil(tiles / SMs) waves of one tile per SM, the last one partly idle.
+    const double rows = std::min(m, kTileRows), columns = std::min(n, kTileColumns);
+    const double tiles = std::ceil(m / rows) * std::ceil(n / columns) * groups;
+    const double slots = std::ceil(tiles / r.streaming_multiprocessors) * r.streaming_multiprocessors;
+    use = m * n * groups / (slots * rows * columns);
   }
   const double bytes = element_bytes * (m * k + k * n + m * n) * groups;
-  return std::max(flops / (rate * waves), bytes / r.memory_bytes_per_s);
+  return std::max(flops / (rate * use), bytes / r.memory_bytes_per_s);
 }
 
 double attention_seconds(double flops, double keys, bool causal, const DeviceRates& r) {

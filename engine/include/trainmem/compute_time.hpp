@@ -6,10 +6,17 @@
 //      Matmul FLOPS (MAMF) measured by a brute-force shape search (stas00/ml-engineering,
 //      compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table"); per GPU
 //      in the catalog; 0.80 (the table's median NVIDIA bf16 row) where a GPU has no row.
-//   w  wave use: a GEMM with fewer 128 x 128 output tiles than the GPU has SMs leaves SMs idle
-//      (NVIDIA, "Matrix Multiplication Background User's Guide", §3.2 Wave Quantization); larger
-//      GEMMs are taken as balanced (cuBLAS split-K/stream-K kernels). Grouped GEMMs (MoE experts)
-//      count the tiles of every group.
+//   w  tile and wave use (NVIDIA, "Matrix Multiplication Background User's Guide", DU-09799-001,
+//      §3.1 Tile Quantization, §3.2 Wave Quantization): the output is cut into 128 x 128 tiles
+//      (§2.3: cuBLAS tiles run from 64 x 64 to 256 x 128), each SM runs one tile at a time, and a
+//      GEMM takes ceil(tiles / SMs) waves of a full tile each, so
+//        w = m n / (ceil(ceil(m/128) ceil(n/128) / SMs) x SMs x 128 x 128)
+//      (a partial tile costs a whole one; a partial last wave costs a whole wave; a side shorter
+//      than 128 is taken as run by a tile that narrow, so a GEMM of fewer tiles than SMs runs at
+//      tiles / SMs of the rate, never faster than one wave of full tiles allows). MAMF is the
+//      best shape's rate, which fills its tiles and waves. Grouped GEMMs (MoE experts) count the
+//      tiles of every group. Every GEMM of a step goes through this: forward (tokens x out),
+//      input gradient (tokens x in) and weight gradient (in x out, reduced over the tokens).
 //   bytes  A, B and C read/written once (§2 "Math And Memory Bounds": below the ops:byte ratio a
 //      GEMM is memory bound), in the operands' dtype.
 // Attention (FlashAttention-class fused kernels): FLOPs / (peak x a), a the fraction of the dense
