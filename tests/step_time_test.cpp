@@ -56,6 +56,32 @@ TEST_CASE("GEMM time: compute bound at MAMF, memory bound when thin, idle SMs wh
   CHECK(device_rates(other, Framework::hf_trainer).matmul_flops_per_s == Approx(312e12 * 0.803));
 }
 
+TEST_CASE("GEMM time on Hopper: a short reduction runs below MAMF as cuBLAS measured on sm_90", "[step_time]") {
+  // H100 SXM as in the catalog: 989.4 TFLOP/s bf16, MAMF 80.3% = 794.49 TFLOP/s, 132 SMs.
+  GpuPerformance h100 = a100();
+  h100.bf16_dense_flops_per_s = 989.4e12;
+  h100.matmul_efficiency_bf16 = 0.803;
+  h100.streaming_multiprocessors = 132;
+  h100.memory_bandwidth_bytes_per_s = 3.35e12;
+  h100.generation = GpuGeneration::hopper;
+  const DeviceRates r = device_rates(h100, Framework::megatron);
+  // 8192 x 8192 over k = 1024: 64 x 64 = 4096 tiles in ceil(4096/132) = 32 waves of 132:
+  // 4096/4224 = 0.96970; XLA's sm_90 table (batch 4 of 4096 x 4096 x k) has 725.51 TFLOP/s at
+  // k = 1k against 793.13 at 4k: 0.91474. 2 x 8192^2 x 1024 = 137.44 GFLOP at
+  // 794.49 x 0.96970 x 0.91474 = 704.74 TFLOP/s = 0.19502 ms (compute bound: its 150 MiB
+  // stream in 0.059 ms at 2.854 TB/s).
+  CHECK(gemm_seconds(8192, 8192, 1024, 1, 2, false, r) == Approx(0.19502e-3).epsilon(1e-4));
+  // Halfway between 1k and 2k (k = 1536): (725.51 + 764.58) / 2 / 793.13 = 0.93937; at k = 256 and
+  // below, 503.87 / 793.13 = 0.63530: 2 x 8192^2 x 200 = 26.84 GFLOP at 794.49 x 0.96970 x
+  // 0.63530 = 489.45 TFLOP/s = 54.84 us, still compute bound (its 140.7 MB stream in 49.3 us).
+  CHECK(gemm_seconds(8192, 8192, 1536, 1, 2, false, r) == Approx(2 * 8192.0 * 8192 * 1536 / (989.4e12 * 0.803 * 4096 / 4224 * 0.93937)).epsilon(1e-4));
+  CHECK(gemm_seconds(8192, 8192, 200, 1, 2, false, r) == Approx(54.84e-6).epsilon(1e-3));
+  // From k = 4096 on, the MAMF rate (with its waves); an Ampere GPU has no such measurement here.
+  CHECK(gemm_seconds(8192, 8192, 8192, 1, 2, false, r) == Approx(2 * 8192.0 * 8192 * 8192 / (989.4e12 * 0.803 * 4096 / 4224)));
+  const DeviceRates ampere = device_rates(a100(), Framework::megatron);
+  CHECK(gemm_seconds(8192, 8192, 1024, 1, 2, false, ampere) == Approx(2 * 8192.0 * 8192 * 1024 / (312e12 * 0.869 * 4096 / 4104)));
+}
+
 TEST_CASE("Attention kernel families: FlashAttention-2's slower backward vs cuDNN fused attention on Hopper", "[step_time]") {
   GpuPerformance h100 = a100();
   h100.bf16_dense_flops_per_s = 989.4e12;
@@ -159,22 +185,25 @@ TEST_CASE("Time is null, with the reason, when the device's speeds are unknown",
 }
 
 TEST_CASE("MoE dispatch: two more permutation passes when a rank holds more than one expert", "[step_time]") {
-  // Mixtral-shaped: h = 2048, 16 experts of 4096 (SwiGLU), top-2, 2 layers, 1024 tokens per GPU.
+  // Mixtral-shaped: h = 2048, 16 experts of 4096 (SwiGLU), top-2, 2 layers, 4096 tokens per GPU.
   // EP 8 leaves 2 experts per rank, EP 16 one. The expert GEMMs do the same FLOPs either way
-  // (rows per expert 1024 x 2 x EP / 16: 2 groups of 1024 rows at EP 8, 1 group of 2048 at EP 16),
-  // fill every SM (at least 16 x 16 = 256 tiles of 128 x 128 for 132 SMs) and stay compute bound
+  // (rows per expert 4096 x 2 x EP / 16: 2 groups of 4096 rows at EP 8, 1 group of 8192 at EP 16),
+  // in the same share of their waves (each output has as many tiles in all: 2 x 32 = 64 row tiles
+  // against 64; the weight gradients' 2 x 16 x 32 = 1024 tiles in 8 waves of 132 against 512 in
+  // 4: 1024/1056 = 512/528), every reduction at least 2048 long (the weight gradients' over the
+  // 4096 and 8192 rows are both past the Hopper curve's 4096 end), and stay compute bound
   // (intensity 2 m n k / (2 (m k + k n + m n)) above 237 FLOP/byte, the H100 ridge
   // 794.5e12 / 3.35e12), and the all-to-all is communication, so the compute differs by the
   // dispatcher's sort by local expert and its inverse alone: 2 x 2 passes (read + write) x 2 bytes
   // x 2 routed copies x 2048 = 32,768 bytes per token forward, x 3 with the backward (twice the
-  // forward's bytes), x 1024 tokens x 2 layers = 201,326,592 bytes at 2.854e12 B/s (achievable).
+  // forward's bytes), x 4096 tokens x 2 layers = 805,306,368 bytes at 2.854e12 B/s (achievable).
   const std::string model = R"({"model": {"hf_config": {"model_type": "mixtral", "hidden_size": 2048,
     "intermediate_size": 4096, "num_attention_heads": 16, "num_key_value_heads": 16, "num_hidden_layers": 2, "vocab_size": 32000,
     "num_local_experts": 16, "num_experts_per_tok": 2}}, "framework": "megatron", "batch": {"micro_batch_size": 1,
-    "seq_length": 1024}, "gpu": "h100-sxm-80gb", "parallel": {"zero_stage": 1, )";
+    "seq_length": 4096}, "gpu": "h100-sxm-80gb", "parallel": {"zero_stage": 1, )";
   const StepTime two = time_of(model + R"("world_size": 8, "expert_parallel_size": 8}})");
   const StepTime one = time_of(model + R"("world_size": 16, "expert_parallel_size": 16}})");
-  CHECK(two.breakdown.compute - one.breakdown.compute == Approx(201'326'592.0 / kH100Bandwidth).epsilon(1e-9));
+  CHECK(two.breakdown.compute - one.breakdown.compute == Approx(805'306'368.0 / kH100Bandwidth).epsilon(1e-9));
 }
 
 TEST_CASE("FSDP2 copies the gathered parameters out and the gradients into the reduce-scatter on the compute stream", "[step_time]") {

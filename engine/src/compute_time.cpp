@@ -28,6 +28,26 @@ constexpr std::size_t kFa2HopperReference = 4;  // 8k: the rates device_rates re
 constexpr double kFlashAttention2HopperForward = 333.0 / 989.0;   // causal forward at 8k
 constexpr double kFlashAttention2HopperBackward = 318.0 / 989.0;  // backward at 8k
 
+// cuBLAS bf16 on sm_90 by reduction length k = 256, 512, 1k, 2k, 4k, TFLOP/s (XLA's
+// matmul_interpolator_data.h "sm_90", batch 4 of 4096 x 4096 x k; see the header).
+constexpr double kHopperByReduction[] = {503.874974234136, 619.859436746254, 725.508891943538, 764.575547036718,
+                                         793.131337247852};
+
+// The share of the k = 4096 rate a GEMM reducing over `k` reaches: linear in k between the
+// measured points, flat beyond them (no transcendental call: this runs for every GEMM).
+double short_reduction_share(double k) {
+  if (k >= 4096) return 1;
+  if (k <= 256) return kHopperByReduction[0] / kHopperByReduction[4];
+  std::size_t i = 0;
+  double low = 256;
+  while (k > 2 * low) {
+    low *= 2;
+    ++i;
+  }
+  const double rate = kHopperByReduction[i] + (kHopperByReduction[i + 1] - kHopperByReduction[i]) * (k - low) / low;
+  return rate / kHopperByReduction[4];
+}
+
 // A curve's value at `keys`: linear in log2(keys) between its points (512 x 2^i), flat beyond them.
 double curve_at(const double (&curve)[6], double keys) {
   const double x = std::clamp(std::log2(std::max(keys, 1.0) / 512.0), 0.0, 5.0);
@@ -79,6 +99,7 @@ DeviceRates device_rates(const GpuPerformance& gpu, Framework framework) {
   r.attention_by_sequence = a.by_sequence;
   r.memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s * kAchievableMemoryBandwidth;
   r.streaming_multiprocessors = static_cast<double>(gpu.streaming_multiprocessors);
+  r.short_reduction_penalty = gpu.generation == GpuGeneration::hopper;
   return r;
 }
 
@@ -97,6 +118,7 @@ double gemm_seconds(double m, double n, double k, double groups, double element_
     const double slots = std::ceil(tiles / r.streaming_multiprocessors) * r.streaming_multiprocessors;
     use = m * n * groups / (slots * rows * columns);
   }
+  if (r.short_reduction_penalty) use *= short_reduction_share(k);
   const double bytes = element_bytes * (m * k + k * n + m * n) * groups;
   return std::max(flops / (rate * use), bytes / r.memory_bytes_per_s);
 }

@@ -1,7 +1,7 @@
 // How long a GPU takes for one matmul, one attention kernel or one memory-bound op, in seconds.
 //
 // Matmuls (GEMM, M x K times K x N, 2 M N K FLOPs):
-//   time = max(FLOPs / (peak x e x w), bytes / memory bandwidth)
+//   time = max(FLOPs / (peak x e x w x r), bytes / memory bandwidth)
 //   e  the largest throughput a matmul reaches on this GPU over its peak: Maximum Achievable
 //      Matmul FLOPS (MAMF) measured by a brute-force shape search (stas00/ml-engineering,
 //      compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table"); per GPU
@@ -17,6 +17,14 @@
 //      best shape's rate, which fills its tiles and waves. Grouped GEMMs (MoE experts) count the
 //      tiles of every group. Every GEMM of a step goes through this: forward (tokens x out),
 //      input gradient (tokens x in) and weight gradient (in x out, reduced over the tokens).
+//   r  the reduction's length (k) on Hopper: a GEMM with a short k spends more of each tile's time
+//      loading and storing it than multiplying. cuBLAS bf16 on sm_90 as XLA's GPU cost model
+//      measured it (openxla/xla via tensorflow/tensorflow @372d578,
+//      third_party/xla/xla/service/gpu/model/matmul_interpolator_data.h, kDefaultMatmulPTable,
+//      "sm_90", batch 4 of 4096 x 4096 x k): 503.9, 619.9, 725.5, 764.6 and 793.1 TFLOP/s at k =
+//      256, 512, 1k, 2k and 4k, so r = 0.635, 0.782, 0.915, 0.964 and 1 of the k = 4k rate (which
+//      matches MAMF, 794.5), linear in k between them and flat beyond (fp8 takes the bf16
+//      curve). Other generations have no such measurement here: r = 1.
 //   bytes  A, B and C read/written once (§2 "Math And Memory Bounds": below the ops:byte ratio a
 //      GEMM is memory bound), in the operands' dtype.
 // Attention (FlashAttention-class fused kernels): FLOPs / (peak x a), a the fraction of the dense
@@ -55,6 +63,7 @@ struct DeviceRates {
   bool attention_by_sequence = false;     // FlashAttention-2 on Hopper: the rate follows the sequence length
   double memory_bytes_per_s = 0;          // achievable: the vendor figure x 0.852
   double streaming_multiprocessors = 0;   // 0: no wave model
+  bool short_reduction_penalty = false;   // Hopper: the measured rate falls with a short k
 };
 
 // The rates of `gpu` for a job run by `framework` (which attention kernel family it uses).
