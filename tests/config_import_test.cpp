@@ -1026,3 +1026,56 @@ TEST_CASE("torchtitan: the NGPU a script exports reaches run_train.sh; one it do
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/parallel/world_size") == 8);
 }
+
+TEST_CASE("configs and launch lines of frameworks this import does not read are named", "[import][errors][frameworks]") {
+  // One realistic snippet per framework, modelled on the framework's own examples (cited in
+  // engine/src/import/other_frameworks.cpp). Each stops the import with unknown_config_format
+  // naming the framework, never read as another trainer's file at its defaults.
+  struct Case {
+    const char* framework;
+    trainmem::ConfigFile file;
+  };
+  auto parsed = [](const std::string& name, const std::string& text) {
+    auto f = toml_file(name, text);
+    REQUIRE(f);
+    return *f;
+  };
+  const std::vector<Case> cases = {
+      {"NeMo", parsed("megatron_gpt_config.yaml", "name: megatron_gpt\ntrainer:\n  devices: 8\n  num_nodes: 1\n  precision: bf16\n"
+                                                  "exp_manager:\n  explicit_log_dir: null\nmodel:\n  micro_batch_size: 4\n  global_batch_size: 8\n"
+                                                  "  tensor_model_parallel_size: 1\n  encoder_seq_length: 2048\n")},
+      {"NeMo", parsed("asr.yaml", "model:\n  preprocessor:\n    _target_: nemo.collections.asr.modules.AudioToMelSpectrogramPreprocessor\n")},
+      {"NeMo", command_line("run.sh", "python /opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py --config-path conf "
+                                      "trainer.devices=8 model.micro_batch_size=4\n")},
+      {"PyTorch Lightning", parsed("config.yaml", "seed_everything: 42\ntrainer:\n  accelerator: gpu\n  devices: 4\n  precision: bf16-mixed\n"
+                                                  "model:\n  class_path: my.Model\n  init_args:\n    lr: 0.001\ndata:\n  batch_size: 8\n")},
+      {"MaxText", parsed("base.yml", "run_name: x\nper_device_batch_size: 12.0\nbase_emb_dim: 2048\nbase_num_query_heads: 16\n"
+                                     "ici_fsdp_parallelism: -1\ngradient_accumulation_steps: 1\nmax_target_length: 2048\n")},
+      {"MaxText", command_line("run.sh", "python3 -m MaxText.train MaxText/configs/base.yml run_name=x per_device_batch_size=2 remat_policy=full\n")},
+      {"ms-swift", command_line("run.sh", "CUDA_VISIBLE_DEVICES=0 \\\nswift sft --model Qwen/Qwen2.5-7B-Instruct --train_type lora "
+                                          "--per_device_train_batch_size 1 --max_length 2048\n")},
+      {"ms-swift", parsed("sft.yaml", "model: Qwen/Qwen2.5-7B-Instruct\ntrain_type: lora\nper_device_train_batch_size: 1\nlearning_rate: 1.0e-4\n")},
+      {"LitGPT", command_line("run.sh", "litgpt finetune_lora meta-llama/Llama-2-7b-hf --train.micro_batch_size 2 --lora_r 8\n")},
+      {"LitGPT", parsed("lora.yaml", "checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nprecision: bf16-true\nlora_r: 8\n"
+                                     "train:\n  global_batch_size: 8\n  micro_batch_size: 2\n  max_seq_length: 512\n")},
+      {"OpenRLHF", command_line("run.sh", "deepspeed --module openrlhf.cli.train_sft --max_len 2048 --train_batch_size 256 "
+                                          "--micro_train_batch_size 2 --pretrain meta-llama/Meta-Llama-3-8B --bf16 --zero_stage 2 --gradient_checkpointing\n")},
+      {"Nanotron", parsed("config_tiny_llama.yaml", "general:\n  project: debug\nparallelism:\n  dp: 2\n  tp: 2\n  pp: 1\n"
+                                                    "tokens:\n  micro_batch_size: 2\n  sequence_length: 256\n  batch_accumulation_per_replica: 1\n")},
+      {"Colossal-AI", command_line("run.sh", "env OMP_NUM_THREADS=12 colossalai run --nproc_per_node 4 train.py --plugin gemini --batch_size 8\n")},
+  };
+  for (const auto& c : cases) {
+    INFO(c.framework << " " << c.file.name);
+    const auto r = trainmem::import_configs({c.file}, trainmem::builtin_catalog());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == "unknown_config_format");
+    CHECK(r.errors[0].message.find(std::string("this is a ") + c.framework) != std::string::npos);
+    CHECK(r.errors[0].message.find("enter the setup in the form") != std::string::npos);
+    REQUIRE_FALSE(r.errors[0].params.values.empty());
+    CHECK(std::get<std::string>(r.errors[0].params.values[0].second).rfind(c.framework, 0) == 0);
+  }
+  // A path under /nemo/ in another flag names no framework: a TRL line stays a TRL line.
+  const auto r = trainmem::import_configs({command_line("run.sh", "python train.py --model_name_or_path Qwen/Qwen2.5-7B --output_dir /data/nemo/out\n")},
+                                          trainmem::builtin_catalog());
+  CHECK(r.errors.empty());
+}

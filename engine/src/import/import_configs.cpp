@@ -3,9 +3,11 @@
 // and every document field gets its origin.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 
+#include "other_frameworks.hpp"
 #include "reading.hpp"
 #include "shell_words.hpp"
 #include "trainmem/config_import.hpp"
@@ -557,8 +559,15 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                  f.name + ":" + std::to_string(script.error_line) + ": " + script.error});
         continue;
       }
-      bool found = false;
+      bool found = false, other = false;
       for (const auto& c : script.commands) {
+        if (auto framework = found ? std::nullopt : other_framework_command(c)) {
+          const std::string where = f.name + ":" + std::to_string(c.line);
+          result.errors.push_back({error_code::unknown_config_format, f.name, other_framework_message(where, *framework, true),
+                                   {{"framework", framework->name}, {"file", where}, {"evidence", framework->evidence}}});
+          other = true;
+          break;
+        }
         if (auto tune = tune_run_command(c, f.name); tune && !found) {
           found = true;
           tune_runs.push_back(std::move(*tune));
@@ -613,7 +622,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         for (int line : script.conditions)
           result.unresolved.push_back({f.name + ":" + std::to_string(line),
                                        "a condition the import does not evaluate: the assignments of every branch apply, in order", nullptr});
-      if (!found)
+      if (!found && !other)
         result.errors.push_back({error_code::unknown_config_format, f.name,
                                  f.name + ": no training command found (python/accelerate launch/torchrun/deepspeed running a *.py script, trl <command>, or tune run)"});
       continue;
@@ -621,6 +630,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     if (!f.content.is_object()) {
       result.errors.push_back({error_code::unknown_config_format, f.name,
                                f.name + ": a trainer config is a mapping of keys, got " + f.content.summary()});
+      continue;
+    }
+    // Another framework's config is named before any reader sees it: its keys may include
+    // TrainingArguments names (MaxText's gradient_accumulation_steps) that would read it as such.
+    if (const auto framework = other_framework_config(f.content)) {
+      result.errors.push_back({error_code::unknown_config_format, f.name, other_framework_message(f.name, *framework, false),
+                               {{"framework", framework->name}, {"file", f.name}, {"evidence", framework->evidence}}});
       continue;
     }
     if (is_torchtitan_config(f.content)) {
