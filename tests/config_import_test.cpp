@@ -255,9 +255,10 @@ torchrun --nproc_per_node $GPUS --nnodes=${NNODES:-1} train_sft.py \
   CHECK(doc.at("batch").at("seq_length") == 4096);
   CHECK(doc.at("precision").at("compute_dtype") == "bf16");
   CHECK(origin_of(r, "batch.micro_batch_size") == "read from run.sh:--per_device_train_batch_size");
-  // $STEPS is never set: reported, and the accumulation count falls back to the trainer default.
-  CHECK(has_key(r.unresolved, "run.sh:--gradient_accumulation_steps"));
-  CHECK(origin_of(r, "batch.gradient_accumulation_steps").rfind("framework default", 0) == 0);
+  // $STEPS is never set: the field it would set is unresolved (absent, no default in its place).
+  CHECK(has_key(r.unresolved, "batch.gradient_accumulation_steps"));
+  CHECK(origin_of(r, "batch.gradient_accumulation_steps") == "unresolved: run.sh:--gradient_accumulation_steps $STEPS");
+  CHECK_FALSE(doc.at("batch").contains("gradient_accumulation_steps"));
 }
 
 TEST_CASE("the WASM request gives the CLI's answer", "[import][wasm]") {
@@ -892,9 +893,9 @@ TEST_CASE("tune run: a line without its config, a GPU count on a single-device r
   r = trainmem::import_configs(files, trainmem::builtin_catalog());
   INFO(trainmem::error_document(r.errors));
   REQUIRE(r.errors.empty());
-  CHECK(has_key(r.unresolved, "run.sh:$GPUS"));
   CHECK_FALSE(as_json(r.document).at("parallel").contains("world_size"));
   CHECK(has_key(r.unresolved, "parallel.world_size"));
+  CHECK(origin_of(r, "parallel.world_size") == "unresolved: run.sh:--nproc_per_node $GPUS");
 }
 
 namespace {
@@ -1027,6 +1028,90 @@ TEST_CASE("torchtitan: the NGPU a script exports reaches run_train.sh; one it do
   CHECK(document_value(r, "/parallel/world_size") == 8);
 }
 
+TEST_CASE("a flag given a variable the script does not set leaves its field unresolved, in every reader", "[import][shell][unresolved]") {
+  // Each case: a launch line whose value is an unset $VARIABLE. The field that flag sets is absent
+  // from the document, its provenance names the flag and the variable, and it is listed under
+  // `unresolved` by its field path, as parallel.world_size is; no framework default stands in.
+  struct Case {
+    const char* what;
+    std::vector<trainmem::ConfigFile> files;
+    const char* field;
+    const char* origin;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"TRL flags", {command_line("run.sh", "accelerate launch --num_processes 8 trl/scripts/sft.py --model_name_or_path Qwen/Qwen2.5-7B "
+                                                        "--max_length $SEQ --per_device_train_batch_size ${BS} --bf16\n")},
+                   "batch.seq_length", "unresolved: run.sh:--max_length $SEQ"});
+  cases.push_back({"HF TrainingArguments, braces", cases.back().files, "batch.micro_batch_size",
+                   "unresolved: run.sh:--per_device_train_batch_size ${BS}"});
+  cases.push_back({"torchrun's GPU count", {command_line("run.sh", "torchrun --nproc_per_node $GPUS --nnodes 2 train.py "
+                                                                   "--model_name_or_path Qwen/Qwen2.5-7B --max_length 2048\n")},
+                   "parallel.world_size", "unresolved: run.sh:--nproc_per_node $GPUS"});
+  cases.push_back({"Megatron-LM", {command_line("run.sh", "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2 "
+                                                          "--num-layers 24 --hidden-size 1024 --num-attention-heads 16 --seq-length $SEQ_LEN "
+                                                          "--max-position-embeddings 2048 --micro-batch-size 4 --global-batch-size 64 "
+                                                          "--vocab-size 50257 --bf16\n")},
+                   "batch.seq_length", "unresolved: run.sh:--seq-length $SEQ_LEN"});
+  auto tune = load(kConfigs / "torchtune", {"8B_full.yaml"});
+  tune.push_back(command_line("run.sh", "tune run --nproc_per_node $NGPU full_finetune_distributed --config 8B_full batch_size=$BS\n"));
+  cases.push_back({"torchtune key=$VAR", tune, "batch.micro_batch_size", "unresolved: run.sh:batch_size=$BS"});
+  cases.push_back({"tune run's GPU count", tune, "parallel.world_size", "unresolved: run.sh:--nproc_per_node $NGPU"});
+  auto titan = load(kConfigs / "torchtitan", {"llama3_8b.toml"});
+  titan.push_back(command_line("run.sh", "torchrun --nproc_per_node 8 -m torchtitan.train --job.config_file llama3_8b.toml --training.seq_len $X\n"));
+  // The TOML says seq_len = 8192, but the command line overrides it (torchtitan/config/manager.py).
+  cases.push_back({"torchtitan --section.key", titan, "batch.seq_length", "unresolved: run.sh:--training.seq_len $X"});
+  for (const auto& c : cases) {
+    INFO(c.what);
+    const auto r = trainmem::import_configs(c.files, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(origin_of(r, c.field) == c.origin);
+    CHECK(has_key(r.unresolved, c.field));
+    std::string pointer = std::string("/") + c.field;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    CHECK(document_value(r, pointer).is_null());
+  }
+  // What the line does state is still read: 8 processes of accelerate launch, --bf16.
+  const auto r = trainmem::import_configs(cases[0].files, trainmem::builtin_catalog());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK(document_value(r, "/precision/compute_dtype") == "bf16");
+}
+
+TEST_CASE("an unset variable yields to a value another file states, not to one its command line overrides", "[import][shell][unresolved]") {
+  trainmem::ConfigFile ds;
+  ds.name = "ds.json";
+  trainmem::Errors parse_errors;
+  ds.content = trainmem::parse_json_config(R"({"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 2}})", "ds.json", parse_errors).value();
+  auto r = trainmem::import_configs({ds, command_line("run.sh", "deepspeed train.py --deepspeed ds.json --model_name_or_path Qwen/Qwen2.5-7B "
+                                                                "--per_device_train_batch_size $BS\n")},
+                                    trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  // The DeepSpeed JSON states 4 (transformers asserts the two agree): used, and the note says so.
+  CHECK(document_value(r, "/batch/micro_batch_size") == 4);
+  CHECK(origin_of(r, "batch.micro_batch_size") == "read from ds.json:train_micro_batch_size_per_gpu");
+  REQUIRE(has_key(r.unresolved, "batch.micro_batch_size"));
+  // TRL's --config file: the command line overrides it, so its max_length does not stand in.
+  auto yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nmax_length: 2048\n");
+  REQUIRE(yaml);
+  r = trainmem::import_configs({*yaml, command_line("run.sh", "trl sft --config sft.yaml --max_length $SEQ\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(origin_of(r, "batch.seq_length") == "unresolved: run.sh:--max_length $SEQ");
+  CHECK(document_value(r, "/batch/seq_length").is_null());
+}
+
+TEST_CASE("--document-only refuses a document with unresolved fields instead of letting an estimate default them", "[import][unresolved]") {
+  const auto full = trainmem::import_files_json({command_line("run.sh", "python train.py --model_name_or_path Qwen/Qwen2.5-7B --max_length $SEQ\n")}, {}, false);
+  CHECK(full.ok);  // the full answer lists it
+  const auto only = trainmem::import_files_json({command_line("run.sh", "python train.py --model_name_or_path Qwen/Qwen2.5-7B --max_length $SEQ\n")}, {}, true);
+  CHECK_FALSE(only.ok);
+  const json e = json::parse(only.json);
+  CHECK(e.at("error").at("code") == "unresolved_value");
+  CHECK(e.at("error").at("field") == "batch.seq_length");
+  CHECK(e.at("error").at("params").at("origin") == "run.sh:--max_length $SEQ");
+}
+
 TEST_CASE("configs and launch lines of frameworks this import does not read are named", "[import][errors][frameworks]") {
   // One realistic snippet per framework, modelled on the framework's own examples (cited in
   // engine/src/import/other_frameworks.cpp). Each stops the import with unknown_config_format
@@ -1078,4 +1163,39 @@ TEST_CASE("configs and launch lines of frameworks this import does not read are 
   const auto r = trainmem::import_configs({command_line("run.sh", "python train.py --model_name_or_path Qwen/Qwen2.5-7B --output_dir /data/nemo/out\n")},
                                           trainmem::builtin_catalog());
   CHECK(r.errors.empty());
+}
+
+TEST_CASE("a GPU count no file gives is worded with the least the degrees need, never as 1 GPU against them", "[import][unresolved]") {
+  auto note = [](const trainmem::ImportResult& r, const std::string& key) {
+    for (const auto& n : r.unresolved) if (n.key == key) return n.reason;
+    return std::string();
+  };
+  // torchtitan: every degree given -> the world size is their product (parallel_dims.py asserts
+  // dp_replicate x dp_shard x cp x tp x pp == world_size): 1 x 4 x 2 x 1 x 1 = 8.
+  auto toml = toml_file("cp.toml", "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 1\nseq_len = 8192\n"
+                                   "[parallelism]\ndata_parallel_shard_degree = 4\ncontext_parallel_degree = 2\n");
+  REQUIRE(toml);
+  auto r = trainmem::import_configs({*toml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK_FALSE(has_key(r.unresolved, "parallel.world_size"));
+  // llama3_70b.toml: shard -1, tensor 8, no launch line: at least 8 GPUs (one data-parallel rank).
+  r = trainmem::import_configs(load(kConfigs / "torchtitan", {"llama3_70b.toml"}), trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(note(r, "parallel.world_size").find("at least 8 GPUs (tensor 8)") != std::string::npos);
+  CHECK(note(r, "parallel.world_size").find("the page keeps the GPU count its form holds") != std::string::npos);
+  CHECK(note(r, "parallel.world_size").find("1 GPU") == std::string::npos);
+  // Megatron-LM: TP 2 x PP 2 and a global batch, no launcher: at least 4 GPUs.
+  r = trainmem::import_configs({command_line("args.sh", "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --num-layers 24 "
+                                                         "--hidden-size 1024 --num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 "
+                                                         "--micro-batch-size 4 --global-batch-size 64 --vocab-size 50257\n")},
+                               trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(note(r, "args.sh:--global-batch-size").find("at least 4 GPUs (tensor 2 x pipeline 2)") != std::string::npos);
+  // A DeepSpeed ZeRO-3 JSON alone: one GPU is the least, and the page's own count is kept.
+  r = trainmem::import_configs(load(kConfigs / "deepspeed", {"zero_stage3_config.json"}), trainmem::builtin_catalog());
+  CHECK(note(r, "parallel.world_size").find("at least 1 GPU;") != std::string::npos);
+  CHECK(note(r, "parallel.world_size").find("the page keeps the GPU count its form holds") != std::string::npos);
 }

@@ -25,6 +25,9 @@ inline constexpr const char* model_config_needed = "model_config_needed";
 inline constexpr const char* invalid_yaml = "invalid_yaml";
 inline constexpr const char* invalid_toml = "invalid_toml";
 inline constexpr const char* invalid_encoding = "invalid_encoding";
+// --document-only with a field a script leaves to a variable it does not set: the document alone
+// cannot say so, and an estimate would take the engine's default in its place.
+inline constexpr const char* unresolved_value = "unresolved_value";
 }  // namespace error_code
 
 // One file as the user gave it.
@@ -49,7 +52,8 @@ struct ImportOptions {
 struct ImportResult {
   ConfigValue document = ConfigValue::object();  // an estimate input document
   // Every document field the estimate uses -> "read from FILE:key" | "framework default (source)"
-  // | "engine default", in document order.
+  // | "engine default" | "unresolved: FILE:--flag $VARIABLE" (the field is absent from the document:
+  // a value the script leaves to a variable it does not set), in document order.
   std::vector<std::pair<std::string, std::string>> provenance;
   std::vector<ImportNote> ignored;     // keys without an effect on memory
   std::vector<ImportNote> unmodelled;  // keys that affect memory but have no document field yet

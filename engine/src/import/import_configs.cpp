@@ -30,10 +30,19 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// A value of a command line that holds a variable the script does not set (`--max_length $SEQ`).
+struct OpenValue {
+  std::string key;      // as the reader looks it up: "max_length", "training.seq_len", "batch_size"
+  std::string shown;    // the key of its unresolved note: "FILE:--max_length"
+  std::string what;     // the variable: "$SEQ"
+  std::string written;  // as the provenance shows it: "FILE:--max_length $SEQ", "FILE:batch_size=$BS"
+};
+
 struct Flags {
   ConfigValue values = ConfigValue::object();
   ShownKeys shown;  // normalized key -> flag as written (the first time)
   std::vector<ImportNote> unresolved;
+  std::vector<OpenValue> open;  // the unresolved flags
 };
 
 // --key value..., --key=value, --flag (true). Keys lose their dashes and use '_' (argparse dest).
@@ -82,6 +91,7 @@ Flags parse_flags(const std::vector<ShellWord>& words, std::size_t begin, std::s
     if (unresolved) {
       ConfigValue shown_value = values.empty() ? ConfigValue(nullptr) : values.front();
       f.unresolved.push_back({file + ":" + written, what + " is not set in the file: " + written + " is not read", shown_value});
+      f.open.push_back({key, file + ":" + written, what, file + ":" + written + " " + (!values.empty() && values.front().is_string() ? values.front().as_string() : what)});
       continue;
     }
     ConfigValue v = values.empty() ? ConfigValue(true) : values.size() == 1 ? values.front() : ConfigValue(ConfigValue::Array(values));
@@ -218,6 +228,9 @@ TorchtitanLaunch torchtitan_launch(const std::string& file, const LaunchCommand&
   l.shown = cmd.program_flags.shown;
   l.unresolved = cmd.program_flags.unresolved;
   for (const auto& n : cmd.launcher_flags.unresolved) l.unresolved.push_back(n);
+  for (const auto& o : cmd.program_flags.open) l.open_flags.push_back({o.key, o.shown, o.what, o.written});
+  for (const auto& o : cmd.launcher_flags.open)
+    if (o.key == "nproc_per_node" || o.key == "nnodes") l.open_flags.push_back({o.key, o.shown, o.what, o.written});
   if (const ConfigValue* cfg = l.flags.find("job.config_file"); cfg && cfg->is_string()) config_file = cfg->as_string();
   if (cmd.launcher == "run_train.sh") {
     if (const auto c = cmd.environment.find("CONFIG_FILE"); c != cmd.environment.end() && config_file.empty() && !c->second.unresolved)
@@ -330,6 +343,60 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
     r.read("parallel.world_size", *per_node * nodes.value_or(1), nodes ? nodes_key : per_node_key);
   }
   return r;
+}
+
+// ---- values the script leaves unresolved -------------------------------------------------------------
+
+// Bounded work: each open value costs one more reading of its command.
+constexpr std::size_t kMaxOpenValues = 64;
+
+// field -> the sources it is read from (values a file states, not defaults).
+std::map<std::string, std::set<std::string>> read_sources(const std::vector<Reading>& readings) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& r : readings)
+    for (const auto& a : r.fields)
+      if (a.strength >= Strength::read) out[a.field].insert(a.source);
+  return out;
+}
+
+// The document fields each open value would set, found by reading the command again with that value
+// given a stand-in ("1": a count, true or 1.0, as the key is read): a field the stand-in reading
+// reads from a source the plain reading does not is the open value's. Such a field is reported as
+// unresolved, never filled with the framework's default (docs/import.md "Launch scripts"); the
+// value's own note moves to the field. `probe(value)` reads the command with that stand-in.
+void mark_open_fields(std::vector<Reading*> base, const std::vector<OpenValue>& open,
+                      const std::function<std::vector<Reading>(const OpenValue&)>& probe) {
+  if (open.empty() || base.empty()) return;
+  Reading& into = *base.back();
+  if (open.size() > kMaxOpenValues) {
+    into.errors.push_back({error_code::unsupported, into.file(),
+                           into.file() + ": " + std::to_string(open.size()) + " values hold variables the script does not set (at most " +
+                               std::to_string(kMaxOpenValues) + " are traced to their fields); set them in the script"});
+    return;
+  }
+  std::vector<Reading> plain;
+  for (const Reading* r : base) plain.push_back(*r);
+  const auto before = read_sources(plain);
+  for (const auto& o : open) {
+    const auto after = read_sources(probe(o));
+    bool opened = false;
+    for (const auto& [field, sources] : after) {
+      const auto b = before.find(field);
+      const bool added = std::any_of(sources.begin(), sources.end(), [&](const std::string& s) { return b == before.end() || !b->second.count(s); });
+      if (!added) continue;
+      into.open_fields.push_back({field, "unresolved: " + o.written, o.written, o.what, into.file()});
+      opened = true;
+    }
+    if (!opened) continue;
+    for (Reading* r : base)
+      r->unresolved.erase(std::remove_if(r->unresolved.begin(), r->unresolved.end(), [&](const ImportNote& n) { return n.key == o.shown; }),
+                          r->unresolved.end());
+  }
+}
+
+ConfigValue with_stand_in(ConfigValue values, const std::string& key) {
+  values.set(key, "1");
+  return values;
 }
 
 // ---- merging ---------------------------------------------------------------------------------------
@@ -502,7 +569,21 @@ void read_torchtune_runs(const std::vector<std::pair<std::string, const ConfigVa
     }
     used.insert(*match);
     result.formats.emplace_back(run.file, "torchtune launch line");
-    readings.push_back(read_torchtune_config(configs[*match].first, *configs[*match].second, &run));
+    Reading reading = read_torchtune_config(configs[*match].first, *configs[*match].second, &run);
+    std::vector<OpenValue> open;
+    for (const auto& o : run.open_overrides)
+      open.push_back({o.key, run.file + ":" + o.word, o.what, run.file + ":" + (o.key.rfind("--", 0) == 0 ? o.key + " " : "") + o.word});
+    mark_open_fields({&reading}, open, [&](const OpenValue& o) {
+      TuneRun stand_in = run;
+      if (o.key == "--nproc_per_node" || o.key == "--nnodes") {
+        (o.key == "--nnodes" ? stand_in.nnodes : stand_in.nproc_per_node) = ConfigValue("1");
+        stand_in.world_unresolved = false;
+      } else {
+        stand_in.overrides.push_back(o.key + "=1");
+      }
+      return std::vector<Reading>{read_torchtune_config(configs[*match].first, *configs[*match].second, &stand_in)};
+    });
+    readings.push_back(std::move(reading));
   }
   for (std::size_t i = 0; i < configs.size(); ++i)
     if (!used.count(i)) readings.push_back(read_torchtune_config(configs[i].first, *configs[i].second, nullptr));
@@ -514,13 +595,36 @@ void read_torchtitan_files(const std::vector<std::pair<std::string, const Config
                            const std::vector<std::pair<TorchtitanLaunch, std::string>>& launches, std::vector<Reading>& readings,
                            ImportResult& result) {
   std::vector<bool> used(launches.size(), false);
-  for (const auto& [name, content] : configs) {
+  for (const auto& config : configs) {
+    const std::string& name = config.first;
+    const ConfigValue* content = config.second;  // named, not bound: the stand-in reading below captures them
     std::optional<TorchtitanLaunch> launch;
     for (std::size_t i = 0; i < launches.size() && !launch; ++i)
       if (!used[i] && base_name(launches[i].second) == base_name(name)) used[i] = true, launch = launches[i].first;
     for (std::size_t i = 0; i < launches.size() && !launch; ++i)
       if (!used[i] && launches[i].second.empty() && configs.size() == 1) used[i] = true, launch = launches[i].first;
-    for (auto& r : read_torchtitan_config(name, *content, launch)) readings.push_back(std::move(r));
+    std::vector<Reading> read = read_torchtitan_config(name, *content, launch);
+    if (launch) {
+      std::vector<OpenValue> open;
+      for (const auto& o : launch->open_flags) open.push_back({o.key, o.shown, o.what, o.written});
+      std::vector<Reading*> base;
+      for (auto& r : read) base.push_back(&r);
+      // The launch line's --section.key flags override the TOML (torchtitan/config/manager.py).
+      if (read.size() > 1) read.back().overrides.push_back(base_name(name));
+      mark_open_fields(base, open, [&](const OpenValue& o) {
+        TorchtitanLaunch stand_in = *launch;
+        if (o.key == "nproc_per_node" || o.key == "nnodes") {
+          (o.key == "nnodes" ? stand_in.nodes : stand_in.gpus_per_node) = 1;
+          (o.key == "nnodes" ? stand_in.nodes_key : stand_in.gpus_key) = o.key;
+          if (!stand_in.gpus_per_node) stand_in.gpus_per_node = 1, stand_in.gpus_key = "nproc_per_node";
+          stand_in.shown.emplace(o.key, o.shown.substr(o.shown.find(':') + 1));
+        } else {
+          stand_in.flags = with_stand_in(stand_in.flags, o.key);
+        }
+        return read_torchtitan_config(name, *content, stand_in);
+      });
+    }
+    for (auto& r : read) readings.push_back(std::move(r));
   }
   for (std::size_t i = 0; i < launches.size(); ++i) {
     if (used[i]) continue;
@@ -597,6 +701,16 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           Reading program = read_megatron_arguments(f.name, cmd->program_flags.values, cmd->program_flags.shown, world);
           for (auto& n : cmd->program_flags.unresolved) program.unresolved.push_back(n);
           for (auto& n : cmd->launcher_flags.unresolved) program.unresolved.push_back(n);
+          mark_open_fields({&program}, cmd->program_flags.open, [&](const OpenValue& o) {
+            return std::vector<Reading>{read_megatron_arguments(f.name, with_stand_in(cmd->program_flags.values, o.key), cmd->program_flags.shown, world)};
+          });
+          mark_open_fields({&launcher, &program}, cmd->launcher_flags.open, [&](const OpenValue& o) {
+            LaunchCommand stand_in = *cmd;
+            stand_in.launcher_flags.values = with_stand_in(cmd->launcher_flags.values, o.key);
+            Reading l = read_launcher(f.name, stand_in);
+            const MegatronWorld w = megatron_world(stand_in, l);
+            return std::vector<Reading>{l, read_megatron_arguments(f.name, cmd->program_flags.values, cmd->program_flags.shown, w)};
+          });
           if (!cmd->launcher.empty()) readings.push_back(std::move(launcher));
           readings.push_back(std::move(program));
           continue;
@@ -615,7 +729,19 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                        "flags are not read, and its settings would silently become the trainer's defaults"});
           continue;
         }
-        if (!cmd->launcher.empty()) readings.push_back(read_launcher(f.name, *cmd));
+        mark_open_fields({&program}, cmd->program_flags.open, [&](const OpenValue& o) {
+          return std::vector<Reading>{read_hf_training_arguments(f.name, with_stand_in(cmd->program_flags.values, o.key), cmd->program,
+                                                                 cmd->program_flags.shown)};
+        });
+        if (!cmd->launcher.empty()) {
+          Reading launcher = read_launcher(f.name, *cmd);
+          mark_open_fields({&launcher, &program}, cmd->launcher_flags.open, [&](const OpenValue& o) {
+            LaunchCommand stand_in = *cmd;
+            stand_in.launcher_flags.values = with_stand_in(cmd->launcher_flags.values, o.key);
+            return std::vector<Reading>{read_launcher(f.name, stand_in)};
+          });
+          readings.push_back(std::move(launcher));
+        }
         readings.push_back(std::move(program));
       }
       if (found)
@@ -710,6 +836,34 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                                  c->second.a.source + " for " + field, a->value});
   }
 
+  // Fields a value the script leaves unresolved would set (`--max_length $SEQ`): absent from the
+  // document and listed under `unresolved` keyed by the field, as the GPU count is when no file gives
+  // it; whatever default stood in is dropped. A value another file states stays (the files must
+  // agree), unless the command line overrides that file.
+  std::map<std::string, Reading::OpenField> open;
+  for (const auto& r : readings)
+    for (const auto& o : r.open_fields) {
+      if (open.count(o.field)) continue;
+      const auto c = chosen.find(o.field);
+      if (c != chosen.end() && c->second.a.strength >= Strength::read) {
+        const std::string other = base_name(c->second.a.source.substr(0, c->second.a.source.find(':')));  // "FILE:key" -> FILE
+        const auto over = overrides_by_file.find(base_name(o.file));
+        const bool overridden = over != overrides_by_file.end() && std::count(over->second.begin(), over->second.end(), other) > 0;
+        if (other != base_name(o.file) && !overridden) {
+          result.unresolved.push_back({o.field, o.key + ": " + o.value + " is a variable the script does not set; " + c->second.a.source +
+                                                    " states " + c->second.a.value.summary() + ", which is used",
+                                       o.value});
+          continue;
+        }
+      }
+      if (c != chosen.end()) chosen.erase(c);
+      open[o.field] = o;
+      result.unresolved.push_back({o.field, o.key + ": " + o.value +
+                                                " is a variable the script does not set: not guessed, and no default stands in for it; "
+                                                "set the variable in the script or give the value (the page keeps the form's)",
+                                   o.value});
+    }
+
   // DeepSpeed's train_batch_size with a missing micro-batch or accumulation count.
   for (const auto& r : readings) {
     if (!r.train_batch) continue;
@@ -756,11 +910,21 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   // ZeRO (and FSDP, read as its stages) shards over the data-parallel GPUs: a sharded run whose files
   // give no GPU count is listed, not estimated on one GPU in silence.
   if (const auto zero = chosen.find("parallel.zero_stage");
-      zero != chosen.end() && integer_value(zero->second.a.value).value_or(0) > 0 && !chosen.count("parallel.world_size"))
+      zero != chosen.end() && integer_value(zero->second.a.value).value_or(0) > 0 && !chosen.count("parallel.world_size") &&
+      !open.count("parallel.world_size"))
+  {
+    auto degree = [&](const char* field) {
+      const auto c = chosen.find(field);
+      return c == chosen.end() ? std::int64_t{1} : integer_value(c->second.a.value).value_or(1);
+    };
     result.unresolved.push_back({"parallel.world_size",
                                  "ZeRO stage " + zero->second.a.value.summary() + " (" + zero->second.a.source +
-                                     ") shards over the data-parallel GPUs and no file gives their number; the estimate takes 1 GPU until it is given",
+                                     ") shards over the data-parallel GPUs and no file gives their number: " +
+                                     gpu_count_not_given({{"tensor", degree("parallel.tensor_parallel_size")},
+                                                          {"pipeline", degree("parallel.pipeline_parallel_size")},
+                                                          {"context", degree("parallel.context_parallel_size")}}),
                                  nullptr});
+  }
 
   // DeepSpeed's fp16/bf16 "enabled": "auto". The HF integration fills it from the trainer's own
   // flag (transformers src/transformers/integrations/deepspeed.py, HfTrainerDeepSpeedConfig.
@@ -912,6 +1076,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   std::vector<std::string> fields = document_fields();
   for (const auto& field : order) if (std::find(fields.begin(), fields.end(), field) == fields.end()) fields.push_back(field);
   for (const auto& [field, c] : chosen) if (std::find(fields.begin(), fields.end(), field) == fields.end()) fields.push_back(field);
+  for (const auto& [field, o] : open) if (std::find(fields.begin(), fields.end(), field) == fields.end()) fields.push_back(field);
   std::string method = "full";
   if (auto it = chosen.find("method"); it != chosen.end() && it->second.a.value.is_string()) method = it->second.a.value.as_string();
   const bool has_rlhf = chosen.count("rlhf.algorithm") > 0;
@@ -921,6 +1086,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     if (field.rfind("lora.", 0) == 0 && method != "lora" && method != "qlora") continue;
     if (field.rfind("qlora.", 0) == 0 && method != "qlora") continue;
     if (field.rfind("rlhf.", 0) == 0 && !has_rlhf) continue;
+    if (const auto o = open.find(field); o != open.end()) {
+      result.provenance.emplace_back(field, o->second.origin);
+      continue;
+    }
     auto it = chosen.find(field);
     if (it == chosen.end()) {
       result.provenance.emplace_back(field, "engine default");

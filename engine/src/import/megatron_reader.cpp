@@ -494,7 +494,8 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
     }
   } else if (global) {
     r.unresolved_key("global_batch_size", *global,
-                     "global batch = micro-batch x accumulation x data-parallel GPUs, and the file gives no GPU count");
+                     "global batch = micro-batch x accumulation x data-parallel GPUs, and the file gives no GPU count: " +
+                         gpu_count_not_given({{"tensor", tp}, {"pipeline", pp}, {"context", cp}}));
   } else {
     r.trainer_default("batch.gradient_accumulation_steps", 1, std::string(kMegatronArgs) + " global_batch_size = micro_batch_size x data_parallel_size");
   }

@@ -94,6 +94,13 @@ class Reading {
   std::optional<std::string> dtype_from_checkpoint_key;
 
   std::vector<Assignment> fields;
+  // Fields a value the script leaves unresolved would set (`--max_length $SEQ`): never defaulted.
+  // origin: "unresolved: FILE:--max_length $SEQ"; key: "FILE:--max_length"; value: "$SEQ";
+  // file: the file whose reading the field belongs to.
+  struct OpenField {
+    std::string field, origin, key, value, file;
+  };
+  std::vector<OpenField> open_fields;
   std::vector<ImportNote> ignored, unmodelled, unresolved;
   // Other files this one names (a DeepSpeed JSON named by a trainer config), with the naming key.
   std::vector<std::pair<std::string, std::string>> named_files;
@@ -137,6 +144,10 @@ std::optional<double> number_value(const ConfigValue& v);
 std::optional<bool> bool_value(const ConfigValue& v);
 std::optional<std::string> string_value(const ConfigValue& v);
 bool is_auto(const ConfigValue& v);
+// The words for a GPU count no file gives, from the degrees the files do give ({"tensor", 8}, ...):
+// the least the run needs (their product), what an estimate of the document alone takes (the same:
+// one data-parallel rank), and that the page keeps its form's count. One wording for every reader.
+std::string gpu_count_not_given(const std::vector<std::pair<std::string, std::int64_t>>& degrees);
 
 // Reads `k` with `parse`, recording a wrong_type error naming the file and key when it fails.
 template <typename T, typename Parse>
@@ -192,6 +203,13 @@ struct TuneRun {
   std::optional<ConfigValue> nproc_per_node, nnodes;
   std::vector<std::string> overrides;  // "key=value" and "~key", in order
   std::vector<ImportNote> unresolved;  // $VARIABLES the script leaves unset
+  bool world_unresolved = false;        // --nproc_per_node or --nnodes holds such a variable
+  // key=$VARIABLE overrides and torchrun options the script leaves unset: (key, or the option
+  // "--nproc_per_node"; the word as written; the variable).
+  struct OpenOverride {
+    std::string key, word, what;
+  };
+  std::vector<OpenOverride> open_overrides;
 };
 struct ShellCommand;
 std::optional<TuneRun> tune_run_command(const ShellCommand& c, const std::string& file);
@@ -207,6 +225,12 @@ struct TorchtitanLaunch {
   std::string gpus_key, nodes_key;  // the normalized flag or variable that gave them
   bool gpus_default = false;        // run_train.sh's own NGPU default
   std::vector<ImportNote> unresolved;
+  // --section.key $VARIABLE flags (and torchrun's --nproc_per_node, --nnodes) the script leaves
+  // unset: key, the note's key "FILE:--flag", the variable, and "FILE:--flag $VARIABLE".
+  struct OpenFlag {
+    std::string key, shown, what, written;
+  };
+  std::vector<OpenFlag> open_flags;
 };
 bool is_torchtitan_config(const ConfigValue& content);
 // The TOML's reading, then the launch line's (when given).

@@ -329,8 +329,20 @@ class TorchtitanReader {
       }
     } else if (!has_launch_ || !world_) {
       toml_.unresolved_key(shard_src ? shard_src->k : "parallelism.data_parallel_shard_degree", shard_src ? *shard_src->v : ConfigValue(-1),
-                           "-1: the GPUs the other degrees leave, and the TOML holds no GPU count: give the launch line "
-                           "(NGPU=8 ./run_train.sh ... or torchrun --nproc_per_node 8 ...) beside it");
+                           "-1: the GPUs the other degrees leave, and the TOML holds no GPU count (the launch line does: NGPU=8 "
+                           "./run_train.sh ... or torchrun --nproc_per_node 8 ...); " +
+                               gpu_count_not_given({{"replicate", replicate}, {"context", cp}, {"tensor", tp}, {"pipeline", pp}}));
+    }
+    // Every degree given: torchtitan/distributed/parallel_dims.py asserts their product is the
+    // world size, so the TOML itself states the GPU count.
+    if (!world_ && shard && shard_src) {
+      const std::int64_t implied = replicate * (*shard) * cp * tp * pp;
+      const Source& s = *shard_src;
+      s.r->fields.push_back({"parallel.world_size", implied,
+                             "read from " + s.r->key("parallelism") + " (replicate " + std::to_string(replicate) + " x shard " +
+                                 std::to_string(*shard) + " x context " + std::to_string(cp) + " x tensor " + std::to_string(tp) +
+                                 " x pipeline " + std::to_string(pp) + "; torchtitan/distributed/parallel_dims.py asserts the product is the world size)",
+                             s.r->key("parallelism"), Strength::read});
     }
     if (world_ && shard && replicate * (*shard) * cp * tp * pp != *world_) {
       toml_.error(error_code::inconsistent, "parallelism",

@@ -128,7 +128,7 @@ class TorchtuneReader {
     if (!run_) {
       r_.unresolved.push_back({"parallel.world_size",
                                "a torchtune config does not hold the GPU count: it is on the launch line (tune run --nproc_per_node K "
-                               "--nnodes N RECIPE --config FILE); give that line beside the config",
+                               "--nnodes N RECIPE --config FILE); " + gpu_count_not_given({}),
                                nullptr});
       return;
     }
@@ -146,7 +146,7 @@ class TorchtuneReader {
     for (const auto& n : run_->unresolved) r_.unresolved.push_back(n);
     // torchrun's --nproc_per_node x --nnodes (tune run passes them to torch.distributed.run).
     std::optional<std::int64_t> per_node, nodes;
-    bool count_unresolved = !run_->unresolved.empty();
+    bool count_unresolved = run_->world_unresolved;
     if (run_->nproc_per_node) {
       const auto text = string_value(*run_->nproc_per_node);
       if (text && (*text == "auto" || *text == "gpu" || *text == "cpu" || *text == "xpu")) {
@@ -612,6 +612,8 @@ std::optional<TuneRun> tune_run_command(const ShellCommand& c, const std::string
     }
     if (unresolved && (name == "nproc_per_node" || name == "nnodes")) {
       note_unresolved(*shown);
+      run.world_unresolved = true;
+      run.open_overrides.push_back({"--" + name, shown->text, shown->unresolved_what});
       continue;
     }
     if (name == "nproc_per_node") run.nproc_per_node = ConfigValue(value);
@@ -631,6 +633,9 @@ std::optional<TuneRun> tune_run_command(const ShellCommand& c, const std::string
     }
     if (word.unresolved) {
       note_unresolved(word);
+      if (const auto eq = word.text.find('='); eq != std::string::npos && eq > 0 && word.text[0] != '-' && word.text[0] != '~' &&
+                                                  word.text.find_first_of("$`") > eq)
+        run.open_overrides.push_back({word.text.substr(0, eq), word.text, word.unresolved_what});
       continue;
     }
     if (word.text.empty() || word.text[0] == '-') continue;

@@ -71,4 +71,17 @@ std::optional<std::string> string_value(const ConfigValue& v) {
 
 bool is_auto(const ConfigValue& v) { return v.is_string() && lower(v.as_string()) == "auto"; }
 
+std::string gpu_count_not_given(const std::vector<std::pair<std::string, std::int64_t>>& degrees) {
+  std::int64_t least = 1;
+  std::string product;
+  for (const auto& [name, n] : degrees) {
+    least *= n;
+    if (n > 1) product += (product.empty() ? "" : " x ") + name + " " + std::to_string(n);
+  }
+  const std::string n = std::to_string(least);
+  return "the run needs at least " + n + (least == 1 ? " GPU" : " GPUs") + (product.empty() ? "" : " (" + product + ")") +
+         "; an estimate of this document alone takes " + n + " (one data-parallel rank, so nothing is sharded across ranks), and the page "
+         "keeps the GPU count its form holds: give the launch line or the GPU count for the run's own";
+}
+
 }  // namespace trainmem::import_detail

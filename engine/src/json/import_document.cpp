@@ -102,7 +102,19 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
   try {
     const ImportResult r = import_configs(files, builtin_catalog(), options);
     if (!r.errors.empty()) return {error_document(r.errors), false};
-    if (document_only) return {dump(to_json(r.document)), true};
+    if (document_only) {
+      // The document alone cannot say that a field is open; `trainmem estimate` would fill it with
+      // the engine's default. Such fields stop --document-only instead (docs/api.md "Import").
+      Errors open;
+      for (const auto& [field, origin] : r.provenance)
+        if (origin.rfind("unresolved: ", 0) == 0)
+          open.push_back({error_code::unresolved_value, field,
+                          field + " is " + origin + " (a variable the script does not set); set it in the script or give the "
+                                                    "value (trainmem import without --document-only lists every value it read)",
+                          {{"origin", origin.substr(12)}}});
+      if (!open.empty()) return {error_document(open), false};
+      return {dump(to_json(r.document)), true};
+    }
     json out;
     out["document"] = to_json(r.document);
     json provenance = json::object();
