@@ -33,12 +33,14 @@ function setPath(doc, p, v) {
 /**
  * The page's document after an import, by the rule the page states: the CLI's document, the model
  * and GPU kept when no file gives them, and every field the CLI's provenance gives as "engine
- * default" (no file, no framework default) kept from the inputs before, where they state it.
+ * default" (no file, no framework default) or "unresolved: ..." (a variable the script does not
+ * set) kept from the inputs before, where they state it.
  */
 function importedDoc(answer, before) {
   const doc = JSON.parse(JSON.stringify(answer.document));
   for (const [field, origin] of Object.entries(answer.provenance)) {
-    if (origin.startsWith('engine default') && getPath(doc, field) === undefined && getPath(before, field) !== undefined) setPath(doc, field, getPath(before, field));
+    const kept = origin.startsWith('engine default') || origin.startsWith('unresolved: ');
+    if (kept && getPath(doc, field) === undefined && getPath(before, field) !== undefined) setPath(doc, field, getPath(before, field));
   }
   for (const f of ['model', 'gpu']) if (doc[f] === undefined) doc[f] = before[f];
   return doc;
@@ -270,6 +272,28 @@ test('a partial import keeps the inputs it leaves to the engine default; Back re
   await expect(page.getByTestId('import-replaced')).toContainText('batch.seq_length: 4096 (kept from the form)');
   await page.goBack();
   await expect.poll(() => app.inputDoc()).toEqual(before);
+});
+
+test('a flag given an unset variable keeps the form\'s value, as the CLI reports it unresolved; another framework\'s config is named', async ({ app, page }) => {
+  await app.open();
+  await app.set('batch.seq_length', 4096);
+  const before = await app.inputDoc();
+  const text = 'accelerate launch --num_processes 8 trl/scripts/sft.py --model_name_or_path Qwen/Qwen2.5-7B --max_length $SEQ --bf16\n';
+  await drop(page, [{ name: 'run.sh', text }]);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'trainmem-'));
+  fs.writeFileSync(path.join(dir, 'run.sh'), text);
+  const answer = cliImportFull(dir, ['run.sh']);
+  expect(answer.provenance['batch.seq_length']).toBe('unresolved: run.sh:--max_length $SEQ');
+  const doc = await app.inputDoc();
+  expect(doc).toEqual(importedDoc(answer, before));
+  expect(doc.batch.seq_length).toBe(4096);  // not TRL's default 1024
+  const row = page.locator('#provenance tr[data-field="batch.seq_length"]');
+  await expect(row).toHaveAttribute('data-origin', 'kept');
+  await expect(row).toContainText('run.sh:--max_length $SEQ');
+  // A NeMo config: named, in the page's words, and nothing is imported.
+  await drop(page, [{ name: 'megatron_gpt_config.yaml', text: 'trainer:\n  devices: 8\nexp_manager: {}\nmodel:\n  micro_batch_size: 4\n' }]);
+  await expect(page.locator('#import-errors li[data-code="unknown_config_format"]')).toContainText('this is a NeMo configuration');
 });
 
 test('a Megatron-LM launch script dropped on the page builds its model and gives the CLI\'s document and estimate', async ({ app, page }) => {

@@ -551,11 +551,12 @@ export class App {
       }
     }
     // A field only the engine's default gives (no file, no framework default) keeps the value the
-    // user had: a partial import (a DeepSpeed JSON alone) states nothing about it.
+    // user had: a partial import (a DeepSpeed JSON alone) states nothing about it. So does a field
+    // the files leave to a variable the script does not set ("unresolved: run.sh:--max_length $SEQ").
     /** @type {[string, unknown][]} */
     const keptInputs = [];
     for (const [field, origin] of Object.entries(answer.provenance)) {
-      if (!origin.startsWith('engine default') || getPath(next, field) !== undefined) continue;
+      if (!(origin.startsWith('engine default') || origin.startsWith('unresolved: ')) || getPath(next, field) !== undefined) continue;
       const mine = getPath(before, field);
       if (mine === undefined) continue;
       setPath(next, field, clone(mine));

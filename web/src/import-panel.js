@@ -50,9 +50,22 @@ function listedAs(name, listed) {
   return listed.startsWith(stem + ' (') && listed.endsWith(')' + ext) && /^\d+$/.test(listed.slice(stem.length + 2, listed.length - ext.length - 1));
 }
 
-// Provenance as the engine writes it (docs/api.md "resolved"): "read from FILE:key",
-// "framework default (source)", "engine default ...".
-const ORIGINS = /** @type {const} */ ([['read', 'read from '], ['framework', 'framework default'], ['engine', 'engine default']]);
+// Provenance as the engine writes it (docs/api.md "resolved", "Import"): "read from FILE:key",
+// "framework default (source)", "engine default ...", "unresolved: FILE:--flag $VARIABLE".
+const ORIGINS = /** @type {const} */ ([['read', 'read from '], ['framework', 'framework default'], ['engine', 'engine default'], ['unresolved', 'unresolved: ']]);
+
+/**
+ * An import error in the page's language: a config of a framework the engine names (its params)
+ * is worded here; other errors keep the engine's message.
+ * @param {EngineError & {params?: Record<string, unknown>}} e
+ */
+export function importErrorText(e) {
+  const p = e.params || {};
+  if (e.code === 'unknown_config_format' && typeof p.framework === 'string') {
+    return t('import_other_framework', { file: String(p.file), framework: p.framework, evidence: String(p.evidence) });
+  }
+  return e.message;
+}
 
 /**
  * The kind of a provenance entry and the rest of its text (the file and key, or the source).
@@ -285,7 +298,7 @@ export class ImportPanel {
     const errors = this.errors || [];
     byId('import-errors').replaceChildren(...(errors.length ? [el('li', { text: t('import_nothing_applied') })] : []),
       ...errors.map((e) => el('li', { 'data-code': e.code }, [
-        el('code', { text: e.field || e.code }), document.createTextNode(' ' + e.message)])));
+        el('code', { text: e.field || e.code }), document.createTextNode(' ' + importErrorText(e))])));
     const needed = errors.find((e) => e.code === 'model_config_needed');
     byId('import-model').hidden = !needed;
     byId('import-model-note').textContent = needed ? t('import_model_needed') : '';
@@ -303,9 +316,10 @@ export class ImportPanel {
     const keptInputs = new Map(applied.keptInputs);
     const rows = Object.entries(answer.provenance).map(([field, origin]) => {
       if (keptInputs.has(field)) {
+        const why = origin.startsWith('unresolved: ') ? t('import_not_guessed', { detail: originParts(origin).detail }) : t('import_not_engine_default');
         return el('tr', { 'data-field': field, 'data-origin': 'kept', 'data-testid': 'provenance-row' }, [
           el('th', { scope: 'row' }, [el('code', { text: field })]), el('td', { text: valueText(keptInputs.get(field)) }),
-          el('td', { text: t('origin_kept_input') + ' (' + t('import_not_engine_default') + ')' })]);
+          el('td', { text: t('origin_kept_input') + ' (' + why + ')' })]);
       }
       const { kind, detail } = originParts(origin);
       const v = getPath(answer.document, field);
