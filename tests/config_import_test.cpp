@@ -1199,3 +1199,19 @@ TEST_CASE("a GPU count no file gives is worded with the least the degrees need, 
   CHECK(note(r, "parallel.world_size").find("at least 1 GPU;") != std::string::npos);
   CHECK(note(r, "parallel.world_size").find("the page keeps the GPU count its form holds") != std::string::npos);
 }
+
+TEST_CASE("a whole number beyond 2^53 is out of range, not 'not a whole number'", "[import][errors]") {
+  // 12345678901234567890123 (23 digits) is whole; JSON and YAML parsers hold it as a double, which
+  // is exact only up to 2^53 = 9007199254740992.
+  trainmem::ConfigFile ds;
+  ds.name = "ds.json";
+  trainmem::Errors parse_errors;
+  ds.content = trainmem::parse_json_config(R"({"train_micro_batch_size_per_gpu": 12345678901234567890123})", "ds.json", parse_errors).value();
+  for (const auto& files : {std::vector<trainmem::ConfigFile>{ds},
+                            std::vector<trainmem::ConfigFile>{command_line("run.sh", "python train.py --per_device_train_batch_size 12345678901234567890123\n")}}) {
+    const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == "out_of_range");
+    CHECK(r.errors[0].message.find("beyond 9007199254740992 (2^53)") != std::string::npos);
+  }
+}

@@ -187,7 +187,7 @@ Reading read_accelerate_config(const std::string& file, const ConfigValue& conte
       } else if (distributed == "MEGATRON_LM") r.read("parallel.sharding_engine", "megatron", k);
       else r.unmodelled_key(k, v, "distributed type " + v.summary() + " (TPU, XPU, NPU, CPU back ends) is not modelled");
     } else if (name == "num_processes") {
-      auto n = typed<std::int64_t>(r, k, v, integer_value, "a whole number");
+      auto n = whole_number(r, k, v);
       if (n && *n >= 1) { processes = n; r.read("parallel.world_size", *n, k); }
       else if (n) r.unresolved_key(k, v, "-1: the launcher decides (e.g. SLURM)");
     } else if (name == "num_machines") {

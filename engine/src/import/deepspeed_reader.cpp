@@ -95,7 +95,7 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
       if (auto n = typed<double>(r, sub, v, number_value, "a number of parameters")) r.read("parallel.zero3_max_live_parameters", *n, sub);
     } else if (k == "mics_shard_size") {
       // MiCS shards every state within groups of this many ranks and replicates across them.
-      auto n = typed<std::int64_t>(r, sub, v, integer_value, "a whole number");
+      auto n = whole_number(r, sub, v);
       if (n && *n > 0) r.read("parallel.sharding_group_size", *n, sub);
       else if (n) r.ignore(sub, v, "MiCS off (-1, the default)");
     } else if (!is_zero_key(k)) {

@@ -270,9 +270,9 @@ TorchtitanLaunch torchtitan_launch(const std::string& file, const LaunchCommand&
 }
 
 // A command line none of whose flags the trainer reader read (no field, no model, no named file,
-// nothing unresolved): a script with its own flags, not TrainingArguments.
+// nothing unresolved, no value refused): a script with its own flags, not TrainingArguments.
 bool nothing_read(const Reading& program) {
-  return !program.model_id && program.named_files.empty() && program.unresolved.empty() &&
+  return !program.model_id && program.named_files.empty() && program.unresolved.empty() && program.errors.empty() &&
          std::none_of(program.fields.begin(), program.fields.end(), [](const Assignment& a) { return a.strength == Strength::read; });
 }
 

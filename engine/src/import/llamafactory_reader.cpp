@@ -128,7 +128,7 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
         if (auto b = boolean(r, k, v)) r.read("lora.use_dora", *b, k);
       }
     } else if (name == "freeze_trainable_layers") {
-      auto n = typed<std::int64_t>(r, k, v, integer_value, "a whole number");
+      auto n = whole_number(r, k, v);
       if (type != "freeze") r.ignore(k, v, "not a freeze run");
       else if (n && *n > 0) r.read("freeze.trainable_layers", *n, k);
       else if (n) r.unmodelled_key(k, v, "a negative count trains the first layers; the estimate trains the last ones");

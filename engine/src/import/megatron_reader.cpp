@@ -85,7 +85,7 @@ class Args {
   std::optional<std::int64_t> count(const std::string& k) {  // 0 allowed
     const ConfigValue* v = find(k);
     if (!v) return std::nullopt;
-    auto i = typed<std::int64_t>(r_, k, *v, integer_value, "a whole number");
+    auto i = whole_number(r_, k, *v);
     if (i && *i < 0) {
       r_.error(error_code::out_of_range, k, "must be at least 0, got " + v->summary());
       return std::nullopt;

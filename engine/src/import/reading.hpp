@@ -156,8 +156,11 @@ std::optional<T> typed(Reading& r, const std::string& k, const ConfigValue& v, P
   if (!out) r.error(error_code::wrong_type, k, "expected " + std::string(expected) + ", got " + v.summary());
   return out;
 }
+// A whole number; one beyond 2^53 (a 23-digit count, which JSON and YAML parsers hold as a
+// double) is out of range, not "not a whole number".
+std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const ConfigValue& v);
 inline std::optional<std::int64_t> positive_integer(Reading& r, const std::string& k, const ConfigValue& v) {
-  auto i = typed<std::int64_t>(r, k, v, integer_value, "a whole number");
+  auto i = whole_number(r, k, v);
   if (i && *i < 1) {
     r.error(error_code::out_of_range, k, "must be at least 1, got " + v.summary());
     return std::nullopt;

@@ -166,7 +166,7 @@ class TorchtitanReader {
   void set_default(const std::string& field, ConfigValue v, const std::string& why) { toml_.trainer_default(field, std::move(v), why); }
   void ignore(const Source& s, const std::string& why) { s.r->ignore(s.k, *s.v, why); }
   void unmodelled(const Source& s, const std::string& why) { s.r->unmodelled_key(s.k, *s.v, why); }
-  std::optional<std::int64_t> integer(const Source& s) { return typed<std::int64_t>(*s.r, s.k, *s.v, integer_value, "a whole number"); }
+  std::optional<std::int64_t> integer(const Source& s) { return whole_number(*s.r, s.k, *s.v); }
   std::optional<std::int64_t> positive(const Source& s) { return positive_integer(*s.r, s.k, *s.v); }
   std::optional<bool> flag(const Source& s) { return boolean(*s.r, s.k, *s.v); }
   std::optional<std::string> text(const Source& s) { return typed<std::string>(*s.r, s.k, *s.v, string_value, "a string"); }

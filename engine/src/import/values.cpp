@@ -53,6 +53,16 @@ std::optional<std::int64_t> integer_value(const ConfigValue& v) {
   return static_cast<std::int64_t>(*d);
 }
 
+std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const ConfigValue& v) {
+  if (auto i = integer_value(v)) return i;
+  if (const auto d = number_value(v); d && std::floor(*d) == *d) {
+    r.error(error_code::out_of_range, k, v.summary() + " is beyond 9007199254740992 (2^53), the largest whole number read exactly");
+    return std::nullopt;
+  }
+  r.error(error_code::wrong_type, k, "expected a whole number, got " + v.summary());
+  return std::nullopt;
+}
+
 std::optional<bool> bool_value(const ConfigValue& v) {
   if (v.is_bool()) return v.as_bool();
   if (v.kind() == ConfigValue::Kind::integer && (v.as_integer() == 0 || v.as_integer() == 1)) return v.as_integer() == 1;
