@@ -96,6 +96,12 @@ int import_command(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--document-only") { document_only = true; continue; }
     if (arg == "--model" && i + 1 < argc) { options.model_preset = argv[++i]; continue; }
+    // An option this command does not define is named, not opened as a file ("./--foo" is a file).
+    if (arg.size() > 1 && arg[0] == '-') {
+      std::cerr << "trainmem import: " << (arg == "--model" ? "--model needs a catalog model id" : "unknown option " + arg)
+                << " (the options are --document-only and --model ID; a file named so is given as ./" << arg << ")\n";
+      return 1;
+    }
     std::string text;
     const std::size_t errors_before = errors.total();
     if (!read_within_limit(arg, arg, text, errors)) {
