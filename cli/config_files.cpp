@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include <toml++/toml.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "trainmem/json_api.hpp"
@@ -248,6 +249,13 @@ std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string
       return std::nullopt;
     }
     return v;
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own recursion guard (depthguard.h) words this as "bad file": it is nesting, far
+    // beyond kMaxDepth; the page words npm yaml's stack overflow the same way.
+    errors.push_back({error_code::invalid_yaml, name,
+                      name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": nests deeper than " +
+                          std::to_string(kMaxDepth) + " levels (the parser stops here)"});
+    return std::nullopt;
   } catch (const YAML::Exception& e) {
     errors.push_back({error_code::invalid_yaml, name,
                       name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": " + e.msg});

@@ -195,3 +195,11 @@ test('the page\'s files for an accelerate YAML and its DeepSpeed JSON: the WASM 
   const files = [yaml, json].map((name) => importFile(name, readFileSync(`${cwd}/${name}`, 'utf8')).file);
   assert.deepEqual(JSON.parse(engine.import(JSON.stringify({ files }))), run(['import', yaml, json], cwd));
 });
+
+test('YAML nested past the parser\'s own stack is named as nesting, with its line and column', () => {
+  // 5000 nested flow sequences: npm yaml overflows its stack before the page's depth check runs.
+  const r = importFile('deep.yaml', 'a: ' + '['.repeat(5000) + ']'.repeat(5000) + '\n');
+  assert.ok('error' in r);
+  assert.equal(r.error.code, 'invalid_yaml');
+  assert.match(r.error.message, /^deep\.yaml:1:\d+: nests deeper than 64 levels/);
+});

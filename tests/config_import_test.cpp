@@ -198,6 +198,14 @@ TEST_CASE("malformed files name the file, line and column", "[import][errors]") 
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].code == "invalid_toml");
   CHECK(errors[0].message.rfind("bad.toml:2:", 0) == 0);
+  // Nesting past yaml-cpp's own recursion guard (which calls it "bad file"): named as nesting, with
+  // the line and column where the parser stopped. 600 nested flow sequences on line 1.
+  errors.clear();
+  CHECK_FALSE(trainmem::cli::load_config_file("deep.yaml", "a: " + std::string(600, '[') + std::string(600, ']') + "\n", errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "invalid_yaml");
+  CHECK(errors[0].message.rfind("deep.yaml:1:", 0) == 0);
+  CHECK(errors[0].message.find("nests deeper than 64 levels") != std::string::npos);
   errors.clear();
   // Aliases that would expand without bound are refused.
   std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";

@@ -211,7 +211,10 @@ export function parseYaml(text, name) {
   if (doc.errors.length) {
     const e = doc.errors[0];
     const where = e.linePos ? e.linePos[0] : lineColumn(text, e.pos[0]);
-    const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    // npm yaml reports its own stack overflow on very deep nesting as an error: worded as the
+    // nesting it is, as the CLI words yaml-cpp's recursion guard.
+    const message = /call stack/i.test(e.message) ? `nests deeper than ${MAX_DEPTH} levels (the parser stops here)`
+      : e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
     return { error: { code: 'invalid_yaml', field: name, message: `${name}:${where.line}:${where.col}: ${message}` } };
   }
   try {
