@@ -189,6 +189,27 @@ test('malformed YAML and TOML: the file, line and column, as the CLI reports the
   assert.deepEqual(importFile('ds.json', '{"a": 1}'), { file: { name: 'ds.json', text: '{"a": 1}' } });
 });
 
+test('malformed YAML: the page\'s error equals trainmem parse\'s, line and column included', () => {
+  // Both parsers stop on the same line; both name that line's first character that is not a blank.
+  const cases = {
+    'flow.yaml': 'a: 1\nb: [1, 2\nc: 3\n',        // an unclosed flow sequence: stops at line 3 ("c", column 1)
+    'indent.yaml': 'a:\n  b: 1\n c: 2\n',          // a key less indented than its siblings: line 3, column 2
+    'eof.yaml': 'a: [1, 2\n',                      // unclosed at the end: line 2, a line of nothing (column 1)
+    'tab.yaml': '\tb: 1\n',                        // a tab as indentation: line 1, "b" at column 2
+    'dup.yaml': 'a: 1\na: 2\n',                    // a repeated key: line 2, column 1
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'trainmem-yaml-'));
+  for (const [name, text] of Object.entries(cases)) {
+    writeFileSync(join(dir, name), text);
+    const page = importFile(name, text);
+    assert.ok('error' in page, name);
+    const cli = run(['parse', name], dir);
+    assert.equal(page.error.code, cli.error.code, name);
+    const where = (/** @type {string} */ m) => m.split(': ')[0];
+    assert.equal(where(page.error.message), where(cli.error.message), name);
+  }
+});
+
 test('the page\'s files for an accelerate YAML and its DeepSpeed JSON: the WASM import equals the CLI', () => {
   const cwd = configs + 'accelerate';
   const yaml = 'accelerate_deepspeed.yaml', json = '../deepspeed/zero_stage1_config.json';

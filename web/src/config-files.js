@@ -118,6 +118,20 @@ function lineColumn(text, offset) {
 }
 
 /**
+ * The 1-based column of the first character of 1-based `line` that is neither a space nor a tab
+ * (1 for a line of blanks or one past the end of the text), as cli/config_files.cpp computes it.
+ * @param {string} text
+ * @param {number} line
+ */
+function firstNonBlankColumn(text, line) {
+  const s = text.split('\n')[line - 1];
+  if (s === undefined) return 1;
+  const m = /^[ \t]*/.exec(s);
+  const i = m ? m[0].length : 0;
+  return i < s.length && s[i] !== '\r' ? i + 1 : 1;
+}
+
+/**
  * Builds the JSON value of a YAML document's node tree, with PyYAML's scalar rules and merge keys,
  * bounded as the CLI bounds it.
  */
@@ -210,7 +224,10 @@ export function parseYaml(text, name) {
   const doc = parseDocument(text, { schema: 'failsafe', merge: false, uniqueKeys: false, prettyErrors: true });
   if (doc.errors.length) {
     const e = doc.errors[0];
-    const where = e.linePos ? e.linePos[0] : lineColumn(text, e.pos[0]);
+    // npm yaml and the CLI's yaml-cpp stop on the same line but point at different characters of
+    // it: both name the line's first character that is not a blank (docs/import.md).
+    const line = e.linePos ? e.linePos[0].line : lineColumn(text, e.pos[0]).line;
+    const where = { line, col: firstNonBlankColumn(text, line) };
     // npm yaml reports its own stack overflow on very deep nesting as an error: worded as the
     // nesting it is, as the CLI words yaml-cpp's recursion guard.
     const message = /call stack/i.test(e.message) ? `nests deeper than ${MAX_DEPTH} levels (the parser stops here)`
