@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -285,7 +286,8 @@ const std::set<std::string> kTorchtuneKeys = {
     "model.lora_attn_modules", "model.apply_lora_to_mlp", "model.apply_lora_to_output", "batch_size",
     "gradient_accumulation_steps", "tokenizer.max_seq_len", "dtype", "optimizer", "optimizer.fused", "optimizer_in_bwd",
     "enable_activation_checkpointing", "enable_activation_offloading", "loss", "loss.num_output_chunks", "compile",
-    "fsdp_reshard_after_forward", "fsdp_cpu_offload", "tensor_parallel_dim", "context_parallel_dim", "enable_fp8_training"};
+    "fsdp_reshard_after_forward", "fsdp_cpu_offload", "tensor_parallel_dim", "context_parallel_dim", "enable_fp8_training",
+    "model.quantize_base"};
 const std::set<std::string> kTorchtuneRecipes = {"full_finetune_single_device", "full_finetune_distributed",
                                                  "lora_finetune_single_device", "lora_finetune_distributed"};
 
@@ -346,6 +348,7 @@ TEST_CASE("torchtune export: a tune run line of torchtune's keys that imports ba
     CHECK(words[i + 1] == "--config");
     CHECK(words[i + 2] == config);
     for (std::size_t k = i + 3; k < words.size(); ++k) {
+      if (words[k][0] == '~') continue;  // a removal: the import below refuses one the config lacks
       INFO(words[k] << " is not a key torchtune's recipes read");
       CHECK(kTorchtuneKeys.count(words[k].substr(0, words[k].find('='))));
     }
@@ -423,4 +426,177 @@ TEST_CASE("every torchtune fixture with its launch line: import, export, import 
     CHECK(json::parse(trainmem::config_value_json(second.document)) == doc);
   }
   CHECK(cases >= 6);
+}
+
+namespace {
+
+// The words of a tune run line without bash's single quotes (the export quotes words such as ~key).
+std::vector<std::string> line_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) words.push_back(w.front() == '\'' ? w.substr(1, w.size() - 2) : w);
+  return words;
+}
+
+// tune run's merge of a line's overrides over its config, written here from torchtune bd2a0fc
+// torchtune/config/_utils.py _merge_yaml_and_cli_args: "~a.b" deletes a key the config has
+// (_remove_key_by_dotpath; a missing key is "Could not find key a.b in yaml config to remove"),
+// "a=v" sets a key, and "a=v" where a is a component mapping sets a._component_. Returns the
+// error text, empty when the line applies.
+std::string apply_tune_overrides(json& config, const std::vector<std::string>& overrides) {
+  for (const auto& o : overrides) {
+    if (o[0] == '~') {
+      const std::string path = o.substr(1);
+      json* node = &config;
+      std::string rest = path;
+      for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+        if (!node->is_object() || !node->contains(rest.substr(0, dot))) return "Could not find key " + path + " in yaml config to remove";
+        node = &(*node)[rest.substr(0, dot)];
+        rest = rest.substr(dot + 1);
+      }
+      if (!node->is_object() || !node->contains(rest)) return "Could not find key " + path + " in yaml config to remove";
+      node->erase(rest);
+      continue;
+    }
+    std::string key = o.substr(0, o.find('='));
+    const std::string value = o.substr(o.find('=') + 1);
+    if (config.contains(key) && config[key].is_object() && config[key].contains("_component_")) key += "._component_";
+    json* node = &config;
+    for (auto dot = key.find('.'); dot != std::string::npos; dot = key.find('.')) {
+      node = &(*node)[key.substr(0, dot)];
+      key = key.substr(dot + 1);
+    }
+    (*node)[key] = value;
+  }
+  return "";
+}
+
+// The keyword arguments each component takes (written from the sources, not from the export):
+// torch.optim.AdamW / Adam / SGD (PyTorch 2.x torch/optim/adamw.py, adam.py, sgd.py);
+// bitsandbytes 0.49.2 (bitsandbytes-foundation/bitsandbytes f0e6ca3) bitsandbytes/optim/adamw.py
+// AdamW8bit (is_paged), PagedAdamW and PagedAdamW8bit (no is_paged), optim/lion.py Lion (no eps):
+// none takes fused or foreach; torchtune bd2a0fc modules/loss/cross_entropy_loss.py
+// LinearCrossEntropyLoss; torch.nn.CrossEntropyLoss; and the builders of the stored configs'
+// families (models/<family>/_model_builders.py: the full builders take nothing; lora_* take the
+// adapter settings; qlora_* are partials of lora_*).
+const std::map<std::string, std::set<std::string>> kComponentArguments = {
+    {"torch.optim.AdamW", {"lr", "betas", "eps", "weight_decay", "amsgrad", "foreach", "maximize", "capturable", "differentiable", "fused"}},
+    {"torch.optim.Adam", {"lr", "betas", "eps", "weight_decay", "amsgrad", "foreach", "maximize", "capturable", "differentiable", "fused"}},
+    {"torch.optim.SGD", {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "fused"}},
+    {"bitsandbytes.optim.AdamW8bit", {"lr", "betas", "eps", "weight_decay", "amsgrad", "optim_bits", "args", "min_8bit_size", "percentile_clipping", "block_wise", "is_paged"}},
+    {"bitsandbytes.optim.PagedAdamW", {"lr", "betas", "eps", "weight_decay", "amsgrad", "optim_bits", "args", "min_8bit_size", "percentile_clipping", "block_wise"}},
+    {"bitsandbytes.optim.PagedAdamW8bit", {"lr", "betas", "eps", "weight_decay", "amsgrad", "optim_bits", "args", "min_8bit_size", "percentile_clipping", "block_wise"}},
+    {"bitsandbytes.optim.Lion", {"lr", "betas", "weight_decay", "optim_bits", "args", "min_8bit_size", "percentile_clipping", "block_wise", "is_paged"}},
+    {"torchtune.modules.loss.LinearCrossEntropyLoss", {"num_output_chunks", "ignore_index", "tp_enabled", "mask_ignored_tokens"}},
+    {"torch.nn.CrossEntropyLoss", {"weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"}},
+    {"torchtune.models.llama3_1.llama3_1_8b", {}},
+    {"torchtune.models.llama3.llama3_8b", {}},
+    {"torchtune.models.mistral.mistral_7b", {}},
+    {"torchtune.models.qwen2_5.qwen2_5_1_5b_instruct", {}},
+};
+const std::set<std::string> kLoraArguments = {"lora_attn_modules", "apply_lora_to_mlp", "apply_lora_to_output", "lora_rank",
+                                              "lora_alpha", "lora_dropout", "use_dora", "quantize_base"};
+
+std::set<std::string> arguments_of(const std::string& component) {
+  const auto name = component.substr(component.rfind('.') + 1);
+  if (name.rfind("lora_", 0) == 0 || name.rfind("qlora_", 0) == 0) return kLoraArguments;
+  const auto it = kComponentArguments.find(component);
+  REQUIRE(it != kComponentArguments.end());
+  return it->second;
+}
+
+}  // namespace
+
+TEST_CASE("torchtune export: every component it switches over a stored config gets only arguments it takes", "[export][torchtune]") {
+  // Each stored torchtune config (tests/fixtures/configs/torchtune/, pytorch/torchtune bd2a0fc) is
+  // imported with its launch line; the document is then given every optimizer, both losses and
+  // the other adapter kinds, exported, and the line is applied over the config it names as tune
+  // run applies it. The fixtures' optimizer blocks hold fused (AdamW) or none (PagedAdamW): a
+  // bitsandbytes optimizer over fused: True must remove it, one over a config without it must not.
+  const json manifest = json::parse(fixture_text("expected.json"));
+  std::map<std::string, std::string> stored;  // built-in config name -> stored file
+  for (const auto& c : manifest.at("cases")) {
+    const auto names = c.at("files").get<std::vector<std::string>>();
+    if (names.size() != 2) continue;
+    const auto words = line_words(fixture_text(names[1]));
+    const auto at = std::find(words.begin(), words.end(), "--config");
+    REQUIRE(at + 1 < words.end());
+    stored[*(at + 1)] = names[0];
+  }
+  REQUIRE(stored.size() == 6);
+  std::map<std::string, int> exercised;
+  int removals = 0;
+  for (const auto& c : manifest.at("cases")) {
+    const auto names = c.at("files").get<std::vector<std::string>>();
+    if (names.size() != 2) continue;
+    std::vector<trainmem::ConfigFile> files;
+    trainmem::Errors errors;
+    for (const auto& n : names) files.push_back(*trainmem::cli::load_config_file(n, fixture_text(n), errors));
+    const auto first = trainmem::import_configs(files, trainmem::builtin_catalog());
+    REQUIRE(first.errors.empty());
+    const json doc = json::parse(trainmem::config_value_json(first.document));
+    std::vector<json> variants;
+    for (const char* optimizer : {"adamw", "adam", "sgd", "adamw_8bit", "paged_adamw", "paged_adamw_8bit", "lion"})
+      for (const char* loss : {"chunked", "full"}) {
+        json v = doc;
+        v["precision"]["optimizer"] = optimizer;
+        v["loss"]["implementation"] = loss;
+        variants.push_back(v);
+        if (doc.at("method") == "full") continue;
+        json q = v;  // the other adapter kind
+        q["method"] = doc.at("method") == "qlora" ? "lora" : "qlora";
+        if (q["method"] == "lora") q.erase("qlora");
+        variants.push_back(q);
+        json d = v;  // DoRA toggled
+        d["lora"]["use_dora"] = !doc.at("lora").value("use_dora", false);
+        variants.push_back(d);
+        json o = v;  // the output projection adapted too
+        o["lora"]["target_modules"].push_back("lm_head");
+        variants.push_back(o);
+      }
+    for (const auto& v : variants) {
+      INFO(v.dump());
+      const auto exported = trainmem::export_config(setup_of(v), trainmem::ExportFormat::torchtune);
+      const std::string line = exported.config.as_string();
+      INFO(line);
+      const auto words = line_words(line);
+      const auto at = std::find(words.begin(), words.end(), "--config");
+      REQUIRE(at + 1 < words.end());
+      const auto file = stored.find(*(at + 1));
+      if (file == stored.end()) continue;  // a built-in config not stored here
+      ++exercised[file->second];
+      const std::vector<std::string> overrides(at + 2, words.end());
+      removals += static_cast<int>(std::count_if(overrides.begin(), overrides.end(), [](const std::string& w) { return w[0] == '~'; }));
+      trainmem::Errors load_errors;
+      json config = json::parse(trainmem::config_value_json(trainmem::cli::load_config_file(file->second, fixture_text(file->second), load_errors)->content));
+      CHECK(apply_tune_overrides(config, overrides) == "");
+      for (const char* block : {"optimizer", "loss", "model"}) {
+        const auto taken = arguments_of(config.at(block).at("_component_").get<std::string>());
+        for (const auto& [key, value] : config.at(block).items()) {
+          if (key == "_component_") continue;
+          INFO(block << "." << key << " is not an argument of " << config.at(block).at("_component_"));
+          CHECK(taken.count(key));
+        }
+      }
+      // Tied output projections (Qwen2.5 1.5B): lora_qwen2 raises ValueError on apply_lora_to_output=True.
+      if (config.at("model").at("_component_").get<std::string>().find("qwen2_5_1_5b") != std::string::npos)
+        CHECK(config.at("model").value("apply_lora_to_output", json("False")) != json("True"));
+      // And the import reads the line back over the config with the optimizer, loss and method asked.
+      const auto back = trainmem::import_configs({files[0], trainmem::ConfigFile{"run.sh", {}, line}}, trainmem::builtin_catalog());
+      INFO(trainmem::error_document(back.errors));
+      REQUIRE(back.errors.empty());
+      const auto b = setup_of(json::parse(trainmem::config_value_json(back.document)));
+      const auto original = setup_of(v);
+      CHECK(b.precision.optimizer == original.precision.optimizer);
+      CHECK(b.method == original.method);
+      CHECK(b.loss.implementation.value_or(trainmem::framework_behaviour(b).loss) == original.loss.implementation.value_or(trainmem::framework_behaviour(original).loss));
+    }
+  }
+  // Every stored config was named with every optimizer and loss at least.
+  for (const auto& [name, file] : stored) {
+    INFO(file);
+    CHECK(exercised[file] >= 14);
+  }
+  // The fused: True configs switched to bitsandbytes needed removals.
+  CHECK(removals > 0);
 }

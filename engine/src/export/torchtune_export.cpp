@@ -10,6 +10,7 @@
 
 #include "../import/torchtune_builders.hpp"
 #include "export_formats.hpp"
+#include "torchtune_configs.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/precision.hpp"
 
@@ -17,36 +18,56 @@ namespace trainmem::export_detail {
 
 namespace {
 
+using import_detail::has_qlora_builders;
+using import_detail::LoraOutput;
 using import_detail::TorchtuneBuilder;
 
-// Built-in configs of the catalog's families (torchtune/_recipe_registry.py): full and LoRA
-// recipes, distributed and single-device.
-bool builtin_config(const std::string& name) {
-  static const std::set<std::string> names = {
-      "llama2/7B_full", "llama2/13B_full", "llama2/7B_full_low_memory", "llama2/7B_lora", "llama2/13B_lora", "llama2/70B_lora",
-      "llama2/7B_qlora", "llama2/70B_qlora", "llama2/7B_lora_single_device", "llama2/7B_qlora_single_device",
-      "llama2/13B_qlora_single_device", "llama3/8B_full", "llama3/70B_full", "llama3/8B_full_single_device", "llama3/8B_lora",
-      "llama3/70B_lora", "llama3/8B_lora_single_device", "llama3/8B_qlora_single_device", "llama3_1/8B_full", "llama3_1/70B_full",
-      "llama3_1/8B_full_single_device", "llama3_1/8B_lora", "llama3_1/70B_lora", "llama3_1/405B_qlora",
-      "llama3_1/8B_lora_single_device", "llama3_1/8B_qlora_single_device", "llama3_2/1B_full", "llama3_2/3B_full",
-      "llama3_2/1B_full_single_device", "llama3_2/3B_full_single_device", "llama3_2/1B_lora", "llama3_2/3B_lora",
-      "llama3_2/1B_lora_single_device", "llama3_2/3B_lora_single_device", "llama3_2/1B_qlora_single_device",
-      "llama3_2/3B_qlora_single_device", "qwen2/0.5B_full", "qwen2/1.5B_full", "qwen2/0.5B_full_single_device",
-      "qwen2/1.5B_full_single_device", "qwen2/0.5B_lora", "qwen2/1.5B_lora", "qwen2/0.5B_lora_single_device",
-      "qwen2/1.5B_lora_single_device", "qwen2_5/0.5B_full", "qwen2_5/1.5B_full", "qwen2_5/3B_full", "qwen2_5/7B_full",
-      "qwen2_5/0.5B_full_single_device", "qwen2_5/1.5B_full_single_device", "qwen2_5/3B_full_single_device",
-      "qwen2_5/7B_full_single_device", "qwen2_5/0.5B_lora", "qwen2_5/1.5B_lora", "qwen2_5/3B_lora", "qwen2_5/7B_lora",
-      "qwen2_5/32B_lora", "qwen2_5/72B_lora", "qwen2_5/0.5B_lora_single_device", "qwen2_5/1.5B_lora_single_device",
-      "qwen2_5/3B_lora_single_device", "qwen2_5/7B_lora_single_device", "qwen2_5/14B_lora_single_device", "gemma/2B_full",
-      "gemma/7B_full", "gemma/2B_lora", "gemma/7B_lora", "gemma/2B_lora_single_device", "gemma/7B_lora_single_device",
-      "gemma/2B_qlora_single_device", "gemma/7B_qlora_single_device", "gemma2/2B_full", "gemma2/9B_full", "gemma2/27B_full",
-      "gemma2/2B_lora", "gemma2/9B_lora", "gemma2/27B_lora", "gemma2/2B_lora_single_device", "gemma2/9B_lora_single_device",
-      "gemma2/27B_lora_single_device", "gemma2/2B_qlora_single_device", "gemma2/9B_qlora_single_device",
-      "gemma2/27B_qlora_single_device", "mistral/7B_full", "mistral/7B_full_low_memory", "mistral/7B_lora",
-      "mistral/7B_lora_single_device", "mistral/7B_qlora_single_device", "phi3/mini_full", "phi3/mini_full_low_memory",
-      "phi3/mini_lora", "phi3/mini_lora_single_device", "phi3/mini_qlora_single_device", "llama3/8B_dora",
-      "llama3/8B_dora_single_device", "llama3/8B_qdora_single_device"};
-  return names.count(name) > 0;
+std::vector<std::string> words_of(const char* text) {
+  std::vector<std::string> out;
+  std::string w;
+  for (const char* c = text;; ++c) {
+    if (*c == ' ' || *c == '\0') {
+      if (!w.empty()) out.push_back(w);
+      w.clear();
+      if (*c == '\0') return out;
+    } else {
+      w += *c;
+    }
+  }
+}
+
+// The keyword arguments of each component the line can name: torch.optim.AdamW / Adam / SGD
+// (PyTorch 2.x torch/optim/adamw.py, adam.py, sgd.py, SGD's fused since 2.4), bitsandbytes 0.49.2
+// (bitsandbytes-foundation/bitsandbytes f0e6ca3, bitsandbytes/optim/adamw.py AdamW8bit, PagedAdamW,
+// PagedAdamW8bit; optim/lion.py Lion: no fused, no foreach), torchtune's LinearCrossEntropyLoss
+// (modules/loss/cross_entropy_loss.py at bd2a0fc), torch.nn.CrossEntropyLoss.
+std::set<std::string> component_arguments(const std::string& component) {
+  if (component == "torch.optim.AdamW" || component == "torch.optim.Adam")
+    return {"lr", "betas", "eps", "weight_decay", "amsgrad", "foreach", "maximize", "capturable", "differentiable", "fused"};
+  if (component == "torch.optim.SGD")
+    return {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "fused"};
+  if (component == "bitsandbytes.optim.AdamW8bit")
+    return {"lr", "betas", "eps", "weight_decay", "amsgrad", "optim_bits", "args", "min_8bit_size", "percentile_clipping", "block_wise", "is_paged"};
+  if (component == "bitsandbytes.optim.PagedAdamW" || component == "bitsandbytes.optim.PagedAdamW8bit")
+    return {"lr", "betas", "eps", "weight_decay", "amsgrad", "optim_bits", "args", "min_8bit_size", "percentile_clipping", "block_wise"};
+  if (component == "bitsandbytes.optim.Lion")
+    return {"lr", "betas", "weight_decay", "optim_bits", "args", "min_8bit_size", "percentile_clipping", "block_wise", "is_paged"};
+  if (component == "torchtune.modules.loss.LinearCrossEntropyLoss") return {"num_output_chunks", "ignore_index", "tp_enabled", "mask_ignored_tokens"};
+  if (component == "torch.nn.CrossEntropyLoss") return {"weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"};
+  return {};
+}
+
+// The arguments of a model builder (models/<family>/_model_builders.py at bd2a0fc): the full
+// builders take none (Llama 3.2's tie_word_embeddings aside); lora_* and qlora_* (a partial with
+// quantize_base=True) take the adapter settings their family defines.
+std::set<std::string> builder_arguments(const TorchtuneBuilder& b, bool adapters) {
+  std::set<std::string> args;
+  if (std::string(b.family) == "llama3_2") args.insert("tie_word_embeddings");
+  if (!adapters) return args;
+  args.insert({"lora_attn_modules", "apply_lora_to_mlp", "lora_rank", "lora_alpha", "lora_dropout", "quantize_base"});
+  if (b.lora_output != LoraOutput::absent) args.insert("apply_lora_to_output");
+  if (b.takes_use_dora) args.insert("use_dora");
+  return args;
 }
 
 // The built-in config to start from: the model's config for this method and device count, or the
@@ -67,7 +88,7 @@ std::string base_config(const TorchtuneBuilder& b, Method method, bool dora, boo
     if (method == Method::qlora) candidates.push_back(stem + "lora");
   }
   for (const auto& c : candidates)
-    if (builtin_config(c)) return c;
+    if (torchtune_config(c)) return c;
   return "";
 }
 
@@ -115,8 +136,10 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   } else {
     out.carried.push_back("model");
     config = base_config(*b, s.method == Method::freeze ? Method::full : s.method, s.lora.use_dora, single);
-    const std::string prefix = s.method == Method::qlora ? "qlora_" : s.method == Method::lora ? "lora_" : "";
+    const bool qlora_partial = s.method == Method::qlora && has_qlora_builders(*b);
+    const std::string prefix = qlora_partial ? "qlora_" : adapters ? "lora_" : "";
     set("model", std::string("torchtune.models.") + b->family + "." + prefix + b->builder);
+    if (s.method == Method::qlora && !qlora_partial) set("model.quantize_base", "True");
     if (config.empty()) out.not_expressible.emplace_back("model", "torchtune ships no built-in config for this model, method and GPU count");
   }
   const std::string recipe = std::string(adapters ? "lora" : "full") + "_finetune_" + (single ? "single_device" : "distributed");
@@ -131,7 +154,8 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     }
     set("model.lora_rank", std::to_string(s.lora.r));
     set("model.lora_dropout", probability(s.lora.lora_dropout));
-    set("model.use_dora", boolean(s.lora.use_dora));
+    if (!b || b->takes_use_dora) set("model.use_dora", boolean(s.lora.use_dora));
+    else if (s.lora.use_dora) out.not_expressible.emplace_back("lora.use_dora", "this model's LoRA builder has no use_dora argument");
     std::set<std::string> names(s.lora.target_modules.begin(), s.lora.target_modules.end());
     if (names.count("all-linear")) names = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
     if (names.erase("qkv_proj")) names.insert({"q_proj", "k_proj", "v_proj"});
@@ -149,8 +173,12 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     for (const auto& a : attn) list += (list.empty() ? "" : ",") + a;
     set("model.lora_attn_modules", "[" + list + "]");
     set("model.apply_lora_to_mlp", boolean(mlp == 3));
-    if (b && std::string(b->family).rfind("gemma", 0) != 0) set("model.apply_lora_to_output", boolean(output));
-    else if (output) out.not_expressible.emplace_back("lora.target_modules", "Gemma's builders tie the output to the embedding and take no apply_lora_to_output");
+    // apply_lora_to_output is written only where the builder takes it and can adapt the output.
+    if (!b || b->lora_output == LoraOutput::adaptable) set("model.apply_lora_to_output", boolean(output));
+    else if (output)
+      out.not_expressible.emplace_back("lora.target_modules", b->lora_output == LoraOutput::tied
+          ? "this model's output is tied to the embedding: its LoRA builder refuses apply_lora_to_output=True"
+          : "this model's LoRA builder takes no apply_lora_to_output");
   }
 
   // Batch, sequence and precision.
@@ -175,22 +203,24 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     out.not_expressible.emplace_back("lora.adapter_dtype", "torchtune builds the adapters in the training dtype");
 
   // Optimizer (recipes instantiate cfg.optimizer; torch's AdamW takes fused / foreach).
+  std::string optimizer;
   switch (s.precision.optimizer) {
-    case Optimizer::adamw:
-    case Optimizer::adam: {
-      set("optimizer", s.precision.optimizer == Optimizer::adamw ? "torch.optim.AdamW" : "torch.optim.Adam");
-      const OptimizerImplementation impl = optimizer_implementation(s);
-      set("optimizer.fused", boolean(impl == OptimizerImplementation::fused));
-      if (impl == OptimizerImplementation::for_loop)
-        out.not_expressible.emplace_back("precision.optimizer_implementation", "the for-loop step is not chosen by a config key");
-      break;
-    }
-    case Optimizer::sgd: set("optimizer", "torch.optim.SGD"); break;
-    case Optimizer::adamw_8bit: set("optimizer", "bitsandbytes.optim.AdamW8bit"); break;
-    case Optimizer::paged_adamw: set("optimizer", "bitsandbytes.optim.PagedAdamW"); break;
-    case Optimizer::paged_adamw_8bit: set("optimizer", "bitsandbytes.optim.PagedAdamW8bit"); break;
-    case Optimizer::lion: set("optimizer", "bitsandbytes.optim.Lion"); break;
+    case Optimizer::adamw: optimizer = "torch.optim.AdamW"; break;
+    case Optimizer::adam: optimizer = "torch.optim.Adam"; break;
+    case Optimizer::sgd: optimizer = "torch.optim.SGD"; break;
+    case Optimizer::adamw_8bit: optimizer = "bitsandbytes.optim.AdamW8bit"; break;
+    case Optimizer::paged_adamw: optimizer = "bitsandbytes.optim.PagedAdamW"; break;
+    case Optimizer::paged_adamw_8bit: optimizer = "bitsandbytes.optim.PagedAdamW8bit"; break;
+    case Optimizer::lion: optimizer = "bitsandbytes.optim.Lion"; break;
     default: out.not_expressible.emplace_back("precision.optimizer", "no optimizer component of this kind in the export"); break;
+  }
+  if (!optimizer.empty()) set("optimizer", optimizer);
+  if (component_arguments(optimizer).count("fused")) {
+    // torch's optimizers: fused=True, or foreach (their CUDA default) with fused=False.
+    const OptimizerImplementation impl = optimizer_implementation(s);
+    set("optimizer.fused", boolean(impl == OptimizerImplementation::fused));
+    if (impl == OptimizerImplementation::for_loop)
+      out.not_expressible.emplace_back("precision.optimizer_implementation", "the for-loop step is not chosen by a config key");
   }
   if (!adapters) {
     out.carried.push_back("precision.optimizer_in_backward");
@@ -207,15 +237,11 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     out.not_expressible.emplace_back("activation_offload", "the recipes offload only with activation checkpointing on");
   set("enable_activation_offloading", boolean(s.activation_offload && s.activation_checkpointing != Checkpointing::none));
   const LossImplementation loss = s.loss.implementation.value_or(framework_behaviour(s).loss);
-  if (loss == LossImplementation::chunked) {
-    set("loss", "torchtune.modules.loss.LinearCrossEntropyLoss");
-    set("loss.num_output_chunks", std::to_string(s.loss.num_chunks));
-  } else if (loss == LossImplementation::full) {
-    set("loss", "torch.nn.CrossEntropyLoss");
-  } else {
-    set("loss", "torchtune.modules.loss.LinearCrossEntropyLoss");
+  const std::string loss_component = loss == LossImplementation::full ? "torch.nn.CrossEntropyLoss" : "torchtune.modules.loss.LinearCrossEntropyLoss";
+  set("loss", loss_component);
+  if (loss == LossImplementation::chunked) set("loss.num_output_chunks", std::to_string(s.loss.num_chunks));
+  if (loss != LossImplementation::chunked && loss != LossImplementation::full)
     out.not_expressible.emplace_back("loss.implementation", "torchtune has no fused linear cross-entropy kernel; its chunked loss is written");
-  }
   set("compile", boolean(s.compile));
   if (s.compile && compile_scope(s) != CompileScope::blocks_and_loss)
     out.not_expressible.emplace_back("compile", "torchtune's compile: True compiles the model and the loss");
@@ -262,6 +288,23 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     }
   }
   if (s.rlhf) out.not_expressible.emplace_back("rlhf", "the DPO and PPO recipes are not written by this export");
+
+  // A switched component keeps the config's other keys (OmegaConf.merge): each one the new
+  // component does not take is removed with ~block.key, which tune run accepts only for a key the
+  // config has -- hence the table of the named config's keys.
+  if (const TorchtuneConfig* base = config.empty() ? nullptr : torchtune_config(config)) {
+    auto remove_others = [&](const std::string& block, const char* keys, const std::set<std::string>& taken) {
+      for (const auto& k : words_of(keys))
+        if (!taken.count(k)) overrides.push_back("~" + block + "." + k);
+    };
+    if (!optimizer.empty()) remove_others("optimizer", base->optimizer_keys, component_arguments(optimizer));
+    remove_others("loss", base->loss_keys, component_arguments(loss_component));
+    if (b) remove_others("model", base->model_keys, builder_arguments(*b, adapters));
+    // A config that quantizes through a lora_ builder (the QDoRA config) keeps doing so unless told.
+    const auto model_keys = words_of(base->model_keys);
+    if (adapters && s.method != Method::qlora && std::find(model_keys.begin(), model_keys.end(), "quantize_base") != model_keys.end())
+      overrides.push_back("model.quantize_base=False");
+  }
 
   std::string line = launch + " " + recipe + " --config " + (config.empty() ? std::string("CONFIG") : config);
   for (const auto& o : overrides) line += " " + shell_word(o);

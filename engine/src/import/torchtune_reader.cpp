@@ -299,25 +299,33 @@ class TorchtuneReader {
     const std::string prefix = "torchtune.models.";
     if (comp->path.rfind(prefix, 0) == 0) family_ = comp->path.substr(prefix.size(), comp->path.find('.', prefix.size()) - prefix.size());
     std::string builder = comp->name;
-    const bool qlora = builder.rfind("qlora_", 0) == 0;
-    const bool lora = qlora || builder.rfind("lora_", 0) == 0;
-    if (qlora) builder = builder.substr(6);
+    const bool qlora_builder = builder.rfind("qlora_", 0) == 0;
+    const bool lora = qlora_builder || builder.rfind("lora_", 0) == 0;
+    if (qlora_builder) builder = builder.substr(6);
     else if (lora) builder = builder.substr(5);
+    // qlora_<builder> is partial(lora_<builder>, quantize_base=True) (models/<family>/
+    // _model_builders.py): a quantize_base the config gives wins over the partial's, so a lora_
+    // builder given quantize_base=True builds the same NF4 base (the only way for families without
+    // qlora_ builders: qwen2, qwen2_5) and a qlora_ builder given False does not quantize.
+    const ConfigValue* quantize = lora ? m.find("quantize_base") : nullptr;
+    const std::optional<bool> quantize_given = quantize ? bool_value(resolved(c_, *quantize)) : std::nullopt;
+    const bool qlora = quantize_given.value_or(qlora_builder);
+    const std::string method_key = quantize_given ? "model.quantize_base" : "model._component_";
     const std::string builders_file = "torchtune/models/" + (family_.empty() ? std::string("<family>") : family_) + "/_model_builders.py";
     if (const TorchtuneBuilder* b = torchtune_builder_named(builder)) r_.name_model(b->preset, "model._component_");
     else if (auto hub = hub_builders().find(builder); hub != hub_builders().end()) r_.name_model(hub->second, "model._component_");
     else r_.name_model(comp->path, "model._component_");
 
     method_ = qlora ? "qlora" : lora ? "lora" : "full";
-    r_.read("method", method_, "model._component_");
+    r_.read("method", method_, method_key);
     if (lora_recipe_ && !lora) r_.error(error_code::inconsistent, "model._component_", recipe_ + " trains LoRA adapters; " + comp->name + " builds a model without them");
     if (recipe_known_ && !lora_recipe_ && lora && recipe_.find("finetune") != std::string::npos)
       r_.error(error_code::inconsistent, "model._component_", recipe_ + " is a full fine-tuning recipe; " + comp->name + " builds a LoRA model");
     if (qlora) {
       // modules/peft/lora.py LoRALinear(quantize_base=True): torchao to_nf4(weight) with block_size 64
       // and its scalers quantized again in blocks of 256 (torchao dtypes/nf4tensor.py).
-      r_.read("qlora.quant_type", "nf4", "model._component_");
-      r_.read("qlora.double_quant", true, "model._component_");
+      r_.read("qlora.quant_type", "nf4", method_key);
+      r_.read("qlora.double_quant", true, method_key);
     }
     const bool phi3 = family_ == "phi3";
     ConfigValue::Array targets;
@@ -361,9 +369,7 @@ class TorchtuneReader {
       } else if (name == "lora_alpha") {
         r_.ignore(k, v, "scales the adapter's output: no memory effect");
       } else if (name == "quantize_base") {
-        auto b = boolean(r_, k, v);
-        if (b && *b && !qlora) r_.unmodelled_key(k, v, "NF4 base weights through a lora_ builder: use the qlora_ builder to have them read");
-        else if (b) r_.ignore(k, v, qlora ? "the qlora_ builder quantizes the base" : "off");
+        boolean(r_, k, v);  // read above: it decides the method
       } else {
         r_.unmodelled_key(k, v, "a builder argument the estimate does not read");
       }
