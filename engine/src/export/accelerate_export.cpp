@@ -67,8 +67,7 @@ ExportResult export_accelerate(const TrainingSetup& s) {
       f.set("fsdp_sharding_strategy", strategy);
     }
     const bool offload = par.offload_param != OffloadTarget::none;
-    if (offload != (par.offload_optimizer != OffloadTarget::none) || par.offload_param == OffloadTarget::nvme)
-      out.not_expressible.emplace_back("parallel.offload_param", "FSDP offloads parameters, gradients and the optimizer step to the CPU together");
+    note_joint_offload(out, par, offload, "FSDP offloads parameters, gradients and the optimizer step to the CPU together");
     f.set("fsdp_offload_params", offload);
     f.set("fsdp_activation_checkpointing", s.activation_checkpointing == Checkpointing::full);
     if (s.activation_checkpointing == Checkpointing::selective)

@@ -13,8 +13,10 @@ namespace {
 // The document's optimizer -> transformers OptimizerNames, which axolotl passes on as `optim`.
 const char* optimizer_name(const TrainingSetup& s) {
   switch (s.precision.optimizer) {
+    // transformers OptimizerNames: adamw_torch is torch.optim.AdamW with its default (foreach on
+    // CUDA), adamw_torch_fused passes fused=True (trainer.py get_optimizer_cls_and_kwargs).
     case Optimizer::adamw:
-      return s.precision.optimizer_implementation == OptimizerImplementation::foreach ? "adamw_torch" : "adamw_torch_fused";
+      return optimizer_implementation(s) == OptimizerImplementation::fused ? "adamw_torch_fused" : "adamw_torch";
     case Optimizer::adamw_8bit: return "adamw_bnb_8bit";
     case Optimizer::paged_adamw: return "paged_adamw_32bit";
     case Optimizer::paged_adamw_8bit: return "paged_adamw_8bit";
@@ -105,6 +107,22 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   if (p.compute_dtype != compute_written)
     out.not_expressible.emplace_back("precision.compute_dtype", "axolotl computes in the dtype it loads the weights in");
   if (s.precision.fp8_compute) c.set("fp8", true);
+  // A full run loaded in 16 bits outside DeepSpeed trains in 16 bits: torch's optimizers keep their
+  // states in the parameters' dtype (torch/optim/adamw.py zeros_like) and the HF Trainer keeps no
+  // fp32 master copy. A setup with a master copy or fp32 states cannot be written so.
+  const bool deepspeed_sharded = sharding_engine(s) == ShardingEngine::deepspeed && s.parallel.zero_stage > 0;
+  const bool torch_optimizer = s.precision.optimizer == Optimizer::adamw || s.precision.optimizer == Optimizer::adam ||
+                               s.precision.optimizer == Optimizer::sgd || s.precision.optimizer == Optimizer::sgd_momentum;
+  if (s.method == Method::full && !deepspeed_sharded && torch_optimizer && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {
+    if (p.master_weights)
+      out.not_expressible.emplace_back("precision.master_weights", "axolotl loads the weights in 16 bits and the HF Trainer keeps no fp32 master copy");
+    else
+      out.carried.push_back("precision.master_weights");
+    if (p.optimizer_state_dtype != p.param_dtype)
+      out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torch's optimizers keep their states in the weights' 16-bit dtype");
+    else
+      out.carried.push_back("precision.optimizer_state_dtype");
+  }
 
   if (const char* o = optimizer_name(s)) {
     c.set("optimizer", o);
@@ -171,8 +189,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     c.set("fsdp_version", engine == ShardingEngine::fsdp2 ? 2 : 1);
     ConfigValue f = ConfigValue::object();
     const bool offload = s.parallel.offload_param != OffloadTarget::none;
-    if (offload != (s.parallel.offload_optimizer != OffloadTarget::none) || s.parallel.offload_param == OffloadTarget::nvme)
-      out.not_expressible.emplace_back("parallel.offload_param", "FSDP offloads parameters, gradients and the optimizer step to the CPU together");
+    note_joint_offload(out, s.parallel, offload, "FSDP offloads parameters, gradients and the optimizer step to the CPU together");
     f.set("offload_params", offload);
     if (engine == ShardingEngine::fsdp2) f.set("reshard_after_forward", s.parallel.reshard_after_forward);
     else if (!s.parallel.reshard_after_forward)

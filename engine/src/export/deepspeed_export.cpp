@@ -58,6 +58,12 @@ ExportResult export_deepspeed(const TrainingSetup& s) {
   if (s.parallel.sharding_group_size) zero.set("mics_shard_size", *s.parallel.sharding_group_size);
   c.set("zero_optimization", zero);
 
+  // DeepSpeed builds Adam and AdamW as its fused kernel (runtime/engine.py _configure_basic_optimizer:
+  // FusedAdam, or DeepSpeedCPUAdam under optimizer offload).
+  if (s.precision.optimizer == Optimizer::adamw || s.precision.optimizer == Optimizer::adam) {
+    if (optimizer_implementation(s) == OptimizerImplementation::fused) out.carried.push_back("precision.optimizer_implementation");
+    else out.not_expressible.emplace_back("precision.optimizer_implementation", "DeepSpeed's Adam and AdamW are its fused kernels");
+  }
   switch (s.precision.optimizer) {
     case Optimizer::adamw: c.set_path("optimizer.type", "AdamW"); break;
     case Optimizer::adam:

@@ -195,10 +195,10 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   }
   // The recipes build the model under set_default_dtype(dtype): no fp32 master copy, optimizer
   // states in the training dtype. A document saying so is carried; one that asks otherwise is not.
-  if (!s.precision.master_weights.value_or(false) && s.precision.optimizer_state_dtype.value_or(p.param_dtype) == p.param_dtype)
-    out.carried.insert(out.carried.end(), {"precision.master_weights", "precision.optimizer_state_dtype"});
-  else
-    out.not_expressible.emplace_back("precision.master_weights", "torchtune keeps no fp32 master copy; optimizer states are in the training dtype");
+  if (!p.master_weights) out.carried.push_back("precision.master_weights");
+  else out.not_expressible.emplace_back("precision.master_weights", "torchtune keeps no fp32 master copy");
+  if (p.optimizer_state_dtype == p.param_dtype) out.carried.push_back("precision.optimizer_state_dtype");
+  else out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torchtune's optimizer states are in the training dtype");
   if (adapters && s.lora.adapter_dtype != p.param_dtype)
     out.not_expressible.emplace_back("lora.adapter_dtype", "torchtune builds the adapters in the training dtype");
 
@@ -250,8 +250,11 @@ ExportResult export_torchtune(const TrainingSetup& s) {
 
   // GPUs and sharding (torchrun options; training/_distributed.py shard_model).
   std::string launch = "tune run";
+  if (sharding_engine(s) != ShardingEngine::fsdp2)
+    out.not_expressible.emplace_back("parallel.sharding_engine", "torchtune's distributed recipes shard with FSDP2");
+  out.carried.insert(out.carried.end(), {"parallel.offload_param", "parallel.offload_optimizer"});
   if (!single) {
-    out.carried.insert(out.carried.end(), {"parallel.reshard_after_forward", "parallel.offload_param", "parallel.offload_optimizer"});
+    out.carried.push_back("parallel.reshard_after_forward");
     const std::int64_t per_node = std::min(par.gpus_per_node, par.world_size);
     if (par.world_size % per_node == 0) {
       launch += " --nnodes " + std::to_string(par.world_size / per_node) + " --nproc_per_node " + std::to_string(per_node);
@@ -259,15 +262,13 @@ ExportResult export_torchtune(const TrainingSetup& s) {
       launch += " --nnodes 1 --nproc_per_node " + std::to_string(par.world_size);
       out.not_expressible.emplace_back("parallel.gpus_per_node", "the GPUs must fill whole nodes");
     }
-    if (sharding_engine(s) != ShardingEngine::fsdp2 || par.zero_stage != 3)
-      out.not_expressible.emplace_back("parallel.sharding_engine", "torchtune's distributed recipes shard fully with FSDP2");
+    if (par.zero_stage != 3) out.not_expressible.emplace_back("parallel.zero_stage", "torchtune's distributed recipes shard fully with FSDP2");
     set("fsdp_reshard_after_forward", boolean(par.reshard_after_forward));
     const bool offload = par.offload_param == OffloadTarget::cpu && par.offload_optimizer == OffloadTarget::cpu;
-    if (!offload && (par.offload_param != OffloadTarget::none || par.offload_optimizer != OffloadTarget::none))
-      out.not_expressible.emplace_back("parallel.offload_param", "FSDP2's CPU offload moves parameters, gradients and the optimizer step together");
+    note_joint_offload(out, par, offload, "FSDP2's CPU offload moves parameters, gradients and the optimizer step together");
     set("fsdp_cpu_offload", boolean(offload));
-  } else if (par.offload_param != OffloadTarget::none || par.offload_optimizer != OffloadTarget::none) {
-    out.not_expressible.emplace_back("parallel.offload_param", "the single-device recipes do not offload states");
+  } else {
+    note_joint_offload(out, par, false, "the single-device recipes do not offload states");
   }
   const bool full_distributed = !single && !adapters;
   if (par.tensor_parallel_size > 1 || par.context_parallel_size > 1) {
