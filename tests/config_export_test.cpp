@@ -283,6 +283,36 @@ TEST_CASE("DeepSpeed JSON export round-trips and writes DeepSpeed's own keys", "
   for (const auto& doc : cases) check_round_trip(doc, trainmem::ExportFormat::deepspeed, kDeepSpeedKeys);
 }
 
+TEST_CASE("DeepSpeed JSON export writes integers where DeepSpeed's config declares int", "[export]") {
+  // DeepSpeed v0.19.6: runtime/zero/config.py (stage: int, stage3_max_live_parameters: int =
+  // pp_int(1e9), mics_shard_size: int), runtime/config.py (train_micro_batch_size_per_gpu,
+  // gradient_accumulation_steps: int), runtime/tensor_parallel/config.py (autotp_size: int),
+  // sequence_parallel_size: int. A float there (1e9 -> 1000000000.0) is not what DeepSpeed writes.
+  for (const char* doc : {
+           R"({"model": {"preset": "llama-3.1-8b"}, "framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3},
+               "batch": {"micro_batch_size": 2, "seq_length": 4096, "gradient_accumulation_steps": 4}})",
+           R"({"model": {"preset": "llama-3.1-8b"}, "framework": "deepspeed", "parallel": {"world_size": 16, "zero_stage": 3,
+               "zero3_max_live_parameters": 3e8, "sharding_group_size": 8, "tensor_parallel_size": 2, "context_parallel_size": 2},
+               "batch": {"micro_batch_size": 1, "seq_length": 8192}})"}) {
+    const json config = json::parse(trainmem::export_json(doc, "deepspeed").json).at("config");
+    INFO(config.dump());
+    const json flat = config.flatten();
+    for (const auto& [path, value] : flat.items())
+      if (value.is_number()) {
+        INFO(path);
+        CHECK(value.is_number_integer());
+      }
+  }
+  // The default (1e9 elements, zero/config.py) as the integer 1000000000; 3e8 as 300000000.
+  const json first = json::parse(trainmem::export_json(R"({"model": {"preset": "gpt2"}, "framework": "deepspeed",
+      "parallel": {"world_size": 2, "zero_stage": 3}, "batch": {"micro_batch_size": 1, "seq_length": 1024}})", "deepspeed").json);
+  CHECK(first.at("config").at("zero_optimization").at("stage3_max_live_parameters").dump() == "1000000000");
+  const json second = json::parse(trainmem::export_json(R"({"model": {"preset": "gpt2"}, "framework": "deepspeed",
+      "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 3e8}, "batch": {"micro_batch_size": 1, "seq_length": 1024}})",
+      "deepspeed").json);
+  CHECK(second.at("config").at("zero_optimization").at("stage3_max_live_parameters").dump() == "300000000");
+}
+
 TEST_CASE("accelerate YAML export round-trips and writes accelerate's own keys", "[export]") {
   const json cases[] = {
       json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "fsdp", "activation_checkpointing": "full",

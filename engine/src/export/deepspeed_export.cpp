@@ -1,6 +1,9 @@
 // TrainingSetup -> DeepSpeed config JSON (DeepSpeed v0.19.6 key names: runtime/constants.py,
 // runtime/zero/config.py, runtime/zero/offload_config.py). The inverse of
 // engine/src/import/deepspeed_reader.cpp.
+#include <cmath>
+#include <cstdint>
+
 #include "export_formats.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/precision.hpp"
@@ -54,7 +57,9 @@ ExportResult export_deepspeed(const TrainingSetup& s) {
     o.set("device", offload_name(s.parallel.offload_param));
     zero.set("offload_param", o);
   }
-  if (s.parallel.zero_stage == 3) zero.set("stage3_max_live_parameters", s.parallel.zero3_max_live_parameters);
+  // runtime/zero/config.py declares stage3_max_live_parameters an int (DeepSpeedZeroConfig
+  // max_live_parameters: int = Field(pp_int(1e9))): written as one, never 1000000000.0.
+  if (s.parallel.zero_stage == 3) zero.set("stage3_max_live_parameters", static_cast<std::int64_t>(std::llround(s.parallel.zero3_max_live_parameters)));
   if (s.parallel.sharding_group_size) zero.set("mics_shard_size", *s.parallel.sharding_group_size);
   c.set("zero_optimization", zero);
 
