@@ -353,6 +353,71 @@ TEST_CASE("DeepSpeed bf16.enabled \"auto\": the trainer's flag fills it, and Dee
   CHECK(has_key(r.unresolved, "ds.json:bf16.enabled"));
 }
 
+TEST_CASE("the HF Trainer's bf16/fp16 in front of DeepSpeed: a missing section is added, a stated one must agree", "[import][deepspeed]") {
+  // transformers training_args.py __post_init__ turns --bf16 / --fp16 into accelerate's mixed
+  // precision (ACCELERATE_MIXED_PRECISION); accelerate 16cb6eb utils/dataclasses.py
+  // DeepSpeedPlugin.set_mixed_precision adds {"bf16": {"enabled": true}} (fp16: {"enabled": true,
+  // "auto_cast": true}) to a DeepSpeed config without that section, and DeepSpeed v0.19.5
+  // runtime/engine.py _configure_distributed_model casts the parameters to it, the optimizer
+  // keeping fp32 masters. transformers integrations/deepspeed.py trainer_config_process
+  // fill_match("bf16.enabled", args.bf16) fills only "auto" and collects a stated value that
+  // differs, which trainer_config_finalize raises.
+  trainmem::Errors errors;
+  auto ds_file = [&](const std::string& text) {
+    auto f = trainmem::cli::load_config_file("ds.json", text, errors);
+    REQUIRE(f);
+    return *f;
+  };
+  const auto no_section = ds_file(R"({"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"})");
+  const auto bf16_on = ds_file(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"})");
+  auto command = [](const std::string& flags) {
+    trainmem::ConfigFile f;
+    f.name = "run.sh";
+    f.text = "torchrun --nproc_per_node 8 train.py --model_name_or_path meta-llama/Llama-3.1-8B --deepspeed ds.json " + flags + "\n";
+    return f;
+  };
+  auto resolved = [](const json& doc) {
+    const json e = json::parse(trainmem::estimate_json(doc.dump()).json);
+    return e.at("resolved");
+  };
+  // --bf16 with no bf16 section: bf16 weights (not fp32 under autocast), fp32 masters and states.
+  auto r = trainmem::import_configs({no_section, command("--bf16")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  json doc = as_json(r.document);
+  CHECK(doc.at("precision").at("param_dtype") == "bf16");
+  CHECK(doc.at("precision").at("compute_dtype") == "bf16");
+  CHECK(origin_of(r, "precision.param_dtype").find("DeepSpeedPlugin.set_mixed_precision") != std::string::npos);
+  CHECK(origin_of(r, "precision.param_dtype").rfind("read from run.sh:--bf16 with ds.json", 0) == 0);
+  json res = resolved(doc);
+  CHECK(res.at("precision.master_weights").at("value") == true);
+  CHECK(res.at("precision.optimizer_state_dtype").at("value") == "fp32");
+  // --fp16 likewise, in fp16.
+  r = trainmem::import_configs({no_section, command("--fp16")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("precision").at("param_dtype") == "fp16");
+  // Neither flag on (--bf16 false; the script is read as TRL's, whose bf16 defaults to not fp16):
+  // accelerate's mixed precision is "no", nothing is added, and DeepSpeed trains in fp32.
+  r = trainmem::import_configs({no_section, command("--bf16 false")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("precision").value("param_dtype", "fp32") == "fp32");
+  // A stated bf16.enabled: true with the trainer's bf16 off is refused by the HF Trainer: an error
+  // naming the DeepSpeed key, never a silent pick of either.
+  r = trainmem::import_configs({bf16_on, command("--bf16 false")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == std::string("inconsistent"));
+  CHECK(r.errors[0].field == "ds.json:bf16.enabled");
+  // ... and agrees with --bf16, or with TRL's default bf16.
+  r = trainmem::import_configs({bf16_on, command("")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  r = trainmem::import_configs({bf16_on, command("--bf16")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("precision").at("param_dtype") == "bf16");
+  // DeepSpeed alone (its own loop, no trainer flag): no section means fp32 training.
+  r = trainmem::import_configs({no_section}, trainmem::builtin_catalog());
+  CHECK(as_json(r.document).at("precision").value("param_dtype", "") == "fp32");
+}
+
 TEST_CASE("a DeepSpeed train_batch_size that the GPUs and accumulation do not divide is an error, never rounded", "[import][deepspeed][errors]") {
   // deepspeed/runtime/config.py _batch_assertion: train_batch_size = micro-batch x accumulation x
   // GPUs. 64 over 4 accumulation steps x 6 GPUs (24 per micro-batch row) leaves 64 / 24 = 2.67:

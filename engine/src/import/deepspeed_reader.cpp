@@ -135,6 +135,7 @@ void read_precision_section(Reading& r, const std::string& k, const ConfigValue&
         continue;
       }
       auto on = boolean(r, key, sub);
+      if (on) r.deepspeed_precision.push_back({dtype, *on, r.key(key)});
       if (on && *on) {
         r.engine_cast("precision.param_dtype", dtype, key, "DeepSpeed casts the model to this dtype");
         r.read("precision.compute_dtype", dtype, key);
@@ -149,7 +150,9 @@ void read_precision_section(Reading& r, const std::string& k, const ConfigValue&
     } else if (name == "bf16_optimizer_states") {
       if (auto on = boolean(r, key, sub); on && *on) r.read("precision.optimizer_state_dtype", "bf16", key);
     } else if (name == "auto_cast") {
-      r.unmodelled_key(key, sub, "fp16 auto_cast keeps fp32 weights and casts inputs per op");
+      // runtime/engine.py (v0.19.5): with fp16 on, _configure_distributed_model casts the
+      // parameters to fp16 either way; auto_cast only casts the forward's inputs (_cast_inputs_half).
+      r.ignore(key, sub, "casts the forward's floating-point inputs to fp16; the weights are cast either way");
     } else {
       r.ignore(key, sub, "loss scaling settings: no memory effect");
     }
@@ -248,6 +251,8 @@ Reading read_deepspeed_config(const std::string& file, const ConfigValue& conten
   }
   if (!precision_given)
     r.launcher_default("precision.param_dtype", "fp32", std::string(kDs) + " runtime/constants.py: fp16 and bf16 disabled -> fp32 training");
+  for (const char* dtype : {"bf16", "fp16"})
+    if (!content.find(dtype) && !(std::string(dtype) == "bf16" && content.find("bfloat16"))) r.deepspeed_precision.push_back({dtype, std::nullopt, file});
   if (!micro && !r.train_batch && !content.find("train_micro_batch_size_per_gpu"))
     r.unresolved_key("train_micro_batch_size_per_gpu", nullptr, "neither train_batch_size nor train_micro_batch_size_per_gpu is given; DeepSpeed needs one of them");
   return r;

@@ -203,6 +203,7 @@ void absorb(Reading& into, const Reading& part) {
   for (const auto& e : part.errors) into.errors.push_back(e);
   for (const auto& a : part.autos) into.autos.push_back(a);
   for (const auto& c : part.auto_casts) into.auto_casts.push_back(c);
+  for (const auto& d : part.deepspeed_precision) into.deepspeed_precision.push_back(d);
   if (part.train_batch) into.train_batch = part.train_batch;
 }
 

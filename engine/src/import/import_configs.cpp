@@ -926,6 +926,53 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                  nullptr});
   }
 
+  // Mixed precision through the HF Trainer in front of DeepSpeed (TRL, axolotl, LLaMA-Factory).
+  // The trainer's bf16/fp16 flag becomes accelerate's mixed precision (transformers
+  // training_args.py __post_init__: ACCELERATE_MIXED_PRECISION = "bf16" | "fp16"), and accelerate
+  // adds the matching section to a DeepSpeed config that has none (huggingface/accelerate 16cb6eb,
+  // src/accelerate/utils/dataclasses.py DeepSpeedPlugin.set_mixed_precision: ds_config["bf16"] =
+  // {"enabled": True}; fp16 with auto_cast), so DeepSpeed casts the model to that dtype
+  // (deepspeed/runtime/engine.py _configure_distributed_model) and keeps fp32 masters. A section
+  // that states "enabled" must agree with the trainer's flag: the HF integration collects the
+  // mismatch and raises (transformers 0234833 src/transformers/integrations/deepspeed.py
+  // HfTrainerDeepSpeedConfig.trainer_config_process fill_match, raised in trainer_config_finalize).
+  {
+    static const std::set<std::string> trainer_formats = {"trl", "hf_training_arguments", "axolotl", "llamafactory"};
+    std::set<std::string> deepspeed_keys;
+    for (const auto& r : readings)
+      for (const auto& d : r.deepspeed_precision) deepspeed_keys.insert(d.key);
+    std::string trainer;  // the trainer's file
+    const Assignment* flag = nullptr;  // the trainer's own precision (not a DeepSpeed section it carries inline)
+    for (const auto& r : readings) {
+      if (!trainer_formats.count(r.format())) continue;
+      if (trainer.empty()) trainer = r.file();
+      for (const auto& a : r.fields)
+        if (a.field == "precision.compute_dtype" && !deepspeed_keys.count(a.source) && (!flag || a.strength > flag->strength)) flag = &a;
+    }
+    const std::string mixed = flag && flag->value.is_string() ? flag->value.as_string() : "fp32";
+    const std::string flag_source = flag ? flag->origin : trainer + " turns neither bf16 nor fp16 on";
+    for (const auto& r : readings) {
+      if (trainer.empty()) break;
+      for (const auto& d : r.deepspeed_precision) {
+        const bool on = mixed == d.dtype;
+        if (d.enabled && *d.enabled != on) {
+          result.errors.push_back({error_code::inconsistent, d.key,
+                                   d.key + " is " + (*d.enabled ? "true" : "false") + " but the trainer's " + d.dtype + " is " + (on ? "on" : "off") +
+                                       " (precision " + mixed + ", " + flag_source + "): the HF Trainer refuses a DeepSpeed value that differs from its own "
+                                       "(transformers integrations/deepspeed.py trainer_config_process); write \"auto\" or make them agree"});
+        } else if (!d.enabled && on) {
+          chosen["precision.param_dtype"] =
+              Chosen{{"precision.param_dtype", d.dtype,
+                      (flag->strength >= Strength::read ? "read from " + flag->source : flag->origin) + " with " + d.key + " (no " + d.dtype +
+                          " section: accelerate's mixed precision adds {\"enabled\": true} to it, accelerate utils/dataclasses.py "
+                          "DeepSpeedPlugin.set_mixed_precision; DeepSpeed casts the model to " + d.dtype + ")",
+                      flag->source, Strength::engine_cast},
+                     {}};
+        }
+      }
+    }
+  }
+
   // DeepSpeed's fp16/bf16 "enabled": "auto". The HF integration fills it from the trainer's own
   // flag (transformers src/transformers/integrations/deepspeed.py, HfTrainerDeepSpeedConfig.
   // trainer_config_process: fill_match("bf16.enabled", args.bf16 or args.bf16_full_eval), and fp16

@@ -124,6 +124,15 @@ class Reading {
     ImportNote note;
   };
   std::vector<AutoCast> auto_casts;
+  // DeepSpeed's fp16/bf16 "enabled" as the file writes it: true or false, or no section at all
+  // (nullopt; accelerate then adds one from the trainer's mixed precision). A section without
+  // "enabled" is off and checked against nothing, and is not listed.
+  struct DeepSpeedPrecision {
+    std::string dtype;             // "bf16" | "fp16"
+    std::optional<bool> enabled;   // nullopt: no section
+    std::string key;               // "FILE:bf16.enabled", or "FILE" when there is no section
+  };
+  std::vector<DeepSpeedPrecision> deepspeed_precision;
   // Files whose values this one overrides (accelerate launch --config_file, TrlParser --config):
   // flags on the command line win over the file they name.
   std::vector<std::string> overrides;  // FSDP HYBRID_SHARD named by this key: groups are one node's GPUs
