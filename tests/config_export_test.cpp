@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -371,6 +372,41 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
                       "optimizer_implementation": "fused"}, "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp2",
                       "offload_optimizer": "cpu"}, "batch": {"micro_batch_size": 2, "seq_length": 4096}})"),
                    trainmem::ExportFormat::axolotl, kAxolotlKeys);
+}
+
+TEST_CASE("axolotl export: each optimizer is written as the transformers name that builds it", "[export]") {
+  // transformers training_args.py OptimizerNames with trainer.py get_optimizer_cls_and_kwargs
+  // (axolotl passes `optimizer` on as `optim`): adamw_torch -> torch.optim.AdamW with torch's
+  // default (foreach on CUDA), adamw_torch_fused -> AdamW(fused=True), adamw_bnb_8bit ->
+  // bitsandbytes AdamW(optim_bits=8), paged_adamw_32bit -> bitsandbytes AdamW(is_paged=True),
+  // paged_adamw_8bit -> both, lion_32bit -> bitsandbytes Lion, sgd -> torch.optim.SGD, adafactor
+  // -> transformers' Adafactor. adamw_torch_8bit is torchao's AdamW8bit, not the estimate's
+  // bitsandbytes layout: it is never written.
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"adamw", "foreach", "adamw_torch"}, {"adamw", "fused", "adamw_torch_fused"}, {"adamw_8bit", "", "adamw_bnb_8bit"},
+      {"paged_adamw", "", "paged_adamw_32bit"}, {"paged_adamw_8bit", "", "paged_adamw_8bit"}, {"lion", "", "lion_32bit"},
+      {"sgd", "", "sgd"}, {"adafactor", "", "adafactor"}};
+  for (const auto& [optimizer, implementation, name] : cases) {
+    json doc = json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "method": "lora", "lora": {"r": 8, "target_modules": "all-linear"},
+                               "batch": {"micro_batch_size": 2, "seq_length": 1024}})");
+    doc["precision"]["optimizer"] = optimizer;
+    if (!implementation.empty()) doc["precision"]["optimizer_implementation"] = implementation;
+    INFO(doc.dump());
+    const json r = json::parse(trainmem::export_json(doc.dump(), "axolotl").json);
+    CHECK(r.at("config").at("optimizer") == name);
+    for (const auto& n : r.at("not_exported")) CHECK(n.at("field") != "precision.optimizer");
+  }
+  // An imported adamw_torch_8bit reads as adamw_8bit and says how torchao's layout differs, and
+  // that an export names bitsandbytes'.
+  trainmem::Errors errors;
+  auto f = trainmem::cli::load_config_file("axolotl.yaml", "base_model: Qwen/Qwen2.5-0.5B\nmicro_batch_size: 1\nsequence_len: 1024\noptimizer: adamw_torch_8bit\n", errors);
+  REQUIRE(f);
+  const auto imported = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+  REQUIRE(imported.errors.empty());
+  CHECK(json::parse(trainmem::config_value_json(imported.document)).at("precision").at("optimizer") == "adamw_8bit");
+  CHECK(std::any_of(imported.unmodelled.begin(), imported.unmodelled.end(), [](const trainmem::ImportNote& n) {
+    return n.key == "axolotl.yaml:optimizer" && n.reason.find("adamw_bnb_8bit") != std::string::npos;
+  }));
 }
 
 TEST_CASE("an axolotl export lists what axolotl cannot say", "[export]") {

@@ -82,7 +82,7 @@ const std::vector<std::pair<std::string, std::string>>& legacy_attention_flags()
 
 // axolotl's own optimizers (enums.py CustomSupportedOptimizers) with a document value.
 std::string custom_optimizer(const std::string& name) {
-  if (name == "ao_adamw_8bit") return "adamw_8bit";  // torchao AdamW8bit: 8-bit states
+  if (name == "ao_adamw_8bit") return "adamw_8bit";  // torchao AdamW8bit: 8-bit states (see read_hf_optim)
   return "";
 }
 
@@ -294,7 +294,10 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       optimizer_given = true;
       const std::string o = lower(string_value(v).value_or(""));
       if (!hf_optimizer(o).empty()) read_hf_optim(r, k, v);
-      else if (!custom_optimizer(o).empty()) r.read("precision.optimizer", custom_optimizer(o), k);
+      else if (!custom_optimizer(o).empty()) {
+        r.read("precision.optimizer", custom_optimizer(o), k);
+        note_torchao_8bit(r, k, v);
+      }
       else r.unmodelled_key(k, v, "optimizer " + v.summary() + " has no estimate value (adamw, 8-bit and paged AdamW, adafactor, sgd, lion are modelled)");
     } else if (name == "torch_compile") {
       if (is_auto(v)) r.unresolved_key(k, v, "\"auto\": compiled when the installed torch supports it (core/builders/base.py)");

@@ -124,6 +124,15 @@ void read_hf_optim(Reading& r, const std::string& k, const ConfigValue& v) {
   // training_args.py: adamw_torch_fused passes fused=True; adamw_torch leaves torch's foreach default.
   if (name == "adamw_torch_fused") r.read("precision.optimizer_implementation", "fused", k);
   else if (name == "adamw_torch") r.read("precision.optimizer_implementation", "foreach", k);
+  if (name == "adamw_torch_8bit") note_torchao_8bit(r, k, v);
+}
+
+// trainer.py get_optimizer_cls_and_kwargs: adamw_torch_8bit is torchao's AdamW8bit, which keeps
+// the states of tensors under 4096 elements (or not a multiple of its 256-element blocks) in the
+// weights' dtype; the estimate's adamw_8bit is bitsandbytes' layout (those states in fp32), and an
+// export writes bitsandbytes' name.
+void note_torchao_8bit(Reading& r, const std::string& k, const ConfigValue& v) {
+  r.unmodelled_key(k, v, "torchao's AdamW8bit is estimated with bitsandbytes' 8-bit AdamW layout (small tensors' states in fp32, torchao keeps them in the weights' dtype: a slight over-estimate); an export writes adamw_bnb_8bit");
 }
 
 void read_deepspeed_key(Reading& r, const std::string& k, const ConfigValue& v, std::vector<Reading>& inline_configs) {

@@ -255,6 +255,9 @@ std::vector<Reading> read_torchtitan_config(const std::string& file, const Confi
 std::string hf_optimizer(const std::string& optim);
 // `optim`: precision.optimizer and, for adamw_torch(_fused), precision.optimizer_implementation.
 void read_hf_optim(Reading& r, const std::string& k, const ConfigValue& v);
+// torchao's AdamW8bit (transformers adamw_torch_8bit, axolotl ao_adamw_8bit), read as adamw_8bit:
+// lists how its layout differs from the estimate's.
+void note_torchao_8bit(Reading& r, const std::string& k, const ConfigValue& v);
 // `deepspeed`: a config file named (read as a file of its own) or an inline object (into `inline_configs`).
 void read_deepspeed_key(Reading& r, const std::string& k, const ConfigValue& v, std::vector<Reading>& inline_configs);
 // `fsdp`: "full_shard auto_wrap offload" etc. (transformers trainer_utils.py FSDPOption).
