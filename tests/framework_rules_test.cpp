@@ -27,17 +27,18 @@ TransientBuffers buffers_of(const TrainingSetup& s) {
   return transient_buffers(s, p, states, framework_behaviour(s), p.compute_dtype);
 }
 
-std::string lora_fsdp(const std::string& parallel_extra) {
-  return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "lora",
+std::string lora_fsdp(const std::string& parallel_extra, const std::string& framework = "fsdp") {
+  return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": ")" + framework + R"(", "method": "lora",
     "batch": {"seq_length": 16, "gradient_accumulation_steps": 4},
     "parallel": {"world_size": 2, "zero_stage": 3)" + parallel_extra + "}}";
 }
 }  // namespace
 
 TEST_CASE("no_sync accumulation keeps unsharded gradients; FSDP1 flat parameters carry whole layers", "[gradient_sync]") {
-  // Llama-2-7B LoRA on 2 GPUs under FSDP1 (use_orig_params=True, one flat parameter per decoder
-  // layer), accumulation 4, gradient_sync last_micro_batch: every layer holds adapters, so the
-  // unsharded gradient buffer covers all 32 layers and their adapters in bf16:
+  // Llama-2-7B LoRA on 2 GPUs under FSDP1 wrapped by decoder layer (framework "fsdp": accelerate's
+  // transformer-based wrap, use_orig_params=True, one flat parameter per decoder layer),
+  // accumulation 4, gradient_sync last_micro_batch: every layer holds adapters, so the unsharded
+  // gradient buffer covers all 32 layers and their adapters in bf16:
   // (6,476,267,520 + 8,388,608) x 2 B = 12,969,312,256 B.
   const auto no_sync = estimate_from(lora_fsdp(R"(, "sharding_engine": "fsdp", "gradient_sync": "last_micro_batch")"));
   CHECK(no_sync.per_gpu.gradients == (32 * kLlama2LayerParams + kLlama2AdapterParams) * 2);
@@ -48,10 +49,20 @@ TEST_CASE("no_sync accumulation keeps unsharded gradients; FSDP1 flat parameters
   // FSDP2 shards per parameter: only the adapters have gradients, unsharded: 8,388,608 x 2 B.
   const auto fsdp2 = estimate_from(lora_fsdp(R"(, "sharding_engine": "fsdp2", "gradient_sync": "last_micro_batch")"));
   CHECK(fsdp2.per_gpu.gradients == kLlama2AdapterParams * 2);
-  // The HF Trainer's default is no_sync (accelerate's accumulate), on FSDP1 (its fsdp argument).
+  // Framework "fsdp" defaults to no_sync on FSDP1 as well.
   CHECK(estimate_from(lora_fsdp("")).per_gpu.gradients == no_sync.per_gpu.gradients);
+  // The HF Trainer with PEFT wraps every LoRA leaf (lora_A, lora_B) as an FSDP unit of its own
+  // (transformers integrations/fsdp.py update_fsdp_plugin_peft -> peft utils/other.py
+  // fsdp_auto_wrap_policy): the decoder layers' flat parameters hold frozen weights only and get no
+  // gradient. Its default no_sync (accelerate's accumulate) keeps the adapters' gradients
+  // unsharded: 8,388,608 x 2 B = 16,777,216 B.
+  const auto trainer = estimate_from(lora_fsdp("", "hf_trainer"));
+  CHECK(trainer.per_gpu.gradients == kLlama2AdapterParams * 2);
+  CHECK(trainer.per_gpu.gradients == 16777216.0);
+  CHECK_FALSE(fsdp1_whole_unit_gradients(setup_from(lora_fsdp("", "hf_trainer"))));
+  CHECK(fsdp1_whole_unit_gradients(setup_from(lora_fsdp(""))));
   // DeepSpeed ZeRO >= 2 under accelerate never enters no_sync: the default reduces every micro-batch.
-  CHECK(gradient_sync(setup_from(lora_fsdp(R"(, "sharding_engine": "deepspeed")"))) == GradientSync::every_micro_batch);
+  CHECK(gradient_sync(setup_from(lora_fsdp(R"(, "sharding_engine": "deepspeed")", "hf_trainer"))) == GradientSync::every_micro_batch);
 }
 
 TEST_CASE("no_sync with full fine-tuning accumulates full gradients in the reduce dtype", "[gradient_sync]") {

@@ -150,7 +150,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                      number(e.bytes_per_param.optimizer_gradient) + " B/param" + shard_o + ", optimizer step only)";
   if (s.parallel.zero_stage >= 2 && s.batch.gradient_accumulation_steps > 1 && gradient_sync(s) == GradientSync::last_micro_batch)
     gradient_rule += "; no_sync accumulation keeps them unsharded until the last micro-batch";
-  if (s.parallel.zero_stage >= 2 && sharding_engine(s) == ShardingEngine::fsdp && s.method != Method::full)
+  if (fsdp1_whole_unit_gradients(s) && s.method != Method::full)
     gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
   out.push_back({"gradients",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +

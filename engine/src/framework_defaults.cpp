@@ -49,6 +49,11 @@ ShardingEngine sharding_engine(const TrainingSetup& s) {
   return ShardingEngine::fsdp;
 }
 
+bool fsdp1_whole_unit_gradients(const TrainingSetup& s) {
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  return sharding_engine(s) == ShardingEngine::fsdp && s.parallel.zero_stage >= 2 && !(s.framework == Framework::hf_trainer && adapters);
+}
+
 GradientSync gradient_sync(const TrainingSetup& s) {
   if (s.parallel.gradient_sync) return *s.parallel.gradient_sync;
   switch (s.framework) {

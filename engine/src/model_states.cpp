@@ -36,7 +36,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   const bool offload_opt = s.parallel.offload_optimizer != OffloadTarget::none;
   const bool offload_par = s.parallel.offload_param != OffloadTarget::none && zero == 3;
   const ShardingEngine engine = sharding_engine(s);
-  const bool flat_units = engine == ShardingEngine::fsdp && zero >= 2;
+  const bool flat_units = fsdp1_whole_unit_gradients(s);
   // Micro-batches whose gradients accumulate before the optimizer step: accumulation steps, or a
   // pipeline's micro-batches (each stage accumulates over all of them).
   const bool accumulates = s.batch.gradient_accumulation_steps > 1;

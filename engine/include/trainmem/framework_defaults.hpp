@@ -57,6 +57,16 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
 // sharding_engine "deepspeed".
 ShardingEngine sharding_engine(const TrainingSetup& s);
 
+// Whether FSDP1 gives a whole wrapped layer a gradient when the layer holds any trainable
+// parameter: FullyShardedDataParallel (use_orig_params=True) keeps one FlatParameter per wrapped
+// unit, and its gradient covers the whole unit. That happens where the wrap policy puts adapters
+// and frozen weights in one unit (transformer-block wrapping, framework "fsdp"). Not under the HF
+// Trainer with PEFT adapters: transformers integrations/fsdp.py update_fsdp_plugin_peft (trainer.py
+// _fsdp_qlora_plugin_updates before it) installs PEFT's fsdp_auto_wrap_policy (peft
+// utils/other.py), which wraps every leaf module whose weight requires grad (LoRA's lora_A and
+// lora_B) as a unit of its own, so a transformer block's flat parameter holds frozen weights only.
+bool fsdp1_whole_unit_gradients(const TrainingSetup& s);
+
 // parallel.gradient_sync when not given. last_micro_batch where the trainer wraps the accumulation
 // micro-batches in no_sync: HF Trainer through accelerate's Accelerator.accumulate (accelerate
 // v1.x accelerator.py: no_sync for DDP, FSDP1 and FSDP2, skipped for DeepSpeed ZeRO >= 2) and
