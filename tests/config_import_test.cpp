@@ -416,6 +416,18 @@ TEST_CASE("the HF Trainer's bf16/fp16 in front of DeepSpeed: a missing section i
   // DeepSpeed alone (its own loop, no trainer flag): no section means fp32 training.
   r = trainmem::import_configs({no_section}, trainmem::builtin_catalog());
   CHECK(as_json(r.document).at("precision").value("param_dtype", "") == "fp32");
+  // An axolotl YAML that reads its own bf16: false already disagrees with bf16.enabled: true on the
+  // compute dtype: one error, not two.
+  auto axolotl = trainmem::cli::load_config_file("axolotl.yaml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\nbf16: false\ndeepspeed: ds.json\n", errors);
+  REQUIRE(axolotl);
+  r = trainmem::import_configs({*axolotl, bf16_on}, trainmem::builtin_catalog());
+  CHECK(r.errors.size() == 1);
+  // axolotl's bf16 "auto" (on for bf16 GPUs) with no bf16 section: bf16 weights.
+  axolotl = trainmem::cli::load_config_file("axolotl.yaml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\ndeepspeed: ds.json\n", errors);
+  REQUIRE(axolotl);
+  r = trainmem::import_configs({*axolotl, no_section}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("precision").at("param_dtype") == "bf16");
 }
 
 TEST_CASE("a DeepSpeed train_batch_size that the GPUs and accumulation do not divide is an error, never rounded", "[import][deepspeed][errors]") {

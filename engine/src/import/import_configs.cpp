@@ -951,11 +951,15 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     }
     const std::string mixed = flag && flag->value.is_string() ? flag->value.as_string() : "fp32";
     const std::string flag_source = flag ? flag->origin : trainer + " turns neither bf16 nor fp16 on";
+    // Two files already reported as disagreeing on the compute dtype say the same thing once.
+    const bool conflict_reported = std::any_of(result.errors.begin(), result.errors.end(),
+                                               [](const FieldError& e) { return e.field == "precision.compute_dtype"; });
     for (const auto& r : readings) {
       if (trainer.empty()) break;
       for (const auto& d : r.deepspeed_precision) {
         const bool on = mixed == d.dtype;
         if (d.enabled && *d.enabled != on) {
+          if (conflict_reported) continue;
           result.errors.push_back({error_code::inconsistent, d.key,
                                    d.key + " is " + (*d.enabled ? "true" : "false") + " but the trainer's " + d.dtype + " is " + (on ? "on" : "off") +
                                        " (precision " + mixed + ", " + flag_source + "): the HF Trainer refuses a DeepSpeed value that differs from its own "
