@@ -555,8 +555,9 @@ TEST_CASE("torchtune export: a tune run line of torchtune's keys that imports ba
     check_not_exported(doc, back_document, {}, "torchtune");
     const auto back = setup_of(back_document);
     for (const auto& [field, get] : kFields) {
+      const auto& name = field;  // a structured binding cannot be captured by a lambda before C++20 (clang)
       if (std::find(exported.carried.begin(), exported.carried.end(), field) == exported.carried.end() ||
-          std::any_of(not_expressible.begin(), not_expressible.end(), [&](const std::string& n) { return related(n, field); }))
+          std::any_of(not_expressible.begin(), not_expressible.end(), [&](const std::string& n) { return related(n, name); }))
         continue;
       if (std::string(field) == "loss.implementation") continue;  // the line names the loss torchtune defaults to: compared resolved below
       INFO("field " << field << " did not survive export and import");

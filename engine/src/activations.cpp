@@ -11,7 +11,6 @@ namespace trainmem {
 
 namespace {
 
-constexpr double kFp32Bytes = 4.0;
 constexpr double kMaskBytes = 1.0;  // dropout masks are bool tensors, one byte per element
 
 // Collects one layer's saved tensors with their per-GPU sizes.
