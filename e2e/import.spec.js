@@ -33,13 +33,16 @@ function setPath(doc, p, v) {
 /**
  * The page's document after an import, by the rule the page states: the CLI's document, the model
  * and GPU kept when no file gives them, and every field the CLI's provenance gives as "engine
- * default" (no file, no framework default) or "unresolved: ..." (a variable the script does not
- * set) kept from the inputs before, where they state it.
+ * default" (no file, no framework default; the method and the parallel layout but the GPU count
+ * excepted) or "unresolved: ..." (a variable the script does not set) kept from the inputs before,
+ * where they state it.
  */
 function importedDoc(answer, before) {
   const doc = JSON.parse(JSON.stringify(answer.document));
   for (const [field, origin] of Object.entries(answer.provenance)) {
-    const kept = origin.startsWith('engine default') || origin.startsWith('unresolved: ');
+    // Not the method nor the parallel layout other than the GPU count (docs/import.md).
+    const layout = field === 'method' || (field.startsWith('parallel.') && field !== 'parallel.world_size' && field !== 'parallel.gpus_per_node');
+    const kept = origin.startsWith('unresolved: ') || (origin.startsWith('engine default') && !layout);
     if (kept && getPath(doc, field) === undefined && getPath(before, field) !== undefined) setPath(doc, field, getPath(before, field));
   }
   for (const f of ['model', 'gpu']) if (doc[f] === undefined) doc[f] = before[f];
@@ -344,3 +347,39 @@ for (const theme of ['light', 'dark']) {
     await context.close();
   });
 }
+
+test('a trainer file without DeepSpeed, FSDP or an adapter runs full fine-tuning under DDP: the form\'s ZeRO-3 and method are not kept', async ({ app, page }) => {
+  await app.open('http');
+  const before = await app.inputDoc();
+  expect(before.parallel.zero_stage).toBe(3);  // the page's starting setup shards with ZeRO-3
+  // A TrainingArguments YAML as HfArgumentParser.parse_yaml_file reads it: no deepspeed, no fsdp, no PEFT.
+  const text = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nper_device_train_batch_size: 2\nbf16: true\nmax_length: 2048\n';
+  await drop(page, [{ name: 'sft.yaml', text }]);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'trainmem-'));
+  fs.writeFileSync(path.join(dir, 'sft.yaml'), text);
+  const answer = cliImportFull(dir, ['sft.yaml']);
+  expect(answer.provenance['parallel.zero_stage']).toMatch(/^engine default/);
+  const doc = await app.inputDoc();
+  expect(doc).toEqual(importedDoc(answer, before));
+  expect(doc.parallel.zero_stage).toBeUndefined();  // the engine's default: no sharding (DDP), as the CLI estimates
+  expect(doc.method).toBeUndefined();
+  expect(doc.parallel.world_size).toBe(before.parallel.world_size);  // the GPU count stays the form's
+  await expect(page.locator('#provenance tr[data-field="parallel.zero_stage"]')).toHaveAttribute('data-origin', 'engine');
+  expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
+});
+
+test('a Megatron-LM script whose model cannot be built imports nothing and asks for its config.json; the form\'s model is not used', async ({ app, page }) => {
+  await app.open('http');
+  const before = await app.inputDoc();
+  // The vocabulary comes from a Hugging Face tokenizer the import cannot open (no --vocab-size).
+  const text = 'torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 --hidden-size 2048 --num-attention-heads 16 ' +
+    '--seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 2 --global-batch-size 64 --bf16 ' +
+    '--tokenizer-type HuggingFaceTokenizer --tokenizer-model meta-llama/Llama-2-7b-hf\n';
+  await drop(page, [{ name: 'train.sh', text }]);
+  const error = page.locator('#import-errors li[data-code="model_config_needed"]');
+  await expect(error).toContainText('train.sh:(architecture)');
+  await expect(page.locator('#import-model')).toBeVisible();
+  await expect(page.getByTestId('import-result')).toBeHidden();
+  expect(await app.inputDoc()).toEqual(before);
+});

@@ -24,7 +24,7 @@ import { showDefaults } from './defaults.js';
 import { mergePatch } from './doc-paths.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
-import { ImportPanel } from './import-panel.js';
+import { ImportPanel, keptFromForm } from './import-panel.js';
 import { TrainerExport } from './trainer-export.js';
 
 /** @typedef {import('./engine-client.js').EngineClient} EngineClient */
@@ -553,10 +553,15 @@ export class App {
     // A field only the engine's default gives (no file, no framework default) keeps the value the
     // user had: a partial import (a DeepSpeed JSON alone) states nothing about it. So does a field
     // the files leave to a variable the script does not set ("unresolved: run.sh:--max_length $SEQ").
+    // Not the training method nor the parallel layout beyond the GPU count: a trainer file that
+    // names no adapter, no DeepSpeed/FSDP config and no model parallelism runs full fine-tuning
+    // under DDP, as the CLI estimates it; the form's ZeRO-3 or QLoRA kept beside it would price
+    // another run, far smaller.
     /** @type {[string, unknown][]} */
     const keptInputs = [];
     for (const [field, origin] of Object.entries(answer.provenance)) {
       if (!(origin.startsWith('engine default') || origin.startsWith('unresolved: ')) || getPath(next, field) !== undefined) continue;
+      if (origin.startsWith('engine default') && !keptFromForm(field)) continue;
       const mine = getPath(before, field);
       if (mine === undefined) continue;
       setPath(next, field, clone(mine));

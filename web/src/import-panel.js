@@ -102,6 +102,33 @@ function valueText(v) {
 const noteItem = (n) => el('li', {}, [el('code', { text: n.key }),
   document.createTextNode((n.value === null || n.value === undefined ? '' : ' = ' + JSON.stringify(n.value)) + ': ' + n.reason)]);
 
+/**
+ * Whether a field the import leaves to the engine's default keeps the form's value: every field but
+ * the training method and the parallel layout (the GPU count aside). A trainer file that names no
+ * adapter, no DeepSpeed/FSDP config and no model parallelism runs full fine-tuning under DDP, as the
+ * CLI estimates it (docs/import.md); the form's ZeRO-3 or QLoRA kept beside it would price another,
+ * smaller run.
+ * @param {string} field  a document path, e.g. "parallel.zero_stage"
+ */
+export function keptFromForm(field) {
+  if (field === 'method') return false;
+  if (field.startsWith('parallel.')) return field === 'parallel.world_size' || field === 'parallel.gpus_per_node';
+  return true;
+}
+
+/**
+ * The files describe a model the import could not build (a Megatron-LM script without its vocabulary
+ * size: "FILE:(architecture)" unresolved): the form's model must not stand in for it. Asked for as a
+ * model named by id but not in the catalog is (the same error code, so its config.json can be given).
+ * @param {ImportAnswer} answer
+ * @returns {EngineError | null}
+ */
+function unbuiltModel(answer) {
+  if (answer.document.model !== undefined) return null;
+  const note = answer.unresolved.find((n) => n.key.endsWith(':(architecture)'));
+  return note ? { code: 'model_config_needed', field: note.key, message: note.reason } : null;
+}
+
 export class ImportPanel {
   /**
    * @param {{estimate: (fn: string, args: unknown[], key?: string) => Promise<{out: any}>}} engine
@@ -261,7 +288,9 @@ export class ImportPanel {
           if (run === this.runs) byId('import').setAttribute('aria-busy', 'false');
         }
         if (run !== this.runs) return;
+        const unbuilt = out.error ? null : unbuiltModel(out);
         if (out.error) errors.push(...out.errors);
+        else if (unbuilt) errors.push(unbuilt);
         else this.shown = { answer: out, applied: this.apply(out) };
       }
     }
