@@ -685,6 +685,10 @@ TEST_CASE("Megatron-LM 345M with TP 2 and Llama-3 8B: parameter counts by hand",
   INFO(trainmem::error_document(r.errors));
   REQUIRE(r.errors.empty());
   CHECK(estimated_parameters(r) == 355002368.0);
+  // The script names no --tokenizer-type: pretrain_gpt.py (Megatron-LM d98e8a6, line 527) passes
+  // args_defaults={'tokenizer_type': 'GPT2BPETokenizer'} and arguments.py validate_args sets it
+  // when the argument is None, so the vocabulary is GPT-2's, with that line cited.
+  CHECK(origin_of(r, "model").find("pretrain_gpt.py:527 args_defaults") != std::string::npos);
   // train_llama3_8b_h100_fp8.sh: 32 layers, h = 4096, 32 heads in 8 groups of 128 channels,
   // SwiGLU 14336, RMSNorm, no biases, untied. Per layer q 4096^2 = 16777216, k and v
   // 2 x 4096 x 1024 = 8388608, o 16777216, MLP 3 x 4096 x 14336 = 176160768, two norms 8192:

@@ -6,7 +6,8 @@
 //   megatron/core/transformer/transformer_config.py  TransformerConfig fields, recompute checks (kTransformerConfig)
 //   megatron/core/transformer/transformer_block.py   get_num_layers_to_build, _checkpointed_forward
 //   megatron/core/tokenizers/utils/build_tokenizer.py  build_tokenizer, vocab_size_with_padding
-//   pretrain_gpt.py                          args_defaults tokenizer_type GPT2BPETokenizer
+//   pretrain_gpt.py:527                      args_defaults={'tokenizer_type': 'GPT2BPETokenizer'}, which
+//     arguments.py validate_args (lines 657-666) sets when --tokenizer-type is absent (None)
 // Megatron's GPT layers (megatron/core/models/gpt/gpt_layer_specs.py): linear_qkv (hidden ->
 // (heads + 2 x query groups) x kv_channels), linear_proj, linear_fc1 (x2 when gated), linear_fc2,
 // with bias unless --disable-bias-linear (q/k/v alone with --add-qkv-bias); LayerNorm (weight and
@@ -356,7 +357,9 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
     }
   } else if (tokenizer == "GPT2BPETokenizer") {
     a.vocab = 50257;  // the GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens
-    vocab_origin = std::string("GPT2BPETokenizer") + (tokenizer_given ? "" : " (pretrain_gpt.py's default tokenizer)") +
+    vocab_origin = std::string("GPT2BPETokenizer") + (tokenizer_given ? ""
+                                     : " (Megatron-LM pretrain_gpt.py:527 args_defaults at d98e8a6, set by "
+                                       "arguments.py validate_args when --tokenizer-type is absent)") +
                    ": GPT-2's BPE vocabulary of 50257 tokens";
     if (vocab_arg) r.ignore("vocab_size", *vocab_arg, "GPT2BPETokenizer takes its vocabulary from --vocab-file");
   } else if (vocab_arg) {
