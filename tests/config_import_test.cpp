@@ -1304,3 +1304,50 @@ TEST_CASE("a whole number beyond 2^53 is out of range, not 'not a whole number'"
     CHECK(r.errors[0].message.find("beyond 9007199254740992 (2^53)") != std::string::npos);
   }
 }
+
+namespace {
+std::string reason_of(const std::vector<trainmem::ImportNote>& notes, const std::string& key) {
+  for (const auto& n : notes) if (n.key == key) return n.reason;
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a key no HfArgumentParser dataclass defines is named with the nearest field, never ignored", "[import][trl]") {
+  // transformers hf_argparser.py parse_dict (0024962) raises "Some keys are not used by the
+  // HfArgumentParser" for a key no dataclass of the script defines. A file's reading script may add
+  // dataclasses of its own, so the import warns (unmodelled) and names the nearest field; the
+  // mistyped micro-batch keeps TrainingArguments' per_device_train_batch_size default, 8
+  // (training_args.py, 00349ae: field(default=8)). per_device_train_batch_sise -> _size is one edit.
+  auto yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_sise: 16\n"
+                                    "enable_jit_checkpoint: true\n");
+  REQUIRE(yaml);
+  auto r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK_FALSE(has_key(r.ignored, "sft.yaml:per_device_train_batch_sise"));
+  CHECK(reason_of(r.unmodelled, "sft.yaml:per_device_train_batch_sise").find("did you mean per_device_train_batch_size?") !=
+        std::string::npos);
+  CHECK(document_value(r, "/batch/micro_batch_size") == 8);
+  // enable_jit_checkpoint is a TrainingArguments field at 00349ae (checkpointing on SIGTERM): known,
+  // without memory effect, so ignored as such and not warned about.
+  CHECK(reason_of(r.ignored, "sft.yaml:enable_jit_checkpoint").find("TrainingArguments field") != std::string::npos);
+  CHECK_FALSE(has_key(r.unmodelled, "sft.yaml:enable_jit_checkpoint"));
+
+  // A TRL script parses exactly ScriptArguments, its config, ModelConfig and DatasetMixtureConfig
+  // (trl/scripts/sft.py, f2cd577), and TrlParser refuses what none defines: an error naming it.
+  r = trainmem::import_configs({command_line("run.sh", "trl sft --model_name_or_path Qwen/Qwen2.5-7B "
+                                                       "--per_device_train_batch_sise 16 --output_dir out\n")},
+                               trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors.front().code == std::string("unknown_field"));
+  CHECK(r.errors.front().message.find("--per_device_train_batch_sise") != std::string::npos);
+  CHECK(r.errors.front().message.find("did you mean per_device_train_batch_size?") != std::string::npos);
+
+  // A user's own script may define more dataclasses (run_clm.py's block_size): a warning, no error.
+  r = trainmem::import_configs({command_line("run.sh", "python run_clm.py --model_name_or_path Qwen/Qwen2.5-7B "
+                                                       "--block_size 512 --output_dir out\n")},
+                               trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unmodelled, "run.sh:--block_size"));
+}

@@ -7,7 +7,9 @@
 #include <cctype>
 #include <set>
 
+#include "hf_argument_fields.hpp"
 #include "reading.hpp"
+#include "trainmem/errors.hpp"
 
 namespace trainmem::import_detail {
 
@@ -96,6 +98,66 @@ bool no_memory_effect(const std::string& k) {
       "ray_scope", "torchdynamo", "include_inputs_for_metrics", "dispatch_batches", "split_batches", "jit_mode_eval",
       "fp16_opt_level", "half_precision_backend", "fp16_backend", "optim_target_modules", "lora_bias"};
   return keys.count(k) > 0;
+}
+
+// The dataclasses the trainer's parser fills: TrainingArguments alone for the HF Trainer; for a TRL
+// trainer the dataclass_types of its script (trl/scripts/sft.py, dpo.py, grpo.py at f2cd577:
+// ScriptArguments, the trainer's config, ModelConfig, DatasetMixtureConfig).
+std::vector<const ArgumentClass*> parsed_classes(Trainer t) {
+  std::vector<const ArgumentClass*> out;
+  for (const auto& c : hf_argument_classes()) {
+    const bool config = c.name == "SFTConfig" || c.name == "DPOConfig" || c.name == "GRPOConfig";
+    bool take = c.name == "TrainingArguments";
+    if (t != Trainer::hf && !config && !take) take = true;  // ScriptArguments, DatasetMixtureConfig, ModelConfig
+    if (config)
+      take = (t == Trainer::sft && c.name == "SFTConfig") || (t == Trainer::dpo && c.name == "DPOConfig") ||
+             (t == Trainer::grpo && c.name == "GRPOConfig") || t == Trainer::other_trl;
+    if (take) out.push_back(&c);
+  }
+  return out;
+}
+
+// A key the reader does not map: a field of one of the parsed dataclasses has no memory effect the
+// estimate models; a key none of them defines is what HfArgumentParser refuses (hf_argparser.py
+// parse_dict / parse_args_into_dataclasses raise ValueError, TrlParser.parse_args_and_config too).
+// A TRL command line is parsed by exactly these dataclasses: its unknown flag is an error, as in
+// TRL. A file (or an HF script's flags) may be read by a script that adds dataclasses of its own:
+// the key is a warning, never silence, naming the nearest field (a mistyped key leaves that field
+// at its default, which can under-estimate).
+void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const std::string& k, const std::string& name,
+                      const ConfigValue& v) {
+  if (trainer != Trainer::hf && name == "config") {
+    // trl/scripts/utils.py (f2cd577) TrlParser.parse_args_and_config takes --config FILE off the
+    // arguments before the dataclasses parse them: the file is read as one of its own.
+    r.ignore(k, v, "TrlParser's config file (TRL trl/scripts/utils.py parse_args_and_config, f2cd577)");
+    return;
+  }
+  const auto classes = parsed_classes(trainer);
+  std::vector<std::string> known;
+  std::string names;
+  for (const ArgumentClass* c : classes) {
+    for (const auto& f : c->fields)
+      if (f == name) {
+        r.ignore(k, v, "a " + c->name + " field the estimate does not model; assumed without memory effect (" + c->source + ")");
+        return;
+      }
+    known.insert(known.end(), c->fields.begin(), c->fields.end());
+    names += (names.empty() ? "" : ", ") + c->name;
+  }
+  // A suggestion costs an edit distance per known field: the first few unknown keys get one, so
+  // the work stays linear in the file's keys.
+  constexpr std::size_t kKeysWithSuggestion = 16;
+  const bool suggest = r.unmodelled.size() + r.errors.size() < kKeysWithSuggestion && !r.errors.full();
+  const std::string near = suggest ? closest_match(name, known) : std::string();
+  const std::string message = "not a field of " + names + " (" + classes.front()->source +
+                              (classes.size() > 1 ? ", " + classes.back()->source : std::string()) + ")" +
+                              (near.empty() ? "" : "; did you mean " + near + "?");
+  if (trl_command_line)
+    r.error(error_code::unknown_field, k, message + " TrlParser refuses unknown arguments (TRL trl/scripts/utils.py, f2cd577)");
+  else
+    r.unmodelled_key(k, v, message + " HfArgumentParser refuses keys no dataclass of the script defines "
+                                     "(transformers hf_argparser.py parse_dict, 0024962); not read: " +
+                               (near.empty() ? std::string("its value is lost") : near + " keeps its default"));
 }
 
 }  // namespace
@@ -358,7 +420,7 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (no_memory_effect(name)) {
       r.ignore(k, v, "no memory effect");
     } else {
-      r.ignore(k, v, std::string("not a key this reader maps; assumed without memory effect (") + kHf + ")");
+      read_unknown_key(r, trainer, trl && lower(script).find("trl") != std::string::npos, k, name, v);
     }
   }
 
