@@ -1332,6 +1332,14 @@ TEST_CASE("a key no HfArgumentParser dataclass defines is named with the nearest
   // without memory effect, so ignored as such and not warned about.
   CHECK(reason_of(r.ignored, "sft.yaml:enable_jit_checkpoint").find("TrainingArguments field") != std::string::npos);
   CHECK_FALSE(has_key(r.unmodelled, "sft.yaml:enable_jit_checkpoint"));
+  // evaluation_strategy, renamed eval_strategy and gone from TrainingArguments at 00349ae: still no
+  // memory effect, but told apart from a field of the cited versions.
+  yaml = toml_file("old.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nevaluation_strategy: steps\neval_strategy: steps\n");
+  REQUIRE(yaml);
+  r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  CHECK(reason_of(r.ignored, "old.yaml:evaluation_strategy").find("not a field of the dataclasses at the cited versions") !=
+        std::string::npos);
+  CHECK(reason_of(r.ignored, "old.yaml:eval_strategy") == "no memory effect");
 
   // A TRL script parses exactly ScriptArguments, its config, ModelConfig and DatasetMixtureConfig
   // (trl/scripts/sft.py, f2cd577), and TrlParser refuses what none defines: an error naming it.

@@ -117,6 +117,12 @@ std::vector<const ArgumentClass*> parsed_classes(Trainer t) {
   return out;
 }
 
+bool parsed_field(Trainer trainer, const std::string& name) {
+  for (const ArgumentClass* c : parsed_classes(trainer))
+    if (std::find(c->fields.begin(), c->fields.end(), name) != c->fields.end()) return true;
+  return false;
+}
+
 // A key the reader does not map: a field of one of the parsed dataclasses has no memory effect the
 // estimate models; a key none of them defines is what HfArgumentParser refuses (hf_argparser.py
 // parse_dict / parse_args_into_dataclasses raise ValueError, TrlParser.parse_args_and_config too).
@@ -418,7 +424,11 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (name == "packing" || name == "padding_free") {
       r.ignore(k, v, "the estimate takes every sequence at the maximum length, packed or padded");
     } else if (no_memory_effect(name)) {
-      r.ignore(k, v, "no memory effect");
+      // Older transformers/TRL fields (evaluation_strategy) and the alignment-handbook's own
+      // (dataset_mixer) have no memory effect either, but are not fields at the cited versions.
+      r.ignore(k, v, parsed_field(trainer, name) ? "no memory effect"
+                                                 : "no memory effect; not a field of the dataclasses at the cited "
+                                                   "versions (an older transformers/TRL field, or the reading script's own)");
     } else {
       read_unknown_key(r, trainer, trl && lower(script).find("trl") != std::string::npos, k, name, v);
     }
