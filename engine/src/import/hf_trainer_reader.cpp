@@ -158,12 +158,14 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
   const std::string message = "not a field of " + names + " (" + classes.front()->source +
                               (classes.size() > 1 ? ", " + classes.back()->source : std::string()) + ")" +
                               (near.empty() ? "" : "; did you mean " + near + "?");
-  if (trl_command_line)
-    r.error(error_code::unknown_field, k, message + " TrlParser refuses unknown arguments (TRL trl/scripts/utils.py, f2cd577)");
-  else
-    r.unmodelled_key(k, v, message + " HfArgumentParser refuses keys no dataclass of the script defines "
-                                     "(transformers hf_argparser.py parse_dict, 0024962); not read: " +
-                               (near.empty() ? std::string("its value is lost") : near + " keeps its default"));
+  // A warning on a TRL command line too, though TrlParser refuses unknown arguments: the field lists
+  // are those of one version, and older TRL and transformers releases defined fields since removed
+  // (overwrite_output_dir, group_by_length), which their users still pass.
+  const std::string refusal = trl_command_line
+                                  ? " TrlParser refuses unknown arguments (TRL trl/scripts/utils.py, f2cd577), older versions may define it"
+                                  : " HfArgumentParser refuses keys no dataclass of the script defines (transformers hf_argparser.py "
+                                    "parse_dict, 0024962)";
+  r.unmodelled_key(k, v, message + refusal + "; not read: " + (near.empty() ? std::string("its value is lost") : near + " keeps its default"));
 }
 
 }  // namespace
