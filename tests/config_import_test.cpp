@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -285,8 +286,20 @@ TEST_CASE("the WASM request gives the CLI's answer", "[import][wasm]") {
   const auto cli = trainmem::import_files_json(cli_files, {}, false);
   REQUIRE(wasm.ok);
   CHECK(json::parse(wasm.json) == json::parse(cli.json));
+  // document_only: both refuse these files alone (the JSON's micro-batch is "auto" and no trainer's
+  // file fills it), with the same errors.
   request["document_only"] = true;
-  CHECK(json::parse(trainmem::import_json(request.dump()).json) == json::parse(cli.json).at("document"));
+  const auto wasm_only = trainmem::import_json(request.dump());
+  CHECK_FALSE(wasm_only.ok);
+  CHECK(json::parse(wasm_only.json) == json::parse(trainmem::import_files_json(cli_files, {}, true).json));
+  // A file that leaves no field open: the document alone is the full answer's document.
+  const auto zero3 = load(folder, {"trl_deepspeed_zero3.yaml"});
+  json alone;
+  alone["files"] = json::array({{{"name", "trl_deepspeed_zero3.yaml"}, {"content", as_json(zero3[0].content)}}});
+  alone["document_only"] = true;
+  const auto wasm_document = trainmem::import_json(alone.dump());
+  REQUIRE(wasm_document.ok);
+  CHECK(json::parse(wasm_document.json) == json::parse(trainmem::import_files_json(zero3, {}, false).json).at("document"));
 }
 
 TEST_CASE("a file that is not UTF-8 is refused where its first bad byte is", "[import][errors]") {
@@ -1199,6 +1212,37 @@ TEST_CASE("--document-only refuses a document with unresolved fields instead of 
   CHECK(e.at("error").at("code") == "unresolved_value");
   CHECK(e.at("error").at("field") == "batch.seq_length");
   CHECK(e.at("error").at("params").at("origin") == "run.sh:--max_length $SEQ");
+}
+
+TEST_CASE("--document-only refuses every field an unresolved note leaves out: the GPU count, an \"auto\" nothing fills", "[import][unresolved]") {
+  // Each answer lists, per field the document lacks, one unresolved_value error; fields named by hand:
+  auto refused_fields = [](const std::vector<trainmem::ConfigFile>& files) {
+    const auto only = trainmem::import_files_json(files, {}, true);
+    std::set<std::string> fields;
+    if (only.ok) return fields;
+    const json e = json::parse(only.json);
+    for (const auto& err : e.at("errors")) {
+      CHECK(err.at("code") == "unresolved_value");
+      fields.insert(err.at("field").get<std::string>());
+    }
+    return fields;
+  };
+  // torchtitan llama3_8b.toml alone: data_parallel_shard_degree = -1 (the GPUs the other degrees
+  // leave) with FSDP sharding, and no launch line: the GPU count is in no file.
+  CHECK(refused_fields(load(kConfigs / "torchtitan", {"llama3_8b.toml"})) == std::set<std::string>{"parallel.world_size"});
+  // DeepSpeed's zero_stage1_config.json alone: ZeRO stage 1 without a GPU count, and
+  // train_micro_batch_size_per_gpu "auto" with no trainer to fill it. No model either, which is
+  // not refused here: `trainmem estimate` refuses a document without one (missing_field).
+  CHECK(refused_fields(load(kConfigs / "deepspeed", {"zero_stage1_config.json"})) ==
+        std::set<std::string>{"parallel.world_size", "batch.micro_batch_size"});
+  // With the launch line the TOML's GPU count is known (8 x 2 nodes) and the document stands alone.
+  CHECK(refused_fields({load(kConfigs / "torchtitan", {"llama3_8b.toml"}).front(),
+                        command_line("run.sh", "torchrun --nproc_per_node 8 --nnodes 2 -m torchtitan.train --job.config_file ./llama3_8b.toml\n")})
+            .empty());
+  // A variable in a flag that sets no document field (Megatron's --data-path) leaves nothing out.
+  CHECK(refused_fields(load(kConfigs / "megatron", {"pretrain_gpt.sh"})).empty());
+  const auto megatron = trainmem::import_configs(load(kConfigs / "megatron", {"pretrain_gpt.sh"}), trainmem::builtin_catalog());
+  CHECK_FALSE(megatron.unresolved.empty());  // the notes are still listed by the full answer
 }
 
 TEST_CASE("configs and launch lines of frameworks this import does not read are named", "[import][errors][frameworks]") {

@@ -58,6 +58,10 @@ struct ImportResult {
   std::vector<ImportNote> ignored;     // keys without an effect on memory
   std::vector<ImportNote> unmodelled;  // keys that affect memory but have no document field yet
   std::vector<ImportNote> unresolved;  // values the files leave open: "auto", $VARIABLES, files named but not given
+  // The document fields those values leave out of `document` (an estimate would fill each with the
+  // engine's default): field path -> the key of its note in `unresolved`. `model` is not among them:
+  // an estimate refuses a document without one by itself (missing_field).
+  std::vector<std::pair<std::string, std::string>> open_fields;
   std::vector<std::pair<std::string, std::string>> formats;  // file -> the format it was read as
   Errors errors;  // malformed values, unknown formats, conflicts between files, a model config needed
 };

@@ -637,6 +637,20 @@ void read_torchtitan_files(const std::vector<std::pair<std::string, const Config
 
 }  // namespace
 
+namespace {
+// Whether the dotted field path (`parallel.world_size`) has no value in the document.
+bool is_document_field_absent(const ConfigValue& document, const std::string& path) {
+  const ConfigValue* at = &document;
+  for (std::size_t start = 0; at;) {
+    const std::size_t dot = path.find('.', start);
+    at = at->is_object() ? at->find(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start)) : nullptr;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return at == nullptr || at->is_null();
+}
+}  // namespace
+
 ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog& catalog, const ImportOptions& options) {
   ImportResult result;
   std::vector<Reading> readings;
@@ -1003,7 +1017,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   for (const auto& r : readings)
     for (const auto& [field, note] : r.autos) {
       auto it = chosen.find(field);
-      if (it == chosen.end() || it->second.a.strength < Strength::trainer_default) result.unresolved.push_back(note);
+      if (it == chosen.end() || it->second.a.strength < Strength::trainer_default) {
+        result.unresolved.push_back(note);
+        if (it == chosen.end()) result.open_fields.emplace_back(field, note.key);
+      }
       else result.ignored.push_back({note.key, "\"auto\": " + field + " is filled from " + (it->second.a.source.empty() ? it->second.a.origin : it->second.a.source), note.value});
     }
 
@@ -1156,6 +1173,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     result.ignored.insert(result.ignored.end(), r.ignored.begin(), r.ignored.end());
     result.unmodelled.insert(result.unmodelled.end(), r.unmodelled.begin(), r.unmodelled.end());
     result.unresolved.insert(result.unresolved.end(), r.unresolved.begin(), r.unresolved.end());
+  }
+  // A note keyed by a field path (`parallel.world_size` when no file gives the GPU count,
+  // `batch.seq_length` for `--max_length $SEQ`) names a field the document leaves out.
+  for (const auto& n : result.unresolved) {
+    if (n.key == "model" || n.key.find(':') != std::string::npos || !is_document_field_absent(result.document, n.key)) continue;
+    const bool listed = std::any_of(result.open_fields.begin(), result.open_fields.end(), [&](const auto& f) { return f.first == n.key; });
+    if (!listed) result.open_fields.emplace_back(n.key, n.key);
   }
   return result;
 }

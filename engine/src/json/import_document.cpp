@@ -104,7 +104,8 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
     if (!r.errors.empty()) return {error_document(r.errors), false};
     if (document_only) {
       // The document alone cannot say that a field is open; `trainmem estimate` would fill it with
-      // the engine's default. Such fields stop --document-only instead (docs/api.md "Import").
+      // the engine's default. Every such field stops --document-only instead, whatever left it open
+      // (a variable the script does not set, no GPU count, an "auto" nothing fills): docs/api.md "Import".
       Errors open;
       for (const auto& [field, origin] : r.provenance)
         if (origin.rfind("unresolved: ", 0) == 0)
@@ -112,6 +113,16 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
                           field + " is " + origin + " (a variable the script does not set); set it in the script or give the "
                                                     "value (trainmem import without --document-only lists every value it read)",
                           {{"origin", origin.substr(12)}}});
+      for (const auto& open_field : r.open_fields) {
+        const std::string& field = open_field.first;  // named references: a lambda may not capture a structured binding (C++17)
+        const std::string& key = open_field.second;
+        if (std::any_of(open.begin(), open.end(), [&](const FieldError& e) { return e.field == field; })) continue;
+        const auto note = std::find_if(r.unresolved.begin(), r.unresolved.end(), [&](const ImportNote& n) { return n.key == key; });
+        open.push_back({error_code::unresolved_value, field,
+                        field + " is not in the files: " + (note == r.unresolved.end() ? key : note->reason) +
+                            " (trainmem import without --document-only lists every value it read)",
+                        {{"origin", key}}});
+      }
       if (!open.empty()) return {error_document(open), false};
       return {dump(to_json(r.document)), true};
     }
