@@ -93,8 +93,12 @@ struct RoundTrip {
 RoundTrip round_trip(const json& doc, trainmem::ExportFormat format, const std::set<std::string>& keys,
                      std::set<std::string>& not_expressible) {
   const auto setup = setup_of(doc);
-  const std::string preset = doc.at("model").at("preset").get<std::string>();
-  const auto exported = trainmem::export_config(setup, format, trainmem::builtin_catalog().find_model(preset)->hf_id);
+  // A catalog preset names its Hugging Face id; a model given by num_parameters or an hf_config
+  // without _name_or_path has none (export_json passes the same).
+  const json& model = doc.at("model");
+  const std::string preset = model.value("preset", "");
+  const std::string hf_id = preset.empty() ? "" : trainmem::builtin_catalog().find_model(preset)->hf_id;
+  const auto exported = trainmem::export_config(setup, format, hf_id);
   for (const auto& [field, why] : exported.not_expressible) not_expressible.insert(field);
   const json written = json::parse(trainmem::config_value_json(exported.config));
   const json flat = written.flatten();
@@ -112,15 +116,28 @@ RoundTrip round_trip(const json& doc, trainmem::ExportFormat format, const std::
   REQUIRE(file);
   RoundTrip out;
   trainmem::ImportOptions options;
-  // axolotl names the model (base_model); the other files do not, and the test gives it.
-  if (format != trainmem::ExportFormat::axolotl) {
+  // axolotl names the model (base_model) when it has an id; the other files do not, and the test
+  // gives it.
+  if (format != trainmem::ExportFormat::axolotl && !preset.empty()) {
     options.model_preset = preset;
     out.supplied.insert("model");
   }
   auto imported = trainmem::import_configs({*file}, trainmem::builtin_catalog(), options);
   INFO(trainmem::error_document(imported.errors));
   REQUIRE(imported.errors.empty());
+  // The file is read as the format it was written in (an axolotl snippet without base_model too).
+  const char* expected_format = format == trainmem::ExportFormat::accelerate ? "accelerate"
+                                : format == trainmem::ExportFormat::axolotl  ? "axolotl"
+                                                                             : "deepspeed";
+  REQUIRE(imported.formats.size() == 1);
+  CHECK(imported.formats.front().second == expected_format);
   json back = json::parse(trainmem::config_value_json(imported.document));
+  // A model without an id comes back unnamed, listed as unresolved; the test gives the original.
+  if (!back.contains("model")) {
+    CHECK(std::any_of(imported.unresolved.begin(), imported.unresolved.end(), [](const trainmem::ImportNote& n) { return n.key == "model"; }));
+    back["model"] = model;
+    out.supplied.insert("model");
+  }
   // The batch settings the format lacks come from the original (a launcher config has none).
   for (const char* k : {"micro_batch_size", "seq_length"})
     if (!back.contains("batch") || !back["batch"].contains(k)) {
@@ -434,6 +451,54 @@ TEST_CASE("an axolotl export with activation offloading also turns gradient_chec
       "batch": {"micro_batch_size": 1, "seq_length": 8192}})", "axolotl").json);
   CHECK(r.at("config").at("activation_offloading") == true);
   CHECK(r.at("config").at("gradient_checkpointing") == true);
+}
+
+TEST_CASE("a model without a Hugging Face id round-trips through every export format, listed as not exported", "[export]") {
+  // Two models no id names: a parameter count alone (tests/fixtures/seed_7b_zero3.json), and a
+  // pasted config.json without _name_or_path (TinyLlama-1.1B's architecture: 22 layers, hidden 2048,
+  // 32 heads with 4 KV heads, MLP 5632, vocabulary 32000).
+  const json models[] = {
+      json::parse(R"({"num_parameters": 7e9})"),
+      json::parse(R"({"hf_config": {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 22,
+                      "num_attention_heads": 32, "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": 2048,
+                      "tie_word_embeddings": false, "torch_dtype": "bfloat16"}})"),
+  };
+  for (const auto& model : models) {
+    json doc = json::parse(R"({"framework": "hf_trainer", "precision": {"param_dtype": "bf16"},
+                               "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "deepspeed"},
+                               "batch": {"micro_batch_size": 2, "seq_length": 4096, "gradient_accumulation_steps": 4}})");
+    doc["model"] = model;
+    // Each format with the framework it reads back as (a DeepSpeed JSON or an accelerate config
+    // alone runs DeepSpeed's own loop; axolotl the HF Trainer's).
+    doc["framework"] = "deepspeed";
+    check_round_trip(doc, trainmem::ExportFormat::deepspeed, kDeepSpeedKeys);
+    check_round_trip(doc, trainmem::ExportFormat::accelerate, kAccelerateKeys);
+    doc["framework"] = "hf_trainer";
+    check_round_trip(doc, trainmem::ExportFormat::axolotl, kAxolotlKeys);
+    // The axolotl snippet says why it has no base_model (axolotl requires one).
+    const json r = json::parse(trainmem::export_json(doc.dump(), "axolotl").json);
+    CHECK_FALSE(r.at("config").contains("base_model"));
+    CHECK(std::any_of(r.at("not_exported").begin(), r.at("not_exported").end(), [](const json& n) {
+      return n.at("field") == "model" && n.at("reason").get<std::string>().find("base_model") != std::string::npos;
+    }));
+    // Read back as axolotl: its micro-batch 2, sequence length 4096 and ZeRO-3 stand, not the HF
+    // Trainer's defaults (per_device_train_batch_size 8).
+    CHECK(r.at("config").at("micro_batch_size") == 2);
+    CHECK(r.at("config").at("sequence_len") == 4096);
+    // A tune run line names a model builder and a built-in config; a model with neither is listed
+    // (no line to read back: torchtune ships no config for it).
+    const auto tune = trainmem::export_json(doc.dump(), "torchtune");
+    REQUIRE(tune.ok);
+    const json t = json::parse(tune.json);
+    CHECK(std::any_of(t.at("not_exported").begin(), t.at("not_exported").end(), [](const json& n) { return n.at("field") == "model"; }));
+  }
+  // An hf_config saved by transformers names its model in _name_or_path: axolotl's base_model.
+  json named = json::parse(R"({"model": {"hf_config": {"_name_or_path": "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T",
+      "model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 22, "num_attention_heads": 32,
+      "num_key_value_heads": 4, "vocab_size": 32000}}, "batch": {"micro_batch_size": 1, "seq_length": 2048}})");
+  const json r = json::parse(trainmem::export_json(named.dump(), "axolotl").json);
+  CHECK(r.at("config").at("base_model") == "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T");
+  for (const auto& n : r.at("not_exported")) CHECK(n.at("field") != "model");
 }
 
 TEST_CASE("fields a format cannot carry are listed as not exported", "[export]") {

@@ -41,9 +41,16 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   if (s.framework == Framework::hf_trainer) out.carried.push_back("framework");
   else out.not_expressible.emplace_back("framework", "axolotl trains with the HF Trainer's loop");
 
+  // axolotl requires base_model, a Hugging Face id or a local folder (utils/schemas/model.py
+  // ModelInputConfig). A model with none (num_parameters only, an hf_config without _name_or_path)
+  // is listed instead of guessed: the snippet has no base_model, and its axolotl-only keys
+  // (micro_batch_size, sequence_len) still make it read back as axolotl (docs/import.md).
   if (!hf_model_id.empty()) {
     c.set("base_model", hf_model_id);
     out.carried.push_back("model");
+  } else {
+    out.not_expressible.emplace_back("model", "the model has no Hugging Face id (a catalog preset's, or an hf_config's _name_or_path): "
+                                              "axolotl requires base_model; add it to the snippet before training");
   }
   c.set("micro_batch_size", s.batch.micro_batch_size);
   c.set("gradient_accumulation_steps", s.batch.gradient_accumulation_steps);

@@ -514,6 +514,11 @@ std::string detect_structured_format(const ConfigValue& c) {
   // adapter keys; such a file may also hold model_type (the loader class).
   if (c.find("base_model") && (c.find("sequence_len") || c.find("micro_batch_size") || c.find("adapter") || c.find("datasets")))
     return "axolotl";
+  // Without base_model (a snippet exported for a model with no Hugging Face id): sequence_len and a
+  // top-level micro_batch_size are axolotl's names alone (TrainingArguments says
+  // per_device_train_batch_size and TRL max_length, LLaMA-Factory cutoff_len, DeepSpeed
+  // train_micro_batch_size_per_gpu); the import then lists the model as unresolved.
+  if (c.find("sequence_len") || c.find("micro_batch_size")) return "axolotl";
   // LLaMA-Factory's own keys (src/llamafactory/hparams/finetuning_args.py, data_args.py) beside
   // TrainingArguments keys.
   if (c.find("stage") || c.find("finetuning_type") || (c.find("model_name_or_path") && (c.find("cutoff_len") || c.find("template"))))

@@ -43,13 +43,20 @@ JsonResult export_json(std::string_view document, std::string_view format) {
                                "format \"" + std::string(format) + "\" is not one of: deepspeed, accelerate, axolotl, torchtune"}}), false};
     ParsedSetup parsed = parse_estimate_document(document);
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
-    // A catalog model's Hugging Face id, for the formats that name the model.
+    Errors ignored;
+    const auto doc = json_io::read_document(document, ignored);
+    // The model's Hugging Face id, for the formats that name the model: a catalog preset's, or the
+    // `_name_or_path` transformers writes into a config.json it saves (configuration_utils.py
+    // PretrainedConfig.to_dict); none for a model given by num_parameters alone.
     std::string hf_model_id;
     if (const ModelPreset* m = parsed.setup.model.preset.empty() ? nullptr : builtin_catalog().find_model(parsed.setup.model.preset))
       hf_model_id = m->hf_id;
+    else if (doc && doc->contains("model") && (*doc)["model"].is_object() && (*doc)["model"].contains("hf_config") &&
+             (*doc)["model"]["hf_config"].is_object()) {
+      const auto& config = (*doc)["model"]["hf_config"];
+      if (const auto it = config.find("_name_or_path"); it != config.end() && it->is_string()) hf_model_id = it->get<std::string>();
+    }
     const ExportResult r = export_config(parsed.setup, f, hf_model_id);
-    Errors ignored;
-    const auto doc = json_io::read_document(document, ignored);
     std::vector<std::string> fields;
     if (doc) given_fields(*doc, "", fields);
     json not_exported = json::array();
