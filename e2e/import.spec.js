@@ -30,6 +30,13 @@ function setPath(doc, p, v) {
   o[keys[keys.length - 1]] = v;
 }
 
+/** `trainmem import NAME` of a text written to a fresh temporary folder: the document with its provenance. */
+function cliImportText(name, text) {
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'trainmem-'));
+  fs.writeFileSync(path.join(dir, name), text);
+  return cliImportFull(dir, [name]);
+}
+
 /**
  * The page's document after an import, by the rule the page states: the CLI's document, the model
  * and GPU kept when no file gives them, and every field the CLI's provenance gives as "engine
@@ -292,9 +299,7 @@ test('a flag given an unset variable keeps the form\'s value, as the CLI reports
   const text = 'accelerate launch --num_processes 8 trl/scripts/sft.py --model_name_or_path Qwen/Qwen2.5-7B --max_length $SEQ --bf16\n';
   await drop(page, [{ name: 'run.sh', text }]);
   await expect(page.getByTestId('import-result')).toBeVisible();
-  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'trainmem-'));
-  fs.writeFileSync(path.join(dir, 'run.sh'), text);
-  const answer = cliImportFull(dir, ['run.sh']);
+  const answer = cliImportText('run.sh', text);
   expect(answer.provenance['batch.seq_length']).toBe('unresolved: run.sh:--max_length $SEQ');
   const doc = await app.inputDoc();
   expect(doc).toEqual(importedDoc(answer, before));
@@ -364,9 +369,7 @@ test('a trainer file without DeepSpeed, FSDP or an adapter runs full fine-tuning
   const text = 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nper_device_train_batch_size: 2\nbf16: true\nmax_length: 2048\n';
   await drop(page, [{ name: 'sft.yaml', text }]);
   await expect(page.getByTestId('import-result')).toBeVisible();
-  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'trainmem-'));
-  fs.writeFileSync(path.join(dir, 'sft.yaml'), text);
-  const answer = cliImportFull(dir, ['sft.yaml']);
+  const answer = cliImportText('sft.yaml', text);
   expect(answer.provenance['parallel.zero_stage']).toMatch(/^engine default/);
   const doc = await app.inputDoc();
   expect(doc).toEqual(importedDoc(answer, before));
