@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "trainmem/catalog.hpp"
 #include "trainmem/json_api.hpp"
 
@@ -101,4 +103,25 @@ TEST_CASE("every family layout has a preset in the catalog", "[catalog]") {
     CAPTURE(t);
     CHECK(types.count(t) == 1);
   }
+}
+
+TEST_CASE("a module exposed as several devices is priced per device, as one process sees it", "[catalog]") {
+  // AMD MI250X: the 128 GB module is two GCDs, each its own ROCm device; rocminfo reports a pool of
+  // 67,092,480 KB per GCD = 67,092,480 x 1024 = 68,702,699,520 bytes (ROCm/ROCm issue 4208). One rank
+  // runs on one GCD, so the engine compares a process's peak with 64 GiB, not 128, and a node of 4
+  // modules holds 8 ranks. Peak bf16 383 TFLOP/s per module = 191.5 per GCD.
+  const GpuEntry* g = builtin_catalog().find_gpu("mi250x-128gb");
+  REQUIRE(g != nullptr);
+  CHECK(g->spec.memory_bytes == 68702699520);
+  CHECK(g->spec.device_total_bytes == 68702699520);
+  CHECK(g->spec.gpus_per_node == 8);
+  CHECK(g->bf16_dense_tflops == 191.5);
+  // Model states between 64 and 128 GiB do not fit on one GCD: 5e9 parameters of full fine-tuning
+  // with Adam and fp32 masters hold 16 bytes each = 80e9 bytes (the 16-byte rule of ZeRO, Rajbhandari
+  // et al. 2020, section 3.1), above 68.7e9 and below the module's 137.4e9.
+  const auto out = estimate_json(R"({"model": {"num_parameters": 5e9}, "gpu": "mi250x-128gb"})");
+  const auto doc = nlohmann::json::parse(out.json);
+  CHECK(doc["per_gpu"]["model_states"].get<double>() == 80e9);
+  CHECK(doc["gpu_capacity_bytes"].get<double>() == 68702699520.0);
+  CHECK(doc["fits"] == false);
 }
