@@ -55,6 +55,13 @@ void BM_EstimateJson(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateJson);
 
+void BM_EstimateJsonFits(benchmark::State& state) {
+  const char* doc = R"({"model": {"preset": "llama-3-8b"}, "parallel": {"world_size": 8, "zero_stage": 3},
+    "batch": {"micro_batch_size": 1, "seq_length": 8192}, "activation_checkpointing": "full", "gpu": "h100-sxm-80gb"})";
+  for (auto _ : state) benchmark::DoNotOptimize(trainmem::estimate_json(doc));
+}
+BENCHMARK(BM_EstimateJsonFits);
+
 // The strategy search on 1,024 GPUs: candidates covered per second.
 void BM_StrategySearch1024(benchmark::State& state) {
   const auto s = setup(R"({"model": {"preset": "llama-3.1-70b"}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 4096,

@@ -1,6 +1,7 @@
 #include "trainmem/lora_targeting.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <unordered_set>
 
@@ -126,17 +127,20 @@ class Matcher {
   double states_ = 0;
 };
 
-// Everything matching reads, written out: equal keys give equal matching.
+// Everything matching reads, written out: equal keys give equal matching. Numbers go in as their
+// 8 bytes and texts behind their length, unformatted: the key is built on every estimate of a LoRA
+// setup (the strategy search and the suggestions run thousands), where printf-style formatting
+// cost more than the estimate itself.
 std::string key_of(const Architecture& a, const LoraSettings& s) {
   std::string k;
-  auto text = [&](const std::string& x) {
-    k += std::to_string(x.size());
-    k += ':';
-    k += x;
-  };
   auto number = [&](double x) {
-    k += std::to_string(x);
-    k += ',';
+    char bytes[sizeof x];
+    std::memcpy(bytes, &x, sizeof x);
+    k.append(bytes, sizeof x);
+  };
+  auto text = [&](const std::string& x) {
+    number(static_cast<double>(x.size()));
+    k += x;
   };
   number(static_cast<double>(a.layers.size()));
   for (const auto& g : a.layers) {
