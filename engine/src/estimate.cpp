@@ -1,6 +1,7 @@
 #include "trainmem/estimate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "trainmem/activations.hpp"
@@ -45,6 +46,9 @@ double in_flight(const ParallelSettings& p, std::size_t stage, std::int64_t micr
 
 struct StageRuntime {
   double activations = 0;         // saved, all in-flight micro-batches
+  double one_micro_batch = 0;     // saved by one micro-batch, before activation offload
+  double layer_free = 0;          // of which outside the transformer layers (vision tower, head inputs)
+  double flights = 1;             // micro-batches in flight
   double offloaded_activations = 0;
   double recompute = 0;           // one layer rebuilt during backward (full recompute)
   double attention_backward = 0;  // eager attention: one layer's score gradients
@@ -106,23 +110,27 @@ std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Ar
   return out;
 }
 
+// The share of the layers that checkpointed_layers (default: all) checkpoints, spread over the
+// stages in proportion to their layers.
+double checkpointed_share(const TrainingSetup& s, const Architecture& a) {
+  const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
+  return s.activation_checkpointing == Checkpointing::none || !s.checkpointed_layers
+             ? 1.0
+             : std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
+}
+
 // first_stage_saved: bytes the first stage keeps besides its layers (a vision encoder and projector).
 StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const std::vector<GroupActivations>& groups,
                            const std::vector<std::int64_t>& counts, std::size_t stage, bool last, const LossMemory& loss,
                            double first_stage_saved) {
   StageRuntime r;
-  // checkpointed_layers (default: all) is spread over the stages in proportion to their layers.
-  const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
-  const double checkpointed_share =
-      s.activation_checkpointing == Checkpointing::none || !s.checkpointed_layers
-          ? 1.0
-          : std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
+  const double share = checkpointed_share(s, a);
   double one_micro_batch = 0;
   for (std::size_t g = 0; g < counts.size(); ++g) {
     if (counts[g] == 0) continue;
     const GroupActivations& ga = groups[g];
     const double n = static_cast<double>(counts[g]);
-    const double checkpointed = std::round(n * checkpointed_share);
+    const double checkpointed = std::round(n * share);
     one_micro_batch += checkpointed * ga.saved + (n - checkpointed) * ga.everything;
     if (r.per_layer == 0) r.per_layer = ga.saved;
     if (s.activation_checkpointing == Checkpointing::full) r.recompute = std::max(r.recompute, ga.everything);
@@ -134,9 +142,11 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     }
     r.layer_backward = std::max(r.layer_backward, ga.backward_working);
   }
-  if (last) one_micro_batch += loss.head_saved;
-  if (stage == 0) one_micro_batch += first_stage_saved;
+  if (last) one_micro_batch += loss.head_saved, r.layer_free += loss.head_saved;
+  if (stage == 0) one_micro_batch += first_stage_saved, r.layer_free += first_stage_saved;
   const double flights = in_flight(s.parallel, stage, s.batch.gradient_accumulation_steps);
+  r.one_micro_batch = one_micro_batch;
+  r.flights = flights;
   r.activations = one_micro_batch * flights;
   if (s.activation_offload) {
     const double resident = std::min(r.activations, kOffloadResidentLayers * r.per_layer);
@@ -144,6 +154,21 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     r.activations = resident;
   }
   return r;
+}
+
+// Saved bytes of each transformer layer of one micro-batch on a stage, in layer order (the groups
+// are contiguous in the model). Of each group's layers the first ones are the checkpointed ones, as
+// Megatron's block recompute method checkpoints the first recompute_num_layers of a stage
+// (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
+std::vector<double> layer_saved_in_order(const TrainingSetup& s, const Architecture& a, const std::vector<GroupActivations>& groups,
+                                         const std::vector<std::int64_t>& counts) {
+  const double share = checkpointed_share(s, a);
+  std::vector<double> out;
+  for (std::size_t g = 0; g < counts.size(); ++g) {
+    const auto checkpointed = static_cast<std::int64_t>(std::round(static_cast<double>(counts[g]) * share));
+    for (std::int64_t k = 0; k < counts[g]; ++k) out.push_back(k < checkpointed ? groups[g].saved : groups[g].everything);
+  }
+  return out;
 }
 
 // What the caching allocator reserves beyond the allocated peak (allocator.hpp): rounding of the
@@ -247,6 +272,17 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
   return t;
 }
 
+// The first five peak_breakdown components in the peak phase: the states on the device then
+// (DeepSpeed's fp32 gradient partition only in the optimizer step; paged optimizer states live
+// outside the allocator), the saved activations in forward and backward, the phase's transients.
+std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, double step_only, bool paged) {
+  const double optimizer = paged ? 0.0 : g.optimizer_states;
+  const double transient = g.temporary_buffers.value_or(0.0);
+  if (g.peak_phase == "load") return {t.load, 0.0, 0.0, 0.0, 0.0};
+  if (g.peak_phase == "optimizer_step") return {g.parameters, g.gradients, optimizer, 0.0, transient};
+  return {g.parameters, g.gradients - step_only, optimizer, t.activations, transient};
+}
+
 double cuda_context_bytes(const TrainingSetup& s) {
   if (!s.gpu) return kDefaultCudaContextBytes;
   if (!s.gpu->has_cuda_context) return 0;
@@ -278,7 +314,7 @@ void judge_fit(const TrainingSetup& s, Estimate& e) {
   }
 }
 
-Estimate estimate(const TrainingSetup& s) {
+Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
   if (s.rlhf) return estimate_rlhf(s);
   Estimate e;
   e.parameters = count_parameters(s);
@@ -311,6 +347,11 @@ Estimate estimate(const TrainingSetup& s) {
   double offloaded_states = 0, offloaded_activations = 0;
   TransientBuffers best_buffers;
   double best_step_only = 0;
+  // The most loaded stage's terms, for the step in detail.
+  StepTerms best_terms;
+  StageRuntime best_runtime;
+  const bool detailed = detail == EstimateDetail::step;
+  if (detailed) e.pipeline_stages.reserve(stages.size());
   work_meter::add(stages.size());
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const ModelStates& ms = stages[i];
@@ -336,19 +377,28 @@ Estimate estimate(const TrainingSetup& s) {
       const double held = last ? loss->held : 0.0;
       g.activations = rt.activations;
       g.activations_per_layer = rt.per_layer;
-      PhasePeaks ph;
+      StepTerms t;
       const double whole_model = static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
-      ph.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
+      t.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
+      t.training_states = training_states;
+      t.step_states = allocator_states;
+      t.activations = rt.activations;
+      t.always = tb.persistent + held;
+      t.forward_buffers = t.always + tb.forward;
       // The loss's working set at the end of forward, or one eager layer's scores inside it.
-      const double fwd_transient = tb.persistent + held + tb.forward + std::max(loss_fwd, rt.attention_forward);
+      t.layer_forward = rt.attention_forward;
+      t.loss_forward = loss_fwd;
       // Backward starts with the loss (all activations alive, the logits' working set), then walks
       // the layers back (recompute, score gradients, gathers); the two do not overlap.
-      const double bwd_transient =
-          tb.persistent + held + std::max(loss_bwd, tb.backward + rt.recompute + std::max(rt.attention_backward, rt.layer_backward));
-      const double step_transient = tb.persistent + held + tb.optimizer_step;
-      ph.forward = training_states + rt.activations + fwd_transient;
-      ph.backward = training_states + rt.activations + bwd_transient;
-      ph.optimizer_step = allocator_states + step_transient;
+      t.loss_backward = loss_bwd;
+      t.layer_backward = tb.backward + rt.recompute + std::max(rt.attention_backward, rt.layer_backward);
+      t.step_buffers = t.always + tb.optimizer_step;
+      const double fwd_transient = forward_transient(t), bwd_transient = backward_transient(t), step_transient = t.step_buffers;
+      PhasePeaks ph;
+      ph.load = t.load;
+      ph.forward = forward_peak(t);
+      ph.backward = backward_peak(t);
+      ph.optimizer_step = step_peak(t);
       g.phases = ph;
       double peak = ph.load, transient = 0;
       g.peak_phase = "load";
@@ -370,7 +420,24 @@ Estimate estimate(const TrainingSetup& s) {
         offloaded_activations = rt.offloaded_activations;
         best_buffers = tb;
         best_step_only = step_only;
+        best_terms = t;
+        best_runtime = rt;
       }
+    }
+    if (detailed) {
+      StageBudget b;
+      b.stage = i;
+      b.parameters = g.parameters;
+      b.gradients = g.gradients;
+      b.optimizer_states = g.optimizer_states;
+      b.activations = g.activations;
+      b.peak_allocated = g.peak_allocated;
+      b.peak = g.peak;
+      if (arch) {
+        b.layers = 0;
+        for (auto n : layer_counts[i]) *b.layers += n;
+      }
+      e.pipeline_stages.push_back(b);
     }
     if (i == 0 || stage_peak_key > best_peak) {
       best_peak = stage_peak_key;
@@ -404,6 +471,16 @@ Estimate estimate(const TrainingSetup& s) {
     g.peak_reserved = std::max(by_rules, *g.peak_reserved);
     g.fragmentation = *g.peak_reserved - peak;
     g.peak = *g.peak_reserved + *g.cuda_context;
+    if (detailed) {
+      e.pipeline_stages[i].peak = g.peak;
+      // Earlier in-flight micro-batches (pipeline warm-up) keep all their activations through this
+      // micro-batch's forward and backward.
+      const StageRuntime& rt = best_runtime;
+      const double before_layers = (rt.flights - 1.0) * rt.one_micro_batch + rt.layer_free;
+      e.timeline = step_timeline(best_terms, before_layers, layer_saved_in_order(s, *arch, groups, layer_counts[i]),
+                                 i + 1 == stages.size(), peak, *g.peak_reserved);
+      e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_step_only, paged), peak, *g.peak_reserved, *g.peak);
+    }
   }
 
   // Offloaded states and activations: host RAM per node (all of the node's ranks), or NVMe.

@@ -10,6 +10,7 @@
 #include "trainmem/checkpoint.hpp"
 #include "trainmem/errors.hpp"
 #include "trainmem/model_states.hpp"
+#include "trainmem/step_timeline.hpp"
 #include "trainmem/training_setup.hpp"
 
 namespace trainmem {
@@ -86,14 +87,23 @@ struct Estimate {
   // Of those, the routed-expert parameters (sharded over D / EP).
   double gpu_expert_parameters = 0, gpu_expert_trainable_parameters = 0;
   double layers_on_gpu = 0, micro_batches_in_flight = 1;
+  // Filled only for EstimateDetail::step (the output document); empty otherwise, for RLHF, and
+  // (timeline, peak_breakdown) without an architecture. step_timeline.hpp.
+  std::vector<StageBudget> pipeline_stages;   // one per pipeline stage, in stage order
+  std::vector<TimelinePoint> timeline;        // one step on the most loaded GPU
+  std::vector<PeakComponent> peak_breakdown;  // what is alive at its peak
 };
+
+// What estimate() computes: the peaks (what the searches need), or also the step in detail
+// (pipeline_stages, timeline, peak_breakdown) for the output document.
+enum class EstimateDetail { peaks, step };
 
 // Checks the setup for contradictions the document parser cannot see on its own (divisibility,
 // world size vs parallel sizes, ranges). Empty when valid.
 Errors validate(const TrainingSetup& setup);
 
 // Computes the estimate of a validated setup. Pure; never throws for a validated setup.
-Estimate estimate(const TrainingSetup& setup);
+Estimate estimate(const TrainingSetup& setup, EstimateDetail detail = EstimateDetail::peaks);
 
 // The memory a GPU offers the run: a framework's usable figure (context excluded) where the
 // catalog has one, else what the driver reports, else the vendor's figure. Bytes.

@@ -526,6 +526,67 @@ json multimodal_json(const TrainingSetup& s, const Estimate& e) {
           {"activations", {{"vision_tower", bytes_json(va.encoder_saved)}, {"projector", bytes_json(va.projector_saved)}}}};
 }
 
+const char* step_point_name(StepPoint p) {
+  switch (p) {
+    case StepPoint::load: return "load";
+    case StepPoint::forward: return "forward";
+    case StepPoint::loss_forward: return "loss_forward";
+    case StepPoint::loss_backward: return "loss_backward";
+    case StepPoint::backward: return "backward";
+    case StepPoint::optimizer_step: return "optimizer_step";
+  }
+  return "";
+}
+
+const char* peak_component_name(PeakComponentKind k) {
+  switch (k) {
+    case PeakComponentKind::parameters: return "parameters";
+    case PeakComponentKind::gradients: return "gradients";
+    case PeakComponentKind::optimizer_states: return "optimizer_states";
+    case PeakComponentKind::activations: return "activations";
+    case PeakComponentKind::temporary_buffers: return "temporary_buffers";
+    case PeakComponentKind::allocator: return "allocator";
+    case PeakComponentKind::cuda_context: return "cuda_context";
+  }
+  return "";
+}
+
+// per_gpu.timeline: [{phase, layer (forward/backward only), allocated, reserved}], or null.
+json timeline_json(const Estimate& e) {
+  if (e.timeline.empty()) return nullptr;
+  json out = json::array();
+  for (const auto& p : e.timeline) {
+    json point = {{"phase", step_point_name(p.phase)}};
+    if (p.phase == StepPoint::forward || p.phase == StepPoint::backward) point["layer"] = p.layer;
+    point["allocated"] = bytes_json(p.allocated);
+    point["reserved"] = bytes_json(p.reserved);
+    out.push_back(std::move(point));
+  }
+  return out;
+}
+
+json peak_breakdown_json(const Estimate& e) {
+  if (e.peak_breakdown.empty()) return nullptr;
+  json out = json::array();
+  for (const auto& c : e.peak_breakdown) out.push_back({{"component", peak_component_name(c.component)}, {"bytes", bytes_json(c.bytes)}});
+  return out;
+}
+
+json pipeline_stages_json(const Estimate& e) {
+  if (e.pipeline_stages.empty()) return nullptr;
+  json out = json::array();
+  for (const auto& b : e.pipeline_stages)
+    out.push_back({{"stage", b.stage},
+                   {"layers", b.layers ? json(*b.layers) : json(nullptr)},
+                   {"parameters", bytes_json(b.parameters)},
+                   {"gradients", bytes_json(b.gradients)},
+                   {"optimizer_states", bytes_json(b.optimizer_states)},
+                   {"activations", optional_bytes(b.activations)},
+                   {"peak_allocated", optional_bytes(b.peak_allocated)},
+                   {"peak", optional_bytes(b.peak)}});
+  return out;
+}
+
 json write_estimate(const TrainingSetup& s, const Estimate& e) {
   json out;
   out["parameters"] = {{"total", e.parameters.total}, {"trainable", e.parameters.trainable}, {"active", e.active_parameters}};
@@ -562,7 +623,10 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   } else {
     per_gpu["phases"] = nullptr;
   }
+  per_gpu["timeline"] = timeline_json(e);
+  per_gpu["peak_breakdown"] = peak_breakdown_json(e);
   out["per_gpu"] = per_gpu;
+  out["pipeline_stages"] = pipeline_stages_json(e);
   out["bytes_per_param"] = {{"param", e.bytes_per_param.param}, {"grad", e.bytes_per_param.grad}, {"optimizer", e.bytes_per_param.optimizer}};
   out["precision"] = {{"param_dtype", dtype_name(e.precision.param_dtype)},
                       {"grad_dtype", dtype_name(e.precision.grad_dtype)},
@@ -667,7 +731,7 @@ EstimateRun run_estimate(std::string_view document) {
   run.setup = std::move(parsed.setup);
   run.errors = std::move(parsed.errors);
   if (!run.errors.empty()) return run;
-  run.estimate = estimate(run.setup);
+  run.estimate = estimate(run.setup, EstimateDetail::step);
   if (overflowed(run.estimate)) {
     run.errors = {overflow_error()};
     return run;

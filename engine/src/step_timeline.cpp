@@ -1,0 +1,87 @@
+#include "trainmem/step_timeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+
+namespace {
+
+// Allocated bytes at a point of forward or backward: the states, the activations saved so far and
+// the point's transients. The phase peaks call these too; floating-point addition is monotonic, so
+// the largest point of a phase equals its peak bit for bit.
+double forward_point(const StepTerms& t, double saved, double transient) {
+  return t.training_states + saved + (t.forward_buffers + transient);
+}
+double backward_point(const StepTerms& t, double saved, double transient) {
+  return t.training_states + saved + (t.always + transient);
+}
+
+}  // namespace
+
+double forward_transient(const StepTerms& t) { return t.forward_buffers + std::max(t.loss_forward, t.layer_forward); }
+double backward_transient(const StepTerms& t) { return t.always + std::max(t.loss_backward, t.layer_backward); }
+double forward_peak(const StepTerms& t) { return forward_point(t, t.activations, std::max(t.loss_forward, t.layer_forward)); }
+double backward_peak(const StepTerms& t) { return backward_point(t, t.activations, std::max(t.loss_backward, t.layer_backward)); }
+double step_peak(const StepTerms& t) { return t.step_states + t.step_buffers; }
+
+std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved,
+                                         bool last_stage, double peak_allocated, double peak_reserved) {
+  const std::size_t layers = layer_saved.size();
+  // Saved bytes while layer k (1-based) runs, forward or backward; all of them at the last layer.
+  std::vector<double> saved(layers + 1, t.activations);
+  double running = saved_before_layers;
+  for (std::size_t k = 1; k < layers; ++k) {
+    running += layer_saved[k - 1];
+    saved[k] = std::min(running, t.activations);
+  }
+
+  std::vector<TimelinePoint> points;
+  points.reserve(2 * layers + 4);
+  points.push_back({StepPoint::load, 0, t.load, 0});
+  // A stage with no layer still runs its part of forward and backward (the embedding).
+  const bool layerless = layers == 0 && !last_stage;
+  if (layerless) points.push_back({StepPoint::forward, 0, forward_point(t, t.activations, t.layer_forward), 0});
+  for (std::size_t k = 1; k <= layers; ++k)
+    points.push_back({StepPoint::forward, static_cast<std::int64_t>(k), forward_point(t, saved[k], t.layer_forward), 0});
+  if (last_stage) {
+    points.push_back({StepPoint::loss_forward, 0, forward_point(t, t.activations, t.loss_forward), 0});
+    points.push_back({StepPoint::loss_backward, 0, backward_point(t, t.activations, t.loss_backward), 0});
+  }
+  for (std::size_t k = layers; k >= 1; --k)
+    points.push_back({StepPoint::backward, static_cast<std::int64_t>(k), backward_point(t, saved[k], t.layer_backward), 0});
+  if (layerless) points.push_back({StepPoint::backward, 0, backward_point(t, t.activations, t.layer_backward), 0});
+  points.push_back({StepPoint::optimizer_step, 0, step_peak(t), 0});
+
+  // Cached blocks stay reserved: reserved follows the highest allocation so far, plus what the
+  // allocator holds beyond the allocated peak. Written as peak_reserved minus the distance below the
+  // peak, so that the point at the allocated peak shows peak_reserved exactly.
+  double highest = 0;
+  for (auto& p : points) {
+    highest = std::max(highest, p.allocated);
+    p.reserved = peak_reserved - (peak_allocated - highest);
+  }
+  return points;
+}
+
+std::vector<PeakComponent> peak_breakdown(const std::array<double, 5>& parts, double peak_allocated, double peak_reserved, double peak) {
+  static constexpr PeakComponentKind kinds[] = {PeakComponentKind::parameters,       PeakComponentKind::gradients,
+                                                PeakComponentKind::optimizer_states, PeakComponentKind::activations,
+                                                PeakComponentKind::temporary_buffers, PeakComponentKind::allocator,
+                                                PeakComponentKind::cuda_context};
+  std::vector<PeakComponent> out;
+  out.reserve(7);
+  // Each component is the difference of rounded running sums; the fifth, sixth and seventh sums are
+  // the peaks themselves, so the rounded parts add up to them exactly.
+  double sum = 0, previous = 0;
+  for (std::size_t i = 0; i < 7; ++i) {
+    sum += i < 5 ? parts[i] : 0.0;
+    const double target = i == 4 ? peak_allocated : i == 5 ? peak_reserved : i == 6 ? peak : sum;
+    const double rounded = std::round(target);
+    out.push_back({kinds[i], std::max(0.0, rounded - previous)});
+    previous = std::max(previous, rounded);
+  }
+  return out;
+}
+
+}  // namespace trainmem
