@@ -214,6 +214,11 @@ TEST_CASE("no timeline without an architecture; the searches skip the detail", "
   REQUIRE(counted.pipeline_stages.size() == 1);
   CHECK_FALSE(counted.pipeline_stages[0].layers);
   CHECK(counted.pipeline_stages[0].parameters == counted.per_gpu.parameters);
+  // A config may state 1e8 layers: the points would grow with them, so there are none beyond 1,024.
+  const Estimate deep = estimate(setup_from(R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 8,
+    "intermediate_size": 8, "num_attention_heads": 2, "num_hidden_layers": 1025, "vocab_size": 16}}})"), EstimateDetail::step);
+  CHECK(deep.timeline.empty());
+  CHECK(deep.peak_breakdown.size() == 7);
   const Estimate plain = estimate(setup_from(R"({"model": {"preset": "llama-3-8b"}})"));
   CHECK(plain.timeline.empty());
   CHECK(plain.pipeline_stages.empty());

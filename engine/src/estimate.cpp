@@ -477,8 +477,9 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       // micro-batch's forward and backward.
       const StageRuntime& rt = best_runtime;
       const double before_layers = (rt.flights - 1.0) * rt.one_micro_batch + rt.layer_free;
-      e.timeline = step_timeline(best_terms, before_layers, layer_saved_in_order(s, *arch, groups, layer_counts[i]),
-                                 i + 1 == stages.size(), peak, *g.peak_reserved);
+      if (e.layers_on_gpu <= static_cast<double>(kMaxTimelineLayers))
+        e.timeline = step_timeline(best_terms, before_layers, layer_saved_in_order(s, *arch, groups, layer_counts[i]),
+                                   i + 1 == stages.size(), peak, *g.peak_reserved);
       e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_step_only, paged), peak, *g.peak_reserved, *g.peak);
     }
   }

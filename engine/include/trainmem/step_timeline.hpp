@@ -62,6 +62,9 @@ struct TimelinePoint {
 // reserved: the caching allocator keeps freed blocks cached, so memory_reserved does not drop when
 // tensors are freed (PyTorch docs, "CUDA semantics", Memory management; allocator.hpp): at each
 // point the running maximum of allocated plus (peak_reserved - peak_allocated).
+// The timeline is left out (empty) beyond this many layers on the GPU: hf_config allows 1e8 layers,
+// and the points would grow with them; published models have a few hundred at most.
+constexpr std::int64_t kMaxTimelineLayers = 1024;
 std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved,
                                          bool last_stage, double peak_allocated, double peak_reserved);
 
