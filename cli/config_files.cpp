@@ -332,7 +332,8 @@ std::string emit_yaml(const ConfigValue& value) {
 std::optional<ConfigFile> load_config_file(const std::string& name, const std::string& text, Errors& errors) {
   if (text.size() > kMaxDocumentBytes) {
     errors.push_back({error_code::document_too_large, name,
-                      name + " is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+                      name + " is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes),
+                      {{"bytes", static_cast<double>(text.size())}, {"limit", static_cast<double>(kMaxDocumentBytes)}}});
     return std::nullopt;
   }
   // JSON (RFC 8259 §8.1), TOML 1.0 and the Python readers of YAML files and command lines take UTF-8

@@ -34,6 +34,8 @@ Usage:
                                prints the file itself (DeepSpeed JSON, accelerate or axolotl YAML,
                                torchtune's tune run line)
   trainmem parse FILE          a YAML, TOML or JSON file as the JSON the import reads (YAML 1.1 scalars)
+  trainmem codes               every error and warning code the documents carry, with the params
+                               each message names (JSON)
   trainmem --help              this text
 
 Exit status: 0 on success, 2 on invalid input (the error document is printed), 1 on other errors.
@@ -71,7 +73,9 @@ trainmem::FieldError too_large(const std::string& name, std::uint64_t size, bool
   return {trainmem::error_code::document_too_large, name,
           (name == "(document)" ? std::string("the document") : name) + " is " + (exact ? "" : "more than ") +
               std::to_string(exact ? size : trainmem::kMaxDocumentBytes) + " bytes; the limit is " +
-              std::to_string(trainmem::kMaxDocumentBytes)};
+              std::to_string(trainmem::kMaxDocumentBytes),
+          exact ? trainmem::Params{{"bytes", static_cast<double>(size)}, {"limit", static_cast<double>(trainmem::kMaxDocumentBytes)}}
+                : trainmem::Params{{"limit", static_cast<double>(trainmem::kMaxDocumentBytes)}}};
 }
 
 // read_input for one named input: one over the document limit is recorded in `errors`
@@ -200,6 +204,10 @@ int main(int argc, char** argv) {
   if (command == "catalog" && argc == 3) return print(trainmem::catalog_json(argv[2]));
   if (command == "import" && argc >= 3) return import_command(argc, argv);
   if (command == "parse" && argc == 3) return parse_command(argv[2]);
+  if (command == "codes" && argc == 2) {
+    std::cout << trainmem::message_codes_json() << "\n";
+    return 0;
+  }
   if (command == "export" && argc >= 4) return export_command(argc, argv);
   std::cerr << kUsage;
   return 1;

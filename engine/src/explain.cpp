@@ -7,6 +7,7 @@
 #include <string>
 
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/message_codes.hpp"
 
 namespace trainmem {
 
@@ -67,61 +68,72 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   if (!s.ignored_fields.empty()) {
     std::string list;
     for (const auto& f : s.ignored_fields) list += (list.empty() ? "" : "; ") + f;
-    w.push_back({"ignored_fields", "given but without effect for this setup: " + list});
+    w.push_back({warning_code::ignored_fields, "given but without effect for this setup: " + list, {{"fields", list}}});
   }
   if (arch && (s.method == Method::lora || s.method == Method::qlora) && s.lora.target_modules.empty() &&
       !s.lora.target_pattern && !arch->peft_default_targets) {
     std::string list;
     for (const auto& t : arch->default_lora_targets) list += (list.empty() ? "" : ", ") + t;
-    w.push_back({"lora_targets_assumed", "PEFT has no default target_modules for model_type \"" + arch->model_type +
-                                             "\" and refuses a LoraConfig without them; this estimate assumed [" + list +
-                                             "]: give lora.target_modules"});
+    w.push_back({warning_code::lora_targets_assumed,
+                 "PEFT has no default target_modules for model_type \"" + arch->model_type +
+                     "\" and refuses a LoraConfig without them; this estimate assumed [" + list + "]: give lora.target_modules",
+                 {{"model_type", arch->model_type}, {"targets", list}}});
   }
   if (arch && !arch->layout_assumptions.empty()) {
     std::string text;
     for (const auto& a : arch->layout_assumptions) text += (text.empty() ? "" : "; ") + a;
-    w.push_back({"generic_layout", text});
+    w.push_back({warning_code::generic_layout, text, {{"model_type", arch->model_type}, {"assumptions", text}}});
   }
   if (arch && !arch->learned_positions && arch->max_position_embeddings > 0 && s.batch.seq_length &&
       *s.batch.seq_length > arch->max_position_embeddings)
-    w.push_back({"beyond_context", "seq_length " + std::to_string(*s.batch.seq_length) + " exceeds max_position_embeddings " +
-                                       std::to_string(arch->max_position_embeddings) + ": the model needs context extension (e.g. RoPE scaling)"});
+    w.push_back({warning_code::beyond_context,
+                 "seq_length " + std::to_string(*s.batch.seq_length) + " exceeds max_position_embeddings " +
+                     std::to_string(arch->max_position_embeddings) + ": the model needs context extension (e.g. RoPE scaling)",
+                 {{"seq_length", static_cast<double>(*s.batch.seq_length)},
+                  {"max_position_embeddings", static_cast<double>(arch->max_position_embeddings)}}});
   if (arch && arch->encoder_decoder && s.attention == AttentionImplementation::flash)
-    w.push_back({"flash_unsupported", "Hugging Face's T5 adds a relative position bias to the scores, which FlashAttention "
-                                      "kernels do not take: expect eager or sdpa attention (choose attention \"eager\")"});
+    w.push_back({warning_code::flash_unsupported,
+                 "Hugging Face's T5 adds a relative position bias to the scores, which FlashAttention "
+                 "kernels do not take: expect eager or sdpa attention (choose attention \"eager\")",
+                 {{"model_type", arch->model_type}}});
   // An adapter larger than the model it adapts trains more parameters than full fine-tuning would:
   // LoRA's point is a low rank (Hu et al. 2021, "LoRA", Section 7.2: ranks 1 to 64 suffice).
   if ((s.method == Method::lora || s.method == Method::qlora) && e.parameters.adapter > e.parameters.total)
-    w.push_back({"lora_rank_exceeds_model",
+    w.push_back({warning_code::lora_rank_exceeds_model,
                  "lora.r = " + std::to_string(s.lora.r) + " gives " + grouped(static_cast<double>(e.parameters.adapter)) +
                      " adapter parameters, more than the model's " + grouped(static_cast<double>(e.parameters.total)) +
-                     ": a rank this high trains more than full fine-tuning (typical ranks are 8 to 256)"});
+                     ": a rank this high trains more than full fine-tuning (typical ranks are 8 to 256)",
+                 {{"r", static_cast<double>(s.lora.r)},
+                  {"adapter_parameters", static_cast<double>(e.parameters.adapter)},
+                  {"parameters", static_cast<double>(e.parameters.total)}}});
   multimodal_warnings(s, e, w);
   if (!arch)
-    w.push_back({"model_states_only",
+    w.push_back({warning_code::model_states_only,
                           "only a parameter count was given: activations, buffers and the peak need an architecture "
                           "(model.preset or model.hf_config); the figures are the model-state lower bound"});
   if (s.parallel.zero_stage >= 1 && arch)
-    w.push_back({"zero_does_not_shard_activations",
+    w.push_back({warning_code::zero_does_not_shard_activations,
                           "ZeRO/FSDP shard parameters, gradients and optimizer states, not activations: activations "
                           "shrink only with micro-batch, sequence length, checkpointing or sequence/context parallelism"});
   if (s.batch.gradient_accumulation_steps > 1)
-    w.push_back({"global_batch_does_not_set_memory",
-                          "gradient accumulation raises the global batch (" + std::to_string(e.global_batch_size) +
-                              ") without raising activations: memory follows the micro-batch"});
+    w.push_back({warning_code::global_batch_does_not_set_memory,
+                 "gradient accumulation raises the global batch (" + std::to_string(e.global_batch_size) +
+                     ") without raising activations: memory follows the micro-batch",
+                 {{"global_batch_size", static_cast<double>(e.global_batch_size)}}});
   if (paged)
-    w.push_back({"paged_optimizer",
+    w.push_back({warning_code::paged_optimizer,
                           "paged optimizer states live in CUDA unified memory, outside the allocator's counts: they page "
                           "out to host RAM under pressure instead of failing, so they are not in peak_allocated"});
   if (e.precision.optimizer == Optimizer::adamw_8bit || e.precision.optimizer == Optimizer::paged_adamw_8bit)
-    w.push_back({"eight_bit_small_tensors",
-                          "bitsandbytes keeps 32-bit state for tensors under 4096 elements (min_8bit_size)"});
+    w.push_back({warning_code::eight_bit_small_tensors,
+                 "bitsandbytes keeps 32-bit state for tensors under 4096 elements (min_8bit_size)",
+                 {{"min_8bit_size", 4096.0}}});
   if (s.precision.fp8_compute)
-    w.push_back({"fp8_not_a_saving",
+    w.push_back({warning_code::fp8_not_a_saving,
                           "FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 "
                           "copies: it does not shrink memory (TransformerEngine#1429)"});
   if (arch && s.parallel.zero_stage >= 1)
-    w.push_back({"sharded_checkpoint_resume",
+    w.push_back({warning_code::sharded_checkpoint_resume,
                           "ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a "
                           "conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)"});
   return warnings;

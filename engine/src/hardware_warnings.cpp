@@ -1,6 +1,7 @@
 // What the setup asks of a GPU that it cannot do: bf16 arithmetic or FlashAttention-2 kernels on
 // a GPU without them (Volta, Turing). The catalog says what each GPU can run (catalog/README.md).
 #include "trainmem/explain.hpp"
+#include "trainmem/message_codes.hpp"
 
 namespace trainmem {
 
@@ -10,13 +11,13 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
   const ResolvedPrecision& p = e.precision;
   const bool bf16 = p.param_dtype == Dtype::bf16 || p.compute_dtype == Dtype::bf16 || p.grad_dtype == Dtype::bf16;
   if (bf16 && !g.bf16)
-    w.push_back({"bf16_unsupported",
+    w.push_back({warning_code::bf16_unsupported,
                  g.display_name + " has no bf16 arithmetic (compute capability below 8.0): PyTorch's "
                  "torch.cuda.is_bf16_supported() is False there and the HF Trainer refuses --bf16; train in fp16 "
                  "(precision.param_dtype / compute_dtype \"fp16\", with loss scaling) or fp32",
                  {{"gpu", g.display_name}}});
   if (s.model.architecture && s.attention == AttentionImplementation::flash && !g.flash_attention_2)
-    w.push_back({"flash_attention_unsupported",
+    w.push_back({warning_code::flash_attention_unsupported,
                  g.display_name + " cannot run FlashAttention-2 (Ampere, Ada and Hopper only, Dao-AILab/flash-attention "
                  "README): the run uses SDPA's memory-efficient kernel or eager attention instead; set attention \"sdpa\" "
                  "(or \"eager\") to estimate what it will keep",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "trainmem/message_codes.hpp"
 #include "trainmem/vision_activations.hpp"
 
 namespace trainmem {
@@ -34,22 +35,24 @@ void multimodal_warnings(const TrainingSetup& s, const Estimate& e, std::vector<
   if (!s.model.architecture) return;
   const Architecture& a = *s.model.architecture;
   for (const auto& p : a.unpriced_parts)
-    out.push_back({"unpriced_part",
+    out.push_back({warning_code::unpriced_part,
                    p.field + " (" + p.description + ") has no layout here and is left out of every figure" +
                        (p.parameters > 0 ? ": about " + std::to_string(p.parameters) +
                                                " parameters as a generic transformer encoder of its sizes"
-                                         : ": its parameters cannot be counted from its keys")});
+                                         : ": its parameters cannot be counted from its keys"),
+                   {{"field", p.field}, {"parameters", static_cast<double>(p.parameters)}}});
   if (a.vision) {
     bool assumed = false;
     const auto [h, w] = priced_image_size(s, *a.vision, &assumed);
     if (assumed)
-      out.push_back({"image_size_assumed", "vision_config gives no image_size (" + a.vision->model_type +
-                                               " takes any resolution): images priced at " + std::to_string(h) + " x " +
-                                               std::to_string(w) + " pixels; set multimodal.image_size"});
+      out.push_back({warning_code::image_size_assumed,
+                     "vision_config gives no image_size (" + a.vision->model_type + " takes any resolution): images priced at " +
+                         std::to_string(h) + " x " + std::to_string(w) + " pixels; set multimodal.image_size",
+                     {{"model_type", a.vision->model_type}, {"height", static_cast<double>(h)}, {"width", static_cast<double>(w)}}});
   }
   for (const auto& g : a.layers) {
     if (g.mixer != Mixer::mamba && g.mixer != Mixer::mamba2) continue;
-    out.push_back({"ssm_fused_kernels",
+    out.push_back({warning_code::ssm_fused_kernels,
                    "Mamba layers are priced as the mamba-ssm and causal-conv1d kernels save them; without those "
                    "packages transformers takes a sequential path that keeps [batch, d_inner, seq, state] fp32 "
                    "tensors per layer and needs far more memory"});

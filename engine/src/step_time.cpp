@@ -298,17 +298,19 @@ double exposed(double comm, double compute, double layers, bool overlap) {
 
 }  // namespace
 
-std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std::string* why_not) {
-  auto fail = [&](const char* reason) -> std::optional<StepTime> {
-    if (why_not) *why_not = reason;
+std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std::string* why_not, std::string* reason) {
+  auto fail = [&](const char* key, const char* text) -> std::optional<StepTime> {
+    if (why_not) *why_not = text;
+    if (reason) *reason = key;
     return std::nullopt;
   };
-  if (!s.model.architecture) return fail("the step time needs an architecture: give model.preset or model.hf_config");
-  if (!s.gpu) return fail("the step time needs a gpu");
-  if (s.rlhf) return fail("RLHF jobs (generation, several models) are not timed");
+  if (!s.model.architecture) return fail("no_architecture", "the step time needs an architecture: give model.preset or model.hf_config");
+  if (!s.gpu) return fail("no_gpu", "the step time needs a gpu");
+  if (s.rlhf) return fail("rlhf", "RLHF jobs (generation, several models) are not timed");
   const GpuPerformance& perf = s.gpu->performance;
   if (perf.bf16_dense_flops_per_s <= 0 || perf.memory_bandwidth_bytes_per_s <= 0)
-    return fail("the step time needs the GPU's dense bf16 FLOP/s and memory bandwidth (gpu.bf16_dense_flops_per_s, gpu.memory_bandwidth_bytes_per_s)");
+    return fail("no_gpu_speeds",
+                "the step time needs the GPU's dense bf16 FLOP/s and memory bandwidth (gpu.bf16_dense_flops_per_s, gpu.memory_bandwidth_bytes_per_s)");
 
   const Architecture& a = *s.model.architecture;
   const ParallelSettings& p = s.parallel;
@@ -472,7 +474,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   StepTime t;
   const double pipeline_time = ga * slowest->total() + bubble;
   t.step_seconds = pipeline_time + fsdp_copies + dp_exposed + optimizer + offload;
-  if (!std::isfinite(t.step_seconds) || t.step_seconds <= 0) return fail("the step time of this setup is out of range");
+  if (!std::isfinite(t.step_seconds) || t.step_seconds <= 0) return fail("not_finite", "the step time of this setup is out of range");
   t.breakdown.compute = ga * slowest->compute + fsdp_copies;
   t.breakdown.recompute = ga * slowest->recompute;
   t.breakdown.exposed_communication = ga * slowest->communication + dp_exposed;

@@ -18,7 +18,8 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 void check_divides(Errors& e, std::int64_t divisor, std::int64_t value, const std::string& field,
                    const std::string& what) {
   if (divisor > 0 && value % divisor != 0)
-    e.push_back({error_code::not_divisible, field, field + " = " + str(divisor) + " must divide " + what + " = " + str(value)});
+    e.push_back({error_code::not_divisible, field, field + " = " + str(divisor) + " must divide " + what + " = " + str(value),
+                 {{"divisor", static_cast<double>(divisor)}, {"of", what}, {"value", static_cast<double>(value)}}});
 }
 }  // namespace
 
@@ -59,7 +60,8 @@ Errors validate(const TrainingSetup& s) {
     e.push_back({error_code::not_divisible, "parallel.world_size",
                  "parallel.world_size = " + str(p.world_size) + " is not a multiple of tensor x pipeline x context parallel = " +
                      str(p.tensor_parallel_size) + " x " + str(p.pipeline_parallel_size) + " x " + str(p.context_parallel_size) +
-                     " = " + str(model_parallel)});
+                     " = " + str(model_parallel),
+                 {{"world_size", static_cast<double>(p.world_size)}, {"model_parallel", static_cast<double>(model_parallel)}}});
   } else if (p.data_parallel_size * model_parallel != p.world_size) {
     e.push_back({error_code::inconsistent, "parallel.data_parallel_size",
                  "parallel.data_parallel_size = " + str(p.data_parallel_size) + " but world_size / (tp x pp x cp) = " +

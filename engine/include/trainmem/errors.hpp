@@ -1,5 +1,6 @@
 // Input problems as values: a stable code, the document path of the field, and a message for people.
 // Codes are a contract (tests and the page map them); messages state the offending values.
+// Every code is listed, with the params its message names, in message_codes.hpp.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,8 @@ inline constexpr const char* unknown_gpu = "unknown_gpu";
 inline constexpr const char* unsupported_model_type = "unsupported_model_type";
 inline constexpr const char* unsupported = "unsupported";
 inline constexpr const char* invalid_catalog = "invalid_catalog";
+// An exception inside the engine (a defect): the document answers with it instead of crashing.
+inline constexpr const char* internal = "internal";
 }  // namespace error_code
 
 struct FieldError {

@@ -58,6 +58,10 @@ JsonResult overview_json(std::string_view document);
 // {"models": [...], "gpus": [...]}; `which` is "models", "gpus" or "" for both.
 JsonResult catalog_json(std::string_view which);
 
+// Every code the documents' "errors" and "warnings" carry (message_codes.hpp):
+// {"codes": [{"code": "out_of_range", "kind": "error" | "warning", "params": ["value", ...]}]}.
+std::string message_codes_json();
+
 // Trainer configuration files -> {"document", "provenance", "ignored", "unmodelled", "unresolved",
 // "formats"} (docs/api.md "Import"); with document_only, the document alone.
 // The request: {"files": [{"name": "ds.json", "text": "..."} | {"name": "a.yaml", "content": {...}}],

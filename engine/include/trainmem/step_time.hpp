@@ -97,7 +97,9 @@ struct StepTime {
 };
 
 // The step time of a validated setup and its estimate; empty with the reason in `why_not` when the
-// setup cannot be timed (no GPU speeds, no architecture, an RLHF job).
-std::optional<StepTime> step_time(const TrainingSetup& setup, const Estimate& estimate, std::string* why_not = nullptr);
+// setup cannot be timed (no GPU speeds, no architecture, an RLHF job), and in `reason` as a key a
+// page words: "no_architecture", "no_gpu", "rlhf", "no_gpu_speeds" or "not_finite".
+std::optional<StepTime> step_time(const TrainingSetup& setup, const Estimate& estimate, std::string* why_not = nullptr,
+                                  std::string* reason = nullptr);
 
 }  // namespace trainmem

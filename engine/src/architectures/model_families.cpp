@@ -142,7 +142,9 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
     } else if (errors.total() > errors_before) {
       errors.push_back({error_code::unsupported_model_type, source->field("model_type"),
                         shown + " has no family layout here" + (near.empty() ? "" : " (closest: \"" + near + "\")") +
-                            "; read as a generic decoder it lacks the fields named in the other errors"});
+                            "; read as a generic decoder it lacks the fields named in the other errors",
+                        near.empty() ? Params{{"model_type", excerpt(type)}}
+                                     : Params{{"model_type", excerpt(type)}, {"suggestion", near}}});
     }
   }
   if (a) a->peft_default_targets = peft_has_default_targets(type);

@@ -13,6 +13,7 @@
 #include "trainmem/activations.hpp"
 #include "trainmem/explain.hpp"
 #include "trainmem/loss_memory.hpp"
+#include "trainmem/message_codes.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/pipeline_split.hpp"
 #include "trainmem/step_time.hpp"
@@ -34,6 +35,13 @@ void set(T& target, const std::optional<T>& value) {
   if (value) target = *value;
 }
 
+// The params of a catalog look-up that failed: the id as given (shortened) and the nearest id, if any.
+Params value_and_suggestion(const std::string& given, const std::string& near) {
+  Params params{{"value", excerpt(given)}};
+  if (!near.empty()) params.values.emplace_back("suggestion", near);
+  return params;
+}
+
 // A model object at `path`: {"preset": id} | {"hf_config": {...}} | {"num_parameters": N}.
 void parse_model_spec(const json& model, const std::string& path, ModelSpec& out, Errors& errors) {
   ObjectReader m(model, path, errors);
@@ -53,7 +61,8 @@ void parse_model_spec(const json& model, const std::string& path, ModelSpec& out
       const std::string near = closest_match(*preset, catalog.model_ids());
       errors.push_back({error_code::unknown_preset, m.field("preset"),
                         m.field("preset") + " \"" + excerpt(*preset) + "\" is not in the model catalog" +
-                            (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)"});
+                            (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)",
+                        value_and_suggestion(*preset, near)});
     }
   }
   if (const json* cfg = m.get("hf_config")) {
@@ -304,7 +313,8 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
       const std::string near = closest_match(id, catalog.gpu_ids());
       errors.push_back({error_code::unknown_gpu, "gpu",
                         "gpu \"" + excerpt(id) + "\" is not in the GPU catalog" + (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
-                            " (trainmem catalog gpus lists them)"});
+                            " (trainmem catalog gpus lists them)",
+                        value_and_suggestion(id, near)});
     }
     return;
   }
@@ -667,14 +677,15 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   out["warnings"] = json::array();
   for (const auto& w : estimate_warnings(s, e))
     out["warnings"].push_back({{"code", w.code}, {"message", w.message}, {"params", json_io::params_json(w.params)}});
-  std::string why_not;
-  const std::optional<StepTime> time = step_time(s, e, &why_not);
+  std::string why_not, reason;
+  const std::optional<StepTime> time = step_time(s, e, &why_not, &reason);
   out["time"] = time ? time_json(*time) : json(nullptr);
-  if (!time && s.gpu) out["warnings"].push_back({{"code", "time_unavailable"}, {"message", why_not}, {"params", json::object()}});
+  if (!time && s.gpu)
+    out["warnings"].push_back({{"code", warning_code::time_unavailable}, {"message", why_not}, {"params", {{"reason", reason}}}});
   if (!inexact.empty()) {
     std::string list;
     for (const auto& path : inexact) list += (list.empty() ? "" : ", ") + path;
-    out["warnings"].push_back({{"code", "above_2_53"},
+    out["warnings"].push_back({{"code", warning_code::above_2_53},
                                {"message", list + (inexact.size() == 1 ? " exceeds" : " exceed") +
                                                " 2^53 = 9007199254740992: JavaScript shows " +
                                                (inexact.size() == 1 ? "it" : "them") + " rounded"},
@@ -690,7 +701,7 @@ std::string error_document(const Errors& errors) {
   for (const auto& e : errors)
     list.push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}, {"params", json_io::params_json(e.params)}});
   json doc;
-  doc["error"] = list.empty() ? json{{"code", "internal"}, {"field", ""}, {"message", "unknown error"}} : list.front();
+  doc["error"] = list.empty() ? json{{"code", error_code::internal}, {"field", ""}, {"message", "unknown error"}} : list.front();
   doc["errors"] = list;  // the first kMaxListedErrors problems
   doc["errors_total"] = std::max<std::size_t>(errors.total(), 1);
   // A message quotes the input, which a file read by the CLI may hold as invalid UTF-8: such bytes
@@ -754,7 +765,7 @@ JsonResult estimate_json(std::string_view document) {
     if (!run.errors.empty()) return {error_document(run.errors), false};
     return {run.out.dump(2), true};
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 
@@ -792,7 +803,7 @@ JsonResult activations_json(std::string_view document) {
                           {"loss_backward_bytes", bytes_json(loss.backward_transient)}}}};
     return {out.dump(2), true};
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 
@@ -836,7 +847,7 @@ JsonResult catalog_json(std::string_view which) {
     for (const auto& e : c.errors) out["errors"].push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
     return {out.dump(2), c.errors.empty()};
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "catalog", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "catalog", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 

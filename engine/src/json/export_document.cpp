@@ -76,7 +76,7 @@ JsonResult export_json(std::string_view document, std::string_view format) {
     out["not_exported"] = not_exported;
     return {out.dump(2), true};
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 

@@ -139,7 +139,7 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
     out["formats"] = formats;
     return {dump(out), true};
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 
@@ -185,7 +185,7 @@ JsonResult import_json(std::string_view request) {
     if (!errors.empty()) return {error_document(errors), false};
     return import_files_json(files, options, document_only);
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 

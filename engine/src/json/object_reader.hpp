@@ -63,7 +63,8 @@ class ObjectReader {
     valid_ = value.is_object();
     if (!valid_)
       errors_.push_back({error_code::wrong_type, path_.empty() ? "(document)" : path_,
-                         (path_.empty() ? std::string("the document") : path_) + " must be an object, got " + type_name(value)});
+                         (path_.empty() ? std::string("the document") : path_) + " must be an object, got " + type_name(value),
+                         {{"expected", "object"}, {"got", type_name(value)}}});
   }
 
   bool valid() const { return valid_; }
@@ -93,7 +94,8 @@ class ObjectReader {
     if (!std::isfinite(d) || d < min || d > max || (min_exclusive && d == min)) {
       errors_.push_back({error_code::out_of_range, field(key),
                          field(key) + " = " + v->dump() + " is out of range (" + (min_exclusive ? "> " : ">= ") +
-                             number_text(min) + " and <= " + number_text(max) + ")"});
+                             number_text(min) + " and <= " + number_text(max) + ")",
+                         {{"value", v->dump()}, {min_exclusive ? "above" : "min", min}, {"max", max}}});
       return std::nullopt;
     }
     return d;
@@ -109,13 +111,15 @@ class ObjectReader {
     }
     const double d = v->get<double>();
     if (!std::isfinite(d) || std::floor(d) != d) {
-      errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + v->dump() + " must be a whole number"});
+      errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + v->dump() + " must be a whole number",
+                         {{"value", v->dump()}}});
       return std::nullopt;
     }
     if (d < min || d > max || d > kMaxExactInteger) {
       errors_.push_back({error_code::out_of_range, field(key),
                          field(key) + " = " + v->dump() + " is out of range (" + number_text(min) + " to " +
-                             number_text(std::min(max, kMaxExactInteger)) + ")"});
+                             number_text(std::min(max, kMaxExactInteger)) + ")",
+                         {{"value", v->dump()}, {"min", min}, {"max", std::min(max, kMaxExactInteger)}}});
       return std::nullopt;
     }
     if (v->is_number_integer()) return v->get<std::int64_t>();
@@ -161,22 +165,33 @@ class ObjectReader {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     const std::string near = closest_match(got, names);
+    Params params{{"value", excerpt(got)}, {"allowed", list}};
+    if (!near.empty()) params.values.emplace_back("suggestion", near);
     errors_.push_back({error_code::unknown_value, field(key),
                        field(key) + " = \"" + excerpt(got) + "\" is not one of: " + list +
-                           (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+                           (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+                       std::move(params)});
   }
 
   void type_error(const std::string& key, const char* expected, const json& got) {
     // Only scalars are quoted: printing a container would recurse through all of its nesting.
     const bool scalar = !got.is_structured();
+    // The simple expectations as a type name a page words; a described shape stays in the message.
+    Params params{{"got", type_name(got)}};
+    const std::string want = expected;
+    const char* type = want == "a number" ? "number" : want == "an integer" ? "integer" : want == "true or false" ? "boolean"
+                       : want == "a string" ? "string" : nullptr;
+    if (type) params.values.emplace_back("expected", type);
     errors_.push_back({error_code::wrong_type, field(key),
-                       field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + excerpt(got.dump()) : "")});
+                       field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + excerpt(got.dump()) : ""),
+                       std::move(params)});
   }
 
   void too_many_entries(const std::string& key, std::size_t entries) {
     errors_.push_back({error_code::out_of_range, field(key),
                        field(key) + " has " + std::to_string(entries) + " entries; the limit is " +
-                           std::to_string(kMaxListEntries)});
+                           std::to_string(kMaxListEntries),
+                       {{"entries", static_cast<double>(entries)}, {"limit", static_cast<double>(kMaxListEntries)}}});
   }
 
   // Reports keys nobody asked for.
@@ -190,8 +205,11 @@ class ObjectReader {
         continue;
       }
       const std::string near = closest_match(it.key(), known);
+      Params params;
+      if (!near.empty()) params.values.emplace_back("suggestion", near);
       errors_.push_back({error_code::unknown_field, field(it.key()),
-                         "unknown field " + field(it.key()) + (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+                         "unknown field " + field(it.key()) + (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+                         std::move(params)});
     }
   }
 

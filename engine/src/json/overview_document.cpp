@@ -50,7 +50,7 @@ JsonResult overview_json(std::string_view document) {
     json out = {{"estimate", std::move(run.out)}, {"gpus", std::move(gpus)}};
     return {out.dump(), true};
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 

@@ -36,7 +36,8 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
   const std::string at = whole ? name : what;  // the error's field
   if (document.size() > kMaxDocumentBytes) {
     errors.push_back({error_code::document_too_large, at,
-                      what + " is " + std::to_string(document.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes)});
+                      what + " is " + std::to_string(document.size()) + " bytes; the limit is " + std::to_string(kMaxDocumentBytes),
+                      {{"bytes", static_cast<double>(document.size())}, {"limit", static_cast<double>(kMaxDocumentBytes)}}});
     return std::nullopt;
   }
   // The parser stops reading at a NUL byte and would take what came before it as the document.

@@ -199,7 +199,7 @@ JsonResult solve_json(std::string_view document) {
     }
     return {write_solve(r, search).dump(2), true};
   } catch (const std::exception& ex) {
-    return {error_document({{"internal", "(document)", std::string("internal error: ") + ex.what()}}), false};
+    return {error_document({{error_code::internal, "(document)", std::string("internal error: ") + ex.what()}}), false};
   }
 }
 

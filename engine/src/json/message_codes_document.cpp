@@ -1,0 +1,23 @@
+// The message code registry (message_codes.hpp) as JSON, for `trainmem codes` and the page's test
+// that words every code.
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "trainmem/json_api.hpp"
+#include "trainmem/message_codes.hpp"
+
+namespace trainmem {
+
+std::string message_codes_json() {
+  nlohmann::json codes = nlohmann::json::array();
+  for (const MessageCode& c : kMessageCodes) {
+    nlohmann::json params = nlohmann::json::array();
+    std::istringstream keys(c.params);
+    for (std::string key; keys >> key;) params.push_back(key);
+    codes.push_back({{"code", c.code}, {"kind", c.kind == MessageKind::error ? "error" : "warning"}, {"params", params}});
+  }
+  return nlohmann::json{{"codes", codes}}.dump(2);
+}
+
+}  // namespace trainmem
