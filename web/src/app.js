@@ -11,6 +11,7 @@ import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
 import { showErrors } from './field-errors.js';
+import { messageText } from './messages.js';
 import { ModelPicker } from './model-picker.js';
 import { GpuTable } from './gpu-table.js';
 import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderTime, renderVision, renderWarnings } from './results.js';
@@ -155,7 +156,7 @@ export class App {
         const path = App.linkPathFor(doc, e.field);
         if (path && !paths.has(path)) {
           paths.add(path);
-          problems.push({ engine: true, param: KEY_FOR_PATH.get(path) || path, path, value: '', message: e.message });
+          problems.push({ engine: true, param: KEY_FOR_PATH.get(path) || path, path, value: '', message: messageText(e) });
         }
       }
       if (paths.size === 0) return;
@@ -437,7 +438,7 @@ export class App {
    */
   fillGpuOptions(res) {
     const options = new Map(res.error ? [] : res.gpu_options.map((/** @type {any} */ o) => [o.gpu, o]));
-    const message = res.error ? res.errors.map((/** @type {any} */ e) => e.message).join('; ') : '';
+    const message = res.error ? res.errors.map((/** @type {any} */ e) => messageText(e)).join('; ') : '';
     this.gpuTable.fillOptions((id) => options.get(id) || { error: message || t('unknown') }, WhatFits.MAX_GPUS);
   }
 

@@ -1,8 +1,10 @@
-// The engine's errors ({code, field, message}) in a list and next to the control of the field each
-// names, with aria-invalid and aria-describedby; the closed <details> around a control opens.
+// The engine's errors ({code, field, message, params}) in a list and next to the control of the
+// field each names, with aria-invalid and aria-describedby; the closed <details> around a control
+// opens. Messages are worded in the page's language (messages.js); each keeps its code in data-code.
 import { el } from './dom.js';
+import { messageText } from './messages.js';
 
-/** @typedef {{code: string, field?: string, message: string}} EngineError */
+/** @typedef {{code: string, field?: string, message: string, params?: Record<string, unknown>}} EngineError */
 
 const PICKERS = ['rlhf.reward.model', 'rlhf.critic.model', 'model'];
 
@@ -37,7 +39,8 @@ export function showErrors(errors, scope, list) {
     c.removeAttribute('aria-describedby');
     c.removeAttribute('data-invalid');
   }
-  list.replaceChildren(...errors.map((e) => el('li', {}, [el('code', { text: e.field || e.code }), document.createTextNode(' ' + e.message)])));
+  list.replaceChildren(...errors.map((e) => el('li', { 'data-code': e.code }, [el('code', { text: e.field || e.code }),
+    el('span', { class: 'message', text: ' ' + messageText(e) })])));
   errors.forEach((e, i) => {
     const field = e.field || '';
     if (scope === 'solve' && !field.startsWith('solve.')) return;  // the form's fields are the estimate's to mark
@@ -47,7 +50,7 @@ export function showErrors(errors, scope, list) {
     c.dataset.invalid = scope;
     c.setAttribute('aria-invalid', 'true');
     c.setAttribute('aria-describedby', ((c.getAttribute('aria-describedby') || '') + ' ' + id).trim());
-    c.after(el('p', { class: 'field-error', id, text: e.message, 'data-testid': 'field-error', 'data-scope': scope }));
+    c.after(el('p', { class: 'field-error', id, text: messageText(e), 'data-testid': 'field-error', 'data-scope': scope, 'data-code': e.code }));
     for (let d = c.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) d.open = true;
   });
 }

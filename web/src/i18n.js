@@ -1,7 +1,8 @@
-// Interface languages: English and Simplified Chinese (labels only; the engine's explanations,
-// warnings and error messages stay in English). Static labels carry data-i18n="key" in index.html,
-// whose English text is the English dictionary; strings built in script are in STRINGS.en. A new
-// input's label: data-i18n="key" on its <span> in index.html and the key's Chinese text in STRINGS.zh.
+// Interface languages: English and Simplified Chinese. Labels are here; the engine's errors and
+// warnings are worded by code in messages.js (the explanations' formulas and sources stay as the
+// engine writes them). Static labels carry data-i18n="key" in index.html, whose English text is the
+// English dictionary; strings built in script are in STRINGS.en. A new input's label:
+// data-i18n="key" on its <span> in index.html and the key's Chinese text in STRINGS.zh.
 
 /** @type {Record<string, Record<string, string>>} */
 export const STRINGS = {

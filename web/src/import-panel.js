@@ -10,6 +10,7 @@ import { getPath } from './doc-paths.js';
 import { MAX_JSON_BYTES } from './link-codec.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
+import { messageText } from './messages.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
 /** @typedef {import('./config-files.js').ImportFile} ImportFile */
@@ -56,7 +57,7 @@ const ORIGINS = /** @type {const} */ ([['read', 'read from '], ['framework', 'fr
 
 /**
  * An import error in the page's language: a config of a framework the engine names (its params)
- * is worded here; other errors keep the engine's message.
+ * is worded here; other errors by their code (messages.js).
  * @param {EngineError & {params?: Record<string, unknown>}} e
  */
 export function importErrorText(e) {
@@ -64,7 +65,7 @@ export function importErrorText(e) {
   if (e.code === 'unknown_config_format' && typeof p.framework === 'string') {
     return t('import_other_framework', { file: String(p.file), framework: p.framework, evidence: String(p.evidence) });
   }
-  return e.message;
+  return messageText(e);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatMoney, formatPercent, formatScientific, formatSeconds, yesNo } from './format.js';
 import { el, bytesCell, fillTable, numCell } from './dom.js';
+import { messageText } from './messages.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {Record<string, any>} EstimateOutput  the estimate output document (docs/api.md) */
@@ -219,7 +220,7 @@ export function renderTime(tbody, out, unit) {
   const time = out.time;
   if (!time) {
     const why = out.warnings.find((/** @type {{code: string}} */ w) => w.code === 'time_unavailable');
-    fillTable(tbody, [[t('time_unavailable'), el('td', { text: why ? why.message : t('fit_unknown'), 'data-testid': 't-unavailable' })]]);
+    fillTable(tbody, [[t('time_unavailable'), el('td', { text: why ? messageText(why) : t('fit_unknown'), 'data-testid': 't-unavailable' })]]);
     return;
   }
   const comm = time.communication;
@@ -251,7 +252,7 @@ export function renderTime(tbody, out, unit) {
  */
 export function renderWarnings(list, out) {
   const items = out.warnings.map((/** @type {{code: string, message: string}} */ w) =>
-    el('li', { 'data-code': w.code }, [el('code', { text: w.code }), document.createTextNode(' ' + w.message)]));
+    el('li', { 'data-code': w.code }, [el('code', { text: w.code }), el('span', { class: 'message', text: ' ' + messageText(w) })]));
   list.replaceChildren(...(items.length ? items : [el('li', { class: 'note', text: t('none_found') })]));
 }
 

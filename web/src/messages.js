@@ -1,0 +1,258 @@
+// The engine's errors and warnings ({code, field, message, params}) in the page's language. Every
+// code the engine can emit (engine/include/trainmem/message_codes.hpp; `trainmem codes` lists them)
+// is worded here in English and Simplified Chinese from its params and field alone. In English the
+// page shows the engine's own message, written where the problem was found (it names details a
+// code's params may not carry); the English wording stands in where a message is empty. Numbers
+// keep thousands separators; no message names a memory size today (a document's size is a count of
+// bytes, as the import panel words it). tests-js/messages.test.mjs checks that every registered
+// code has both wordings.
+import { STRINGS, language } from './i18n.js';
+import { formatCount } from './format.js';
+
+/** @typedef {{code: string, field?: string, message?: string, params?: Record<string, unknown>}} EngineMessage */
+
+/**
+ * What a wording reads: the params as given, the field, and formatters.
+ * @typedef {{p: Record<string, any>, field: string, n: (key: string) => string, s: (key: string) => string, has: (key: string) => boolean}} Ctx
+ */
+/** @typedef {{en: (c: Ctx) => string, zh: (c: Ctx) => string}} Wording */
+
+/** JSON type names (nlohmann's type_name) and the engine's expected kinds in Chinese. */
+/** @type {Record<string, string>} */
+const TYPE_ZH = { number: '数字', integer: '整数', boolean: '布尔值（true 或 false）', string: '字符串', object: '对象', array: '数组', null: 'null' };
+
+/** @type {Record<string, string>} */
+const TIME_REASON_EN = {
+  no_architecture: 'the step time needs an architecture: give model.preset or model.hf_config',
+  no_gpu: 'the step time needs a gpu',
+  rlhf: 'RLHF jobs (generation, several models) are not timed',
+  no_gpu_speeds: "the step time needs the GPU's dense bf16 FLOP/s and memory bandwidth",
+  not_finite: 'the step time of this setup is out of range',
+};
+/** @type {Record<string, string>} */
+const TIME_REASON_ZH = {
+  no_architecture: '计算步时需要模型结构：请选择 model.preset 或提供 model.hf_config',
+  no_gpu: '计算步时需要选择 GPU',
+  rlhf: 'RLHF 任务（生成、多个模型）不计算步时',
+  no_gpu_speeds: '计算步时需要该 GPU 的 bf16 稠密算力（FLOP/s）和显存带宽',
+  not_finite: '此设置的步时超出可计算的范围',
+};
+
+/**
+ * " (did you mean "x"?)" in each language, when the engine found a near match.
+ * @param {Ctx} c
+ */
+const didYouMean = {
+  en: (/** @type {Ctx} */ c) => (c.has('suggestion') ? '; did you mean "' + c.s('suggestion') + '"?' : ''),
+  zh: (/** @type {Ctx} */ c) => (c.has('suggestion') ? '；是否想输入“' + c.s('suggestion') + '”？' : ''),
+};
+
+/** @type {Record<string, Wording>} */
+export const WORDINGS = {
+  // ---- errors: documents and fields ----
+  invalid_json: { en: () => 'not valid JSON', zh: () => '不是有效的 JSON（请检查语法）' },
+  duplicate_key: { en: () => 'appears more than once in its object', zh: () => '在同一对象中出现了不止一次' },
+  document_too_large: {
+    en: (c) => (!c.has('limit') ? 'is too large' : c.has('bytes') ? 'is ' + c.n('bytes') + ' bytes; the limit is ' + c.n('limit') + ' bytes'
+      : 'is larger than the limit of ' + c.n('limit') + ' bytes'),
+    zh: (c) => (!c.has('limit') ? '文件过大' : c.has('bytes') ? '有 ' + c.n('bytes') + ' 字节，超过上限 ' + c.n('limit') + ' 字节'
+      : '超过大小上限 ' + c.n('limit') + ' 字节'),
+  },
+  unknown_field: { en: (c) => 'unknown field' + didYouMean.en(c), zh: (c) => '未知字段' + didYouMean.zh(c) },
+  missing_field: { en: () => 'a required field is missing', zh: () => '缺少必填项' },
+  wrong_type: {
+    en: (c) => 'has the wrong type' + (c.has('expected') ? ': expected ' + c.s('expected') : '') + (c.has('got') ? ', got ' + c.s('got') : ''),
+    zh: (c) => '类型不对' + (c.has('expected') ? '：应为' + (TYPE_ZH[c.s('expected')] || c.s('expected')) : '')
+      + (c.has('got') ? '，实际为' + (TYPE_ZH[c.s('got')] || c.s('got')) : ''),
+  },
+  not_integer: {
+    en: (c) => (c.has('value') ? c.s('value') + ' is not a whole number' : 'must be a whole number'),
+    zh: (c) => '必须是整数' + (c.has('value') ? '（收到 ' + c.s('value') + '）' : ''),
+  },
+  out_of_range: {
+    en: (c) => (c.has('entries') ? 'has ' + c.n('entries') + ' entries; the limit is ' + c.n('limit')
+      : (c.has('value') ? c.s('value') + ' is out of range' : 'is out of range') + range(c, 'en')),
+    zh: (c) => (c.has('entries') ? '有 ' + c.n('entries') + ' 项，上限为 ' + c.n('limit') + ' 项'
+      : (c.has('value') ? '取值 ' + c.s('value') + ' 超出范围' : '取值超出范围') + range(c, 'zh')),
+  },
+  unknown_value: {
+    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not one of: ' + c.s('allowed') + didYouMean.en(c) : 'is not one of the allowed values'),
+    zh: (c) => (c.has('value') ? '“' + c.s('value') + '”不是可选值之一，可选：' + c.s('allowed') + didYouMean.zh(c) : '不是可选值之一'),
+  },
+  // ---- errors: cross-field checks and catalogs ----
+  not_divisible: {
+    en: (c) => (c.has('world_size') ? 'world_size = ' + c.n('world_size') + ' is not a multiple of tensor x pipeline x context parallel = ' + c.n('model_parallel')
+      : c.has('divisor') ? c.n('divisor') + ' must divide ' + c.s('of') + ' = ' + c.n('value') : 'does not divide evenly'),
+    zh: (c) => (c.has('world_size') ? 'world_size = ' + c.n('world_size') + ' 不是张量 × 流水线 × 上下文并行规模 = ' + c.n('model_parallel') + ' 的倍数'
+      : c.has('divisor') ? c.n('divisor') + ' 必须整除 ' + c.s('of') + ' = ' + c.n('value') : '取值之间不能整除（并行规模或尺寸须整除相应的维度）'),
+  },
+  inconsistent: { en: () => 'conflicts with other settings', zh: () => '与其他设置相互矛盾，请检查相关设置' },
+  unknown_preset: {
+    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not in the model catalog' + didYouMean.en(c) : 'not in the model catalog'),
+    zh: (c) => (c.has('value') ? '模型目录中没有“' + c.s('value') + '”' + didYouMean.zh(c) : '模型目录中没有这个模型'),
+  },
+  unknown_gpu: {
+    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not in the GPU catalog' + didYouMean.en(c) : 'not in the GPU catalog'),
+    zh: (c) => (c.has('value') ? 'GPU 目录中没有“' + c.s('value') + '”' + didYouMean.zh(c) : 'GPU 目录中没有这个 GPU'),
+  },
+  unsupported_model_type: {
+    en: (c) => 'this model_type has no family layout here' + (c.has('model_type') ? ': "' + c.s('model_type') + '"' : '') + (c.has('suggestion') ? ' (closest: "' + c.s('suggestion') + '")' : ''),
+    zh: (c) => '此 model_type 在这里没有对应的模型结构' + (c.has('model_type') ? '：“' + c.s('model_type') + '”' : '') + (c.has('suggestion') ? '（最接近的是“' + c.s('suggestion') + '”）' : ''),
+  },
+  unsupported: { en: () => 'this setup is not supported', zh: () => '不支持此设置' },
+  invalid_catalog: { en: () => 'an invalid catalog entry', zh: () => '目录条目无效' },
+  internal: { en: () => 'an internal error of the engine (a defect: please report it)', zh: () => '引擎内部错误（这是程序缺陷，请报告）' },
+  // ---- errors: trainer configuration import ----
+  unknown_config_format: {
+    en: (c) => (c.has('framework') ? otherFramework('en', c) : 'not a configuration format the import reads'),
+    zh: (c) => (c.has('framework') ? otherFramework('zh', c) : '无法识别的配置文件格式'),
+  },
+  conflicting_values: { en: () => 'the files give this setting different values', zh: () => '多个文件对同一设置给出了不同的值' },
+  model_config_needed: { en: () => "the model's config.json is needed", zh: () => '需要模型的 config.json' },
+  invalid_yaml: { en: () => 'not valid YAML', zh: () => '不是有效的 YAML' },
+  invalid_toml: { en: () => 'not valid TOML', zh: () => '不是有效的 TOML' },
+  invalid_encoding: { en: () => 'not UTF-8 text', zh: () => '不是 UTF-8 编码的文本' },
+  unresolved_value: {
+    en: (c) => 'set from a variable the script does not set' + (c.has('origin') ? ' (' + c.s('origin') + ')' : ''),
+    zh: (c) => '取决于脚本中未设置的变量，无法确定' + (c.has('origin') ? '（' + c.s('origin') + '）' : ''),
+  },
+  // ---- warnings ----
+  ignored_fields: {
+    en: (c) => 'given but without effect for this setup: ' + c.s('fields'),
+    zh: (c) => '以下字段已给出，但对此设置不起作用：' + c.s('fields'),
+  },
+  lora_targets_assumed: {
+    en: (c) => 'PEFT has no default target_modules for model_type "' + c.s('model_type') + '" and refuses a LoraConfig without them; this estimate assumed [' + c.s('targets') + ']: give lora.target_modules',
+    zh: (c) => 'PEFT 没有为 model_type“' + c.s('model_type') + '”提供默认的 target_modules，缺少它们时会拒绝 LoraConfig；本估算假定为 [' + c.s('targets') + ']：请设置 lora.target_modules',
+  },
+  generic_layout: {
+    en: (c) => c.s('assumptions'),
+    zh: (c) => 'model_type“' + c.s('model_type') + '”的部分结构未在配置中给出或在此没有专门定义：按通用 Transformer 结构推定',
+  },
+  beyond_context: {
+    en: (c) => 'seq_length ' + c.n('seq_length') + ' exceeds max_position_embeddings ' + c.n('max_position_embeddings') + ': the model needs context extension (e.g. RoPE scaling)',
+    zh: (c) => 'seq_length ' + c.n('seq_length') + ' 超过 max_position_embeddings ' + c.n('max_position_embeddings') + '：模型需要上下文扩展（例如 RoPE 缩放）',
+  },
+  flash_unsupported: {
+    en: (c) => c.s('model_type') + ' adds a relative position bias to the attention scores, which FlashAttention kernels do not take: expect eager or sdpa attention (choose attention "eager")',
+    zh: (c) => c.s('model_type') + ' 在注意力分数上加相对位置偏置，FlashAttention 内核不支持：实际会使用 eager 或 sdpa 注意力（请将 attention 设为“eager”）',
+  },
+  lora_rank_exceeds_model: {
+    en: (c) => 'lora.r = ' + c.n('r') + ' gives ' + c.n('adapter_parameters') + " adapter parameters, more than the model's " + c.n('parameters') + ': a rank this high trains more than full fine-tuning (typical ranks are 8 to 256)',
+    zh: (c) => 'lora.r = ' + c.n('r') + ' 产生 ' + c.n('adapter_parameters') + ' 个适配器参数，多于模型本身的 ' + c.n('parameters') + ' 个：秩这么高，训练的参数比全量微调还多（常用的秩为 8 到 256）',
+  },
+  model_states_only: {
+    en: () => 'only a parameter count was given: activations, buffers and the peak need an architecture (model.preset or model.hf_config); the figures are the model-state lower bound',
+    zh: () => '只给出了参数量：激活、临时缓冲区和峰值需要模型结构（model.preset 或 model.hf_config）；这些数字是模型状态的下限',
+  },
+  zero_does_not_shard_activations: {
+    en: () => 'ZeRO/FSDP shard parameters, gradients and optimizer states, not activations: activations shrink only with micro-batch, sequence length, checkpointing or sequence/context parallelism',
+    zh: () => 'ZeRO/FSDP 切分参数、梯度和优化器状态，但不切分激活：激活只随微批大小、序列长度、激活检查点或序列/上下文并行而减小',
+  },
+  global_batch_does_not_set_memory: {
+    en: (c) => 'gradient accumulation raises the global batch (' + c.n('global_batch_size') + ') without raising activations: memory follows the micro-batch',
+    zh: (c) => '梯度累积增大了全局批大小（' + c.n('global_batch_size') + '），但不增加激活：显存取决于微批大小',
+  },
+  paged_optimizer: {
+    en: () => "paged optimizer states live in CUDA unified memory, outside the allocator's counts: they page out to host RAM under pressure instead of failing, so they are not in peak_allocated",
+    zh: () => '分页优化器状态位于 CUDA 统一内存中，不计入分配器的统计：显存紧张时换出到主机内存而不是报错，因此不包含在 peak_allocated 中',
+  },
+  eight_bit_small_tensors: {
+    en: (c) => 'bitsandbytes keeps 32-bit state for tensors under ' + c.n('min_8bit_size') + ' elements (min_8bit_size)',
+    zh: (c) => 'bitsandbytes 对少于 ' + c.n('min_8bit_size') + ' 个元素的张量保留 32 位状态（min_8bit_size）',
+  },
+  fp8_not_a_saving: {
+    en: () => 'FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 copies: it does not shrink memory (TransformerEngine#1429)',
+    zh: () => 'FP8 训练仍以更高精度保存权重、梯度和优化器状态，并额外保存 FP8 副本：它不会减少显存（TransformerEngine#1429）',
+  },
+  sharded_checkpoint_resume: {
+    en: () => 'ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)',
+    zh: () => 'ZeRO/FSDP 检查点按 rank 分片保存：换成不同数量的 GPU 恢复训练需要先转换（例如 DeepSpeed 的 zero_to_fp32，或 torch.distributed.checkpoint 重新分片）',
+  },
+  bf16_unsupported: {
+    en: (c) => c.s('gpu') + ' has no bf16 arithmetic (compute capability below 8.0): train in fp16 (precision.param_dtype / compute_dtype "fp16", with loss scaling) or fp32',
+    zh: (c) => c.s('gpu') + ' 不支持 bf16 运算（计算能力低于 8.0）：PyTorch 的 torch.cuda.is_bf16_supported() 在此为 False，HF Trainer 会拒绝 --bf16；请改用 fp16（precision.param_dtype / compute_dtype 设为“fp16”，并使用损失缩放）或 fp32',
+  },
+  flash_attention_unsupported: {
+    en: (c) => c.s('gpu') + ' cannot run FlashAttention-2 (Ampere, Ada and Hopper only): the run uses SDPA\'s memory-efficient kernel or eager attention instead; set attention "sdpa" (or "eager") to estimate what it will keep',
+    zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-2（仅支持 Ampere、Ada 和 Hopper）：实际会使用 SDPA 的省显存内核或 eager 注意力；请将 attention 设为“sdpa”（或“eager”）以估算实际占用',
+  },
+  unpriced_part: {
+    en: (c) => c.s('field') + ' has no layout here and is left out of every figure' + (Number(c.p.parameters) > 0 ? ': about ' + c.n('parameters') + ' parameters as a generic transformer encoder of its sizes' : ': its parameters cannot be counted from its keys'),
+    zh: (c) => c.s('field') + ' 在此没有结构定义，未计入任何数字' + (Number(c.p.parameters) > 0 ? '：按同尺寸的通用 Transformer 编码器估计约 ' + c.n('parameters') + ' 个参数' : '：无法从其配置键计算参数量'),
+  },
+  image_size_assumed: {
+    en: (c) => 'vision_config gives no image_size (' + c.s('model_type') + ' takes any resolution): images priced at ' + c.n('height') + ' x ' + c.n('width') + ' pixels; set multimodal.image_size',
+    zh: (c) => 'vision_config 未给出 image_size（' + c.s('model_type') + ' 接受任意分辨率）：图像按 ' + c.n('height') + ' × ' + c.n('width') + ' 像素计算；请设置 multimodal.image_size',
+  },
+  ssm_fused_kernels: {
+    en: () => 'Mamba layers are priced as the mamba-ssm and causal-conv1d kernels save them; without those packages transformers takes a sequential path that keeps [batch, d_inner, seq, state] fp32 tensors per layer and needs far more memory',
+    zh: () => 'Mamba 层按 mamba-ssm 和 causal-conv1d 内核保存的张量计算；没有这两个包时 transformers 走逐步计算的路径，每层保存 [batch, d_inner, seq, state] 的 fp32 张量，需要多得多的显存',
+  },
+  time_unavailable: {
+    en: (c) => TIME_REASON_EN[c.s('reason')] || 'the step time cannot be computed for this setup',
+    zh: (c) => TIME_REASON_ZH[c.s('reason')] || '无法为此设置计算步时',
+  },
+  above_2_53: {
+    en: (c) => c.s('fields') + ' exceed 2^53 = 9007199254740992: JavaScript shows them rounded',
+    zh: (c) => c.s('fields') + ' 超过 2^53 = 9007199254740992：JavaScript 显示的是舍入后的值',
+  },
+};
+
+/**
+ * ", allowed 1 to 1,000,000" from the params min/above and max, in each language.
+ * @param {Ctx} c
+ * @param {'en' | 'zh'} lang
+ */
+function range(c, lang) {
+  if (!c.has('max')) return '';
+  if (c.has('above')) return lang === 'zh' ? '（须大于 ' + c.n('above') + ' 且不超过 ' + c.n('max') + '）' : ' (> ' + c.n('above') + ' and <= ' + c.n('max') + ')';
+  if (!c.has('min')) return '';
+  return lang === 'zh' ? '（允许 ' + c.n('min') + ' 至 ' + c.n('max') + '）' : ' (' + c.n('min') + ' to ' + c.n('max') + ')';
+}
+
+/**
+ * A file of a framework the import does not read, as the import panel words it.
+ * @param {'en' | 'zh'} lang
+ * @param {Ctx} c
+ */
+function otherFramework(lang, c) {
+  let out = STRINGS[lang].import_other_framework;
+  for (const k of ['file', 'framework', 'evidence']) out = out.split('{' + k + '}').join(c.s(k));
+  return out;
+}
+
+/**
+ * A param as text: a list joined with commas, a number with thousands separators.
+ * @param {unknown} v
+ * @returns {string}
+ */
+function text(v) {
+  if (Array.isArray(v)) return v.map(text).join(', ');
+  if (typeof v === 'number') return formatCount(v);
+  return v === undefined || v === null ? '' : String(v);
+}
+
+/**
+ * An error or warning of the engine in the given language (the page's by default). The engine's
+ * always carry params (an empty object where a message names no value); a problem without params
+ * is the page's own, already in the page's language, and is shown as it is.
+ * @param {EngineMessage} m
+ * @param {'en' | 'zh'} [lang]
+ * @returns {string}
+ */
+export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en') {
+  if ((lang === 'en' || !m.params) && m.message) return m.message;
+  const wording = WORDINGS[m.code];
+  if (!wording) return m.message || m.code;  // a code this page does not know (tests-js forbids one)
+  const p = m.params && typeof m.params === 'object' ? m.params : {};
+  /** @type {Ctx} */
+  const c = {
+    p,
+    field: m.field || '',
+    has: (k) => p[k] !== undefined && p[k] !== null && p[k] !== '',
+    n: (k) => text(p[k]),
+    s: (k) => text(p[k]),
+  };
+  return wording[lang === 'zh' ? 'zh' : 'en'](c);
+}
