@@ -18,6 +18,36 @@ TEST_CASE("the built-in catalog loads without errors", "[catalog]") {
   CHECK(c.gpus.size() >= 25);
 }
 
+TEST_CASE("a preset read alone and the GPUs read alone are the whole catalog's entries", "[catalog]") {
+  // builtin_model(id) parses catalog/models/<id>.json only and builtin_gpus() the GPU files only:
+  // each entry must be the one the whole catalog's parse holds, field for field where it matters to
+  // an estimate (the imported architecture, counted here, and the stored config and figures).
+  const Catalog& all = builtin_catalog();
+  for (const auto& m : all.models) {
+    CAPTURE(m.id);
+    const ModelPreset* alone = builtin_model(m.id);
+    REQUIRE(alone != nullptr);
+    CHECK(alone->hf_config_json == m.hf_config_json);
+    CHECK(alone->architecture.total_params() == m.architecture.total_params());
+    CHECK(alone->architecture.active_params() == m.architecture.active_params());
+    CHECK(alone->published_total == m.published_total);
+    CHECK(alone->seq_length == m.seq_length);
+    CHECK(alone->param_dtype == m.param_dtype);
+    CHECK(builtin_model(m.id) == alone);  // parsed once
+  }
+  CHECK(builtin_model("no-such-model") == nullptr);
+  CHECK(builtin_model("../gpus/h100-sxm-80gb") == nullptr);
+  const Catalog& gpus = builtin_gpus();
+  CHECK(gpus.models.empty());
+  CHECK(gpus.errors.empty());
+  REQUIRE(gpus.gpus.size() == all.gpus.size());
+  for (std::size_t i = 0; i < gpus.gpus.size(); ++i) {
+    CHECK(gpus.gpus[i].spec.id == all.gpus[i].spec.id);
+    CHECK(gpus.gpus[i].raw_json == all.gpus[i].raw_json);
+    CHECK(gpus.gpus[i].spec.memory_bytes == all.gpus[i].spec.memory_bytes);
+  }
+}
+
 TEST_CASE("every preset reproduces its published parameter count", "[catalog]") {
   for (const auto& m : builtin_catalog().models) {
     CAPTURE(m.id, m.published_source, m.published_scope);

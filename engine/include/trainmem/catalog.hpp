@@ -64,7 +64,18 @@ struct Catalog {
 // says which kind each is.
 Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& files);
 
-// The catalog compiled into this build (parsed once).
+// The catalog compiled into this build (parsed once, on first use: every model's hf_config is
+// imported, about 20 ms natively and 200-400 ms in WebAssembly before the engine's code is warm).
 const Catalog& builtin_catalog();
+
+// One preset of the built-in catalog, reading only its own file (catalog/models/<id>.json; a
+// preset's id is its file name): what builtin_catalog().find_model(id) returns, without parsing
+// the other models. nullptr when there is no such file or the entry is malformed (its errors are in
+// builtin_catalog().errors). Each file is parsed once.
+const ModelPreset* builtin_model(const std::string& id);
+
+// The built-in catalog's GPUs alone (models empty; errors: the GPU files' only), parsed once: what
+// an estimate of a catalog GPU, the per-GPU overview and the solve need, without the models' parse.
+const Catalog& builtin_gpus();
 
 }  // namespace trainmem

@@ -55,7 +55,9 @@ JsonResult solve_json(std::string_view document);
 // When the document's own estimate fails, its error document.
 JsonResult overview_json(std::string_view document);
 
-// {"models": [...], "gpus": [...]}; `which` is "models", "gpus" or "" for both.
+// {"models": [...], "gpus": [...], "errors": [...]}; `which` is "models", "gpus" or "" for both.
+// "gpus" reads the GPU files alone (no model is parsed; errors: the GPU files'); "models" and ""
+// parse the whole catalog (errors: every malformed entry's).
 JsonResult catalog_json(std::string_view which);
 
 // Every code the documents' "errors" and "warnings" carry (message_codes.hpp):

@@ -1,6 +1,8 @@
 #include "trainmem/catalog.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "hf_config.hpp"
 #include "object_reader.hpp"
@@ -257,14 +259,43 @@ Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& fi
   return c;
 }
 
-const Catalog& builtin_catalog() {
-  static const Catalog catalog = [] {
-    std::vector<std::pair<std::string, std::string>> files;
-    for (std::size_t i = 0; i < kEmbeddedCatalogFileCount; ++i)
+namespace {
+
+// The embedded files whose path starts with `folder` ("models/", "gpus/"; "" for all).
+std::vector<std::pair<std::string, std::string>> embedded_files(const std::string& folder) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (std::size_t i = 0; i < kEmbeddedCatalogFileCount; ++i)
+    if (std::string(kEmbeddedCatalogFiles[i].path).rfind(folder, 0) == 0)
       files.emplace_back(kEmbeddedCatalogFiles[i].path, kEmbeddedCatalogFiles[i].text);
-    return parse_catalog(files);
-  }();
+  return files;
+}
+
+}  // namespace
+
+const Catalog& builtin_catalog() {
+  static const Catalog catalog = parse_catalog(embedded_files(""));
   return catalog;
+}
+
+const Catalog& builtin_gpus() {
+  static const Catalog catalog = parse_catalog(embedded_files("gpus/"));
+  return catalog;
+}
+
+const ModelPreset* builtin_model(const std::string& id) {
+  // Parsed presets by id (a one-model catalog each; empty when the file is missing or malformed).
+  static std::mutex guard;
+  static std::map<std::string, Catalog> parsed;
+  const std::lock_guard<std::mutex> lock(guard);
+  auto it = parsed.find(id);
+  if (it == parsed.end()) {
+    const std::string path = "models/" + id + ".json";
+    std::vector<std::pair<std::string, std::string>> file;
+    for (std::size_t i = 0; i < kEmbeddedCatalogFileCount; ++i)
+      if (path == kEmbeddedCatalogFiles[i].path) file.emplace_back(path, kEmbeddedCatalogFiles[i].text);
+    it = parsed.emplace(id, parse_catalog(file)).first;
+  }
+  return it->second.find_model(id);
 }
 
 }  // namespace trainmem

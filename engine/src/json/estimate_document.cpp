@@ -52,13 +52,12 @@ void parse_model_spec(const json& model, const std::string& path, ModelSpec& out
                       path + " needs exactly one of preset, hf_config or num_parameters (got " + std::to_string(given) + ")"});
   }
   if (auto preset = m.string("preset")) {
-    const Catalog& catalog = builtin_catalog();
-    if (const ModelPreset* p = catalog.find_model(*preset)) {
+    if (const ModelPreset* p = builtin_model(*preset)) {
       out.preset = p->id;
       out.architecture = p->architecture;
       out.seq_length_default = p->seq_length;
     } else {
-      const std::string near = closest_match(*preset, catalog.model_ids());
+      const std::string near = closest_match(*preset, builtin_catalog().model_ids());
       errors.push_back({error_code::unknown_preset, m.field("preset"),
                         m.field("preset") + " \"" + excerpt(*preset) + "\" is not in the model catalog" +
                             (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)",
@@ -305,7 +304,7 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* v = doc.get("gpu");
   if (!v) return;
   if (v->is_string()) {
-    const Catalog& catalog = builtin_catalog();
+    const Catalog& catalog = builtin_gpus();
     const std::string id = v->get<std::string>();
     if (const GpuEntry* g = catalog.find_gpu(id)) {
       s.gpu = g->spec;
@@ -819,7 +818,8 @@ json published_json(const ModelPreset& m) {
 
 JsonResult catalog_json(std::string_view which) {
   try {
-    const Catalog& c = builtin_catalog();
+    // The GPU list alone needs no model parsed.
+    const Catalog& c = which == "gpus" ? builtin_gpus() : builtin_catalog();
     json out;
     if (which.empty() || which == "models") {
       out["models"] = json::array();

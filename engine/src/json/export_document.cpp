@@ -49,7 +49,7 @@ JsonResult export_json(std::string_view document, std::string_view format) {
     // `_name_or_path` transformers writes into a config.json it saves (configuration_utils.py
     // PretrainedConfig.to_dict); none for a model given by num_parameters alone.
     std::string hf_model_id;
-    if (const ModelPreset* m = parsed.setup.model.preset.empty() ? nullptr : builtin_catalog().find_model(parsed.setup.model.preset))
+    if (const ModelPreset* m = parsed.setup.model.preset.empty() ? nullptr : builtin_model(parsed.setup.model.preset))
       hf_model_id = m->hf_id;
     else if (doc && doc->contains("model") && (*doc)["model"].is_object() && (*doc)["model"].contains("hf_config") &&
              (*doc)["model"]["hf_config"].is_object()) {

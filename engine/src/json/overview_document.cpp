@@ -46,7 +46,7 @@ JsonResult overview_json(std::string_view document) {
     json_io::EstimateRun run = json_io::run_estimate(document);
     if (!run.errors.empty()) return {error_document(run.errors), false};
     json gpus = json::array();
-    for (const GpuEntry& g : builtin_catalog().gpus) gpus.push_back(gpu_verdict(run.setup, g));
+    for (const GpuEntry& g : builtin_gpus().gpus) gpus.push_back(gpu_verdict(run.setup, g));
     json out = {{"estimate", std::move(run.out)}, {"gpus", std::move(gpus)}};
     return {out.dump(), true};
   } catch (const std::exception& ex) {

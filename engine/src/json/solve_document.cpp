@@ -40,7 +40,7 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
     if (pr.valid())
       for (auto it = prices->begin(); it != prices->end(); ++it)
         if (auto p = pr.number(it.key(), 0, 1e5)) {
-          if (!builtin_catalog().find_gpu(it.key()))
+          if (!builtin_gpus().find_gpu(it.key()))
             errors.push_back({error_code::unknown_gpu, pr.field(it.key()), "solve.prices: \"" + excerpt(it.key()) + "\" is not a catalog GPU"});
           q.options.prices[it.key()] = *p;
         }
@@ -189,7 +189,7 @@ JsonResult solve_json(std::string_view document) {
       errors.push_back({error_code::unsupported, "rlhf", "solve prices single-model runs; remove rlhf"});
     const SolveRequest q = read_solve(solve_block, s, errors);
     if (!errors.empty()) return {error_document(errors), false};
-    const SolveResult r = solve(s, q.options, builtin_catalog());
+    const SolveResult r = solve(s, q.options, builtin_gpus());
     std::optional<StrategySearchResult> search;
     if (q.strategies) {
       StrategySearchOptions options = *q.strategies;
