@@ -9,7 +9,10 @@
 //
 // Lanes: each lane is one worker. A call on a cancellable lane while another runs terminates that
 // worker (its promise rejects with Superseded) and starts the new call on a fresh one; on other lanes
-// calls queue, and a queued call with the same key is replaced by the newer one.
+// calls queue, and a queued call with the same key is replaced by the newer one. The estimate lane's
+// worker starts at once; the search lane's on its first call (after the first estimate), so that
+// two workers do not instantiate the engine at the same time while the page waits for its first
+// estimate.
 
 /** Why a call's promise rejected: a newer call took its place. */
 export class Superseded extends Error {
@@ -37,15 +40,22 @@ class Lane {
     this.running = null;
     this.nextId = 1;
     this.id = 0;  // the running call's message id
-    this.worker = new Worker(url);
+    /** @type {Worker | null} */
+    this.worker = null;
+    /** @type {Promise<void>} resolves once the engine is ready in the worker */
+    this.ready = new Promise(() => {});
+  }
+
+  /** Starts the lane's worker. */
+  spawn() {
+    this.worker = new Worker(this.url);
     this.ready = this.listen(this.worker);
   }
 
   /** Replaces the worker (its running call is dropped). */
   respawn() {
-    this.worker.terminate();
-    this.worker = new Worker(this.url);
-    this.ready = this.listen(this.worker);
+    if (this.worker) this.worker.terminate();
+    this.spawn();
   }
 
   /**
@@ -75,6 +85,7 @@ class Lane {
    * @returns {Promise<Reply>}
    */
   call(fn, args, key) {
+    if (!this.worker) this.spawn();
     return new Promise((resolve, reject) => {
       const call = { fn, args, key, resolve, reject };
       if (this.running && this.cancellable) {
@@ -93,7 +104,7 @@ class Lane {
     if (this.running || this.queue.length === 0) return;
     const call = /** @type {Call} */ (this.queue.shift());
     this.running = call;
-    const worker = this.worker;
+    const worker = /** @type {Worker} */ (this.worker);
     this.id = this.nextId++;
     const id = this.id;
     this.ready.then(() => {
@@ -125,8 +136,9 @@ export class EngineClient {
    */
   constructor(workerSource, module) {
     const url = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
-    /** Estimates, the catalog, explanations: quick calls, queued. */
+    /** Estimates, explanations, imports: quick calls, queued; its worker starts now. */
     this.estimates = new Lane(url, module, false);
+    this.estimates.spawn();
     /** The What fits? solve and strategy search: a newer input cancels the running one. */
     this.searches = new Lane(url, module, true);
     this.ready = this.estimates.ready;
