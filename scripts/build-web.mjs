@@ -3,14 +3,15 @@
 //   dist/trainmem-web/  the offline folder (open index.html from disk): the wasm embedded in app.js
 //   dist/trainmem-web.zip, also served as dist/site/trainmem-web.zip
 // Each folder: index.html, style.css, app.js (web/src/main.js bundled by esbuild into one classic
-// script, with the engine worker's source inlined: a Blob worker runs from file://), and the chunks
+// script, with the engine worker's source inlined: a Blob worker runs from file://, and the
+// catalog's lists as `trainmem catalog` writes them), and the chunks
 // loaded on first use: chunk-charts.js (Chart.js), chunk-config-files.js (the YAML and TOML parsers
 // of the config import) and chunk-accuracy.js (the accuracy program's and step-time tables for the
-// engine as built). Needs build-wasm/wasm/engine.{js,wasm},
+// engine as built). Needs build-wasm/wasm/engine.{js,wasm}, build-native/trainmem,
 // build-native/tests/accuracy and time_accuracy (scripts/build.sh builds them first) and
 // node_modules (npm ci).
 //   node scripts/build-web.mjs
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,13 +24,16 @@ const ENGINE_JS = path.join(ROOT, 'build-wasm', 'wasm', 'engine.js');
 const ENGINE_WASM = path.join(ROOT, 'build-wasm', 'wasm', 'engine.wasm');
 const ACCURACY = path.join(ROOT, 'build-native', 'tests', 'accuracy');
 const TIME_ACCURACY = path.join(ROOT, 'build-native', 'tests', 'time_accuracy');
+const TRAINMEM = path.join(ROOT, 'build-native', 'trainmem');
 const TARGET = 'es2020';
 
-for (const [file, hint] of [[ENGINE_JS, 'scripts/build.sh'], [ENGINE_WASM, 'scripts/build.sh'], [ACCURACY, 'scripts/build.sh']]) {
+for (const [file, hint] of [[ENGINE_JS, 'scripts/build.sh'], [ENGINE_WASM, 'scripts/build.sh'], [ACCURACY, 'scripts/build.sh'], [TRAINMEM, 'scripts/build.sh']]) {
   if (!fs.existsSync(file)) throw new Error(`build-web: ${path.relative(ROOT, file)} is missing (run ${hint})`);
 }
 
 // Modules the bundles import that the build makes up (web/src/virtual-modules.d.ts types them).
+// A string is written as a literal; other data as JSON.parse of its JSON text, which a browser reads
+// faster than the same object written as code.
 function virtualModules(modules) {
   return {
     name: 'trainmem-virtual',
@@ -37,10 +41,27 @@ function virtualModules(modules) {
       build.onResolve({ filter: /^trainmem:/ }, (args) => ({ path: args.path, namespace: 'trainmem' }));
       build.onLoad({ filter: /.*/, namespace: 'trainmem' }, (args) => {
         if (!(args.path in modules)) throw new Error('build-web: no module ' + args.path);
-        return { contents: 'export default ' + JSON.stringify(modules[args.path]) + ';', loader: 'js' };
+        const value = modules[args.path];
+        const contents = typeof value === 'string' ? JSON.stringify(value) : 'JSON.parse(' + JSON.stringify(JSON.stringify(value)) + ')';
+        return { contents: 'export default ' + contents + ';', loader: 'js' };
       });
     },
   };
+}
+
+// The catalog's lists as the page shows them (model pickers and search, GPU select and table), from
+// the engine as built (`trainmem catalog`, the engine's catalog output): built into the page so that
+// its first estimate waits for no catalog call (the engine reads the files an estimate names by
+// itself). The models' hf_config is left out: the page lists presets and never reads their config.
+function catalogLists() {
+  const run = (which) => {
+    // The CLI exits 1 when the catalog has malformed entries and still writes the lists and errors.
+    const r = spawnSync(TRAINMEM, ['catalog', which], { maxBuffer: 64 << 20 });
+    if (r.error || !r.stdout.length) throw new Error(`build-web: trainmem catalog ${which} failed: ${r.error || r.stderr}`);
+    return JSON.parse(r.stdout.toString());
+  };
+  const { models, errors } = run('models');
+  return { models: models.map(({ hf_config, ...listed }) => listed), gpus: run('gpus').gpus, errors };
 }
 
 async function bundle(entry, options = {}) {
@@ -86,10 +107,18 @@ async function workerSource() {
   return '(function () {\n' + loader + '\n' + worker + '\ntrainmemWorker.start(createEngine);\n})();\n';
 }
 
+// The hosted page's index.html asks for engine.wasm at once (a preload the page's own fetch then
+// takes over), so the wasm downloads while app.js does instead of after it has run.
+const STYLESHEET = '<link rel="stylesheet" href="style.css">';
+const WASM_PRELOAD = '<link rel="preload" href="engine.wasm" as="fetch" type="application/wasm" crossorigin>';
+
 async function writeFolder(dir, { app, chunks, wasm }) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  for (const file of ['index.html', 'style.css']) fs.copyFileSync(path.join(WEB, file), path.join(dir, file));
+  const html = fs.readFileSync(path.join(WEB, 'index.html'), 'utf8');
+  if (!html.includes(STYLESHEET)) throw new Error('build-web: web/index.html has no ' + STYLESHEET);
+  fs.writeFileSync(path.join(dir, 'index.html'), wasm ? html.replace(STYLESHEET, STYLESHEET + '\n  ' + WASM_PRELOAD) : html);
+  fs.copyFileSync(path.join(WEB, 'style.css'), path.join(dir, 'style.css'));
   fs.writeFileSync(path.join(dir, 'app.js'), app);
   for (const [name, text] of Object.entries(chunks)) fs.writeFileSync(path.join(dir, name), text);
   if (wasm) fs.copyFileSync(ENGINE_WASM, path.join(dir, 'engine.wasm'));
@@ -98,13 +127,14 @@ async function writeFolder(dir, { app, chunks, wasm }) {
 async function main() {
   fs.mkdirSync(DIST, { recursive: true });
   const worker = await workerSource();
+  const catalog = catalogLists();
   const chunks = {
     'chunk-charts.js': await bundle('chunk-charts.js'),
     'chunk-config-files.js': await bundle('chunk-config-files.js'),
     'chunk-accuracy.js': await bundle('chunk-accuracy.js', { plugins: [virtualModules({ 'trainmem:accuracy-data': accuracyData() })] }),
   };
   const app = (wasmBase64) => bundle('main.js', {
-    plugins: [virtualModules({ 'trainmem:worker-source': worker, 'trainmem:wasm-base64': wasmBase64 })],
+    plugins: [virtualModules({ 'trainmem:worker-source': worker, 'trainmem:wasm-base64': wasmBase64, 'trainmem:catalog': catalog })],
   });
 
   const offline = path.join(DIST, 'trainmem-web');

@@ -1,5 +1,7 @@
-// The page's entry point (bundled into app.js): preferences, the engine in its workers, the
-// catalog, then the controller (app.js).
+// The page's entry point (bundled into app.js): the engine first (its wasm compiles and its worker
+// starts while the rest of the page sets up), then preferences and the controller (app.js) with the
+// catalog's lists, which the build wrote into this bundle (scripts/build-web.mjs): the first
+// estimate waits for no catalog call, and the engine reads only the catalog files it names.
 import { t } from './i18n.js';
 import { byId } from './dom.js';
 import { STORE, load } from './storage.js';
@@ -8,16 +10,7 @@ import { EngineClient, compileEngine } from './engine-client.js';
 import { App, applyPreferences } from './app.js';
 import workerSource from 'trainmem:worker-source';
 import wasmBase64 from 'trainmem:wasm-base64';
-
-const store = new Store();
-const prefs = load(STORE.prefs) || {};
-store.unit = prefs.unit === 'GB' ? 'GB' : 'GiB';
-byId('lang').value = prefs.lang === 'zh' || prefs.lang === 'en' ? prefs.lang : /^zh/i.test(navigator.language) ? 'zh' : 'en';
-byId('theme').value = prefs.theme === 'light' || prefs.theme === 'dark' ? prefs.theme : '';
-applyPreferences(store);
-// The offline copy's link: the hosted site's build (engine.wasm streamed) has the zip beside the
-// page; the offline folder (the wasm embedded), from disk or hosted on its own, has none.
-byId('offline-zip').hidden = Boolean(wasmBase64) || location.protocol === 'file:';
+import catalog from 'trainmem:catalog';
 
 /** @param {unknown} e */
 function failed(e) {
@@ -30,7 +23,17 @@ try {
   // Over http the wasm streams in beside the page; the offline folder embeds it (file:// cannot fetch).
   const module = compileEngine(wasmBase64 ? { wasmBase64 } : { wasmUrl: new URL('engine.wasm', document.baseURI) });
   const engine = new EngineClient(workerSource, module);
-  engine.estimate('catalog', ['']).then(({ out }) => new App(engine, out, store).start()).catch(failed);
+  engine.ready.then(() => performance.mark('trainmem-engine-ready'), () => {});
+  const store = new Store();
+  const prefs = load(STORE.prefs) || {};
+  store.unit = prefs.unit === 'GB' ? 'GB' : 'GiB';
+  byId('lang').value = prefs.lang === 'zh' || prefs.lang === 'en' ? prefs.lang : /^zh/i.test(navigator.language) ? 'zh' : 'en';
+  byId('theme').value = prefs.theme === 'light' || prefs.theme === 'dark' ? prefs.theme : '';
+  applyPreferences(store);
+  // The offline copy's link: the hosted site's build (engine.wasm streamed) has the zip beside the
+  // page; the offline folder (the wasm embedded), from disk or hosted on its own, has none.
+  byId('offline-zip').hidden = Boolean(wasmBase64) || location.protocol === 'file:';
+  new App(engine, catalog, store).start().catch(failed);
 } catch (e) {
   failed(e);
 }

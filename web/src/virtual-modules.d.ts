@@ -14,3 +14,8 @@ declare module 'trainmem:accuracy-data' {
   const data: import('./accuracy.js').AccuracyData;
   export default data;
 }
+declare module 'trainmem:catalog' {
+  /** The catalog's lists as `trainmem catalog models|gpus` writes them (the models without hf_config). */
+  const catalog: {models: import('./model-search.js').ModelEntry[], gpus: import('./gpu-table.js').GpuEntry[], errors: any[]};
+  export default catalog;
+}
