@@ -263,7 +263,8 @@ test('malformed catalog entries are named in a notice; the page works with the v
   await page.route('**/app.js', async (route) => {
     const response = await route.fetch();
     const script = await response.text();
-    const stubbed = script.replace('"errors":[]}`', '"errors":' + JSON.stringify(errors) + '}`');
+    // The JSON text sits in a '…' or `…` literal (esbuild picks the quote); the errors hold neither.
+    const stubbed = script.replace(/"errors":\[\]\}(['`])/, (_, quote) => '"errors":' + JSON.stringify(errors) + '}' + quote);
     expect(stubbed).not.toBe(script);
     await route.fulfill({ response, body: stubbed });
   });

@@ -52,7 +52,8 @@ function virtualModules(modules) {
 // The catalog's lists as the page shows them (model pickers and search, GPU select and table), from
 // the engine as built (`trainmem catalog`, the engine's catalog output): built into the page so that
 // its first estimate waits for no catalog call (the engine reads the files an estimate names by
-// itself). The models' hf_config is left out: the page lists presets and never reads their config.
+// itself). Each entry keeps the fields the page reads (ModelEntry in web/src/model-search.js,
+// GpuEntry in web/src/gpu-table.js); the rest (configs, prices, sources) stays in the engine.
 function catalogLists() {
   const run = (which) => {
     // The CLI exits 1 when the catalog has malformed entries and still writes the lists and errors.
@@ -61,7 +62,12 @@ function catalogLists() {
     return JSON.parse(r.stdout.toString());
   };
   const { models, errors } = run('models');
-  return { models: models.map(({ hf_config, ...listed }) => listed), gpus: run('gpus').gpus, errors };
+  return {
+    models: models.map(({ id, display_name, family, hf_id, model_type, parameters }) => ({ id, display_name, family, hf_id, model_type, parameters })),
+    gpus: run('gpus').gpus.map(({ id, display_name, price_per_gpu_hour_usd, memory, device_total_bytes }) =>
+      ({ id, display_name, price_per_gpu_hour_usd, memory: { bytes: memory.bytes }, device_total_bytes })),
+    errors,
+  };
 }
 
 async function bundle(entry, options = {}) {

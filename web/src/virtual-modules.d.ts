@@ -15,7 +15,7 @@ declare module 'trainmem:accuracy-data' {
   export default data;
 }
 declare module 'trainmem:catalog' {
-  /** The catalog's lists as `trainmem catalog models|gpus` writes them (the models without hf_config). */
+  /** The catalog's lists from `trainmem catalog models|gpus`: each entry with the fields ModelEntry and GpuEntry name, and the catalog's errors. */
   const catalog: {models: import('./model-search.js').ModelEntry[], gpus: import('./gpu-table.js').GpuEntry[], errors: any[]};
   export default catalog;
 }
