@@ -17,6 +17,7 @@ import { GpuTable } from './gpu-table.js';
 import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderTime, renderVision, renderWarnings } from './results.js';
 import * as WhatFits from './what-fits.js';
 import { LazyChart, memoryBars, peakCurve, themeColors, timeBars } from './charts.js';
+import { Pictures } from './pictures.js';
 import { changedInputs, renderCompare } from './compare.js';
 import { download, markdown } from './export.js';
 import { renderAccuracy, renderTimeAccuracy } from './accuracy.js';
@@ -75,6 +76,7 @@ export class App {
     this.colors = null;
     this.charts = { memory: new LazyChart(byId('chart')), time: new LazyChart(byId('time-chart')), seq: new LazyChart(byId('curve-seq')),
       mbs: new LazyChart(byId('curve-mbs')) };
+    this.pictures = new Pictures(byId('pictures'));
   }
 
   get unit() {
@@ -313,6 +315,7 @@ export class App {
     if (out.error) {
       mini.textContent = t('no_estimate');
       body.hidden = true;
+      this.pictures.show(null, this.unit, () => this.themeColors());
       status.textContent = t('no_estimate');
       status.className = 'bad';
       byId('global-batch').textContent = '';
@@ -360,6 +363,7 @@ export class App {
     renderHost(byId('host').tBodies[0], out, unit);
     renderDisk(byId('disk').tBodies[0], out, unit);
     renderWarnings(byId('warnings'), out);
+    this.pictures.show(out, unit, () => this.themeColors());
     if (!this.result || JSON.stringify(this.result.doc) !== JSON.stringify(doc)) this.trainerExport.clear();
     this.result = { doc, out };
   }
