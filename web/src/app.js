@@ -315,6 +315,7 @@ export class App {
     if (out.error) {
       mini.textContent = t('no_estimate');
       body.hidden = true;
+      byId('headline').hidden = true;
       this.pictures.show(null, this.unit, () => this.themeColors());
       status.textContent = t('no_estimate');
       status.className = 'bad';
@@ -327,6 +328,7 @@ export class App {
     }
     showErrors([], 'estimate', byId('errors'));
     body.hidden = false;
+    byId('headline').hidden = false;
     const g = out.per_gpu;
     const unit = this.unit;
     status.textContent = t('ready');
