@@ -10,16 +10,14 @@ const GiB = 2 ** 30;
 const PP2 = '#v3:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&pp=2&g=h100-sxm-80gb';
 
 // A chart's labels and datasets as Chart.js holds them, once the section has been scrolled into
-// view and the chart drawn for the current result: `ready(data, arg)` (run in the page) tells when.
-async function chartData(page, testid, ready = () => true, arg = null) {
+// view and the chart drawn.
+async function chartData(page, testid) {
   await page.locator('#pictures').scrollIntoViewIfNeeded();
-  const handle = await page.waitForFunction(([id, readySource, readyArg]) => {
+  const handle = await page.waitForFunction((id) => {
     const chart = window.__Chart && window.__Chart.getChart(document.querySelector(`[data-testid="${id}"]`));
-    if (!chart) return null;
-    const data = { type: chart.config.type, labels: chart.data.labels,
-      sets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data, tree: d.tree, stack: d.stack })) };
-    return new Function('d', 'x', 'return (' + readySource + ')(d, x)')(data, readyArg) ? data : null;
-  }, [testid, ready.toString(), arg]);
+    return chart ? { type: chart.config.type, labels: chart.data.labels,
+      sets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data, tree: d.tree, stack: d.stack })) } : null;
+  }, testid);
   return handle.jsonValue();
 }
 
@@ -78,7 +76,8 @@ for (const where of ['http', 'offline']) {
     // In GB: the same values divided by 10^9.
     await page.getByTestId('unit').selectOption('GB');
     await app.settled();
-    const inGb = await chartData(page, 'timeline-chart', (d, cap) => d.sets[2] && d.sets[2].data[0] === cap, want.gpu_capacity_bytes / 1e9);
+    await expect.poll(async () => (await chartData(page, 'timeline-chart')).sets[2].data[0]).toBe(want.gpu_capacity_bytes / 1e9);
+    const inGb = await chartData(page, 'timeline-chart');
     expect(Math.max(...inGb.sets[0].data)).toBe(g.peak_allocated / 1e9);
     expect(inGb.sets[2].data[0]).toBe(want.gpu_capacity_bytes / 1e9);
     await expect(page.getByTestId('tl-allocated').filter({ hasText: Render.formatBytes(g.peak_allocated, 'GB') }).first()).toBeAttached();
@@ -92,7 +91,8 @@ test('pipeline parallelism 2: one stacked bar per stage, each equal to the CLI\'
   const want = cli(doc);
   const stages = want.pipeline_stages;
   expect(stages.length).toBe(2);
-  const bars = await chartData(page, 'stage-chart', (d) => d.labels.length === 2);
+  await expect.poll(async () => (await chartData(page, 'stage-chart')).labels.length).toBe(2);
+  const bars = await chartData(page, 'stage-chart');
   const keys = ['parameters', 'gradients', 'optimizer_states', 'activations'];
   keys.forEach((k, i) => expect(bars.sets[i].data, k).toEqual(stages.map((s) => s[k] / GiB)));
   expect(bars.sets[4].data).toEqual(stages.map((s) => s.peak / GiB));  // the stage's peak, the mark
@@ -129,13 +129,15 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
       await expect(page.getByTestId('fit'), target).toBeInViewport();
     }
     const headline = await page.getByTestId('headline').boundingBox();
-    // Inputs reached with the keyboard scroll clear of the headline.
+    // An input that takes the focus while it lies under the headline scrolls clear of it.
     for (const testid of ['safety-margin', 'target-global-batch', 'search-world-size']) {
-      await page.getByTestId('export-md').scrollIntoViewIfNeeded();
-      await page.getByTestId(testid).focus();
-      const box = await page.getByTestId(testid).boundingBox();
+      const input = page.getByTestId(testid);
+      await input.evaluate((e) => window.scrollBy(0, e.getBoundingClientRect().top - 10));
+      const under = await page.getByTestId('headline').boundingBox();
+      expect((await input.boundingBox()).y, testid).toBeLessThan(under.y + under.height);  // covered before the focus
+      await input.focus();
       const top = await page.getByTestId('headline').boundingBox();
-      expect(box.y, testid).toBeGreaterThanOrEqual(top.y + top.height);
+      expect((await input.boundingBox()).y, testid).toBeGreaterThanOrEqual(top.y + top.height);
     }
     if (name === 'desktop') {
       // The headline sits in the result column, beside the form: it never lies over the form's inputs.

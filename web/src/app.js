@@ -18,6 +18,7 @@ import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderF
 import * as WhatFits from './what-fits.js';
 import { LazyChart, memoryBars, peakCurve, themeColors, timeBars } from './charts.js';
 import { Pictures } from './pictures.js';
+import { keepFocusClear } from './headline.js';
 import { changedInputs, renderCompare } from './compare.js';
 import { download, markdown } from './export.js';
 import { renderAccuracy, renderTimeAccuracy } from './accuracy.js';
@@ -635,6 +636,7 @@ export class App {
       this.update('none');  // the charts take the theme's colours
     });
     byId('mini').addEventListener('click', () => byId('results').scrollIntoView());
+    keepFocusClear(byId('headline'));
     for (const id of ['unit', 'lang', 'theme']) byId(id).addEventListener('change', () => this.onPrefs());
     byId('copy-link').addEventListener('click', () => {
       const done = () => { byId('status').textContent = t('copied'); };
