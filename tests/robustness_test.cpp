@@ -64,7 +64,7 @@ TEST_CASE("every number above 2^53 in the answer is named in the warning", "[rob
     if (v.is_object())
       for (auto it = v.begin(); it != v.end(); ++it) walk(it.value(), path.empty() ? it.key() : path + "." + it.key());
     else if (v.is_array())
-      for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], path + "." + std::to_string(i));
+      for (const auto& element : v) walk(element, path + "[]");
     else if (v.is_number() && v.get<double>() > 9007199254740992.0)
       large.push_back(path);
   };
@@ -72,6 +72,9 @@ TEST_CASE("every number above 2^53 in the answer is named in the warning", "[rob
   CHECK(std::find(large.begin(), large.end(), "per_gpu.peak_allocated") != large.end());
   CHECK(std::find(large.begin(), large.end(), "per_gpu.phases.backward") != large.end());
   for (const auto& path : large) CHECK_THAT(message, Catch::Contains(path));
+  // The timeline's 2 x 32 + 4 points are named as one field each, not once per point.
+  CHECK(std::find(large.begin(), large.end(), "per_gpu.timeline[].allocated") != large.end());
+  CHECK(message.find("per_gpu.timeline[].allocated") == message.rfind("per_gpu.timeline[].allocated"));
 }
 
 TEST_CASE("heads that do not divide hidden_size need an explicit head_dim", "[robustness]") {

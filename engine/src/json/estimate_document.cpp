@@ -1,5 +1,6 @@
 // Estimate input document -> TrainingSetup, and Estimate -> output document
 // (docs/api.md). The only place that knows the documents' field names.
+#include <algorithm>
 #include <cmath>
 
 #include "documents.hpp"
@@ -507,8 +508,11 @@ void inexact_numbers(const json& v, const std::string& path, std::vector<std::st
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it) inexact_numbers(it.value(), json_io::join_path(path, it.key()), out);
   } else if (v.is_array()) {
-    for (std::size_t i = 0; i < v.size(); ++i) inexact_numbers(v[i], json_io::join_path(path, std::to_string(i)), out);
-  } else if (v.is_number() && std::fabs(v.get<double>()) > json_io::kMaxExactInteger) {
+    // An array's elements share one name (per_gpu.timeline[].allocated): a long array names a
+    // field once, not once per element.
+    for (const auto& element : v) inexact_numbers(element, path + "[]", out);
+  } else if (v.is_number() && std::fabs(v.get<double>()) > json_io::kMaxExactInteger &&
+             std::find(out.begin(), out.end(), path) == out.end()) {
     out.push_back(path);
   }
 }
