@@ -53,13 +53,15 @@ std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before
   if (layerless) points.push_back({StepPoint::backward, 0, backward_point(t, t.activations, t.layer_backward), 0});
   points.push_back({StepPoint::optimizer_step, 0, step_peak(t), 0});
 
-  // Cached blocks stay reserved: reserved follows the highest allocation so far, plus what the
-  // allocator holds beyond the allocated peak. Written as peak_reserved minus the distance below the
-  // peak, so that the point at the allocated peak shows peak_reserved exactly.
+  // Cached blocks stay reserved: reserved follows the highest allocation so far, in the proportion
+  // the allocator holds at the peak (peak_reserved / peak_allocated): its rounding and cached blocks
+  // grow with what has been allocated, so a point before the activations exist does not carry the
+  // reserve they cause. The point at the allocated peak shows peak_reserved exactly.
+  const double ratio = peak_allocated > 0 ? peak_reserved / peak_allocated : 1.0;
   double highest = 0;
   for (auto& p : points) {
     highest = std::max(highest, p.allocated);
-    p.reserved = peak_reserved - (peak_allocated - highest);
+    p.reserved = highest >= peak_allocated ? peak_reserved : highest * ratio;
   }
   return points;
 }

@@ -61,7 +61,8 @@ struct TimelinePoint {
 // only that much on the device).
 // reserved: the caching allocator keeps freed blocks cached, so memory_reserved does not drop when
 // tensors are freed (PyTorch docs, "CUDA semantics", Memory management; allocator.hpp): at each
-// point the running maximum of allocated plus (peak_reserved - peak_allocated).
+// point the running maximum of allocated times peak_reserved / peak_allocated (the allocator's
+// reserve in proportion to what has been allocated), peak_reserved at the peak itself.
 // The timeline is left out (empty) beyond this many layers on the GPU: hf_config allows 1e8 layers,
 // and the points would grow with them; published models have a few hundred at most.
 constexpr std::int64_t kMaxTimelineLayers = 1024;
