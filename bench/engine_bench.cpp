@@ -74,7 +74,7 @@ BENCHMARK(BM_EstimateJsonFits);
 void BM_EngineWorkFits(benchmark::State& state) {
   const auto s = setup(kFitsDocument);
   for (auto _ : state) {
-    const trainmem::Estimate e = trainmem::estimate(s);
+    const trainmem::Estimate e = trainmem::estimate(s, trainmem::EstimateDetail::step);  // as the JSON call does
     benchmark::DoNotOptimize(trainmem::step_time(s, e));
     benchmark::DoNotOptimize(trainmem::judge_verdict(s, e, trainmem::uncertainty_band(s, e)));
   }
