@@ -142,7 +142,7 @@ TEST_CASE("a module exposed as several devices is priced per device, as one proc
   // modules holds 8 ranks. Peak bf16 383 TFLOP/s per module = 191.5 per GCD.
   const GpuEntry* g = builtin_catalog().find_gpu("mi250x-128gb");
   REQUIRE(g != nullptr);
-  CHECK(g->spec.memory_bytes == 68702699520);
+  CHECK(g->spec.memory_bytes == 68719476736);  // 64 GiB as labelled; the measured pool below is compared
   CHECK(g->spec.device_total_bytes == 68702699520);
   CHECK(g->spec.gpus_per_node == 8);
   CHECK(g->bf16_dense_tflops == 191.5);
@@ -154,4 +154,15 @@ TEST_CASE("a module exposed as several devices is priced per device, as one proc
   CHECK(doc["per_gpu"]["model_states"].get<double>() == 80e9);
   CHECK(doc["gpu_capacity_bytes"].get<double>() == 68702699520.0);
   CHECK(doc["fits"] == false);
+}
+
+TEST_CASE("every GPU's memory bytes are its labelled value in its unit", "[catalog]") {
+  // memory.value x (2^30 for GiB, 10^9 for GB) == memory.bytes; a measured figure that differs
+  // (rocminfo's pool, nvidia-smi's total) belongs in device_total_bytes with its source.
+  for (const auto& g : builtin_catalog().gpus) {
+    CAPTURE(g.spec.id);
+    const auto raw = nlohmann::json::parse(g.raw_json);
+    const double unit = raw["memory"]["unit"] == "GiB" ? 1073741824.0 : 1e9;
+    CHECK(raw["memory"]["value"].get<double>() * unit == static_cast<double>(g.spec.memory_bytes));
+  }
 }
