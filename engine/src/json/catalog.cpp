@@ -293,6 +293,7 @@ const ModelPreset* builtin_model(const std::string& id) {
     std::vector<std::pair<std::string, std::string>> file;
     for (std::size_t i = 0; i < kEmbeddedCatalogFileCount; ++i)
       if (path == kEmbeddedCatalogFiles[i].path) file.emplace_back(path, kEmbeddedCatalogFiles[i].text);
+    if (file.empty()) return nullptr;  // not a preset: nothing kept, so the cache holds presets only
     it = parsed.emplace(id, parse_catalog(file)).first;
   }
   return it->second.find_model(id);
