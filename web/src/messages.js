@@ -71,9 +71,11 @@ export const WORDINGS = {
   },
   out_of_range: {
     en: (c) => (c.has('entries') ? 'has ' + c.n('entries') + ' entries; the limit is ' + c.n('limit')
-      : (c.has('value') ? c.s('value') + ' is out of range' : 'is out of range') + range(c, 'en')),
+      : (c.has('value') ? c.s('value') + ' is out of range' : 'is out of range') + range(c, 'en')
+        + (c.has('limit') ? ' (the limit is ' + c.n('limit') + ')' : '')),
     zh: (c) => (c.has('entries') ? '有 ' + c.n('entries') + ' 项，上限为 ' + c.n('limit') + ' 项'
-      : (c.has('value') ? '取值 ' + c.s('value') + ' 超出范围' : '取值超出范围') + range(c, 'zh')),
+      : (c.has('value') ? '取值 ' + c.s('value') + ' 超出范围' : '取值超出范围') + range(c, 'zh')
+        + (c.has('limit') ? '（上限为 ' + c.n('limit') + '）' : '')),
   },
   unknown_value: {
     en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not one of: ' + c.s('allowed') + didYouMean.en(c) : 'is not one of the allowed values'),

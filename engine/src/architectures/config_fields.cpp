@@ -144,14 +144,14 @@ const HfConfig* ConfigFields::object(const char* key) {
   return v->object.get();
 }
 
-void ConfigFields::fail(const std::string& key, const char* code, const std::string& message) {
-  errors_.push_back({code, field(key), message});
+void ConfigFields::fail(const std::string& key, const char* code, const std::string& message, Params params) {
+  errors_.push_back({code, field(key), message, std::move(params)});
   ok_ = false;
 }
 
 bool ConfigFields::within_parameter_limit(const std::string& key, double parameters) {
   if (parameters <= 1e15) return true;
-  fail(key, error_code::out_of_range, field(key) + " describes a part of more than 1e15 parameters; the limit is 1e15");
+  fail(key, error_code::out_of_range, field(key) + " describes a part of more than 1e15 parameters; the limit is 1e15", {{"limit", 1e15}});
   return false;
 }
 

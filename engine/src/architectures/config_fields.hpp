@@ -35,7 +35,7 @@ class ConfigFields {
   // The nested object at `key`, or nullptr when absent; a non-object is an error.
   const HfConfig* object(const char* key);
 
-  void fail(const std::string& key, const char* code, const std::string& message);
+  void fail(const std::string& key, const char* code, const std::string& message, Params params = {});
   // Fails at `key` when `parameters` (a count worked out in doubles before any integer product)
   // exceeds the engine's limit of 1e15; false then.
   bool within_parameter_limit(const std::string& key, double parameters);

@@ -103,7 +103,7 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
     if (a) a->peft_default_targets = peft_has_default_targets(type);
     if (a && !within_limits(*a)) {
       errors.push_back({error_code::out_of_range, config.path,
-                        config.path + " describes a model of more than 1e15 parameters; the limit is 1e15"});
+                        config.path + " describes a model of more than 1e15 parameters; the limit is 1e15", {{"limit", 1e15}}});
       return std::nullopt;
     }
     return a;
@@ -152,7 +152,7 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
   if (a && source != &config) architectures::note_unpriced_parts(config, {"text_config"}, *a);
   if (a && !within_limits(*a)) {
     errors.push_back({error_code::out_of_range, source->path,
-                      source->path + " describes a model of more than 1e15 parameters; the limit is 1e15"});
+                      source->path + " describes a model of more than 1e15 parameters; the limit is 1e15", {{"limit", 1e15}}});
     return std::nullopt;
   }
   return a;
