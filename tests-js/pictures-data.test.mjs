@@ -66,16 +66,20 @@ test('pipeline stages: one stacked bar per stage with its peak as the mark', () 
     ...oneStage,
     pipeline_stages: [
       { stage: 0, layers: 16, parameters: 5 * MiB, gradients: 6 * MiB, optimizer_states: 7 * MiB, activations: 8 * MiB, peak_allocated: 30 * MiB, peak: 40 * MiB },
-      { stage: 1, layers: [17, 32], parameters: 1 * MiB, gradients: 2 * MiB, optimizer_states: 3 * MiB, activations: 4 * MiB, peak_allocated: 12 * MiB, peak: 20 * MiB },
+      { stage: 1, layers: 16, parameters: 1 * MiB, gradients: 2 * MiB, optimizer_states: 3 * MiB, activations: 4 * MiB, peak_allocated: 12 * MiB, peak: 20 * MiB },
     ],
   };
   const bars = Pictures.stageBars(out);
   assert.equal(bars.kind, 'stages');
-  assert.deepEqual(bars.labels, ['stage 0 (16 layers)', 'stage 1 (layers 17–32)']);
+  assert.deepEqual(bars.labels, ['stage 0 (16 layers)', 'stage 1 (16 layers)']);
   assert.deepEqual(bars.keys, ['parameters', 'gradients', 'optimizer_states', 'activations']);
   assert.deepEqual(bars.values.parameters, [5 * MiB, 1 * MiB]);
   assert.deepEqual(bars.values.activations, [8 * MiB, 4 * MiB]);
   assert.deepEqual(bars.marker, [40 * MiB, 20 * MiB]);
+  // A parameter count alone: the engine gives no stage peak, so no mark is drawn (not one at 0).
+  const counted = { ...out, pipeline_stages: out.pipeline_stages.map((st) => ({ ...st, layers: null, activations: null, peak_allocated: null, peak: null })) };
+  assert.equal(Pictures.stageBars(counted).marker, null);
+  assert.deepEqual(Pictures.stageBars(counted).labels, ['stage 0', 'stage 1']);
 });
 
 test('the treemap: the peak\'s components largest first, zero-byte ones left out, summing to the peak', () => {

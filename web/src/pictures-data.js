@@ -68,14 +68,13 @@ export function timeline(out) {
 }
 
 /**
- * A stage's name: "stage 0 (16 layers)"; `layers` is the stage's transformer block count, or its
- * first and last block numbers.
+ * A stage's name: "stage 0 (16 layers)"; `layers` is the stage's transformer block count (null
+ * without an architecture).
  * @param {Record<string, any>} s
  * @returns {string}
  */
 function stageLabel(s) {
   const layers = s.layers;
-  if (Array.isArray(layers) && layers.length === 2) return t('stage_range', { stage: String(s.stage), first: String(layers[0]), last: String(layers[1]) });
   if (typeof layers === 'number') return t('stage_layers', { stage: String(s.stage), n: String(layers) });
   return t('stage', { stage: String(s.stage) });
 }
@@ -97,7 +96,7 @@ export function stageBars(out) {
     /** @type {Record<string, number[]>} */
     const values = {};
     for (const key of STAGE_STACK) values[key] = stages.map((s) => (isBytes(s[key]) ? s[key] : 0));
-    return { kind: 'stages', labels: stages.map(stageLabel), keys: STAGE_STACK, values, marker: stages.map((s) => s.peak) };
+    return { kind: 'stages', labels: stages.map(stageLabel), keys: STAGE_STACK, values, marker: stages.every((s) => isBytes(s.peak)) ? stages.map((s) => s.peak) : null };
   }
   const forward = (timelinePoints(out) || []).filter((p) => p.phase === 'forward');
   if (forward.length === 0) return null;
