@@ -53,6 +53,18 @@ function axis(title, { fg, grid }, more) {
 }
 
 /**
+ * The legend under a chart and a tooltip that gives each value in the unit.
+ * @param {Unit} unit
+ * @param {Colors} colors
+ */
+function legendAndTooltip(unit, colors) {
+  return {
+    legend: { position: 'bottom', labels: { color: colors.fg, boxWidth: 12 } },
+    tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + ctx.parsed.y.toFixed(2) + ' ' + unit } },
+  };
+}
+
+/**
  * The timeline: allocated and reserved per point (load, forward L1..Ln, loss, backward Ln..L1,
  * optimizer step) and the device's capacity as a flat line, in the unit.
  * @param {Timeline} line
@@ -81,10 +93,7 @@ export function timelineChart(line, unit, colors) {
         maintainAspectRatio: false,
         interaction: { mode: 'index', intersect: false },
         scales: { x: axis(t('tl_axis'), colors, { ticks: { color: colors.fg, autoSkip: true, maxRotation: 60 } }), y: axis(unit, colors, { beginAtZero: true }) },
-        plugins: {
-          legend: { position: 'bottom', labels: { color: colors.fg, boxWidth: 12 } },
-          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + ctx.parsed.y.toFixed(2) + ' ' + unit } },
-        },
+        plugins: legendAndTooltip(unit, colors),
       },
     });
   };
@@ -119,10 +128,7 @@ export function stageChart(bars, unit, colors) {
         maintainAspectRatio: false,
         scales: { x: axis(t(bars.kind === 'layers' ? 'layer_axis' : 'stage_axis'), colors, { stacked: true, grid: { display: false } }),
           y: axis(unit, colors, { stacked: true, beginAtZero: true }) },
-        plugins: {
-          legend: { position: 'bottom', labels: { color: colors.fg, boxWidth: 12 } },
-          tooltip: { callbacks: { label: (/** @type {any} */ ctx) => ctx.dataset.label + ': ' + ctx.parsed.y.toFixed(2) + ' ' + unit } },
-        },
+        plugins: legendAndTooltip(unit, colors),
       },
     });
   };
