@@ -6,8 +6,9 @@
 // script, with the engine worker's source inlined: a Blob worker runs from file://, and the
 // catalog's lists as `trainmem catalog` writes them), and the chunks
 // loaded on first use: chunk-charts.js (Chart.js), chunk-config-files.js (the YAML and TOML parsers
-// of the config import) and chunk-accuracy.js (the accuracy program's and step-time tables for the
-// engine as built). Needs build-wasm/wasm/engine.{js,wasm}, build-native/trainmem,
+// of the config import and the config module's worker: config-engine.wasm beside the page when
+// hosted, embedded in the chunk offline) and chunk-accuracy.js (the accuracy program's and
+// step-time tables for the engine as built). Needs build-wasm/wasm/{engine,config-engine}.{js,wasm}, build-native/trainmem,
 // build-native/tests/accuracy and time_accuracy (scripts/build.sh builds them first) and
 // node_modules (npm ci).
 //   node scripts/build-web.mjs
@@ -20,15 +21,20 @@ import * as esbuild from 'esbuild';
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = path.join(ROOT, 'web');
 const DIST = path.join(ROOT, 'dist');
-const ENGINE_JS = path.join(ROOT, 'build-wasm', 'wasm', 'engine.js');
-const ENGINE_WASM = path.join(ROOT, 'build-wasm', 'wasm', 'engine.wasm');
+const WASM_DIR = path.join(ROOT, 'build-wasm', 'wasm');
+// The two modules (wasm/CMakeLists.txt): the estimating engine, and the trainer-config import and
+// export that the page loads on first use.
+const MODULES = {
+  engine: { js: path.join(WASM_DIR, 'engine.js'), wasm: path.join(WASM_DIR, 'engine.wasm'), factory: 'createEngine' },
+  config: { js: path.join(WASM_DIR, 'config-engine.js'), wasm: path.join(WASM_DIR, 'config-engine.wasm'), factory: 'createConfigEngine' },
+};
 const ACCURACY = path.join(ROOT, 'build-native', 'tests', 'accuracy');
 const TIME_ACCURACY = path.join(ROOT, 'build-native', 'tests', 'time_accuracy');
 const TRAINMEM = path.join(ROOT, 'build-native', 'trainmem');
 const TARGET = 'es2020';
 
-for (const [file, hint] of [[ENGINE_JS, 'scripts/build.sh'], [ENGINE_WASM, 'scripts/build.sh'], [ACCURACY, 'scripts/build.sh'], [TRAINMEM, 'scripts/build.sh']]) {
-  if (!fs.existsSync(file)) throw new Error(`build-web: ${path.relative(ROOT, file)} is missing (run ${hint})`);
+for (const file of [...Object.values(MODULES).flatMap((m) => [m.js, m.wasm]), ACCURACY, TRAINMEM]) {
+  if (!fs.existsSync(file)) throw new Error(`build-web: ${path.relative(ROOT, file)} is missing (run scripts/build.sh)`);
 }
 
 // Modules the bundles import that the build makes up (web/src/virtual-modules.d.ts types them).
@@ -106,11 +112,11 @@ function accuracyData() {
     time: programTable(TIME_ACCURACY, 'throughput_cases.json', 'TRAINMEM_TIME_ACCURACY') };
 }
 
-// The engine worker's source: Emscripten's loader and engine-worker.js in one function scope.
-async function workerSource() {
-  const loader = fs.readFileSync(ENGINE_JS, 'utf8');
+// A module's worker source: its Emscripten loader and engine-worker.js in one function scope.
+async function workerSource(module) {
+  const loader = fs.readFileSync(module.js, 'utf8');
   const worker = await bundle('worker-main.js', { globalName: 'trainmemWorker' });
-  return '(function () {\n' + loader + '\n' + worker + '\ntrainmemWorker.start(createEngine);\n})();\n';
+  return '(function () {\n' + loader + '\n' + worker + '\ntrainmemWorker.start(' + module.factory + ');\n})();\n';
 }
 
 // The hosted page's index.html asks for engine.wasm at once (a preload the page's own fetch then
@@ -127,30 +133,38 @@ async function writeFolder(dir, { app, chunks, wasm }) {
   fs.copyFileSync(path.join(WEB, 'style.css'), path.join(dir, 'style.css'));
   fs.writeFileSync(path.join(dir, 'app.js'), app);
   for (const [name, text] of Object.entries(chunks)) fs.writeFileSync(path.join(dir, name), text);
-  if (wasm) fs.copyFileSync(ENGINE_WASM, path.join(dir, 'engine.wasm'));
+  if (wasm) for (const m of Object.values(MODULES)) fs.copyFileSync(m.wasm, path.join(dir, path.basename(m.wasm)));
 }
 
 async function main() {
   fs.mkdirSync(DIST, { recursive: true });
-  const worker = await workerSource();
+  const worker = await workerSource(MODULES.engine);
+  const configWorker = await workerSource(MODULES.config);
   const catalog = catalogLists();
-  const chunks = {
+  const base64 = (m) => fs.readFileSync(m.wasm).toString('base64');
+  const shared = {
     'chunk-charts.js': await bundle('chunk-charts.js'),
-    'chunk-config-files.js': await bundle('chunk-config-files.js'),
     'chunk-accuracy.js': await bundle('chunk-accuracy.js', { plugins: [virtualModules({ 'trainmem:accuracy-data': accuracyData() })] }),
   };
+  // Hosted, the page fetches the wasm beside it (wasmBase64 empty); offline, the bundles embed it.
+  const chunks = async (configWasmBase64) => ({
+    ...shared,
+    'chunk-config-files.js': await bundle('chunk-config-files.js', {
+      plugins: [virtualModules({ 'trainmem:config-worker-source': configWorker, 'trainmem:config-wasm-base64': configWasmBase64 })],
+    }),
+  });
   const app = (wasmBase64) => bundle('main.js', {
     plugins: [virtualModules({ 'trainmem:worker-source': worker, 'trainmem:wasm-base64': wasmBase64, 'trainmem:catalog': catalog })],
   });
 
   const offline = path.join(DIST, 'trainmem-web');
-  await writeFolder(offline, { app: await app(fs.readFileSync(ENGINE_WASM).toString('base64')), chunks, wasm: false });
+  await writeFolder(offline, { app: await app(base64(MODULES.engine)), chunks: await chunks(base64(MODULES.config)), wasm: false });
   const zip = path.join(DIST, 'trainmem-web.zip');
   fs.rmSync(zip, { force: true });
   execFileSync('python3', ['-m', 'zipfile', '-c', 'trainmem-web.zip', 'trainmem-web'], { cwd: DIST });
 
   const site = path.join(DIST, 'site');
-  await writeFolder(site, { app: await app(''), chunks, wasm: true });
+  await writeFolder(site, { app: await app(''), chunks: await chunks(''), wasm: true });
   fs.copyFileSync(zip, path.join(site, 'trainmem-web.zip'));
   console.log(`build-web: dist/site/ (hosted), dist/trainmem-web/ and dist/trainmem-web.zip (${Math.round(fs.statSync(zip).size / 1024)} KB)`);
 }

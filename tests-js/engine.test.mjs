@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 
-import { loadEngine } from './engine-module.mjs';
+import { loadConfigEngine, loadEngine } from './engine-module.mjs';
 
 const engine = await loadEngine();
 const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
@@ -52,4 +52,15 @@ test('the overview in wasm: the estimate and each catalog GPU row as the native 
   }
   const bad = { model: { preset: 'llama-3.1-8b' }, batch: { micro_batch_size: 0 } };
   assert.deepEqual(JSON.parse(engine.overview(JSON.stringify(bad))), JSON.parse(native(bad)));
+});
+
+test('the estimating module leaves the trainer-config import and export to the config module', async () => {
+  // The page downloads engine.wasm before its first estimate and config-engine.wasm only on the
+  // first import or export (wasm/CMakeLists.txt): the readers must not ride along in the first.
+  const config = await loadConfigEngine();
+  assert.equal(engine.import, undefined);
+  assert.equal(engine.export, undefined);
+  assert.equal(typeof config.import, 'function');
+  assert.equal(typeof config.export, 'function');
+  assert.equal(config.estimate, undefined);
 });

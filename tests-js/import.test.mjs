@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadEngine } from './engine-module.mjs';
+import { loadConfigEngine } from './engine-module.mjs';
 import { importFile, yaml11PlainScalar } from '../web/src/config-files.js';
 
-const engine = await loadEngine();
+const engine = await loadConfigEngine();
 const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
 const configs = new URL('../tests/fixtures/configs/', import.meta.url).pathname;
 

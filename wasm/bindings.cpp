@@ -1,5 +1,7 @@
-// Embind bindings: the engine's JSON documents, unchanged (docs/api.md).
-// Each function returns the output or the error document; nothing throws into JavaScript.
+// Embind bindings of the estimating engine (engine.js + engine.wasm): the engine's JSON documents,
+// unchanged (docs/api.md). Each function returns the output or the error document; nothing throws
+// into JavaScript. The trainer-config import and export are a module of their own
+// (config_bindings.cpp), which the page loads only when a config is imported or exported.
 #include <emscripten/bind.h>
 
 #include <string>
@@ -14,10 +16,6 @@ std::string activations(const std::string& document) { return trainmem::activati
 std::string solve(const std::string& document) { return trainmem::solve_json(document).json; }
 // Estimate document -> {"estimate", "gpus": every catalog GPU's verdict} (the page's one call per input).
 std::string overview(const std::string& document) { return trainmem::overview_json(document).json; }
-// {"files": [{"name", "text" | "content"}], "model"?, "document_only"?} -> the import document.
-std::string import_configs(const std::string& request) { return trainmem::import_json(request).json; }
-// Estimate document + "deepspeed" | "accelerate" -> {format, config, not_exported}.
-std::string export_config(const std::string& document, const std::string& format) { return trainmem::export_json(document, format).json; }
 // Benchmarks only: nanoseconds per engine-only estimate of a valid document (-1 when invalid).
 double estimate_nanoseconds(const std::string& document, int iterations) {
   const auto parsed = trainmem::parse_estimate_document(document);
@@ -31,7 +29,5 @@ EMSCRIPTEN_BINDINGS(trainmem) {
   emscripten::function("activations", &activations);
   emscripten::function("solve", &solve);
   emscripten::function("overview", &overview);
-  emscripten::function("import", &import_configs);
-  emscripten::function("export", &export_config);
   emscripten::function("estimate_nanoseconds", &estimate_nanoseconds);
 }

@@ -7,6 +7,9 @@
 // (streaming from engine.wasm over http; from the bytes embedded in the page's script in the offline
 // folder) and each worker instantiates it.
 //
+// The trainer-config import and export are a second module (config-engine.wasm, about half of the
+// engine's code) with a worker of its own, loaded on the first import or export call.
+//
 // Lanes: each lane is one worker. A call on a cancellable lane while another runs terminates that
 // worker (its promise rejects with Superseded) and starts the new call on a fresh one; on other lanes
 // calls queue, and a queued call with the same key is replaced by the newer one. The estimate lane's
@@ -129,19 +132,44 @@ class Lane {
   }
 }
 
+/** @typedef {{workerSource: string, module: Promise<WebAssembly.Module>}} ModuleSource  a module's worker JavaScript (its Emscripten loader and engine-worker.js) and the compiled wasm */
+
+/** @param {string} source  a worker's JavaScript -> its Blob URL */
+const blobUrl = (source) => URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+
 export class EngineClient {
   /**
-   * @param {string} workerSource  the worker's JavaScript (Emscripten's loader and engine-worker.js)
-   * @param {Promise<WebAssembly.Module>} module  the compiled engine
+   * @param {ModuleSource} engine  the estimating engine
+   * @param {() => Promise<ModuleSource>} loadConfigModule  the trainer-config module, fetched on first use
    */
-  constructor(workerSource, module) {
-    const url = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
-    /** Estimates, explanations, imports: quick calls, queued; its worker starts now. */
-    this.estimates = new Lane(url, module, false);
+  constructor(engine, loadConfigModule) {
+    const url = blobUrl(engine.workerSource);
+    /** Estimates and explanations: quick calls, queued; its worker starts now. */
+    this.estimates = new Lane(url, engine.module, false);
     this.estimates.spawn();
     /** The What fits? solve and strategy search: a newer input cancels the running one. */
-    this.searches = new Lane(url, module, true);
+    this.searches = new Lane(url, engine.module, true);
     this.ready = this.estimates.ready;
+    this.loadConfigModule = loadConfigModule;
+    /** @type {Promise<Lane> | null} imports and exports, queued; the lane once its module is loaded */
+    this.configs = null;
+  }
+
+  /**
+   * A trainer-config call (`import`, `export`: wasm/config_bindings.cpp); the result parsed. The
+   * first call loads the config module; a failed load is tried again by the next call.
+   * @param {string} fn
+   * @param {unknown[]} args
+   * @param {string} [key]  a queued call with the same key is replaced by this one
+   * @returns {Promise<{out: any, ms: number}>}
+   */
+  async config(fn, args, key = fn) {
+    if (!this.configs) {
+      this.configs = this.loadConfigModule().then(({ workerSource, module }) => new Lane(blobUrl(workerSource), module, false));
+      this.configs.catch(() => { this.configs = null; });
+    }
+    const { result, ms } = await (await this.configs).call(fn, args, key);
+    return { out: JSON.parse(result), ms };
   }
 
   /**
@@ -169,7 +197,7 @@ export class EngineClient {
 }
 
 /**
- * Compiles the engine: streaming from `wasmUrl` over http, or from base64 bytes (the offline folder).
+ * Compiles a module: streaming from `wasmUrl` over http, or from base64 bytes (the offline folder).
  * @param {{wasmUrl?: URL, wasmBase64?: string}} from
  * @returns {Promise<WebAssembly.Module>}
  */

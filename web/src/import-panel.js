@@ -132,7 +132,7 @@ function unbuiltModel(answer) {
 
 export class ImportPanel {
   /**
-   * @param {{estimate: (fn: string, args: unknown[], key?: string) => Promise<{out: any}>}} engine
+   * @param {{config: (fn: string, args: unknown[], key?: string) => Promise<{out: any}>}} engine  the import call (EngineClient.config)
    * @param {(answer: ImportAnswer) => Applied} apply  puts the imported document into the form
    */
   constructor(engine, apply) {
@@ -281,7 +281,7 @@ export class ImportPanel {
         byId('import').setAttribute('aria-busy', 'true');
         let out;
         try {
-          ({ out } = await this.engine.estimate('import', [request], 'import'));
+          ({ out } = await this.engine.config('import', [request], 'import'));
         } catch (e) {
           if (e instanceof Superseded) return;  // a newer import replaced this one in the queue
           throw e;

@@ -7,6 +7,7 @@ import { byId } from './dom.js';
 import { STORE, load } from './storage.js';
 import { Store } from './store.js';
 import { EngineClient, compileEngine } from './engine-client.js';
+import { loadChunk } from './chunks.js';
 import { App, applyPreferences } from './app.js';
 import workerSource from 'trainmem:worker-source';
 import wasmBase64 from 'trainmem:wasm-base64';
@@ -22,7 +23,12 @@ function failed(e) {
 try {
   // Over http the wasm streams in beside the page; the offline folder embeds it (file:// cannot fetch).
   const module = compileEngine(wasmBase64 ? { wasmBase64 } : { wasmUrl: new URL('engine.wasm', document.baseURI) });
-  const engine = new EngineClient(workerSource, module);
+  // The trainer-config module comes with the config-files chunk, on the first import or export.
+  const loadConfigModule = () => loadChunk('config-files').then(({ configWorkerSource, configWasmBase64 }) => ({
+    workerSource: configWorkerSource,
+    module: compileEngine(configWasmBase64 ? { wasmBase64: configWasmBase64 } : { wasmUrl: new URL('config-engine.wasm', document.baseURI) }),
+  }));
+  const engine = new EngineClient({ workerSource, module }, loadConfigModule);
   engine.ready.then(() => performance.mark('trainmem-engine-ready'), () => {});
   const store = new Store();
   const prefs = load(STORE.prefs) || {};

@@ -57,7 +57,7 @@ export class TrainerExport {
     const format = /** @type {keyof FORMATS} */ (/** @type {HTMLSelectElement} */ (byId('export-format')).value);
     let out;
     try {
-      ({ out } = await this.engine.estimate('export', [JSON.stringify(doc), format], 'export'));
+      ({ out } = await this.engine.config('export', [JSON.stringify(doc), format], 'export'));
     } catch (e) {
       if (e instanceof Superseded) return;
       throw e;

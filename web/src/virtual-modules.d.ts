@@ -9,6 +9,16 @@ declare module 'trainmem:wasm-base64' {
   const base64: string;
   export default base64;
 }
+declare module 'trainmem:config-worker-source' {
+  /** The config module's worker JavaScript (chunk-config-files.js): its Emscripten loader, then engine-worker.js. */
+  const source: string;
+  export default source;
+}
+declare module 'trainmem:config-wasm-base64' {
+  /** The config module's wasm as base64 in the offline folder; '' in the hosted build (config-engine.wasm beside the page). */
+  const base64: string;
+  export default base64;
+}
 declare module 'trainmem:accuracy-data' {
   /** The accuracy program's table: {summary, rows} (accuracy.js). */
   const data: import('./accuracy.js').AccuracyData;
