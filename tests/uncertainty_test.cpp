@@ -143,3 +143,88 @@ TEST_CASE("Without an architecture there is no band; the verdict rests on the mo
   CHECK(no_gpu["verdict"].is_null());
   CHECK(no_gpu["per_gpu"]["peak_range"].is_object());
 }
+
+namespace {
+
+// The uncertainty term with this source, or null.
+const json* term(const json& out, const std::string& source) {
+  for (const auto& t : out["uncertainty"])
+    if (t["source"] == source) return &t;
+  return nullptr;
+}
+
+// Llama-2-7B, full fine-tuning under torchtune on one A100, no checkpointing at 4,096 tokens (the
+// activations make the end of forward the peak whatever the optimizer), chunked loss; `precision`
+// closes the document's precision object.
+std::string torchtune_full(const std::string& precision, const std::string& parallel = R"({"world_size": 1})") {
+  return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "torchtune", "method": "full",
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": false)" + precision + R"(,
+    "batch": {"micro_batch_size": 1, "seq_length": 4096, "gradient_accumulation_steps": 1},
+    "activation_checkpointing": "none", "loss": {"implementation": "chunked"}, "parallel": )" + parallel + R"(,
+    "gpu": "a100-80gb"})";
+}
+
+}  // namespace
+
+TEST_CASE("torchtune's single-device configs step a paged 8-bit AdamW in backward: an unstated optimizer reaches it", "[uncertainty]") {
+  // Left out, the estimate steps AdamW after backward with bf16 moments (torchtune's pure bf16);
+  // llama3_1/8B_full_single_device.yaml steps PagedAdamW8bit inside backward (optimizer_in_bwd).
+  // Both peak at the end of forward, with the same activations and loss working set, so the
+  // allocated peaks differ by the states the alternative does not hold in the allocator: the whole
+  // bf16 gradient (2 B per parameter; in backward each parameter is stepped and its gradient freed)
+  // and the two bf16 AdamW moments (4 B per parameter; the paged 8-bit ones live in CUDA unified
+  // memory, outside the allocator).
+  // Llama-2-7B: 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096) + 2 x 32000 x 4096 + 4096
+  //   = 6,738,415,616 parameters; x 6 B = 40,430,493,696 B below the expected allocated peak.
+  const json out = estimate_doc(torchtune_full("}"));
+  const json* t = term(out, "unstated_optimizer");
+  REQUIRE(t);
+  CHECK((*t)["alternative"] == "precision.optimizer: paged_adamw_8bit, precision.optimizer_in_backward: true");
+  CHECK(out["per_gpu"]["peak_phase"] == "forward");
+  const json& allocated = out["per_gpu"]["peak_allocated_range"];
+  CHECK(bytes(allocated["expected"]) - bytes(allocated["low"]) == Approx(40430493696.0).epsilon(1e-9));
+  CHECK(bytes((*t)["above_bytes"]) == 0);
+  // The alternative stated is the band's low end.
+  const json stated_alt = estimate_doc(torchtune_full(R"(, "optimizer": "paged_adamw_8bit", "optimizer_in_backward": true})"));
+  CHECK(stated_alt["per_gpu"]["peak_phase"] == "forward");
+  CHECK(bytes(stated_alt["per_gpu"]["peak_allocated"]) == Approx(bytes(allocated["low"])).epsilon(1e-12));
+}
+
+TEST_CASE("Stating the optimizer removes its term; a multi-device run has no such alternative", "[uncertainty]") {
+  CHECK_FALSE(term(estimate_doc(torchtune_full(R"(, "optimizer": "adamw", "optimizer_in_backward": false})")), "unstated_optimizer"));
+  // The optimizer given, optimizer_in_backward left out: only the latter is re-estimated. AdamW in
+  // backward still frees the whole bf16 gradient, 2 B x 6,738,415,616 = 13,476,831,232 B.
+  const json in_backward = estimate_doc(torchtune_full(R"(, "optimizer": "adamw"})"));
+  const json* t = term(in_backward, "unstated_optimizer");
+  REQUIRE(t);
+  CHECK((*t)["alternative"] == "precision.optimizer_in_backward: true");
+  const json& allocated = in_backward["per_gpu"]["peak_allocated_range"];
+  CHECK(bytes(allocated["expected"]) - bytes(allocated["low"]) == Approx(13476831232.0).epsilon(1e-9));
+  // The multi-device configs (llama3_1/8B_full.yaml) step AdamW after backward: the default.
+  CHECK_FALSE(term(estimate_doc(torchtune_full("}", R"({"world_size": 2, "zero_stage": 3})")), "unstated_optimizer"));
+}
+
+TEST_CASE("HF Trainer without an attention implementation: the band reaches eager attention", "[uncertainty]") {
+  // transformers picks sdpa since v4.36 (huggingface/transformers#26572) and eager before. Eager
+  // attention keeps, per layer, the fp32 softmax output and its bf16 cast (Llama's
+  // softmax(dtype=float32).to(dtype)): b x heads x s^2 x (4 + 2) B, and no log-sum-exp
+  // (b x s x heads x 4 B). Llama-2-7B (32 layers, 32 heads, k/v not repeated), b = 8, s = 512:
+  //   8 x 32 x 512^2 = 67,108,864 scores; x 6 B = 402,653,184 B; minus 8 x 512 x 32 x 4 = 524,288 B
+  //   = 402,128,896 B a layer; x 32 layers = 12,868,124,672 B above the expected allocated peak.
+  // At 512 tokens the loss's logits (8 x 512 x 32,000) outweigh one layer's score gradients, so
+  // backward's transient is the loss's in both and the peak moves by the saved activations only.
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "full",
+    "precision": {"param_dtype": "bf16", "master_weights": false, "optimizer": "sgd"},
+    "batch": {"micro_batch_size": 8, "seq_length": 512, "gradient_accumulation_steps": 1},
+    "activation_checkpointing": "none", "loss": {"implementation": "full"}, "gpu": "a100-80gb")";
+  const json out = estimate_doc(base + "}");
+  const json* t = term(out, "unstated_attention");
+  REQUIRE(t);
+  CHECK((*t)["alternative"] == "attention: eager");
+  CHECK(bytes((*t)["below_bytes"]) == 0);
+  const json& allocated = out["per_gpu"]["peak_allocated_range"];
+  CHECK(bytes(allocated["high"]) - bytes(allocated["expected"]) == Approx(12868124672.0).epsilon(1e-9));
+  // Stated, whatever the value, the term is gone.
+  CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "sdpa"})"), "unstated_attention"));
+  CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "eager"})"), "unstated_attention"));
+}

@@ -68,6 +68,32 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    "accelerate GradientAccumulationPlugin(sync_each_batch=True), in TrainingArguments as "
                    "accelerator_config.gradient_accumulation_kwargs: reduces after every micro-batch instead of no_sync"});
   }
+  // torchtune's single-device full fine-tuning configs step a paged 8-bit AdamW inside backward;
+  // the engine's default is AdamW stepped after backward, what its multi-device configs use.
+  const bool unstated_in_backward = s.unstated.optimizer_in_backward && s.batch.gradient_accumulation_steps == 1;
+  if (s.framework == Framework::torchtune && s.method == Method::full && s.parallel.world_size == 1 &&
+      (s.unstated.optimizer || unstated_in_backward)) {
+    std::string label;
+    if (s.unstated.optimizer) label = "precision.optimizer: paged_adamw_8bit";
+    if (unstated_in_backward) label += std::string(label.empty() ? "" : ", ") + "precision.optimizer_in_backward: true";
+    const bool optimizer = s.unstated.optimizer;
+    out.push_back({"unstated_optimizer", label,
+                   [optimizer, unstated_in_backward](TrainingSetup& t) {
+                     if (optimizer) t.precision.optimizer = Optimizer::paged_adamw_8bit;
+                     if (unstated_in_backward) t.precision.optimizer_in_backward = true;
+                   },
+                   "pytorch/torchtune recipes/configs/llama3_1/8B_full_single_device.yaml (02d70355), "
+                   "llama3_2/1B_full_single_device.yaml (01bc4bef) and llama3_2/3B_full_single_device.yaml (03a19788): "
+                   "bitsandbytes.optim.PagedAdamW8bit with optimizer_in_bwd: True (requires gradient_accumulation_steps=1); "
+                   "the multi-device llama3_1/8B_full.yaml (04781656) steps torch.optim.AdamW after backward"});
+  }
+  if (arch && s.unstated.attention && s.framework == Framework::hf_trainer) {
+    out.push_back({"unstated_attention", "attention: eager",
+                   [](TrainingSetup& t) { t.attention = AttentionImplementation::eager; },
+                   "huggingface/transformers#26572 (v4.36, 2023-12) and docs/source/en/perf_infer_gpu_one.md: "
+                   "from_pretrained's attn_implementation is sdpa with torch >= 2.1.1 where the model has an SDPA "
+                   "implementation, eager before v4.36 and for models without one (huggingface/transformers#33171)"});
+  }
   static constexpr std::int64_t kCommonTruncation = 1024;
   if (arch && s.unstated.seq_length && s.batch.seq_length.value_or(4096) > kCommonTruncation) {
     out.push_back({"unstated_seq_length", "batch.seq_length: 1024",

@@ -270,6 +270,9 @@ struct TrainingSetup {
     bool activation_checkpointing = false;
     bool seq_length = false;      // the preset's usual training length (or 4096) was used
     bool fragmentation = false;   // overhead.fragmentation_fraction
+    bool optimizer = false;              // precision.optimizer (AdamW was used)
+    bool optimizer_in_backward = false;  // precision.optimizer_in_backward (false was used)
+    bool attention = false;              // attention (the engine's flash was used)
   } unstated;
 };
 

@@ -221,8 +221,11 @@ void parse_multimodal(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
 
 void parse_precision(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* v = doc.get("precision");
+  s.unstated.optimizer = s.unstated.optimizer_in_backward = true;
   if (!v) return;
   ObjectReader r(*v, "precision", errors);
+  s.unstated.optimizer = !r.has("optimizer");
+  s.unstated.optimizer_in_backward = !r.has("optimizer_in_backward");
   s.precision.param_dtype = r.choice("param_dtype", kTrainingDtypes);
   s.precision.grad_dtype = r.choice("grad_dtype", kTrainingDtypes);
   s.precision.compute_dtype = r.choice("compute_dtype", kTrainingDtypes);
@@ -451,6 +454,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   }
   set(s.model_loading, r.choice("model_loading", kLoading));
   set(s.attention, r.choice("attention", kAttention));
+  s.unstated.attention = !r.has("attention");
   parse_parallel(r, s, errors);
   parse_gpu(r, s, errors);
   parse_network(r, s, errors);
