@@ -22,7 +22,7 @@ double bytes(const json& v) { return v.get<double>(); }
 // Llama-2-7B, LoRA, one GPU, every uncertain setting stated under DeepSpeed (whose defaults the band
 // has no alternatives for): only the allocator and, where not given, the CUDA context widen the band.
 std::string stated(const std::string& gpu, const std::string& extra = "") {
-  return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed", "method": "lora",
+  return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed", "method": "lora", "lora": {"r": 16},
     "batch": {"micro_batch_size": 1, "seq_length": 2048}, "activation_checkpointing": "full", "gpu": )" + gpu + extra + "}";
 }
 
@@ -75,7 +75,7 @@ TEST_CASE("An unstated setting: the band reaches the estimate with the framework
   // torchtune's configs differ on activation checkpointing (the engine's default is full); left out,
   // the allocated band reaches the explicit "none" estimate; stated, the term disappears.
   const std::string base = R"({"model": {"hf_config": )" + std::string(kLlama2_7b) + R"(}, "framework": "torchtune",
-    "method": "lora", "batch": {"seq_length": 2048}, "loss": {"implementation": "chunked"}, "gpu": "a100-80gb")";
+    "method": "lora", "lora": {"r": 16}, "batch": {"seq_length": 2048}, "loss": {"implementation": "chunked"}, "gpu": "a100-80gb")";
   const json unstated = estimate_doc(base + "}");
   const json none = estimate_doc(base + R"(, "activation_checkpointing": "none"})");
   const json full = estimate_doc(base + R"(, "activation_checkpointing": "full"})");
@@ -227,4 +227,35 @@ TEST_CASE("HF Trainer without an attention implementation: the band reaches eage
   // Stated, whatever the value, the term is gone.
   CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "sdpa"})"), "unstated_attention"));
   CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "eager"})"), "unstated_attention"));
+}
+
+TEST_CASE("No lora block: the band spans torchtune's LoRA configs, from r 8 on q and v to r 64 on every projection", "[uncertainty]") {
+  // Llama-2-7B (hidden 4096, intermediate 11008, 32 layers) under torchtune, one sequence of 2,048
+  // tokens, no checkpointing. Left out, the engine puts r 16 on q_proj and v_proj (PEFT's targets
+  // for llama). Each adapter parameter costs 8 B in torchtune's pure bf16 (weight 2, gradient 2,
+  // two AdamW moments 4); the engine's activations hold nothing per adapter without lora_dropout.
+  //  r 8 on q, v: 32 x 2 x 8 x (4096 + 4096) = 4,194,304 fewer parameters -> 33,554,432 B below.
+  //  r 64 on q, v, o, gate, up, down: 32 x 64 x (3 x 8192 + 3 x 15104) = 143,130,624 parameters
+  //    against 32 x 16 x 2 x 8192 = 8,388,608 -> 134,742,016 more x 8 B = 1,077,936,128 B above.
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "torchtune", "method": "lora",
+    "batch": {"micro_batch_size": 1, "seq_length": 2048}, "activation_checkpointing": "none",
+    "loss": {"implementation": "chunked"}, "gpu": "a100-80gb")";
+  const json out = estimate_doc(base + "}");
+  const json* t = term(out, "unstated_lora");
+  REQUIRE(t);
+  const json& allocated = out["per_gpu"]["peak_allocated_range"];
+  CHECK(bytes(allocated["expected"]) - bytes(allocated["low"]) == Approx(33554432.0).epsilon(1e-9));
+  CHECK(bytes(allocated["high"]) - bytes(allocated["expected"]) == Approx(1077936128.0).epsilon(1e-9));
+  CHECK_FALSE(term(estimate_doc(base + R"(, "lora": {"r": 16}})"), "unstated_lora"));
+  // Under PEFT (HF Trainer) the alternative is LoraConfig's r = 8 on the same targets: below only.
+  const std::string peft = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "lora",
+    "batch": {"micro_batch_size": 1, "seq_length": 2048}, "activation_checkpointing": "none", "attention": "sdpa",
+    "gpu": "a100-80gb")";
+  const json peft_out = estimate_doc(peft + "}");
+  const json* r8 = term(peft_out, "unstated_lora");
+  REQUIRE(r8);
+  CHECK((*r8)["alternative"] == "lora.r: 8");
+  CHECK(bytes((*r8)["above_bytes"]) == 0);
+  CHECK(bytes((*r8)["below_bytes"]) > 0);
+  CHECK_FALSE(term(estimate_doc(peft + R"(, "lora": {"target_modules": ["q_proj", "v_proj"]}})"), "unstated_lora"));
 }

@@ -82,10 +82,30 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                      if (optimizer) t.precision.optimizer = Optimizer::paged_adamw_8bit;
                      if (unstated_in_backward) t.precision.optimizer_in_backward = true;
                    },
-                   "pytorch/torchtune recipes/configs/llama3_1/8B_full_single_device.yaml (02d70355), "
-                   "llama3_2/1B_full_single_device.yaml (01bc4bef) and llama3_2/3B_full_single_device.yaml (03a19788): "
-                   "bitsandbytes.optim.PagedAdamW8bit with optimizer_in_bwd: True (requires gradient_accumulation_steps=1); "
-                   "the multi-device llama3_1/8B_full.yaml (04781656) steps torch.optim.AdamW after backward"});
+                   "pytorch/torchtune recipes/configs at v0.3.0 and v0.6.0: llama3_1/8B_full_single_device.yaml steps "
+                   "bitsandbytes.optim.PagedAdamW8bit (llama2/7B_full_low_memory.yaml PagedAdamW) with optimizer_in_bwd: "
+                   "True (requires gradient_accumulation_steps=1); the multi-device llama3_1/8B_full.yaml steps "
+                   "torch.optim.AdamW after backward"});
+  }
+  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  if (arch && adapters && s.unstated.lora && s.framework == Framework::torchtune) {
+    auto lora = [](std::int64_t r, std::vector<std::string> targets) {
+      return [r, targets](TrainingSetup& t) {
+        t.lora.r = r;
+        t.lora.target_modules = targets;
+      };
+    };
+    out.push_back({"unstated_lora", "lora: r 8 on q_proj, v_proj", lora(8, {"q_proj", "v_proj"}),
+                   "pytorch/torchtune v0.3.0 recipes/configs/llama3_1/8B_lora_single_device.yaml: lora_rank 8, "
+                   "lora_attn_modules [q_proj, v_proj]"});
+    out.push_back({"unstated_lora", "lora: r 64 on q_proj, v_proj, o_proj, gate_proj, up_proj, down_proj",
+                   lora(64, {"q_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}),
+                   "pytorch/torchtune v0.6.0 recipes/configs/llama3_2/3B_lora_single_device.yaml: lora_rank 64, "
+                   "lora_attn_modules [q_proj, v_proj, output_proj], apply_lora_to_mlp: True"});
+  } else if (arch && adapters && s.unstated.lora &&
+             (s.framework == Framework::hf_trainer || s.framework == Framework::fsdp || s.framework == Framework::deepspeed)) {
+    out.push_back({"unstated_lora", "lora.r: 8", [](TrainingSetup& t) { t.lora.r = 8; },
+                   "huggingface/peft src/peft/tuners/lora/config.py: LoraConfig.r defaults to 8"});
   }
   if (arch && s.unstated.attention && s.framework == Framework::hf_trainer) {
     out.push_back({"unstated_attention", "attention: eager",

@@ -273,6 +273,7 @@ struct TrainingSetup {
     bool optimizer = false;              // precision.optimizer (AdamW was used)
     bool optimizer_in_backward = false;  // precision.optimizer_in_backward (false was used)
     bool attention = false;              // attention (the engine's flash was used)
+    bool lora = false;                   // the lora block (r 16 on the family's PEFT targets was used)
   } unstated;
 };
 

@@ -136,6 +136,7 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
 
 void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* v = doc.get("lora");
+  s.unstated.lora = !doc.has("lora");
   if (!v) return;
   ObjectReader r(*v, "lora", errors);
   set(s.lora.r, r.integer("r", 1, 1e6));
