@@ -259,3 +259,22 @@ TEST_CASE("No lora block: the band spans torchtune's LoRA configs, from r 8 on q
   CHECK(bytes((*r8)["below_bytes"]) > 0);
   CHECK_FALSE(term(estimate_doc(peft + R"(, "lora": {"target_modules": ["q_proj", "v_proj"]}})"), "unstated_lora"));
 }
+
+TEST_CASE("torchtune's full-logits loss: the recipes kept the fp32 logits through backward before #1235", "[uncertainty]") {
+  // pytorch/torchtune#1235 deleted the logits before backward; before it the fp32 logits (the
+  // decoder returned self.output(h).float()) stayed referenced, T x V x 4 B in every phase:
+  // Llama-2-7B, one sequence of 2,048 tokens: 2048 x 32,000 x 4 B = 262,144,000 B above.
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "torchtune", "method": "lora",
+    "lora": {"r": 8}, "batch": {"micro_batch_size": 1, "seq_length": 2048}, "activation_checkpointing": "full",
+    "gpu": "a100-80gb", "loss": {"implementation": )";
+  const json out = estimate_doc(base + R"("full"}})");
+  const json* t = term(out, "framework_version_held_logits");
+  REQUIRE(t);
+  CHECK((*t)["alternative"] == "loss.held_logits: fp32");
+  const json& allocated = out["per_gpu"]["peak_allocated_range"];
+  CHECK(bytes(allocated["high"]) - bytes(allocated["expected"]) == Approx(262144000.0).epsilon(1e-9));
+  CHECK(bytes(allocated["low"]) == bytes(allocated["expected"]));
+  CHECK_FALSE(term(estimate_doc(base + R"("full", "held_logits": "none"}})"), "framework_version_held_logits"));
+  // The chunked loss came after #1235 (pytorch/torchtune#1390): no such recipe held its logits.
+  CHECK_FALSE(term(estimate_doc(base + R"("chunked"}})"), "framework_version_held_logits"));
+}

@@ -135,6 +135,13 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    [](TrainingSetup& t) { t.compile_scope = CompileScope::blocks_and_loss; },
                    "pytorch/torchtitan#1608 (2025-08-20): compile.components can include the loss"});
   }
+  if (arch && !s.loss.held_logits && s.framework == Framework::torchtune && s.loss.implementation == LossImplementation::full) {
+    out.push_back({"framework_version_held_logits", "loss.held_logits: fp32",
+                   [](TrainingSetup& t) { t.loss.held_logits = HeldLogits::fp32; },
+                   "pytorch/torchtune#1235 (2024-07-28; #1046 for lora_finetune_distributed, 2024-06-04): the recipes "
+                   "delete the logits before backward; before, the fp32 logits (TransformerDecoder.forward returned "
+                   "self.output(h).float()) stayed referenced through backward"});
+  }
   if (!s.parallel.sharding_engine && s.framework == Framework::torchtune && s.parallel.zero_stage > 0 &&
       s.parallel.data_parallel_size > 1) {
     out.push_back({"framework_version_sharding_engine", "parallel.sharding_engine: fsdp",
