@@ -3,6 +3,7 @@
 // somewhere, emission sites name codes through the registry's constants, and the params a listed
 // warning names are in every instance of it. The page words each listed code from its params
 // (tests-js/messages.test.mjs reads the same list from `trainmem codes`).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -111,6 +112,47 @@ TEST_CASE("every code the engine emits is registered, and every registered code 
   }
 }
 
+std::vector<std::string> reason_names(const MessageCode& c) {
+  std::vector<std::string> names;
+  std::istringstream in(c.reasons);
+  for (std::string r; in >> r;) names.push_back(r);
+  return names;
+}
+
+TEST_CASE("each check of a code with reasons names a registered reason, and each reason is named", "[codes]") {
+  // A statement ends at ";" and a line break (a message's "; " does not). The codes whose every
+  // check names its reason: all with reasons but out_of_range, whose field checks carry value, min
+  // and max and whose one reason marks torchtitan's refused split (pipeline_split.cpp).
+  const std::regex constant(R"(error_code::([a-z0-9_]+))");
+  const std::regex reason(R"rx(\{"reason", "([a-z0-9_]+)"\})rx");
+  std::map<std::string, std::set<std::string>> named;  // code -> reasons its checks name
+  for (const auto& [path, text] : engine_sources()) {
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), constant); it != std::sregex_iterator(); ++it) {
+      const std::string code = (*it)[1];
+      const MessageCode* c = find_code(code);
+      if (!c || std::string(c->reasons).empty()) continue;
+      const std::size_t from = static_cast<std::size_t>(it->position());
+      // A code named as a catalog file's problem (catalog.cpp), not raised there.
+      if (from >= 11 && text.compare(from - 11, 11, "\"problem\", ") == 0) continue;
+      const std::size_t end = text.find(";\n", from);
+      const std::string statement = text.substr(from, end == std::string::npos ? std::string::npos : end - from);
+      std::smatch m;
+      const bool has_reason = std::regex_search(statement, m, reason);
+      INFO(path << ": " << statement.substr(0, 160));
+      if (code != "out_of_range") CHECK(has_reason);
+      if (!has_reason) continue;
+      const auto names = reason_names(*c);
+      CHECK(std::find(names.begin(), names.end(), m[1].str()) != names.end());
+      named[code].insert(m[1]);
+    }
+  }
+  for (const MessageCode& c : kMessageCodes)
+    for (const auto& r : reason_names(c)) {
+      INFO("registered but named by no check: " << c.code << " " << r);
+      CHECK(named[c.code].count(r) == 1);
+    }
+}
+
 TEST_CASE("`trainmem codes` prints the registry with each code's params", "[codes]") {
   const json list = json::parse(message_codes_json());
   REQUIRE(list["codes"].size() == std::size(kMessageCodes));
@@ -120,6 +162,7 @@ TEST_CASE("`trainmem codes` prints the registry with each code's params", "[code
   REQUIRE(divisible);
   CHECK((*divisible)["kind"] == "error");
   CHECK((*divisible)["params"] == json::array({"divisor", "of", "value", "world_size", "model_parallel"}));
+  CHECK((*divisible)["reasons"] == json::array());
 }
 
 TEST_CASE("tensor parallelism not dividing the heads names both numbers in params", "[codes][errors]") {

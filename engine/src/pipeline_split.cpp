@@ -22,8 +22,9 @@ PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t layers) {
   PipelineSplit split;
   const ParallelSettings& p = s.parallel;
   const std::int64_t chunks = p.pipeline_parallel_size * p.virtual_pipeline_stages;
-  auto refuse = [&](const char* code, const char* field, std::string message) {
+  auto refuse = [&](const char* code, const char* field, std::string message, Params params) {
     split.error_code = code;
+    split.error_params = std::move(params);
     split.error_field = field;
     split.error_message = std::move(message);
     split.chunk_layers = uniform(layers, chunks);  // a shape to estimate with meanwhile
@@ -33,11 +34,14 @@ PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t layers) {
     if (static_cast<std::int64_t>(p.pipeline_layers.size()) != chunks)
       return refuse(error_code::inconsistent, "parallel.pipeline_layers",
                     "parallel.pipeline_layers has " + str(static_cast<std::int64_t>(p.pipeline_layers.size())) +
-                        " entries; pipeline_parallel_size x virtual_pipeline_stages = " + str(chunks));
+                        " entries; pipeline_parallel_size x virtual_pipeline_stages = " + str(chunks),
+                    {{"reason", "pipeline_layers_count"}, {"entries", static_cast<double>(p.pipeline_layers.size())},
+                     {"chunks", static_cast<double>(chunks)}});
     const std::int64_t sum = std::accumulate(p.pipeline_layers.begin(), p.pipeline_layers.end(), std::int64_t{0});
     if (sum != layers)
       return refuse(error_code::inconsistent, "parallel.pipeline_layers",
-                    "parallel.pipeline_layers adds up to " + str(sum) + " layers; the model has " + str(layers));
+                    "parallel.pipeline_layers adds up to " + str(sum) + " layers; the model has " + str(layers),
+                    {{"reason", "pipeline_layers_sum"}, {"sum", static_cast<double>(sum)}, {"layers", static_cast<double>(layers)}});
     split.chunk_layers = p.pipeline_layers;
     return split;
   }
@@ -52,7 +56,8 @@ PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t layers) {
                       "Megatron splits " + str(layers) + " layers over pipeline_parallel_size x virtual_pipeline_stages = " +
                           str(chunks) + " chunks only with --decoder-first-pipeline-num-layers / "
                           "--decoder-last-pipeline-num-layers or --pipeline-model-parallel-layout: give "
-                          "parallel.pipeline_layers (layers per chunk)");
+                          "parallel.pipeline_layers (layers per chunk)",
+                      {{"divisor", static_cast<double>(chunks)}, {"of", "num_hidden_layers"}, {"value", static_cast<double>(layers)}});
       split.chunk_layers = uniform(layers, chunks);
       return split;
     case Framework::torchtitan: {
@@ -61,13 +66,15 @@ PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t layers) {
       if (per < 1)
         return refuse(error_code::out_of_range, "parallel.pipeline_parallel_size",
                       "torchtitan refuses " + str(chunks) + " pipeline chunks for " + str(layers) +
-                          " layers plus embedding and output: empty stages");
+                          " layers plus embedding and output: empty stages",
+                      {{"reason", "torchtitan_empty_stages"}, {"chunks", static_cast<double>(chunks)}, {"layers", static_cast<double>(layers)}});
       split.chunk_layers = uniform(effective, chunks);
       split.chunk_layers.front() -= 1;
       split.chunk_layers.back() -= 1;
       if (per < 1 || split.chunk_layers.front() < 0 || split.chunk_layers.back() < 0)
         return refuse(error_code::out_of_range, "parallel.pipeline_parallel_size",
-                      "torchtitan refuses this split: the embedding or output weight exceeds the layers per stage");
+                      "torchtitan refuses this split: the embedding or output weight exceeds the layers per stage",
+                      {{"reason", "torchtitan_empty_stages"}, {"chunks", static_cast<double>(chunks)}, {"layers", static_cast<double>(layers)}});
       return split;
     }
     default:

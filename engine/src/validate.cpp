@@ -30,12 +30,14 @@ void validate_rlhf(const TrainingSetup& s, Errors& e) {
   if (generates && s.model.architecture) {
     const Architecture& a = *s.model.architecture;
     if (!a.vocab_logits)
-      e.push_back({error_code::inconsistent, "model", "PPO/GRPO generate completions: the policy must be a language model with a vocabulary head"});
+      e.push_back({error_code::inconsistent, "model", "PPO/GRPO generate completions: the policy must be a language model with a vocabulary head",
+                   {{"reason", "policy_not_language_model"}}});
     const std::int64_t total = s.batch.seq_length.value_or(0) + rl.max_new_tokens;
     if (a.learned_positions && total > a.max_position_embeddings)
       e.push_back({error_code::out_of_range, "rlhf.rollout.max_new_tokens",
                    "seq_length + max_new_tokens = " + str(total) + " exceeds the policy's " + str(a.max_position_embeddings) +
-                       " learned positions"});
+                       " learned positions",
+                   {{"value", str(total)}, {"limit", static_cast<double>(a.max_position_embeddings)}}});
   }
   auto check = [&](const char* role, const std::optional<ModelSpec>& model) {
     if (!model || rl.algorithm != RlhfAlgorithm::ppo) return;
@@ -45,7 +47,7 @@ void validate_rlhf(const TrainingSetup& s, Errors& e) {
     sub.method = Method::full;
     if (generates) sub.batch.seq_length = s.batch.seq_length.value_or(0) + rl.max_new_tokens;
     for (const auto& err : validate(sub))
-      e.push_back({err.code, std::string("rlhf.") + role + ".model", std::string("(") + role + " model) " + err.message});
+      e.push_back({err.code, std::string("rlhf.") + role + ".model", std::string("(") + role + " model) " + err.message, err.params});
   };
   check("reward", rl.reward_model);
   check("critic", rl.critic_model);
@@ -65,34 +67,41 @@ Errors validate(const TrainingSetup& s) {
   } else if (p.data_parallel_size * model_parallel != p.world_size) {
     e.push_back({error_code::inconsistent, "parallel.data_parallel_size",
                  "parallel.data_parallel_size = " + str(p.data_parallel_size) + " but world_size / (tp x pp x cp) = " +
-                     str(p.world_size) + " / " + str(model_parallel) + " = " + str(p.world_size / model_parallel)});
+                     str(p.world_size) + " / " + str(model_parallel) + " = " + str(p.world_size / model_parallel),
+                 {{"reason", "data_parallel_mismatch"}, {"value", static_cast<double>(p.data_parallel_size)},
+                  {"world_size", static_cast<double>(p.world_size)}, {"model_parallel", static_cast<double>(model_parallel)}}});
   }
   const std::int64_t shard_group = p.data_parallel_size * p.context_parallel_size;
   if (p.sharding_group_size) {
     if (p.zero_stage == 0)
       e.push_back({error_code::inconsistent, "parallel.sharding_group_size",
-                   "parallel.sharding_group_size (HYBRID_SHARD) needs parallel.zero_stage 1, 2 or 3, got 0"});
+                   "parallel.sharding_group_size (HYBRID_SHARD) needs parallel.zero_stage 1, 2 or 3, got 0",
+                   {{"reason", "hybrid_shard_needs_zero"}}});
     check_divides(e, *p.sharding_group_size, shard_group, "parallel.sharding_group_size",
                   "data_parallel_size x context_parallel_size");
   }
   if (p.offload_param != OffloadTarget::none && p.zero_stage != 3)
     e.push_back({error_code::inconsistent, "parallel.offload_param",
-                 "parameter offload needs parallel.zero_stage 3 (ZeRO-Infinity / FSDP CPU offload), got " + str(p.zero_stage)});
+                 "parameter offload needs parallel.zero_stage 3 (ZeRO-Infinity / FSDP CPU offload), got " + str(p.zero_stage),
+                 {{"reason", "offload_param_needs_zero3"}, {"zero_stage", static_cast<double>(p.zero_stage)}}});
   if (p.virtual_pipeline_stages > 1 && p.pipeline_schedule != PipelineSchedule::interleaved_1f1b)
     e.push_back({error_code::inconsistent, "parallel.virtual_pipeline_stages",
-                 "parallel.virtual_pipeline_stages > 1 needs pipeline_schedule \"interleaved_1f1b\""});
+                 "parallel.virtual_pipeline_stages > 1 needs pipeline_schedule \"interleaved_1f1b\"",
+                 {{"reason", "virtual_stages_need_interleaved"}}});
   if (s.batch.seq_length) check_divides(e, p.context_parallel_size, *s.batch.seq_length, "parallel.context_parallel_size", "batch.seq_length");
 
   if (s.checkpoint.save == CheckpointSave::adapter && s.method != Method::lora && s.method != Method::qlora)
     e.push_back({error_code::inconsistent, "checkpoint.save",
-                 "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\""});
+                 "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\"", {{"reason", "adapter_save_needs_lora"}}});
   if (!s.model.architecture) {
     if (s.method == Method::lora || s.method == Method::qlora || s.method == Method::freeze)
       e.push_back({error_code::missing_field, "model",
-                   "method \"lora\", \"qlora\" and \"freeze\" need the architecture: give model.preset or model.hf_config, not only num_parameters"});
+                   "method \"lora\", \"qlora\" and \"freeze\" need the architecture: give model.preset or model.hf_config, not only num_parameters",
+                   {{"reason", "method_needs_architecture"}}});
     if (p.expert_parallel_size > 1)
       e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",
-                   "parallel.expert_parallel_size > 1 needs a mixture-of-experts architecture"});
+                   "parallel.expert_parallel_size > 1 needs a mixture-of-experts architecture",
+                   {{"reason", "experts_needed"}, {"value", static_cast<double>(p.expert_parallel_size)}}});
     return e;
   }
 
@@ -107,7 +116,7 @@ Errors validate(const TrainingSetup& s) {
     if (!e.empty()) break;
   }
   const PipelineSplit split = pipeline_split(s, a.num_hidden_layers());
-  if (!split.error_message.empty()) e.push_back({split.error_code, split.error_field, split.error_message});
+  if (!split.error_message.empty()) e.push_back({split.error_code, split.error_field, split.error_message, split.error_params});
   if (p.context_parallel_size > 1 && p.context_parallel_kind == ContextParallelKind::ulysses) {
     // DeepSpeed-Ulysses swaps the sequence split for a head split: every rank needs whole heads.
     for (const auto& g : a.layers) {
@@ -117,7 +126,10 @@ Errors validate(const TrainingSetup& s) {
         e.push_back({error_code::not_divisible, "parallel.context_parallel_kind",
                      "context_parallel_kind \"ulysses\" splits heads over context_parallel_size = " +
                          str(p.context_parallel_size) + ": it must divide the attention heads (" + str(heads) +
-                         ") and key/value heads (" + str(kv) + ") on each tensor-parallel rank; use \"ring\""});
+                         ") and key/value heads (" + str(kv) + ") on each tensor-parallel rank; use \"ring\"",
+                     {{"divisor", static_cast<double>(p.context_parallel_size)},
+                      {"of", heads % p.context_parallel_size != 0 ? "num_attention_heads / tensor_parallel_size" : "num_key_value_heads / tensor_parallel_size"},
+                      {"value", static_cast<double>(heads % p.context_parallel_size != 0 ? heads : kv)}}});
         break;
       }
     }
@@ -125,19 +137,23 @@ Errors validate(const TrainingSetup& s) {
   if (p.expert_tensor_parallel_size) {
     if (experts == 0)
       e.push_back({error_code::inconsistent, "parallel.expert_tensor_parallel_size",
-                   "parallel.expert_tensor_parallel_size needs a mixture-of-experts architecture"});
+                   "parallel.expert_tensor_parallel_size needs a mixture-of-experts architecture",
+                   {{"reason", "experts_needed"}, {"value", static_cast<double>(*p.expert_tensor_parallel_size)}}});
     const std::int64_t stage_ranks = shard_group * p.tensor_parallel_size;
     const std::int64_t expert_group = p.expert_parallel_size * *p.expert_tensor_parallel_size;
     if (stage_ranks % expert_group != 0)
       e.push_back({error_code::not_divisible, "parallel.expert_tensor_parallel_size",
                    "expert_parallel_size x expert_tensor_parallel_size = " + str(p.expert_parallel_size) + " x " +
                        str(*p.expert_tensor_parallel_size) + " must divide the ranks of one pipeline stage (data x "
-                       "context x tensor parallel = " + str(stage_ranks) + ")"});
+                       "context x tensor parallel = " + str(stage_ranks) + ")",
+                   {{"divisor", static_cast<double>(expert_group)}, {"of", "data_parallel_size x context_parallel_size x tensor_parallel_size"},
+                    {"value", static_cast<double>(stage_ranks)}}});
   }
   if (p.expert_parallel_size > 1) {
     if (experts == 0)
       e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",
-                   "parallel.expert_parallel_size = " + str(p.expert_parallel_size) + " but the model has no routed experts"});
+                   "parallel.expert_parallel_size = " + str(p.expert_parallel_size) + " but the model has no routed experts",
+                   {{"reason", "experts_needed"}, {"value", static_cast<double>(p.expert_parallel_size)}}});
     else
       check_divides(e, p.expert_parallel_size, experts, "parallel.expert_parallel_size", "num_local_experts");
     if (!p.expert_tensor_parallel_size)
@@ -148,14 +164,17 @@ Errors validate(const TrainingSetup& s) {
   if (a.learned_positions && s.batch.seq_length && *s.batch.seq_length > a.max_position_embeddings)
     e.push_back({error_code::out_of_range, "batch.seq_length",
                  "batch.seq_length = " + str(*s.batch.seq_length) + " exceeds the model's learned position table of " +
-                     str(a.max_position_embeddings) + " positions"});
+                     str(a.max_position_embeddings) + " positions",
+                 {{"value", str(*s.batch.seq_length)}, {"limit", static_cast<double>(a.max_position_embeddings)}}});
   if (s.checkpointed_layers && *s.checkpointed_layers > a.num_hidden_layers())
     e.push_back({error_code::out_of_range, "checkpointed_layers",
-                 "checkpointed_layers = " + str(*s.checkpointed_layers) + " exceeds num_hidden_layers = " + str(a.num_hidden_layers())});
+                 "checkpointed_layers = " + str(*s.checkpointed_layers) + " exceeds num_hidden_layers = " + str(a.num_hidden_layers()),
+                 {{"value", str(*s.checkpointed_layers)}, {"limit", static_cast<double>(a.num_hidden_layers())}}});
   if (s.method == Method::freeze && s.freeze_trainable_layers > a.num_hidden_layers())
     e.push_back({error_code::out_of_range, "freeze.trainable_layers",
                  "freeze.trainable_layers = " + str(s.freeze_trainable_layers) + " exceeds num_hidden_layers = " +
-                     str(a.num_hidden_layers())});
+                     str(a.num_hidden_layers()),
+                 {{"value", str(s.freeze_trainable_layers)}, {"limit", static_cast<double>(a.num_hidden_layers())}}});
   if (s.method == Method::lora || s.method == Method::qlora) {
     const LoraTargeting lora(a, s.lora);
     e.append(lora.errors());
@@ -181,16 +200,19 @@ Errors validate(const TrainingSetup& s) {
       const std::string near = closest_match(t, names);
       e.push_back({error_code::unknown_value, "lora.target_modules",
                    "lora.target_modules: \"" + excerpt(t) + "\" is not a linear module of this model (" + list + ")" +
-                       (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+                       (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+                   near.empty() ? Params{{"value", excerpt(t)}, {"allowed", list}} : Params{{"value", excerpt(t)}, {"allowed", list}, {"suggestion", near}}});
     }
     for (const auto layer : s.lora.layers_to_transform)
       if (layer < 0 || layer >= a.num_hidden_layers())
         e.push_back({error_code::out_of_range, "lora.layers_to_transform",
-                     "lora.layers_to_transform: layer " + str(layer) + " is outside 0 to " + str(a.num_hidden_layers() - 1)});
+                     "lora.layers_to_transform: layer " + str(layer) + " is outside 0 to " + str(a.num_hidden_layers() - 1),
+                     {{"value", str(layer)}, {"min", 0.0}, {"max", static_cast<double>(a.num_hidden_layers() - 1)}}});
     if (e.empty() && !lora.targets_anything() && !vision_tower_targeted(s))
       e.push_back({error_code::inconsistent, "lora.target_modules",
                    "lora: no module of this model is targeted (target_modules, exclude_modules and layers_to_transform "
-                   "leave nothing); PEFT refuses such a config"});
+                   "leave nothing); PEFT refuses such a config",
+                   {{"reason", "lora_targets_nothing"}}});
   }
   return e;
 }

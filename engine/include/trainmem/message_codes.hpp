@@ -7,8 +7,13 @@
 // scans engine/src and cli/ for codes the list lacks and for listed codes nothing emits).
 //
 // params: the keys, space-separated. A warning carries all of them. An error's message is written
-// where the problem is found, by many checks: the keys listed are the ones the generic field
-// checks attach (object_reader.hpp, validate.cpp, the catalog look-ups, the import's checks); a message from another check names its values in its English text and carries `field` only.
+// where the problem is found, by many checks: the keys listed are the ones the checks attach
+// (object_reader.hpp, validate.cpp, the catalog look-ups, the import's checks), each its own subset.
+//
+// reasons: for a code many different checks emit (inconsistent, missing_field, ...), the check
+// that found the problem, as params.reason, space-separated; a page words each reason of a code
+// from the other params. A check of such a code always attaches its reason (tests/message_codes_test.cpp
+// checks each emission site names a registered reason, and each registered reason is emitted).
 #pragma once
 
 #include "trainmem/config_import.hpp"
@@ -44,35 +49,51 @@ enum class MessageKind { error, warning };
 struct MessageCode {
   const char* code;
   MessageKind kind;
-  const char* params;  // the params keys its message names, space-separated; "" for none
+  const char* params;   // the params keys its message names, space-separated; "" for none
+  const char* reasons = "";  // the values of params.reason its checks give, space-separated; "" for none
 };
 
 inline constexpr MessageCode kMessageCodes[] = {
     // Documents and fields (object_reader.hpp, read_document.cpp).
-    {error_code::invalid_json, MessageKind::error, ""},
-    {error_code::duplicate_key, MessageKind::error, ""},
+    {error_code::invalid_json, MessageKind::error, "reason offset limit line column",
+     "nul_byte too_deep number_out_of_range syntax shell_syntax"},
+    {error_code::duplicate_key, MessageKind::error, "file line column key"},  // file...key: a YAML file's (cli/config_files.cpp)
     {error_code::document_too_large, MessageKind::error, "bytes limit"},
     {error_code::unknown_field, MessageKind::error, "suggestion"},
-    {error_code::missing_field, MessageKind::error, ""},
+    {error_code::missing_field, MessageKind::error, "reason given allowed origin value model_type",
+     "one_model_source model_required rlhf_algorithm_required custom_gpu_memory activations_need_architecture "
+     "method_needs_architecture measured_bytes_required solve_needs_gpu text_config_required dense_layers_need_width "
+     "config_key_required recompute_method_required lora_attn_modules_required recipe_key_required tune_run_no_recipe "
+     "tune_run_config_missing files_required file_text_required catalog_key_missing"},
     {error_code::wrong_type, MessageKind::error, "expected got"},
     {error_code::not_integer, MessageKind::error, "value"},
-    {error_code::out_of_range, MessageKind::error, "value min above max entries limit"},
+    {error_code::out_of_range, MessageKind::error, "value min above max entries limit reason chunks layers",
+     "torchtitan_empty_stages"},
     {error_code::unknown_value, MessageKind::error, "value allowed suggestion"},
     // Cross-field checks (validate.cpp) and the catalogs.
     {error_code::not_divisible, MessageKind::error, "divisor of value world_size model_parallel"},
-    {error_code::inconsistent, MessageKind::error, ""},
+    {error_code::inconsistent, MessageKind::error,
+     "reason given value world_size model_parallel zero_stage entries chunks sum layers intermediate_size divisor product recipe component dtype",
+     "one_model_source policy_not_language_model data_parallel_mismatch hybrid_shard_needs_zero offload_param_needs_zero3 "
+     "virtual_stages_need_interleaved adapter_save_needs_lora experts_needed lora_targets_nothing pipeline_layers_count "
+     "pipeline_layers_sum usable_above_memory context_not_below_memory calibration_measures_differ calibration_same_tokens "
+     "mamba_heads_width gpus_not_multiple_of_parallel parallel_product_not_gpus local_batch_not_multiple_of_microbatch "
+     "global_batch_not_multiple qlora_needs_4bit legacy_attention_with_attn_implementation single_device_recipe "
+     "offload_needs_checkpointing optimizer_in_bwd_with_accumulation lora_recipe_full_model full_recipe_lora_model "
+     "packing_needs_max_seq_len train_batch_mismatch train_batch_not_multiple deepspeed_precision_differs id_not_file_name"},
     {error_code::unknown_preset, MessageKind::error, "value suggestion"},
     {error_code::unknown_gpu, MessageKind::error, "value suggestion"},
     {error_code::unsupported_model_type, MessageKind::error, "model_type suggestion"},
-    {error_code::unsupported, MessageKind::error, ""},
-    {error_code::invalid_catalog, MessageKind::error, ""},
+    {error_code::unsupported, MessageKind::error, "reason entries limit", "solve_rlhf too_many_open_values"},
+    {error_code::invalid_catalog, MessageKind::error, "file problem"},  // and the params of the problem (code `problem`) in the file
     {error_code::internal, MessageKind::error, ""},
     // Trainer configuration import (config_import.hpp).
     {error_code::unknown_config_format, MessageKind::error, "framework file evidence"},
-    {error_code::conflicting_values, MessageKind::error, ""},
-    {error_code::model_config_needed, MessageKind::error, ""},
-    {error_code::invalid_yaml, MessageKind::error, ""},
-    {error_code::invalid_toml, MessageKind::error, ""},
+    {error_code::conflicting_values, MessageKind::error, "reason first first_value second second_value", "files_disagree bf16_and_fp16"},
+    {error_code::model_config_needed, MessageKind::error, "value suggestion"},
+    // YAML and TOML (cli/config_files.cpp; the page parses them alike, web/src/config-files.js).
+    {error_code::invalid_yaml, MessageKind::error, "file line column"},
+    {error_code::invalid_toml, MessageKind::error, "file line column"},
     {error_code::invalid_encoding, MessageKind::error, ""},
     {error_code::unresolved_value, MessageKind::error, "origin"},
     // Estimate warnings (explain.cpp, hardware_warnings.cpp, multimodal_checks.cpp, estimate_document.cpp).

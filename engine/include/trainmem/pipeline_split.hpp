@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "trainmem/params.hpp"
 #include "trainmem/training_setup.hpp"
 
 namespace trainmem {
@@ -27,6 +28,7 @@ struct PipelineSplit {
   std::vector<std::int64_t> chunk_layers;  // layers of each chunk, in layer order
   // Set when the framework would refuse this split, or the given one is inconsistent.
   std::string error_code, error_field, error_message;
+  Params error_params;  // the values the message names (params.hpp)
 };
 
 PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t num_layers);

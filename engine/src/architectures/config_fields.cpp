@@ -38,14 +38,15 @@ std::optional<std::int64_t> ConfigFields::integer(const char* key, double min, d
   }
   const double d = v->number;
   if (!std::isfinite(d) || std::floor(d) != d) {
-    errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + v->shown + " must be a whole number"});
+    errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + v->shown + " must be a whole number", {{"value", v->shown}}});
     ok_ = false;
     return std::nullopt;
   }
   if (d < min || d > max || d > kMaxExactInteger) {
     errors_.push_back({error_code::out_of_range, field(key),
                        field(key) + " = " + v->shown + " is out of range (" + number_text(min) + " to " +
-                           number_text(std::min(max, kMaxExactInteger)) + ")"});
+                           number_text(std::min(max, kMaxExactInteger)) + ")",
+                       {{"value", v->shown}, {"min", min}, {"max", std::min(max, kMaxExactInteger)}}});
     ok_ = false;
     return std::nullopt;
   }
@@ -58,7 +59,8 @@ std::int64_t ConfigFields::size(std::initializer_list<const char*> keys, std::op
   }
   if (fallback) return *fallback;
   errors_.push_back({error_code::missing_field, field(*keys.begin()),
-                     field(*keys.begin()) + " is required for this model_type and is missing"});
+                     field(*keys.begin()) + " is required for this model_type and is missing",
+                     {{"reason", "config_key_required"}}});
   ok_ = false;
   return 1;
 }

@@ -17,7 +17,8 @@ std::optional<Architecture> gemma3(const HfConfig& config, const std::string& mo
   const HfValue* text = config.find("text_config");
   if (!text) {
     errors.push_back({error_code::missing_field, config.field("text_config"),
-                      "model_type \"gemma3\" is multimodal: its text model is read from text_config, which is missing"});
+                      "model_type \"gemma3\" is multimodal: its text model is read from text_config, which is missing",
+                      {{"reason", "text_config_required"}, {"model_type", "gemma3"}}});
     return std::nullopt;
   }
   if (text->kind != HfValue::Kind::object) {

@@ -138,7 +138,8 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
     r.moe_layers = r.layers - first_dense;
     if (r.intermediate == 0 && first_dense > 0)
       f.fail("intermediate_size", error_code::missing_field,
-             f.field("intermediate_size") + " is required: first_k_dense_replace makes the first layers dense");
+             f.field("intermediate_size") + " is required: first_k_dense_replace makes the first layers dense",
+             {{"reason", "dense_layers_need_width"}});
     assumed.push_back(std::to_string(r.experts) + " routed experts of width " + std::to_string(r.expert_intermediate) +
                       " (gate, up, down) and a router without bias in " + std::to_string(r.moe_layers) + " of " +
                       std::to_string(r.layers) + " layers" +

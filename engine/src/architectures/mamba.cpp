@@ -31,10 +31,13 @@ std::optional<Architecture> mamba(ConfigFields& f, const std::string& model_type
     if (f.ok() && m.num_heads * m.head_dim != m.intermediate_size)
       f.fail("num_heads", error_code::inconsistent,
              f.field("num_heads") + " x head_dim = " + std::to_string(m.num_heads * m.head_dim) +
-                 " must equal expand x hidden_size = " + std::to_string(m.intermediate_size));
+                 " must equal expand x hidden_size = " + std::to_string(m.intermediate_size),
+             {{"reason", "mamba_heads_width"}, {"value", static_cast<double>(m.num_heads * m.head_dim)},
+              {"intermediate_size", static_cast<double>(m.intermediate_size)}});
     if (f.ok() && m.num_heads % m.n_groups != 0)
       f.fail("n_groups", error_code::not_divisible,
-             f.field("n_groups") + " = " + std::to_string(m.n_groups) + " must divide num_heads = " + std::to_string(m.num_heads));
+             f.field("n_groups") + " = " + std::to_string(m.n_groups) + " must divide num_heads = " + std::to_string(m.num_heads),
+             {{"divisor", static_cast<double>(m.n_groups)}, {"of", "num_heads"}, {"value", static_cast<double>(m.num_heads)}});
   } else {
     m.time_step_rank = time_step_rank(f, "time_step_rank", hidden);
   }

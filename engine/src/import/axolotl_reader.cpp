@@ -194,7 +194,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     } else if (name == "adapter") {
       if (adapter.empty()) r.ignore(k, v, "no adapter: full fine-tuning");
       else if (!peft) r.unmodelled_key(k, v, "adapter " + v.summary() + " is not modelled (lora and qlora are)");
-      else if (adapter == "qlora" && !four_bit) r.error(error_code::inconsistent, k, "qlora needs load_in_4bit: true (axolotl loaders/model.py quantizes only then)");
+      else if (adapter == "qlora" && !four_bit) r.error(error_code::inconsistent, k, "qlora needs load_in_4bit: true (axolotl loaders/model.py quantizes only then)",
+                                                                    {{"reason", "qlora_needs_4bit"}});
     } else if (name == "load_in_4bit") {
       if (auto b = boolean(r, k, v); b && !*b) r.ignore(k, v, "off");
       else if (b && adapter != "qlora") r.unmodelled_key(k, v, "4-bit base weights without adapter: qlora are not modelled");
@@ -283,7 +284,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
                            [&](const auto& f) { return f.first == k; })) {
       if (!bool_value(v).value_or(false)) r.ignore(k, v, "off");
       else if (c.find("attn_implementation") && !c.find("attn_implementation")->is_null())
-        r.error(error_code::inconsistent, k, "cannot be combined with attn_implementation (utils/schemas/config.py normalize_attn_implementation)");
+        r.error(error_code::inconsistent, k, "cannot be combined with attn_implementation (utils/schemas/config.py normalize_attn_implementation)",
+                {{"reason", "legacy_attention_with_attn_implementation"}});
       else if (name != attention_legacy) r.ignore(k, v, "a more specific legacy attention flag takes precedence (enums.py LEGACY_ATTN_FLAG_TO_IMPL)");
       else {
         attention_given = true;

@@ -371,7 +371,8 @@ void mark_open_fields(std::vector<Reading*> base, const std::vector<OpenValue>& 
   if (open.size() > kMaxOpenValues) {
     into.errors.push_back({error_code::unsupported, into.file(),
                            into.file() + ": " + std::to_string(open.size()) + " values hold variables the script does not set (at most " +
-                               std::to_string(kMaxOpenValues) + " are traced to their fields); set them in the script"});
+                               std::to_string(kMaxOpenValues) + " are traced to their fields); set them in the script",
+                           {{"reason", "too_many_open_values"}, {"entries", static_cast<double>(open.size())}, {"limit", static_cast<double>(kMaxOpenValues)}}});
     return;
   }
   std::vector<Reading> plain;
@@ -453,7 +454,8 @@ void merge_field(const std::string& field, std::vector<const Assignment*> candid
     if (overrides(chosen, a)) continue;
     errors.push_back({error_code::conflicting_values, field,
                       field + ": " + chosen->source + " says " + chosen->value.summary() + ", " + a->source + " says " +
-                          a->value.summary() + "; make the files agree (the framework rejects or silently picks one)"});
+                          a->value.summary() + "; make the files agree (the framework rejects or silently picks one)",
+                      {{"reason", "files_disagree"}, {"first", chosen->source}, {"first_value", chosen->value.summary()}, {"second", a->source}, {"second_value", a->value.summary()}}});
   }
   out[field] = c;
 }
@@ -547,7 +549,7 @@ void read_torchtune_runs(const std::vector<std::pair<std::string, const ConfigVa
   for (const auto& run : runs) {
     const std::string where = run.file + ":" + std::to_string(run.line);
     if (run.recipe.empty()) {
-      result.errors.push_back({error_code::missing_field, run.file, where + ": tune run names no recipe"});
+      result.errors.push_back({error_code::missing_field, run.file, where + ": tune run names no recipe", {{"reason", "tune_run_no_recipe"}, {"origin", where}}});
       continue;
     }
     const std::string named = base_name(run.config);
@@ -564,7 +566,8 @@ void read_torchtune_runs(const std::vector<std::pair<std::string, const ConfigVa
     if (!match) {
       result.errors.push_back({error_code::missing_field, run.file,
                                where + ": tune run --config " + (run.config.empty() ? std::string("(none)") : run.config) +
-                                   ": give the recipe config beside the launch line (torchtune's built-in configs are recipes/configs/<name>.yaml)"});
+                                   ": give the recipe config beside the launch line (torchtune's built-in configs are recipes/configs/<name>.yaml)",
+                               {{"reason", "tune_run_config_missing"}, {"origin", where}, {"value", run.config.empty() ? std::string("(none)") : run.config}}});
       continue;
     }
     used.insert(*match);
@@ -668,13 +671,15 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       // Bash stops a word at a NUL byte; a command line has none.
       if (const auto nul = f.text->find('\0'); nul != std::string::npos) {
         result.errors.push_back({error_code::invalid_json, f.name,
-                                 f.name + " contains a NUL byte at byte offset " + std::to_string(nul) + " (a command line has none)"});
+                                 f.name + " contains a NUL byte at byte offset " + std::to_string(nul) + " (a command line has none)",
+                                 {{"reason", "nul_byte"}, {"offset", static_cast<double>(nul)}}});
         continue;
       }
       const ShellScript script = split_shell_script(*f.text);
       if (!script.error.empty()) {
         result.errors.push_back({error_code::invalid_json, f.name,
-                                 f.name + ":" + std::to_string(script.error_line) + ": " + script.error});
+                                 f.name + ":" + std::to_string(script.error_line) + ": " + script.error,
+                                 {{"reason", "shell_syntax"}, {"line", static_cast<double>(script.error_line)}}});
         continue;
       }
       bool found = false, other = false;
@@ -903,14 +908,16 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         result.errors.push_back({error_code::inconsistent, key,
                                  key + " = " + std::to_string(tb) + " but micro-batch " + std::to_string(*micro) + " x accumulation " +
                                      std::to_string(*accumulation) + " x " + std::to_string(dp) + " GPUs = " +
-                                     std::to_string(*micro * *accumulation * dp) + " (DeepSpeed asserts they agree)"});
+                                     std::to_string(*micro * *accumulation * dp) + " (DeepSpeed asserts they agree)",
+                                 {{"reason", "train_batch_mismatch"}, {"value", static_cast<double>(tb)}, {"product", static_cast<double>(*micro * *accumulation * dp)}}});
     } else if (const std::int64_t per_step = micro ? *micro * dp : dp * accumulation.value_or(1); tb % per_step != 0) {
       // deepspeed/runtime/config.py _batch_assertion: train_batch_size == micro x accumulation x GPUs.
       result.errors.push_back({error_code::inconsistent, key,
                                key + " = " + std::to_string(tb) + " is not a multiple of " +
                                    (micro ? "micro-batch " + std::to_string(*micro) : "accumulation " + std::to_string(accumulation.value_or(1))) +
                                    " x " + std::to_string(dp) + " GPUs = " + std::to_string(per_step) +
-                                   " (DeepSpeed asserts train_batch_size = micro-batch x accumulation x GPUs)"});
+                                   " (DeepSpeed asserts train_batch_size = micro-batch x accumulation x GPUs)",
+                               {{"reason", "train_batch_not_multiple"}, {"value", static_cast<double>(tb)}, {"divisor", static_cast<double>(per_step)}}});
     } else if (micro) {
       chosen["batch.gradient_accumulation_steps"] = Chosen{{"batch.gradient_accumulation_steps", tb / (*micro * dp),
                                                             "read from " + key + " (train_batch_size / (micro-batch x GPUs), deepspeed/runtime/config.py)", key, Strength::read}, {}};
@@ -977,7 +984,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           result.errors.push_back({error_code::inconsistent, d.key,
                                    d.key + " is " + (*d.enabled ? "true" : "false") + " but the trainer's " + d.dtype + " is " + (on ? "on" : "off") +
                                        " (precision " + mixed + ", " + flag_source + "): the HF Trainer refuses a DeepSpeed value that differs from its own "
-                                       "(transformers integrations/deepspeed.py trainer_config_process); write \"auto\" or make them agree"});
+                                       "(transformers integrations/deepspeed.py trainer_config_process); write \"auto\" or make them agree",
+                                   {{"reason", "deepspeed_precision_differs"}, {"dtype", d.dtype}}});
         } else if (!d.enabled && on) {
           chosen["precision.param_dtype"] =
               Chosen{{"precision.param_dtype", d.dtype,
@@ -1081,7 +1089,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       result.errors.push_back({error_code::model_config_needed, naming->model_key,
                                naming->model_key + " names \"" + *naming->model_id + "\", which is not in the model catalog" +
                                    (near.empty() ? "" : " (nearest: \"" + near + "\")") +
-                                   ": give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)"});
+                                   ": give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)",
+                               near.empty() ? Params{{"value", *naming->model_id}} : Params{{"value", *naming->model_id}, {"suggestion", near}}});
     }
   } else if (!unbuilt) {
     result.unresolved.push_back({"model", "no file names the model: give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)", nullptr});

@@ -422,7 +422,8 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
 
   // ---- precision (arguments.py: params_dtype; bf16 accumulates and reduces gradients in fp32) ----
   const bool bf16 = args.flag("bf16"), fp16 = args.flag("fp16");
-  if (bf16 && fp16) r.error(error_code::conflicting_values, "fp16", "--bf16 and --fp16 together: Megatron-LM asserts only one is set");
+  if (bf16 && fp16) r.error(error_code::conflicting_values, "fp16", "--bf16 and --fp16 together: Megatron-LM asserts only one is set",
+                            {{"reason", "bf16_and_fp16"}});
   const std::string dtype = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
   const char* dtype_key = bf16 ? "bf16" : "fp16";
   if (bf16 || fp16) {
@@ -572,7 +573,8 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
   } else if (*granularity == "full") {
     if (!method || !recompute_layers) {
       r.error(error_code::missing_field, granularity_key,
-              "full recomputation needs --recompute-method (uniform or block) and --recompute-num-layers (transformer_config.py raises)");
+              "full recomputation needs --recompute-method (uniform or block) and --recompute-num-layers (transformer_config.py raises)",
+              {{"reason", "recompute_method_required"}});
     } else if (*method == "uniform") {
       r.read("activation_checkpointing", "full", granularity_key);
       if (*recompute_layers > 1)

@@ -75,8 +75,8 @@ class Reading {
   void unresolved_key(const std::string& k, const ConfigValue& v, std::string reason) {
     unresolved.push_back({key(k), std::move(reason), v});
   }
-  void error(const char* code, const std::string& k, std::string message) {
-    errors.push_back({code, key(k), key(k) + ": " + std::move(message)});
+  void error(const char* code, const std::string& k, std::string message, Params params = {}) {
+    errors.push_back({code, key(k), key(k) + ": " + std::move(message), std::move(params)});
   }
 
   // The model the file names (a Hugging Face id or a catalog id) and the key naming it.

@@ -323,7 +323,8 @@ class TorchtitanReader {
         (s ? s->r : &toml_)->error(error_code::inconsistent, k,
                                    std::to_string(*world_) + " GPUs (" + world_key_ + ") are not a multiple of replicate " + std::to_string(replicate) +
                                        " x context " + std::to_string(cp) + " x tensor " + std::to_string(tp) + " x pipeline " + std::to_string(pp) +
-                                       " (torchtitan/distributed/parallel_dims.py asserts they divide)");
+                                       " (torchtitan/distributed/parallel_dims.py asserts they divide)",
+                                   {{"reason", "gpus_not_multiple_of_parallel"}, {"world_size", static_cast<double>(*world_)}, {"model_parallel", static_cast<double>(others)}});
       } else {
         shard = *world_ / others;
       }
@@ -348,7 +349,8 @@ class TorchtitanReader {
       toml_.error(error_code::inconsistent, "parallelism",
                   "replicate " + std::to_string(replicate) + " x shard " + std::to_string(*shard) + " x context " + std::to_string(cp) + " x tensor " +
                       std::to_string(tp) + " x pipeline " + std::to_string(pp) + " != " + std::to_string(*world_) + " GPUs (" + world_key_ +
-                      "); torchtitan/distributed/parallel_dims.py asserts they are equal");
+                      "); torchtitan/distributed/parallel_dims.py asserts they are equal",
+                  {{"reason", "parallel_product_not_gpus"}, {"value", static_cast<double>(replicate * (*shard) * cp * tp * pp)}, {"world_size", static_cast<double>(*world_)}});
     }
     // FSDP shards when data_parallel_shard_degree > 1 or context parallelism is on (fsdp_enabled);
     // otherwise the replicas are DDP (zero stage 0).
@@ -418,7 +420,8 @@ class TorchtitanReader {
       if (local_batch % microbatch != 0) {
         (mb_src ? mb_src->r : &toml_)->error(error_code::inconsistent, mb_src ? mb_src->k : "parallelism.pipeline_parallel_microbatch_size",
                                               "local batch " + std::to_string(local_batch) + " is not a multiple of the microbatch size " +
-                                                  std::to_string(microbatch) + " (pipeline_parallel.py build_pipeline_schedule refuses it)");
+                                                  std::to_string(microbatch) + " (pipeline_parallel.py build_pipeline_schedule refuses it)",
+                                              {{"reason", "local_batch_not_multiple_of_microbatch"}, {"value", static_cast<double>(local_batch)}, {"divisor", static_cast<double>(microbatch)}});
         microbatch = 1;
       }
       microbatches = local_batch / microbatch;
@@ -450,7 +453,8 @@ class TorchtitanReader {
         if (global_batch % per_step != 0)
           global->r->error(error_code::inconsistent, global->k,
                            std::to_string(global_batch) + " is not a multiple of local batch " + std::to_string(local_batch) + " x data-parallel " +
-                               std::to_string(replicate * *shard) + " = " + std::to_string(per_step) + " (torchtitan/train.py asserts it)");
+                               std::to_string(replicate * *shard) + " = " + std::to_string(per_step) + " (torchtitan/train.py asserts it)",
+                           {{"reason", "global_batch_not_multiple"}, {"value", static_cast<double>(global_batch)}, {"divisor", static_cast<double>(per_step)}});
         else accumulation = global_batch / per_step;
       }
     }

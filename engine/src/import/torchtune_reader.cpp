@@ -165,7 +165,8 @@ class TorchtuneReader {
       // _cli/run.py _run_cmd: a recipe without distributed support refuses torchrun options.
       if ((per_node && *per_node > 1) || (nodes && *nodes > 1))
         r_.error(error_code::inconsistent, "--nproc_per_node",
-                 recipe_ + " runs on one device; tune run refuses distributed options for it (torchtune/_cli/run.py)");
+                 recipe_ + " runs on one device; tune run refuses distributed options for it (torchtune/_cli/run.py)",
+                 {{"reason", "single_device_recipe"}, {"recipe", recipe_}});
       read_from_recipe("parallel.world_size", 1, "a single-device recipe");
     } else if (per_node && !count_unresolved) {
       r_.read("parallel.gpus_per_node", *per_node, "--nproc_per_node");
@@ -229,7 +230,8 @@ class TorchtuneReader {
     } else if (k == "enable_activation_offloading") {
       auto b = boolean(r_, k, v);
       if (b && *b && !bool_value(c_.at_path("enable_activation_checkpointing") ? *c_.at_path("enable_activation_checkpointing") : ConfigValue(false)).value_or(false))
-        r_.error(error_code::inconsistent, k, "the recipes refuse activation offloading without enable_activation_checkpointing");
+        r_.error(error_code::inconsistent, k, "the recipes refuse activation offloading without enable_activation_checkpointing",
+                 {{"reason", "offload_needs_checkpointing"}});
       else if (b) r_.read("activation_offload", *b, k);
     } else if (k == "compile") {
       // recipes: compile True compiles the model blocks and the loss (training.compile_loss); a
@@ -247,7 +249,8 @@ class TorchtuneReader {
       auto b = boolean(r_, k, v);
       if (lora_recipe_ || method_ != "full") r_.ignore(k, v, "the LoRA recipes do not read optimizer_in_bwd");
       else if (b && *b && has("gradient_accumulation_steps") && integer_value(*c_.at_path("gradient_accumulation_steps")).value_or(1) > 1)
-        r_.error(error_code::inconsistent, k, "the recipes refuse optimizer_in_bwd with gradient_accumulation_steps > 1");
+        r_.error(error_code::inconsistent, k, "the recipes refuse optimizer_in_bwd with gradient_accumulation_steps > 1",
+                 {{"reason", "optimizer_in_bwd_with_accumulation"}});
       else if (b) r_.read("precision.optimizer_in_backward", *b, k);
     } else if (k == "fsdp_cpu_offload") {
       auto b = boolean(r_, k, v);
@@ -318,9 +321,11 @@ class TorchtuneReader {
 
     method_ = qlora ? "qlora" : lora ? "lora" : "full";
     r_.read("method", method_, method_key);
-    if (lora_recipe_ && !lora) r_.error(error_code::inconsistent, "model._component_", recipe_ + " trains LoRA adapters; " + comp->name + " builds a model without them");
+    if (lora_recipe_ && !lora) r_.error(error_code::inconsistent, "model._component_", recipe_ + " trains LoRA adapters; " + comp->name + " builds a model without them",
+                                          {{"reason", "lora_recipe_full_model"}, {"recipe", recipe_}, {"component", comp->name}});
     if (recipe_known_ && !lora_recipe_ && lora && recipe_.find("finetune") != std::string::npos)
-      r_.error(error_code::inconsistent, "model._component_", recipe_ + " is a full fine-tuning recipe; " + comp->name + " builds a LoRA model");
+      r_.error(error_code::inconsistent, "model._component_", recipe_ + " is a full fine-tuning recipe; " + comp->name + " builds a LoRA model",
+                {{"reason", "full_recipe_lora_model"}, {"recipe", recipe_}, {"component", comp->name}});
     if (qlora) {
       // modules/peft/lora.py LoRALinear(quantize_base=True): torchao to_nf4(weight) with block_size 64
       // and its scalers quantized again in blocks of 256 (torchao dtypes/nf4tensor.py).
@@ -381,7 +386,8 @@ class TorchtuneReader {
     // (models/phi3/_convert_weights.py).
     if (!attn) {
       if (!m.find("lora_attn_modules"))
-        r_.error(error_code::missing_field, "model.lora_attn_modules", "the LoRA builders require lora_attn_modules (" + builders_file + ")");
+        r_.error(error_code::missing_field, "model.lora_attn_modules", "the LoRA builders require lora_attn_modules (" + builders_file + ")",
+                   {{"reason", "lora_attn_modules_required"}});
       return;
     }
     for (const auto& e : *attn) {
@@ -448,7 +454,8 @@ class TorchtuneReader {
       if (name == "packed") {
         auto b = boolean(r_, k, v);
         if (b && *b && !has("tokenizer.max_seq_len"))
-          r_.error(error_code::inconsistent, k, "packing needs tokenizer.max_seq_len (datasets/_packed.py PackedDataset)");
+          r_.error(error_code::inconsistent, k, "packing needs tokenizer.max_seq_len (datasets/_packed.py PackedDataset)",
+                    {{"reason", "packing_needs_max_seq_len"}});
         else if (b)
           r_.ignore(k, v, *b ? "every sample is packed to tokenizer.max_seq_len tokens: the sequence length read from it"
                              : "padded to the batch's longest sample, at most tokenizer.max_seq_len: the estimate takes the longest");
@@ -560,10 +567,14 @@ class TorchtuneReader {
       r_.trainer_default("activation_offload", false, src(recipe, "cfg.get(\"enable_activation_offloading\", False)"));
     if (!has("compile")) r_.trainer_default("compile", false, src(recipe, "cfg.get(\"compile\", False)"));
     if (!has("gradient_accumulation_steps"))
-      r_.error(error_code::missing_field, "gradient_accumulation_steps", "the recipes read cfg.gradient_accumulation_steps, which has no default");
-    if (!has("batch_size")) r_.error(error_code::missing_field, "batch_size", "the recipes read cfg.batch_size, which has no default");
-    if (!has("loss._component_")) r_.error(error_code::missing_field, "loss", "the recipes instantiate cfg.loss, which has no default");
-    if (!has("optimizer._component_")) r_.error(error_code::missing_field, "optimizer", "the recipes instantiate cfg.optimizer, which has no default");
+      r_.error(error_code::missing_field, "gradient_accumulation_steps", "the recipes read cfg.gradient_accumulation_steps, which has no default",
+                 {{"reason", "recipe_key_required"}});
+    if (!has("batch_size")) r_.error(error_code::missing_field, "batch_size", "the recipes read cfg.batch_size, which has no default",
+                                        {{"reason", "recipe_key_required"}});
+    if (!has("loss._component_")) r_.error(error_code::missing_field, "loss", "the recipes instantiate cfg.loss, which has no default",
+                                               {{"reason", "recipe_key_required"}});
+    if (!has("optimizer._component_")) r_.error(error_code::missing_field, "optimizer", "the recipes instantiate cfg.optimizer, which has no default",
+                                                    {{"reason", "recipe_key_required"}});
     // modules/attention.py: torch's scaled_dot_product_attention (flex attention for packed samples).
     r_.trainer_default("attention", "sdpa", src("torchtune/modules/attention_utils.py", "_sdpa_or_flex_attention: SDPA (flex attention only for packed samples)"));
     if (distributed_ && !has("optimizer_in_bwd") && method_ == "full")

@@ -22,10 +22,14 @@ namespace {
 using json_io::json;
 using json_io::ObjectReader;
 
-// Errors inside one file are reported as invalid_catalog with "<file>: <field>".
+// Errors inside one file are reported as invalid_catalog with "<file>: <field>"; its params are the
+// file, the problem's own code and the problem's params.
 void relabel(Errors& into, const Errors& found, const std::string& file) {
-  for (const auto& e : found)
-    into.push_back({error_code::invalid_catalog, file + ": " + e.field, file + ": " + e.message});
+  for (const auto& e : found) {
+    Params params{{"file", file}, {"problem", e.code}};
+    params.values.insert(params.values.end(), e.params.values.begin(), e.params.values.end());
+    into.push_back({error_code::invalid_catalog, file + ": " + e.field, file + ": " + e.message, std::move(params)});
+  }
 }
 
 std::string base_name(const std::string& path) {
@@ -43,10 +47,10 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
   m.hf_id = r.string("hf_id").value_or("");
   r.string("config_note");
   if (m.id != base_name(file))
-    errors.push_back({error_code::inconsistent, "id", "id \"" + m.id + "\" must equal the file name"});
+    errors.push_back({error_code::inconsistent, "id", "id \"" + m.id + "\" must equal the file name", {{"reason", "id_not_file_name"}}});
   const json* cfg = r.get("hf_config");
   if (!cfg) {
-    errors.push_back({error_code::missing_field, "hf_config", "hf_config is missing"});
+    errors.push_back({error_code::missing_field, "hf_config", "hf_config is missing", {{"reason", "catalog_key_missing"}}});
   } else {
     m.hf_config_json = cfg->dump();
     if (auto a = json_io::import_hf_config(*cfg, "hf_config", errors)) m.architecture = *a;
@@ -54,7 +58,7 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
   if (const json* pub = r.get("published_parameters")) {
     ObjectReader p(*pub, "published_parameters", errors);
     auto total = p.integer("total", 1, 1e15);
-    if (!total) errors.push_back({error_code::missing_field, "published_parameters.total", "published_parameters.total is missing"});
+    if (!total) errors.push_back({error_code::missing_field, "published_parameters.total", "published_parameters.total is missing", {{"reason", "catalog_key_missing"}}});
     m.published_total = total.value_or(0);
     m.published_exact = p.boolean("exact").value_or(false);
     m.published_scope = p.string("scope").value_or("");
@@ -65,13 +69,13 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
       ObjectReader t(*text, "published_parameters.text_model", errors);
       m.published_text_total = t.integer("total", 1, 1e15);
       if (!m.published_text_total)
-        errors.push_back({error_code::missing_field, "published_parameters.text_model.total", "published_parameters.text_model.total is missing"});
+        errors.push_back({error_code::missing_field, "published_parameters.text_model.total", "published_parameters.text_model.total is missing", {{"reason", "catalog_key_missing"}}});
       m.published_text_scope = t.string("scope").value_or("");
       t.finish();
     }
     p.finish();
   } else {
-    errors.push_back({error_code::missing_field, "published_parameters", "published_parameters is missing"});
+    errors.push_back({error_code::missing_field, "published_parameters", "published_parameters is missing", {{"reason", "catalog_key_missing"}}});
   }
   if (const json* d = r.get("defaults")) {
     ObjectReader dr(*d, "defaults", errors);
@@ -108,7 +112,7 @@ void read_prices(ObjectReader& r, GpuEntry& g, Errors& errors) {
     offer.read_on = o.string("read_on").value_or("");
     offer.source = o.string("source").value_or("");
     for (const char* key : {"usd_per_gpu_hour", "kind", "provider_type", "provider", "read_on", "source"})
-      if (!o.has(key)) errors.push_back({error_code::missing_field, o.field(key), o.field(key) + " is missing"});
+      if (!o.has(key)) errors.push_back({error_code::missing_field, o.field(key), o.field(key) + " is missing", {{"reason", "catalog_key_missing"}}});
     o.finish();
     g.prices.push_back(offer);
   }
@@ -121,7 +125,7 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
   g.raw_json = doc.dump();
   g.spec.id = r.string("id").value_or("");
   if (g.spec.id != base_name(file))
-    errors.push_back({error_code::inconsistent, "id", "id \"" + g.spec.id + "\" must equal the file name"});
+    errors.push_back({error_code::inconsistent, "id", "id \"" + g.spec.id + "\" must equal the file name", {{"reason", "id_not_file_name"}}});
   g.spec.display_name = r.string("display_name").value_or(g.spec.id);
   g.vendor = r.string("vendor").value_or("");
   g.kind = r.choice<std::string>("kind", {{"gpu", "gpu"}, {"hpu", "hpu"}, {"tpu", "tpu"}}).value_or("gpu");
@@ -131,12 +135,12 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
     m.number("value", 0, 1e6, true);
     m.choice<std::string>("unit", {{"GB", "GB"}, {"GiB", "GiB"}});
     auto bytes = m.integer("bytes", 1, 1e15);
-    if (!bytes) errors.push_back({error_code::missing_field, "memory.bytes", "memory.bytes (a positive integer) is missing"});
+    if (!bytes) errors.push_back({error_code::missing_field, "memory.bytes", "memory.bytes (a positive integer) is missing", {{"reason", "catalog_key_missing"}}});
     g.spec.memory_bytes = bytes.value_or(0);
     m.string("note");
     m.finish();
   } else {
-    errors.push_back({error_code::missing_field, "memory", "memory is missing"});
+    errors.push_back({error_code::missing_field, "memory", "memory is missing", {{"reason", "catalog_key_missing"}}});
   }
   g.spec.device_total_bytes = r.integer("device_total_bytes", 1, 1e15);
   r.string("device_total_source");
@@ -240,7 +244,7 @@ Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& fi
     Errors found;
     const json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded()) {
-      c.errors.push_back({error_code::invalid_catalog, path, path + ": not valid JSON"});
+      c.errors.push_back({error_code::invalid_catalog, path, path + ": not valid JSON", {{"file", path}, {"problem", error_code::invalid_json}}});
       continue;
     }
     const bool is_model = path.find("models/") != std::string::npos;

@@ -50,7 +50,8 @@ void parse_model_spec(const json& model, const std::string& path, ModelSpec& out
   const int given = int(m.has("preset")) + int(m.has("hf_config")) + int(m.has("num_parameters"));
   if (given != 1) {
     errors.push_back({given == 0 ? error_code::missing_field : error_code::inconsistent, path,
-                      path + " needs exactly one of preset, hf_config or num_parameters (got " + std::to_string(given) + ")"});
+                      path + " needs exactly one of preset, hf_config or num_parameters (got " + std::to_string(given) + ")",
+                      {{"reason", "one_model_source"}, {"given", static_cast<double>(given)}}});
   }
   if (auto preset = m.string("preset")) {
     if (const ModelPreset* p = builtin_model(*preset)) {
@@ -76,7 +77,8 @@ void parse_model_spec(const json& model, const std::string& path, ModelSpec& out
 void parse_model(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* model = doc.get("model");
   if (!model) {
-    errors.push_back({error_code::missing_field, "model", "model is required: {\"preset\": id}, {\"hf_config\": {...}} or {\"num_parameters\": N}"});
+    errors.push_back({error_code::missing_field, "model", "model is required: {\"preset\": id}, {\"hf_config\": {...}} or {\"num_parameters\": N}",
+                      {{"reason", "model_required"}}});
     return;
   }
   parse_model_spec(*model, "model", s.model, errors);
@@ -91,7 +93,8 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   RlhfSettings rl;
   auto algorithm = r.choice("algorithm", Table<RlhfAlgorithm>{{"dpo", RlhfAlgorithm::dpo}, {"ppo", RlhfAlgorithm::ppo}, {"grpo", RlhfAlgorithm::grpo}});
   if (!algorithm && !r.has("algorithm"))
-    errors.push_back({error_code::missing_field, "rlhf.algorithm", "rlhf.algorithm is required: dpo, ppo or grpo"});
+    errors.push_back({error_code::missing_field, "rlhf.algorithm", "rlhf.algorithm is required: dpo, ppo or grpo",
+                      {{"reason", "rlhf_algorithm_required"}, {"allowed", "dpo, ppo, grpo"}}});
   rl.algorithm = algorithm.value_or(RlhfAlgorithm::dpo);
   if (const json* ref = r.get("reference")) {
     ObjectReader rr(*ref, "rlhf.reference", errors);
@@ -328,14 +331,17 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   g.display_name = "custom";
   auto memory = r.integer("memory_bytes", 1, 1e15);
   if (!memory && !r.has("memory_bytes"))
-    errors.push_back({error_code::missing_field, "gpu.memory_bytes", "gpu.memory_bytes is required for a custom device"});
+    errors.push_back({error_code::missing_field, "gpu.memory_bytes", "gpu.memory_bytes is required for a custom device",
+                      {{"reason", "custom_gpu_memory"}}});
   g.memory_bytes = memory.value_or(0);
   g.usable_bytes = r.integer("usable_bytes", 1, 1e15);
   g.cuda_context_bytes = r.integer("cuda_context_bytes", 0, 1e12);
   if (g.usable_bytes && memory && *g.usable_bytes > *memory)
-    errors.push_back({error_code::inconsistent, "gpu.usable_bytes", "gpu.usable_bytes exceeds gpu.memory_bytes"});
+    errors.push_back({error_code::inconsistent, "gpu.usable_bytes", "gpu.usable_bytes exceeds gpu.memory_bytes",
+                      {{"reason", "usable_above_memory"}}});
   if (g.cuda_context_bytes && memory && *g.cuda_context_bytes >= *memory)
-    errors.push_back({error_code::inconsistent, "gpu.cuda_context_bytes", "gpu.cuda_context_bytes must be below gpu.memory_bytes"});
+    errors.push_back({error_code::inconsistent, "gpu.cuda_context_bytes", "gpu.cuda_context_bytes must be below gpu.memory_bytes",
+                      {{"reason", "context_not_below_memory"}}});
   // Speeds for the time model (a custom device has none unless given).
   GpuPerformance& perf = g.performance;
   perf.bf16_dense_flops_per_s = r.number("bf16_dense_flops_per_s", 0, 1e18, true).value_or(0);
@@ -782,7 +788,8 @@ JsonResult activations_json(std::string_view document) {
     ParsedSetup parsed = parse_estimate_document(document);
     if (parsed.errors.empty() && !parsed.setup.model.architecture)
       parsed.errors.push_back({error_code::missing_field, "model",
-                               "activations need an architecture: give model.preset or model.hf_config"});
+                               "activations need an architecture: give model.preset or model.hf_config",
+                               {{"reason", "activations_need_architecture"}}});
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
     const TrainingSetup& s = parsed.setup;
     const Architecture& a = *s.model.architecture;
@@ -853,7 +860,8 @@ JsonResult catalog_json(std::string_view which) {
     if (!(which.empty() || which == "models" || which == "gpus"))
       return {error_document({{error_code::unknown_value, "catalog", "catalog must be \"models\" or \"gpus\""}}), false};
     out["errors"] = json::array();
-    for (const auto& e : c.errors) out["errors"].push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
+    for (const auto& e : c.errors)
+      out["errors"].push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}, {"params", json_io::params_json(e.params)}});
     return {out.dump(2), c.errors.empty()};
   } catch (const std::exception& ex) {
     return {error_document({{error_code::internal, "catalog", std::string("internal error: ") + ex.what()}}), false};

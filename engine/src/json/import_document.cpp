@@ -156,7 +156,8 @@ JsonResult import_json(std::string_view request) {
     std::vector<ConfigFile> files;
     const json* list = r.get("files");
     if (!list || !list->is_array() || list->empty()) {
-      errors.push_back({error_code::missing_field, "files", "files must be a non-empty list of {\"name\", \"text\" | \"content\"}"});
+      errors.push_back({error_code::missing_field, "files", "files must be a non-empty list of {\"name\", \"text\" | \"content\"}",
+                        {{"reason", "files_required"}}});
     } else {
       for (std::size_t i = 0; i < list->size(); ++i) {
         json_io::ObjectReader f((*list)[i], "files[" + std::to_string(i) + "]", errors);
@@ -174,7 +175,7 @@ JsonResult import_json(std::string_view request) {
         } else if (content) {
           file.content = from_json(*content);
         } else {
-          errors.push_back({error_code::missing_field, f.field("text"), f.path() + " needs \"text\" or \"content\""});
+          errors.push_back({error_code::missing_field, f.field("text"), f.path() + " needs \"text\" or \"content\"", {{"reason", "file_text_required"}}});
           continue;
         }
         f.finish();

@@ -15,7 +15,10 @@ std::string message_codes_json() {
     nlohmann::json params = nlohmann::json::array();
     std::istringstream keys(c.params);
     for (std::string key; keys >> key;) params.push_back(key);
-    codes.push_back({{"code", c.code}, {"kind", c.kind == MessageKind::error ? "error" : "warning"}, {"params", params}});
+    nlohmann::json reasons = nlohmann::json::array();
+    std::istringstream names(c.reasons);
+    for (std::string name; names >> name;) reasons.push_back(name);
+    codes.push_back({{"code", c.code}, {"kind", c.kind == MessageKind::error ? "error" : "warning"}, {"params", params}, {"reasons", reasons}});
   }
   return nlohmann::json{{"codes", codes}}.dump(2);
 }

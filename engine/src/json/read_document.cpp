@@ -43,12 +43,14 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
   // The parser stops reading at a NUL byte and would take what came before it as the document.
   if (const std::size_t nul = document.find('\0'); nul != std::string_view::npos) {
     errors.push_back({error_code::invalid_json, at,
-                      what + " contains a NUL byte at byte offset " + std::to_string(nul) + " (JSON text has none)"});
+                      what + " contains a NUL byte at byte offset " + std::to_string(nul) + " (JSON text has none)",
+                      {{"reason", "nul_byte"}, {"offset", static_cast<double>(nul)}}});
     return std::nullopt;
   }
   if (nesting_depth(document) > kMaxNestingDepth) {
     errors.push_back({error_code::invalid_json, at,
-                      what + " nests arrays/objects deeper than " + std::to_string(kMaxNestingDepth) + " levels"});
+                      what + " nests arrays/objects deeper than " + std::to_string(kMaxNestingDepth) + " levels",
+                      {{"reason", "too_deep"}, {"limit", static_cast<double>(kMaxNestingDepth)}}});
     return std::nullopt;
   }
   // JSON leaves duplicate keys to the reader; most keep the last one silently. Here each one is an
@@ -85,7 +87,8 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
   } catch (const json::parse_error& e) {
     syntax_byte = e.byte;
   } catch (const json::exception&) {  // a number beyond the range of a double
-    errors.push_back({error_code::invalid_json, at, what + " is not valid JSON (a number out of range)"});
+    errors.push_back({error_code::invalid_json, at, what + " is not valid JSON (a number out of range)",
+                      {{"reason", "number_out_of_range"}}});
     return std::nullopt;
   }
   // Python's NaN/Infinity tokens (a config.json saved by transformers): read once more with each
@@ -114,7 +117,8 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
     const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
     errors.push_back({error_code::invalid_json, at,
                       what + " is not valid JSON (syntax error at line " + std::to_string(line) + ", column " +
-                          std::to_string(offset - line_start + 1) + ", byte offset " + std::to_string(offset) + ")"});
+                          std::to_string(offset - line_start + 1) + ", byte offset " + std::to_string(offset) + ")",
+                      {{"reason", "syntax"}, {"line", static_cast<double>(line)}, {"column", static_cast<double>(offset - line_start + 1)}, {"offset", static_cast<double>(offset)}}});
     return std::nullopt;
   }
   for (const auto& path : duplicates) {

@@ -54,7 +54,8 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
         Measurement point;
         auto bytes = m.number("measured_bytes", 0, 1e15, true);
         if (!bytes && !m.has("measured_bytes"))
-          errors.push_back({error_code::missing_field, m.field("measured_bytes"), m.field("measured_bytes") + " is required"});
+          errors.push_back({error_code::missing_field, m.field("measured_bytes"), m.field("measured_bytes") + " is required",
+                             {{"reason", "measured_bytes_required"}}});
         point.bytes = bytes.value_or(0);
         point.micro_batch_size = m.integer("micro_batch_size", 1, 1e6).value_or(s.batch.micro_batch_size);
         point.seq_length = m.integer("seq_length", 1, 1e8).value_or(s.batch.seq_length.value_or(4096));
@@ -76,10 +77,12 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
         const Measurement& a = q.options.calibration[0];
         const Measurement& b = q.options.calibration[1];
         if (a.measure != b.measure)
-          errors.push_back({error_code::inconsistent, "solve.calibration.1.measure", "both calibration points need the same measure"});
+          errors.push_back({error_code::inconsistent, "solve.calibration.1.measure", "both calibration points need the same measure",
+                            {{"reason", "calibration_measures_differ"}}});
         if (a.micro_batch_size * a.seq_length == b.micro_batch_size * b.seq_length)
           errors.push_back({error_code::inconsistent, "solve.calibration.1",
-                            "the two calibration points need different token counts (micro_batch_size x seq_length)"});
+                            "the two calibration points need different token counts (micro_batch_size x seq_length)",
+                            {{"reason", "calibration_same_tokens"}}});
       }
     }
   }
@@ -184,9 +187,10 @@ JsonResult solve_json(std::string_view document) {
     TrainingSetup s = json_io::read_setup(*doc, errors);
     if (errors.empty()) errors = validate(s);
     if (errors.empty() && !s.gpu)
-      errors.push_back({error_code::missing_field, "gpu", "solve needs a gpu: a catalog id or {\"memory_bytes\": ...}"});
+      errors.push_back({error_code::missing_field, "gpu", "solve needs a gpu: a catalog id or {\"memory_bytes\": ...}",
+                        {{"reason", "solve_needs_gpu"}}});
     if (errors.empty() && s.rlhf)
-      errors.push_back({error_code::unsupported, "rlhf", "solve prices single-model runs; remove rlhf"});
+      errors.push_back({error_code::unsupported, "rlhf", "solve prices single-model runs; remove rlhf", {{"reason", "solve_rlhf"}}});
     const SolveRequest q = read_solve(solve_block, s, errors);
     if (!errors.empty()) return {error_document(errors), false};
     const SolveResult r = solve(s, q.options, builtin_gpus());
