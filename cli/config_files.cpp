@@ -79,12 +79,21 @@ ConfigValue yaml_float(const std::string& text) {
   return sign * std::stod(v);
 }
 
+// Where a parser stopped in a file, as the params of its error (message_codes.hpp): the page words
+// the error from them; `key` names a repeated key.
+Params position(const std::string& file, int line, int column, const std::string& key = "") {
+  Params p{{"file", file}, {"line", static_cast<double>(line)}, {"column", static_cast<double>(column)}};
+  if (!key.empty()) p.values.emplace_back("key", key);
+  return p;
+}
+
 struct Builder {
   std::size_t values = 0;
   std::size_t text_bytes = 0;
   std::string error;
   const char* failure_code = error_code::invalid_yaml;
   int error_line = 0, error_column = 0;
+  std::string duplicate;  // the repeated key, for duplicate_key
 
   std::optional<ConfigValue> build(const YAML::Node& node, int depth) {
     if (depth > kMaxDepth) return fail(node, "nests deeper than " + std::to_string(kMaxDepth) + " levels");
@@ -136,7 +145,7 @@ struct Builder {
           // PyYAML keeps the last of a repeated key silently; here it is an error naming the key, as
           // in every other input (docs/api.md "Limits").
           if (!own.insert(key).second)
-            return fail(kv.first, "the key \"" + excerpt(key, 64) + "\" appears more than once in its mapping", error_code::duplicate_key);
+            return fail(kv.first, "the key \"" + excerpt(key, 64) + "\" appears more than once in its mapping", error_code::duplicate_key, key);
           auto v = build(kv.second, depth + 1);
           if (!v) return std::nullopt;
           o.set(key, std::move(*v));
@@ -147,9 +156,11 @@ struct Builder {
     return ConfigValue(nullptr);
   }
 
-  std::optional<ConfigValue> fail(const YAML::Node& at, const std::string& message, const char* code = error_code::invalid_yaml) {
+  std::optional<ConfigValue> fail(const YAML::Node& at, const std::string& message, const char* code = error_code::invalid_yaml,
+                                  const std::string& key = "") {
     if (error.empty()) {
       error = message;
+      duplicate = excerpt(key, 64);
       failure_code = code;
       error_line = at.Mark().line + 1;
       error_column = at.Mark().column + 1;
@@ -261,7 +272,8 @@ std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string
     auto v = b.build(root, 0);
     if (!v) {
       errors.push_back({b.failure_code, name,
-                        name + ":" + std::to_string(b.error_line) + ":" + std::to_string(b.error_column) + ": " + b.error});
+                        name + ":" + std::to_string(b.error_line) + ":" + std::to_string(b.error_column) + ": " + b.error,
+                        position(name, b.error_line, b.error_column, b.duplicate)});
       return std::nullopt;
     }
     return v;
@@ -270,14 +282,16 @@ std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string
     // beyond kMaxDepth; the page words npm yaml's stack overflow the same way.
     errors.push_back({error_code::invalid_yaml, name,
                       name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": nests deeper than " +
-                          std::to_string(kMaxDepth) + " levels (the parser stops here)"});
+                          std::to_string(kMaxDepth) + " levels (the parser stops here)",
+                      position(name, e.mark.line + 1, e.mark.column + 1)});
     return std::nullopt;
   } catch (const YAML::Exception& e) {
     // yaml-cpp and the page's npm yaml stop on the same line but point at different characters of
     // it: both name the line's first character that is not a blank (docs/import.md).
     const int line = e.mark.line + 1;
     errors.push_back({error_code::invalid_yaml, name,
-                      name + ":" + std::to_string(line) + ":" + std::to_string(first_non_blank_column(text, line)) + ": " + e.msg});
+                      name + ":" + std::to_string(line) + ":" + std::to_string(first_non_blank_column(text, line)) + ": " + e.msg,
+                      position(name, line, first_non_blank_column(text, line))});
     return std::nullopt;
   }
 }
@@ -289,7 +303,8 @@ std::optional<ConfigValue> parse_toml(const std::string& text, const std::string
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     errors.push_back({error_code::invalid_toml, name,
-                      name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " + std::string(e.description())});
+                      name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " + std::string(e.description()),
+                      position(name, static_cast<int>(where.line), static_cast<int>(where.column))});
     return std::nullopt;
   }
 }
