@@ -1,7 +1,10 @@
 // The page in Simplified Chinese words the engine's errors and warnings in Chinese (web/src/messages.js,
-// from each code's params), on the form, next to the control, in a link's problems and in the
-// warnings list: no English sentence is left, and each message keeps its code in data-code.
-const { test, expect, cli } = require('./fixtures');
+// from each code's params), on the form, next to the control, in a link's problems, in the
+// warnings list and in the import panel (its parse errors, the engine's errors and the notes):
+// no English sentence is left, and each message keeps its code in data-code.
+const fs = require('fs');
+const path = require('path');
+const { test, expect, cli, ROOT } = require('./fixtures');
 const Url = require('../web/src/link-codec.js');
 
 // Three English words in a row: a sentence left untranslated. Field names, model ids, GPU names
@@ -79,4 +82,66 @@ test('warnings are worded in Chinese with their values, each keeping its code', 
   await expect(page.locator('#warnings li[data-code="global_batch_does_not_set_memory"]'))
     .toContainText('（' + expected.global_batch_size.toLocaleString('en-US') + '）');
   await expectChinese(items.locator('.message'));
+});
+
+test("an error of a check with a reason is worded per check in Chinese; in English, the engine's own message", async ({ app, page }) => {
+  // LoRA on a bare parameter count: missing_field, worded from its params.reason (web/src/message-reasons.js).
+  const doc = { model: { num_parameters: 7000000000 }, method: 'lora' };
+  const expected = cli(doc);
+  expect(expected.errors.map((e) => [e.code, e.params.reason])).toEqual([['missing_field', 'method_needs_architecture']]);
+  await app.open('http', Url.encode(doc));
+  const error = page.locator('#errors li');
+  await expect(error).toHaveCount(1);
+  await expect(error).toHaveAttribute('data-code', 'missing_field');
+  await expect(error).toContainText('method 为“lora”“qlora”或“freeze”时需要模型结构：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters');
+  await expectChinese(error.locator('.message'));
+  await page.getByTestId('lang').selectOption('en');
+  await app.settled();
+  await expect(error).toContainText(expected.error.message);
+});
+
+test("the import's errors read in Chinese: parser errors, a model the catalog lacks, a check of the import", async ({ app, page }) => {
+  await app.open();
+  await page.locator('#import > summary').click();
+  const errors = page.locator('#import-errors li');
+  /** Pastes a text, imports it, and expects every error in Chinese. */
+  async function importText(text, code, words) {
+    await page.getByTestId('import-text').fill(text);
+    await page.getByTestId('import-run').click();
+    await expect(page.locator(`#import-errors li[data-code="${code}"]`)).toContainText(words);
+    await expectChinese(errors);
+  }
+  // YAML (npm yaml) and TOML (smol-toml), parsed on the page: the position, in Chinese.
+  await importText('per_device_train_batch_size: 2\nlora_target_modules: [q_proj, v_proj\n', 'invalid_yaml', 'pasted.yaml 第 3 行第 1 列：不是有效的 YAML');
+  await importText('a: 1\na: 2\n', 'duplicate_key', 'pasted.yaml 第 2 行第 1 列：键“a”在同一映射中出现了不止一次');
+  await importText('[training]\nlocal_batch_size = = 8\n', 'invalid_toml', '不是有效的 TOML');
+  // The engine's import: an axolotl QLoRA config without 4-bit loading (axolotl quantizes only then).
+  await importText('base_model: meta-llama/Llama-3.1-8B\nadapter: qlora\nmicro_batch_size: 2\n', 'inconsistent', 'qlora 需要 load_in_4bit: true');
+  // A command line naming a model the catalog lacks (tests/fixtures/configs/trl/trl_dpo_lora.sh).
+  const trl = fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'configs', 'trl', 'trl_dpo_lora.sh'), 'utf8');
+  await importText(trl, 'model_config_needed', '“Qwen/Qwen2-0.5B-Instruct”不在模型目录中');
+});
+
+test("the import's notes read in Chinese: a worded reason, or the key alone with the engine's reason as its tooltip", async ({ app, page }) => {
+  await app.open();
+  await page.locator('#import > summary').click();
+  // An axolotl QLoRA config under FSDP: keys ignored, not modelled and unresolved, each with the engine's reason.
+  const yaml = fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'configs', 'axolotl', 'qwen3_qlora_fsdp.yaml'), 'utf8');
+  await page.getByTestId('import-text').fill(yaml);
+  await page.getByTestId('import-run').click();
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const notes = page.locator('#import-unmodelled li, #import-unresolved li, #import-ignored li');
+  expect(await notes.count()).toBeGreaterThan(0);
+  for (const text of await notes.allTextContents()) expect(text).not.toMatch(ENGLISH_SENTENCE);
+  // Each note either words its reason in Chinese or keeps the engine's in its tooltip; most are worded.
+  let worded = 0;
+  for (const note of await notes.all()) {
+    if (/[\u4e00-\u9fff]/.test(await note.textContent())) worded++;
+    else expect(await note.getAttribute('title')).toBeTruthy();
+  }
+  expect(worded).toBeGreaterThan((await notes.count()) / 2);
+  // In English, the engine's reasons as written.
+  await page.getByTestId('lang').selectOption('en');
+  await app.settled();
+  await expect(notes.first()).toContainText(': ');
 });

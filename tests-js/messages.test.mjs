@@ -4,10 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { WORDINGS, messageText } from '../web/src/messages.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import { WORDINGS, messageText, reasonWording } from '../web/src/messages.js';
+import { REASON_WORDINGS } from '../web/src/message-reasons.js';
+import { importFile } from '../web/src/config-files.js';
+import { EXACT_ZH, noteReasonZh } from '../web/src/import-note-reasons.js';
 
 const cli = new URL('../build-native/trainmem', import.meta.url).pathname;
-/** @type {{code: string, kind: 'error' | 'warning', params: string[]}[]} */
+/** @type {{code: string, kind: 'error' | 'warning', params: string[], reasons: string[]}[]} */
 const registry = JSON.parse(execFileSync(cli, ['codes']).toString()).codes;
 
 // Three English words in a row: a sentence left untranslated. Field names (batch.seq_length),
@@ -25,7 +29,28 @@ const SAMPLE = {
   global_batch_size: 64, min_8bit_size: 4096, gpu: 'NVIDIA V100 SXM2 32GB', field: 'model.hf_config.audio_config',
   height: 448, width: 448, reason: 'no_architecture',
   framework: 'NeMo', file: 'train.yaml', evidence: 'exp_manager:', origin: 'run.sh:--max_length $SEQ',
+  reason: 'no_architecture', given: 2, offset: 17, line: 3, column: 7, chunks: 8, sum: 30, layers: 32, intermediate_size: 5120,
+  zero_stage: 2, recipe: 'lora_finetune_single_device', component: 'torchtune.models.llama3_1.llama3_1_8b', dtype: 'bf16',
+  first: 'train.yaml:micro_batch_size', first_value: '2', second: 'ds_config.json:train_micro_batch_size_per_gpu', second_value: '4',
+  product: 64, key: 'learning_rate', problem: 'missing_field',
 };
+
+/**
+ * The sample params of a registered code, with `reason` set to one of its reasons.
+ * @param {{params: string[]}} c
+ * @param {string} [reason]
+ */
+function sampleParams(c, reason) {
+  /** @type {Record<string, unknown>} */
+  const params = {};
+  for (const key of c.params) {
+    assert.ok(key in SAMPLE, 'a sample value for ' + JSON.stringify(c) + '.' + key);
+    params[key] = SAMPLE[key];
+  }
+  if (reason) params.reason = reason;
+  else delete params.reason;
+  return params;
+}
 
 test('the registry lists the error and warning codes', () => {
   assert.ok(registry.filter((c) => c.kind === 'error').length >= 24);
@@ -41,12 +66,7 @@ test('the page words every registered code in English and Chinese, and no code t
 
 test('each wording is built from its params: no placeholder, undefined or English sentence in Chinese', () => {
   for (const c of registry) {
-    /** @type {Record<string, unknown>} */
-    const params = {};
-    for (const key of c.params) {
-      assert.ok(key in SAMPLE, 'a sample value for ' + c.code + '.' + key);
-      params[key] = SAMPLE[key];
-    }
+    const params = sampleParams(c, c.code === 'time_unavailable' ? 'no_architecture' : undefined);
     // With every listed param, and (an error's params are optional) with none.
     for (const p of c.kind === 'error' ? [params, {}] : [params]) {
       const m = { code: c.code, field: 'batch.micro_batch_size', message: '', params: p };
@@ -61,6 +81,95 @@ test('each wording is built from its params: no placeholder, undefined or Englis
       assert.match(zh, /[\u4e00-\u9fff]/, c.code + ' in Chinese: ' + zh);
     }
   }
+});
+
+test('each reason of each code is worded from its params in both languages, and the page words no reason the engine lacks', () => {
+  let walked = 0;
+  for (const c of registry) {
+    for (const reason of c.reasons) {
+      const wording = reasonWording(c.code, reason);
+      assert.ok(wording, 'no wording for ' + c.code + ' reason ' + reason);
+      // With every listed param, and with the reason alone (a check attaches its own subset).
+      for (const params of [sampleParams(c, reason), { reason }]) {
+        const m = { code: c.code, field: 'parallel.world_size', message: 'the English message', params };
+        const en = messageText(m, 'en'), zh = messageText(m, 'zh');
+        assert.equal(en, 'the English message');  // English shows the engine's own message
+        // The reason's wording, not the code's generic one.
+        assert.notEqual(zh, WORDINGS[c.code].zh(/** @type {any} */ (ctx(params))), c.code + ' ' + reason);
+        for (const s of [wording.en(/** @type {any} */ (ctx(params))), zh]) {
+          assert.ok(s.length > 0, c.code + ' ' + reason);
+          assert.doesNotMatch(s, /undefined|NaN|\{|\[object/, c.code + ' ' + reason + ': ' + s);
+        }
+        assert.doesNotMatch(zh, ENGLISH_SENTENCE, c.code + ' ' + reason + ': ' + zh);
+        assert.match(zh, /[\u4e00-\u9fff]/, c.code + ' ' + reason + ' in Chinese: ' + zh);
+      }
+      walked++;
+    }
+  }
+  assert.ok(walked >= 60, 'reasons walked: ' + walked);
+  for (const [code, reasons] of Object.entries(REASON_WORDINGS)) {
+    const c = registry.find((r) => r.code === code);
+    assert.ok(c, 'reason wordings for a code the engine lacks: ' + code);
+    assert.deepEqual(Object.keys(reasons).filter((r) => !c.reasons.includes(r)), [], 'wordings of reasons ' + code + ' never has');
+  }
+});
+
+/**
+ * A wording's context for params, as messageText builds it.
+ * @param {Record<string, unknown>} p
+ */
+function ctx(p) {
+  const has = (/** @type {string} */ k) => p[k] !== undefined && p[k] !== null && p[k] !== '';
+  return { p, field: '', has, n: (/** @type {string} */ k) => String(p[k] ?? ''), s: (/** @type {string} */ k) => String(p[k] ?? '') };
+}
+
+test('a catalog file\'s problem is worded as its own code, for every code a catalog check can raise', () => {
+  for (const c of registry.filter((r) => r.kind === 'error' && r.code !== 'invalid_catalog')) {
+    for (const reason of c.reasons.length ? c.reasons : [undefined]) {
+      const params = { ...sampleParams(c, reason), file: 'catalog/models/llama-3.1-8b.json', problem: c.code };
+      const zh = messageText({ code: 'invalid_catalog', field: 'catalog/models/llama-3.1-8b.json: hf_config', message: 'catalog/models/llama-3.1-8b.json: hf_config is missing', params }, 'zh');
+      assert.match(zh, /^目录文件 catalog\/models\/llama-3\.1-8b\.json 有误：/, c.code);
+      assert.doesNotMatch(zh, ENGLISH_SENTENCE, c.code + ': ' + zh);
+    }
+  }
+});
+
+test("the page's YAML and TOML parse errors are worded in Chinese, with the file, line and column", () => {
+  // Each a different parser failure (npm yaml, the PyYAML rules applied after it, smol-toml).
+  const broken = [
+    ['broken.yaml', 'a: 1\nb: [1, 2\nc: 3\n'],
+    ['dup.yaml', 'a: 1\na: 2\n'],
+    ['merge.yaml', 'a: &x 1\nb:\n  <<: *x\n'],
+    ['deep.yaml', '['.repeat(70) + ']'.repeat(70) + '\n'],
+    ['nul.yaml', 'a: 1\u0000\n'],
+    ['broken.toml', '[a]\nb = = 1\n'],
+    ['dup.toml', 'a = 1\na = 2\n'],
+  ];
+  for (const [name, text] of broken) {
+    const r = importFile(name, text);
+    assert.ok('error' in r, name);
+    const e = /** @type {any} */ (r).error;
+    assert.equal(messageText(e, 'en'), e.message, name);  // English: the parser's own words
+    const zh = messageText(e, 'zh');
+    assert.ok(zh.startsWith(name), name + ': ' + zh);
+    assert.match(zh, /[\u4e00-\u9fff]/, name + ': ' + zh);
+    assert.doesNotMatch(zh, ENGLISH_SENTENCE, name + ': ' + zh);
+    if (e.params.line) assert.ok(zh.includes('第 ' + e.params.line + ' 行'), name + ': ' + zh);
+  }
+});
+
+test("the import notes' Chinese reasons are reasons the engine gives", () => {
+  // Each worded reason is written, as a whole string, in one of the import's readers: a reason
+  // reworded in the engine fails here instead of falling back to its tooltip unnoticed.
+  const dir = new URL('../engine/src/import/', import.meta.url).pathname;
+  const sources = readdirSync(dir).map((f) => readFileSync(dir + f, 'utf8')).join('\n');
+  for (const [reason, zh] of Object.entries(EXACT_ZH)) {
+    assert.ok(sources.includes(JSON.stringify(reason)), 'not a reason the engine gives: ' + reason);
+    assert.equal(noteReasonZh(reason), zh);
+    assert.doesNotMatch(zh, ENGLISH_SENTENCE, zh);
+  }
+  assert.equal(noteReasonZh('used with torch_compile only'), '仅在使用 torch_compile 时生效');
+  assert.equal(noteReasonZh('a reason the page has no wording for'), null);
 });
 
 test('numbers keep their values, with thousands separators', () => {
@@ -100,6 +209,14 @@ test("the engine's real errors and warnings read in Chinese without an English s
     { model: { preset: 'llama-3.1-8b' }, gpu: 'h100' },
     { model: { preset: 'llama-3.1-8b' }, parallel: { world_size: 12, tensor_parallel_size: 8 } },
     { model: { preset: 'llama-3.1-8b' }, batch: { micro_batchsize: 2 } },
+    // Checks of the codes with reasons (message-reasons.js).
+    { model: { preset: 'llama-3.1-8b', num_parameters: 8e9 } },
+    { batch: { micro_batch_size: 1 } },
+    { model: { preset: 'llama-3.1-8b' }, gpu: { memory_bytes: 1000000, usable_bytes: 2000000 } },
+    { model: { preset: 'llama-3.1-8b' }, parallel: { world_size: 2, zero_stage: 2, offload_param: 'cpu' } },
+    { model: { preset: 'llama-3.1-8b' }, checkpoint: { save: 'adapter' } },
+    { model: { num_parameters: 7e9 }, method: 'lora' },
+    { model: { preset: 'llama-3.1-8b' }, parallel: { world_size: 2, pipeline_parallel_size: 2, pipeline_layers: [16, 15] } },
   ];
   const seen = new Set();
   for (const doc of bad) {
@@ -107,10 +224,18 @@ test("the engine's real errors and warnings read in Chinese without an English s
     assert.ok(out.error, JSON.stringify(doc));
     for (const e of out.errors) {
       seen.add(e.code);
+      // A code whose checks each name their reason: this one's is worded by the page.
+      const c = registry.find((r) => r.code === e.code);
+      if (c && c.reasons.length && e.code !== 'out_of_range') {
+        assert.ok(reasonWording(e.code, e.params.reason), e.code + ' ' + JSON.stringify(e.params));
+        seen.add(e.code + ' ' + e.params.reason);
+      }
       assert.doesNotMatch(messageText(e, 'zh'), ENGLISH_SENTENCE, e.code + ': ' + messageText(e, 'zh'));
     }
   }
-  for (const code of ['not_divisible', 'unknown_preset', 'out_of_range', 'not_integer', 'unknown_value', 'wrong_type', 'unknown_gpu', 'unknown_field'])
+  for (const code of ['not_divisible', 'unknown_preset', 'out_of_range', 'not_integer', 'unknown_value', 'wrong_type', 'unknown_gpu', 'unknown_field',
+    'inconsistent one_model_source', 'missing_field model_required', 'inconsistent usable_above_memory', 'inconsistent offload_param_needs_zero3',
+    'inconsistent adapter_save_needs_lora', 'missing_field method_needs_architecture', 'inconsistent pipeline_layers_sum'])
     assert.ok(seen.has(code), code);
   const out = estimate({ model: { preset: 'llama-3.1-8b' }, gpu: 'v100-32gb', method: 'qlora', parallel: { world_size: 2, zero_stage: 3 },
     batch: { gradient_accumulation_steps: 4 }, precision: { optimizer: 'paged_adamw_8bit' } });

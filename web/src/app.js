@@ -93,7 +93,7 @@ export class App {
 
   /** Fills the GPU list, reads the link (or the stored state), wires the controls, estimates. */
   async start() {
-    renderCatalogErrors(byId('catalog-errors'), byId('catalog-error-list'), Array.isArray(this.catalog.errors) ? this.catalog.errors : []);
+    this.showCatalogErrors();
     byId('gpu-select').replaceChildren(el('option', { value: '', text: t('model_none') }),
       ...this.catalog.gpus.map((g) => el('option', { value: g.id, text: g.display_name })),
       el('option', { value: '__custom', text: t('custom_gpu') }));
@@ -597,6 +597,11 @@ export class App {
 
   // ---- preferences: units, language, theme ----
 
+  /** The catalog entries the engine rejected at load, in the page's language. */
+  showCatalogErrors() {
+    renderCatalogErrors(byId('catalog-errors'), byId('catalog-error-list'), Array.isArray(this.catalog.errors) ? this.catalog.errors : []);
+  }
+
   applyPrefs() {
     applyPreferences(this.store);
     this.colors = null;
@@ -606,6 +611,7 @@ export class App {
   onPrefs() {
     this.store.unit = byId('unit').value === 'GB' ? 'GB' : 'GiB';
     this.applyPrefs();
+    this.showCatalogErrors();
     this.importer.render();
     this.writeControls();
     this.pickers.fill(byId('model-select'), this.pickers.filtered());

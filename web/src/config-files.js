@@ -11,7 +11,11 @@ import { parseDocument, isAlias, isMap, isScalar, isSeq, Scalar, stringify } fro
 import { parse as parseToml, TomlError } from 'smol-toml';
 
 /** @typedef {{name: string, content: unknown} | {name: string, text: string}} ImportFile  one entry of the import request's `files` */
-/** @typedef {{code: string, field: string, message: string}} FileProblem  as the engine's errors: field is the file's name */
+/**
+ * As the engine's errors: field is the file's name; params the file and where the parser stopped
+ * (the page words the problem in its language from them, as the CLI's own, cli/config_files.cpp).
+ * @typedef {{code: string, field: string, message: string, params: Record<string, string | number>}} FileProblem
+ */
 
 // The CLI's bounds (cli/config_files.cpp): nesting depth, values built, and text bytes, so that
 // aliases repeating a subtree ("billion laughs") cannot blow up.
@@ -98,11 +102,13 @@ class YamlProblem extends Error {
    * @param {string} message
    * @param {[number, number] | undefined} range  character offsets of the node
    * @param {string} [code]
+   * @param {string} [key]  the repeated key, for duplicate_key
    */
-  constructor(message, range, code = 'invalid_yaml') {
+  constructor(message, range, code = 'invalid_yaml', key = '') {
     super(message);
     this.offset = range ? range[0] : 0;
     this.code = code;
+    this.key = key;
   }
 }
 
@@ -204,7 +210,7 @@ class YamlBuilder {
         // Keys are text as written (JSON keys are text either way).
         const key = keyNode === null || keyNode.value === null || keyNode.value === undefined ? '' : String(keyNode.value);
         this.countText(key, k);
-        if (own.has(key)) throw new YamlProblem(`the key "${key.slice(0, 64)}" appears more than once in its mapping`, k && k.range, 'duplicate_key');
+        if (own.has(key)) throw new YamlProblem(`the key "${key.slice(0, 64)}" appears more than once in its mapping`, k && k.range, 'duplicate_key', key.slice(0, 64));
         own.add(key);
         Object.defineProperty(out, key, { value: this.build(pair.value, depth + 1), enumerable: true, writable: true, configurable: true });
       }
@@ -232,14 +238,17 @@ export function parseYaml(text, name) {
     // nesting it is, as the CLI words yaml-cpp's recursion guard.
     const message = /call stack/i.test(e.message) ? `nests deeper than ${MAX_DEPTH} levels (the parser stops here)`
       : e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    return { error: { code: 'invalid_yaml', field: name, message: `${name}:${where.line}:${where.col}: ${message}` } };
+    return { error: { code: 'invalid_yaml', field: name, message: `${name}:${where.line}:${where.col}: ${message}`, params: { file: name, line: where.line, column: where.col } } };
   }
   try {
     return { content: new YamlBuilder(doc).build(doc.contents, 0) };
   } catch (e) {
     if (!(e instanceof YamlProblem)) throw e;
     const where = lineColumn(text, e.offset);
-    return { error: { code: e.code, field: name, message: `${name}:${where.line}:${where.col}: ${e.message}` } };
+    /** @type {Record<string, string | number>} */
+    const params = { file: name, line: where.line, column: where.col };
+    if (e.key) params.key = e.key;
+    return { error: { code: e.code, field: name, message: `${name}:${where.line}:${where.col}: ${e.message}`, params } };
   }
 }
 
@@ -277,7 +286,7 @@ export function parseTomlFile(text, name) {
   } catch (e) {
     if (!(e instanceof TomlError)) throw e;
     const message = e.message.split('\n')[0].replace(/^Invalid TOML document: /, '');
-    return { error: { code: 'invalid_toml', field: name, message: `${name}:${e.line}:${e.column}: ${message}` } };
+    return { error: { code: 'invalid_toml', field: name, message: `${name}:${e.line}:${e.column}: ${message}`, params: { file: name, line: e.line, column: e.column } } };
   }
 }
 
@@ -296,7 +305,7 @@ export const isToml = (name) => name.endsWith('.toml');
 export function importFile(name, text) {
   const nul = text.indexOf('\0');
   if ((isYaml(name) || isToml(name)) && nul >= 0) {
-    return { error: { code: isYaml(name) ? 'invalid_yaml' : 'invalid_toml', field: name, message: `${name} contains a NUL byte at character ${nul} (a text file has none)` } };
+    return { error: { code: isYaml(name) ? 'invalid_yaml' : 'invalid_toml', field: name, message: `${name} contains a NUL byte at character ${nul} (a text file has none)`, params: { file: name } } };
   }
   const parsed = isYaml(name) ? parseYaml(text, name) : isToml(name) ? parseTomlFile(text, name) : null;
   if (parsed === null) return { file: { name, text } };

@@ -4,17 +4,18 @@
 // handed to the controller, which puts the document into the form, and shown as a table: each
 // field, its value and where it came from. The page renders what the engine returns: which key
 // means what, and every default, is the engine's.
-import { t } from './i18n.js';
+import { t, language } from './i18n.js';
 import { el, byId } from './dom.js';
 import { getPath } from './doc-paths.js';
 import { MAX_JSON_BYTES } from './link-codec.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
 import { messageText } from './messages.js';
+import { noteReasonZh } from './import-note-reasons.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
 /** @typedef {import('./config-files.js').ImportFile} ImportFile */
-/** @typedef {{code: string, field?: string, message: string}} EngineError */
+/** @typedef {{code: string, field?: string, message: string, params?: Record<string, unknown>}} EngineError */
 /** @typedef {{key: string, reason: string, value: unknown}} ImportNote */
 /** @typedef {{document: Doc, provenance: Record<string, string>, ignored: ImportNote[], unmodelled: ImportNote[], unresolved: ImportNote[], formats: Record<string, string>}} ImportAnswer */
 /** @typedef {{replaced: string[], kept: [string, unknown][], keptInputs: [string, unknown][]}} Applied  the form's inputs the import changed ("path: before → after"), the model and GPU it kept (no file gives them), and the inputs kept where the import had only the engine's default */
@@ -99,9 +100,17 @@ function valueText(v) {
   return String(v);
 }
 
-/** @param {ImportNote} n */
-const noteItem = (n) => el('li', {}, [el('code', { text: n.key }),
-  document.createTextNode((n.value === null || n.value === undefined ? '' : ' = ' + JSON.stringify(n.value)) + ': ' + n.reason)]);
+/**
+ * A note in the page's language: in Chinese, its reason when the page words it (import-note-reasons.js),
+ * otherwise the key and value alone, the engine's English reason as the tooltip.
+ * @param {ImportNote} n
+ */
+function noteItem(n) {
+  const value = n.value === null || n.value === undefined ? '' : ' = ' + JSON.stringify(n.value);
+  if (language() !== 'zh') return el('li', {}, [el('code', { text: n.key }), document.createTextNode(value + ': ' + n.reason)]);
+  const zh = noteReasonZh(n.reason);
+  return el('li', zh === null ? { title: n.reason } : {}, [el('code', { text: n.key }), document.createTextNode(value + (zh === null ? '' : '：' + zh))]);
+}
 
 /**
  * Whether a field the import leaves to the engine's default keeps the form's value: every field but
@@ -127,7 +136,8 @@ export function keptFromForm(field) {
 function unbuiltModel(answer) {
   if (answer.document.model !== undefined) return null;
   const note = answer.unresolved.find((n) => n.key.endsWith(':(architecture)'));
-  return note ? { code: 'model_config_needed', field: note.key, message: note.reason } : null;
+  // params: the engine's problem (the note's reason is its English wording): messages.js words it.
+  return note ? { code: 'model_config_needed', field: note.key, message: note.reason, params: {} } : null;
 }
 
 export class ImportPanel {

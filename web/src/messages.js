@@ -8,6 +8,7 @@
 // code has both wordings.
 import { STRINGS, language } from './i18n.js';
 import { formatCount } from './format.js';
+import { REASON_WORDINGS } from './message-reasons.js';
 
 /** @typedef {{code: string, field?: string, message?: string, params?: Record<string, unknown>}} EngineMessage */
 
@@ -51,7 +52,10 @@ const didYouMean = {
 export const WORDINGS = {
   // ---- errors: documents and fields ----
   invalid_json: { en: () => 'not valid JSON', zh: () => '不是有效的 JSON（请检查语法）' },
-  duplicate_key: { en: () => 'appears more than once in its object', zh: () => '在同一对象中出现了不止一次' },
+  duplicate_key: {
+    en: (c) => (c.has('key') ? position(c, 'en') + 'the key "' + c.s('key') + '" appears more than once in its mapping' : 'appears more than once in its object'),
+    zh: (c) => (c.has('key') ? position(c, 'zh') + '键“' + c.s('key') + '”在同一映射中出现了不止一次' : '在同一对象中出现了不止一次'),
+  },
   document_too_large: {
     en: (c) => (!c.has('limit') ? 'is too large' : c.has('bytes') ? 'is ' + c.n('bytes') + ' bytes; the limit is ' + c.n('limit') + ' bytes'
       : 'is larger than the limit of ' + c.n('limit') + ' bytes'),
@@ -102,7 +106,10 @@ export const WORDINGS = {
     zh: (c) => '此 model_type 在这里没有对应的模型结构' + (c.has('model_type') ? '：“' + c.s('model_type') + '”' : '') + (c.has('suggestion') ? '（最接近的是“' + c.s('suggestion') + '”）' : ''),
   },
   unsupported: { en: () => 'this setup is not supported', zh: () => '不支持此设置' },
-  invalid_catalog: { en: () => 'an invalid catalog entry', zh: () => '目录条目无效' },
+  invalid_catalog: {
+    en: (c) => (c.has('file') ? 'the catalog file ' + c.s('file') + ' is invalid' : 'an invalid catalog entry') + catalogProblem(c, 'en'),
+    zh: (c) => (c.has('file') ? '目录文件 ' + c.s('file') + ' 有误' : '目录条目无效') + catalogProblem(c, 'zh'),
+  },
   internal: { en: () => 'an internal error of the engine (a defect: please report it)', zh: () => '引擎内部错误（这是程序缺陷，请报告）' },
   // ---- errors: trainer configuration import ----
   unknown_config_format: {
@@ -110,9 +117,14 @@ export const WORDINGS = {
     zh: (c) => (c.has('framework') ? otherFramework('zh', c) : '无法识别的配置文件格式'),
   },
   conflicting_values: { en: () => 'the files give this setting different values', zh: () => '多个文件对同一设置给出了不同的值' },
-  model_config_needed: { en: () => "the model's config.json is needed", zh: () => '需要模型的 config.json' },
-  invalid_yaml: { en: () => 'not valid YAML', zh: () => '不是有效的 YAML' },
-  invalid_toml: { en: () => 'not valid TOML', zh: () => '不是有效的 TOML' },
+  model_config_needed: {
+    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not in the model catalog' + (c.has('suggestion') ? ' (nearest: "' + c.s('suggestion') + '")' : '') + ': give its config.json beside the other files, or choose a catalog model'
+      : "the files describe a model the import cannot build: give the model's config.json, or choose a catalog model"),
+    zh: (c) => (c.has('value') ? '“' + c.s('value') + '”不在模型目录中' + (c.has('suggestion') ? '（最接近的是“' + c.s('suggestion') + '”）' : '') + '：请同时提供它的 config.json，或选择目录中的模型'
+      : '这些文件描述的模型无法由导入构建：请提供模型的 config.json，或选择目录中的模型'),
+  },
+  invalid_yaml: { en: (c) => position(c, 'en') + 'not valid YAML', zh: (c) => position(c, 'zh') + '不是有效的 YAML' },
+  invalid_toml: { en: (c) => position(c, 'en') + 'not valid TOML', zh: (c) => position(c, 'zh') + '不是有效的 TOML' },
   invalid_encoding: { en: () => 'not UTF-8 text', zh: () => '不是 UTF-8 编码的文本' },
   unresolved_value: {
     en: (c) => 'set from a variable the script does not set' + (c.has('origin') ? ' (' + c.s('origin') + ')' : ''),
@@ -214,6 +226,32 @@ function range(c, lang) {
 }
 
 /**
+ * "train.yaml:3:7: " / "train.yaml 第 3 行第 7 列：", where a parser stopped in a file.
+ * @param {Ctx} c
+ * @param {'en' | 'zh'} lang
+ */
+function position(c, lang) {
+  if (!c.has('line')) return c.has('file') ? c.s('file') + (lang === 'zh' ? '：' : ': ') : '';
+  if (lang === 'zh') return (c.has('file') ? c.s('file') + ' ' : '') + '第 ' + c.n('line') + ' 行' + (c.has('column') ? '第 ' + c.n('column') + ' 列' : '') + '：';
+  return (c.has('file') ? c.s('file') + ':' : 'line ') + c.n('line') + (c.has('column') ? ':' + c.n('column') : '') + ': ';
+}
+
+/**
+ * ": " and the problem found in a catalog file (its code in params.problem, its own params beside
+ * it), worded as that code is; nothing when the problem is not given.
+ * @param {Ctx} c
+ * @param {'en' | 'zh'} lang
+ */
+function catalogProblem(c, lang) {
+  const code = c.s('problem');
+  if (!code || code === 'invalid_catalog' || !WORDINGS[code]) return '';
+  /** @type {Record<string, unknown>} */
+  const params = {};
+  for (const [k, v] of Object.entries(c.p)) if (k !== 'file' && k !== 'problem') params[k] = v;
+  return (lang === 'zh' ? '：' : ': ') + messageText({ code, field: c.field, message: '', params }, lang);
+}
+
+/**
  * A file of a framework the import does not read, as the import panel words it.
  * @param {'en' | 'zh'} lang
  * @param {Ctx} c
@@ -236,6 +274,18 @@ function text(v) {
 }
 
 /**
+ * The wording of the check that raised an error (message-reasons.js), if the page has one.
+ * @param {string} code
+ * @param {unknown} reason  params.reason
+ * @returns {Wording | undefined}
+ */
+export function reasonWording(code, reason) {
+  const own = (/** @type {object} */ o, /** @type {string} */ k) => Object.prototype.hasOwnProperty.call(o, k);
+  const reasons = own(REASON_WORDINGS, code) ? REASON_WORDINGS[code] : undefined;
+  return reasons && typeof reason === 'string' && own(reasons, reason) ? reasons[reason] : undefined;
+}
+
+/**
  * An error or warning of the engine in the given language (the page's by default). The engine's
  * always carry params (an empty object where a message names no value); a problem without params
  * is the page's own, already in the page's language, and is shown as it is.
@@ -245,9 +295,9 @@ function text(v) {
  */
 export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en') {
   if ((lang === 'en' || !m.params) && m.message) return m.message;
-  const wording = WORDINGS[m.code];
-  if (!wording) return m.message || m.code;  // a code this page does not know (tests-js forbids one)
   const p = m.params && typeof m.params === 'object' ? m.params : {};
+  const wording = reasonWording(m.code, p.reason) || WORDINGS[m.code];
+  if (!wording) return m.message || m.code;  // a code this page does not know (tests-js forbids one)
   /** @type {Ctx} */
   const c = {
     p,

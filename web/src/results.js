@@ -257,14 +257,14 @@ export function renderWarnings(list, out) {
 }
 
 /**
- * Catalog entries the engine rejected at load ({code, field, message}): named in a notice; the
- * page works with the valid entries.
+ * Catalog entries the engine rejected at load ({code, field, message, params}): named in a notice, in
+ * the page's language (messages.js); the page works with the valid entries.
  * @param {HTMLElement} box
  * @param {HTMLElement} list
- * @param {{code: string, field?: string, message: string}[]} errors
+ * @param {import("./messages.js").EngineMessage[]} errors
  */
 export function renderCatalogErrors(box, list, errors) {
   box.hidden = errors.length === 0;
   list.replaceChildren(...errors.map((e) => el('li', { 'data-code': String(e.code) },
-    [el('code', { text: String(e.field || e.code) }), document.createTextNode(' ' + String(e.message))])));
+    [el('code', { text: String(e.field || e.code) }), document.createTextNode(' ' + messageText(e))])));
 }

@@ -1,0 +1,83 @@
+// The import's notes (docs/api.md "Import": ignored, unmodelled and unresolved keys, each with the
+// reason the engine gives in English) in Simplified Chinese. The engine writes each reason where
+// the key is read, some 280 of them; the ones many keys share are worded here. A note whose reason
+// is not shows on the Chinese page its key and value under the list's Chinese heading (which says
+// why such keys are listed), with the engine's English reason as the item's tooltip: no English
+// sentence in the list itself (e2e/chinese-messages.spec.js).
+
+/** @type {Record<string, string>} */
+export const EXACT_ZH = {
+  'off': '已关闭',
+  'the default': '使用默认值',
+  'no memory effect': '不影响显存',
+  'no memory effect during the training step': '不影响训练步的显存',
+  'backend choice: no memory effect modelled': '后端选择：不影响显存估算',
+  'null: the default applies': 'null：使用默认值',
+  "null: the recipe's default applies": 'null：使用 recipe 的默认值',
+  'pipeline parallelism is off': '未开启流水线并行',
+  'tensor parallelism is off': '未开启张量并行',
+  'not a freeze run': '不是冻结训练（freeze）',
+  'not a LoRA run: LoRA settings do not apply': '不是 LoRA 训练：LoRA 设置不适用',
+  'no 4-bit quantization': '未使用 4 位量化',
+  'no quantization': '未使用量化',
+  'no truncation': '不截断',
+  'launcher setting without memory effect': '启动器设置，不影响显存',
+  'tokenizer setting without memory effect': '分词器设置，不影响显存',
+  'optimizer hyper-parameter without memory effect': '优化器超参数，不影响显存',
+  'an elastic node range: the world size is not fixed': '弹性节点范围：GPU 总数不固定',
+  'a single-device recipe: no FSDP': '单卡 recipe：不使用 FSDP',
+  'LoRA on parameters (MoE experts) is not modelled': '对参数（MoE 专家）施加 LoRA 尚未建模',
+  'the estimate takes every sequence at the maximum length, packed or padded': '无论打包还是填充，估算都按最大长度计算每个序列',
+  'the estimate takes every sequence at cutoff_len, packed or padded': '无论打包还是填充，估算都按 cutoff_len 计算每个序列',
+  'the data: no memory effect beyond the sequence length': '数据设置：除序列长度外不影响显存',
+  'training on the CPU': '在 CPU 上训练',
+  'one machine: all GPUs on one node': '单机：所有 GPU 在同一节点上',
+  'without num_processes the GPUs per node are unknown': '没有 num_processes，无法确定每个节点的 GPU 数',
+  'read with the model': '随模型一起读取',
+  'where NVMe offload writes': 'NVMe 卸载的写入位置',
+  'only rank 0 reads the checkpoint: no extra host copies': '只有 rank 0 读取检查点：没有额外的主机内存副本',
+  'no optimizer type: the training script\'s optimizer is used': '未指定优化器类型：使用训练脚本自己的优化器',
+  'the LoRA recipes do not read optimizer_in_bwd': 'LoRA recipe 不读取 optimizer_in_bwd',
+  'supervised or pre-training: one model, one sequence per sample': '监督微调或预训练：一个模型，每个样本一条序列',
+  "scales the adapter's output: no memory effect": '缩放适配器的输出：不影响显存',
+  'shards across every data-parallel GPU, as without it': '与不设置时相同，在所有数据并行 GPU 上分片',
+  'the estimate takes one transformer block as the FSDP unit': '估算以一个 Transformer 块作为 FSDP 单元',
+  'recomputing modules other than core attention is not modelled': '重计算核心注意力以外的模块尚未建模',
+  'this quantization converter is not modelled': '此量化转换器尚未建模',
+  'truncates prompts within max_length': '在 max_length 内截断提示',
+  'truncates completions within max_length': '在 max_length 内截断回复',
+  "transformers' choice: sdpa": '由 transformers 选择：sdpa',
+  'checkpoint format / start-up broadcast: no effect on the training step': '检查点格式 / 启动时广播：不影响训练步',
+  'prefetching keeps one more gathered FSDP unit alive; the estimate assumes one unit in flight': '预取会多保留一个已聚合的 FSDP 单元；估算假定同时只有一个单元在处理',
+  'with use_orig_params a wrapped unit holding any trainable parameter carries gradients for all of them': '使用 use_orig_params 时，含有任何可训练参数的包装单元会为其全部参数保留梯度',
+  'dataset setting without memory effect': '数据集设置，不影响显存',
+  'GPU training': '在 GPU 上训练',
+  'no file names the model: give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)': '没有文件指明模型：请同时提供它的 config.json，或选择目录中的模型（命令行用 --model，页面上用模型选择器）',
+  "padded to the batch's longest sample, at most tokenizer.max_seq_len: the estimate takes the longest": '按批内最长的样本填充，最多 tokenizer.max_seq_len：估算按最长计算',
+  'the embedding and output layers sharded as FSDP units of their own: their gathers are not counted apart': '嵌入层和输出层各自作为 FSDP 单元分片：它们的聚合不单独计算',
+  "null: samples are not truncated, so the sequence length is the dataset's longest sample (padded per batch), which the config does not say": 'null：样本不截断，序列长度为数据集中最长样本的长度（按批填充），配置中没有给出',
+  "FSDP does not wrap layers for checkpointing; the trainer's gradient_checkpointing decides": 'FSDP 不为激活检查点包装层；由训练器的 gradient_checkpointing 决定',
+  "the logits are computed chunk by chunk from the hidden states; the estimate's chunked loss also counts the full 16-bit logits (over-estimates by 2 bytes per logit)": 'logits 按块从隐藏状态计算；估算的分块损失还计入了完整的 16 位 logits（每个 logit 多估 2 字节）',
+};
+
+/** @type {[RegExp, (m: RegExpExecArray) => string][]} */
+const PATTERNS_ZH = [
+  [/^used (?:with|by) ([\w.\-]+) only$/, (m) => '仅在使用 ' + m[1] + ' 时生效'],
+  [/^used by mode "([\w.\-]+)" only$/, (m) => '仅在 mode 为“' + m[1] + '”时生效'],
+  [/^read by ([\w.\-]+) only, which plugins does not list$/, (m) => '仅由 ' + m[1] + ' 读取，而 plugins 中没有列出它'],
+  [/^overridden by (\S+) \(torchtitan\/config\/manager\.py: the command line over the file\)$/, (m) => '被 ' + m[1] + ' 覆盖（torchtitan 的命令行参数优先于配置文件）'],
+];
+
+/**
+ * A note's reason in Simplified Chinese, or null when the page has no wording for it.
+ * @param {string} reason  the engine's English reason
+ * @returns {string | null}
+ */
+export function noteReasonZh(reason) {
+  if (Object.prototype.hasOwnProperty.call(EXACT_ZH, reason)) return EXACT_ZH[reason];
+  for (const [pattern, word] of PATTERNS_ZH) {
+    const m = pattern.exec(reason);
+    if (m) return word(m);
+  }
+  return null;
+}
