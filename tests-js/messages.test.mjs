@@ -190,6 +190,26 @@ test("English shows the engine's own message; a code the page does not know fall
   assert.equal(messageText({ code: 'document_too_large', message: '文件太大' }, 'zh'), '文件太大');
 });
 
+test("a pasted config.json's errors name their values in Chinese", () => {
+  // Llama-3.1-8B's config.json (the catalog's copy) with 7 key/value heads, which do not divide its
+  // 32 attention heads, and a vocabulary size written as text.
+  const catalog = JSON.parse(execFileSync(cli, ['catalog', 'models']).toString());
+  const config = { ...catalog.models.find((/** @type {any} */ m) => m.id === 'llama-3.1-8b').hf_config, num_key_value_heads: 7 };
+  /** @param {object} hf */
+  const errors = (hf) => {
+    try {
+      execFileSync(cli, ['estimate', '-'], { input: JSON.stringify({ model: { hf_config: hf } }) });
+    } catch (e) {
+      return JSON.parse(/** @type {{stdout: Buffer}} */ (e).stdout.toString()).errors;
+    }
+    throw new Error('estimated');
+  };
+  const [heads] = errors(config);
+  assert.equal(messageText(heads, 'zh'), '7 必须整除 num_attention_heads = 32');
+  const [vocab] = errors({ ...config, num_key_value_heads: 8, vocab_size: 'many' });
+  assert.equal(messageText(vocab, 'zh'), '类型不对：应为整数，实际为字符串');
+});
+
 test("the engine's real errors and warnings read in Chinese without an English sentence", () => {
   /** @param {object} doc */
   const estimate = (doc) => {

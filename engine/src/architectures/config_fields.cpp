@@ -22,10 +22,11 @@ std::string number_text(double d) {
 
 }  // namespace
 
-void ConfigFields::type_error(const char* key, const char* expected, const HfValue& got) {
+void ConfigFields::type_error(const char* key, const char* expected, const char* type, const HfValue& got) {
   const bool scalar = got.kind != HfValue::Kind::list && got.kind != HfValue::Kind::object;
   errors_.push_back({error_code::wrong_type, field(key),
-                     field(key) + " must be " + expected + ", got " + got.type_name() + (scalar ? " " + got.shown : "")});
+                     field(key) + " must be " + expected + ", got " + got.type_name() + (scalar ? " " + got.shown : ""),
+                     {{"expected", type}, {"got", got.type_name()}}});
   ok_ = false;
 }
 
@@ -33,7 +34,7 @@ std::optional<std::int64_t> ConfigFields::integer(const char* key, double min, d
   const HfValue* v = config_.find(key);
   if (!v) return std::nullopt;
   if (v->kind != HfValue::Kind::number) {
-    type_error(key, "an integer", *v);
+    type_error(key, "an integer", "integer", *v);
     return std::nullopt;
   }
   const double d = v->number;
@@ -74,7 +75,7 @@ bool ConfigFields::flag(const char* key, bool fallback) {
   const HfValue* v = config_.find(key);
   if (!v) return fallback;
   if (v->kind != HfValue::Kind::boolean) {
-    type_error(key, "true or false", *v);
+    type_error(key, "true or false", "boolean", *v);
     return fallback;
   }
   return v->boolean;
@@ -84,7 +85,7 @@ double ConfigFields::number(const char* key, double fallback, double min, double
   const HfValue* v = config_.find(key);
   if (!v) return fallback;
   if (v->kind != HfValue::Kind::number) {
-    type_error(key, "a number", *v);
+    type_error(key, "a number", "number", *v);
     return fallback;
   }
   if (!std::isfinite(v->number) || v->number < min || v->number > max) {
@@ -103,7 +104,7 @@ std::string ConfigFields::text(const char* key, const std::string& fallback) {
   const HfValue* v = config_.find(key);
   if (!v) return fallback;
   if (v->kind != HfValue::Kind::string) {
-    type_error(key, "a string", *v);
+    type_error(key, "a string", "string", *v);
     return fallback;
   }
   return v->text;
@@ -114,7 +115,7 @@ std::vector<std::int64_t> ConfigFields::integer_list(const char* key) {
   const HfValue* v = config_.find(key);
   if (!v) return out;
   if (v->kind != HfValue::Kind::list) {
-    type_error(key, "a list of layer indices", *v);
+    type_error(key, "a list of layer indices", "array", *v);
     return out;
   }
   if (v->items.size() > kMaxListEntries) {
@@ -126,7 +127,7 @@ std::vector<std::int64_t> ConfigFields::integer_list(const char* key) {
   }
   for (const auto& x : v->items) {
     if (x.kind != HfValue::Kind::number || std::floor(x.number) != x.number || std::fabs(x.number) > kMaxExactInteger) {
-      type_error(key, "a list of layer indices", *v);
+      type_error(key, "a list of layer indices", "array", *v);
       return {};
     }
     out.push_back(static_cast<std::int64_t>(x.number));

@@ -45,7 +45,8 @@ class ConfigFields {
 
  private:
   std::optional<std::int64_t> integer(const char* key, double min, double max);
-  void type_error(const char* key, const char* expected, const HfValue& got);
+  // expected: as a message says it ("an integer"); type: the JSON type of params.expected ("integer").
+  void type_error(const char* key, const char* expected, const char* type, const HfValue& got);
 
   const HfConfig& config_;
   Errors& errors_;

@@ -190,7 +190,8 @@ std::int64_t heads_divide_hidden(ConfigFields& f, std::int64_t hidden, std::int6
   if (hidden % heads != 0) {
     f.fail(heads_key, error_code::not_divisible,
            f.field(heads_key) + " = " + std::to_string(heads) + " must divide hidden_size = " + std::to_string(hidden) +
-               " (or give head_dim)");
+               " (or give head_dim)",
+           {{"divisor", static_cast<double>(heads)}, {"of", "hidden_size"}, {"value", static_cast<double>(hidden)}});
     return 1;
   }
   return hidden / heads;
@@ -276,7 +277,8 @@ std::optional<Architecture> finish(ConfigFields& f, const std::string& model_typ
   if (!r.mla && r.heads % r.kv_heads != 0) {
     f.fail("num_key_value_heads", error_code::not_divisible,
            f.field("num_key_value_heads") + " = " + std::to_string(r.kv_heads) + " must divide num_attention_heads = " +
-               std::to_string(r.heads));
+               std::to_string(r.heads),
+           {{"divisor", static_cast<double>(r.kv_heads)}, {"of", "num_attention_heads"}, {"value", static_cast<double>(r.heads)}});
     return std::nullopt;
   }
   if (r.top_k > r.experts) {

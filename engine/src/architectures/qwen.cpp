@@ -23,7 +23,8 @@ std::optional<Architecture> qwen(ConfigFields& f, const std::string& model_type)
   if (f.ok() && intermediate % 2 != 0)
     f.fail("intermediate_size", error_code::not_divisible,
            f.field("intermediate_size") + " = " + std::to_string(intermediate) +
-               " must be even: QWenMLP's w1, w2 and c_proj are intermediate_size / 2 wide");
+               " must be even: QWenMLP's w1, w2 and c_proj are intermediate_size / 2 wide",
+           {{"divisor", 2.0}, {"of", "intermediate_size"}, {"value", static_cast<double>(intermediate)}});
   r.intermediate = intermediate / 2;
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", false);

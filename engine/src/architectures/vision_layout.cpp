@@ -159,7 +159,8 @@ VitConfig read_vit(ConfigFields& f, const VitConfig& d) {
   c.image_w = image_w;
   if (f.ok() && c.hidden % c.heads != 0)
     f.fail("num_attention_heads", error_code::not_divisible,
-           f.field("num_attention_heads") + " = " + std::to_string(c.heads) + " must divide hidden_size = " + std::to_string(c.hidden));
+           f.field("num_attention_heads") + " = " + std::to_string(c.heads) + " must divide hidden_size = " + std::to_string(c.hidden),
+           {{"divisor", static_cast<double>(c.heads)}, {"of", "hidden_size"}, {"value", static_cast<double>(c.hidden)}});
   const double h = static_cast<double>(c.hidden), channels = static_cast<double>(c.channels);
   const double p = static_cast<double>(c.patch), inter = static_cast<double>(c.intermediate);
   if (f.ok())
@@ -168,7 +169,8 @@ VitConfig read_vit(ConfigFields& f, const VitConfig& d) {
   if (f.ok() && (c.image_h % c.patch != 0 || c.image_w % c.patch != 0))
     f.fail("patch_size", error_code::not_divisible,
            f.field("patch_size") + " = " + std::to_string(c.patch) + " must divide image_size " + std::to_string(c.image_h) + " x " +
-               std::to_string(c.image_w));
+               std::to_string(c.image_w),
+           {{"divisor", static_cast<double>(c.patch)}, {"of", "image_size"}, {"value", static_cast<double>(c.image_h % c.patch != 0 ? c.image_h : c.image_w)}});
   return c;
 }
 
