@@ -63,6 +63,20 @@ TEST_CASE("parallel.pipeline_layers must list every chunk and add up to the laye
         std::vector<std::string>{"parallel.pipeline_layers"});
 }
 
+TEST_CASE("more pipeline chunks than layers leave a stage with no layer: refused, not priced", "[pipeline][errors]") {
+  // A 4-layer model: 4 stages hold one layer each; a fifth stage would hold none (DeepSpeed's
+  // PipelineModule and PyTorch's pipelining build no empty stage).
+  auto on_stages = [](int stages) {
+    return R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
+      "num_attention_heads": 4, "num_hidden_layers": 4, "vocab_size": 1000}}, "framework": "deepspeed",
+      "parallel": {"world_size": )" + std::to_string(stages) + R"(, "pipeline_parallel_size": )" + std::to_string(stages) + "}}";
+  };
+  CHECK(pipeline_split(setup_from(on_stages(4)), 4).chunk_layers == std::vector<std::int64_t>{1, 1, 1, 1});
+  CHECK(error_fields(on_stages(4)).empty());
+  CHECK(error_fields(on_stages(5)) == std::vector<std::string>{"parallel.pipeline_parallel_size"});
+  CHECK(error_fields(on_stages(64)) == std::vector<std::string>{"parallel.pipeline_parallel_size"});
+}
+
 TEST_CASE("interleaved chunks: chunk k runs on stage k mod p", "[pipeline]") {
   // torchtitan, 32 layers, 2 stages x 2 virtual: (32 + 2) / 4 = 8 r 2 -> 9, 9, 8, 8, less one at
   // each end: 8, 9, 8, 7. Stage 0 holds chunks 0 and 2 (16 layers), stage 1 chunks 1 and 3 (16).

@@ -78,6 +78,14 @@ PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t layers) {
       return split;
     }
     default:
+      // DeepSpeed's PipelineModule (partition_method "parameters" or "uniform") and PyTorch's
+      // pipelining give every stage at least one layer: more chunks than layers leaves a stage
+      // with nothing to run, which no framework builds.
+      if (chunks > layers)
+        return refuse(error_code::out_of_range, "parallel.pipeline_parallel_size",
+                      str(chunks) + " pipeline chunks (pipeline_parallel_size x virtual_pipeline_stages) for " + str(layers) +
+                          " layers: a chunk would hold no layer",
+                      {{"reason", "empty_pipeline_stages"}, {"chunks", static_cast<double>(chunks)}, {"layers", static_cast<double>(layers)}});
       split.chunk_layers = uniform(layers, chunks);
       return split;
   }

@@ -196,6 +196,10 @@ export const REASON_WORDINGS = {
     },
   },
   out_of_range: {
+    empty_pipeline_stages: {
+      en: (c) => c.n('chunks') + ' pipeline chunks (pipeline_parallel_size x virtual_pipeline_stages) for ' + c.n('layers') + ' layers: a chunk would hold no layer',
+      zh: (c) => c.n('layers') + ' 层无法分成 ' + c.n('chunks') + ' 个流水线块（pipeline_parallel_size × virtual_pipeline_stages）：有的块一层也没有',
+    },
     torchtitan_empty_stages: {
       en: (c) => 'torchtitan refuses ' + c.n('chunks') + ' pipeline chunks for ' + c.n('layers') + ' layers plus embedding and output: empty stages',
       zh: (c) => 'torchtitan 拒绝把 ' + c.n('layers') + ' 层（另加嵌入层和输出层）分成 ' + c.n('chunks') + ' 个流水线块：会出现空的阶段',

@@ -68,7 +68,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::wrong_type, MessageKind::error, "expected got"},
     {error_code::not_integer, MessageKind::error, "value"},
     {error_code::out_of_range, MessageKind::error, "value min above max entries limit reason chunks layers",
-     "torchtitan_empty_stages"},
+     "torchtitan_empty_stages empty_pipeline_stages"},
     {error_code::unknown_value, MessageKind::error, "value allowed suggestion"},
     // Cross-field checks (validate.cpp) and the catalogs.
     {error_code::not_divisible, MessageKind::error, "divisor of value world_size model_parallel"},
