@@ -209,6 +209,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "export" && argc >= 4) return export_command(argc, argv);
+  static const char* const kCommands[] = {"estimate", "activations", "solve", "catalog", "import", "parse", "codes", "export"};
+  const bool known = std::find(std::begin(kCommands), std::end(kCommands), command) != std::end(kCommands);
+  if (command.empty()) std::cerr << "trainmem: no command given\n\n";
+  else if (!known) std::cerr << "trainmem: unknown command '" << command << "'\n\n";
+  else std::cerr << "trainmem: wrong number of arguments for '" << command << "'\n\n";
   std::cerr << kUsage;
   return 1;
 }
