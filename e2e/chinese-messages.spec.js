@@ -63,6 +63,33 @@ test("a link naming a model the catalog lacks says so in Chinese", async ({ app,
   await expectChinese(problems.locator('li'));
 });
 
+// Every kind of link problem the page's codec finds (link-codec.js PROBLEMS), on the Chinese page.
+for (const [what, damage] of [
+  ['cut short', (link) => link.slice(0, link.length - 14)],
+  ['changed after it was made', (link) => link.replace('s=777', 's=778')],
+  ['from a newer page', () => '#v9:m=gpt2'],
+  ['not a trainmem link', () => '#hello'],
+]) {
+  test(`a link ${what} is refused in Chinese; English again after switching back`, async ({ app, page }) => {
+    await app.open('http', damage(Url.encode({ model: { preset: 'gpt2' }, batch: { seq_length: 777 } })));
+    const problems = page.getByTestId('link-problems');
+    await expectChinese(problems.locator('li'));
+    await page.getByTestId('lang').selectOption('en');
+    await expect(problems.locator('li').first()).toContainText('This link was not loaded: ');
+  });
+}
+
+test('each bad parameter of a link is named in Chinese', async ({ app, page }) => {
+  // A v2 link (no check value): a value that is not a number, an unknown parameter, one given twice.
+  await app.open('http', '#v2:m=gpt2&n=eight&zz=1&s=512&s=1024');
+  const items = page.getByTestId('link-problems').locator('li');
+  await expect(items).toHaveCount(4);  // three parameters and the line that the link is kept
+  await expectChinese(items);
+  await expect(items.nth(0)).toContainText('不是数字');
+  await expect(items.nth(1)).toContainText('未知参数');
+  await expect(items.nth(2)).toContainText('重复给出');
+});
+
 test('warnings are worded in Chinese with their values, each keeping its code', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-8b');

@@ -262,3 +262,19 @@ test("the engine's real errors and warnings read in Chinese without an English s
   assert.ok(out.warnings.length >= 6);
   for (const w of out.warnings) assert.doesNotMatch(messageText(w, 'zh'), ENGLISH_SENTENCE, w.code);
 });
+
+test('every link problem the codec names has a Chinese wording with the same parameters', async () => {
+  const { PROBLEMS } = await import('../web/src/link-codec.js');
+  const { STRINGS } = await import('../web/src/i18n.js');
+  const codes = Object.keys(PROBLEMS);
+  assert.ok(codes.length >= 20);
+  for (const code of codes) {
+    const zh = STRINGS.zh['lp_' + code];
+    assert.equal(typeof zh, 'string', 'lp_' + code);
+    assert.match(zh, /[\u4e00-\u9fff]/, 'lp_' + code);
+    // The English wording names each parameter the Chinese one does, and the other way round.
+    const params = { length: 111, limit: 222, version: 333, latest: 444, field: 'micro_batch_size' };
+    const en = PROBLEMS[code](params);
+    for (const [k, v] of Object.entries(params)) assert.equal(zh.includes('{' + k + '}'), en.includes(String(v)), code + ' ' + k);
+  }
+});

@@ -70,6 +70,8 @@ test('every label of the page and of the scripts has a Simplified Chinese text',
   const html = readFileSync(new URL('../web/index.html', import.meta.url), 'utf8');
   const keys = new Set([...html.matchAll(/data-i18n(?:-placeholder|-aria-label)?="([^"]+)"/g)].map((m) => m[1]));
   for (const key of Object.keys(I18n.STRINGS.en)) keys.add(key);
+  // A link's problems: English in the codec (link-codec.js PROBLEMS), Chinese as lp_<code>.
+  for (const code of Object.keys(Url.PROBLEMS)) keys.add('lp_' + code);
   const missing = [...keys].filter((k) => !(k in I18n.STRINGS.zh));
   assert.deepEqual(missing, []);
   const unused = Object.keys(I18n.STRINGS.zh).filter((k) => !keys.has(k));

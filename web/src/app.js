@@ -2,7 +2,7 @@
 // in Web Workers) -> the views. Every change re-runs the engine on the whole document, so a result
 // never goes stale: the estimate first, then the GPU table and the What fits? solve; an answer for
 // older inputs is never shown. No formulas live here.
-import { t, apply as applyLanguage } from './i18n.js';
+import { t, apply as applyLanguage, language } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
 import { clone, deletePath, getPath, setPath } from './doc-paths.js';
@@ -67,7 +67,9 @@ export class App {
     this.generation = 0;  // bumps on every update; answers for an older one are dropped
     this.historyStep = 0;  // bumps on every back/forward step; an older step's late link check is dropped
     this.editing = false;  // inside one typing gesture: history entries are replaced, not pushed
-    this.configChecks = 0;  // pasted configs checked by the engine (each its own queue key)
+    this.configChecks = 0;
+    /** @type {LinkProblem[]} the problems of the link as it came, shown until the setup's own link replaces it */
+    this.linkProblems = [];  // pasted configs checked by the engine (each its own queue key)
     /** @type {{doc: Doc, out: Output} | null} the result on screen */
     this.result = null;
     /** @type {{hash: string | null, doc: Doc | null, out: Output | null}} */
@@ -173,10 +175,14 @@ export class App {
    * @param {LinkProblem[]} problems
    */
   showLinkProblems(problems) {
+    // The codec's problems in the page's language (lp_<code>); the engine's are worded already.
+    /** @param {LinkProblem} p */
+    const message = (p) => (p.code && language() !== 'en' ? t('lp_' + p.code, p.params) : p.message);
+    this.linkProblems = problems;
     const items = problems.map((p) => el('li', {
-      text: p.whole ? t('link_refused', { message: p.message })
+      text: p.whole ? t('link_refused', { message: message(p) })
         : p.engine ? t('link_rejected', { param: p.param, path: p.path, message: p.message })
-          : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: p.message }),
+          : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
     }));
     if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
     byId('link-problems').replaceChildren(...items);
@@ -188,6 +194,8 @@ export class App {
    */
   writeUrl(hash, mode) {
     if (mode === 'none' || location.hash === hash) return;
+    // The link's problems spoke of the link as it came, which this setup's link now replaces.
+    this.showLinkProblems([]);
     try {
       if (mode === 'push') history.pushState(null, '', hash);
       else history.replaceState(null, '', hash);
@@ -612,6 +620,7 @@ export class App {
     this.store.unit = byId('unit').value === 'GB' ? 'GB' : 'GiB';
     this.applyPrefs();
     this.showCatalogErrors();
+    this.showLinkProblems(this.linkProblems);
     this.importer.render();
     this.writeControls();
     this.pickers.fill(byId('model-select'), this.pickers.filtered());

@@ -23,7 +23,8 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
 /**
  * A problem with a link: a parameter left out (the rest kept), or, with `whole`, the link refused
  * (doc null).
- * @typedef {{param: string, path: string, value: string, message: string, engine?: boolean, whole?: boolean}} LinkProblem
+ * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, engine?: boolean, whole?: boolean}} LinkProblem
+ *   code and params: what the page words in each language (PROBLEMS; the page's i18n table has lp_<code>)
  */
 
 export const VERSION = 4;
@@ -189,21 +190,64 @@ function compressedJson(v) {
 }
 
 /**
+ * What can be wrong with a link or one of its values, by code, in English (the page words each code
+ * in Chinese too: lp_<code> in i18n.js). A decoder returns {problem: code, params}.
+ * @type {Record<string, (p: Record<string, any>) => string>}
+ */
+export const PROBLEMS = {
+  too_long: (p) => 'the link is ' + p.length + ' characters long; the limit is ' + p.limit,
+  not_a_link: (p) => 'not a trainmem link (expected #v' + p.version + ':...)',
+  newer_version: (p) => 'link version ' + p.version + ' comes from a newer trainmem page; this page reads versions 1 to ' + p.latest,
+  unknown_version: (p) => 'link version ' + p.version + ' is not a trainmem link version (this page reads 1 to ' + p.latest + ')',
+  check_missing: () => 'the link is incomplete: its check value (the last parameter, c=) is missing, so it was probably cut off when it was copied',
+  check_mismatch: () => 'the link does not match its check value: it was cut off or changed after it was made',
+  unknown_parameter: () => 'unknown parameter',
+  given_twice: () => 'given twice; the first is kept',
+  gpu_kept: () => 'a catalog gpu and a custom device were both given; the catalog gpu is kept',
+  custom_gpu_kept: () => 'a catalog gpu and a custom device were both given; the custom device is kept',
+  malformed: () => 'malformed value',
+  not_bool: () => 'expected 1 or 0',
+  not_number: () => 'not a number',
+  not_finite: () => 'not a finite number',
+  not_size: () => 'expected <height>x<width>',
+  not_json_object: () => 'not a JSON object',
+  not_page_json: () => 'not the JSON text the page writes (a repeated key?)',
+  not_compressed_json: () => 'not a compressed JSON object',
+  json_too_large: (p) => 'decompresses to more than ' + p.limit + ' bytes',
+  legacy_json_too_long: (p) => 'longer than ' + p.limit + ' characters (the limit for a v3 link)',
+  not_prices: () => 'expected gpu-id:price pairs',
+  not_points: () => 'expected one or two bytes_microbatch_seqlength_measure points',
+  point_not_number: (p) => p.field + ' not a number',
+  point_not_finite: (p) => p.field + ' not a finite number',
+};
+
+/**
+ * A problem of a link parameter (or of the whole link, `whole`), with its English message.
+ * @param {string} code  a key of PROBLEMS
+ * @param {Record<string, string | number>} params
+ * @param {{param?: string, path?: string, value?: string, whole?: boolean}} where
+ * @returns {LinkProblem}
+ */
+function linkProblem(code, params, { param = '', path = '', value = '', whole } = {}) {
+  return { param, path, value, message: PROBLEMS[code](params), code, params, ...(whole ? { whole } : {}) };
+}
+
+/**
  * A JSON object's text from a link value, decompressed within MAX_JSON_BYTES, or the problem.
  * @param {string} raw
  * @param {boolean} legacy  a v1-v3 link (lz-string)
- * @returns {{text?: string, problem?: string}}
+ * @returns {{text?: string, problem?: string, params?: Record<string, number>}}
  */
 function decompressJson(raw, legacy) {
   if (legacy) {
-    if (raw.length > LEGACY_JSON_CHARS) return { problem: 'longer than ' + LEGACY_JSON_CHARS + ' characters (the limit for a v3 link)' };
+    if (raw.length > LEGACY_JSON_CHARS) return { problem: 'legacy_json_too_long', params: { limit: LEGACY_JSON_CHARS } };
     const text = LZString.decompressFromEncodedURIComponent(raw);
-    if (!text) return { problem: 'not a compressed JSON object' };
-    if (text.length > MAX_JSON_BYTES) return { problem: 'decompresses to more than ' + MAX_JSON_BYTES + ' bytes' };
+    if (!text) return { problem: 'not_compressed_json' };
+    if (text.length > MAX_JSON_BYTES) return { problem: 'json_too_large', params: { limit: MAX_JSON_BYTES } };
     return { text };
   }
   const bytes = fromBase64Url(raw);
-  if (!bytes) return { problem: 'not a compressed JSON object' };
+  if (!bytes) return { problem: 'not_compressed_json' };
   /** @type {Uint8Array[]} */
   const parts = [];
   let total = 0;
@@ -224,8 +268,8 @@ function decompressJson(raw, legacy) {
     }
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(all) };
   } catch (e) {
-    if (total > MAX_JSON_BYTES) return { problem: 'decompresses to more than ' + MAX_JSON_BYTES + ' bytes' };
-    return { problem: 'not a compressed JSON object' };
+    if (total > MAX_JSON_BYTES) return { problem: 'json_too_large', params: { limit: MAX_JSON_BYTES } };
+    return { problem: 'not_compressed_json' };
   }
 }
 
@@ -276,13 +320,13 @@ function unescapePart(part) {
  * @param {string} type
  * @param {string} raw
  * @param {boolean} [legacy]  from a v1-v3 link
- * @returns {{value?: any, problem?: string}}
+ * @returns {{value?: any, problem?: string, params?: Record<string, any>}}
  */
 function decodeValue(type, raw, legacy = false) {
   try {
     return decodeText(type, raw, legacy);
   } catch (e) {
-    if (e instanceof Malformed) return { problem: 'malformed value' };
+    if (e instanceof Malformed) return { problem: 'malformed' };
     throw e;
   }
 }
@@ -291,7 +335,7 @@ function decodeValue(type, raw, legacy = false) {
  * @param {string} type
  * @param {string} raw
  * @param {boolean} legacy
- * @returns {{value?: any, problem?: string}}
+ * @returns {{value?: any, problem?: string, params?: Record<string, any>}}
  */
 function decodeText(type, raw, legacy) {
   switch (type) {
@@ -299,7 +343,7 @@ function decodeText(type, raw, legacy) {
       const text = unescapePart(raw);
       if (text === '1' || text === 'true') return { value: true };
       if (text === '0' || text === 'false') return { value: false };
-      return { problem: 'expected 1 or 0' };
+      return { problem: 'not_bool' };
     }
     case 'flag': {
       const text = unescapePart(raw);
@@ -308,29 +352,29 @@ function decodeText(type, raw, legacy) {
     case 'num': {
       const text = unescapePart(raw);
       // One way to match each number (no nested repetition): linear time on any text.
-      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text)) return { problem: 'not a number' };
+      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text)) return { problem: 'not_number' };
       const n = Number(text);
-      return Number.isFinite(n) ? { value: n } : { problem: 'not a finite number' };
+      return Number.isFinite(n) ? { value: n } : { problem: 'not_finite' };
     }
     case 'list': return { value: raw === '' ? [] : raw.split(',').map(unescapePart) };
     case 'modules': return { value: raw === 'all-linear' ? raw : raw.split(',').map(unescapePart) };
     case 'size': {
       const parts = raw.split('x').map(number);
-      if (parts.length !== 2 || parts.some((p) => p.problem)) return { problem: 'expected <height>x<width>' };
+      if (parts.length !== 2 || parts.some((p) => p.problem)) return { problem: 'not_size' };
       return { value: parts.map((p) => p.value) };
     }
     case 'json': {
-      const { text, problem } = decompressJson(unescapePart(raw), legacy);
-      if (text === undefined) return { problem };
+      const { text, problem, params } = decompressJson(unescapePart(raw), legacy);
+      if (text === undefined) return { problem, params };
       try {
         const v = JSON.parse(text);
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) return { problem: 'not a JSON object' };
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) return { problem: 'not_json_object' };
         // The page writes JSON.stringify's text: any other text (a repeated key, which JSON.parse
         // would drop silently, spaces, reordered keys) was not written by this page.
-        if (JSON.stringify(v) !== text) return { problem: 'not the JSON text the page writes (a repeated key?)' };
+        if (JSON.stringify(v) !== text) return { problem: 'not_page_json' };
         return { value: v };
       } catch (e) {
-        return { problem: 'not a compressed JSON object' };
+        return { problem: 'not_compressed_json' };
       }
     }
     case 'prices': {
@@ -340,7 +384,7 @@ function decodeText(type, raw, legacy) {
         const colon = item.indexOf(':');
         const id = colon < 0 ? '' : unescapePart(item.slice(0, colon));
         const usd = colon < 0 ? null : number(item.slice(colon + 1));
-        if (!/^[a-z0-9][a-z0-9._-]*$/i.test(id) || !usd || usd.problem) return { problem: 'expected gpu-id:price pairs' };
+        if (!/^[a-z0-9][a-z0-9._-]*$/i.test(id) || !usd || usd.problem) return { problem: 'not_prices' };
         prices[id] = usd.value;
       }
       return { value: prices };
@@ -350,13 +394,13 @@ function decodeText(type, raw, legacy) {
       const points = [];
       for (const item of raw.split(',')) {
         const parts = item.split('_');
-        if (parts.length !== POINT_FIELDS.length || points.length === 2) return { problem: 'expected one or two bytes_microbatch_seqlength_measure points' };
+        if (parts.length !== POINT_FIELDS.length || points.length === 2) return { problem: 'not_points' };
         /** @type {Record<string, any>} */
         const point = {};
         for (let i = 0; i < 3; i++) {
           if (parts[i] === '') continue;
           const n = number(parts[i]);
-          if (n.problem) return { problem: POINT_FIELDS[i] + ' ' + n.problem };
+          if (n.problem) return { problem: 'point_' + n.problem, params: { field: POINT_FIELDS[i] } };
           point[POINT_FIELDS[i]] = n.value;
         }
         if (parts[3] !== '') point.measure = unescapePart(parts[3]);
@@ -452,17 +496,17 @@ const MIGRATIONS = {
  * A v4 link's text without its check pair, or the problem: the check pair missing (the link was cut
  * short) or not matching (cut short or changed).
  * @param {string} text  "v4:...&c=xxxxxxxx"
- * @returns {{body?: string, problem?: string}}
+ * @returns {{body?: string, problem?: string}}  problem: a key of PROBLEMS
  */
 function checked(text) {
   const at = text.lastIndexOf(CHECK_KEY + '=');
   const before = at > 0 ? text[at - 1] : '';
   const given = text.slice(at + CHECK_KEY.length + 1);
   if ((before !== '&' && before !== ':') || !/^[0-9a-f]{8}$/.test(given))
-    return { problem: 'the link is incomplete: its check value (the last parameter, c=) is missing, so it was probably cut off when it was copied' };
+    return { problem: 'check_missing' };
   const body = before === '&' ? text.slice(0, at - 1) : text.slice(0, at);
   if (checkValue(body) !== given)
-    return { problem: 'the link does not match its check value: it was cut off or changed after it was made' };
+    return { problem: 'check_mismatch' };
   return { body };
 }
 
@@ -479,22 +523,20 @@ export function decode(hash) {
   /** @type {LinkProblem[]} */
   const problems = [];
   if (text === '') return { doc: null, problems, version: null };
-  /** @param {string} message @param {string} [param] */
-  const refuse = (message, param = '') => ({ doc: null, problems: [{ param, path: '', value: '', message, whole: true }], version: null });
-  if (text.length > MAX_LINK_CHARS) return refuse('the link is ' + text.length + ' characters long; the limit is ' + MAX_LINK_CHARS);
+  /** @param {string} code @param {Record<string, string | number>} params @param {{param?: string, value?: string}} [where] */
+  const refuse = (code, params, where = {}) => ({ doc: null, problems: [linkProblem(code, params, { ...where, whole: true })], version: null });
+  if (text.length > MAX_LINK_CHARS) return refuse('too_long', { length: text.length, limit: MAX_LINK_CHARS });
   const match = /^v(\d+):(.*)$/s.exec(text);
-  if (!match) return { doc: null, problems: [{ param: '', path: '', value: text.slice(0, 40), message: 'not a trainmem link (expected #v' + VERSION + ':...)', whole: true }], version: null };
+  if (!match) return refuse('not_a_link', { version: VERSION }, { value: text.slice(0, 40) });
   let version = Number(match[1]);
   let payload = match[2];
   if (version < 1 || version > VERSION) {
-    const r = refuse(version > VERSION
-      ? 'link version ' + version + ' comes from a newer trainmem page; this page reads versions 1 to ' + VERSION
-      : 'link version ' + version + ' is not a trainmem link version (this page reads 1 to ' + VERSION + ')', 'v' + version);
+    const r = refuse(version > VERSION ? 'newer_version' : 'unknown_version', { version, latest: VERSION }, { param: 'v' + version });
     return { ...r, version };
   }
   if (version >= 4) {
     const { body, problem } = checked(text);
-    if (body === undefined) return { ...refuse(/** @type {string} */ (problem), 'c'), version };
+    if (body === undefined) return { ...refuse(/** @type {string} */ (problem), {}, { param: 'c' }), version };
     payload = body.slice(body.indexOf(':') + 1);
   }
   const fromVersion = version;
@@ -507,25 +549,25 @@ export function decode(hash) {
     const key = shown(rawKey);
     const spec = BY_KEY.get(rawKey);
     if (!spec) {
-      problems.push({ param: key, path: '', value: shown(raw), message: 'unknown parameter' });
+      problems.push(linkProblem('unknown_parameter', {}, { param: key, value: shown(raw) }));
       continue;
     }
     if (seen.has(key)) {
-      problems.push({ param: key, path: spec.path, value: shown(raw), message: 'given twice; the first is kept' });
+      problems.push(linkProblem('given_twice', {}, { param: key, path: spec.path, value: shown(raw) }));
       continue;
     }
     seen.add(key);
     const r = decodeValue(spec.type, raw, fromVersion < 4);
     if (r.problem) {
-      problems.push({ param: key, path: spec.path, value: r.problem === 'malformed value' ? '' : shown(raw), message: r.problem });
+      problems.push(linkProblem(r.problem, r.params || {}, { param: key, path: spec.path, value: r.problem === 'malformed' ? '' : shown(raw) }));
       continue;
     }
     if (spec.path.startsWith('gpu.') && typeof doc.gpu === 'string') {
-      problems.push({ param: key, path: spec.path, value: shown(raw), message: 'a catalog gpu and a custom device were both given; the catalog gpu is kept' });
+      problems.push(linkProblem('gpu_kept', {}, { param: key, path: spec.path, value: shown(raw) }));
       continue;
     }
     if (spec.path === 'gpu' && doc.gpu && typeof doc.gpu === 'object') {
-      problems.push({ param: key, path: spec.path, value: shown(raw), message: 'a catalog gpu and a custom device were both given; the custom device is kept' });
+      problems.push(linkProblem('custom_gpu_kept', {}, { param: key, path: spec.path, value: shown(raw) }));
       continue;
     }
     setPath(doc, spec.path, r.value);
