@@ -121,6 +121,27 @@ TEST_CASE("unknown preset and GPU ids suggest the closest", "[catalog][errors]")
   CHECK_THAT(gpu[0].message, Catch::Contains("did you mean \"h100-sxm-80gb\""));
 }
 
+TEST_CASE("unknown ids suggest the entry a user meant, never a different model or GPU", "[catalog][errors]") {
+  // Each pair: what a new user typed, and the catalog entry they meant.
+  auto suggested = [](const std::string& doc) {
+    const auto errors = parse_estimate_document(doc).errors;
+    REQUIRE(errors.size() == 1);
+    for (const auto& [key, value] : errors[0].params.values)
+      if (key == "suggestion") return std::get<std::string>(value);
+    return std::string();
+  };
+  auto preset = [&](const std::string& id) { return suggested(R"({"model": {"preset": ")" + id + R"("}})"); };
+  auto gpu = [&](const std::string& id) { return suggested(R"({"model": {"num_parameters": 1e9}, "gpu": ")" + id + R"("})"); };
+  CHECK(preset("meta-llama/Llama-3.1-8B") == "llama-3.1-8b");  // its Hugging Face id
+  CHECK(preset("llama-3.1-8b-instruct") == "llama-3.1-8b");    // the base of an instruct model
+  CHECK(preset("mistral-7b") == "mistral-7b-v0.1");             // not mixtral-8x7b, a 46.7 B MoE
+  CHECK(gpu("h200") == "h200-141gb");
+  CHECK(gpu("h100-sxm") == "h100-sxm-80gb");
+  CHECK(gpu("h100-80gb") == "h100-sxm-80gb");  // not a100-80gb, one letter away
+  CHECK(gpu("rtx4090") == "rtx-4090-24gb");
+  CHECK(gpu("quantum-9000").empty());
+}
+
 TEST_CASE("every family layout has a preset in the catalog", "[catalog]") {
   // One model_type per family file of engine/src/architectures/ (aliases such as mistral or mt5 share
   // a file with one listed here).

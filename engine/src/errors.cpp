@@ -33,6 +33,68 @@ std::string excerpt(const std::string& text, std::size_t max_bytes) {
   return text.substr(0, cut) + "...";
 }
 
+namespace {
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "Llama-3.1_8B" -> {"llama", "3", "1", "8b"}
+std::vector<std::string> parts(const std::string& s) {
+  std::vector<std::string> out(1);
+  for (char c : lowercase(s)) {
+    if (c == '-' || c == '_' || c == '.' || c == '/' || c == ' ') {
+      if (!out.back().empty()) out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+// Every part of `inner` is one of `outer`'s.
+bool holds_parts(const std::vector<std::string>& outer, const std::vector<std::string>& inner) {
+  if (inner.empty()) return false;
+  for (const auto& p : inner)
+    if (std::find(outer.begin(), outer.end(), p) == outer.end()) return false;
+  return true;
+}
+
+// The text without separators: "rtx-4090-24gb" -> "rtx409024gb".
+std::string squashed(const std::string& s) {
+  std::string out;
+  for (const auto& p : parts(s)) out += p;
+  return out;
+}
+
+}  // namespace
+
+std::string closest_catalog_id(const std::string& word, const std::vector<std::string>& ids,
+                               const std::vector<std::string>& aliases) {
+  constexpr std::size_t kLongestWord = 128;  // a Hugging Face id fits; longer input gets no suggestion
+  if (word.size() > kLongestWord || word.empty()) return "";
+  const std::string lower = lowercase(word);
+  for (std::size_t i = 0; i < ids.size() && i < aliases.size(); ++i)
+    if (!aliases[i].empty() && lowercase(aliases[i]) == lower) return ids[i];
+  const std::vector<std::string> wanted = parts(word);
+  const std::string flat = squashed(word);
+  std::string extends, extended, prefixed;  // the best id of each kind so far
+  std::size_t extended_parts = 0;
+  for (const auto& id : ids) {
+    const std::vector<std::string> have = parts(id);
+    if (holds_parts(have, wanted) && (extends.empty() || id.size() < extends.size())) extends = id;
+    if (holds_parts(wanted, have) && have.size() > extended_parts) extended = id, extended_parts = have.size();
+    if (!flat.empty() && squashed(id).compare(0, flat.size(), flat) == 0 && (prefixed.empty() || id.size() < prefixed.size()))
+      prefixed = id;
+  }
+  if (!extends.empty()) return extends;
+  if (!extended.empty()) return extended;
+  if (!prefixed.empty()) return prefixed;
+  return closest_match(word, ids);
+}
+
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   // Nobody mistypes a name into 64 bytes: longer words get no suggestion (and cost nothing).
   constexpr std::size_t kLongestWord = 64;

@@ -57,6 +57,7 @@ struct Catalog {
   const ModelPreset* find_model(const std::string& id) const;
   const GpuEntry* find_gpu(const std::string& id) const;
   std::vector<std::string> model_ids() const;
+  std::vector<std::string> model_hf_ids() const;  // in model_ids()'s order; empty where a preset has none
   std::vector<std::string> gpu_ids() const;
 };
 

@@ -91,4 +91,14 @@ std::string excerpt(const std::string& text, std::size_t max_bytes = 40);
 // Closest candidate by edit distance, for "did you mean" messages; empty when none is close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
+// A catalog entry a user most likely meant by `word` (a preset or GPU id), for "did you mean":
+// an entry whose alias is `word` (a preset's Hugging Face id, any case); else the shortest id that
+// holds every part of `word` ("h200" -> "h200-141gb", "h100-80gb" -> "h100-sxm-80gb"; parts split at
+// '-', '_', '.', '/', ' ', any case); else the longest id whose parts `word` all holds
+// ("llama-3.1-8b-instruct" -> "llama-3.1-8b"); else the shortest id that starts with `word` with
+// the separators dropped ("rtx4090" -> "rtx-4090-24gb"); else closest_match. `aliases[i]` belongs to
+// `ids[i]` (empty: none). Empty when nothing is near.
+std::string closest_catalog_id(const std::string& word, const std::vector<std::string>& ids,
+                               const std::vector<std::string>& aliases = {});
+
 }  // namespace trainmem

@@ -1068,7 +1068,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       if (naming) result.ignored.push_back({naming->model_key, "the model given with --model is used instead", *naming->model_id});
       checkpoint_dtype_value = dtype_name(p->param_dtype);
     } else {
-      const std::string near = closest_match(*options.model_preset, catalog.model_ids());
+      const std::string near = closest_catalog_id(*options.model_preset, catalog.model_ids(), catalog.model_hf_ids());
       result.errors.push_back({error_code::unknown_preset, "model", "--model \"" + *options.model_preset + "\" is not in the model catalog" +
                                                                         (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
     }

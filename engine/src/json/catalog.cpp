@@ -232,6 +232,12 @@ std::vector<std::string> Catalog::model_ids() const {
   return ids;
 }
 
+std::vector<std::string> Catalog::model_hf_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& m : models) ids.push_back(m.hf_id);
+  return ids;
+}
+
 std::vector<std::string> Catalog::gpu_ids() const {
   std::vector<std::string> ids;
   for (const auto& g : gpus) ids.push_back(g.spec.id);

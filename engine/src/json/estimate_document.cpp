@@ -59,7 +59,8 @@ void parse_model_spec(const json& model, const std::string& path, ModelSpec& out
       out.architecture = p->architecture;
       out.seq_length_default = p->seq_length;
     } else {
-      const std::string near = closest_match(*preset, builtin_catalog().model_ids());
+      const Catalog& catalog = builtin_catalog();
+      const std::string near = closest_catalog_id(*preset, catalog.model_ids(), catalog.model_hf_ids());
       errors.push_back({error_code::unknown_preset, m.field("preset"),
                         m.field("preset") + " \"" + excerpt(*preset) + "\" is not in the model catalog" +
                             (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)",
@@ -317,7 +318,7 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     if (const GpuEntry* g = catalog.find_gpu(id)) {
       s.gpu = g->spec;
     } else {
-      const std::string near = closest_match(id, catalog.gpu_ids());
+      const std::string near = closest_catalog_id(id, catalog.gpu_ids());
       errors.push_back({error_code::unknown_gpu, "gpu",
                         "gpu \"" + excerpt(id) + "\" is not in the GPU catalog" + (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
                             " (trainmem catalog gpus lists them)",
