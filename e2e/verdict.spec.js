@@ -34,6 +34,23 @@ test('the verdict shows the margin band and the point estimate in the chosen uni
   }
 });
 
+test('a borderline verdict names the source the answer turns on', async ({ app, page }) => {
+  // A new user's case: Qwen2.5-7B LoRA at 2 x 8192 tokens on an A100 80GB, checkpointing and
+  // attention left unstated: the point estimate is about twice the GPU, the band's low end fits.
+  await app.open();
+  await app.model('qwen2.5-7b');
+  await app.set('method', 'lora');
+  await app.set('batch.micro_batch_size', 2);
+  await app.set('batch.seq_length', 8192);
+  await app.set('gpu', 'a100-80gb');
+  const expected = cli(await app.inputDoc());
+  expect(expected.verdict).toBe('borderline');
+  const widest = [...expected.uncertainty].sort((a, b) => b.bytes - a.bytes)[0];
+  expect(widest.source).toMatch(/^unstated_/);  // a setting the document left to a default
+  await expect(page.getByTestId('margin')).toContainText(`Most of that range comes from: `);
+  await expect(page.getByTestId('margin')).toContainText(`(${widest.alternative}).`);
+});
+
 test('a setup that does not fit lists suggestions; applying one gives the estimate of the changed document', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-8b');

@@ -25,7 +25,28 @@ export function marginText(out, unit) {
     short: formatBytes(Math.max(0, -r.high), unit) };
   if (out.verdict === 'fits') return t('margin_fits', vars);
   if (out.verdict === 'does_not_fit') return t('margin_no_fit', vars);
-  return t('margin_borderline', vars);
+  // Which source the answer turns on: the band's widest term (often a setting left unstated).
+  const widest = sortedTerms(out)[0];
+  return t('margin_borderline', vars) + (widest ? ' ' + t('margin_widest_term', { source: termLabel(widest) }) : '');
+}
+
+/**
+ * The band's sources, widest first (docs/api.md `uncertainty`).
+ * @param {Output} out
+ * @returns {Record<string, any>[]}
+ */
+function sortedTerms(out) {
+  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.slice() : [];
+  return terms.sort((a, b) => b.bytes - a.bytes);
+}
+
+/**
+ * A source in words, with the setting it re-estimated: "Activation checkpointing not given
+ * (activation_checkpointing: full)".
+ * @param {Record<string, any>} u
+ */
+function termLabel(u) {
+  return t('u_' + u.source) + (u.alternative ? ' (' + String(u.alternative) + ')' : '');
 }
 
 /**
@@ -35,10 +56,8 @@ export function marginText(out, unit) {
  * @param {Unit} unit
  */
 export function renderUncertainty(list, out, unit) {
-  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.slice() : [];
-  terms.sort((a, b) => b.bytes - a.bytes);
-  list.replaceChildren(...terms.map((u) => el('li', { 'data-testid': 'uncertainty-term', 'data-source': String(u.source) }, [
-    el('span', { text: t('u_' + u.source) + (u.alternative ? ' (' + String(u.alternative) + ')' : '') + ': ' }),
+  list.replaceChildren(...sortedTerms(out).map((u) => el('li', { 'data-testid': 'uncertainty-term', 'data-source': String(u.source) }, [
+    el('span', { text: termLabel(u) + ': ' }),
     el('strong', { text: formatBytes(u.bytes, unit) }),
     el('small', { class: 'source', text: String(u.reference || '') }),
   ])));
