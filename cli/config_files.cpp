@@ -79,12 +79,13 @@ ConfigValue yaml_float(const std::string& text) {
   return sign * std::stod(v);
 }
 
-// Where a parser stopped in a file, as the params of its error (message_codes.hpp): the page words
-// the error from them; `key` names a repeated key.
-Params position(const std::string& file, int line, int column, const std::string& key = "") {
+// A parser's error where it stopped in a file: "file:line:column: what", with the position as
+// its params (message_codes.hpp), from which the page words it; `key` names a repeated key.
+FieldError parse_error_at(const char* code, const std::string& file, int line, int column, const std::string& what,
+                  const std::string& key = "") {
   Params p{{"file", file}, {"line", static_cast<double>(line)}, {"column", static_cast<double>(column)}};
   if (!key.empty()) p.values.emplace_back("key", key);
-  return p;
+  return {code, file, file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what, std::move(p)};
 }
 
 struct Builder {
@@ -271,27 +272,21 @@ std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string
     Builder b;
     auto v = b.build(root, 0);
     if (!v) {
-      errors.push_back({b.failure_code, name,
-                        name + ":" + std::to_string(b.error_line) + ":" + std::to_string(b.error_column) + ": " + b.error,
-                        position(name, b.error_line, b.error_column, b.duplicate)});
+      errors.push_back(parse_error_at(b.failure_code, name, b.error_line, b.error_column, b.error, b.duplicate));
       return std::nullopt;
     }
     return v;
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own recursion guard (depthguard.h) words this as "bad file": it is nesting, far
     // beyond kMaxDepth; the page words npm yaml's stack overflow the same way.
-    errors.push_back({error_code::invalid_yaml, name,
-                      name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": nests deeper than " +
-                          std::to_string(kMaxDepth) + " levels (the parser stops here)",
-                      position(name, e.mark.line + 1, e.mark.column + 1)});
+    errors.push_back(parse_error_at(error_code::invalid_yaml, name, e.mark.line + 1, e.mark.column + 1,
+                                 "nests deeper than " + std::to_string(kMaxDepth) + " levels (the parser stops here)"));
     return std::nullopt;
   } catch (const YAML::Exception& e) {
     // yaml-cpp and the page's npm yaml stop on the same line but point at different characters of
     // it: both name the line's first character that is not a blank (docs/import.md).
     const int line = e.mark.line + 1;
-    errors.push_back({error_code::invalid_yaml, name,
-                      name + ":" + std::to_string(line) + ":" + std::to_string(first_non_blank_column(text, line)) + ": " + e.msg,
-                      position(name, line, first_non_blank_column(text, line))});
+    errors.push_back(parse_error_at(error_code::invalid_yaml, name, line, first_non_blank_column(text, line), e.msg));
     return std::nullopt;
   }
 }
@@ -302,9 +297,8 @@ std::optional<ConfigValue> parse_toml(const std::string& text, const std::string
     return from_toml(table);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    errors.push_back({error_code::invalid_toml, name,
-                      name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " + std::string(e.description()),
-                      position(name, static_cast<int>(where.line), static_cast<int>(where.column))});
+    errors.push_back(parse_error_at(error_code::invalid_toml, name, static_cast<int>(where.line), static_cast<int>(where.column),
+                                 std::string(e.description())));
     return std::nullopt;
   }
 }
