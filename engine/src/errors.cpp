@@ -62,10 +62,10 @@ bool holds_parts(const std::vector<std::string>& outer, const std::vector<std::s
   return true;
 }
 
-// The text without separators: "rtx-4090-24gb" -> "rtx409024gb".
-std::string squashed(const std::string& s) {
+// The parts without separators: {"rtx", "4090", "24gb"} -> "rtx409024gb".
+std::string squashed(const std::vector<std::string>& parts) {
   std::string out;
-  for (const auto& p : parts(s)) out += p;
+  for (const auto& p : parts) out += p;
   return out;
 }
 
@@ -79,14 +79,14 @@ std::string closest_catalog_id(const std::string& word, const std::vector<std::s
   for (std::size_t i = 0; i < ids.size() && i < aliases.size(); ++i)
     if (!aliases[i].empty() && lowercase(aliases[i]) == lower) return ids[i];
   const std::vector<std::string> wanted = parts(word);
-  const std::string flat = squashed(word);
+  const std::string flat = squashed(wanted);
   std::string extends, extended, prefixed;  // the best id of each kind so far
   std::size_t extended_parts = 0;
   for (const auto& id : ids) {
     const std::vector<std::string> have = parts(id);
     if (holds_parts(have, wanted) && (extends.empty() || id.size() < extends.size())) extends = id;
     if (holds_parts(wanted, have) && have.size() > extended_parts) extended = id, extended_parts = have.size();
-    if (!flat.empty() && squashed(id).compare(0, flat.size(), flat) == 0 && (prefixed.empty() || id.size() < prefixed.size()))
+    if (!flat.empty() && squashed(have).compare(0, flat.size(), flat) == 0 && (prefixed.empty() || id.size() < prefixed.size()))
       prefixed = id;
   }
   if (!extends.empty()) return extends;
