@@ -112,10 +112,10 @@ function accuracyData() {
     time: programTable(TIME_ACCURACY, 'throughput_cases.json', 'TRAINMEM_TIME_ACCURACY') };
 }
 
-// A module's worker source: its Emscripten loader and engine-worker.js in one function scope.
-async function workerSource(module) {
+// A module's worker source: its Emscripten loader and engine-worker.js (bundled once, `worker`) in
+// one function scope.
+function workerSource(module, worker) {
   const loader = fs.readFileSync(module.js, 'utf8');
-  const worker = await bundle('worker-main.js', { globalName: 'trainmemWorker' });
   return '(function () {\n' + loader + '\n' + worker + '\ntrainmemWorker.start(' + module.factory + ');\n})();\n';
 }
 
@@ -138,8 +138,9 @@ async function writeFolder(dir, { app, chunks, wasm }) {
 
 async function main() {
   fs.mkdirSync(DIST, { recursive: true });
-  const worker = await workerSource(MODULES.engine);
-  const configWorker = await workerSource(MODULES.config);
+  const workerMain = await bundle('worker-main.js', { globalName: 'trainmemWorker' });
+  const worker = workerSource(MODULES.engine, workerMain);
+  const configWorker = workerSource(MODULES.config, workerMain);
   const catalog = catalogLists();
   const base64 = (m) => fs.readFileSync(m.wasm).toString('base64');
   const shared = {
