@@ -127,8 +127,14 @@ test('the GPU table: every GPU at this count (CLI estimate), the fewest that fit
   for (const o of solved.gpu_options) {
     const row = page.locator(`#gpu-table tr[data-gpu="${o.gpu}"]`);
     expect(Number(await row.getByTestId('peak-here').getAttribute('data-bytes')), o.gpu).toBe(cli({ ...doc, gpu: o.gpu }).per_gpu.peak);
-    if (o.min_gpus) await expect(row.getByTestId('min-gpus'), o.gpu).toHaveText(o.min_gpus.value.toLocaleString('en-US'));
-    else await expect(row.getByTestId('min-gpus'), o.gpu).toHaveText('> 4,096');
+    if (o.min_gpus) {
+      // the fewest count with its own verdict: a borderline one says so, with the count that clears the band
+      const n = o.min_gpus.value.toLocaleString('en-US');
+      const clear = o.min_gpus_whole_band && o.min_gpus_whole_band.value.toLocaleString('en-US');
+      const text = o.min_gpus.verdict !== 'borderline' ? n : clear ? `${n} · borderline (${clear} clear)` : `${n} · borderline`;
+      await expect(row.getByTestId('min-gpus'), o.gpu).toHaveText(text);
+      await expect(row.getByTestId('min-gpus'), o.gpu).toHaveAttribute('data-min-verdict', o.min_gpus.verdict || '');
+    } else await expect(row.getByTestId('min-gpus'), o.gpu).toHaveText('> 4,096');
     await expect(row.getByTestId('cost'), o.gpu).toHaveText(o.cost_per_hour === null ? '—' : '$' + Render.formatMoney(o.cost_per_hour) + '/h');
   }
   // the fewest found fits with the margin kept free, one data-parallel step fewer does not

@@ -291,3 +291,24 @@ test('an edited price per GPU-hour changes the cost and the cheapest GPU, and tr
   await expect(other.getByTestId('a-cheapest')).toContainText('NVIDIA H100 SXM');
   await fresh.close();
 });
+
+test('the GPU table: at the fewest count it names, the row shows the same verdict', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3-8b');
+  await app.set('parallel.zero_stage', 3);
+  await app.set('activation_checkpointing', 'full');
+  await app.set('batch.seq_length', 2048);
+  await app.gpuTableDone();
+  const row = page.locator('#gpu-table tr[data-gpu="rtx-4090-24gb"]');
+  const min = row.getByTestId('min-gpus');
+  const n = Number(await min.getAttribute('data-value'));
+  const verdict = await min.getAttribute('data-min-verdict');
+  // the CLI says this count is borderline on a 24 GiB GPU (its band reaches past the memory)
+  const want = cliSolve({ ...(await app.inputDoc()), solve: {} }).gpu_options.find((o) => o.gpu === 'rtx-4090-24gb').min_gpus;
+  expect(want.verdict).toBe('borderline');
+  expect(n).toBe(want.value);
+  expect(verdict).toBe('borderline');
+  await app.set('parallel.world_size', n);
+  await app.gpuTableDone();
+  await expect(row.locator('td').nth(2)).toHaveAttribute('data-verdict', verdict);
+});

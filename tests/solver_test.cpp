@@ -58,6 +58,41 @@ TEST_CASE("fewest GPUs: the answer fits and one data-parallel replica fewer does
   CHECK_FALSE(fits_on(n - 1));
 }
 
+TEST_CASE("fewest GPUs: each answer carries its own verdict, and the whole band clears from the second answer on", "[solver][verdict]") {
+  // On 24 GiB GPUs this setup's fewest fitting count is borderline: the point peak is inside the
+  // 95 % budget while the band (allocator fragmentation, CUDA context) reaches past the GPU. The
+  // page shows that count beside the estimate's verdict at it, so the two must agree; and the
+  // whole-band answer must be the first count whose band fits, judged by the same rule.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "rtx-4090-24gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}, "activation_checkpointing": "full"})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  auto verdict_on = [&](std::int64_t gpus) {
+    TrainingSetup t = s;
+    t.parallel.world_size = gpus;
+    t.parallel.data_parallel_size = gpus;
+    const Estimate e = estimate(t);
+    return judge_verdict(t, e, uncertainty_band(t, e));
+  };
+  REQUIRE(r.min_gpus);
+  REQUIRE(r.min_gpus->verdict);
+  CHECK(r.min_gpus->verdict == verdict_on(r.min_gpus->value));
+  CHECK(r.min_gpus->verdict == Verdict::borderline);
+  REQUIRE(r.min_gpus_whole_band);
+  const std::int64_t clear = r.min_gpus_whole_band->value;
+  CHECK(clear > r.min_gpus->value);
+  CHECK(verdict_on(clear) == Verdict::fits);
+  CHECK(r.min_gpus_whole_band->verdict == Verdict::fits);
+  CHECK(verdict_on(clear - 1) != Verdict::fits);
+  // The same two answers for the catalog's own row of that GPU.
+  for (const auto& o : r.gpu_options) {
+    if (o.id != "rtx-4090-24gb") continue;
+    REQUIRE(o.min_gpus);
+    REQUIRE(o.min_gpus_whole_band);
+    CHECK(o.min_gpus->value == r.min_gpus->value);
+    CHECK(o.min_gpus_whole_band->value == clear);
+  }
+}
+
 TEST_CASE("the cheapest option is the lowest GPUs x price among fitting catalog GPUs", "[solver]") {
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}})");

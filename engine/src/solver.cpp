@@ -51,6 +51,15 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     const auto p = peak_of(s);
     return p && *p <= gpu_capacity(*s.gpu) * margin;
   };
+  // An answer: its peak and its verdict (one band, re-estimated only for the answers themselves).
+  auto answer = [&](const TrainingSetup& s, std::int64_t value) {
+    const Estimate e = estimate(s);
+    return FitPoint{value, compared_peak(s, e).value_or(0.0), judge_verdict(s, e, uncertainty_band(s, e))};
+  };
+  auto clears_band = [&](const TrainingSetup& s) {
+    const Estimate e = estimate(s);
+    return judge_verdict(s, e, uncertainty_band(s, e)) == Verdict::fits;
+  };
   r.budget_bytes = gpu_capacity(*base.gpu) * margin;
   const bool has_architecture = base.model.architecture.has_value();
   if (!has_architecture) r.reasons.push_back("the peak needs an architecture: give model.preset or model.hf_config");
@@ -65,7 +74,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       return s;
     };
     if (auto m = largest_fitting(1, kMaxMicroBatch, [&](std::int64_t m) { return fits(with_mbs(m)); })) {
-      r.max_micro_batch_size = FitPoint{*m, *peak_of(with_mbs(*m))};
+      r.max_micro_batch_size = answer(with_mbs(*m), *m);
     } else {
       r.reasons.push_back("micro-batch 1 does not fit at seq_length " + std::to_string(seq) +
                           ": shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs");
@@ -80,19 +89,22 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     const std::int64_t seq_cap = (a.learned_positions ? a.max_position_embeddings : kMaxSeqLength) / cp;
     if (seq_cap >= 1) {
       if (auto k = largest_fitting(1, seq_cap, [&](std::int64_t k) { return fits(with_seq(k)); })) {
-        r.max_seq_length = FitPoint{*k * cp, *peak_of(with_seq(*k))};
+        r.max_seq_length = answer(with_seq(*k), *k * cp);
       } else {
         r.reasons.push_back("even the shortest sequence does not fit: the model states alone exceed the budget");
       }
     }
   }
 
-  // Fewest GPUs of a given kind: grow the data-parallel size under the same model parallelism.
   // Fewest GPUs of a given kind: grow the data-parallel size D under the same model parallelism.
   // D x CP must stay divisible by EP, so D moves in steps of EP / gcd(EP, CP). One replica is
   // checked on its own: going to two adds communication buffers, so the peak is not monotone there;
-  // from two on, more sharding never raises it.
-  auto min_gpus_for = [&](const GpuSpec& gpu) -> std::optional<FitPoint> {
+  // from two on, more sharding never raises it (nor the band's high end, built on the same terms).
+  // Returns the fewest that fit the budget and the fewest whose whole band fits the GPU.
+  struct Fewest {
+    std::optional<FitPoint> fits, whole_band;
+  };
+  auto min_gpus_for = [&](const GpuSpec& gpu) -> Fewest {
     TrainingSetup s = base;
     s.gpu = gpu;
     s.parallel.sharding_group_size.reset();
@@ -100,26 +112,39 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     const std::int64_t ep = s.parallel.expert_parallel_size;
     const std::int64_t step = ep / std::gcd(ep, cp);
     const std::int64_t max_k = o.max_gpus / mp / step;
-    if (max_k < 1) return std::nullopt;
+    if (max_k < 1) return {};
     auto with_k = [&](std::int64_t k) {
       TrainingSetup t = s;
       t.parallel.data_parallel_size = k * step;
       t.parallel.world_size = k * step * mp;
       return t;
     };
-    auto point = [&](std::int64_t k) { return FitPoint{k * step * mp, *peak_of(with_k(k))}; };
-    if (fits(with_k(1))) return point(1);
-    if (s.parallel.zero_stage == 0 || max_k < 2 || !fits(with_k(max_k))) return std::nullopt;
-    std::int64_t lo = 2, hi = max_k;
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (fits(with_k(mid))) hi = mid;
-      else lo = mid + 1;
+    auto point = [&](std::int64_t k) { return answer(with_k(k), k * step * mp); };
+    // The first k in [from, max_k] that passes `test`, or 0 when none does.
+    auto first = [&](std::int64_t from, const std::function<bool(const TrainingSetup&)>& test) -> std::int64_t {
+      if (s.parallel.zero_stage == 0 || from > max_k || !test(with_k(max_k))) return 0;
+      std::int64_t lo = from, hi = max_k;
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (test(with_k(mid))) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    Fewest out;
+    const std::int64_t k = fits(with_k(1)) ? 1 : first(2, fits);
+    if (k == 0) return out;
+    out.fits = point(k);
+    if (out.fits->verdict == Verdict::fits) out.whole_band = out.fits;
+    else if (out.fits->verdict == Verdict::borderline) {
+      if (const std::int64_t clear = first(std::max<std::int64_t>(2, k + 1), clears_band)) out.whole_band = point(clear);
     }
-    return point(lo);
+    return out;
   };
   if (has_architecture) {
-    r.min_gpus = min_gpus_for(*base.gpu);
+    const Fewest own = min_gpus_for(*base.gpu);
+    r.min_gpus = own.fits;
+    r.min_gpus_whole_band = own.whole_band;
     if (!r.min_gpus)
       r.reasons.push_back("no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
                           (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
@@ -127,7 +152,9 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     for (const auto& g : catalog.gpus) {
       GpuOption opt;
       opt.id = g.spec.id;
-      opt.min_gpus = min_gpus_for(g.spec);
+      const Fewest fewest = min_gpus_for(g.spec);
+      opt.min_gpus = fewest.fits;
+      opt.min_gpus_whole_band = fewest.whole_band;
       auto price = o.prices.find(g.spec.id);
       opt.price_per_gpu_hour = price != o.prices.end() ? std::optional<double>(price->second) : g.price_per_gpu_hour_usd;
       if (opt.min_gpus && opt.price_per_gpu_hour) opt.cost_per_hour = *opt.price_per_gpu_hour * static_cast<double>(opt.min_gpus->value);

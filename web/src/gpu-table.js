@@ -8,7 +8,8 @@ import { el, setBytes } from './dom.js';
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{id: string, display_name: string, price_per_gpu_hour_usd?: number | null, memory: {bytes: number}, device_total_bytes?: number | null}} GpuEntry */
 /** @typedef {{usable: number | null, peak: number | null, verdict: string | null} | {pending: true} | {error: true}} GpuHere  verdict: the engine's fits | borderline | does_not_fit */
-/** @typedef {{min_gpus: {value: number} | null, cost_per_hour: number | null} | {pending: true} | {error: string}} GpuOption */
+/** @typedef {{value: number, peak: number, verdict: string | null}} FitPoint  verdict: the engine's fits | borderline at that count */
+/** @typedef {{min_gpus: FitPoint | null, min_gpus_whole_band: FitPoint | null, cost_per_hour: number | null} | {pending: true} | {error: string}} GpuOption */
 
 export class GpuTable {
   /**
@@ -94,14 +95,35 @@ function fillOption(tr, option, maxGpus) {
   const min = tr.cells[4];
   const cost = tr.cells[6];
   min.title = '';
+  min.className = 'num';
+  min.removeAttribute('data-min-verdict');
   if ('pending' in option || 'error' in option) {
     min.textContent = cost.textContent = 'pending' in option ? '…' : '—';
     if ('error' in option) min.title = option.error;
     min.removeAttribute('data-value');
     return;
   }
-  min.textContent = option.min_gpus ? formatCount(option.min_gpus.value) : t('not_within', { n: formatCount(maxGpus) });
-  if (option.min_gpus) min.setAttribute('data-value', String(option.min_gpus.value));
-  else min.removeAttribute('data-value');
+  const fewest = option.min_gpus;
+  min.textContent = fewest ? minGpusText(fewest, option.min_gpus_whole_band) : t('not_within', { n: formatCount(maxGpus) });
+  if (fewest) {
+    min.setAttribute('data-value', String(fewest.value));
+    min.setAttribute('data-min-verdict', fewest.verdict || '');
+    if (fewest.verdict === 'borderline') {
+      min.classList.add('warn');
+      min.title = t('min_gpus_borderline_title', { n: formatCount(fewest.value) });
+    }
+  } else min.removeAttribute('data-value');
   cost.textContent = typeof option.cost_per_hour === 'number' ? '$' + formatMoney(option.cost_per_hour) + t('per_hour') : '—';
+}
+
+/**
+ * "4" when the fewest count fits with its whole band; "4 · borderline (5 clear)" when only its point
+ * estimate does, with the count whose whole band fits where there is one.
+ * @param {FitPoint} fewest
+ * @param {FitPoint | null | undefined} wholeBand
+ */
+function minGpusText(fewest, wholeBand) {
+  const n = formatCount(fewest.value);
+  if (fewest.verdict !== 'borderline') return n;
+  return wholeBand ? t('min_gpus_borderline_clear', { n, clear: formatCount(wholeBand.value) }) : t('min_gpus_borderline', { n });
 }

@@ -63,11 +63,23 @@ export function strategyDoc(doc, row) {
 }
 
 /**
- * "8 (peak 71.20 GiB)" for a fit point, "none" without one.
- * @param {{value: number, peak: number} | null} p
+ * "8 (peak 71.20 GiB)" for a fit point, "8 (peak 71.20 GiB, borderline)" when its band reaches past
+ * the GPU, "none" without one.
+ * @param {{value: number, peak: number, verdict?: string | null} | null} p
  * @param {Unit} unit
  */
-const fitText = (p, unit) => (p ? formatCount(p.value) + ' (' + t('peak_is', { bytes: formatBytes(p.peak, unit) }) + ')' : t('no_answer'));
+const fitText = (p, unit) => (p ? formatCount(p.value) + ' (' + t(p.verdict === 'borderline' ? 'peak_is_borderline' : 'peak_is',
+  { bytes: formatBytes(p.peak, unit) }) + ')' : t('no_answer'));
+/**
+ * The fewest-GPUs answer, with the count whose whole band fits when the fewest is borderline.
+ * @param {SolveOutput} out
+ * @param {Unit} unit
+ */
+const minGpusAnswer = (out, unit) => {
+  const p = out.min_gpus, clear = out.min_gpus_whole_band;
+  const text = fitText(p, unit);
+  return p && p.verdict === 'borderline' && clear ? text + t('whole_band_from', { n: formatCount(clear.value) }) : text;
+};
 /** @param {number} x */
 const usd = (x) => '$' + formatMoney(x);
 
@@ -98,7 +110,7 @@ export function renderAnswers(table, out, unit, gpuName) {
   const rows = [
     row(t('q_max_micro_batch'), numCell(fitText(mbs, unit), 'a-max_micro_batch_size', mbs && mbs.value), c && calibratedCells('max_micro_batch_size', mbs)),
     row(t('q_max_seq_length'), numCell(fitText(seq, unit), 'a-max_seq_length', seq && seq.value), c && calibratedCells('max_seq_length', seq)),
-    row(t('q_min_gpus'), numCell(fitText(out.min_gpus, unit), 'a-min_gpus', out.min_gpus && out.min_gpus.value)),
+    row(t('q_min_gpus'), numCell(minGpusAnswer(out, unit), 'a-min_gpus', out.min_gpus && out.min_gpus.value)),
   ];
   const cheap = out.cheapest;
   rows.push(row(t('q_cheapest'), numCell(cheap ? t('cheapest_is', { gpu: gpuName(cheap.gpu), n: formatCount(cheap.gpus), cost: usd(cheap.cost_per_hour) })

@@ -12,6 +12,7 @@
 
 #include "trainmem/catalog.hpp"
 #include "trainmem/estimate.hpp"
+#include "trainmem/uncertainty.hpp"
 
 namespace trainmem {
 
@@ -34,11 +35,18 @@ struct SolveOptions {
 struct FitPoint {
   std::int64_t value = 0;  // micro-batch, sequence length or GPU count
   double peak = 0;         // the estimate's peak there, bytes
+  // The three-way verdict there (uncertainty.hpp: the band against the whole GPU, no safety
+  // margin): a point that fits the budget can still be borderline when its band reaches past the
+  // GPU's memory. Empty when the estimate has no band.
+  std::optional<Verdict> verdict;
 };
 
 struct GpuOption {
   std::string id;
   std::optional<FitPoint> min_gpus;  // empty: does not fit within max_gpus
+  // The fewest GPUs at which the whole band fits (verdict fits): min_gpus itself when its verdict
+  // is fits, more when it is borderline; empty when no count up to max_gpus clears the band.
+  std::optional<FitPoint> min_gpus_whole_band;
   std::optional<double> price_per_gpu_hour;
   std::optional<double> cost_per_hour;
 };
@@ -62,6 +70,7 @@ struct Calibrated {
 struct SolveResult {
   double budget_bytes = 0;  // capacity x (1 - safety margin), compared with the peak
   std::optional<FitPoint> max_micro_batch_size, max_seq_length, min_gpus;
+  std::optional<FitPoint> min_gpus_whole_band;  // as GpuOption's, for the document's GPU
   std::vector<GpuOption> gpu_options;
   std::optional<GpuOption> cheapest;
   std::optional<GlobalBatchPlan> global_batch;

@@ -103,7 +103,7 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
 
 json fit_point(const std::optional<FitPoint>& p) {
   if (!p) return nullptr;
-  return {{"value", p->value}, {"peak", json_io::bytes_value(p->peak)}};
+  return {{"value", p->value}, {"peak", json_io::bytes_value(p->peak)}, {"verdict", p->verdict ? json(verdict_name(*p->verdict)) : json(nullptr)}};
 }
 
 json number_or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -118,9 +118,10 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
   out["max_micro_batch_size"] = fit_point(r.max_micro_batch_size);
   out["max_seq_length"] = fit_point(r.max_seq_length);
   out["min_gpus"] = fit_point(r.min_gpus);
+  out["min_gpus_whole_band"] = fit_point(r.min_gpus_whole_band);
   out["gpu_options"] = json::array();
   for (const auto& g : r.gpu_options)
-    out["gpu_options"].push_back({{"gpu", g.id}, {"min_gpus", fit_point(g.min_gpus)},
+    out["gpu_options"].push_back({{"gpu", g.id}, {"min_gpus", fit_point(g.min_gpus)}, {"min_gpus_whole_band", fit_point(g.min_gpus_whole_band)},
                                   {"price_per_gpu_hour", g.price_per_gpu_hour ? json(*g.price_per_gpu_hour) : json(nullptr)},
                                   {"cost_per_hour", g.cost_per_hour ? json(*g.cost_per_hour) : json(nullptr)}});
   out["cheapest"] = r.cheapest ? json{{"gpu", r.cheapest->id}, {"gpus", r.cheapest->min_gpus->value},
