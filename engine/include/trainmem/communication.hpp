@@ -7,7 +7,9 @@
 // Seconds = bus bytes / bus bandwidth, where the bus bandwidth is what nccl-tests reports
 // ("busbw"): the catalog's intra-node figure when the group fits in one node (an NVLink domain),
 // else min(intra, k x inter-node per GPU) for k group members per node (each GPU has its own NIC;
-// NCCL's rings use all of a node's NICs at once).
+// NCCL's rings use all of a node's NICs at once. NVIDIA/nccl#412, NCCL maintainer, 2023-04-24: an
+// 8-GPU A800 node with one 200 Gb/s NIC should see ~24 GB/s busbw across nodes, and each further
+// NIC on a GPU's PCI switch adds bandwidth up to the node's NVLink figure, ~160 GB/s there).
 //
 // Group layout follows Megatron's rank order "tp-cp-ep-dp-pp" (tensor parallel innermost, then
 // context, expert, data, pipeline outermost; Megatron-Core parallel_state.py, order argument);
