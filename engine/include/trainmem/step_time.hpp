@@ -46,7 +46,17 @@
 // bucketing and FSDP prefetch; DeepSpeed overlap_comm, on by default for ZeRO-3 only, DeepSpeed
 // runtime/zero/config.py; Megatron --overlap-grad-reduce/--overlap-param-gather, off by default in
 // megatron/training/arguments.py), exposing only what exceeds the compute it hides under plus one
-// layer's share (the first gather, the last reduction); otherwise it is all exposed.
+// layer's share (the first gather, the last reduction); otherwise it is all exposed. Both sharding
+// engines gather at least one unit ahead, so a layer's gather runs under the layer before it:
+// DeepSpeed ZeRO-3, after a submodule's own gather, prefetches the next submodules of the recorded
+// trace until stage3_prefetch_bucket_size elements (5e7; at least one submodule) while fewer than
+// stage3_max_live_parameters (1e9) are gathered (deepspeed/runtime/zero/partitioned_param_coordinator.py
+// @v0.13.5, fetch_sub_module), and reduce-scatters full buckets of reduce_bucket_size elements
+// (5e8) on its own stream, the last after the backward (stage3.py @v0.13.5); FSDP1 with
+// limit_all_gathers keeps two all-gathers in flight (torch/distributed/fsdp/_limiter_utils.py
+// @e6401a2, _max_num_inflight_all_gathers) and prefetches the next unit in backward, where its
+// gathers and reductions queue on one NCCL stream (torch/distributed/fsdp/api.py @acd8c9e,
+// BackwardPrefetch): the backward's gathers and reduction add up against its compute.
 // Parameter and activation offload overlap the compute; optimizer offload's transfers do not.
 //
 // MFU counts model FLOPs as PaLM does (flops.hpp) against the GPU's dense bf16 peak; HFU counts the
