@@ -3,6 +3,7 @@
 #include "test_support.hpp"
 
 #include "trainmem/communication.hpp"
+#include "trainmem/deepspeed_regather.hpp"
 #include "trainmem/step_time.hpp"
 
 using namespace trainmem;
@@ -142,4 +143,41 @@ TEST_CASE("Offload: the host link at a large copy's 0.784 of its line rate", "[c
   const TrainingSetup custom = setup_from(R"({"model": )" + kSmallLlama + R"(, "gpu": {"memory_bytes": 85899345920,
     "bf16_dense_flops_per_s": 989.4e12, "memory_bandwidth_bytes_per_s": 3.35e12}})");
   CHECK(link_rates(custom).host_bytes_per_s == Approx(25.092063e9));
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 under full checkpointing gathers again what the reuse distance lets go after the recompute", "[communication]") {
+  const std::string doc = R"({"model": {"preset": "llama-2-70b"}, "framework": "deepspeed",
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 8192},
+    "gpu": "a100-80gb", "parallel": {"world_size": 32, "zero_stage": 3})";
+  // Llama-2-70B's layer in forward order: q and o 8192 x 8192 = 67,108,864 each, k and v
+  // 8192 x 1024 = 8,388,608 each, gate, up, down 8192 x 28672 = 234,881,024 each. A submodule is
+  // gathered again for its backward when twice the parameters after it reach 1e9: o has
+  // 2 x 3 x 234,881,024 = 1,409,286,144 after it (and q, k, v more), gate 2 x 2 x 234,881,024 =
+  // 939,524,096: q, k, v, o, 2 x 67,108,864 + 2 x 8,388,608 = 150,994,944 per layer.
+  const TrainingSetup checkpointed = setup_from(doc + R"(, "activation_checkpointing": "full"})");
+  const RegatheredParameters layer = deepspeed_backward_regather(checkpointed.model.architecture->layers.front(), 1, 1, 1);
+  CHECK(layer.dense == 150'994'944.0);
+  CHECK(layer.expert == 0);
+  // 80 layers x 150,994,944 x 2 bytes x 31/32 = 23,404,216,320 bus bytes more per micro-batch, at
+  // min(240e9 NVLink, 8 GPUs x 24e9 HDR) = 192e9 B/s across four nodes.
+  const LinkRates links = link_rates(checkpointed);
+  const DataParallelTraffic d = data_parallel_traffic(checkpointed, estimate(checkpointed), links);
+  CHECK(d.gather_backward.bytes - d.gather_forward.bytes == Approx(23'404'216'320.0).epsilon(1e-12));
+  CHECK(d.gather_backward.seconds - d.gather_forward.seconds == Approx(23'404'216'320.0 / 192e9).epsilon(1e-9));
+  // Without checkpointing, and under FSDP, the backward gathers what the forward did.
+  const TrainingSetup plain = setup_from(doc + "}");
+  const DataParallelTraffic p = data_parallel_traffic(plain, estimate(plain), link_rates(plain));
+  CHECK(p.gather_backward.bytes == p.gather_forward.bytes);
+  const TrainingSetup fsdp = setup_from(R"({"model": {"preset": "llama-2-70b"}, "framework": "fsdp",
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 8192},
+    "gpu": "a100-80gb", "activation_checkpointing": "full", "parallel": {"world_size": 32, "zero_stage": 3}})");
+  const DataParallelTraffic f = data_parallel_traffic(fsdp, estimate(fsdp), link_rates(fsdp));
+  CHECK(f.gather_backward.bytes == f.gather_forward.bytes);
+  // Llama-2-7B's layer holds 4 x 4096^2 + 3 x 4096 x 11008 = 202,375,168 parameters: twice what
+  // follows q, 2 x 185,597,952 = 371,195,904, stays under 1e9, so nothing is gathered again.
+  const TrainingSetup small = setup_from(R"({"model": {"preset": "llama-2-7b"}, "framework": "deepspeed",
+    "batch": {"micro_batch_size": 1, "seq_length": 8192}, "gpu": "a100-80gb", "activation_checkpointing": "full",
+    "parallel": {"world_size": 8, "zero_stage": 3}})");
+  const RegatheredParameters seven = deepspeed_backward_regather(small.model.architecture->layers.front(), 1, 1, 1);
+  CHECK(seven.dense == 0);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainmem/deepspeed_regather.hpp"
 #include "trainmem/framework_defaults.hpp"
 
 
@@ -172,6 +173,24 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
       d.gather_forward = collective(ring(shard) * dense_params * b_p, bw_dense);
       d.gather_forward += collective(ring(expert_shard) * expert_params * b_p, bw_expert);
       if (p.reshard_after_forward) d.gather_backward = d.gather_forward;
+      if (p.reshard_after_forward && engine == ShardingEngine::deepspeed && s.activation_checkpointing == Checkpointing::full &&
+          s.model.architecture) {
+        // DeepSpeed gathers a checkpointed layer for its recompute (counted above as the backward's
+        // gather) and again, for its backward, the submodules released after the recompute
+        // (deepspeed_regather.hpp).
+        const Architecture& a = *s.model.architecture;
+        const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
+        const double checkpointed = s.checkpointed_layers ? std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers) : 1.0;
+        const double share = checkpointed * std::min(1.0, d.layers / total_layers);  // of this GPU's layers
+        RegatheredParameters again;
+        for (const auto& g : a.layers) {
+          const RegatheredParameters r = deepspeed_backward_regather(g, tp, ep, etp);
+          again.dense += static_cast<double>(g.count) * share * r.dense;
+          again.expert += static_cast<double>(g.count) * share * r.expert;
+        }
+        d.gather_backward += collective(ring(shard) * again.dense * b_p, bw_dense);
+        d.gather_backward += collective(ring(expert_shard) * again.expert * b_p, bw_expert);
+      }
     } else {
       // ZeRO-1/2: the updated parameter shards are gathered once per step; FSDP's SHARD_GRAD_OP
       // reshards after backward and gathers for every forward instead.

@@ -37,7 +37,10 @@
 //               all-gather of the updated parameters (Rajbhandari et al. 2020, §7.2).
 //   ZeRO-3/FSDP every micro-batch: parameter all-gather in forward, again in backward when
 //               resharded after forward, and a gradient reduce-scatter (§7.2: 1.5x DDP's volume);
-//               HYBRID_SHARD also all-reduces its shard across the replicas.
+//               HYBRID_SHARD also all-reduces its shard across the replicas. DeepSpeed under full
+//               activation checkpointing gathers a checkpointed layer for its recompute and once
+//               more, for its backward, the submodules its reuse distance let go
+//               (deepspeed_regather.hpp).
 // Offload: over the host link (PCIe) at 0.784 of its line rate (a large cudaMemcpy's 12.35 of
 // 15.75 GB/s on PCIe 3.0 x16, te42kyfo/gpu-benches README.md, "cuda-memcpy"): optimizer offload
 // moves the gradient shard down and the parameter shard up once per step; parameter offload
