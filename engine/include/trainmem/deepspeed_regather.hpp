@@ -27,16 +27,12 @@
 
 namespace trainmem {
 
-// DeepSpeed's default stage3_max_reuse_distance, elements.
-constexpr double kDeepSpeedMaxReuseDistance = 1e9;
-
 struct RegatheredParameters {
   double dense = 0, expert = 0;  // elements
 };
 
 // Per checkpointed layer of `group`: the parameters gathered again for its backward after its
 // recompute.
-RegatheredParameters deepspeed_backward_regather(const LayerGroup& group, double tp, double ep, double etp,
-                                                 double max_reuse_distance = kDeepSpeedMaxReuseDistance);
+RegatheredParameters deepspeed_backward_regather(const LayerGroup& group, double tp, double ep, double etp);
 
 }  // namespace trainmem
