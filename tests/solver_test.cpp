@@ -93,6 +93,22 @@ TEST_CASE("fewest GPUs: each answer carries its own verdict, and the whole band 
   }
 }
 
+TEST_CASE("fewest GPUs: a borderline answer that no count clears says why", "[solver][verdict]") {
+  // Under ZeRO-2 the bf16 parameters (2 B x 8.03e9 = 16 GB) stay whole on every GPU of a 24 GiB
+  // card, so more GPUs shrink only the sharded states: the band's high end stays past the GPU at
+  // any count, while the point estimate does fit the budget from some count on.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "rtx-4090-24gb",
+    "parallel": {"world_size": 8, "zero_stage": 2}, "batch": {"seq_length": 2048}, "activation_checkpointing": "full"})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  REQUIRE(r.min_gpus);
+  CHECK(r.min_gpus->verdict == Verdict::borderline);
+  CHECK_FALSE(r.min_gpus_whole_band);
+  bool said = false;
+  for (const auto& reason : r.reasons) said = said || (reason.find("no count up to 4096 fits with the whole band") != std::string::npos &&
+                                                       reason.find("below ZeRO-3") != std::string::npos);
+  CHECK(said);
+}
+
 TEST_CASE("the cheapest option is the lowest GPUs x price among fitting catalog GPUs", "[solver]") {
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}})");

@@ -145,6 +145,11 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     const Fewest own = min_gpus_for(*base.gpu);
     r.min_gpus = own.fits;
     r.min_gpus_whole_band = own.whole_band;
+    if (own.fits && own.fits->verdict == Verdict::borderline && !own.whole_band)
+      r.reasons.push_back("at " + std::to_string(own.fits->value) + " GPUs the estimate fits the budget but its band reaches past the GPU, and no count up to " +
+                          std::to_string(o.max_gpus) + " fits with the whole band" +
+                          (base.parallel.zero_stage < 3 ? " (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)" : "") +
+                          "; try checkpointing, a shorter sequence, offload, LoRA/QLoRA or a larger GPU");
     if (!r.min_gpus)
       r.reasons.push_back("no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
                           (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +

@@ -110,7 +110,8 @@ function fillOption(tr, option, maxGpus) {
     min.setAttribute('data-min-verdict', fewest.verdict || '');
     if (fewest.verdict === 'borderline') {
       min.classList.add('warn');
-      min.title = t('min_gpus_borderline_title', { n: formatCount(fewest.value) });
+      min.title = t(option.min_gpus_whole_band ? 'min_gpus_borderline_title' : 'min_gpus_borderline_none_title',
+        { n: formatCount(fewest.value), max: formatCount(maxGpus) });
     }
   } else min.removeAttribute('data-value');
   cost.textContent = typeof option.cost_per_hour === 'number' ? '$' + formatMoney(option.cost_per_hour) + t('per_hour') : '—';

@@ -78,7 +78,8 @@ const fitText = (p, unit) => (p ? formatCount(p.value) + ' (' + t(p.verdict === 
 const minGpusAnswer = (out, unit) => {
   const p = out.min_gpus, clear = out.min_gpus_whole_band;
   const text = fitText(p, unit);
-  return p && p.verdict === 'borderline' && clear ? text + t('whole_band_from', { n: formatCount(clear.value) }) : text;
+  if (!p || p.verdict !== 'borderline') return text;
+  return text + (clear ? t('whole_band_from', { n: formatCount(clear.value) }) : t('whole_band_none', { max: formatCount(MAX_GPUS) }));
 };
 /** @param {number} x */
 const usd = (x) => '$' + formatMoney(x);
@@ -113,7 +114,7 @@ export function renderAnswers(table, out, unit, gpuName) {
     row(t('q_min_gpus'), numCell(minGpusAnswer(out, unit), 'a-min_gpus', out.min_gpus && out.min_gpus.value)),
   ];
   const cheap = out.cheapest;
-  rows.push(row(t('q_cheapest'), numCell(cheap ? t('cheapest_is', { gpu: gpuName(cheap.gpu), n: formatCount(cheap.gpus), cost: usd(cheap.cost_per_hour) })
+  rows.push(row(t('q_cheapest'), numCell(cheap ? t(cheap.verdict === 'borderline' ? 'cheapest_is_borderline' : 'cheapest_is', { gpu: gpuName(cheap.gpu), n: formatCount(cheap.gpus), cost: usd(cheap.cost_per_hour) })
     : t('no_cheapest'), 'a-cheapest', cheap && cheap.gpu)));
   const plan = out.global_batch;
   rows.push(row(t('q_global_batch'), numCell(plan ? t(plan.exact ? 'plan_exact' : 'plan_nearest', { m: formatCount(plan.micro_batch_size),

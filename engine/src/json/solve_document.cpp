@@ -125,7 +125,8 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                                   {"price_per_gpu_hour", g.price_per_gpu_hour ? json(*g.price_per_gpu_hour) : json(nullptr)},
                                   {"cost_per_hour", g.cost_per_hour ? json(*g.cost_per_hour) : json(nullptr)}});
   out["cheapest"] = r.cheapest ? json{{"gpu", r.cheapest->id}, {"gpus", r.cheapest->min_gpus->value},
-                                      {"cost_per_hour", *r.cheapest->cost_per_hour}}
+                                      {"cost_per_hour", *r.cheapest->cost_per_hour},
+                                      {"verdict", r.cheapest->min_gpus->verdict ? json(verdict_name(*r.cheapest->min_gpus->verdict)) : json(nullptr)}}
                                : json(nullptr);
   out["global_batch"] = r.global_batch ? json{{"micro_batch_size", r.global_batch->micro_batch_size},
                                               {"gradient_accumulation_steps", r.global_batch->gradient_accumulation_steps},
