@@ -181,3 +181,25 @@ TEST_CASE("DeepSpeed ZeRO-3 under full checkpointing gathers again what the reus
   const RegatheredParameters seven = deepspeed_backward_regather(small.model.architecture->layers.front(), 1, 1, 1);
   CHECK(seven.dense == 0);
 }
+
+TEST_CASE("Megatron MoE layer: routed copies all-gathered and reduce-scattered over the expert-tensor-parallel group",
+          "[communication][moe_etp]") {
+  // Mixtral-shaped, h = 1024, top-2 of 16 experts, no shared expert, 2 layers; one micro-batch of
+  // 1024 tokens on TP 2 with sequence parallelism (512 tokens per rank at the MoE layer), EP 1.
+  const std::string base = R"({"model": {"hf_config": {"model_type": "mixtral", "hidden_size": 1024, "intermediate_size": 2048,
+    "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 32000, "num_local_experts": 16,
+    "num_experts_per_tok": 2}}, "framework": "megatron", "batch": {"micro_batch_size": 1, "seq_length": 1024},
+    "gpu": "h100-sxm-80gb", "parallel": {"world_size": 2, "tensor_parallel_size": 2, "sequence_parallel": true)";
+  // Attention's all-reduce equivalent (all-gather + reduce-scatter) per pass: 2 x (2-1)/2 x 1024 x
+  // 1024 x 2 bytes = 2,097,152. ETP 2 (the default, = TP): the 512 x 2 = 1024 routed copies a rank
+  // received, all-gathered from the other rank and reduce-scattered back, (2 - 1) x 1024 x 1024 x
+  // 2 bytes = 2,097,152 each, 4,194,304 per pass. Forward + backward, 2 layers:
+  // 2 x 2 x (2,097,152 + 4,194,304) = 25,165,824 bytes, inside one node at 370e9 B/s.
+  const StepTime etp2 = time_of(base + "}}");
+  CHECK(etp2.bytes_per_step.tensor_parallel == 25'165'824.0);
+  CHECK(etp2.seconds_per_step.tensor_parallel == Approx(25'165'824.0 / kNvlink4).epsilon(1e-12));
+  // ETP 1: the experts see only the rank's own copies, no expert collective; attention's alone:
+  // 2 x 2 x 2,097,152 = 8,388,608 bytes.
+  const StepTime etp1 = time_of(base + R"(, "expert_tensor_parallel_size": 1}})");
+  CHECK(etp1.bytes_per_step.tensor_parallel == 8'388'608.0);
+}

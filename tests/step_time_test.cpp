@@ -240,3 +240,25 @@ TEST_CASE("Transformer Engine casts each fp8 weight once per step, not per micro
   const StepTime four = time_of(doc + "4}}");
   CHECK(4 * one.breakdown.compute - four.breakdown.compute == Approx(3 * 402'653'184.0 / kH100Bandwidth).epsilon(1e-9));
 }
+
+TEST_CASE("MoE experts under ETP below TP: each rank's experts take only its own T / tp tokens' copies", "[step_time][moe_etp]") {
+  // Mixtral-shaped, h = 1024, 16 experts of 2048 (SwiGLU), top-2, 2 layers; 1024 tokens on TP 2
+  // with sequence parallelism, EP 1. A device without SM count or generation: no tile, wave or
+  // short-reduction losses, and a bandwidth so high that every GEMM is compute bound, so a GEMM
+  // costs its FLOPs alone. ETP 2: each rank gathers both ranks' 512 tokens x 2 = 1024 copies,
+  // 2048 in all, 128 per expert, through experts split in two (gate and up 1024 of 2048 columns
+  // each, down 1024 of 2048 rows in); ETP 1: each rank keeps its own 1024 copies, 64 per expert,
+  // through whole experts: 128 x 1024 = 64 x 2048 per expert, the same FLOPs. The ETP collectives
+  // are communication; what differs in the compute is the dispatcher's sort by local expert and
+  // its inverse over the gathered copies, twice as many under ETP 2: one more 2 x 2 passes (read +
+  // write) x 2 bytes x 2 x 1024 / 2 routed elements = 8,192 bytes per token forward, x 3 with the
+  // backward, x 1024 tokens x 2 layers = 50,331,648 bytes at 1e15 x 0.852 B/s.
+  const std::string base = R"({"model": {"hf_config": {"model_type": "mixtral", "hidden_size": 1024, "intermediate_size": 2048,
+    "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 32000, "num_local_experts": 16,
+    "num_experts_per_tok": 2}}, "framework": "megatron", "batch": {"micro_batch_size": 1, "seq_length": 1024},
+    "gpu": {"memory_bytes": 85899345920, "bf16_dense_flops_per_s": 989.4e12, "memory_bandwidth_bytes_per_s": 1e15},
+    "parallel": {"world_size": 2, "tensor_parallel_size": 2, "sequence_parallel": true)";
+  const StepTime etp2 = time_of(base + "}}");
+  const StepTime etp1 = time_of(base + R"(, "expert_tensor_parallel_size": 1}})");
+  CHECK(etp2.breakdown.compute - etp1.breakdown.compute == Approx(50'331'648.0 / (1e15 * 1704 / 2000)).epsilon(1e-6));
+}

@@ -88,10 +88,27 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
   const bool full_recompute = s.activation_checkpointing == Checkpointing::full;
   // Forward + backward, and the forward again under full recompute.
   const double passes = full_recompute ? 3.0 : 2.0;
+  const bool megatron_moe = s.framework == Framework::megatron && g.mlp.num_local_experts > 0;
   if (tp > 1) {
-    // 2 all-reduces of [T, h] per pass (2 x 2(n-1)/n bus bytes each).
-    const double bytes = passes * 2 * 2 * ring(tp) * tokens * h * a;
+    // 2 all-reduces of [T, h] per pass (2 x 2(n-1)/n bus bytes each): attention's and the MLP's.
+    // A Megatron MoE layer runs its routed experts outside the tensor-parallel group (their
+    // collectives follow below): only attention's, and a shared expert's (a tensor-parallel MLP).
+    const double all_reduces = megatron_moe ? (g.mlp.shared_intermediate_size > 0 ? 2.0 : 1.0) : 2.0;
+    const double bytes = passes * all_reduces * 2 * ring(tp) * tokens * h * a;
     t.tensor = collective(bytes, bus_bandwidth(tp, 1, links));
+  }
+  const double etp = static_cast<double>(expert_tensor_parallel_size(s));
+  if (megatron_moe && etp > 1) {
+    // Megatron's all-to-all dispatcher all-gathers the received routed copies over the expert-
+    // tensor-parallel group after the dispatch and reduce-scatters the experts' output before the
+    // combine (NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py @d98e8a6,
+    // MoEAlltoAllTokenDispatcher: "AG(TP)->sort_chunk", "sort_chunk->RS(TP)"; the same at
+    // core_r0.11.0 @5905586). A rank receives on average its T / tp tokens' top-k copies; gathering
+    // them from etp ranks moves (etp - 1) x that many rows of h elements per GPU, the reduce-scatter
+    // as many: 2 (etp - 1) (T / tp) k h bytes per pass, the backward swapping the two. The group
+    // is adjacent ranks (stride 1).
+    const double received = tokens / tp * static_cast<double>(g.mlp.num_experts_per_tok);
+    t.tensor += collective(passes * 2 * (etp - 1) * received * h * a, bus_bandwidth(etp, 1, links));
   }
   if (cp > 1) {
     const AttentionShape& at = g.attention;

@@ -85,10 +85,11 @@ double elementwise_bytes_per_token(const Context& c, const LayerGroup& g) {
   if (m.num_local_experts > 0) {
     // Permute before the dispatch and unpermute after the combine; with more than one expert on
     // the rank, the all-to-all dispatcher also sorts the received copies by local expert and
-    // restores their order before the combine (see step_time.hpp).
+    // restores their order before the combine (see step_time.hpp), after gathering them over the
+    // expert-tensor-parallel group: etp times the rank's own copies.
     const double routed = static_cast<double>(m.num_experts_per_tok) * h / c.tp;
-    const double sorts = static_cast<double>(m.num_local_experts) / c.ep > 1 ? 2 : 1;
-    bytes += sorts * 2 * kPermutePasses * c.act * routed;
+    bytes += 2 * kPermutePasses * c.act * routed;
+    if (static_cast<double>(m.num_local_experts) / c.ep > 1) bytes += 2 * kPermutePasses * c.act * routed * c.etp;
   }
   if (c.a->hidden_dropout > 0) bytes += 2 * (2 * c.act + 1) * hidden;
   return bytes;
@@ -105,10 +106,12 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
     double m = tokens, groups = 1;
     double in = static_cast<double>(l.in_features), out = static_cast<double>(l.out_features);
     if (l.routed_expert) {
-      // Local experts each take their share of the routed copies of the EP group's tokens.
+      // Local experts each take their share of the routed copies of the tokens the ep x etp
+      // ranks of their group hold, T / tp each (Megatron's dispatcher: the all-to-all over EP,
+      // then the all-gather over ETP; communication.cpp): T k ep etp / (tp E) rows per expert.
       const double experts = static_cast<double>(g.mlp.num_local_experts);
       groups = experts / c.ep;
-      m = tokens * static_cast<double>(g.mlp.num_experts_per_tok) * c.ep / experts;
+      m = tokens * static_cast<double>(g.mlp.num_experts_per_tok) * c.ep * c.etp / (c.tp * experts);
     }
     if (l.tp_sharded || l.routed_expert) {
       // Row-parallel layers (back to the hidden size) split their input, column-parallel their

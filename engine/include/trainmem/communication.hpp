@@ -19,7 +19,13 @@
 // bytes per activation element):
 //   tensor    2 all-reduces of [T, h] forward and 2 backward (Megatron's f and g operators;
 //             with sequence parallelism 2 all-gathers + 2 reduce-scatters, the same bytes:
-//             Korthikanti et al. 2022, §4.2.2), 2 more in a full-recompute pass.
+//             Korthikanti et al. 2022, §4.2.2), 2 more in a full-recompute pass. A Megatron
+//             MoE layer keeps attention's (and a shared expert's) and instead, with expert
+//             tensor parallelism etp > 1, all-gathers the routed copies a rank received over the
+//             ETP group after the dispatch and reduce-scatters the experts' output before the
+//             combine: 2 (etp - 1) (T / tp) top_k h a bus bytes per pass (top_k times the dense
+//             MLP's all-reduce at etp = tp; Megatron-LM token_dispatcher.py,
+//             MoEAlltoAllTokenDispatcher).
 //   context   ring attention (Megatron "p2p" CP, torch context_parallel): each rank passes its
 //             k/v chunk around the ring, (cp-1) chunks forward, k/v and their gradients backward;
 //             runs under the attention kernel (exposed only beyond it). Ulysses instead

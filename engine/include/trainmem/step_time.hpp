@@ -16,7 +16,8 @@
 //   SwiGLU in separate ops (silu, multiply) 5 passes over the intermediate, fused 3; GeLU 2.
 //   Residual adds 3 passes each. MoE token permutation and unpermutation 2 passes each of the
 //   routed copies; with more than one expert per rank the all-to-all dispatcher also sorts the
-//   received copies by local expert and restores their order (2 passes each more;
+//   received copies (gathered over the expert-tensor-parallel group: etp times the rank's own)
+//   by local expert and restores their order (2 passes each more;
 //   NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py @d98e8a6,
 //   MoEAlltoAllTokenDispatcher, sort_chunks_by_idxs). fp8 matmuls add the casts of their
 //   inputs, weights and output gradients (read 16-bit, write 8-bit, read again for the amax of
