@@ -54,7 +54,11 @@ async function expectPanelEqualsCli(app, page) {
   const ranked = want.strategies.ranked;
   await expect(page.getByTestId('strategy')).toHaveCount(ranked.length);
   expect(await page.getByTestId('strategy-peak').evaluateAll((tds) => tds.map((td) => Number(td.dataset.bytes)))).toEqual(ranked.map((r) => r.peak));
-  await expect(page.getByTestId('strategy-explanation')).toHaveText(ranked.map((r) => r.explanation));
+  // a borderline strategy says so before the engine's explanation, and marks its headroom
+  await expect(page.getByTestId('strategy-explanation')).toHaveText(ranked.map((r) => (r.verdict === 'borderline'
+    ? 'Borderline: the uncertainty band at this strategy reaches past the GPU memory. ' : '') + r.explanation));
+  await expect(page.getByTestId('strategy-headroom')).toHaveText(ranked.map((r) => Render.formatBytes(r.headroom, 'GiB')));
+  for (const [i, r] of ranked.entries()) await expect(page.getByTestId('strategy-headroom').nth(i)).toHaveAttribute('data-verdict', r.verdict || '');
   await expect(page.getByTestId('strategy-summary')).toContainText(want.strategies.candidates.toLocaleString('en-US') + ' candidates');
   // curves: the engine's points, in GiB, with the budget as a line
   for (const [id, key] of [['curve-seq', 'peak_vs_seq_length'], ['curve-mbs', 'peak_vs_micro_batch']]) {

@@ -266,6 +266,34 @@ TEST_CASE("ranked strategies re-estimate even when the base offloads parameters"
   }
 }
 
+TEST_CASE("ranked strategies carry the verdict their own band gives", "[solver][strategy][verdict]") {
+  // On eight 24 GiB GPUs the best strategies fill the 95 % budget, so their bands (allocator
+  // fragmentation, CUDA context) reach past the GPU: borderline, re-judged here strategy by strategy.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "rtx-4090-24gb", "batch": {"seq_length": 2048},
+    "parallel": {"world_size": 8, "zero_stage": 3}})");
+  StrategySearchOptions o;
+  o.world_size = 8;
+  const auto ranked = search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95).ranked;
+  REQUIRE_FALSE(ranked.empty());
+  int judged = 0, borderline = 0;
+  for (const auto& c : ranked) {
+    REQUIRE(c.verdict);
+    if (c.tensor_parallel_size * c.pipeline_parallel_size * c.context_parallel_size != 1) continue;
+    TrainingSetup t = s;
+    t.parallel.zero_stage = c.zero_stage;
+    t.parallel.offload_optimizer = c.offload_optimizer;
+    t.activation_checkpointing = c.activation_checkpointing;
+    t.batch.micro_batch_size = c.micro_batch_size;
+    const Estimate e = estimate(t);
+    CHECK(*compared_peak(t, e) == Approx(c.peak));
+    CHECK(c.verdict == judge_verdict(t, e, uncertainty_band(t, e)));
+    ++judged;
+    borderline += c.verdict == Verdict::borderline;
+  }
+  CHECK(judged > 0);
+  CHECK(borderline > 0);
+}
+
 TEST_CASE("one GPU: ZeRO-Offload is searched", "[solver][strategy]") {
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "framework": "deepspeed", "gpu": "h100-sxm-80gb",
     "batch": {"seq_length": 4096}})");

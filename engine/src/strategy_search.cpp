@@ -212,8 +212,12 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     return key(x) < key(y);
   });
   if (feasible.size() > o.limit) feasible.resize(o.limit);
-  // Explain the top choices against the same strategy without checkpointing.
+  // Judge the top choices with their bands, and explain them against the same strategy without
+  // checkpointing.
   for (auto& c : feasible) {
+    apply_candidate(work, c, o.world_size);
+    const Estimate judged = estimate(work);
+    c.verdict = judge_verdict(work, judged, uncertainty_band(work, judged));
     if (c.activation_checkpointing == Checkpointing::none) {
       c.explanation = "no recompute; " + gib(c.headroom) + " of headroom";
       continue;
@@ -224,8 +228,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     const auto without = peak(work);
     // The recompute's share of the modelled step.
     apply_candidate(work, c, o.world_size);
-    const Estimate e = estimate(work);
-    const auto t = step_time(work, e);
+    const auto t = step_time(work, judged);
     std::string cost = "";
     if (t && t->step_seconds > t->breakdown.recompute) {
       char pct[48];

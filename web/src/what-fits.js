@@ -83,6 +83,21 @@ const minGpusAnswer = (out, unit) => {
 };
 /** @param {number} x */
 const usd = (x) => '$' + formatMoney(x);
+/**
+ * A strategy's headroom, marked when the engine judges the strategy borderline (its band reaches
+ * past the GPU although its point estimate fits the budget).
+ * @param {RankedStrategy} r
+ * @param {Unit} unit
+ */
+const headroomCell = (r, unit) => {
+  const td = bytesCell(r.headroom, unit, 'strategy-headroom');
+  td.setAttribute('data-verdict', r.verdict || '');
+  if (r.verdict === 'borderline') {
+    td.classList.add('warn');
+    td.title = t('strategy_borderline');
+  }
+  return td;
+};
 
 /**
  * The answers table: question | answer | calibrated | calibrated − answer (the last two only with a
@@ -199,7 +214,7 @@ export function renderStrategies(table, summary, out, unit, elapsedMs, onLoad) {
       el('td', { text: r.offload_optimizer === 'none' ? t('none') : 'CPU' }),
       numCell(formatCount(r.micro_batch_size)),
       bytesCell(r.peak, unit, 'strategy-peak'),
-      bytesCell(r.headroom, unit),
+      headroomCell(r, unit),
       numCell(formatSeconds(r.step_time_s), 'strategy-step', r.step_time_s),
       numCell(r.tokens_per_gpu_per_s === null ? '—' : formatCount(Math.round(r.tokens_per_gpu_per_s)), 'strategy-throughput', r.tokens_per_gpu_per_s),
       numCell(formatPercent(r.mfu), 'strategy-mfu', r.mfu),
@@ -208,7 +223,8 @@ export function renderStrategies(table, summary, out, unit, elapsedMs, onLoad) {
       el('td', {}, [button]),
     ]);
     main.addEventListener('click', () => onLoad(r));
-    const why = el('tr', { class: 'explain' }, [el('td', { colSpan: STRATEGY_COLUMNS.length + 2, text: r.explanation, 'data-testid': 'strategy-explanation' })]);
+    const said = r.verdict === 'borderline' ? t('strategy_borderline') + ' ' + r.explanation : r.explanation;
+    const why = el('tr', { class: 'explain' }, [el('td', { colSpan: STRATEGY_COLUMNS.length + 2, text: said, 'data-testid': 'strategy-explanation' })]);
     return [main, why];
   });
   if (rows.length === 0) {

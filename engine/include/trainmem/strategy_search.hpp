@@ -23,6 +23,7 @@
 
 #include "trainmem/catalog.hpp"
 #include "trainmem/estimate.hpp"
+#include "trainmem/uncertainty.hpp"
 
 namespace trainmem {
 
@@ -40,6 +41,10 @@ struct StrategyCandidate {
   std::optional<double> exposed_communication_s;
   std::optional<double> tokens_per_dollar;     // with a price per GPU-hour
   std::string explanation;  // for the top choices: what the choice costs and frees
+  // For the returned (top `limit`) candidates: the three-way verdict at this strategy
+  // (uncertainty.hpp; the search itself compares the point peak with the budget, so a returned
+  // strategy can be borderline when its band reaches past the GPU).
+  std::optional<Verdict> verdict;
 };
 
 enum class StrategyOrder { throughput, tokens_per_dollar };

@@ -162,7 +162,8 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                         {"headroom", json_io::bytes_value(c.headroom)}, {"step_time_s", number_or_null(c.step_time_s)},
                         {"tokens_per_gpu_per_s", number_or_null(c.tokens_per_gpu_per_s)}, {"mfu", number_or_null(c.mfu)},
                         {"exposed_communication_s", number_or_null(c.exposed_communication_s)},
-                        {"tokens_per_dollar", number_or_null(c.tokens_per_dollar)}, {"explanation", c.explanation}});
+                        {"tokens_per_dollar", number_or_null(c.tokens_per_dollar)}, {"explanation", c.explanation},
+                        {"verdict", c.verdict ? json(verdict_name(*c.verdict)) : json(nullptr)}});
     out["strategies"] = {{"ranked", ranked}, {"candidates", search->candidates}, {"estimates", search->estimates},
                          {"work", search->work}, {"feasible", search->feasible}, {"truncated", search->truncated},
                          {"truncated_reason", search->truncated ? json(search->truncated_reason) : json(nullptr)},
