@@ -975,6 +975,28 @@ TEST_CASE("tune run: overrides on the launch line apply over the recipe config",
   CHECK_FALSE(has_key(r.unresolved, "1.5B_lora.yaml:tokenizer.max_seq_len"));
 }
 
+// "--" ends the options before the recipe (argparse, which tune run's torchrun options go through:
+// torchtune _cli/run.py); a word of dashes alone ("--=x") names no option. Both once threw out of
+// the reader (a fuzz finding: fuzz/regressions/import_files/tune_run_double_dash.txt).
+TEST_CASE("tune run: \"--\" ends the torchrun options, a word of dashes alone is no option", "[import][torchtune][errors]") {
+  auto files = load(kConfigs / "torchtune", {"1.5B_lora.yaml"});
+  trainmem::ConfigFile line;
+  line.name = "run.sh";
+  for (const std::string options : {"--nproc_per_node 2 --", "--nproc_per_node 2 --=x"}) {
+    line.text = "tune run " + options + " lora_finetune_distributed --config qwen2_5/1.5B_lora\n";
+    files.resize(1);
+    files.push_back(line);
+    const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+    INFO(options << ": " << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(as_json(r.document).at("parallel").at("world_size") == 2);
+  }
+  // Nothing after "--": no recipe, an error document rather than an exception.
+  line.text = "tune run --\n";
+  const auto r = trainmem::import_configs({line}, trainmem::builtin_catalog());
+  CHECK_FALSE(r.errors.empty());
+}
+
 TEST_CASE("tune run: a line without its config, a GPU count on a single-device recipe, and unset variables", "[import][torchtune][errors]") {
   trainmem::ConfigFile line;
   line.name = "run.sh";

@@ -616,7 +616,15 @@ std::optional<TuneRun> tune_run_command(const ShellCommand& c, const std::string
       flag = flag.substr(0, eq);
       inline_value = true;
     }
-    std::string name = flag.substr(flag.find_first_not_of('-'));
+    const std::size_t name_start = flag.find_first_not_of('-');
+    if (name_start == std::string::npos) {
+      // "--" ends torchrun's options (argparse): the next word is the recipe. Other words of
+      // dashes alone ("---", "--=x") name no option either.
+      ++i;
+      if (w[i - 1].text == "--") break;
+      continue;
+    }
+    std::string name = flag.substr(name_start);
     std::replace(name.begin(), name.end(), '-', '_');
     bool unresolved = w[i].unresolved;
     const ShellWord* shown = &w[i];
