@@ -31,6 +31,20 @@ TEST_CASE("bytes per parameter: every row of the bytes-per-parameter table", "[m
   CHECK(e.per_gpu.optimizer_states == row.o * 1e9);
 }
 
+// bitsandbytes 0.43.1 bitsandbytes/optim/optimizer.py Optimizer2State.init_state: a 32-bit optimizer
+// (PagedAdamW's optim_bits=32) allocates state1 and state2 as torch.float32 whatever the parameter's
+// dtype, while torchtune's own torch.optim.AdamW keeps them in the bf16 parameter dtype.
+// 1e9 parameters: PagedAdamW 2 moments x 4 bytes x 1e9 = 8e9 bytes, all paged (outside the
+// allocator); AdamW 2 moments x 2 bytes x 1e9 = 4e9 bytes.
+TEST_CASE("bitsandbytes PagedAdamW keeps fp32 states under torchtune's bf16 training", "[model_states][paged]") {
+  const std::string doc = R"({"model": {"num_parameters": 1e9}, "framework": "torchtune", "precision": {"param_dtype": "bf16", "optimizer": ")";
+  const Estimate paged = estimate_from(doc + R"(paged_adamw"}})");
+  CHECK(paged.per_gpu.optimizer_states == 8e9);
+  REQUIRE(paged.per_gpu.paged_optimizer_states);
+  CHECK(*paged.per_gpu.paged_optimizer_states == 8e9);
+  CHECK(estimate_from(doc + R"(adamw"}})").per_gpu.optimizer_states == 4e9);
+}
+
 TEST_CASE("a frozen bf16 model holds weights only: 2N", "[model_states][seed]") {
   const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kTinyLlama +
                                    R"(}, "method": "freeze", "freeze": {"trainable_layers": 0}})");

@@ -197,7 +197,12 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   // states in the training dtype. A document saying so is carried; one that asks otherwise is not.
   if (!p.master_weights) out.carried.push_back("precision.master_weights");
   else out.not_expressible.emplace_back("precision.master_weights", "torchtune keeps no fp32 master copy");
-  if (p.optimizer_state_dtype == p.param_dtype) out.carried.push_back("precision.optimizer_state_dtype");
+  // The bitsandbytes 32-bit optimizers written below (PagedAdamW, Lion) keep fp32 states whatever the
+  // training dtype (bitsandbytes 0.43.1 bitsandbytes/optim/optimizer.py init_state: optim_bits 32 ->
+  // torch.float32).
+  const bool bnb_32bit = s.precision.optimizer == Optimizer::paged_adamw || s.precision.optimizer == Optimizer::lion;
+  if (p.optimizer_state_dtype == (bnb_32bit ? Dtype::fp32 : p.param_dtype)) out.carried.push_back("precision.optimizer_state_dtype");
+  else if (bnb_32bit) out.not_expressible.emplace_back("precision.optimizer_state_dtype", "bitsandbytes' 32-bit optimizers keep fp32 states");
   else out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torchtune's optimizer states are in the training dtype");
   if (adapters && s.lora.adapter_dtype != p.param_dtype)
     out.not_expressible.emplace_back("lora.adapter_dtype", "torchtune builds the adapters in the training dtype");
