@@ -154,6 +154,22 @@ TEST_CASE("the optimizer implementation sets the step's temporaries", "[optimize
         OptimizerImplementation::fused);
 }
 
+TEST_CASE("stepping in backward holds a tied head's gradient until the embedding's arrives", "[optimizer]") {
+  // A 2-layer Llama, hidden 64, vocabulary 1,000, head tied to the embedding, bf16 on one GPU: the
+  // embedding is 1,000 x 64 = 64,000 elements, so its bf16 gradient waiting through backward is
+  // 64,000 x 2 B = 128,000 B. Untied, or stepped after backward (every gradient a model state),
+  // nothing waits: 0.
+  auto held = [](const char* tie, const char* in_backward) {
+    return buffers_of(setup_from(std::string(R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 64,
+      "intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 1000,
+      "tie_word_embeddings": )") + tie + R"(}}, "framework": "torchtune", "precision": {"param_dtype": "bf16",
+      "optimizer_in_backward": )" + in_backward + "}}")).tied_head_gradient;
+  };
+  CHECK(held("true", "true") == 128000.0);
+  CHECK(held("false", "true") == 0.0);
+  CHECK(held("true", "false") == 0.0);
+}
+
 TEST_CASE("every rank loading the whole checkpoint holds a copy in host RAM", "[host]") {
   // Llama-2-7B in bf16, 8 ranks on one node, full_copy_per_gpu: 8 x 6,738,415,616 x 2 B =
   // 107,814,649,856 B of host RAM; over a 100 GB node it does not fit.

@@ -156,6 +156,18 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     b.backward += cp.backward;
   }
 
+  // Stepping in backward frees each gradient in its post-accumulate-grad hook, which runs "after all
+  // gradients for a tensor have been accumulated" (torch.Tensor.register_post_accumulate_grad_hook;
+  // torchtune training/memory.py register_optim_in_bwd_hooks). A head tied to the embedding (torchtune
+  // modules/tied_linear.py TiedLinear: F.linear on tok_embeddings.weight) is one parameter used
+  // twice: the head's gradient, computed at the end of the loss's backward, waits for the
+  // embedding's, computed last, so vocab x hidden gradient elements stay alive through every
+  // layer's backward. Counted over the loss's backward too, whose peak can come before the head's
+  // gradient exists: an upper bound there. One unsharded GPU only.
+  if (s.precision.optimizer_in_backward && s.method == Method::full && s.model.architecture &&
+      s.model.architecture->tie_word_embeddings && dp == 1 && tp == 1 && s.parallel.pipeline_parallel_size == 1)
+    b.tied_head_gradient = static_cast<double>(s.model.architecture->embedding_params) * grad_bytes;
+
   const bool offloaded = s.parallel.offload_optimizer != OffloadTarget::none;
   if (!offloaded && !s.precision.optimizer_in_backward) {
     const double opt_shard = zero >= 1 ? dp : 1.0;

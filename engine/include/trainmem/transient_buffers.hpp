@@ -25,6 +25,8 @@
 //    holds one tensor's, the fused kernel none. An fp32 master stepped with 16-bit gradients
 //    also upcasts every gradient (4 bytes per trainable parameter of the partition), except under
 //    DeepSpeed, whose fp32 gradient partition is a model state (model_states.hpp).
+//  - Optimizer stepped in backward with the head tied to the embedding: the head's gradient waits
+//    through backward for the embedding's (transient_buffers.cpp).
 #pragma once
 
 #include "trainmem/framework_defaults.hpp"
@@ -37,6 +39,8 @@ struct TransientBuffers {
   double forward = 0;         // gathered parameters in forward
   double backward = 0;        // gathered parameters, gradient buckets in backward
   double optimizer_step = 0;  // step temporaries
+  // Alive through all of backward, the loss's included: a tied head's gradient stepped in backward.
+  double tied_head_gradient = 0;
 };
 
 TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecision& p, const ModelStates& states,
