@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (build-sanitize/: scripts/sanitize_build.sh) and runs each for
-# FUZZ_SECONDS (default 25 s; a long run: FUZZ_SECONDS=600). Each target reads three folders:
-#   build-sanitize/corpus/<target>/   the corpus libFuzzer grows, kept between runs
+# Builds the libFuzzer targets (build-sanitize/: scripts/sanitize_build.sh) and runs each.
+#   Default (the test command): the same run every time: libFuzzer seed 1 and a fixed number of
+#     executions per target (runs_of below: about 20 s each on a 2-core machine under ASan), so the
+#     test command's verdict never depends on chance or on the machine's speed; a run that reaches
+#     FUZZ_CAP_SECONDS (default 150) first stops there.
+#   Exploring: FUZZ_SECONDS=600 runs each target that long from a seed libFuzzer picks (FUZZ_SEED
+#     sets one), the way new findings are made.
+# Each target reads three folders:
+#   build-sanitize/corpus/<target>/   the corpus libFuzzer grows: kept between exploring runs;
+#                                     emptied before each default run, so it starts where CI does
 #   build-sanitize/seeds/<target>/    seeds written afresh from the fixtures and the catalog
 #   fuzz/regressions/<target>/    committed inputs that once crashed or hung (ctest replays them too)
 # An input that runs longer than FUZZ_INPUT_TIMEOUT seconds is a hang (default 5; solve_document 60:
@@ -17,7 +24,19 @@
 # then one line "N passed, N failed" (a target passes when its run ended without a finding).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-25}"
+seconds="${FUZZ_SECONDS:-}"
+# libFuzzer -seed: 0 lets it pick one from the clock.
+seed="${FUZZ_SEED:-$([ -n "$seconds" ] && echo 0 || echo 1)}"
+# Executions per target in the default run (the solve document runs whole strategy searches).
+runs_of() {
+  case "$1" in
+    estimate_document) echo 30000 ;;
+    hf_config) echo 40000 ;;
+    solve_document) echo 400 ;;
+    import_document) echo 16000 ;;
+    *) echo 6000 ;;
+  esac
+}
 # Seconds per input before an input counts as a hang, per target (see above).
 input_timeout_of() {
   if [ -n "${FUZZ_INPUT_TIMEOUT:-}" ]; then echo "$FUZZ_INPUT_TIMEOUT"
@@ -32,12 +51,16 @@ rm -rf build-sanitize/seeds && python3 fuzz/make_corpus.py build-sanitize/seeds
 mkdir -p fuzz/crashes
 passed=0; failed=0
 for target in $targets; do
-  mkdir -p "build-sanitize/corpus/${target}"
   input_timeout=$(input_timeout_of "$target")
-  command=(build-sanitize/fuzz/fuzz_${target} -max_total_time="$seconds" -timeout="$input_timeout" -max_len=16384
+  if [ -n "$seconds" ]; then bounds=(-max_total_time="$seconds")
+  else bounds=(-runs="$(runs_of "$target")" -max_total_time="${FUZZ_CAP_SECONDS:-150}")
+    rm -rf "build-sanitize/corpus/${target}"
+  fi
+  mkdir -p "build-sanitize/corpus/${target}"
+  command=(build-sanitize/fuzz/fuzz_${target} "${bounds[@]}" -seed="$seed" -timeout="$input_timeout" -max_len=16384
     -print_final_stats=1 -artifact_prefix="fuzz/crashes/${target}-"
     "build-sanitize/corpus/${target}" "build-sanitize/seeds/${target}" "fuzz/regressions/${target}")
-  echo "== fuzz_${target}: ${seconds} s, ${input_timeout} s per input"
+  echo "== fuzz_${target}: ${bounds[*]}, seed ${seed}, ${input_timeout} s per input"
   echo "${command[*]}"
   start=$(date +%s)
   "${command[@]}" > "build-sanitize/${target}.log" 2>&1
