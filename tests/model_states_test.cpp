@@ -45,6 +45,15 @@ TEST_CASE("bitsandbytes PagedAdamW keeps fp32 states under torchtune's bf16 trai
   CHECK(estimate_from(doc + R"(adamw"}})").per_gpu.optimizer_states == 4e9);
 }
 
+// bitsandbytes 0.43.1 optim/lion.py Lion (optim_bits=32) -> Optimizer1State.init_state: one
+// torch.float32 state. 1e9 parameters: 1 moment x 4 bytes = 4e9 bytes, not bf16's 2e9. A Lion
+// that keeps bf16 states (lion_pytorch) is written with its state dtype.
+TEST_CASE("bitsandbytes Lion keeps one fp32 state under torchtune's bf16 training", "[model_states]") {
+  const std::string doc = R"({"model": {"num_parameters": 1e9}, "framework": "torchtune", "precision": {"param_dtype": "bf16", "optimizer": "lion")";
+  CHECK(estimate_from(doc + "}}").per_gpu.optimizer_states == 4e9);
+  CHECK(estimate_from(doc + R"(, "optimizer_state_dtype": "bf16"}})").per_gpu.optimizer_states == 2e9);
+}
+
 TEST_CASE("a frozen bf16 model holds weights only: 2N", "[model_states][seed]") {
   const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kTinyLlama +
                                    R"(}, "method": "freeze", "freeze": {"trainable_layers": 0}})");

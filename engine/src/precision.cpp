@@ -18,9 +18,6 @@ bool is_eight_bit(Optimizer o) {
   return o == Optimizer::adamw_8bit || o == Optimizer::paged_adamw_8bit;
 }
 
-// bitsandbytes' PagedAdamW runs with optim_bits=32 (bitsandbytes/optim/adamw.py PagedAdamW).
-bool keeps_fp32_states(Optimizer o) { return o == Optimizer::paged_adamw; }
-
 // Elements of Adafactor's second-moment state for a model: rows + cols per matrix, full size for
 // vectors (Shazeer & Stern 2018, §3; transformers' Adafactor, factored for ndim >= 2).
 double adafactor_state_elements(const Architecture& arch) {
@@ -83,10 +80,8 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   // step(): the flat 16-bit gradients .to(fp32)).
   p.fp32_gradient_partition = engine == ShardingEngine::deepspeed && p.master_weights && dtype_bytes(p.grad_dtype) < kFp32Bytes;
   // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameters' dtype, so a
-  // PagedAdamW under torchtune holds 8 bytes/param, not the parameter dtype's 4 (bitsandbytes 0.43.1,
-  // bitsandbytes/optim/optimizer.py Optimizer2State.init_state: optim_bits 32 -> torch.float32,
-  // get_state_buffer(p, dtype=torch.float32)).
-  const bool states_in_param_dtype = pure_low_precision && !keeps_fp32_states(p.optimizer);
+  // PagedAdamW under torchtune holds 8 bytes/param, not the parameter dtype's 4.
+  const bool states_in_param_dtype = pure_low_precision && !bitsandbytes_32bit_states(p.optimizer);
   p.optimizer_state_dtype =
       given.optimizer_state_dtype.value_or(states_in_param_dtype ? p.param_dtype : Dtype::fp32);
   return p;
@@ -106,6 +101,8 @@ int optimizer_moment_count(Optimizer o) {
   }
   return 0;
 }
+
+bool bitsandbytes_32bit_states(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::lion; }
 
 double optimizer_moment_bytes_per_param(const ResolvedPrecision& p, const Architecture* arch) {
   const double state_bytes = dtype_bytes(p.optimizer_state_dtype);

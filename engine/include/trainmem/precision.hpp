@@ -57,4 +57,12 @@ BytesPerParam trainable_bytes_per_param(const ResolvedPrecision& p, const Archit
 // Number of optimizer moments the optimizer keeps per parameter (AdamW 2, Lion/momentum 1, SGD 0).
 int optimizer_moment_count(Optimizer o);
 
+// Whether `o`, where a trainer keeps states in the parameters' dtype (torchtune), is a bitsandbytes
+// optimizer run with optim_bits=32, whose states are fp32 whatever the parameters' dtype:
+// PagedAdamW (bitsandbytes/optim/adamw.py) and Lion (optim/lion.py), the one torchtune runs and the
+// torchtune exporter writes (bitsandbytes 0.43.1 bitsandbytes/optim/optimizer.py
+// Optimizer1State/Optimizer2State.init_state: optim_bits 32 -> torch.float32). The importer reads
+// lion_pytorch's Lion, which keeps states in the parameters' dtype, with its state dtype stated.
+bool bitsandbytes_32bit_states(Optimizer o);
+
 }  // namespace trainmem

@@ -198,9 +198,8 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   if (!p.master_weights) out.carried.push_back("precision.master_weights");
   else out.not_expressible.emplace_back("precision.master_weights", "torchtune keeps no fp32 master copy");
   // The bitsandbytes 32-bit optimizers written below (PagedAdamW, Lion) keep fp32 states whatever the
-  // training dtype (bitsandbytes 0.43.1 bitsandbytes/optim/optimizer.py init_state: optim_bits 32 ->
-  // torch.float32).
-  const bool bnb_32bit = s.precision.optimizer == Optimizer::paged_adamw || s.precision.optimizer == Optimizer::lion;
+  // training dtype.
+  const bool bnb_32bit = bitsandbytes_32bit_states(s.precision.optimizer);
   if (p.optimizer_state_dtype == (bnb_32bit ? Dtype::fp32 : p.param_dtype)) out.carried.push_back("precision.optimizer_state_dtype");
   else if (bnb_32bit) out.not_expressible.emplace_back("precision.optimizer_state_dtype", "bitsandbytes' 32-bit optimizers keep fp32 states");
   else out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torchtune's optimizer states are in the training dtype");

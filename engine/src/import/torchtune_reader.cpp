@@ -19,6 +19,7 @@
 #include "reading.hpp"
 #include "shell_words.hpp"
 #include "torchtune_builders.hpp"
+#include "trainmem/precision.hpp"
 
 namespace trainmem::import_detail {
 
@@ -112,7 +113,7 @@ class TorchtuneReader {
   std::string family_;  // the builder's module: llama3_1, phi3, ...
   std::string dtype_ = "fp32";
   bool distributed_ = false, recipe_known_ = false, lora_recipe_ = false;
-  bool bnb_32bit_optimizer_ = false;  // a bitsandbytes optimizer with optim_bits=32: fp32 states
+  std::optional<Optimizer> bitsandbytes_optimizer_;  // the optimizer when bitsandbytes runs it
   std::string recipe_;
 
   bool has(const std::string& dotted) const {
@@ -485,15 +486,21 @@ class TorchtuneReader {
     // bitsandbytes/optim/adamw.py: PagedAdamW (32-bit states, paged), PagedAdamW8bit, AdamW8bit.
     else if (p == "bitsandbytes.optim.PagedAdamW" || p == "bitsandbytes.optim.PagedAdamW32bit") {
       r_.read("precision.optimizer", "paged_adamw", k);
-      bnb_32bit_optimizer_ = true;
+      bitsandbytes_optimizer_ = Optimizer::paged_adamw;
     }
-    else if (p == "bitsandbytes.optim.PagedAdamW8bit") r_.read("precision.optimizer", "paged_adamw_8bit", k);
-    else if (p == "bitsandbytes.optim.AdamW8bit") r_.read("precision.optimizer", "adamw_8bit", k);
+    else if (p == "bitsandbytes.optim.PagedAdamW8bit") {
+      r_.read("precision.optimizer", "paged_adamw_8bit", k);
+      bitsandbytes_optimizer_ = Optimizer::paged_adamw_8bit;
+    }
+    else if (p == "bitsandbytes.optim.AdamW8bit") {
+      r_.read("precision.optimizer", "adamw_8bit", k);
+      bitsandbytes_optimizer_ = Optimizer::adamw_8bit;
+    }
     // torchao's 8-bit AdamW keeps block-wise int8 states as bitsandbytes' does.
     else if (p == "torchao.optim.AdamW8bit" || p == "torchao.prototype.low_bit_optim.AdamW8bit") r_.read("precision.optimizer", "adamw_8bit", k);
     else if (p == "bitsandbytes.optim.Lion") {
       r_.read("precision.optimizer", "lion", k);
-      bnb_32bit_optimizer_ = true;  // optim/lion.py Lion: optim_bits=32 (Optimizer1State.init_state)
+      bitsandbytes_optimizer_ = Optimizer::lion;
     }
     else if (p == "lion_pytorch.Lion") r_.read("precision.optimizer", "lion", k);
     else r_.unmodelled_key(k, ConfigValue(p), "an optimizer the estimate has no state layout for; AdamW's is assumed");
@@ -566,10 +573,9 @@ class TorchtuneReader {
     // The model is built under training.set_default_dtype(dtype): weights, adapters, gradients and
     // optimizer states all in that dtype, no fp32 master copy (recipes' _setup_model).
     r_.trainer_default("precision.master_weights", false, src(recipe, "_setup_model under set_default_dtype(dtype): no fp32 master copy"));
-    // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameters' dtype (bitsandbytes
-    // 0.43.1 bitsandbytes/optim/optimizer.py Optimizer1State/Optimizer2State.init_state: optim_bits 32
-    // -> torch.float32).
-    if (bnb_32bit_optimizer_)
+    // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameters' dtype
+    // (trainmem/precision.hpp bitsandbytes_32bit_states); lion_pytorch's Lion does not.
+    if (bitsandbytes_optimizer_ && bitsandbytes_32bit_states(*bitsandbytes_optimizer_))
       r_.trainer_default("precision.optimizer_state_dtype", "fp32",
                          "bitsandbytes 0.43.1 bitsandbytes/optim/optimizer.py init_state: optim_bits=32 -> torch.float32");
     else

@@ -176,7 +176,7 @@ void add_precision(Resolved& r, const TrainingSetup& s) {
   r.add("precision.optimizer", name_of(kOptimizers, p.optimizer), kEngineDefault);
   r.add("precision.optimizer_state_dtype", name_of(kStateDtypes, p.optimizer_state_dtype),
         s.framework != Framework::torchtune  ? std::string(kEngineDefault)
-        : p.optimizer == Optimizer::paged_adamw ? framework_default("bitsandbytes PagedAdamW: optim_bits=32, fp32 states")
+        : bitsandbytes_32bit_states(p.optimizer) ? framework_default("bitsandbytes optim_bits=32: fp32 states")
                                                 : framework_default("torchtune: states in the parameter dtype"));
   r.add("precision.optimizer_in_backward", s.precision.optimizer_in_backward, kEngineDefault);
   r.add("precision.optimizer_implementation", name_of(kOptimizerImplementations, optimizer_implementation(s)),
