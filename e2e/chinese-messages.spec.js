@@ -172,3 +172,25 @@ test("the import's notes read in Chinese: a worded reason, or the key alone with
   await app.settled();
   await expect(notes.first()).toContainText(': ');
 });
+
+test('the What fits? panel gives its reasons and strategy explanations in Chinese', async ({ app, page }) => {
+  await app.open();
+  // Llama-3.1-405B's bf16 weights alone (810 GB) exceed one 24 GiB RTX 4090: every question of the
+  // solve has a reason, and no strategy on one GPU fits.
+  await app.model('llama-3.1-405b');
+  await app.set('gpu', 'rtx-4090-24gb');
+  await app.set('parallel.world_size', 1);
+  await app.set('parallel.zero_stage', 0);
+  await app.solved();
+  const reasons = page.getByTestId('solve-reason');
+  await expect(reasons.first()).toHaveAttribute('data-code', 'micro_batch_one_does_not_fit');
+  await expectChinese(reasons);
+  await expect(page.getByTestId('solve-reasons')).toContainText('1 张 GPU 上没有放得下的策略');
+  // Llama-3.2-1B on eight H100s: ranked strategies, each explained in Chinese.
+  await app.model('llama-3.2-1b');
+  await app.set('gpu', 'h100-sxm-80gb');
+  await app.set('parallel.world_size', 8);
+  await app.solved();
+  await expect(page.getByTestId('strategy-explanation').first()).toBeVisible();
+  await expectChinese(page.getByTestId('strategy-explanation'));
+});

@@ -4,6 +4,7 @@
 // impossible requests get field errors or reasons, never NaN or an empty list.
 const { test, expect, cli, cliSolve, interceptEngine } = require('./fixtures');
 const Render = require('../web/src/format.js');
+const { messageText } = require('../web/src/messages.js');
 const { execFileSync } = require('child_process');
 const path = require('path');
 
@@ -54,9 +55,11 @@ async function expectPanelEqualsCli(app, page) {
   const ranked = want.strategies.ranked;
   await expect(page.getByTestId('strategy')).toHaveCount(ranked.length);
   expect(await page.getByTestId('strategy-peak').evaluateAll((tds) => tds.map((td) => Number(td.dataset.bytes)))).toEqual(ranked.map((r) => r.peak));
-  // a borderline strategy says so before the engine's explanation, and marks its headroom
+  // a borderline strategy says so before the engine's explanation (worded from its params, sizes in
+  // the page's unit), and marks its headroom
   await expect(page.getByTestId('strategy-explanation')).toHaveText(ranked.map((r) => (r.verdict === 'borderline'
-    ? 'Borderline: the uncertainty band at this strategy reaches past the GPU memory. ' : '') + r.explanation));
+    ? 'Borderline: the uncertainty band at this strategy reaches past the GPU memory. ' : '') +
+    messageText({ code: r.explanation_message.code, params: r.explanation_message.params }, 'en', 'GiB')));
   await expect(page.getByTestId('strategy-headroom')).toHaveText(ranked.map((r) => Render.formatBytes(r.headroom, 'GiB')));
   for (const [i, r] of ranked.entries()) await expect(page.getByTestId('strategy-headroom').nth(i)).toHaveAttribute('data-verdict', r.verdict || '');
   await expect(page.getByTestId('strategy-summary')).toContainText(want.strategies.candidates.toLocaleString('en-US') + ' candidates');
@@ -219,7 +222,9 @@ test('an impossible request says why, for every question that has no answer', as
   await expect(page.getByTestId('solve-reason').first()).toBeVisible();
   expect(await page.getByTestId('solve-reason').count()).toBeGreaterThanOrEqual(3);
   await expect(page.getByTestId('solve-reasons')).toContainText('micro-batch 1 does not fit');
-  await expect(page.getByTestId('solve-reasons')).toContainText('no strategy on 1 GPUs fits');
+  await expect(page.getByTestId('solve-reasons')).toContainText('no strategy on 1 GPU fits');
+  expect(await page.getByTestId('solve-reason').evaluateAll((lis) => lis.map((li) => li.dataset.code)))
+    .toEqual([...want.reason_messages, ...want.strategies.reason_messages].map((m) => m.code));
   await expect(page.getByTestId('strategy')).toHaveCount(0);
 });
 

@@ -33,6 +33,8 @@ const SAMPLE = {
   zero_stage: 2, recipe: 'lora_finetune_single_device', component: 'torchtune.models.llama3_1.llama3_1_8b', dtype: 'bf16',
   first: 'train.yaml:micro_batch_size', first_value: '2', second: 'ds_config.json:train_micro_batch_size_per_gpu', second_value: '4',
   product: 64, key: 'learning_rate', problem: 'missing_field',
+  gpus: 56, max_gpus: 4096, model_states: 16060522496, max_work: 2000000, covered_splits: 12, splits: 40,
+  include_offload: 'true', headroom: 2147483648, checkpointing: 'full', freed: 32212254720, step_time_increase: 0.33,
 };
 
 /**
@@ -52,9 +54,21 @@ function sampleParams(c, reason) {
   return params;
 }
 
-test('the registry lists the error and warning codes', () => {
+test('the registry lists the error and warning codes, and the solve reasons', () => {
   assert.ok(registry.filter((c) => c.kind === 'error').length >= 24);
   assert.ok(registry.filter((c) => c.kind === 'warning').length >= 20);
+  assert.ok(registry.filter((c) => c.kind === 'reason').length >= 15);
+});
+
+test("a strategy's explanation gives its sizes in the page's unit and its plural right", () => {
+  // 2^31 bytes = 2 GiB = 2.147483648 GB; 30 GiB = 32.21 GB; 0.33 of the step = 33.0%.
+  const headroom = { code: 'strategy_without_recompute', params: { headroom: 2147483648 } };
+  assert.equal(messageText(headroom, 'en', 'GiB'), 'no recompute; 2.00 GiB of headroom');
+  assert.equal(messageText(headroom, 'zh', 'GB'), '不重算；余量 2.15 GB');
+  const frees = { code: 'strategy_checkpointing_frees_at_cost', params: { checkpointing: 'selective', freed: 32212254720, step_time_increase: 0.33 } };
+  assert.equal(messageText(frees, 'en', 'GB'), 'selective checkpointing frees 32.21 GB at +33.0% step time');
+  const one = { code: 'no_factorization', params: { world_size: 1 } };
+  assert.match(messageText(one, 'en'), /^no factorization of 1 GPU suits/);
 });
 
 test('the page words every registered code in English and Chinese, and no code the engine lacks', () => {

@@ -80,7 +80,7 @@ TEST_CASE("every code the engine emits is registered, and every registered code 
   const auto files = engine_sources();
   REQUIRE(files.size() > 50);  // the scan found the sources (not an empty or wrong directory)
   const std::set<std::string> codes = registered();
-  const std::regex constant(R"((error_code|warning_code)::([a-z0-9_]+))");
+  const std::regex constant(R"((error_code|warning_code|reason_code)::([a-z0-9_]+))");
   const std::regex json_literal(R"rx(\{"code",\s*"([a-z0-9_]+)"\})rx");
   const std::regex literal(R"rx("([a-z0-9_]+)")rx");
   std::set<std::string> used;
@@ -227,4 +227,64 @@ TEST_CASE("every warning carries each params key its registry entry names", "[co
     INFO(code);
     CHECK(seen.count(code) == 1);
   }
+}
+
+TEST_CASE("every solve reason is registered, carries its params and says what the English list says", "[codes][solver]") {
+  // Llama-3.1-405B on one 24 GiB RTX 4090 (ZeRO stage 0 by default): its bf16 weights alone
+  // (810 GB) exceed the GPU, so no micro-batch at seq_length 2048, no sequence, no count up to
+  // max_gpus 8 and no strategy on 8 GPUs fits. A parameter count alone has no architecture.
+  // Llama-3-8B over eight 4090s with ZeRO-2 fits the budget at a count whose band reaches past the
+  // GPU at every count (tests/solver_test.cpp). Llama-3.2-1B on eight H100s ranks strategies.
+  const std::vector<std::string> documents = {
+      R"({"model": {"preset": "llama-3.1-405b"}, "gpu": "rtx-4090-24gb", "batch": {"seq_length": 2048},
+          "solve": {"max_gpus": 8, "strategies": {"world_size": 8}}})",
+      R"({"model": {"num_parameters": 7e9}, "gpu": "h100-sxm-80gb", "solve": {"strategies": {"world_size": 8}}})",
+      R"({"model": {"preset": "llama-3-8b"}, "gpu": "rtx-4090-24gb", "parallel": {"world_size": 8, "zero_stage": 2},
+          "batch": {"seq_length": 2048}, "activation_checkpointing": "full", "solve": {}})",
+      R"({"model": {"preset": "llama-3.2-1b"}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 4096},
+          "solve": {"strategies": {"world_size": 8, "limit": 50}}})",
+  };
+  std::map<std::string, json> seen;
+  auto check = [&](const json& m) {
+    const std::string code = m["code"];
+    const MessageCode* c = find_code(code);
+    INFO(code);
+    REQUIRE(c);
+    CHECK(c->kind == MessageKind::reason);
+    for (const auto& key : param_keys(*c)) {
+      INFO(key);
+      CHECK(m["params"].contains(key));
+    }
+    CHECK_FALSE(m["message"].get<std::string>().empty());
+    seen.emplace(code, m["params"]);  // the first document that raises it
+  };
+  for (const auto& document : documents) {
+    const JsonResult r = solve_json(document);
+    REQUIRE(r.ok);
+    const json out = json::parse(r.json);
+    for (const json* list : {&out, out["strategies"].is_null() ? nullptr : &out["strategies"]}) {
+      if (!list) continue;
+      REQUIRE((*list)["reasons"].size() == (*list)["reason_messages"].size());
+      for (std::size_t i = 0; i < (*list)["reasons"].size(); ++i) {
+        CHECK((*list)["reasons"][i] == (*list)["reason_messages"][i]["message"]);
+        check((*list)["reason_messages"][i]);
+      }
+    }
+    if (!out["strategies"].is_null())
+      for (const auto& ranked : out["strategies"]["ranked"]) {
+        CHECK(ranked["explanation"] == ranked["explanation_message"]["message"]);
+        check(ranked["explanation_message"]);
+      }
+  }
+  for (const char* code : {"micro_batch_one_does_not_fit", "model_states_exceed_budget", "no_gpu_count_fits", "no_strategy_fits",
+                           "answer_needs_architecture", "band_past_gpu_at_every_count", "strategy_without_recompute",
+                           "strategy_checkpointing_frees_at_cost"}) {
+    INFO(code);
+    CHECK(seen.count(code) == 1);
+  }
+  CHECK(seen["micro_batch_one_does_not_fit"] == json{{"seq_length", 2048}});
+  CHECK(seen["no_gpu_count_fits"] == json{{"max_gpus", 8}, {"zero_stage", 0}});
+  CHECK(seen["no_strategy_fits"] == json{{"world_size", 8}, {"include_offload", "true"}});
+  CHECK(seen["band_past_gpu_at_every_count"]["max_gpus"] == 4096);  // solve.max_gpus' default
+  CHECK(seen["band_past_gpu_at_every_count"]["zero_stage"] == 2);
 }

@@ -104,8 +104,9 @@ TEST_CASE("fewest GPUs: a borderline answer that no count clears says why", "[so
   CHECK(r.min_gpus->verdict == Verdict::borderline);
   CHECK_FALSE(r.min_gpus_whole_band);
   bool said = false;
-  for (const auto& reason : r.reasons) said = said || (reason.find("no count up to 4096 fits with the whole band") != std::string::npos &&
-                                                       reason.find("below ZeRO-3") != std::string::npos);
+  for (const auto& reason : r.reasons)
+    said = said || (reason.message.find("no count up to 4096 fits with the whole band") != std::string::npos &&
+                     reason.message.find("below ZeRO-3") != std::string::npos);
   CHECK(said);
 }
 
@@ -262,7 +263,7 @@ TEST_CASE("ranked strategies re-estimate even when the base offloads parameters"
     t.parallel.offload_param = OffloadTarget::none;
     t.parallel.zero_stage = c.zero_stage;
     CHECK(validate(t).empty());
-    if (c.activation_checkpointing != Checkpointing::none) CHECK_THAT(c.explanation, !Catch::Contains("-"));
+    if (c.activation_checkpointing != Checkpointing::none) CHECK_THAT(c.explanation.message, !Catch::Contains("-"));
   }
 }
 

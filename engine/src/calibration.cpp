@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "trainmem/message_codes.hpp"
+
 namespace trainmem {
 
 namespace {
@@ -52,10 +54,13 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   }
   c.fixed_bytes = m0.bytes - c.bytes_per_token * t0;
   if (m0.bytes < e0.per_gpu.model_states)
-    c.reasons.push_back("the measured peak is below the model states alone (" + std::to_string(std::llround(e0.per_gpu.model_states)) +
-                        " bytes): check the measure and the setup");
+    c.reasons.push_back({reason_code::calibration_below_model_states,
+                         "calibration: the measured peak is below the model states alone (" +
+                             std::to_string(std::llround(e0.per_gpu.model_states)) + " bytes): check the measure and the setup",
+                         {{"model_states", e0.per_gpu.model_states}}});
   if (c.bytes_per_token <= 0) {
-    c.reasons.push_back("the fitted per-token part is not positive: the two points do not grow with tokens");
+    c.reasons.push_back({reason_code::calibration_per_token_not_positive,
+                         "calibration: the fitted per-token part is not positive: the two points do not grow with tokens", {}});
     return c;
   }
   // The budget in the measurement's terms: remove what the compared peak adds on top of the
@@ -63,7 +68,7 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   const double compared = compared_peak(s0, e0).value_or(p0);
   const double room = budget - (compared - p0) - c.fixed_bytes;
   if (room <= 0) {
-    c.reasons.push_back("the fitted fixed part alone fills the budget");
+    c.reasons.push_back({reason_code::calibration_fixed_part_fills_budget, "calibration: the fitted fixed part alone fills the budget", {}});
     return c;
   }
   // Answers at the document's sequence length and micro-batch (as the analytic ones), capped as

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "trainmem/calibration.hpp"
+#include "trainmem/message_codes.hpp"
 #include "trainmem/work_meter.hpp"
 
 namespace trainmem {
@@ -62,7 +63,8 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
   };
   r.budget_bytes = gpu_capacity(*base.gpu) * margin;
   const bool has_architecture = base.model.architecture.has_value();
-  if (!has_architecture) r.reasons.push_back("the peak needs an architecture: give model.preset or model.hf_config");
+  if (!has_architecture)
+    r.reasons.push_back({reason_code::answer_needs_architecture, "the peak needs an architecture: give model.preset or model.hf_config", {}});
 
   const std::int64_t cp = base.parallel.context_parallel_size;
   const std::int64_t seq = base.batch.seq_length.value_or(4096);
@@ -76,8 +78,10 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     if (auto m = largest_fitting(1, kMaxMicroBatch, [&](std::int64_t m) { return fits(with_mbs(m)); })) {
       r.max_micro_batch_size = answer(with_mbs(*m), *m);
     } else {
-      r.reasons.push_back("micro-batch 1 does not fit at seq_length " + std::to_string(seq) +
-                          ": shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs");
+      r.reasons.push_back({reason_code::micro_batch_one_does_not_fit,
+                           "micro-batch 1 does not fit at seq_length " + std::to_string(seq) +
+                               ": shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs",
+                           {{"seq_length", static_cast<double>(seq)}}});
     }
     // Longest sequence (a multiple of the context-parallel size) at the given micro-batch.
     auto with_seq = [&](std::int64_t k) {
@@ -91,7 +95,8 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       if (auto k = largest_fitting(1, seq_cap, [&](std::int64_t k) { return fits(with_seq(k)); })) {
         r.max_seq_length = answer(with_seq(*k), *k * cp);
       } else {
-        r.reasons.push_back("even the shortest sequence does not fit: the model states alone exceed the budget");
+        r.reasons.push_back({reason_code::model_states_exceed_budget,
+                             "even the shortest sequence does not fit: the model states alone exceed the budget", {}});
       }
     }
   }
@@ -145,15 +150,21 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     const Fewest own = min_gpus_for(*base.gpu);
     r.min_gpus = own.fits;
     r.min_gpus_whole_band = own.whole_band;
+    const double zero_stage = static_cast<double>(base.parallel.zero_stage), max_gpus = static_cast<double>(o.max_gpus);
     if (own.fits && own.fits->verdict == Verdict::borderline && !own.whole_band)
-      r.reasons.push_back("at " + std::to_string(own.fits->value) + " GPUs the estimate fits the budget but its band reaches past the GPU, and no count up to " +
-                          std::to_string(o.max_gpus) + " fits with the whole band" +
-                          (base.parallel.zero_stage < 3 ? " (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)" : "") +
-                          "; try checkpointing, a shorter sequence, offload, LoRA/QLoRA or a larger GPU");
+      r.reasons.push_back(
+          {reason_code::band_past_gpu_at_every_count,
+           "at " + std::to_string(own.fits->value) + (own.fits->value == 1 ? " GPU" : " GPUs") + " the estimate fits the budget but its band reaches past the GPU, and no count up to " +
+               std::to_string(o.max_gpus) + " fits with the whole band" +
+               (base.parallel.zero_stage < 3 ? " (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)" : "") +
+               "; try checkpointing, a shorter sequence, offload, LoRA/QLoRA or a larger GPU",
+           {{"gpus", static_cast<double>(own.fits->value)}, {"max_gpus", max_gpus}, {"zero_stage", zero_stage}}});
     if (!r.min_gpus)
-      r.reasons.push_back("no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
-                          (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
-                          "; try offload, LoRA/QLoRA or checkpointing");
+      r.reasons.push_back({reason_code::no_gpu_count_fits,
+                           "no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
+                               (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
+                               "; try offload, LoRA/QLoRA or checkpointing",
+                           {{"max_gpus", max_gpus}, {"zero_stage", zero_stage}}});
     for (const auto& g : catalog.gpus) {
       GpuOption opt;
       opt.id = g.spec.id;
@@ -170,7 +181,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
 
   if (has_architecture && !o.calibration.empty()) {
     r.calibrated = calibrate(base, o.calibration, r.budget_bytes);
-    for (const auto& reason : r.calibrated->reasons) r.reasons.push_back("calibration: " + reason);
+    for (const auto& reason : r.calibrated->reasons) r.reasons.push_back(reason);
   }
 
   // Target global batch: the largest fitting micro-batch that divides target / D, and GA.

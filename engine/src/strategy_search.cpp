@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "trainmem/message_codes.hpp"
 #include "trainmem/solver.hpp"
 #include "trainmem/step_time.hpp"
 #include "trainmem/work_meter.hpp"
@@ -61,7 +62,8 @@ void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t 
 StrategySearchResult search_strategies(const TrainingSetup& base, const StrategySearchOptions& o, double budget) {
   StrategySearchResult r;
   if (!base.model.architecture) {
-    r.reasons.push_back("the strategy search needs an architecture: give model.preset or model.hf_config");
+    r.reasons.push_back({reason_code::answer_needs_architecture,
+                         "the strategy search needs an architecture: give model.preset or model.hf_config", {}});
     return r;
   }
   const Architecture& a = *base.model.architecture;
@@ -173,27 +175,39 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   }
   if (r.truncated) {
     const Split& last = splits[covered_splits - 1];
-    r.truncated_reason = "the search stopped at its work budget (" + std::to_string(o.max_work) +
-                         " pipeline stages estimated) after " + std::to_string(covered_splits) + " of " +
-                         std::to_string(splits.size()) + " tensor x pipeline x context splits, up to " +
-                         std::to_string(last.tp * last.pp * last.cp) +
-                         "-way model parallelism; fewer GPUs (solve.strategies.world_size), a smaller "
-                         "max_micro_batch_size or include_offload false narrow it";
-    r.reasons.push_back(r.truncated_reason);
+    const std::int64_t model_parallel = last.tp * last.pp * last.cp;
+    r.truncated_reason = Warning{reason_code::strategy_search_truncated,
+                                 "the search stopped at its work budget (" + std::to_string(o.max_work) +
+                                     " pipeline stages estimated) after " + std::to_string(covered_splits) + " of " +
+                                     std::to_string(splits.size()) + " tensor x pipeline x context splits, up to " +
+                                     std::to_string(model_parallel) +
+                                     "-way model parallelism; fewer GPUs (solve.strategies.world_size), a smaller "
+                                     "max_micro_batch_size or include_offload false narrow it",
+                                 {{"max_work", static_cast<double>(o.max_work)},
+                                  {"covered_splits", static_cast<double>(covered_splits)},
+                                  {"splits", static_cast<double>(splits.size())},
+                                  {"model_parallel", static_cast<double>(model_parallel)}}};
+    r.reasons.push_back(*r.truncated_reason);
   }
   if (feasible.empty() && r.truncated) {
-    r.reasons.push_back("no strategy covered before the search stopped fits");
+    r.reasons.push_back({reason_code::no_covered_strategy_fits, "no strategy covered before the search stopped fits", {}});
     return r;
   }
   if (feasible.empty()) {
-    r.reasons.push_back(r.candidates == 0
-                            ? "no factorization of " + std::to_string(o.world_size) +
-                                  " GPUs suits this model (tensor parallel must divide the heads, pipeline parallel the layers, "
-                                  "context parallel the sequence, and expert parallel the data x context group)"
-                            : "no strategy on " + std::to_string(o.world_size) + " GPUs fits, down to micro-batch 1 with " +
-                                  (o.include_offload ? "ZeRO-3, full checkpointing and optimizer offload"
-                                                     : "ZeRO-3 and full checkpointing") +
-                                  ": add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)");
+    const double world_size = static_cast<double>(o.world_size);
+    const std::string gpus = std::to_string(o.world_size) + (o.world_size == 1 ? " GPU" : " GPUs");
+    if (r.candidates == 0)
+      r.reasons.push_back({reason_code::no_factorization,
+                           "no factorization of " + gpus +
+                               " suits this model (tensor parallel must divide the heads, pipeline parallel the layers, "
+                               "context parallel the sequence, and expert parallel the data x context group)",
+                           {{"world_size", world_size}}});
+    else
+      r.reasons.push_back({reason_code::no_strategy_fits,
+                           "no strategy on " + gpus + " fits, down to micro-batch 1 with " +
+                               (o.include_offload ? "ZeRO-3, full checkpointing and optimizer offload" : "ZeRO-3 and full checkpointing") +
+                               ": add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)",
+                           {{"world_size", world_size}, {"include_offload", o.include_offload ? "true" : "false"}}});
     return r;
   }
   // Best throughput (or tokens per dollar) first, then headroom, then a fixed order of the
@@ -219,7 +233,8 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     const Estimate judged = estimate(work);
     c.verdict = judge_verdict(work, judged, uncertainty_band(work, judged));
     if (c.activation_checkpointing == Checkpointing::none) {
-      c.explanation = "no recompute; " + gib(c.headroom) + " of headroom";
+      c.explanation = {reason_code::strategy_without_recompute, "no recompute; " + gib(c.headroom) + " of headroom",
+                       {{"headroom", c.headroom}}};
       continue;
     }
     StrategyCandidate plain = c;
@@ -229,14 +244,18 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     // The recompute's share of the modelled step.
     apply_candidate(work, c, o.world_size);
     const auto t = step_time(work, judged);
-    std::string cost = "";
+    const std::string kind = c.activation_checkpointing == Checkpointing::full ? "full" : "selective";
+    const double freed = without ? *without - c.peak : 0;
+    c.explanation = {reason_code::strategy_checkpointing_frees, kind + " checkpointing frees " + gib(freed),
+                     {{"checkpointing", kind}, {"freed", freed}}};
     if (t && t->step_seconds > t->breakdown.recompute) {
+      const double increase = t->breakdown.recompute / (t->step_seconds - t->breakdown.recompute);
       char pct[48];
-      std::snprintf(pct, sizeof pct, " at +%.0f%% step time", 100 * t->breakdown.recompute / (t->step_seconds - t->breakdown.recompute));
-      cost = pct;
+      std::snprintf(pct, sizeof pct, " at +%.0f%% step time", 100 * increase);
+      c.explanation.code = reason_code::strategy_checkpointing_frees_at_cost;
+      c.explanation.message += pct;
+      c.explanation.params.values.emplace_back("step_time_increase", increase);
     }
-    c.explanation = std::string(c.activation_checkpointing == Checkpointing::full ? "full" : "selective") +
-                    " checkpointing frees " + gib(without ? *without - c.peak : 0) + cost;
   }
   r.ranked = std::move(feasible);
   return r;

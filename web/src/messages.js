@@ -1,20 +1,23 @@
-// The engine's errors and warnings ({code, field, message, params}) in the page's language. Every
+// The engine's errors, warnings and solve reasons ({code, field, message, params}) in the page's language. Every
 // code the engine can emit (engine/include/trainmem/message_codes.hpp; `trainmem codes` lists them)
 // is worded here in English and Simplified Chinese from its params and field alone. In English the
 // page shows the engine's own message, written where the problem was found (it names details a
 // code's params may not carry); the English wording stands in where a message is empty. Numbers
-// keep thousands separators; no message names a memory size today (a document's size is a count of
-// bytes, as the import panel words it). tests-js/messages.test.mjs checks that every registered
+// keep thousands separators; memory sizes (a strategy's headroom, what checkpointing frees) are in
+// the unit the page shows (GiB or GB), a document's size a count of bytes, as the import panel words it. tests-js/messages.test.mjs checks that every registered
 // code has both wordings.
 import { STRINGS, language } from './i18n.js';
-import { formatCount } from './format.js';
+import { formatBytes, formatCount, formatPercent } from './format.js';
 import { REASON_WORDINGS } from './message-reasons.js';
 
 /** @typedef {{code: string, field?: string, message?: string, params?: Record<string, unknown>}} EngineMessage */
+/** @typedef {import('./format.js').Unit} Unit */
 
 /**
- * What a wording reads: the params as given, the field, and formatters.
- * @typedef {{p: Record<string, any>, field: string, n: (key: string) => string, s: (key: string) => string, has: (key: string) => boolean}} Ctx
+ * What a wording reads: the params as given, the field, and formatters (n a count, s a string,
+ * b bytes in the page's unit, pct a fraction as a percentage).
+ * @typedef {{p: Record<string, any>, field: string, n: (key: string) => string, s: (key: string) => string,
+ *   b: (key: string) => string, pct: (key: string) => string, has: (key: string) => boolean}} Ctx
  */
 /** @typedef {{en: (c: Ctx) => string, zh: (c: Ctx) => string}} Wording */
 
@@ -211,7 +214,89 @@ export const WORDINGS = {
     en: (c) => c.s('fields') + ' exceed 2^53 = 9007199254740992: JavaScript shows them rounded',
     zh: (c) => c.s('fields') + ' 超过 2^53 = 9007199254740992：JavaScript 显示的是舍入后的值',
   },
+  // ---- solve reasons and strategy explanations ----
+  answer_needs_architecture: {
+    en: () => 'this answer needs an architecture: give model.preset or model.hf_config',
+    zh: () => '此问题需要模型结构才能回答：请选择 model.preset 或提供 model.hf_config',
+  },
+  micro_batch_one_does_not_fit: {
+    en: (c) => 'micro-batch 1 does not fit at seq_length ' + c.n('seq_length') + ': shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs',
+    zh: (c) => '序列长度为 ' + c.n('seq_length') + ' 时，微批为 1 也放不下：请缩短序列、开启激活检查点、加大切分（ZeRO-3）或增加 GPU',
+  },
+  model_states_exceed_budget: {
+    en: () => 'even the shortest sequence does not fit: the model states alone exceed the budget',
+    zh: () => '即使最短的序列也放不下：仅模型状态就已超出预算',
+  },
+  band_past_gpu_at_every_count: {
+    en: (c) => 'at ' + gpuCount(c, 'gpus') + ' the estimate fits the budget but its band reaches past the GPU, and no count up to ' + c.n('max_gpus') +
+      ' fits with the whole band' + (Number(c.p.zero_stage) < 3 ? ' (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)' : '') +
+      '; try checkpointing, a shorter sequence, offload, LoRA/QLoRA or a larger GPU',
+    zh: (c) => '在 ' + c.n('gpus') + ' 张 GPU 时估算值在预算之内，但其区间上限超出 GPU 显存；直到 ' + c.n('max_gpus') + ' 张也没有整个区间都放得下的数量' +
+      (Number(c.p.zero_stage) < 3 ? '（ZeRO-3 以下每张 GPU 都保存完整参数：增加 GPU 不会使其变小）' : '') +
+      '；可尝试激活检查点、更短的序列、卸载、LoRA/QLoRA 或更大显存的 GPU',
+  },
+  no_gpu_count_fits: {
+    en: (c) => 'no GPU count up to ' + c.n('max_gpus') + ' fits with this strategy' +
+      (Number(c.p.zero_stage) === 0 ? ' (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)' : '') + '; try offload, LoRA/QLoRA or checkpointing',
+    zh: (c) => '在此策略下，直到 ' + c.n('max_gpus') + ' 张 GPU 都放不下' +
+      (Number(c.p.zero_stage) === 0 ? '（ZeRO 阶段 0 在每张卡上复制全部状态：请用 ZeRO/FSDP 切分）' : '') + '；可尝试卸载、LoRA/QLoRA 或激活检查点',
+  },
+  calibration_below_model_states: {
+    en: (c) => 'calibration: the measured peak is below the model states alone (' + c.n('model_states') + ' bytes): check the measure and the setup',
+    zh: (c) => '校准：实测峰值低于仅模型状态的大小（' + c.n('model_states') + ' 字节）：请检查测量口径和配置',
+  },
+  calibration_per_token_not_positive: {
+    en: () => 'calibration: the fitted per-token part is not positive: the two points do not grow with tokens',
+    zh: () => '校准：拟合出的每 token 部分不为正：两个测量点没有随 token 数增长',
+  },
+  calibration_fixed_part_fills_budget: {
+    en: () => 'calibration: the fitted fixed part alone fills the budget',
+    zh: () => '校准：仅拟合出的固定部分就已占满预算',
+  },
+  strategy_search_truncated: {
+    en: (c) => 'the search stopped at its work budget (' + c.n('max_work') + ' pipeline stages estimated) after ' + c.n('covered_splits') + ' of ' +
+      c.n('splits') + ' tensor x pipeline x context splits, up to ' + c.n('model_parallel') +
+      '-way model parallelism; fewer GPUs (solve.strategies.world_size), a smaller max_micro_batch_size or include_offload false narrow it',
+    zh: (c) => '搜索达到工作量上限（已估算 ' + c.n('max_work') + ' 个流水线阶段）后停止：覆盖了 ' + c.n('splits') + ' 种张量 × 流水线 × 上下文切分中的 ' +
+      c.n('covered_splits') + ' 种，最高 ' + c.n('model_parallel') + ' 路模型并行；减少 GPU 数（solve.strategies.world_size）、减小 max_micro_batch_size 或将 include_offload 设为 false 可缩小搜索范围',
+  },
+  no_covered_strategy_fits: {
+    en: () => 'no strategy covered before the search stopped fits',
+    zh: () => '搜索停止前覆盖到的策略都放不下',
+  },
+  no_factorization: {
+    en: (c) => 'no factorization of ' + gpuCount(c, 'world_size') + ' suits this model (tensor parallel must divide the heads, pipeline parallel the layers, context parallel the sequence, and expert parallel the data x context group)',
+    zh: (c) => c.n('world_size') + ' 张 GPU 没有适合此模型的切分方式（张量并行须整除注意力头数，流水线并行须整除层数，上下文并行须整除序列长度，专家并行须整除数据 × 上下文并行组）',
+  },
+  no_strategy_fits: {
+    en: (c) => 'no strategy on ' + gpuCount(c, 'world_size') + ' fits, down to micro-batch 1 with ' +
+      (c.p.include_offload === 'true' ? 'ZeRO-3, full checkpointing and optimizer offload' : 'ZeRO-3 and full checkpointing') +
+      ': add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)',
+    zh: (c) => c.n('world_size') + ' 张 GPU 上没有放得下的策略，即使微批为 1 并使用 ' +
+      (c.p.include_offload === 'true' ? 'ZeRO-3、完整激活检查点和优化器卸载' : 'ZeRO-3 和完整激活检查点') + '：请增加 GPU、缩短序列或减少可训练参数（LoRA/QLoRA）',
+  },
+  strategy_without_recompute: {
+    en: (c) => 'no recompute; ' + c.b('headroom') + ' of headroom',
+    zh: (c) => '不重算；余量 ' + c.b('headroom'),
+  },
+  strategy_checkpointing_frees: {
+    en: (c) => (c.p.checkpointing === 'full' ? 'full' : 'selective') + ' checkpointing frees ' + c.b('freed'),
+    zh: (c) => (c.p.checkpointing === 'full' ? '完整' : '选择性') + '激活检查点节省 ' + c.b('freed'),
+  },
+  strategy_checkpointing_frees_at_cost: {
+    en: (c) => (c.p.checkpointing === 'full' ? 'full' : 'selective') + ' checkpointing frees ' + c.b('freed') + ' at +' + c.pct('step_time_increase') + ' step time',
+    zh: (c) => (c.p.checkpointing === 'full' ? '完整' : '选择性') + '激活检查点节省 ' + c.b('freed') + '，步时增加 ' + c.pct('step_time_increase'),
+  },
 };
+
+/**
+ * "1 GPU", "8 GPUs": a count of GPUs in English.
+ * @param {Ctx} c
+ * @param {string} key
+ */
+function gpuCount(c, key) {
+  return c.n(key) + (Number(c.p[key]) === 1 ? ' GPU' : ' GPUs');
+}
 
 /**
  * ", allowed 1 to 1,000,000" from the params min/above and max, in each language.
@@ -286,14 +371,16 @@ export function reasonWording(code, reason) {
 }
 
 /**
- * An error or warning of the engine in the given language (the page's by default). The engine's
- * always carry params (an empty object where a message names no value); a problem without params
- * is the page's own, already in the page's language, and is shown as it is.
+ * An error, warning or reason of the engine in the given language (the page's by default). The
+ * engine's always carry params (an empty object where a message names no value); a problem without
+ * params is the page's own, already in the page's language, and is shown as it is. Without its
+ * English message, a message is worded from its params in both languages, sizes in `unit`.
  * @param {EngineMessage} m
  * @param {'en' | 'zh'} [lang]
+ * @param {Unit} [unit]
  * @returns {string}
  */
-export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en') {
+export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en', unit = 'GiB') {
   if ((lang === 'en' || !m.params) && m.message) return m.message;
   const p = m.params && typeof m.params === 'object' ? m.params : {};
   const wording = reasonWording(m.code, p.reason) || WORDINGS[m.code];
@@ -305,6 +392,8 @@ export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en') {
     has: (k) => p[k] !== undefined && p[k] !== null && p[k] !== '',
     n: (k) => text(p[k]),
     s: (k) => text(p[k]),
+    b: (k) => formatBytes(p[k], unit),
+    pct: (k) => formatPercent(p[k]),
   };
   return wording[lang === 'zh' ? 'zh' : 'en'](c);
 }

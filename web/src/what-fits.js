@@ -5,6 +5,7 @@
 // a strategy into the inputs. Every number shown is a field of solve's output (or the difference of
 // two). request() and strategyDoc() are pure (Node tests).
 import { t } from './i18n.js';
+import { messageText } from './messages.js';
 import { formatBytes, formatCount, formatMoney, formatPercent, formatSeconds, signedCount, signedPercent, signedBytes } from './format.js';
 import { el, bytesCell, numCell } from './dom.js';
 import { clone } from './doc-paths.js';
@@ -13,6 +14,7 @@ import { clone } from './doc-paths.js';
 /** @typedef {import('./doc-paths.js').Doc} Doc */
 /** @typedef {Record<string, any>} SolveOutput  solve's output document (docs/api.md) */
 /** @typedef {Record<string, any>} RankedStrategy  one of solve's strategies.ranked */
+/** @typedef {import('./messages.js').EngineMessage} EngineMessage */
 
 export const STRATEGY_LIMIT = 10;  // ranked strategies shown
 export const MAX_GPUS = 4096;      // the fewest-GPU searches look this far
@@ -166,14 +168,14 @@ export function renderCalibration(box, tbody, out, unit, measuredBytes) {
 }
 
 /**
- * Why a question has no answer: the engine's reasons.
+ * Why a question has no answer: the engine's reasons, in the page's language (messages.js).
  * @param {HTMLElement} list
  * @param {SolveOutput} out
  */
 export function renderReasons(list, out) {
-  const reasons = [...out.reasons];
-  if (out.strategies) reasons.push(...out.strategies.reasons);
-  list.replaceChildren(...reasons.map((r) => el('li', { text: r, 'data-testid': 'solve-reason' })));
+  const reasons = [...out.reason_messages];
+  if (out.strategies) reasons.push(...out.strategies.reason_messages);
+  list.replaceChildren(...reasons.map((r) => el('li', { text: messageText(r), 'data-testid': 'solve-reason', 'data-code': r.code })));
 }
 
 const STRATEGY_COLUMNS = ['st_layout', 'st_zero', 'st_ckpt', 'st_offload', 'st_mbs', 'st_peak', 'st_headroom', 'st_step',
@@ -223,13 +225,15 @@ export function renderStrategies(table, summary, out, unit, elapsedMs, onLoad) {
       el('td', {}, [button]),
     ]);
     main.addEventListener('click', () => onLoad(r));
-    const said = r.verdict === 'borderline' ? t('strategy_borderline') + ' ' + r.explanation : r.explanation;
+    // Worded from its params in both languages, so that its sizes are in the page's unit.
+    const explanation = messageText({ code: r.explanation_message.code, params: r.explanation_message.params }, undefined, unit);
+    const said = r.verdict === 'borderline' ? t('strategy_borderline') + ' ' + explanation : explanation;
     const why = el('tr', { class: 'explain' }, [el('td', { colSpan: STRATEGY_COLUMNS.length + 2, text: said, 'data-testid': 'strategy-explanation' })]);
     return [main, why];
   });
   if (rows.length === 0) {
     // An empty table says why: the engine's reasons, or that no strategy fit the budget.
-    const reasons = Array.isArray(s.reasons) && s.reasons.length ? s.reasons.join('; ') : t('st_none_reason');
+    const reasons = s.reason_messages.length ? s.reason_messages.map((/** @type {EngineMessage} */ m) => messageText(m)).join('; ') : t('st_none_reason');
     rows.push(el('tr', { class: 'explain' }, [el('td', { colSpan: STRATEGY_COLUMNS.length + 2, text: t('st_none', { reasons }),
       'data-testid': 'strategy-none' })]));
   }

@@ -15,6 +15,8 @@
 
 namespace trainmem {
 
+// A coded message: a warning of an estimate, or a reason of a solve (message_codes.hpp lists the
+// codes and their params).
 struct Warning {
   std::string code;
   std::string message;

@@ -1,4 +1,4 @@
-// Every code the engine's documents carry in "errors" and "warnings", with the params (params.hpp)
+// Every code the engine's documents carry in "errors", "warnings" and the solve's "reason_messages", with the params (params.hpp)
 // its message names, so that a page can word each code in its own language from the params alone
 // and a test can check that every code it may meet is worded (`trainmem codes` prints this list).
 //
@@ -44,7 +44,28 @@ inline constexpr const char* time_unavailable = "time_unavailable";
 inline constexpr const char* above_2_53 = "above_2_53";
 }  // namespace warning_code
 
-enum class MessageKind { error, warning };
+// Why an answer of `solve` (solver.hpp, calibration.hpp) or its strategy search
+// (strategy_search.hpp) is missing or doubtful, and what a ranked strategy's checkpointing frees:
+// the solve document's reason_messages and each strategy's explanation_message.
+namespace reason_code {
+inline constexpr const char* answer_needs_architecture = "answer_needs_architecture";
+inline constexpr const char* micro_batch_one_does_not_fit = "micro_batch_one_does_not_fit";
+inline constexpr const char* model_states_exceed_budget = "model_states_exceed_budget";
+inline constexpr const char* band_past_gpu_at_every_count = "band_past_gpu_at_every_count";
+inline constexpr const char* no_gpu_count_fits = "no_gpu_count_fits";
+inline constexpr const char* calibration_below_model_states = "calibration_below_model_states";
+inline constexpr const char* calibration_per_token_not_positive = "calibration_per_token_not_positive";
+inline constexpr const char* calibration_fixed_part_fills_budget = "calibration_fixed_part_fills_budget";
+inline constexpr const char* strategy_search_truncated = "strategy_search_truncated";
+inline constexpr const char* no_covered_strategy_fits = "no_covered_strategy_fits";
+inline constexpr const char* no_factorization = "no_factorization";
+inline constexpr const char* no_strategy_fits = "no_strategy_fits";
+inline constexpr const char* strategy_without_recompute = "strategy_without_recompute";
+inline constexpr const char* strategy_checkpointing_frees = "strategy_checkpointing_frees";
+inline constexpr const char* strategy_checkpointing_frees_at_cost = "strategy_checkpointing_frees_at_cost";
+}  // namespace reason_code
+
+enum class MessageKind { error, warning, reason };
 
 struct MessageCode {
   const char* code;
@@ -117,6 +138,24 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::ssm_fused_kernels, MessageKind::warning, ""},
     {warning_code::time_unavailable, MessageKind::warning, "reason"},
     {warning_code::above_2_53, MessageKind::warning, "fields"},
+    // Solve and strategy-search reasons (solver.cpp, calibration.cpp, strategy_search.cpp). Bytes
+    // in bytes (model_states, headroom, freed); step_time_increase a fraction of the step without
+    // recompute; include_offload "true" or "false".
+    {reason_code::answer_needs_architecture, MessageKind::reason, ""},
+    {reason_code::micro_batch_one_does_not_fit, MessageKind::reason, "seq_length"},
+    {reason_code::model_states_exceed_budget, MessageKind::reason, ""},
+    {reason_code::band_past_gpu_at_every_count, MessageKind::reason, "gpus max_gpus zero_stage"},
+    {reason_code::no_gpu_count_fits, MessageKind::reason, "max_gpus zero_stage"},
+    {reason_code::calibration_below_model_states, MessageKind::reason, "model_states"},
+    {reason_code::calibration_per_token_not_positive, MessageKind::reason, ""},
+    {reason_code::calibration_fixed_part_fills_budget, MessageKind::reason, ""},
+    {reason_code::strategy_search_truncated, MessageKind::reason, "max_work covered_splits splits model_parallel"},
+    {reason_code::no_covered_strategy_fits, MessageKind::reason, ""},
+    {reason_code::no_factorization, MessageKind::reason, "world_size"},
+    {reason_code::no_strategy_fits, MessageKind::reason, "world_size include_offload"},
+    {reason_code::strategy_without_recompute, MessageKind::reason, "headroom"},
+    {reason_code::strategy_checkpointing_frees, MessageKind::reason, "checkpointing freed"},
+    {reason_code::strategy_checkpointing_frees_at_cost, MessageKind::reason, "checkpointing freed step_time_increase"},
 };
 
 }  // namespace trainmem

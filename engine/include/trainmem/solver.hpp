@@ -64,7 +64,7 @@ struct Calibrated {
   std::optional<std::int64_t> max_micro_batch_size, max_seq_length;
   double predicted_at_measurement = 0;  // the analytic estimate in the measurement's terms
   double relative_difference = 0;       // (measured - analytic) / analytic at the measured point
-  std::vector<std::string> reasons;     // why an answer is missing or the fit is doubtful
+  std::vector<Warning> reasons;         // why an answer is missing or the fit is doubtful (reason_code::)
 };
 
 struct SolveResult {
@@ -76,7 +76,7 @@ struct SolveResult {
   std::optional<GlobalBatchPlan> global_batch;
   std::optional<Calibrated> calibrated;
   std::vector<std::pair<std::int64_t, double>> peak_vs_seq_length, peak_vs_micro_batch;  // curves (bytes)
-  std::vector<std::string> reasons;  // why a question has no answer
+  std::vector<Warning> reasons;  // why a question has no answer (reason_code::, message_codes.hpp)
 };
 
 // Runs every inverse query for a validated setup that names a GPU.

@@ -40,7 +40,7 @@ struct StrategyCandidate {
   std::optional<double> mfu;
   std::optional<double> exposed_communication_s;
   std::optional<double> tokens_per_dollar;     // with a price per GPU-hour
-  std::string explanation;  // for the top choices: what the choice costs and frees
+  Warning explanation;  // for the top choices: what the choice costs and frees (reason_code::strategy_*)
   // For the returned (top `limit`) candidates: the three-way verdict at this strategy
   // (uncertainty.hpp; the search itself compares the point peak with the budget, so a returned
   // strategy can be borderline when its band reaches past the GPU).
@@ -56,8 +56,8 @@ struct StrategySearchResult {
   std::int64_t work = 0;                  // pipeline stages estimated: the sum of pp over the estimates
   std::int64_t feasible = 0;
   bool truncated = false;                 // the work budget ran out before every strategy was covered
-  std::string truncated_reason;           // what was covered and how to narrow the search
-  std::vector<std::string> reasons;       // why nothing fits, or why the search stopped early
+  std::optional<Warning> truncated_reason;  // what was covered and how to narrow the search
+  std::vector<Warning> reasons;           // why nothing fits, or why the search stopped early (reason_code::)
 };
 
 // The default work budget: 4 x what a 1,024-GPU search of Llama-3.1-405B (126 layers) needs, and

@@ -18,7 +18,8 @@ std::string message_codes_json() {
     nlohmann::json reasons = nlohmann::json::array();
     std::istringstream names(c.reasons);
     for (std::string name; names >> name;) reasons.push_back(name);
-    codes.push_back({{"code", c.code}, {"kind", c.kind == MessageKind::error ? "error" : "warning"}, {"params", params}, {"reasons", reasons}});
+    const char* kind = c.kind == MessageKind::error ? "error" : c.kind == MessageKind::warning ? "warning" : "reason";
+    codes.push_back({{"code", c.code}, {"kind", kind}, {"params", params}, {"reasons", reasons}});
   }
   return nlohmann::json{{"codes", codes}}.dump(2);
 }

@@ -4,6 +4,7 @@
 
 #include "documents.hpp"
 #include "object_reader.hpp"
+#include "params_json.hpp"
 #include "trainmem/catalog.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/solver.hpp"
@@ -15,6 +16,22 @@ namespace {
 
 using json_io::json;
 using json_io::ObjectReader;
+
+// A reason as the documents carry it: {code, message, params} (message_codes.hpp, kind reason).
+json message_json(const Warning& m) {
+  return {{"code", m.code}, {"message", m.message}, {"params", json_io::params_json(m.params)}};
+}
+
+// `reasons` keeps the English messages for scripts; `reason_messages` the same list, coded.
+void put_reasons(json& out, const std::vector<Warning>& reasons) {
+  json texts = json::array(), messages = json::array();
+  for (const Warning& m : reasons) {
+    texts.push_back(m.message);
+    messages.push_back(message_json(m));
+  }
+  out["reasons"] = texts;
+  out["reason_messages"] = messages;
+}
 
 struct SolveRequest {
   SolveOptions options;
@@ -162,16 +179,17 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                         {"headroom", json_io::bytes_value(c.headroom)}, {"step_time_s", number_or_null(c.step_time_s)},
                         {"tokens_per_gpu_per_s", number_or_null(c.tokens_per_gpu_per_s)}, {"mfu", number_or_null(c.mfu)},
                         {"exposed_communication_s", number_or_null(c.exposed_communication_s)},
-                        {"tokens_per_dollar", number_or_null(c.tokens_per_dollar)}, {"explanation", c.explanation},
+                        {"tokens_per_dollar", number_or_null(c.tokens_per_dollar)}, {"explanation", c.explanation.message},
+                        {"explanation_message", message_json(c.explanation)},
                         {"verdict", c.verdict ? json(verdict_name(*c.verdict)) : json(nullptr)}});
     out["strategies"] = {{"ranked", ranked}, {"candidates", search->candidates}, {"estimates", search->estimates},
                          {"work", search->work}, {"feasible", search->feasible}, {"truncated", search->truncated},
-                         {"truncated_reason", search->truncated ? json(search->truncated_reason) : json(nullptr)},
-                         {"reasons", search->reasons}};
+                         {"truncated_reason", search->truncated_reason ? json(search->truncated_reason->message) : json(nullptr)}};
+    put_reasons(out["strategies"], search->reasons);
   } else {
     out["strategies"] = nullptr;
   }
-  out["reasons"] = r.reasons;
+  put_reasons(out, r.reasons);
   return out;
 }
 
