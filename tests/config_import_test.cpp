@@ -383,10 +383,10 @@ TEST_CASE("the HF Trainer's bf16/fp16 in front of DeepSpeed: a missing section i
   };
   const auto no_section = ds_file(R"({"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"})");
   const auto bf16_on = ds_file(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"})");
-  auto command = [](const std::string& flags) {
+  auto command = [](const std::string& flags, const std::string& script = "sft.py") {
     trainmem::ConfigFile f;
     f.name = "run.sh";
-    f.text = "torchrun --nproc_per_node 8 train.py --model_name_or_path meta-llama/Llama-3.1-8B --deepspeed ds.json " + flags + "\n";
+    f.text = "torchrun --nproc_per_node 8 " + script + " --model_name_or_path meta-llama/Llama-3.1-8B --deepspeed ds.json " + flags + "\n";
     return f;
   };
   auto resolved = [](const json& doc) {
@@ -420,9 +420,13 @@ TEST_CASE("the HF Trainer's bf16/fp16 in front of DeepSpeed: a missing section i
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].code == std::string("inconsistent"));
   CHECK(r.errors[0].field == "ds.json:bf16.enabled");
-  // ... and agrees with --bf16, or with TRL's default bf16.
+  // ... and agrees with --bf16, or with TRL's default bf16 (sft.py), not with a plain Trainer's
+  // default bf16 = False (a script of its own, train.py).
   r = trainmem::import_configs({bf16_on, command("")}, trainmem::builtin_catalog());
   REQUIRE(r.errors.empty());
+  r = trainmem::import_configs({bf16_on, command("", "train.py")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].field == "ds.json:bf16.enabled");
   r = trainmem::import_configs({bf16_on, command("--bf16")}, trainmem::builtin_catalog());
   REQUIRE(r.errors.empty());
   CHECK(as_json(r.document).at("precision").at("param_dtype") == "bf16");

@@ -40,8 +40,15 @@ Trainer trainer_of(const std::string& script, const ConfigValue& args, std::stri
   if (args.find("num_generations") || args.find("max_completion_length") || args.find("use_vllm")) return Trainer::grpo;
   if (args.find("beta") && (args.find("max_prompt_length") || args.find("loss_type") || args.find("precompute_ref_log_probs")))
     return Trainer::dpo;
-  for (const char* k : {"model_name_or_path", "use_peft", "max_seq_length", "max_length", "packing", "dataset_name",
-                        "dataset_mixture", "dataset_text_field", "lora_r", "load_in_4bit"})
+  // Keys only TRL's SFTConfig and ModelConfig define. A script of its own (train.py) that passes
+  // model_name_or_path, max_seq_length, lora_r or load_in_4bit is as often a plain
+  // transformers.Trainer over its own dataclasses (tatsu-lab/stanford_alpaca train.py, c8ea92b:
+  // ModelArguments.model_name_or_path, HfArgumentParser((ModelArguments, DataArguments,
+  // TrainingArguments)), Trainer(...)); only a file without a program takes those as TRL's.
+  for (const char* k : {"use_peft", "packing", "dataset_mixture", "dataset_text_field"})
+    if (args.find(k)) return Trainer::sft;
+  if (!base.empty()) return Trainer::hf;
+  for (const char* k : {"model_name_or_path", "max_seq_length", "max_length", "dataset_name", "lora_r", "load_in_4bit"})
     if (args.find(k)) return Trainer::sft;
   return Trainer::hf;
 }
@@ -371,6 +378,12 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       if (auto n = positive_integer(r, k, v)) r.read("batch.gradient_accumulation_steps", *n, k);
     } else if (name == "max_length" || name == "max_seq_length") {
       if (v.is_null()) { r.ignore(k, v, "no truncation"); continue; }
+      if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
+    } else if (name == "model_max_length" && trainer == Trainer::hf) {
+      // A field the Alpaca-derived scripts add to their TrainingArguments: the tokenizer's
+      // truncation length, each batch padded to its longest sequence (tatsu-lab/stanford_alpaca
+      // train.py, c8ea92b: AutoTokenizer.from_pretrained(model_max_length=...), padding="longest"),
+      // so the longest a batch can be: the peak's length.
       if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
     } else if (name == "max_prompt_length") {
       if (trainer == Trainer::grpo) { prompt_length = positive_integer(r, k, v); prompt_key = k; }
