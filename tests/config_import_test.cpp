@@ -1047,6 +1047,37 @@ json document_value(const trainmem::ImportResult& r, const std::string& pointer)
 
 }  // namespace
 
+TEST_CASE("a script of its own is a plain transformers.Trainer: no TRL default, its model_max_length read", "[import]") {
+  // tatsu-lab/stanford_alpaca README.md, "Fine-tuning": torchrun over train.py (c8ea92b), which parses
+  // (ModelArguments, DataArguments, TrainingArguments) with HfArgumentParser and trains with
+  // transformers.Trainer; its TrainingArguments subclass adds model_max_length (default 512, the
+  // tokenizer's truncation length, batches padded to their longest). The checkpoint path is the
+  // catalog's Llama-2-7B here. The HF Trainer defaults gradient_checkpointing to False
+  // (training_args.py); TRL's SFT would have given checkpointing on and max_length 1024.
+  const std::string line = "torchrun --nproc_per_node=4 --master_port=29500 train.py --model_name_or_path meta-llama/Llama-2-7b-hf "
+                           "--data_path ./alpaca_data.json --bf16 True --output_dir out --num_train_epochs 3 "
+                           "--per_device_train_batch_size 4 --per_device_eval_batch_size 4 --gradient_accumulation_steps 8 "
+                           "--evaluation_strategy \"no\" --save_strategy \"steps\" --save_steps 2000 --save_total_limit 1 "
+                           "--learning_rate 2e-5 --weight_decay 0. --warmup_ratio 0.03 --lr_scheduler_type \"cosine\" "
+                           "--logging_steps 1 --fsdp \"full_shard auto_wrap\" --fsdp_transformer_layer_cls_to_wrap 'LlamaDecoderLayer' "
+                           "--tf32 True";
+  auto r = trainmem::import_configs({command_line("train.sh", line + "\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  json doc = as_json(r.document);
+  CHECK(doc.at("activation_checkpointing") == "none");
+  CHECK_FALSE(doc.at("batch").contains("seq_length"));
+  CHECK(has_key(r.unresolved, "train.sh:(sequence length)"));
+  CHECK(doc.at("batch").at("micro_batch_size") == 4);
+  CHECK(doc.at("parallel").at("zero_stage") == 3);
+  // With --model_max_length 2048, the length every batch is padded up to at most.
+  r = trainmem::import_configs({command_line("train.sh", line + " --model_max_length 2048\n")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("batch").at("seq_length") == 2048);
+  CHECK(origin_of(r, "batch.seq_length") == "read from train.sh:--model_max_length");
+  CHECK_FALSE(has_key(r.unresolved, "train.sh:(sequence length)"));
+}
+
 TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {
   const fs::path folder = kConfigs / "torchtitan";
   // Parameters of a flavor, by hand from models/llama3/model/model.py: embedding and untied output

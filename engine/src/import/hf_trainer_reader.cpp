@@ -482,6 +482,12 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
   if ((trainer == Trainer::sft || trainer == Trainer::dpo) && !args.find("max_length") && !args.find("max_seq_length"))
     r.trainer_default("batch.seq_length", 1024,
                       std::string("TRL 1.10 trl/trainer/") + (trainer == Trainer::sft ? "sft_config.py" : "dpo_config.py") + " max_length = 1024");
+  // transformers.Trainer takes no sequence length: the script's own data code pads and truncates.
+  // (Said of a file this import reads; one it reads nothing of is refused as a whole.)
+  const bool read_any = r.model_id || std::any_of(r.fields.begin(), r.fields.end(), [](const Assignment& a) { return a.strength == Strength::read; });
+  if (trainer == Trainer::hf && read_any && !args.find("max_length") && !args.find("max_seq_length") && !args.find("model_max_length"))
+    r.unresolved_key("(sequence length)", nullptr,
+                     "transformers.Trainer takes no sequence length: the script's own data code pads and truncates; set batch.seq_length");
   if (peft) {
     if (!args.find("lora_r")) r.trainer_default("lora.r", 16, std::string(kTrlModel) + " lora_r = 16");
     if (!args.find("lora_dropout")) r.trainer_default("lora.lora_dropout", 0.05, std::string(kTrlModel) + " lora_dropout = 0.05");
