@@ -156,14 +156,32 @@ TEST_CASE("calibration: one point keeps the analytic slope, two points fit both 
   Measurement one{30e9, 1, 2048, Measurement::Measure::allocated};
   const auto c1 = calibrate(s, {one}, 80e9);
   REQUIRE(c1);
-  CHECK(c1->bytes_per_token == c1->analytic_bytes_per_token);
-  CHECK(c1->fixed_bytes + c1->bytes_per_token * 2048 == Approx(30e9));
+  REQUIRE(c1->bytes_per_token);
+  REQUIRE(c1->fixed_bytes);
+  CHECK(*c1->bytes_per_token == c1->analytic_bytes_per_token);
+  CHECK(*c1->fixed_bytes + *c1->bytes_per_token * 2048 == Approx(30e9));
   // Two points 10 GB apart over 2048 extra tokens: 10e9 / 2048 bytes per token.
   Measurement two{40e9, 2, 2048, Measurement::Measure::allocated};
   const auto c2 = calibrate(s, {one, two}, 80e9);
   REQUIRE(c2);
-  CHECK(c2->bytes_per_token == Approx(10e9 / 2048));
-  CHECK(c2->fixed_bytes == Approx(20e9));
+  CHECK(*c2->bytes_per_token == Approx(10e9 / 2048));
+  CHECK(*c2->fixed_bytes == Approx(20e9));
+}
+
+TEST_CASE("calibration: a measured peak below the model states gives no fit and no answer", "[solver][calibration]") {
+  // Llama-3-8B over 8 GPUs with ZeRO-3: about 8.03e9 x 16 bytes / 8 = 16 GB of model states per
+  // GPU, far above a 1-byte measurement; nothing is fitted to it (a negative fixed part and
+  // answers from it were printed before).
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 4096}})");
+  const auto c = calibrate(s, {Measurement{1, 1, 4096, Measurement::Measure::allocated}}, 80e9);
+  REQUIRE(c);
+  CHECK_FALSE(c->fixed_bytes);
+  CHECK_FALSE(c->bytes_per_token);
+  CHECK_FALSE(c->max_micro_batch_size);
+  CHECK_FALSE(c->max_seq_length);
+  REQUIRE(c->reasons.size() == 1);
+  CHECK(c->reasons[0].code == std::string("calibration_below_model_states"));
 }
 
 TEST_CASE("the strategy search returns only feasible strategies, each re-estimated identically", "[solver][strategy]") {

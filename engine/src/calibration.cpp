@@ -46,19 +46,25 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   c.analytic_fixed_bytes = p0 - c.analytic_bytes_per_token * t0;
   c.predicted_at_measurement = p0;
   c.relative_difference = p0 > 0 ? (m0.bytes - p0) / p0 : 0;
-  c.bytes_per_token = c.analytic_bytes_per_token;
-  if (points.size() >= 2) {
-    const Measurement& m1 = points[1];
-    const double t1 = static_cast<double>(m1.micro_batch_size * m1.seq_length);
-    c.bytes_per_token = (m1.bytes - m0.bytes) / (t1 - t0);  // validated: different token counts
-  }
-  c.fixed_bytes = m0.bytes - c.bytes_per_token * t0;
-  if (m0.bytes < e0.per_gpu.model_states)
+  // A peak below the model states (weights, gradients, optimizer states held through the step) is
+  // not this setup's: no fit is drawn from it.
+  if (m0.bytes < e0.per_gpu.model_states) {
     c.reasons.push_back({reason_code::calibration_below_model_states,
                          "calibration: the measured peak is below the model states alone (" +
                              std::to_string(std::llround(e0.per_gpu.model_states)) + " bytes): check the measure and the setup",
                          {{"model_states", e0.per_gpu.model_states}}});
-  if (c.bytes_per_token <= 0) {
+    return c;
+  }
+  double per_token = c.analytic_bytes_per_token;
+  if (points.size() >= 2) {
+    const Measurement& m1 = points[1];
+    const double t1 = static_cast<double>(m1.micro_batch_size * m1.seq_length);
+    per_token = (m1.bytes - m0.bytes) / (t1 - t0);  // validated: different token counts
+  }
+  const double fixed = m0.bytes - per_token * t0;
+  c.bytes_per_token = per_token;
+  c.fixed_bytes = fixed;
+  if (per_token <= 0) {
     c.reasons.push_back({reason_code::calibration_per_token_not_positive,
                          "calibration: the fitted per-token part is not positive: the two points do not grow with tokens", {}});
     return c;
@@ -66,7 +72,7 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   // The budget in the measurement's terms: remove what the compared peak adds on top of the
   // measured quantity (fragmentation and/or the CUDA context), as the engine prices it.
   const double compared = compared_peak(s0, e0).value_or(p0);
-  const double room = budget - (compared - p0) - c.fixed_bytes;
+  const double room = budget - (compared - p0) - fixed;
   if (room <= 0) {
     c.reasons.push_back({reason_code::calibration_fixed_part_fills_budget, "calibration: the fitted fixed part alone fills the budget", {}});
     return c;
@@ -74,7 +80,7 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   // Answers at the document's sequence length and micro-batch (as the analytic ones), capped as
   // the solver caps its searches.
   constexpr double kCap = 16777216.0;  // 2^24
-  const double tokens = room / c.bytes_per_token;
+  const double tokens = room / per_token;
   const double seq = static_cast<double>(base.batch.seq_length.value_or(m0.seq_length));
   const double mbs = static_cast<double>(base.batch.micro_batch_size);
   const double max_mbs = std::min(kCap, std::floor(tokens / seq));

@@ -154,16 +154,17 @@ export function renderCalibration(box, tbody, out, unit, measuredBytes) {
   const c = out.calibrated;
   box.hidden = !c;
   if (!c) return;
-  /** @param {number} b */
-  const perToken = (b) => formatCount(Math.round(b)) + ' ' + t('bytes_per_token');
+  /** @param {number | null} b  null: no fit */
+  const perToken = (b) => (b === null ? '—' : formatCount(Math.round(b)) + ' ' + t('bytes_per_token'));
   /** @param {string} label @param {string} calibrated @param {string} analytic @param {string} difference @param {string} testid */
   const line = (label, calibrated, analytic, difference, testid) => el('tr', {}, [el('th', { scope: 'row', text: label }),
     numCell(calibrated), numCell(analytic), numCell(difference, testid)]);
   tbody.replaceChildren(
     line(t('cal_at_measurement'), formatBytes(measuredBytes, unit), formatBytes(c.analytic_at_measurement, unit), signedPercent(c.relative_difference), 'cal-difference'),
-    line(t('cal_fixed'), formatBytes(c.fixed_bytes, unit), formatBytes(c.analytic_fixed_bytes, unit), signedBytes(c.fixed_bytes - c.analytic_fixed_bytes, unit), 'cal-fixed'),
+    line(t('cal_fixed'), formatBytes(c.fixed_bytes, unit), formatBytes(c.analytic_fixed_bytes, unit),
+      c.fixed_bytes === null ? '—' : signedBytes(c.fixed_bytes - c.analytic_fixed_bytes, unit), 'cal-fixed'),
     line(t('cal_per_token'), perToken(c.bytes_per_token), perToken(c.analytic_bytes_per_token),
-      (c.bytes_per_token >= c.analytic_bytes_per_token ? '+' : '−') + perToken(Math.abs(c.bytes_per_token - c.analytic_bytes_per_token)), 'cal-per-token'),
+      c.bytes_per_token === null ? '—' : (c.bytes_per_token >= c.analytic_bytes_per_token ? '+' : '−') + perToken(Math.abs(c.bytes_per_token - c.analytic_bytes_per_token)), 'cal-per-token'),
   );
 }
 

@@ -58,7 +58,9 @@ struct GlobalBatchPlan {
 
 // A run's fixed and per-token parts fitted from measurements; answers in the same terms.
 struct Calibrated {
-  double fixed_bytes = 0, bytes_per_token = 0;   // measured-measure bytes
+  // Measured-measure bytes; nullopt when the measurement cannot be this setup's peak (below its
+  // model states), so that no fit is drawn from it.
+  std::optional<double> fixed_bytes, bytes_per_token;
   double analytic_fixed_bytes = 0, analytic_bytes_per_token = 0;
   // At the document's sequence length and micro-batch, like the analytic answers.
   std::optional<std::int64_t> max_micro_batch_size, max_seq_length;

@@ -152,8 +152,8 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                                        : json(nullptr);
   if (r.calibrated) {
     const Calibrated& c = *r.calibrated;
-    out["calibrated"] = {{"fixed_bytes", json_io::bytes_value(c.fixed_bytes)},
-                         {"bytes_per_token", c.bytes_per_token},
+    out["calibrated"] = {{"fixed_bytes", c.fixed_bytes ? json_io::bytes_value(*c.fixed_bytes) : json(nullptr)},
+                         {"bytes_per_token", number_or_null(c.bytes_per_token)},
                          {"analytic_fixed_bytes", json_io::bytes_value(c.analytic_fixed_bytes)},
                          {"analytic_bytes_per_token", c.analytic_bytes_per_token},
                          {"analytic_at_measurement", json_io::bytes_value(c.predicted_at_measurement)},
