@@ -186,7 +186,9 @@ int print(const trainmem::JsonResult& r) {
 
 int main(int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "";
-  if (command == "--help" || command == "-h" || command == "help") {
+  // "--help" anywhere (trainmem estimate --help) asks for this text, never for a file so named.
+  const bool help = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--help" || std::string(a) == "-h"; });
+  if (help || command == "help") {
     std::cout << kUsage;
     return 0;
   }
