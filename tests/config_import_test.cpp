@@ -1047,6 +1047,20 @@ json document_value(const trainmem::ImportResult& r, const std::string& pointer)
 
 }  // namespace
 
+TEST_CASE("a launch script saved with Windows line ends continues its lines after a backslash", "[import][shell]") {
+  // The same command over three lines ending in a backslash and CR LF reads as on one line: 8 GPUs, micro-batch 4.
+  const auto r = trainmem::import_configs(
+      {command_line("run.sh", "torchrun --nproc_per_node 8 train.py \\\r\n  --model_name_or_path Qwen/Qwen2.5-7B \\\r\n"
+                              "  --per_device_train_batch_size 4 --max_seq_length 2048\r\n")},
+      trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("parallel").at("world_size") == 8);
+  CHECK(doc.at("batch").at("micro_batch_size") == 4);
+  CHECK(doc.at("batch").at("seq_length") == 2048);
+}
+
 TEST_CASE("a script of its own is a plain transformers.Trainer: no TRL default, its model_max_length read", "[import]") {
   // tatsu-lab/stanford_alpaca README.md, "Fine-tuning": torchrun over train.py (c8ea92b), which parses
   // (ModelArguments, DataArguments, TrainingArguments) with HfArgumentParser and trains with

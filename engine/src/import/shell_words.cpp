@@ -34,7 +34,7 @@ class Lexer {
     std::vector<Token> out;
     while (i_ < s_.size() && error_.empty()) {
       const char c = s_[i_];
-      if (c == '\\' && peek(1) == '\n') { i_ += 2; ++line_; continue; }
+      if (const std::size_t n = continuation()) { i_ += n; ++line_; continue; }
       if (c == ' ' || c == '\t' || c == '\r') { ++i_; continue; }
       if (c == '#') { while (i_ < s_.size() && s_[i_] != '\n') ++i_; continue; }
       if (c == '\n') { push_op(out, "\n"); ++i_; ++line_; continue; }
@@ -55,6 +55,14 @@ class Lexer {
 
  private:
   char peek(std::size_t ahead) const { return i_ + ahead < s_.size() ? s_[i_ + ahead] : '\0'; }
+  // The length of a line continuation at i_: a backslash before the line feed, or before carriage
+  // return + line feed in a file saved with Windows line ends (a lone carriage return is read as a
+  // blank); 0 if none.
+  std::size_t continuation() const {
+    if (s_[i_] != '\\') return 0;
+    if (peek(1) == '\n') return 2;
+    return peek(1) == '\r' && peek(2) == '\n' ? 3 : 0;
+  }
   void push_op(std::vector<Token>& out, const std::string& op) {
     Token t;
     t.operator_token = true;
@@ -108,7 +116,7 @@ class Lexer {
         break;
       }
       if (c == '\\') {
-        if (peek(1) == '\n') { i_ += 2; ++line_; continue; }
+        if (const std::size_t n = continuation()) { i_ += n; ++line_; continue; }
         add(t, std::string(1, peek(1)), true, false);
         i_ += 2;
         continue;
@@ -133,7 +141,7 @@ class Lexer {
             i_ += 2;
             continue;
           }
-          if (d == '\\' && peek(1) == '\n') { i_ += 2; ++line_; continue; }
+          if (const std::size_t n = continuation()) { i_ += n; ++line_; continue; }
           if (d == '$') { add(t, expansion(), true, true); continue; }
           if (d == '\n') ++line_;
           add(t, std::string(1, d), true, false);
