@@ -1417,7 +1417,22 @@ TEST_CASE("a whole number beyond 2^53 is out of range, not 'not a whole number'"
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].code == "out_of_range");
     CHECK(r.errors[0].message.find("beyond 9007199254740992 (2^53)") != std::string::npos);
+    // The params name the value and the bound, so that a page can word them in its language.
+    const json params = json::parse(trainmem::error_document(r.errors))["error"]["params"];
+    CHECK(params.at("max") == 9007199254740992.0);
+    // As written on the command line; as the double a JSON reader holds.
+    const std::string value = params.at("value");
+    CHECK((value == "12345678901234567890123" || value == "1.2345678901234568e+22"));
   }
+}
+
+TEST_CASE("NaN in a trainer's JSON file is an error at FILE:key with its params", "[import][errors]") {
+  trainmem::Errors errors;
+  CHECK_FALSE(trainmem::parse_json_config(R"({"gradient_accumulation_steps": NaN})", "ds.json", errors));
+  const json e = json::parse(trainmem::error_document(errors))["error"];
+  CHECK(e.at("code") == "wrong_type");
+  CHECK(e.at("field") == "ds.json:gradient_accumulation_steps");
+  CHECK(e.at("params") == json{{"expected", "number"}, {"got", "NaN or Infinity"}});
 }
 
 namespace {

@@ -56,7 +56,8 @@ std::optional<std::int64_t> integer_value(const ConfigValue& v) {
 std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const ConfigValue& v) {
   if (auto i = integer_value(v)) return i;
   if (const auto d = number_value(v); d && std::floor(*d) == *d) {
-    r.error(error_code::out_of_range, k, v.summary() + " is beyond 9007199254740992 (2^53), the largest whole number read exactly");
+    r.error(error_code::out_of_range, k, v.summary() + " is beyond 9007199254740992 (2^53), the largest whole number read exactly",
+            {{"value", v.is_string() ? v.as_string() : v.summary()}, {"max", 9007199254740992.0}});
     return std::nullopt;
   }
   r.error(error_code::wrong_type, k, "expected a whole number, got " + v.summary());

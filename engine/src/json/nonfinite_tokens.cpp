@@ -15,21 +15,23 @@ bool starts_with(std::string_view text, std::size_t at, std::string_view token) 
          (at + token.size() == text.size() || !std::isalnum(static_cast<unsigned char>(text[at + token.size()])));
 }
 
-void resolve(json& node, const std::string& path, bool in_hf_config, Errors& errors) {
+void resolve(json& node, const std::string& path, bool in_hf_config, const std::string& file, Errors& errors) {
   if (node.is_string() && node.get_ref<const std::string&>() == kMarker) {
     if (in_hf_config) {
       node = nullptr;
     } else {
-      errors.push_back({error_code::wrong_type, path.empty() ? "(document)" : path,
-                        (path.empty() ? std::string("(document)") : path) + " must be a finite number, got NaN or Infinity"});
+      const std::string where = path.empty() ? "(document)" : path;
+      const std::string field = file.empty() ? where : file + ":" + where;
+      errors.push_back({error_code::wrong_type, field, field + " must be a finite number, got NaN or Infinity",
+                        {{"expected", "number"}, {"got", "NaN or Infinity"}}});
     }
     return;
   }
   if (node.is_object()) {
     for (auto it = node.begin(); it != node.end(); ++it)
-      resolve(it.value(), join_path(path, it.key()), in_hf_config || it.key() == "hf_config", errors);
+      resolve(it.value(), join_path(path, it.key()), in_hf_config || it.key() == "hf_config", file, errors);
   } else if (node.is_array()) {
-    for (std::size_t i = 0; i < node.size(); ++i) resolve(node[i], path + "[" + std::to_string(i) + "]", in_hf_config, errors);
+    for (std::size_t i = 0; i < node.size(); ++i) resolve(node[i], path + "[" + std::to_string(i) + "]", in_hf_config, file, errors);
   }
 }
 
@@ -74,6 +76,6 @@ std::optional<std::string> mark_nonfinite_tokens(std::string_view text) {
   return out;
 }
 
-void resolve_nonfinite_markers(json& doc, Errors& errors) { resolve(doc, "", false, errors); }
+void resolve_nonfinite_markers(json& doc, const std::string& file, Errors& errors) { resolve(doc, "", false, file, errors); }
 
 }  // namespace trainmem::json_io

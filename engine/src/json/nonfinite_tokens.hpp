@@ -18,7 +18,8 @@ namespace trainmem::json_io {
 std::optional<std::string> mark_nonfinite_tokens(std::string_view text);
 
 // Replaces the markers of a document parsed from marked text: null inside an hf_config object,
-// an error at the field elsewhere. Recursion is bounded by kMaxNestingDepth.
-void resolve_nonfinite_markers(json& doc, Errors& errors);
+// an error at the field elsewhere ("FILE:key" for a file named `file`; the bare path for the
+// estimate document, `file` empty). Recursion is bounded by kMaxNestingDepth.
+void resolve_nonfinite_markers(json& doc, const std::string& file, Errors& errors);
 
 }  // namespace trainmem::json_io

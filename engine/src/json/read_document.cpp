@@ -101,7 +101,7 @@ std::optional<json> read_document(std::string_view document, Errors& errors, con
         doc = json::parse(marked->begin(), marked->end(), watch);
         syntax_byte.reset();
         const std::size_t before = errors.total();
-        resolve_nonfinite_markers(doc, errors);
+        resolve_nonfinite_markers(doc, whole ? std::string() : what, errors);
         if (errors.total() > before) return std::nullopt;
       } catch (const json::exception&) {
         // The marked text is not JSON either: the first error stands.
