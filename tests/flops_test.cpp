@@ -102,3 +102,23 @@ TEST_CASE("Freeze: no backward below the lowest trained layer, no weight gradien
   // Two trained layers: input and weight gradients (2x), attention 2.5x; head input gradient only.
   CHECK(t.backward == Approx((2 * (2 * layer + 2.5 * attention) + head) * tokens).epsilon(1e-12));
 }
+
+TEST_CASE("a sliding window binds only when shorter than the sequence", "[flops][attention]") {
+  // 32 heads of 128 (q.k and p.v): 2 x 32 x (128 + 128) = 16,384 FLOPs per key per token.
+  AttentionShape at;
+  at.num_attention_heads = 32;
+  at.num_key_value_heads = 8;
+  at.head_dim = at.v_head_dim = 128;
+  FlopsContext c;
+  c.seq = 4096;
+  // A 4096-key window over 4096 tokens masks nothing beyond causality: the causal kernel runs half
+  // of 16,384 x 4096 = 67,108,864, as without a window.
+  at.sliding_window = 4096;
+  CHECK(attention_forward_flops(at, c).counted == 67108864.0);
+  CHECK(attention_forward_flops(at, c).executed == 33554432.0);
+  at.sliding_window = 0;
+  CHECK(attention_forward_flops(at, c).executed == 33554432.0);
+  // A 1024-key window: each query attends to at most 1024 keys, 16,384 x 1024 = 16,777,216.
+  at.sliding_window = 1024;
+  CHECK(attention_forward_flops(at, c).executed == 16777216.0);
+}

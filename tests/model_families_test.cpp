@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
 #include "trainmem/explain.hpp"
 
@@ -61,10 +63,44 @@ TEST_CASE("gpt-oss-20b and -120b: experts as parameters with biases, attention s
   CHECK(total_of(cfg) == 20914757184);
   // 120b: 36 layers of 128 experts (router 2880*128 + 128): 3,213,080,192 x 36 + 1,158,269,760
   // = 116,829,156,672 = keras-hub gpt_oss_120b_en "params".
-  std::string big = cfg;
-  big.replace(big.find("\"num_hidden_layers\": 24"), 23, "\"num_hidden_layers\": 36");
-  big.replace(big.find("\"num_local_experts\": 32"), 23, "\"num_local_experts\": 128");
-  CHECK(total_of(big) == 116829156672);
+  // Its layer_types lists 36 layers, alternating as the 20b's 24 do.
+  nlohmann::json big = nlohmann::json::parse(cfg);
+  big["num_hidden_layers"] = 36;
+  big["num_local_experts"] = 128;
+  big["layer_types"] = nlohmann::json::array();
+  for (int i = 0; i < 36; ++i) big["layer_types"].push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+  CHECK(total_of(big.dump()) == 116829156672);
+}
+
+TEST_CASE("sliding-window layers: layer_types, or the family's pattern, decides which layers slide", "[families][attention]") {
+  auto groups = [](const std::string& hf_config) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;  // (layers, window)
+    for (const auto& g : trainmem::test::setup_from(R"({"model": {"hf_config": )" + hf_config + "}}").model.architecture->layers) out.emplace_back(g.count, g.attention.sliding_window);
+    return out;
+  };
+  using Groups = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  // gpt-oss-20b's layer_types: 12 "sliding_attention" (window 128) and 12 "full_attention" of 24.
+  CHECK(groups(fixture("gpt-oss-20b")) == Groups{{12, 128}, {12, 0}});
+  // Gemma 2 without layer_types: layer i attends fully when (i + 1) % 2 == 0: 13 of 26 slide
+  // (configuration_gemma2.py); Gemma 3: every sixth attends fully, 26 / 6 -> 4 full, 22 slide.
+  const std::string gemma = R"({"hidden_size": 2304, "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
+    "head_dim": 256, "intermediate_size": 9216, "vocab_size": 256000, "sliding_window": 4096, "model_type": ")";
+  CHECK(groups(gemma + R"(gemma2"})") == Groups{{13, 4096}, {13, 0}});
+  CHECK(groups(gemma + R"(gemma3_text"})") == Groups{{22, 4096}, {4, 0}});
+  // Mistral-7B-v0.1 (model_type mistral, sliding_window 4096): every layer slides.
+  CHECK(groups(R"({"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096})") == Groups{{32, 4096}});
+  // A layer_types entry that is neither kind, or a list that does not cover every layer, is refused.
+  nlohmann::json bad = nlohmann::json::parse(fixture("gpt-oss-20b"));
+  bad["layer_types"][3] = "bogus";
+  auto errors = parse_estimate_document(R"({"model": {"hf_config": )" + bad.dump() + "}}").errors;
+  REQUIRE(errors.size() == 1);
+  CHECK(errors.front().field == "model.hf_config.layer_types[3]");
+  CHECK(errors.front().code == std::string("unknown_value"));
+  bad["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention"};
+  errors = parse_estimate_document(R"({"model": {"hf_config": )" + bad.dump() + "}}").errors;
+  REQUIRE(errors.size() == 1);
+  CHECK(errors.front().field == "model.hf_config.layer_types");
 }
 
 TEST_CASE("gpt-oss experts and router are parameters: LoRA target_modules cannot wrap them", "[lora][families]") {

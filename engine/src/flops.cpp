@@ -52,8 +52,10 @@ AttentionFlops attention_forward_flops(const AttentionShape& at, const FlopsCont
   const double self = per_key * window;
   f.counted = self;
   // A causal kernel computes only the blocks on or below the diagonal: half of the full square (a
-  // window much shorter than the sequence is mostly below the diagonal already).
-  const bool halves = c.causal && c.kernel_skips_masked && at.sliding_window == 0;
+  // window much shorter than the sequence is mostly below the diagonal already; one as long as the
+  // sequence or longer masks nothing more than causality does).
+  const bool window_binds = at.sliding_window > 0 && static_cast<double>(at.sliding_window) < c.seq;
+  const bool halves = c.causal && c.kernel_skips_masked && !window_binds;
   f.executed = halves ? self / 2 : self;
   if (at.cross_attention) {
     f.counted += per_key * c.encoder_seq;

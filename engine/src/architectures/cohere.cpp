@@ -17,7 +17,7 @@ std::optional<Architecture> cohere(ConfigFields& f, const std::string& model_typ
   r.norms_per_layer = 1;
   r.mlp_bias = false;  // CohereMLP: gate/up/down_proj without bias whatever mlp_bias says
   if (f.flag("use_qk_norm", false)) r.qk_norm = DecoderLayout::QkNorm::full;
-  r.sliding_window = f.optional_size("sliding_window", 0);
+  read_sliding_window(f, r, 4);  // cohere2; Command-R (cohere) has no window
   return finish(f, model_type, r);
 }
 

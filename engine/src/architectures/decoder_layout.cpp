@@ -80,7 +80,7 @@ void add_dense_mlp(std::vector<Linear>& out, const DecoderLayout& r, std::int64_
   set_parent(out, from, parent);
 }
 
-LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count) {
+LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count, std::int64_t sliding_window) {
   LayerGroup g;
   g.name = moe ? "moe_layer" : "layer";
   g.count = count;
@@ -106,7 +106,7 @@ LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count) {
   g.attention.num_key_value_heads = r.mla ? r.heads : r.kv_heads;
   g.attention.head_dim = r.mla ? r.qk_nope_head_dim + r.qk_rope_head_dim : r.head_dim;
   g.attention.v_head_dim = r.mla ? r.v_head_dim : r.head_dim;
-  g.attention.sliding_window = r.sliding_window;
+  g.attention.sliding_window = sliding_window;
   g.attention.kv_cache_elements_per_token =
       r.mla ? r.kv_lora_rank + r.qk_rope_head_dim : g.attention.num_key_value_heads * (g.attention.head_dim + g.attention.v_head_dim);
   g.mlp.gated = r.gated;
@@ -177,9 +177,16 @@ Architecture build_decoder(const std::string& model_type, const DecoderLayout& r
   a.default_lora_targets = r.lora_targets;
   a.embedding_module = r.embedding_module;
   a.lm_head_module = r.lm_head_module;
-  const std::int64_t dense_layers = r.layers - r.moe_layers;
-  if (dense_layers > 0) a.layers.push_back(decoder_group(r, false, dense_layers));
-  if (r.moe_layers > 0) a.layers.push_back(decoder_group(r, true, r.moe_layers));
+  // Sliding and full-attention layers as groups of their own where every layer is of one kind
+  // (dense or MoE); a model mixing both with a window keeps the window on every layer.
+  auto add = [&](bool moe, std::int64_t count) {
+    if (count <= 0) return;
+    const std::int64_t full = r.sliding_window > 0 && count == r.layers ? r.full_attention_layers : 0;
+    if (count > full) a.layers.push_back(decoder_group(r, moe, count - full, r.sliding_window));
+    if (full > 0) a.layers.push_back(decoder_group(r, moe, full, 0));
+  };
+  add(false, r.layers - r.moe_layers);
+  add(true, r.moe_layers);
   return a;
 }
 
@@ -195,6 +202,35 @@ std::int64_t heads_divide_hidden(ConfigFields& f, std::int64_t hidden, std::int6
     return 1;
   }
   return hidden / heads;
+}
+
+void read_sliding_window(ConfigFields& f, DecoderLayout& r, std::int64_t pattern) {
+  r.sliding_window = f.optional_size("sliding_window", 0);
+  const HfValue* types = f.config().find("layer_types");
+  if (!types || types->kind == HfValue::Kind::null) {
+    const std::int64_t every = f.optional_size("sliding_window_pattern", pattern);
+    r.full_attention_layers = every > 0 ? r.layers / every : 0;
+    return;
+  }
+  if (types->kind != HfValue::Kind::list || static_cast<std::int64_t>(types->items.size()) != r.layers) {
+    f.fail("layer_types", error_code::inconsistent,
+           f.field("layer_types") + " must list \"sliding_attention\" or \"full_attention\" for each of the " +
+               std::to_string(r.layers) + " layers",
+           {{"reason", "layer_types_per_layer"}, {"layers", static_cast<double>(r.layers)}});
+    return;
+  }
+  r.full_attention_layers = 0;
+  for (std::size_t i = 0; i < types->items.size(); ++i) {
+    const HfValue& t = types->items[i];
+    const bool full = t.kind == HfValue::Kind::string && t.text == "full_attention";
+    if (!full && !(t.kind == HfValue::Kind::string && t.text == "sliding_attention")) {
+      const std::string key = "layer_types[" + std::to_string(i) + "]";
+      f.fail(key, error_code::unknown_value, f.field(key) + " is " + t.shown + "; expected \"sliding_attention\" or \"full_attention\"",
+             {{"value", t.shown}, {"allowed", "sliding_attention, full_attention"}});
+      return;
+    }
+    if (full) ++r.full_attention_layers;
+  }
 }
 
 void read_llama_like(ConfigFields& f, DecoderLayout& r, bool tie_default) {

@@ -52,7 +52,8 @@ struct DecoderLayout {
   bool mla = false;
   std::int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
   double attention_dropout = 0, hidden_dropout = 0;
-  std::int64_t sliding_window = 0;
+  std::int64_t sliding_window = 0;           // keys a sliding layer attends to; 0: none slides
+  std::int64_t full_attention_layers = 0;    // of `layers`, those that attend over the whole sequence
   std::int64_t max_positions = 0;
   std::vector<std::string> lora_targets{"q_proj", "v_proj"};
   // Module paths, as the modeling file names them (PEFT matches full module names).
@@ -69,6 +70,14 @@ std::int64_t heads_divide_hidden(ConfigFields& f, std::int64_t hidden, std::int6
 
 // Fields shared by the Llama-like families (configuration_llama.py names and defaults).
 void read_llama_like(ConfigFields& f, DecoderLayout& r, bool tie_default);
+
+// sliding_window and which layers use it (after `layers` is read): the config's layer_types
+// ("sliding_attention" or "full_attention" per layer, as transformers' configurations write them)
+// when given, else the family's rule that layer i attends fully when (i + 1) % pattern == 0
+// (sliding_window_pattern in the config overrides `pattern`; pattern 0: every layer slides, as in
+// Mistral). transformers configuration_gemma2.py and configuration_gpt_oss.py: pattern 2;
+// configuration_gemma3.py: 6; configuration_cohere2.py: 4 (each builds layer_types by this rule).
+void read_sliding_window(ConfigFields& f, DecoderLayout& r, std::int64_t pattern);
 
 // Hidden size, layers and heads of the older families, whose configs name them variously
 // (n_embd / n_embed / hidden_size, ...); every head has its own k and v unless the family says so.

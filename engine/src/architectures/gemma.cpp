@@ -14,7 +14,9 @@ std::optional<Architecture> gemma(ConfigFields& f, const std::string& model_type
   read_llama_like(f, r, true);
   if (model_type == "gemma2" || model_type == "gemma3_text") r.norms_per_layer = 4;
   if (model_type == "gemma3_text") r.qk_norm = DecoderLayout::QkNorm::per_head;
-  r.sliding_window = f.optional_size("sliding_window", 0);
+  // Gemma 2 alternates sliding and full layers, Gemma 3 attends fully every sixth; Gemma (1) has
+  // no window.
+  read_sliding_window(f, r, model_type == "gemma3_text" ? 6 : 2);
   return finish(f, model_type, r);
 }
 

@@ -27,7 +27,7 @@ std::optional<Architecture> gpt_oss(ConfigFields& f, const std::string& model_ty
   r.expert_bias = true;
   r.experts_are_parameters = true;
   r.moe_layers = r.layers;
-  r.sliding_window = f.optional_size("sliding_window", 0);
+  read_sliding_window(f, r, 2);
   return finish(f, model_type, r);
 }
 

@@ -11,7 +11,7 @@ namespace trainmem::architectures {
 std::optional<Architecture> llama(ConfigFields& f, const std::string& model_type) {
   DecoderLayout r;
   read_llama_like(f, r, false);
-  r.sliding_window = f.optional_size("sliding_window", 0);
+  read_sliding_window(f, r, 0);
   return finish(f, model_type, r);
 }
 

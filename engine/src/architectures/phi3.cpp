@@ -12,7 +12,7 @@ std::optional<Architecture> phi3(ConfigFields& f, const std::string& model_type)
   r.lora_targets = {"qkv_proj"};
   r.fused_qkv = "qkv_proj";
   r.fused_gate_up = "gate_up_proj";
-  r.sliding_window = f.optional_size("sliding_window", 0);
+  read_sliding_window(f, r, 0);
   return finish(f, model_type, r);
 }
 

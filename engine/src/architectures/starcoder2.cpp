@@ -21,7 +21,7 @@ std::optional<Architecture> starcoder2(ConfigFields& f, const std::string& model
   r.gated = false;
   r.fc1 = "c_fc";
   r.fc2 = "c_proj";
-  r.sliding_window = f.optional_size("sliding_window", 0);
+  read_sliding_window(f, r, 0);
   r.hidden_dropout = f.probability("residual_dropout", 0.0);
   r.lora_targets = {"q_proj", "v_proj"};
   return finish(f, model_type, r);
