@@ -101,6 +101,13 @@ TEST_CASE("exclude_modules, layers_to_transform and rank_pattern as PEFT applies
   // A layer-specific key: layer 0's q_proj at 64: 4,194,304 + (64 - 8) x 8192 = 4,653,056.
   CHECK(trainable(R"({"r": 8, "target_modules": ["q_proj", "v_proj"],
     "rank_pattern": {"layers\\.0\\.self_attn\\.q_proj": 64}})") == 4653056);
+  // A key that is no regex: the error counts the position in the key as written ("(" ends after
+  // one character), and names the key in params.
+  const auto bad = parse_estimate_document(R"({"model": {"hf_config": )" + kLlama2_7b +
+                                           R"(}, "method": "lora", "lora": {"rank_pattern": {"(": 4}}})");
+  REQUIRE(bad.errors.size() == 1);
+  CHECK(bad.errors[0].field == "lora.rank_pattern.(");
+  CHECK(bad.errors[0].message == "lora.rank_pattern.(: missing ')' at position 1");
 }
 
 TEST_CASE("LoRA settings that target nothing or name a missing layer are refused", "[lora][errors]") {

@@ -72,9 +72,10 @@ class Matcher {
                               std::to_string(ModulePattern::kMaxPatternLength)});
         continue;
       }
-      auto p = ModulePattern::compile("(.*\\.)?(" + key + ")", error);
+      // The key compiled alone first, so that an error's position counts in the key as written.
+      auto p = ModulePattern::compile(key, error) ? ModulePattern::compile("(.*\\.)?(" + key + ")", error) : std::nullopt;
       if (!p) {
-        errors.push_back({error_code::unknown_value, field, field + ": " + error});
+        errors.push_back({error_code::unknown_value, field, field + ": " + error, {{"value", key}}});
         continue;
       }
       states_ += static_cast<double>(p->size());
