@@ -209,6 +209,48 @@ test('local storage keeps the last state and custom models', async ({ app, page 
   await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveText(['tiny']);
 });
 
+// A link the page cannot load (or loads only in part) is not the user's setup: the setup saved in
+// local storage stays until an input changes. Leaving the page flushes the page's delayed save
+// (pagehide), so a reload after about:blank shows what storage holds.
+for (const [what, hash] of [
+  ['a v4 link changed after it was made', v4('v4:m=gpt2&s=777').replace('s=777', 's=778')],
+  ['a v4 link cut short', v4('v4:m=gpt2&s=777').slice(0, -14)],
+  ['a link of a newer version', '#v5:m=gpt2&s=777'],
+  ['a link with a bad parameter', v4('v4:m=gpt2&s=777&zz=1')],
+]) {
+  test(`${what} leaves the saved setup in local storage until an input changes`, async ({ app, page }) => {
+    await app.open();
+    await app.set('batch.seq_length', 1234);
+    await page.goto('about:blank');
+    await app.open('http', hash);
+    await expect(page.getByTestId('link-kept')).toBeVisible();
+    await page.goto('about:blank');
+    await app.open();
+    await expect(app.field('batch.seq_length')).toHaveValue('1234');
+    // An edit on the link's page is the user's setup: stored.
+    await page.goto('about:blank');
+    await app.open('http', hash);
+    await app.set('batch.seq_length', 555);  // gpt2 takes at most 1024 positions
+    await page.goto('about:blank');
+    await app.open();
+    await expect(app.field('batch.seq_length')).toHaveValue('555');
+  });
+}
+
+test('an in-page anchor (#accuracy) is no link: the saved setup loads, the section opens, nothing is refused', async ({ app, page }) => {
+  await app.open();
+  await app.set('batch.seq_length', 1234);
+  await page.goto('about:blank');
+  await app.open('http', '#accuracy');
+  await expect(app.field('batch.seq_length')).toHaveValue('1234');
+  await expect(page.getByTestId('link-problems')).toBeEmpty();
+  await expect(page.getByTestId('accuracy')).toHaveAttribute('open', '');
+  expect(new URL(page.url()).hash).toBe('#accuracy');
+  await page.goto('about:blank');
+  await app.open();
+  await expect(app.field('batch.seq_length')).toHaveValue('1234');
+});
+
 test('a pasted config over the document limit is refused before it is parsed or put into the link', async ({ app, page }) => {
   await app.open();
   const before = page.url();

@@ -108,14 +108,20 @@ export class App {
     /** @type {LinkProblem[]} */
     const problems = [];
     const stored = load(STORE.state);
-    if (location.hash.length > 1) await this.loadHash(location.hash, problems);
+    const anchor = anchorTarget(location.hash);
+    if (location.hash.length > 1 && !anchor) await this.loadHash(location.hash, problems);
     else if (typeof stored === 'string' && decode(stored).doc && decode(stored).problems.length === 0) await this.loadHash(stored, []);
     else await this.loadHash(DEFAULT_HASH, problems);
     this.showLinkProblems(problems);
     this.writeControls();
     this.wire();
-    // A link with problems stays in the address bar as it came until the user changes an input.
-    this.update(problems.length ? 'none' : 'replace');
+    // A link with problems stays in the address bar as it came until the user changes an input; so
+    // does an anchor (#accuracy), which opens its section over the stored setup.
+    this.update(problems.length || anchor ? 'none' : 'replace');
+    if (anchor) {
+      if (anchor instanceof HTMLDetailsElement) anchor.open = true;
+      anchor.scrollIntoView();
+    }
   }
 
   // ---- links ----
@@ -273,7 +279,9 @@ export class App {
     byId('search-world-size').placeholder = String(getPath(doc, 'parallel.world_size') || byId('world-size').placeholder);
     const hash = encode(linkDoc(this.store.doc));
     this.writeUrl(hash, history);
-    this.stateSave.set(hash);
+    // A link that came with problems is not the user's setup (a link the page could not load shows
+    // the default): the stored setup stays until an input changes, which replaces the link.
+    if (this.linkProblems.length === 0) this.stateSave.set(hash);
     byId('results').setAttribute('aria-busy', 'true');
     this.markPending();
     /** @type {Output} the overview: {estimate, gpus}, or the estimate's error document */
@@ -683,7 +691,7 @@ export class App {
     });
     window.addEventListener('pagehide', () => this.stateSave.flush());
     window.addEventListener('popstate', async () => {
-      if (encode(linkDoc(this.store.doc)) === location.hash) return;
+      if (encode(linkDoc(this.store.doc)) === location.hash || anchorTarget(location.hash)) return;
       // A newer step back or forward replaces this one: its link check may be superseded in the
       // engine's queue, and a check that finishes late must not load its document over the newer one.
       const step = ++this.historyStep;
@@ -700,6 +708,21 @@ export class App {
       this.writeControls();
       this.update('none');
     });
+  }
+}
+
+/**
+ * The element a hash names when it is an in-page anchor ("#accuracy"), not a link ("#v4:..."), or null.
+ * @param {string} hash
+ * @returns {HTMLElement | null}
+ */
+function anchorTarget(hash) {
+  const id = hash.replace(/^#/, '');
+  if (id === '' || /^v\d/i.test(id)) return null;
+  try {
+    return document.getElementById(decodeURIComponent(id));
+  } catch (e) {
+    return null;
   }
 }
 
