@@ -81,25 +81,57 @@ test('the first-release link opens from file:// too, and is rewritten to the cur
   expect(new URL(page.url()).hash).toBe(v4('v4:m=llama-2-7b&me=full&o=adamw&b=2&s=2048&n=4&z=2&g=a100-80gb'));
 });
 
-test('a tampered link names each bad parameter and keeps the rest', async ({ app, page }) => {
+test('a tampered link names each bad parameter: an invalid value stays in its field, with no estimate', async ({ app, page }) => {
   const link = '#v2:m=gpt2&n=eight&g=h100-sxm-99gb&s=512&zz=1&me=sideways';
   await app.open('http', link);
   const problems = page.getByTestId('link-problems');
-  await expect(problems).toContainText('"n" (parallel.world_size) = "eight" was ignored: not a number');
+  await expect(problems).toContainText('The link\'s value "n" (parallel.world_size) = "eight" is invalid: not a number');
   await expect(problems).toContainText('"zz" = "1" was ignored: unknown parameter');
-  await expect(problems).toContainText('"g" (gpu) was left out: gpu "h100-sxm-99gb" is not in the GPU catalog');
-  await expect(problems).toContainText('"me" (method) was left out');
-  expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2' }, batch: { seq_length: 512 } });
-  await expect(page.locator('#result-body')).toBeVisible();
+  await expect(problems).toContainText('"g" (gpu) = "h100-sxm-99gb" is invalid: gpu "h100-sxm-99gb" is not in the GPU catalog');
+  await expect(problems).toContainText('"me" (method) = "sideways" is invalid');
+  // Invalid values are errors that keep the link, not silent fallbacks: no estimate of another setup.
+  expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2' }, method: 'sideways', batch: { seq_length: 512 },
+    parallel: { world_size: 'eight' }, gpu: 'h100-sxm-99gb' });
+  await expect(page.locator('#result-body')).toBeHidden();
+  await expect(app.field('parallel.world_size')).toHaveValue('eight');
   await expect(app.field('batch.seq_length')).toHaveValue('512');
   // The link stays as it came until the user changes an input.
   await expect(page.getByTestId('link-kept')).toBeVisible();
   expect(new URL(page.url()).hash).toBe(link);
+  await app.set('parallel.world_size', 2);
+  await app.set('method', 'full');
+  await app.set('gpu', 'a100-80gb');
   await app.set('batch.seq_length', 1024);
-  expect(new URL(page.url()).hash).toBe(v4('v4:m=gpt2&s=1024'));
+  expect(new URL(page.url()).hash).toBe(v4('v4:m=gpt2&me=full&s=1024&n=2&g=a100-80gb'));
+  await expect(page.locator('#result-body')).toBeVisible();
   // The problems spoke of the link that came; the address bar now holds this setup's link.
   await expect(page.getByTestId('link-problems')).toBeEmpty();
 });
+
+// A value typed that is not valid travels in the link as typed; whoever opens the link sees it in its
+// field with the engine's error and a note naming it, never an estimate of some other setup.
+for (const [typed, message] of [
+  ['abc', 'not a number'],
+  ['-5', 'batch.micro_batch_size'],
+  ['2.5', 'batch.micro_batch_size'],
+]) {
+  test(`a link carrying micro-batch "${typed}" opens with that value named as invalid, no estimate, the link kept`, async ({ app, page }) => {
+    await app.open();
+    await app.set('batch.micro_batch_size', typed);
+    await expect(page.locator('#result-body')).toBeHidden();
+    const link = v4('v4:m=llama-3.1-8b&me=full&b=' + typed + '&s=4096&n=8&z=3&g=h100-sxm-80gb');
+    expect(new URL(page.url()).hash).toBe(link);
+    await page.goto('about:blank');
+    await app.open('http', link);
+    await expect(app.field('batch.micro_batch_size')).toHaveValue(typed);
+    const problems = page.getByTestId('link-problems');
+    await expect(problems).toContainText(`The link's value "b" (batch.micro_batch_size) = "${typed}" is invalid: `);
+    await expect(problems).toContainText(message);
+    await expect(page.locator('#result-body')).toBeHidden();
+    await expect(page.getByTestId('status')).toHaveText('No estimate: the engine rejected the input (fields marked below).');
+    expect(new URL(page.url()).hash).toBe(link);
+  });
+}
 
 // A link cut short (a chat app broke it) or changed after it was made loads nothing: the page says
 // so, shows the default setup as the default, and leaves the link in the address bar.

@@ -110,7 +110,8 @@ export class App {
     const stored = load(STORE.state);
     const anchor = anchorTarget(location.hash);
     if (location.hash.length > 1 && !anchor) await this.loadHash(location.hash, problems);
-    else if (typeof stored === 'string' && decode(stored).doc && decode(stored).problems.length === 0) await this.loadHash(stored, []);
+    // The page's own stored link: a value typed that is not valid comes back into its field, unnamed.
+    else if (typeof stored === 'string' && decode(stored).doc) await this.loadHash(stored, []);
     else await this.loadHash(DEFAULT_HASH, problems);
     this.showLinkProblems(problems);
     this.writeControls();
@@ -127,16 +128,23 @@ export class App {
   // ---- links ----
 
   /**
-   * The document of a link; every field the engine rejects is left out and named in problems.
+   * The document of a link. An invalid value (b=abc, b=-5) is an error that keeps the link, never a
+   * silent fallback to a default: it stays in its field as the link gave it, so the engine names it
+   * there and no estimate is shown, and it is named in problems (`invalid`).
    * @param {string} hash
    * @param {LinkProblem[]} problems
    */
   async loadHash(hash, problems) {
     const decoded = decode(hash);
+    for (const p of decoded.problems) {
+      if (p.text === undefined || !decoded.doc) continue;
+      setPath(decoded.doc, p.path, p.text);
+      p.invalid = true;
+    }
     problems.push(...decoded.problems);
     this.store.doc = decoded.doc || /** @type {Doc} */ (decode(DEFAULT_HASH).doc);
     if (!this.store.doc.model) this.store.doc.model = /** @type {Doc} */ (decode(DEFAULT_HASH).doc).model;
-    await this.dropRejectedFields(problems);
+    await this.nameRejectedFields(problems);
   }
 
   /**
@@ -154,30 +162,27 @@ export class App {
   }
 
   /**
-   * Leaves out of a loaded document every field the engine rejects, keeping the rest.
+   * Names in problems every field of a loaded document that the engine rejects, keeping each as
+   * the link gave it (one problem per field: a value the codec already named is not named again).
    * @param {LinkProblem[]} problems
    */
-  async dropRejectedFields(problems) {
+  async nameRejectedFields(problems) {
     const doc = this.store.doc;
-    for (let round = 0; round < 8; round++) {
-      const { out } = await this.engine.estimate('estimate', [JSON.stringify(effectiveDoc(doc))], 'link');
-      if (!out.error) return;
-      const paths = new Set();
-      for (const e of out.errors) {
-        const path = App.linkPathFor(doc, e.field);
-        if (path && !paths.has(path)) {
-          paths.add(path);
-          problems.push({ engine: true, param: KEY_FOR_PATH.get(path) || path, path, value: '', message: messageText(e) });
-        }
-      }
-      if (paths.size === 0) return;
-      for (const p of paths) deletePath(doc, p);
-      if (!doc.model || Object.keys(doc.model).length === 0) doc.model = /** @type {Doc} */ (decode(DEFAULT_HASH).doc).model;
+    const { out } = await this.engine.estimate('estimate', [JSON.stringify(effectiveDoc(doc))], 'link');
+    if (!out.error) return;
+    const paths = new Set(problems.filter((p) => p.invalid).map((p) => p.path));
+    for (const e of out.errors) {
+      const path = App.linkPathFor(doc, e.field);
+      if (!path || paths.has(path)) continue;
+      paths.add(path);
+      const v = getPath(doc, path);
+      const value = (typeof v === 'string' ? v : JSON.stringify(v)).slice(0, 40);
+      problems.push({ engine: true, invalid: true, param: KEY_FOR_PATH.get(path) || path, path, value, message: messageText(e) });
     }
   }
 
   /**
-   * A link's problems: codec-level ones, then fields the engine rejects (each left out and named).
+   * A link's problems: codec-level ones, then fields the engine rejects (each kept and named).
    * @param {LinkProblem[]} problems
    */
   showLinkProblems(problems) {
@@ -187,7 +192,7 @@ export class App {
     this.linkProblems = problems;
     const items = problems.map((p) => el('li', {
       text: p.whole ? t('link_refused', { message: message(p) })
-        : p.engine ? t('link_rejected', { param: p.param, path: p.path, message: p.message })
+        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.engine ? p.message : message(p) })
           : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
     }));
     if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));

@@ -23,8 +23,10 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
 /**
  * A problem with a link: a parameter left out (the rest kept), or, with `whole`, the link refused
  * (doc null).
- * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, engine?: boolean, whole?: boolean}} LinkProblem
- *   code and params: what the page words in each language (PROBLEMS; the page's i18n table has lp_<code>)
+ * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, engine?: boolean, whole?: boolean, text?: string, invalid?: boolean}} LinkProblem
+ *   code and params: what the page words in each language (PROBLEMS; the page's i18n table has lp_<code>);
+ *   text: the whole value as typed, for a field's value that is not of its type (TYPED_PROBLEMS):
+ *   the page keeps it in its field, as the form keeps text it cannot read
  */
 
 export const VERSION = 4;
@@ -220,6 +222,10 @@ export const PROBLEMS = {
   point_not_number: (p) => p.field + ' not a number',
   point_not_finite: (p) => p.field + ' not a finite number',
 };
+
+// A form field's value that is not of the field's type ("b=abc"): the form writes such text into
+// the link as typed (controls.js), so the link's problem carries the text back.
+const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_size']);
 
 /**
  * A problem of a link parameter (or of the whole link, `whole`), with its English message.
@@ -559,7 +565,9 @@ export function decode(hash) {
     seen.add(key);
     const r = decodeValue(spec.type, raw, fromVersion < 4);
     if (r.problem) {
-      problems.push(linkProblem(r.problem, r.params || {}, { param: key, path: spec.path, value: r.problem === 'malformed' ? '' : shown(raw) }));
+      const problem = linkProblem(r.problem, r.params || {}, { param: key, path: spec.path, value: r.problem === 'malformed' ? '' : shown(raw) });
+      if (TYPED_PROBLEMS.has(r.problem)) problem.text = unescapePart(raw);
+      problems.push(problem);
       continue;
     }
     if (spec.path.startsWith('gpu.') && typeof doc.gpu === 'string') {
