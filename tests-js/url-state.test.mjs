@@ -210,3 +210,40 @@ test('a config whose JSON text has a repeated key is refused, not silently cut t
 test('a config over the document limit cannot be put into a link', () => {
   assert.throws(() => Url.encode({ model: { hf_config: { model_type: 'llama', pad: 'x'.repeat(1 << 20) } } }), /is over 1048576 bytes/);
 });
+
+test('v4: an equivalent encoding of a valid link (an app percent-encoded it, added punctuation, wrote the check in capitals) loads as the link', () => {
+  const body = 'v4:m=llama-3.1-8b&me=lora&lt=q_proj,v_proj,o_proj&b=1';
+  const link = v4(body);
+  const doc = { model: { preset: 'llama-3.1-8b' }, method: 'lora', lora: { target_modules: ['q_proj', 'v_proj', 'o_proj'] }, batch: { micro_batch_size: 1 } };
+  assert.deepEqual(Url.decode(link).doc, doc);
+  const check = link.slice(link.lastIndexOf('=') + 1);
+  for (const same of [
+    link.replace('q_proj,v_proj,o_proj', 'q_proj%2Cv_proj%2Co_proj'),  // %2C is ","
+    link.replace('q_proj,v_proj,o_proj', 'q_proj%2cv_proj%2co_proj'),
+    link.replace('v4:', 'v4%3A'),                                        // %3A is ":"
+    link.replace(/&/g, '%26').replace(/=/g, '%3D'),                       // %26 "&", %3D "="
+    link.replace('me=lora', 'me=%6Cora'),                                 // %6C is "l", which the page never escapes
+    link + '.', link + ')', link + ').', link + '>', link + ' ',
+    link.replace(check, check.toUpperCase()),
+  ]) {
+    const r = Url.decode(same);
+    assert.deepEqual([r.doc, r.problems], [doc, []], same);
+  }
+});
+
+test('v4: a damaged check value is named for what it is', () => {
+  const link = v4('v4:m=gpt2&s=512');
+  const check = link.slice(link.lastIndexOf('=') + 1);
+  const whole = (/** @type {string} */ hash) => Url.decode(hash).problems.map((p) => [p.code, p.message]);
+  // Present but not hex: named with its text, not called missing.
+  assert.deepEqual(whole(link.replace(check, 'zz' + check.slice(2))), [['check_malformed', 'its check value (the last parameter, c=) is "zz' + check.slice(2) + '", not 8 hexadecimal digits']]);
+  // Cut inside it (5 of its 8 digits) or before it: the link is incomplete.
+  assert.equal(whole(link.slice(0, -3))[0][0], 'check_missing');
+  assert.equal(whole(link.slice(0, link.indexOf('&c=')))[0][0], 'check_missing');
+  // A percent-escaped "," the page wrote itself (inside a list item) matches the check value as it
+  // came: the item "a,b" stays one item.
+  const own = v4('v4:lt=a%2Cb');
+  assert.deepEqual(Url.decode(own).doc, { lora: { target_modules: ['a,b'] } });
+  // One character changed: no re-reading makes it match.
+  assert.equal(whole(link.replace('s=512', 's=513'))[0][0], 'check_mismatch');
+});

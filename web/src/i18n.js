@@ -430,6 +430,7 @@ export const STRINGS = {
     lp_unknown_version: '链接版本 {version} 不是有效的 trainmem 链接版本（本页面读取 1 到 {latest}）',
     lp_check_missing: '链接不完整：缺少校验值（最后一个参数 c=），很可能在复制时被截断',
     lp_check_mismatch: '链接与其校验值不符：生成之后被截断或改动过',
+    lp_check_malformed: '其校验值（最后一个参数 c=）是 "{value}"，不是 8 位十六进制数字',
     lp_unknown_parameter: '未知参数',
     lp_given_twice: '重复给出；保留第一个',
     lp_gpu_kept: '同时给出了目录中的 GPU 和自定义设备；保留目录中的 GPU',

@@ -7,7 +7,9 @@
 // deflated (fflate) and base64url-encoded; prices "gpu-id:usd,gpu-id:usd"; measured points
 // "bytes_microbatch_seqlength_measure,..." (a field may be empty); last, "c=" and the CRC-32 of
 // everything before "&c=" (from "v4:") in 8 hex digits, so a link cut short or changed is refused
-// whole. Links of every released version decode through the migration ladder (v1: the first
+// whole. A v4 link re-encoded on the way (an app percent-encoded ":", "&", "=" or ",", or any
+// character the page writes as it is; appended "." or ")"; the check value in capitals) is read as
+// the page wrote it when its check value says so. Links of every released version decode through the migration ladder (v1: the first
 // release; v2: no solve options; v3: lz-string for JSON, no check value).
 //
 // Limits (docs/api.md): a link of at most MAX_LINK_CHARS characters; a JSON value decompresses to at
@@ -203,6 +205,7 @@ export const PROBLEMS = {
   unknown_version: (p) => 'link version ' + p.version + ' is not a trainmem link version (this page reads 1 to ' + p.latest + ')',
   check_missing: () => 'the link is incomplete: its check value (the last parameter, c=) is missing, so it was probably cut off when it was copied',
   check_mismatch: () => 'the link does not match its check value: it was cut off or changed after it was made',
+  check_malformed: (p) => 'its check value (the last parameter, c=) is "' + p.value + '", not 8 hexadecimal digits',
   unknown_parameter: () => 'unknown parameter',
   given_twice: () => 'given twice; the first is kept',
   gpu_kept: () => 'a catalog gpu and a custom device were both given; the catalog gpu is kept',
@@ -498,20 +501,46 @@ const MIGRATIONS = {
   },
 };
 
+// The characters a link of this page writes as they are (encodeURIComponent leaves the first ones
+// alone; ":", "&", "=" and "," are the format's own): a mail or chat app that percent-encodes one of
+// them makes an equivalent link.
+const WRITTEN_AS_IS = /[A-Za-z0-9\-_.!~*'():&=,]/;
+
 /**
- * A v4 link's text without its check pair, or the problem: the check pair missing (the link was cut
- * short) or not matching (cut short or changed).
+ * A link's text with every percent-escape of a character the page writes as it is decoded, the
+ * other escapes in upper case (as encodeURIComponent writes them). An escaped ":", "&", "=" or ","
+ * may also have been the page's own (inside a value), so a v4 link is read this way only when its
+ * check value says so.
+ * @param {string} text
+ */
+function asWritten(text) {
+  return text.replace(/%([0-9a-f]{2})/gi, (escape, hex) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return WRITTEN_AS_IS.test(c) ? c : escape.toUpperCase();
+  });
+}
+
+// What chat apps and mail put after a link they did not recognise the end of ("see <link>.",
+// "(link)"): characters a v4 link never ends with (its last characters are its check value's hex digits).
+const APPENDED = /[\s.,;:!?)\]}>'"]+$/;
+
+/**
+ * A v4 link's text without its check pair, or the problem: the check pair missing or cut inside
+ * (the link was cut short), not hex digits, or not matching (cut short or changed). The check value's
+ * hex digits may be in either case.
  * @param {string} text  "v4:...&c=xxxxxxxx"
- * @returns {{body?: string, problem?: string}}  problem: a key of PROBLEMS
+ * @returns {{body?: string, problem?: string, params?: Record<string, string>}}  problem: a key of PROBLEMS
  */
 function checked(text) {
   const at = text.lastIndexOf(CHECK_KEY + '=');
   const before = at > 0 ? text[at - 1] : '';
   const given = text.slice(at + CHECK_KEY.length + 1);
-  if ((before !== '&' && before !== ':') || !/^[0-9a-f]{8}$/.test(given))
+  if ((before !== '&' && before !== ':') || /^[0-9a-f]{0,7}$/i.test(given))
     return { problem: 'check_missing' };
+  if (!/^[0-9a-f]{8}$/i.test(given))
+    return { problem: 'check_malformed', params: { value: given.slice(0, 20) } };
   const body = before === '&' ? text.slice(0, at - 1) : text.slice(0, at);
-  if (checkValue(body) !== given)
+  if (checkValue(body) !== given.toLowerCase())
     return { problem: 'check_mismatch' };
   return { body };
 }
@@ -525,25 +554,30 @@ function checked(text) {
  * @returns {{doc: Doc | null, problems: LinkProblem[], version: number | null}}
  */
 export function decode(hash) {
-  const text = String(hash || '').replace(/^#/, '');
+  let text = String(hash || '').replace(/^#/, '');
   /** @type {LinkProblem[]} */
   const problems = [];
   if (text === '') return { doc: null, problems, version: null };
   /** @param {string} code @param {Record<string, string | number>} params @param {{param?: string, value?: string}} [where] */
   const refuse = (code, params, where = {}) => ({ doc: null, problems: [linkProblem(code, params, { ...where, whole: true })], version: null });
   if (text.length > MAX_LINK_CHARS) return refuse('too_long', { length: text.length, limit: MAX_LINK_CHARS });
-  const match = /^v(\d+):(.*)$/s.exec(text);
-  if (!match) return refuse('not_a_link', { version: VERSION }, { value: text.slice(0, 40) });
-  let version = Number(match[1]);
-  let payload = match[2];
+  const prefix = /^v(\d+)(:|%3a)/i.exec(text);
+  if (!prefix) return refuse('not_a_link', { version: VERSION }, { value: text.slice(0, 40) });
+  let version = Number(prefix[1]);
   if (version < 1 || version > VERSION) {
     const r = refuse(version > VERSION ? 'newer_version' : 'unknown_version', { version, latest: VERSION }, { param: 'v' + version });
     return { ...r, version };
   }
+  text = 'v' + prefix[1] + ':' + text.slice(prefix[0].length);
+  let payload = text.slice(text.indexOf(':') + 1);
   if (version >= 4) {
-    const { body, problem } = checked(text);
-    if (body === undefined) return { ...refuse(/** @type {string} */ (problem), {}, { param: 'c' }), version };
-    payload = body.slice(body.indexOf(':') + 1);
+    // The link as it came, else as the page writes it (an app percent-encoded it): whichever its
+    // check value matches; a problem is named for the link as the page writes it.
+    text = text.replace(APPENDED, '');
+    let r = checked(text);
+    if (r.body === undefined) r = checked(asWritten(text));
+    if (r.body === undefined) return { ...refuse(/** @type {string} */ (r.problem), r.params || {}, { param: 'c' }), version };
+    payload = r.body.slice(r.body.indexOf(':') + 1);
   }
   const fromVersion = version;
   for (; version < VERSION; version++) payload = MIGRATIONS[version](payload);
