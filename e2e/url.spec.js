@@ -228,6 +228,23 @@ test('Hugging Face references in the search box select the preset by hf_id', asy
   expect((await app.inputDoc()).model).toEqual({ preset: 'gpt2' });
 });
 
+test('Enter in an empty (or blank) preset search changes nothing', async ({ app, page }) => {
+  await app.open();
+  const hash = new URL(page.url()).hash;
+  for (const text of ['', '  ']) {
+    await page.getByTestId('model-search').fill(text);
+    await page.getByTestId('model-search').press('Enter');
+    await app.settled();
+    await expect(page.getByTestId('model')).toHaveValue('p:llama-3.1-8b');  // the default setup's model (app.js DEFAULT_HASH)
+    expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
+    expect(new URL(page.url()).hash).toBe(hash);
+  }
+  // A search with words still picks its first match.
+  await page.getByTestId('model-search').fill('mixtral 8x7b');
+  await page.getByTestId('model-search').press('Enter');
+  await expect(page.getByTestId('model')).toHaveValue('p:mixtral-8x7b');
+});
+
 test('local storage keeps the last state and custom models', async ({ app, page }) => {
   await app.open();
   await page.locator('#custom-model > summary').click();

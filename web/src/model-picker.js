@@ -177,6 +177,7 @@ export class ModelPicker {
     search.addEventListener('keydown', (/** @type {KeyboardEvent} */ e) => {
       if (e.key !== 'Enter') return;
       e.preventDefault();
+      if (search.value.trim() === '') return;  // no search: the full list's first entry is no choice of the user's
       const first = this.filtered()[0];
       if (first) this.select({ preset: first.id });
     });
