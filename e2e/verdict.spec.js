@@ -1,6 +1,7 @@
 // The verdict at the decision boundary: the band's verdict and margin in the user's unit beside the
 // point estimate's, the engine's suggestions (each applied gives the CLI's estimate of the changed
 // document), and every default shown from the engine's `resolved` block.
+const { crc32 } = require('zlib');
 const { test, expect, cli } = require('./fixtures');
 const Render = require('../web/src/format.js');
 
@@ -108,4 +109,19 @@ test('controls left at default show the value the engine used, from resolved', a
   await app.settled();
   await expect(app.field('activation_checkpointing').locator('option[value=""]')).toHaveText('默认：' + ds.resolved.activation_checkpointing.value);
   await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', '8192');
+});
+
+// A parameter count alone gives model states but no peak (the engine's model_states_only warning): the
+// verdict line says the verdict needs an architecture, not that no GPU is chosen (one is).
+test('with a parameter count only and a GPU chosen, the verdict line asks for an architecture, in English and Chinese', async ({ app, page }) => {
+  const body = 'v4:mn=7000000000&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb';
+  await app.open('http', '#' + body + '&c=' + (crc32(body) >>> 0).toString(16).padStart(8, '0'));
+  await expect(page.getByTestId('gpu')).toHaveValue('h100-sxm-80gb');
+  await expect(page.getByTestId('fit')).toHaveText('no verdict: the peak needs an architecture (a preset or a config.json), not a parameter count alone');
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(page.getByTestId('fit')).toHaveText('无结论：峰值需要模型结构（预设或 config.json），仅有参数量不够');
+  // No GPU chosen is still said so.
+  await page.getByTestId('lang').selectOption('en');
+  await app.set('gpu', '');
+  await expect(page.getByTestId('fit')).toHaveText('no GPU chosen');
 });

@@ -362,7 +362,8 @@ export class App {
     const fit = byId('fit');
     // The three-way verdict from the uncertainty band; fits is its conservative reading.
     const verdict = out.verdict === 'fits' ? 'fits' : out.verdict === 'borderline' ? 'borderline' : out.verdict === 'does_not_fit' ? 'no_fit' : null;
-    fit.textContent = verdict === null ? t('fit_unknown') : t(verdict, { gpu: this.gpuName(doc) });
+    fit.textContent = verdict !== null ? t(verdict, { gpu: this.gpuName(doc) }) : !doc.gpu ? t('fit_unknown')
+      : out.warnings.some((/** @type {{code: string}} */ w) => w.code === 'model_states_only') ? t('fit_needs_architecture') : t('fit_none');
     fit.className = verdict === 'fits' ? 'ok' : verdict === 'no_fit' ? 'bad' : verdict === 'borderline' ? 'warn' : '';
     fit.dataset.verdict = out.verdict || '';
     mini.textContent = t('peak_per_gpu') + ' ' + peak.textContent + ' · ' + fit.textContent + ' ↓';
