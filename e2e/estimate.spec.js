@@ -290,3 +290,23 @@ test('without catalog errors there is no notice', async ({ app, page }) => {
   await app.open();
   await expect(page.getByTestId('catalog-errors')).toBeHidden();
 });
+
+test('a custom device\'s memory field follows a unit change, and the memory stays exact to the byte', async ({ app, page }) => {
+  await app.open();
+  await app.set('gpu', '__custom');
+  const memory = app.field('gpu.memory_bytes');
+  await memory.fill('80');  // GiB, the page's default unit
+  await app.settled();
+  // 80 GiB = 80 x 2^30 = 85,899,345,920 bytes.
+  expect((await app.inputDoc()).gpu.memory_bytes).toBe(85899345920);
+  await page.getByTestId('unit').selectOption('GB');  // the memory field may still have the focus
+  await app.settled();
+  // 85,899,345,920 / 10^9 = 85.89934592 GB, shown to 4 decimals.
+  await expect(memory).toHaveValue('85.8993');
+  expect((await app.inputDoc()).gpu.memory_bytes).toBe(85899345920);
+  expect(new URL(page.url()).hash).toContain('gm=85899345920');
+  await page.getByTestId('unit').selectOption('GiB');
+  await app.settled();
+  await expect(memory).toHaveValue('80');
+  expect((await app.inputDoc()).gpu.memory_bytes).toBe(85899345920);
+});

@@ -217,8 +217,9 @@ export class App {
 
   // ---- controls ----
 
-  writeControls() {
-    writeControls(this.store);
+  /** @param {boolean} [unitChanged]  bytes fields are rewritten in the new unit, the focused one too */
+  writeControls(unitChanged = false) {
+    writeControls(this.store, unitChanged);
     this.pickers.fillAll();
     showGroups((name) => SHOW[name](this.store.doc));
   }
@@ -631,12 +632,13 @@ export class App {
   }
 
   onPrefs() {
+    const unitChanged = this.store.unit !== (byId('unit').value === 'GB' ? 'GB' : 'GiB');
     this.store.unit = byId('unit').value === 'GB' ? 'GB' : 'GiB';
     this.applyPrefs();
     this.showCatalogErrors();
     this.showLinkProblems(this.linkProblems);
     this.importer.render();
-    this.writeControls();
+    this.writeControls(unitChanged);
     this.pickers.fill(byId('model-select'), this.pickers.filtered());
     this.update('none');
   }

@@ -68,12 +68,14 @@ export function writeControl(elem, v, store) {
 }
 
 /**
- * Every data-path control from the document (a bytes field being typed keeps its text).
+ * Every data-path control from the document (a bytes field being typed keeps its text, unless the
+ * unit changed: then its text is the same bytes in the new unit).
  * @param {Store} store
+ * @param {boolean} [unitChanged]
  */
-export function writeControls(store) {
+export function writeControls(store, unitChanged = false) {
   for (const elem of /** @type {NodeListOf<Control>} */ (document.querySelectorAll('[data-path]'))) {
-    if (elem === document.activeElement && elem.dataset.type === 'bytes') continue;  // do not re-round what is being typed
+    if (!unitChanged && elem === document.activeElement && elem.dataset.type === 'bytes') continue;  // do not re-round what is being typed
     writeControl(elem, getPath(store.doc, elem.dataset.path || ''), store);
   }
 }
