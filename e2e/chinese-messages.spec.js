@@ -194,3 +194,30 @@ test('the What fits? panel gives its reasons and strategy explanations in Chines
   await expect(page.getByTestId('strategy-explanation').first()).toBeVisible();
   await expectChinese(page.getByTestId('strategy-explanation'));
 });
+
+test('a pasted config that is not JSON is named in Chinese with its line and column', async ({ app, page }) => {
+  await app.open();
+  await page.locator('#custom-model > summary').click();
+  await page.getByTestId('config-text').fill('{not json');
+  await page.getByTestId('config-use').click();
+  // "{" is character 1; "n" (character 2: line 1, column 2) is where a property name's quote belongs.
+  await expect(page.getByTestId('config-note')).toHaveText('不是有效的 JSON：第 1 行第 2 列（第 2 个字符）处有语法错误');
+  await page.getByTestId('config-text').fill('{\n  "a": 1,\n}');
+  await page.getByTestId('config-use').click();
+  // Line 3 holds only "}", where another key belongs after the comma: line 3, column 1, the 13th character
+  // ("{", "\n", 2 spaces, '"a": 1,' (7), "\n" = 12 before it).
+  await expect(page.getByTestId('config-note')).toHaveText('不是有效的 JSON：第 3 行第 1 列（第 13 个字符）处有语法错误');
+});
+
+test('the defaults\' tooltips name their origin in Chinese; the source in parentheses stays as written', async ({ app, page }) => {
+  await app.open();
+  const titles = await page.locator('[data-path], [data-path] option').evaluateAll((els) => els.map((e) => e.title).filter(Boolean));
+  expect(titles.length).toBeGreaterThan(10);
+  for (const title of titles) expect(title).not.toMatch(/^(engine default|framework default|catalog|read from)/);
+  expect(titles.some((title) => title.startsWith('引擎默认值'))).toBe(true);
+  expect(titles.some((title) => title.startsWith('框架默认值 ('))).toBe(true);
+  await page.getByTestId('lang').selectOption('en');
+  await app.settled();
+  const english = await page.locator('[data-path], [data-path] option').evaluateAll((els) => els.map((e) => e.title).filter(Boolean));
+  expect(english.some((title) => title.startsWith('engine default'))).toBe(true);
+});

@@ -2,7 +2,7 @@
 // `resolved` block (docs/api.md): a select's "default" option reads "default: full", an empty
 // field's placeholder the number, and the origin (framework default and its source, engine
 // default) is the control's tooltip. The page restates no default of its own.
-import { t } from './i18n.js';
+import { t, language } from './i18n.js';
 import { UNIT_BYTES } from './format.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
@@ -24,6 +24,23 @@ export function valueText(value, type, unit) {
   return String(value);
 }
 
+// The fixed words of an origin as the engine writes it (docs/api.md "resolved"); what follows them
+// (the framework's source, a note, the catalog file) stays as written.
+const ORIGIN_WORDS = [['framework default', 'origin_framework'], ['engine default', 'origin_engine'], ['catalog', 'origin_catalog'],
+  ['read from', 'origin_read']];
+
+/**
+ * An origin as a tooltip in the page's language.
+ * @param {string} origin
+ */
+export function originTitle(origin) {
+  if (language() === 'en') return origin;
+  for (const [words, key] of ORIGIN_WORDS) {
+    if (origin.startsWith(words)) return t(key) + origin.slice(words.length);
+  }
+  return origin;
+}
+
 /**
  * Shows the engine's value in every control of `root` left empty; restores the page's own
  * placeholder where the engine resolved nothing (no estimate, or a field that does not apply).
@@ -39,7 +56,7 @@ export function showDefaults(root, resolved, unit) {
       const option = /** @type {HTMLOptionElement | null} */ (control.querySelector('option[value=""]'));
       if (!option) continue;
       option.textContent = entry ? t('default_is', { value: valueText(entry.value, control.dataset.type, unit) }) : t('default');
-      option.title = entry ? entry.origin : '';
+      option.title = entry ? originTitle(entry.origin) : '';
       if (entry) option.dataset.resolved = JSON.stringify(entry.value);
       else delete option.dataset.resolved;
       continue;
@@ -47,7 +64,7 @@ export function showDefaults(root, resolved, unit) {
     if (!('pagePlaceholder' in control.dataset)) control.dataset.pagePlaceholder = control.getAttribute('placeholder') || '';
     if (entry && control.value === '') {
       control.setAttribute('placeholder', valueText(entry.value, control.dataset.type, unit));
-      control.title = entry.origin;
+      control.title = originTitle(entry.origin);
       control.dataset.resolved = JSON.stringify(entry.value);
     } else {
       const own = control.dataset.i18nPlaceholder ? t(control.dataset.i18nPlaceholder) : control.dataset.pagePlaceholder || '';

@@ -1,7 +1,7 @@
 // Choosing models: the model list (presets, custom configs pasted or dropped by the user, or a bare
 // parameter count) for the main model and the RLHF reward and critic models (data-picker="path"),
 // the preset search box (words, or a Hugging Face reference), and the config.json paste area.
-import { t } from './i18n.js';
+import { t, language } from './i18n.js';
 import { el, byId } from './dom.js';
 import { MAX_JSON_BYTES } from './link-codec.js';
 import { getPath } from './doc-paths.js';
@@ -143,7 +143,7 @@ export class ModelPicker {
     try {
       config = JSON.parse(text);
     } catch (e) {
-      byId('config-note').textContent = t('config_bad_json', { message: /** @type {Error} */ (e).message });
+      byId('config-note').textContent = jsonErrorText(/** @type {Error} */ (e).message, text);
       return;
     }
     if (config === null || typeof config !== 'object' || Array.isArray(config)) {
@@ -195,4 +195,30 @@ export class ModelPicker {
       else if (e.dataTransfer) this.useConfigText(e.dataTransfer.getData('text/plain'));
     });
   }
+}
+
+/**
+ * JSON.parse's error in the page's language: the browser's own (English) message on the English
+ * page; elsewhere its position, as "line, column" counted in the text (Chrome names "position N",
+ * Firefox "line L column C").
+ * @param {string} message
+ * @param {string} text
+ * @returns {string}
+ */
+export function jsonErrorText(message, text) {
+  if (language() === 'en') return t('config_bad_json', { message });
+  const at = /position (\d+)/.exec(message);
+  const lineColumn = /line (\d+) column (\d+)/.exec(message);
+  if (at) {
+    const position = Number(at[1]);
+    const before = text.slice(0, position).split('\n');
+    return t('config_bad_json_at', { line: before.length, column: before[before.length - 1].length + 1, position: position + 1 });
+  }
+  if (lineColumn) {
+    const [line, column] = [Number(lineColumn[1]), Number(lineColumn[2])];
+    const lines = text.split('\n');
+    const position = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + column;
+    return t('config_bad_json_at', { line, column, position });
+  }
+  return t('config_bad_json_somewhere');
 }
