@@ -310,3 +310,25 @@ test('a custom device\'s memory field follows a unit change, and the memory stay
   await expect(memory).toHaveValue('80');
   expect((await app.inputDoc()).gpu.memory_bytes).toBe(85899345920);
 });
+
+test('the Markdown export shows text from the input as text: markup in a config\'s model_type is escaped', async ({ app, page }) => {
+  await app.open();
+  const config = { architectures: ['LlamaForCausalLM'], model_type: '<img src=x onerror=alert(1)>', hidden_size: 4096, intermediate_size: 14336,
+    num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 128256, max_position_embeddings: 8192,
+    rms_norm_eps: 1e-05, tie_word_embeddings: false, torch_dtype: 'bfloat16', head_dim: 128 };
+  await page.locator('#custom-model > summary').click();
+  await page.getByTestId('config-text').fill(JSON.stringify(config));
+  await page.getByTestId('config-use').click();
+  await app.settled();
+  await expect(page.locator('#warnings li[data-code="generic_layout"]')).toBeVisible();
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
+  const text = require('fs').readFileSync(await md.path(), 'utf8');
+  // The engine's generic_layout warning names the model_type: outside the input's code block it is
+  // "<" as &lt;, ">" as &gt;, "(" and ")" backslash-escaped.
+  const warning = text.split('\n').find((line) => line.startsWith('- `generic_layout`: '));
+  expect(warning).toContain('model\\_type "&lt;img src=x onerror=alert\\(1\\)&gt;" has no family layout here');
+  const outsideCode = text.replace(/^```json\n[\s\S]*?\n```$/m, '');
+  expect(outsideCode).not.toContain('<img');
+  // The input document keeps the value as written, inside its code block.
+  expect(text).toContain('"model_type": "<img src=x onerror=alert(1)>"');
+});

@@ -8,9 +8,26 @@ import { BREAKDOWN } from './results.js';
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {import('./doc-paths.js').Doc} Doc */
 
-/** @param {unknown} s */
-function markdownCell(s) {
-  return String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/**
+ * Text as Markdown that shows it as written: it may come from the input (an engine message naming a
+ * config's model_type), so HTML's characters become entities and Markdown's are backslash-escaped
+ * (CommonMark 0.31 "Backslash escapes"); line breaks become spaces (a table cell, a list item).
+ * @param {unknown} s
+ */
+export function markdownText(s) {
+  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+    .replace(/[\\`*_{}[\]()#+!|~]/g, '\\$&').replace(/\s*\n\s*/g, ' ');
+}
+
+/**
+ * A fenced code block that no backtick run in the text can close.
+ * @param {string} lang
+ * @param {string} text
+ */
+function fenced(lang, text) {
+  const longest = Math.max(0, ...(text.match(/`+/g) || []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [fence + lang, text, fence];
 }
 
 /**
@@ -22,17 +39,19 @@ function markdownCell(s) {
  */
 export function markdown(link, doc, out, unit) {
   const g = out.per_gpu;
-  const lines = ['# trainmem estimate', '', 'Link: ' + link, '', '## Input document', '', '```json', JSON.stringify(doc, null, 2), '```', '',
+  // The link as an autolink: it holds no "<", ">" or space (percent-encoded), which would end it.
+  const lines = ['# trainmem estimate', '', 'Link: <' + link.replace(/[<>\s]/g, encodeURIComponent) + '>', '', '## Input document', '',
+    ...fenced('json', JSON.stringify(doc, null, 2)), '',
     '## Per-GPU memory (' + unit + ' = ' + (unit === 'GiB' ? '2^30' : '10^9') + ' bytes)', '',
     '| component | ' + unit + ' | bytes | how |', '|---|---:|---:|---|'];
   for (const [key] of BREAKDOWN) {
     const x = out.explanations.find((/** @type {{component: string}} */ e) => e.component === key);
-    lines.push('| ' + markdownCell(t('c_' + key)) + ' | ' + formatBytes(g[key], unit) + ' | ' + formatCount(g[key]) + ' | ' +
-      (x ? markdownCell(x.formula + ' (' + x.source + ')') : '') + ' |');
+    lines.push('| ' + markdownText(t('c_' + key)) + ' | ' + formatBytes(g[key], unit) + ' | ' + formatCount(g[key]) + ' | ' +
+      (x ? markdownText(x.formula + ' (' + x.source + ')') : '') + ' |');
   }
   lines.push('', 'Fits: ' + yesNo(out.fits) + (out.gpu_capacity_bytes ? ' (usable ' + formatBytes(out.gpu_capacity_bytes, unit) + ')' : ''),
     '', 'Trainable parameters: ' + formatCount(out.parameters.trainable) + ' of ' + formatCount(out.parameters.total), '', '## Warnings', '');
-  for (const w of out.warnings) lines.push('- `' + w.code + '`: ' + w.message);
+  for (const w of out.warnings) lines.push('- `' + w.code + '`: ' + markdownText(w.message));  // a code is the engine's identifier ([a-z0-9_])
   if (out.warnings.length === 0) lines.push('- none');
   return lines.join('\n') + '\n';
 }
