@@ -81,6 +81,30 @@ test('the first-release link opens from file:// too, and is rewritten to the cur
   expect(new URL(page.url()).hash).toBe(v4('v4:m=llama-2-7b&me=full&o=adamw&b=2&s=2048&n=4&z=2&g=a100-80gb'));
 });
 
+// An old link (v1-v3) has no check value: cut short at a parameter's end, it loads as if whole, so
+// the page says that old links carry no check, until the user changes an input.
+for (const [lang, words] of [['en', 'old links carry no check value'], ['zh', '旧链接没有校验值']]) {
+  test(`an old link loads with a note that it carries no check value and may be incomplete (${lang})`, async ({ app, page }) => {
+    if (lang === 'zh') {
+      await app.open();
+      await page.getByTestId('lang').selectOption('zh');
+    }
+    await page.goto('about:blank');
+    await app.open('http', '#v2:m=mixtral-8x7b&fw=megatron&me=full');
+    const note = page.getByTestId('link-legacy');
+    await expect(note).toBeVisible();
+    await expect(note).toContainText(words);
+    await expect(note).toContainText(lang === 'en' ? '(version 2)' : '（版本 2）');
+    expect(new URL(page.url()).hash).toBe(v4('v4:m=mixtral-8x7b&fw=megatron&me=full'));  // rewritten in the current version
+    await app.set('batch.seq_length', 1024);
+    await expect(note).toBeHidden();
+    // A v4 link has its check value: no such note.
+    await page.goto('about:blank');
+    await app.open('http', v4('v4:m=gpt2&s=512'));
+    await expect(note).toBeHidden();
+  });
+}
+
 test('a tampered link names each bad parameter: an invalid value stays in its field, with no estimate', async ({ app, page }) => {
   const link = '#v2:m=gpt2&n=eight&g=h100-sxm-99gb&s=512&zz=1&me=sideways';
   await app.open('http', link);

@@ -6,7 +6,7 @@ import { t, apply as applyLanguage, language } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
 import { clone, deletePath, getPath, setPath } from './doc-paths.js';
-import { KEYS, MAX_JSON_BYTES, decode, encode } from './link-codec.js';
+import { KEYS, MAX_JSON_BYTES, VERSION, decode, encode } from './link-codec.js';
 import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
@@ -69,7 +69,9 @@ export class App {
     this.editing = false;  // inside one typing gesture: history entries are replaced, not pushed
     this.configChecks = 0;
     /** @type {LinkProblem[]} the problems of the link as it came, shown until the setup's own link replaces it */
-    this.linkProblems = [];  // pasted configs checked by the engine (each its own queue key)
+    this.linkProblems = [];
+    /** @type {number | null} the version of an old link (no check value) that was loaded, named until an input changes */
+    this.legacyVersion = null;  // pasted configs checked by the engine (each its own queue key)
     /** @type {{doc: Doc, out: Output} | null} the result on screen */
     this.result = null;
     /** @type {{hash: string | null, doc: Doc | null, out: Output | null}} */
@@ -113,6 +115,7 @@ export class App {
     // The page's own stored link: a value typed that is not valid comes back into its field, unnamed.
     else if (typeof stored === 'string' && decode(stored).doc) await this.loadHash(stored, []);
     else await this.loadHash(DEFAULT_HASH, problems);
+    if (location.hash.length <= 1 || anchor) this.legacyVersion = null;  // the page's own setup, not an old link
     this.showLinkProblems(problems);
     this.writeControls();
     this.wire();
@@ -136,6 +139,7 @@ export class App {
    */
   async loadHash(hash, problems) {
     const decoded = decode(hash);
+    this.legacyVersion = decoded.doc && decoded.version !== null && decoded.version < VERSION ? decoded.version : null;
     for (const p of decoded.problems) {
       if (p.text === undefined || !decoded.doc) continue;
       setPath(decoded.doc, p.path, p.text);
@@ -197,6 +201,14 @@ export class App {
     }));
     if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
     byId('link-problems').replaceChildren(...items);
+    this.showLegacyNote();
+  }
+
+  /** An old link (v1-v3) carries no check value: one cut short loads as if whole, so the page says so. */
+  showLegacyNote() {
+    const note = byId('link-legacy');
+    note.hidden = this.legacyVersion === null;
+    note.textContent = this.legacyVersion === null ? '' : t('link_legacy', { version: this.legacyVersion });
   }
 
   /**
@@ -205,7 +217,9 @@ export class App {
    */
   writeUrl(hash, mode) {
     if (mode === 'none' || location.hash === hash) return;
-    // The link's problems spoke of the link as it came, which this setup's link now replaces.
+    // The link's problems spoke of the link as it came, which this setup's link now replaces; an old
+    // link, rewritten in the current version as it loads ('replace'), is named until the user acts.
+    if (mode === 'push') this.legacyVersion = null;
     this.showLinkProblems([]);
     try {
       if (mode === 'push') history.pushState(null, '', hash);
