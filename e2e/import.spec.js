@@ -394,3 +394,27 @@ test('a Megatron-LM script whose model cannot be built imports nothing and asks 
   await expect(page.getByTestId('import-result')).toBeHidden();
   expect(await app.inputDoc()).toEqual(before);
 });
+
+test('Import clicked again after the chosen files were imported keeps the summary of what they changed', async ({ app, page }) => {
+  await app.open();
+  await drop(page, ['accelerate/' + YAML, 'accelerate/' + JSON_FILE]);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const summary = await page.getByTestId('import-summary').textContent();
+  const replaced = await page.getByTestId('import-replaced').locator('li').allTextContents();
+  expect(summary).toContain('inputs of your previous setup changed');
+  expect(replaced.length).toBeGreaterThan(0);
+  const doc = await app.inputDoc();
+  await page.getByTestId('import-run').click();
+  await app.settled();
+  await expect(page.getByTestId('import-summary')).toHaveText(summary);
+  await expect(page.getByTestId('import-replaced').locator('li')).toHaveText(replaced);
+  expect(await app.inputDoc()).toEqual(doc);
+  // After an edit, importing the same files again changes that input back, and says so.
+  // (zero_stage 1 is read from tests/fixtures/configs/deepspeed/zero_stage1_config.json.)
+  await app.set('parallel.zero_stage', 3);
+  await page.getByTestId('import-run').click();
+  await app.settled();
+  await expect(page.getByTestId('import-replaced').locator('li').first()).toHaveText('parallel.zero_stage: 3 → 1');
+  await expect(page.getByTestId('import-replaced').locator('li')).not.toHaveText(replaced);
+  expect(await app.inputDoc()).toEqual(doc);
+});

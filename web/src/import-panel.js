@@ -150,7 +150,7 @@ export class ImportPanel {
     this.apply = apply;
     /** @type {SourceFile[]} the files chosen or dropped, in order */
     this.files = [];
-    /** @type {{answer: ImportAnswer, applied: Applied} | null} the import on screen */
+    /** @type {{answer: ImportAnswer, applied: Applied, sources: string} | null} the import on screen (sources: its files' names and texts) */
     this.shown = null;
     /** @type {EngineError[] | null} the import's errors on screen */
     this.errors = null;
@@ -255,6 +255,7 @@ export class ImportPanel {
   /** Parses the files, asks the engine, and applies its document (or shows why not). */
   async run() {
     const run = ++this.runs;
+    const previous = this.shown;
     this.shown = null;
     /** @type {typeof import('./config-files.js')} the parsers, loaded on the first import */
     let parsers;
@@ -302,7 +303,13 @@ export class ImportPanel {
         const unbuilt = out.error ? null : unbuiltModel(out);
         if (out.error) errors.push(...out.errors);
         else if (unbuilt) errors.push(unbuilt);
-        else this.shown = { answer: out, applied: this.apply(out) };
+        else {
+          const applied = this.apply(out);
+          const imported = JSON.stringify(sources);
+          // The same files imported again (Import clicked after choosing them, which imported them)
+          // change nothing: the summary of what their import changed stays on screen.
+          this.shown = applied.replaced.length === 0 && previous && previous.sources === imported ? previous : { answer: out, applied, sources: imported };
+        }
       }
     }
     this.errors = errors.length ? errors : null;
