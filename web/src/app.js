@@ -67,11 +67,11 @@ export class App {
     this.generation = 0;  // bumps on every update; answers for an older one are dropped
     this.historyStep = 0;  // bumps on every back/forward step; an older step's late link check is dropped
     this.editing = false;  // inside one typing gesture: history entries are replaced, not pushed
-    this.configChecks = 0;
+    this.configChecks = 0;  // pasted configs checked by the engine (each its own queue key)
     /** @type {LinkProblem[]} the problems of the link as it came, shown until the setup's own link replaces it */
     this.linkProblems = [];
     /** @type {number | null} the version of an old link (no check value) that was loaded, named until an input changes */
-    this.legacyVersion = null;  // pasted configs checked by the engine (each its own queue key)
+    this.legacyVersion = null;
     /** @type {{doc: Doc, out: Output} | null} the result on screen */
     this.result = null;
     /** @type {{hash: string | null, doc: Doc | null, out: Output | null}} */
