@@ -75,7 +75,8 @@ TEST_CASE("gpt-oss-20b and -120b: experts as parameters with biases, attention s
 TEST_CASE("sliding-window layers: layer_types, or the family's pattern, decides which layers slide", "[families][attention]") {
   auto groups = [](const std::string& hf_config) {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;  // (layers, window)
-    for (const auto& g : trainmem::test::setup_from(R"({"model": {"hf_config": )" + hf_config + "}}").model.architecture->layers) out.emplace_back(g.count, g.attention.sliding_window);
+    const TrainingSetup s = trainmem::test::setup_from(R"({"model": {"hf_config": )" + hf_config + "}}");
+    for (const auto& g : s.model.architecture->layers) out.emplace_back(g.count, g.attention.sliding_window);
     return out;
   };
   using Groups = std::vector<std::pair<std::int64_t, std::int64_t>>;
