@@ -221,7 +221,20 @@ test("a pasted config.json's errors name their values in Chinese", () => {
   const [heads] = errors(config);
   assert.equal(messageText(heads, 'zh'), '7 必须整除 num_attention_heads = 32');
   const [vocab] = errors({ ...config, num_key_value_heads: 8, vocab_size: 'many' });
-  assert.equal(messageText(vocab, 'zh'), '类型不对：应为整数，实际为字符串');
+  assert.equal(messageText(vocab, 'zh'), '类型不对：应为整数，实际为字符串 "many"');
+});
+
+test('a field of the wrong type names what was typed, in both languages', () => {
+  let out;
+  try {
+    execFileSync(cli, ['estimate', '-'], { input: JSON.stringify({ model: { preset: 'llama-3.1-8b' }, batch: { seq_length: 'abc' } }) });
+  } catch (e) {
+    out = JSON.parse(/** @type {{stdout: Buffer}} */ (e).stdout.toString());
+  }
+  const [e] = out.errors;
+  assert.equal(e.field, 'batch.seq_length');
+  assert.equal(messageText(e, 'zh'), '类型不对：应为整数，实际为字符串 "abc"');
+  assert.equal(messageText(e, 'en'), 'batch.seq_length must be an integer, got string "abc"');
 });
 
 test("the engine's real errors and warnings read in Chinese without an English sentence", () => {

@@ -1,4 +1,6 @@
 // Bad input: every invalid field gives the error document with a stable code and the field path.
+#include <map>
+
 #include "test_support.hpp"
 
 using namespace trainmem;
@@ -122,4 +124,15 @@ TEST_CASE("a syntax error names its line, column and byte", "[document][errors]"
   const auto split = parse_estimate_document("{\"model\": {\"num_parameters\": 7e9},\n\n}").errors;
   REQUIRE(split.total() == 1);
   CHECK_THAT(split[0].message, Catch::Contains("syntax error at line 3, column 1, byte offset 36"));
+}
+
+TEST_CASE("a wrong type names the value that was typed, for a page to word it in any language", "[document][errors]") {
+  const auto errors = parse_estimate_document(R"({"model": {"num_parameters": 7e9}, "batch": {"seq_length": "abc"}})").errors;
+  REQUIRE(errors.size() == 1);
+  std::map<std::string, std::string> params;
+  for (const auto& [key, value] : errors[0].params.values)
+    if (const auto* s = std::get_if<std::string>(&value)) params[key] = *s;
+  CHECK(params["expected"] == "integer");
+  CHECK(params["got"] == "string");
+  CHECK(params["value"] == "\"abc\"");
 }

@@ -68,9 +68,10 @@ export const WORDINGS = {
   unknown_field: { en: (c) => 'unknown field' + didYouMean.en(c), zh: (c) => '未知字段' + didYouMean.zh(c) },
   missing_field: { en: () => 'a required field is missing', zh: () => '缺少必填项' },
   wrong_type: {
-    en: (c) => 'has the wrong type' + (c.has('expected') ? ': expected ' + c.s('expected') : '') + (c.has('got') ? ', got ' + c.s('got') : ''),
+    en: (c) => 'has the wrong type' + (c.has('expected') ? ': expected ' + c.s('expected') : '') + (c.has('got') ? ', got ' + c.s('got') : '')
+      + (c.has('value') ? ' ' + c.s('value') : ''),
     zh: (c) => '类型不对' + (c.has('expected') ? '：应为' + (TYPE_ZH[c.s('expected')] || c.s('expected')) : '')
-      + (c.has('got') ? '，实际为' + (TYPE_ZH[c.s('got')] || c.s('got')) : ''),
+      + (c.has('got') ? '，实际为' + (TYPE_ZH[c.s('got')] || c.s('got')) : '') + (c.has('value') ? ' ' + c.s('value') : ''),
   },
   not_integer: {
     en: (c) => (c.has('value') ? c.s('value') + ' is not a whole number' : 'must be a whole number'),

@@ -26,7 +26,8 @@ void ConfigFields::type_error(const char* key, const char* expected, const char*
   const bool scalar = got.kind != HfValue::Kind::list && got.kind != HfValue::Kind::object;
   errors_.push_back({error_code::wrong_type, field(key),
                      field(key) + " must be " + expected + ", got " + got.type_name() + (scalar ? " " + got.shown : ""),
-                     {{"expected", type}, {"got", got.type_name()}}});
+                     scalar ? Params{{"expected", type}, {"got", got.type_name()}, {"value", got.shown}}
+                            : Params{{"expected", type}, {"got", got.type_name()}}});
   ok_ = false;
 }
 

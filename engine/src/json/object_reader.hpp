@@ -182,6 +182,7 @@ class ObjectReader {
     const char* type = want == "a number" ? "number" : want == "an integer" ? "integer" : want == "true or false" ? "boolean"
                        : want == "a string" ? "string" : nullptr;
     if (type) params.values.emplace_back("expected", type);
+    if (scalar) params.values.emplace_back("value", excerpt(got.dump()));
     errors_.push_back({error_code::wrong_type, field(key),
                        field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + excerpt(got.dump()) : ""),
                        std::move(params)});
