@@ -109,6 +109,13 @@ test('controls left at default show the value the engine used, from resolved', a
   await app.settled();
   await expect(app.field('activation_checkpointing').locator('option[value=""]')).toHaveText('默认：' + ds.resolved.activation_checkpointing.value);
   await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', '8192');
+  // An input the engine rejects resolves nothing: the empty field says "default", never a number the
+  // engine did not give.
+  await app.set('batch.micro_batch_size', '0');
+  await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', '默认');
+  await page.getByTestId('lang').selectOption('en');
+  await app.settled();
+  await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', 'default');
 });
 
 // A parameter count alone gives model states but no peak (the engine's model_states_only warning): the
