@@ -30,14 +30,21 @@ bool has(const std::vector<std::string>& list, const std::string& code) {
 }  // namespace
 
 TEST_CASE("bf16 and FlashAttention-2 on a V100 are named, with the GPU in params", "[warnings][hardware]") {
-  // The defaults are bf16 mixed precision and FlashAttention-2: a V100 has neither.
-  const json out = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "v100-32gb"})");
+  // bf16 mixed precision (the default) and FlashAttention-2 (asked for): a V100 has neither.
+  const json out = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "v100-32gb", "attention": "flash"})");
   const auto codes = warning_codes(out);
   CHECK(has(codes, "bf16_unsupported"));
   CHECK(has(codes, "flash_attention_unsupported"));
   for (const auto& w : out["warnings"])
     if (w["code"] == "bf16_unsupported" || w["code"] == "flash_attention_unsupported")
       CHECK(w["params"]["gpu"] == "NVIDIA V100 SXM2 32GB");
+}
+
+TEST_CASE("the HF Trainer's default attention on a V100 is SDPA, which needs no FlashAttention-2", "[warnings][hardware]") {
+  // transformers picks sdpa for Llama; on a V100 torch runs its memory-efficient kernel.
+  const json out = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "v100-32gb"})");
+  CHECK(has(warning_codes(out), "bf16_unsupported"));
+  CHECK_FALSE(has(warning_codes(out), "flash_attention_unsupported"));
 }
 
 TEST_CASE("fp16 with SDPA on a V100 or T4 asks nothing the GPU lacks", "[warnings][hardware]") {

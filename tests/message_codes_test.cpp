@@ -200,7 +200,7 @@ TEST_CASE("every warning carries each params key its registry entry names", "[co
   const std::vector<std::string> documents = {
       R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "v100-32gb", "method": "qlora",
           "parallel": {"world_size": 2, "zero_stage": 3}, "batch": {"gradient_accumulation_steps": 4},
-          "precision": {"optimizer": "paged_adamw_8bit"}, "lora": {"r": 16}})",
+          "precision": {"optimizer": "paged_adamw_8bit"}, "lora": {"r": 16}, "attention": "flash"})",
       R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 262144}})",
       R"({"model": {"num_parameters": 7e9}, "gpu": "h100-sxm-80gb"})",
   };

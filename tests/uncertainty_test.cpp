@@ -204,16 +204,18 @@ TEST_CASE("Stating the optimizer removes its term; a multi-device run has no suc
   CHECK_FALSE(term(estimate_doc(torchtune_full("}", R"({"world_size": 2, "zero_stage": 3})")), "unstated_optimizer"));
 }
 
-TEST_CASE("HF Trainer without an attention implementation: the band reaches eager attention", "[uncertainty]") {
-  // transformers picks sdpa since v4.36 (huggingface/transformers#26572) and eager before. Eager
-  // attention keeps, per layer, the fp32 softmax output and its bf16 cast (Llama's
+TEST_CASE("HF Trainer on a model that picks its own kernel: the band reaches eager attention", "[uncertainty]") {
+  // A remote-code model_type ("Yi", read with Llama's layout) runs whatever its own modeling file
+  // picks. Eager attention keeps, per layer, the fp32 softmax output and its bf16 cast (Llama's
   // softmax(dtype=float32).to(dtype)): b x heads x s^2 x (4 + 2) B, and no log-sum-exp
-  // (b x s x heads x 4 B). Llama-2-7B (32 layers, 32 heads, k/v not repeated), b = 8, s = 512:
+  // (b x s x heads x 4 B). Llama-2-7B's shapes (32 layers, 32 heads, k/v not repeated), b = 8, s = 512:
   //   8 x 32 x 512^2 = 67,108,864 scores; x 6 B = 402,653,184 B; minus 8 x 512 x 32 x 4 = 524,288 B
   //   = 402,128,896 B a layer; x 32 layers = 12,868,124,672 B above the expected allocated peak.
   // At 512 tokens the loss's logits (8 x 512 x 32,000) outweigh one layer's score gradients, so
   // backward's transient is the loss's in both and the peak moves by the saved activations only.
-  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "full",
+  std::string yi = kLlama2_7b;
+  yi.replace(yi.find("\"llama\""), 7, "\"Yi\"");
+  const std::string base = R"({"model": {"hf_config": )" + yi + R"(}, "framework": "hf_trainer", "method": "full",
     "precision": {"param_dtype": "bf16", "master_weights": false, "optimizer": "sgd"},
     "batch": {"micro_batch_size": 8, "seq_length": 512, "gradient_accumulation_steps": 1},
     "activation_checkpointing": "none", "loss": {"implementation": "full"}, "gpu": "a100-80gb")";
@@ -227,6 +229,36 @@ TEST_CASE("HF Trainer without an attention implementation: the band reaches eage
   // Stated, whatever the value, the term is gone.
   CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "sdpa"})"), "unstated_attention"));
   CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "eager"})"), "unstated_attention"));
+}
+
+TEST_CASE("HF Trainer without an attention implementation runs what transformers picks for the model", "[uncertainty][resolved]") {
+  // transformers' from_pretrained takes sdpa where the modeling file has an SDPA path (Llama) and
+  // eager where it has none (GPT-J); both are then certain, so neither widens the band. Gemma 2's
+  // modeling file advises eager for training while it defaults to sdpa: the band spans both.
+  const auto doc = [](const std::string& preset, const std::string& attention) {
+    return R"({"model": {"preset": ")" + preset + R"("}, "framework": "hf_trainer", "batch": {"micro_batch_size": 2,
+      "seq_length": 2048}, "activation_checkpointing": "none", "gpu": "a100-80gb")" + attention + "}";
+  };
+  struct Case { const char* preset; const char* kernel; const char* origin; };
+  for (const Case c : {Case{"llama-2-7b", "sdpa", "sdpa since v4.36"}, Case{"gpt-j-6b", "eager", "no SDPA path"}}) {
+    CAPTURE(c.preset);
+    const json unstated = estimate_doc(doc(c.preset, ""));
+    const json stated_kernel = estimate_doc(doc(c.preset, std::string(R"(, "attention": ")") + c.kernel + "\""));
+    CHECK(unstated["resolved"]["attention"]["value"] == c.kernel);
+    CHECK_THAT(unstated["resolved"]["attention"]["origin"].get<std::string>(), Catch::Contains(c.origin));
+    CHECK(unstated["per_gpu"]["activations"] == stated_kernel["per_gpu"]["activations"]);
+    CHECK_FALSE(term(unstated, "unstated_attention"));
+  }
+  const json gemma2 = estimate_doc(doc("gemma-2-9b", ""));
+  CHECK(gemma2["resolved"]["attention"]["value"] == "sdpa");
+  const json* t = term(gemma2, "unstated_attention");
+  REQUIRE(t);
+  CHECK((*t)["alternative"] == "attention: eager");
+  CHECK(bytes((*t)["above_bytes"]) > 0);
+  // Another framework runs its own fused kernel whatever the model: GPT-J under torchtune is flash.
+  const json titan = estimate_doc(R"({"model": {"preset": "gpt-j-6b"}, "framework": "torchtune"})");
+  CHECK(titan["resolved"]["attention"]["value"] == "flash");
+  CHECK(titan["resolved"]["attention"]["origin"] == "engine default");
 }
 
 TEST_CASE("No lora block: the band spans torchtune's LoRA configs, from r 8 on q and v to r 64 on every projection", "[uncertainty]") {

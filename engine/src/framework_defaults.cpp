@@ -80,6 +80,17 @@ OptimizerImplementation optimizer_implementation(const TrainingSetup& s) {
                                                                                 : OptimizerImplementation::fused;
 }
 
+AttentionImplementation default_attention(const TrainingSetup& s) {
+  if (s.framework != Framework::hf_trainer || !s.model.architecture) return AttentionImplementation::flash;
+  switch (s.model.architecture->transformers_attention) {
+    case TransformersAttention::sdpa:
+    case TransformersAttention::sdpa_eager_advised: return AttentionImplementation::sdpa;
+    case TransformersAttention::eager_only: return AttentionImplementation::eager;
+    case TransformersAttention::unknown: break;
+  }
+  return AttentionImplementation::flash;
+}
+
 std::int64_t make_vocab_size_divisible_by(const TrainingSetup& s) {
   if (s.make_vocab_size_divisible_by) return *s.make_vocab_size_divisible_by;
   return s.framework == Framework::megatron ? 128 : 1;

@@ -107,12 +107,19 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
     out.push_back({"unstated_lora", "lora.r: 8", [](TrainingSetup& t) { t.lora.r = 8; },
                    "huggingface/peft src/peft/tuners/lora/config.py: LoraConfig.r defaults to 8"});
   }
-  if (arch && s.unstated.attention && s.framework == Framework::hf_trainer) {
+  // Only where the model's kernel is in doubt: a model with an SDPA path runs it (transformers >= v4.36,
+  // 2023-12), one without runs eager, and both are the estimate already.
+  const TransformersAttention kernel = arch ? s.model.architecture->transformers_attention : TransformersAttention::sdpa;
+  if (arch && s.unstated.attention && s.framework == Framework::hf_trainer && kernel == TransformersAttention::sdpa_eager_advised) {
     out.push_back({"unstated_attention", "attention: eager",
                    [](TrainingSetup& t) { t.attention = AttentionImplementation::eager; },
-                   "huggingface/transformers#26572 (v4.36, 2023-12) and docs/source/en/perf_infer_gpu_one.md: "
-                   "from_pretrained's attn_implementation is sdpa with torch >= 2.1.1 where the model has an SDPA "
-                   "implementation, eager before v4.36 and for models without one (huggingface/transformers#33171)"});
+                   "transformers modeling_gemma2.py / modeling_gemma3.py: the ForCausalLM forward logs \"It is strongly "
+                   "recommended to train Gemma2 [Gemma3] models with the `eager` attention implementation\" when it runs sdpa"});
+  } else if (arch && s.unstated.attention && s.framework == Framework::hf_trainer && kernel == TransformersAttention::unknown) {
+    out.push_back({"unstated_attention", "attention: eager",
+                   [](TrainingSetup& t) { t.attention = AttentionImplementation::eager; },
+                   "a model_type outside transformers' own modeling files (remote code, or no family layout here) picks "
+                   "its attention kernel in its own code: eager where it has no fused path"});
   }
   static constexpr std::int64_t kCommonTruncation = 1024;
   if (arch && s.unstated.seq_length && s.batch.seq_length.value_or(4096) > kCommonTruncation) {

@@ -168,6 +168,15 @@ struct UnpricedPart {
   std::int64_t parameters = 0;     // a generic encoder count from its sizes; 0 when not countable
 };
 
+// The attention kernel transformers runs when from_pretrained is given no attn_implementation
+// (engine/src/architectures/transformers_attention.cpp cites each model_type).
+enum class TransformersAttention {
+  sdpa,                // torch SDPA (flash / memory-efficient kernels): no s x s scores kept
+  sdpa_eager_advised,  // SDPA by default, but the modeling file asks for eager when training
+  eager_only,          // no SDPA path: eager attention, its s x s scores kept
+  unknown,             // remote code or a generic decoder: the model's own file decides
+};
+
 struct Architecture {
   std::string model_type;
   std::int64_t vocab_size = 0;
@@ -189,6 +198,8 @@ struct Architecture {
   // Eager attention computes the softmax in fp32 and casts back (HF eager_attention_forward of the
   // Llama family, T5, BLOOM); GPT-2, BERT and Falcon take the softmax in the activation dtype.
   bool eager_softmax_fp32 = true;
+  // What the HF Trainer's model runs when the setup names no attention implementation.
+  TransformersAttention transformers_attention = TransformersAttention::unknown;
 
   std::int64_t embedding_params = 0;           // token embeddings (vocab_size x hidden_size)
   std::int64_t position_embedding_params = 0;  // learned absolute positions, token types

@@ -89,6 +89,12 @@ CompileScope compile_scope(const TrainingSetup& s);
 // to "fused"; Megatron (Apex/TE FusedAdam) and DeepSpeed (FusedAdam) step with fused kernels.
 OptimizerImplementation optimizer_implementation(const TrainingSetup& s);
 
+// attention when not given: the HF Trainer runs what transformers' from_pretrained picks
+// (Architecture::transformers_attention): sdpa where the model has an SDPA path, eager where it has
+// none; every other case (another framework, a model that picks its own kernel) runs a fused
+// kernel that keeps no s x s scores (flash, which the engine prices as sdpa).
+AttentionImplementation default_attention(const TrainingSetup& s);
+
 // make_vocab_size_divisible_by when not given: 128 under Megatron (megatron/training/arguments.py
 // --make-vocab-size-divisible-by), 1 otherwise.
 std::int64_t make_vocab_size_divisible_by(const TrainingSetup& s);

@@ -4,6 +4,7 @@
 
 #include "families.hpp"
 #include "multimodal_families.hpp"
+#include "transformers_attention.hpp"
 #include "vision_layout.hpp"
 #include "trainmem/model_families.hpp"
 
@@ -100,7 +101,10 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
   if (!read_model_type(config, errors, type)) return std::nullopt;
   if (const auto multimodal = architectures::multimodal_builder(type)) {
     std::optional<Architecture> a = multimodal(config, type, errors);
-    if (a) a->peft_default_targets = peft_has_default_targets(type);
+    if (a) {
+      a->peft_default_targets = peft_has_default_targets(type);
+      a->transformers_attention = architectures::transformers_attention(type);
+    }
     if (a && !within_limits(*a)) {
       errors.push_back({error_code::out_of_range, config.path,
                         config.path + " describes a model of more than 1e15 parameters; the limit is 1e15", {{"limit", 1e15}}});
@@ -147,7 +151,10 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
                                      : Params{{"model_type", excerpt(type)}, {"suggestion", near}}});
     }
   }
-  if (a) a->peft_default_targets = peft_has_default_targets(type);
+  if (a) {
+    a->peft_default_targets = peft_has_default_targets(type);
+    a->transformers_attention = architectures::transformers_attention(type);
+  }
   // A wrapper without a layout here (read through its text_config): its other parts are named.
   if (a && source != &config) architectures::note_unpriced_parts(config, {"text_config"}, *a);
   if (a && !within_limits(*a)) {

@@ -468,6 +468,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   parse_network(r, s, errors);
   parse_training(r, s, errors);
   r.finish();
+  if (s.unstated.attention) s.attention = default_attention(s);
   s.unstated.seq_length = !s.batch.seq_length.has_value();
   if (!s.batch.seq_length) s.batch.seq_length = s.model.seq_length_default;
   note_ignored_fields(r, s);

@@ -65,6 +65,19 @@ std::string checkpointing_origin(const TrainingSetup& s) {
   return kEngineDefault;
 }
 
+// transformers' from_pretrained without attn_implementation (architectures/transformers_attention.cpp).
+std::string attention_origin(const TrainingSetup& s) {
+  if (s.framework != Framework::hf_trainer || !s.model.architecture) return kEngineDefault;
+  switch (s.model.architecture->transformers_attention) {
+    case TransformersAttention::sdpa: return framework_default("transformers from_pretrained: sdpa since v4.36");
+    case TransformersAttention::sdpa_eager_advised:
+      return framework_default("transformers from_pretrained: sdpa since v4.36; the modeling file advises eager for training");
+    case TransformersAttention::eager_only: return framework_default("transformers from_pretrained: eager, the model has no SDPA path");
+    case TransformersAttention::unknown: break;
+  }
+  return std::string(kEngineDefault) + " (the model's own code picks its kernel)";
+}
+
 std::string loss_origin(const TrainingSetup& s) {
   switch (s.framework) {
     case Framework::torchtune: return framework_default("torchtune configs: CEWithChunkedOutputLoss, 8 chunks (pytorch/torchtune#1390)");
@@ -200,7 +213,7 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
   if (s.activation_checkpointing != Checkpointing::none)
     r.add("checkpointed_layers", s.checkpointed_layers.value_or(a->num_hidden_layers()), std::string(kEngineDefault) + " (every layer)");
   r.add("activation_offload", s.activation_offload, kEngineDefault);
-  r.add("attention", name_of(kAttention, s.attention), kEngineDefault);
+  r.add("attention", name_of(kAttention, s.attention), attention_origin(s));
   const FrameworkBehaviour b = framework_behaviour(s);
   const LossImplementation loss = s.loss.implementation.value_or(b.loss);
   r.add("loss.implementation", name_of(kLoss, loss), loss_origin(s));
