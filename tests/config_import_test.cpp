@@ -1092,6 +1092,23 @@ TEST_CASE("a script of its own is a plain transformers.Trainer: no TRL default, 
   CHECK_FALSE(has_key(r.unresolved, "train.sh:(sequence length)"));
 }
 
+TEST_CASE("TRL GRPO: the prompt is the sequence length, the completion the rollout's new tokens", "[import][trl]") {
+  // trl/trainer/grpo_config.py: per_device_train_batch_size counts completions, each a prompt of at
+  // most max_prompt_length tokens and a completion of at most max_completion_length.
+  const std::string line = "accelerate launch grpo.py --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 8 "
+                           "--num_generations 8 --max_prompt_length 512 --max_completion_length 1024 --bf16 "
+                           "--gradient_checkpointing --use_peft --lora_r 16";
+  const auto r = trainmem::import_configs({command_line("run.sh", line + "\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("batch").at("seq_length") == 512);
+  CHECK(origin_of(r, "batch.seq_length") == "read from run.sh:--max_prompt_length");
+  CHECK(doc.at("batch").at("micro_batch_size") == 8);
+  CHECK(doc.at("rlhf").at("rollout").at("max_new_tokens") == 1024);
+  CHECK(doc.at("rlhf").at("rollout").at("num_generations") == 8);
+}
+
 TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {
   const fs::path folder = kConfigs / "torchtitan";
   // Parameters of a flavor, by hand from models/llama3/model/model.py: embedding and untied output

@@ -19,12 +19,25 @@ const ModelBudget* role(const Estimate& e, const std::string& name) {
 }  // namespace
 
 TEST_CASE("rollout KV cache: 2 x layers x kv_heads x head_dim per token, by hand", "[rlhf]") {
-  // GRPO, 2 prompts x 4 completions = 8 sequences of 32 + 96 = 128 tokens; per token
-  // 2 layers x 2 kv heads x (16 + 16) = 128 elements x 2 bytes = 256 bytes -> 8 x 128 x 256.
-  const auto e = estimate_from(doc(R"("rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 96, "num_generations": 4}},
-    "batch": {"micro_batch_size": 2, "seq_length": 32})"));
-  REQUIRE(e.rollout_kv_cache_bytes);
-  CHECK(*e.rollout_kv_cache_bytes == 8.0 * 128 * 256);
+  // GRPO as TRL counts it: a micro-batch of 4 completions with 2 accumulation steps generates
+  // 4 x 2 = 8 sequences at once, of 32 + 96 = 128 tokens; per token 2 layers x 2 kv heads x
+  // (16 + 16) = 128 elements x 2 bytes = 256 bytes -> 8 x 128 x 256. num_generations only groups
+  // the completions by prompt.
+  for (const char* generations : {"4", "8"}) {
+    const auto e = estimate_from(doc(std::string(R"("rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 96,
+      "num_generations": )") + generations + R"(}}, "batch": {"micro_batch_size": 4, "seq_length": 32, "gradient_accumulation_steps": 2})"));
+    REQUIRE(e.rollout_kv_cache_bytes);
+    CHECK(*e.rollout_kv_cache_bytes == 8.0 * 128 * 256);
+  }
+}
+
+TEST_CASE("GRPO trains the micro-batch's completions: prompt + completion tokens each", "[rlhf]") {
+  // TRL's per_device_train_batch_size counts completions: 4 sequences of 32 + 96 tokens, the
+  // activations of a plain run of 4 x 128 tokens.
+  const auto grpo = estimate_from(doc(R"("rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 96, "num_generations": 8}},
+    "batch": {"micro_batch_size": 4, "seq_length": 32})"));
+  const auto plain = estimate_from(doc(R"("batch": {"micro_batch_size": 4, "seq_length": 128})"));
+  CHECK(role(grpo, "policy")->activations == *plain.per_gpu.activations);
 }
 
 TEST_CASE("DPO: a frozen reference copy, and chosen + rejected double the policy's batch", "[rlhf]") {

@@ -63,15 +63,21 @@ double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dt
 Estimate estimate_rlhf(const TrainingSetup& s) {
   const RlhfSettings& rl = *s.rlhf;
   const bool generates = rl.algorithm != RlhfAlgorithm::dpo;
-  const std::int64_t completions = rl.algorithm == RlhfAlgorithm::grpo ? rl.num_generations : 1;
   const std::int64_t prompt = s.batch.seq_length.value_or(s.model.seq_length_default.value_or(4096));
+  // Sequences generated at once on one GPU. GRPO as TRL runs it (trl/trainer/grpo_config.py
+  // __post_init__): the micro-batch (per_device_train_batch_size) counts completions, and each
+  // device generates per_device_train_batch_size x steps_per_generation of them in one batch,
+  // steps_per_generation defaulting to gradient_accumulation_steps; num_generations only groups
+  // them by prompt. PPO generates one completion per prompt of the micro-batch.
+  const std::int64_t generated = rl.algorithm == RlhfAlgorithm::grpo
+                                     ? s.batch.micro_batch_size * s.batch.gradient_accumulation_steps
+                                     : s.batch.micro_batch_size;
 
-  // The policy, trained on what the algorithm feeds it.
+  // The policy, trained on what the algorithm feeds it: prompt + completion sequences.
   TrainingSetup policy_setup = sub_setup(s, std::nullopt);
   if (rl.algorithm == RlhfAlgorithm::dpo) {
     policy_setup.batch.micro_batch_size *= 2;  // chosen + rejected
   } else {
-    policy_setup.batch.micro_batch_size *= completions;
     policy_setup.batch.seq_length = prompt + rl.max_new_tokens;
   }
   const Estimate policy = estimate(policy_setup);
@@ -112,7 +118,7 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   }
   if (generates && rl.colocated && s.model.architecture) {
     const ResolvedPrecision p = resolve_precision(s);
-    const double sequences = static_cast<double>(s.batch.micro_batch_size * completions);
+    const double sequences = static_cast<double>(generated);
     e.rollout_kv_cache_bytes = kv_cache_bytes(*s.model.architecture, sequences, static_cast<double>(prompt + rl.max_new_tokens),
                                               p.compute_dtype, static_cast<double>(s.parallel.tensor_parallel_size));
     if (resident + *e.rollout_kv_cache_bytes > peak) peak = resident + *e.rollout_kv_cache_bytes, phase = "rollout";

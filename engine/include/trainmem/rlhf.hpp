@@ -6,11 +6,15 @@
 //
 //  - DPO trains on chosen and rejected sequences together: 2 x micro_batch_size sequences
 //    (TRL DPOTrainer concatenated_forward).
-//  - PPO/GRPO train on prompt + completion: seq_length + max_new_tokens tokens; GRPO's
-//    micro_batch_size counts prompts, each with num_generations completions.
+//  - PPO/GRPO train on prompt + completion: batch.seq_length (the prompt) + max_new_tokens
+//    tokens. GRPO's micro_batch_size counts completions, as TRL's per_device_train_batch_size
+//    does (trl/trainer/grpo_config.py); num_generations groups them by prompt.
 //  - Rollout KV cache: 2 (k and v) x kv_heads x head_dim per layer and token (the compressed
-//    latent under MLA), for micro_batch x num_generations sequences of seq_length +
-//    max_new_tokens tokens, in the compute dtype, split by tensor parallelism.
+//    latent under MLA), in the compute dtype, split by tensor parallelism, for the sequences a
+//    GPU generates at once: PPO one per prompt of the micro-batch; GRPO micro_batch_size x
+//    gradient_accumulation_steps (TRL's generation batch per device: per_device_train_batch_size
+//    x steps_per_generation, which defaults to gradient_accumulation_steps); seq_length +
+//    max_new_tokens tokens each.
 //  - A frozen model (reference, reward) holds its weights (sharded under ZeRO-3) and, while
 //    scoring, one layer's activations and its logits; a LoRA policy's reference can be its own
 //    base with the adapters disabled (no second copy).

@@ -514,7 +514,8 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       if (args.find("vllm_mode")) r.read("rlhf.rollout.colocated", colocated, "vllm_mode");
     }
     else r.trainer_default("rlhf.rollout.colocated", true, "TRL 1.10 grpo_config.py use_vllm = False: generation runs on the training GPUs");
-    if (prompt_length) r.read("batch.seq_length", *prompt_length + completion, prompt_key);
+    // batch.seq_length is the prompt under rlhf: the engine adds rlhf.rollout.max_new_tokens.
+    if (prompt_length) r.read("batch.seq_length", *prompt_length, prompt_key);
     else r.unresolved_key("max_prompt_length", nullptr, "GRPO sequences are prompt + completion; the prompt length is not given: set batch.seq_length");
     const ConfigValue* beta = args.find("beta");
     const double b = beta ? number_value(*beta).value_or(0.0) : 0.0;
