@@ -653,6 +653,19 @@ TEST_CASE("a torchtune export lists what a tune run line cannot say", "[export][
   CHECK(r.at("config").get<std::string>().rfind("tune run lora_finetune_single_device --config llama3_1/8B_lora_single_device ", 0) == 0);
 }
 
+TEST_CASE("LoRA with no targets given exports the family's default targets the estimate priced", "[export]") {
+  // PEFT's default for llama is q_proj and v_proj (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING):
+  // torchtune names them lora_attn_modules [q_proj, v_proj] with no MLP; axolotl lists them.
+  const std::string doc = R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "parallel": {"world_size": 1}})";
+  const auto tune = json::parse(trainmem::export_json(doc, "torchtune").json);
+  const std::string line = tune.at("config");
+  CHECK_THAT(line, Catch::Contains("'model.lora_attn_modules=[q_proj,v_proj]'"));
+  CHECK_THAT(line, Catch::Contains("model.apply_lora_to_mlp=False"));
+  const auto axolotl = json::parse(trainmem::export_json(doc, "axolotl").json);
+  CHECK(axolotl.at("config").at("lora_target_modules") == json::array({"q_proj", "v_proj"}));
+  for (const auto& n : axolotl.at("not_exported")) CHECK(n.at("field") != "lora.target_modules");
+}
+
 TEST_CASE("every torchtune fixture with its launch line: import, export, import again gives the same document", "[export][torchtune]") {
   const json manifest = json::parse(fixture_text("expected.json"));
   std::size_t cases = 0;

@@ -37,12 +37,19 @@ bool saved_module(const std::string& name, const Architecture& a, const std::vec
   return false;
 }
 
+}  // namespace
+
+const std::vector<std::string>& effective_target_modules(const Architecture& a, const LoraSettings& s) {
+  return s.target_modules.empty() && !s.target_pattern ? a.default_lora_targets : s.target_modules;
+}
+
+namespace {
+
 // The settings compiled for matching: name sets, sorted layer indices, regex automata.
 class Matcher {
  public:
   Matcher(const Architecture& a, const LoraSettings& s, Errors& errors) : a_(a), s_(s) {
-    const std::vector<std::string>& targets =
-        s.target_modules.empty() && !s.target_pattern ? a.default_lora_targets : s.target_modules;
+    const std::vector<std::string>& targets = effective_target_modules(a, s);
     for (const auto& t : targets) {
       if (t == "all-linear") all_linear_ = true;
       else target_names_.insert(t);

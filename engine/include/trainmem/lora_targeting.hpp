@@ -27,6 +27,10 @@
 
 namespace trainmem {
 
+// The target_modules list PEFT uses: the settings' list, or, with neither a list nor a pattern,
+// the family's default targets (PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+const std::vector<std::string>& effective_target_modules(const Architecture& a, const LoraSettings& settings);
+
 class LoraTargeting {
  public:
   // Most module names the matching may visit (layers x expert copies x linears); more is an error.

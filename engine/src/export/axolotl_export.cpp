@@ -3,6 +3,7 @@
 // of engine/src/import/axolotl_reader.cpp; a DeepSpeed setup is written inline under `deepspeed`
 // (axolotl accepts a path or the config itself) by the DeepSpeed exporter.
 #include "export_formats.hpp"
+#include "trainmem/lora_targeting.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/precision.hpp"
 
@@ -68,14 +69,17 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     }
     c.set("lora_r", s.lora.r);
     c.set("lora_dropout", s.lora.lora_dropout);
-    const bool all_linear = s.lora.target_modules.size() == 1 && s.lora.target_modules[0] == "all-linear";
+    // The targets the estimate priced: with none given, the family's PEFT defaults.
+    const std::vector<std::string>& targets =
+        s.model.architecture ? effective_target_modules(*s.model.architecture, s.lora) : s.lora.target_modules;
+    const bool all_linear = targets.size() == 1 && targets[0] == "all-linear";
     if (all_linear) {
       c.set("lora_target_linear", true);
     } else if (s.lora.target_pattern) {
       c.set("lora_target_modules", *s.lora.target_pattern);
-    } else if (!s.lora.target_modules.empty()) {
+    } else if (!targets.empty()) {
       ConfigValue::Array names;
-      for (const auto& m : s.lora.target_modules) names.emplace_back(m);
+      for (const auto& m : targets) names.emplace_back(m);
       c.set("lora_target_modules", ConfigValue(std::move(names)));
     } else {
       out.not_expressible.emplace_back("lora.target_modules", "axolotl needs the target modules named (or lora_target_linear)");

@@ -12,6 +12,7 @@
 #include "export_formats.hpp"
 #include "torchtune_configs.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/lora_targeting.hpp"
 #include "trainmem/precision.hpp"
 
 namespace trainmem::export_detail {
@@ -156,7 +157,10 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     set("model.lora_dropout", probability(s.lora.lora_dropout));
     if (!b || b->takes_use_dora) set("model.use_dora", boolean(s.lora.use_dora));
     else if (s.lora.use_dora) out.not_expressible.emplace_back("lora.use_dora", "this model's LoRA builder has no use_dora argument");
-    std::set<std::string> names(s.lora.target_modules.begin(), s.lora.target_modules.end());
+    // The targets the estimate priced: with none given, the family's PEFT defaults.
+    const std::vector<std::string>& targets =
+        s.model.architecture ? effective_target_modules(*s.model.architecture, s.lora) : s.lora.target_modules;
+    std::set<std::string> names(targets.begin(), targets.end());
     if (names.count("all-linear")) names = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
     if (names.erase("qkv_proj")) names.insert({"q_proj", "k_proj", "v_proj"});
     if (names.erase("gate_up_proj")) names.insert({"gate_proj", "up_proj"});
