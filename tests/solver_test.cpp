@@ -135,6 +135,28 @@ TEST_CASE("a target global batch: micro-batch x D x GA equals it with the larges
   CHECK(r.global_batch->micro_batch_size * 2 > r.max_micro_batch_size->value);
 }
 
+TEST_CASE("a target global batch D does not divide: the nearest above it that D ranks reach", "[solver]") {
+  // 8 ranks: a target of 7 is reached first at 8 = 1 x 8 x 1 (not 7 x 8 = 56), a target of 100 at
+  // 13 x 8 = 104 (13 is prime: micro-batch 13 if it fits, else 1 with 13 accumulation steps).
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.2-1b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 2}, "batch": {"seq_length": 2048}})");
+  SolveOptions o;
+  o.target_global_batch_size = 7;
+  SolveResult r = solve(s, o, builtin_catalog());
+  REQUIRE(r.global_batch);
+  CHECK_FALSE(r.global_batch->exact);
+  CHECK(r.global_batch->global_batch_size == 8);
+  CHECK(r.global_batch->micro_batch_size == 1);
+  CHECK(r.global_batch->gradient_accumulation_steps == 1);
+  o.target_global_batch_size = 100;
+  r = solve(s, o, builtin_catalog());
+  REQUIRE(r.global_batch);
+  CHECK(r.global_batch->global_batch_size == 104);
+  const std::int64_t m = r.max_micro_batch_size->value >= 13 ? 13 : 1;
+  CHECK(r.global_batch->micro_batch_size == m);
+  CHECK(r.global_batch->gradient_accumulation_steps == 13 / m);
+}
+
 TEST_CASE("impossible requests say what is missing", "[solver]") {
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-405b"}, "gpu": "rtx-4090-24gb",
     "parallel": {"world_size": 1}})");

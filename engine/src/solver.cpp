@@ -184,28 +184,21 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     for (const auto& reason : r.calibrated->reasons) r.reasons.push_back(reason);
   }
 
-  // Target global batch: the largest fitting micro-batch that divides target / D, and GA.
+  // Target global batch: the nearest at or above it that D ranks reach, ceil(target / D) x D
+  // (exactly the target when D divides it), as the largest fitting micro-batch that divides
+  // ceil(target / D) times GA.
   if (o.target_global_batch_size && r.max_micro_batch_size) {
     const std::int64_t target = *o.target_global_batch_size, d = base.parallel.data_parallel_size;
-    GlobalBatchPlan plan;
-    if (target % d == 0) {
-      // Divisors come in pairs (i, n / i) with i <= sqrt(n): sqrt(n) steps, not one per micro-batch size.
-      const std::int64_t n = target / d, cap = r.max_micro_batch_size->value;
-      std::int64_t best = 0;
-      for (std::int64_t i = 1; i <= n / i; ++i) {
-        work_meter::add(1);
-        if (n % i != 0) continue;
-        if (i <= cap) best = std::max(best, i);
-        if (n / i <= cap) best = std::max(best, n / i);
-      }
-      if (best > 0) plan = {best, n / best, target, true};
+    const std::int64_t n = (target + d - 1) / d, cap = r.max_micro_batch_size->value;
+    // Divisors come in pairs (i, n / i) with i <= sqrt(n): sqrt(n) steps, not one per micro-batch size.
+    std::int64_t best = 1;
+    for (std::int64_t i = 1; i <= n / i; ++i) {
+      work_meter::add(1);
+      if (n % i != 0) continue;
+      if (i <= cap) best = std::max(best, i);
+      if (n / i <= cap) best = std::max(best, n / i);
     }
-    if (!plan.exact) {
-      plan.micro_batch_size = r.max_micro_batch_size->value;
-      plan.gradient_accumulation_steps = std::max<std::int64_t>(1, (target + plan.micro_batch_size * d - 1) / (plan.micro_batch_size * d));
-      plan.global_batch_size = plan.micro_batch_size * d * plan.gradient_accumulation_steps;
-    }
-    r.global_batch = plan;
+    r.global_batch = GlobalBatchPlan{best, n / best, n * d, n * d == target};
   }
 
   // Curves for the page: the peak against sequence length and micro-batch.
