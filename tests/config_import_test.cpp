@@ -765,6 +765,8 @@ TEST_CASE("a model the catalog lacks suggests the catalog model of the same fami
       {"Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B"},
       {"meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B"},
       {"google/gemma-2-9b-it", "google/gemma-2-9b"},
+      // The version is a word of its own: 3.1, not the Meta-Llama-3-8B a letter-count prefers.
+      {"NousResearch/Meta-Llama-3.1-8B", "meta-llama/Llama-3.1-8B"},
   };
   for (const auto& [id, nearest] : cases) {
     trainmem::ConfigFile f;

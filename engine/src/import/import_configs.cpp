@@ -511,16 +511,41 @@ std::string size_word(const std::string& family_size) {
   return "";
 }
 
-// The catalog model to suggest for an id it lacks: the nearest name of the same size (a 7B
-// instruct release suggests the 7B base, never the 72B), or none.
+// The "-"-separated words of a family-and-size name.
+std::set<std::string> name_words(const std::string& family_size) {
+  std::set<std::string> words;
+  std::string word;
+  for (std::size_t i = 0; i <= family_size.size(); ++i) {
+    if (i == family_size.size() || family_size[i] == '-') {
+      if (!word.empty()) words.insert(word);
+      word.clear();
+    } else {
+      word += family_size[i];
+    }
+  }
+  return words;
+}
+
+// The catalog model to suggest for an id it lacks: of the names of the same size (a 7B instruct
+// release suggests the 7B base, never the 72B), those sharing the largest share of their words
+// (a version such as "3.1" is a word: Meta-Llama-3.1-8B suggests Llama-3.1-8B, not Meta-Llama-3-8B),
+// the nearest by spelling among them; or none.
 std::string nearest_catalog_model(const std::string& hf_id, const Catalog& catalog) {
   const std::string want = family_and_size(hf_id);
   const std::string size = size_word(want);
+  const std::set<std::string> want_words = name_words(want);
   std::vector<std::string> names, ids;
+  double best = 0;
   for (const auto& m : catalog.models) {
     if (m.hf_id.empty()) continue;
     const std::string name = family_and_size(m.hf_id);
     if (size_word(name) != size) continue;
+    const std::set<std::string> words = name_words(name);
+    std::size_t shared = 0;
+    for (const auto& w : words) shared += want_words.count(w);
+    const double share = static_cast<double>(shared) / static_cast<double>(words.size() + want_words.size() - shared);
+    if (share < best) continue;
+    if (share > best) names.clear(), ids.clear(), best = share;
     names.push_back(name);
     ids.push_back(m.hf_id);
   }
