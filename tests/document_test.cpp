@@ -136,3 +136,16 @@ TEST_CASE("a wrong type names the value that was typed, for a page to word it in
   CHECK(params["got"] == "string");
   CHECK(params["value"] == "\"abc\"");
 }
+
+TEST_CASE("a modules_to_save name without a module here is an unknown value naming the ones there are", "[document][errors]") {
+  // PEFT's modules_to_save takes module names; this document prices the head and the embedding.
+  const auto errors = parse_estimate_document(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora",
+    "lora": {"modules_to_save": ["lm_head", "foo"]}})").errors;
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "unknown_value");
+  CHECK(errors[0].field == "lora.modules_to_save");
+  CHECK_THAT(errors[0].message, Catch::Contains("\"foo\" is not one of: lm_head, embed_tokens"));
+  // Not a list of names: a wrong type.
+  CHECK(error_codes(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "lora": {"modules_to_save": [1]}})") ==
+        std::vector<std::string>{"wrong_type"});
+}

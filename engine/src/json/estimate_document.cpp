@@ -189,12 +189,22 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     }
   }
   if (const json* t = r.get("modules_to_save")) {
-    const bool ok = t->is_array() && std::all_of(t->begin(), t->end(), [](const json& x) {
-      return x.is_string() && (x == "lm_head" || x == "embed_tokens");
-    });
-    if (t->is_array() && t->size() > kMaxListEntries) r.too_many_entries("modules_to_save", t->size());
-    else if (ok) s.lora.modules_to_save = t->get<std::vector<std::string>>();
-    else r.type_error("modules_to_save", "a list of \"lm_head\" and/or \"embed_tokens\"", *t);
+    const bool names = t->is_array() && std::all_of(t->begin(), t->end(), [](const json& x) { return x.is_string(); });
+    if (t->is_array() && t->size() > kMaxListEntries) {
+      r.too_many_entries("modules_to_save", t->size());
+    } else if (!names) {
+      r.type_error("modules_to_save", "a list of module names", *t);
+    } else {
+      // A name this document has no module for is named with the ones it has.
+      static const std::vector<std::string> kSaved{"lm_head", "embed_tokens"};
+      bool known = true;
+      for (const auto& x : *t)
+        if (std::find(kSaved.begin(), kSaved.end(), x.get<std::string>()) == kSaved.end()) {
+          r.unknown_value("modules_to_save", x.get<std::string>(), kSaved);
+          known = false;
+        }
+      if (known) s.lora.modules_to_save = t->get<std::vector<std::string>>();
+    }
   }
   set(s.lora.use_dora, r.boolean("use_dora"));
   set(s.lora.lora_dropout, r.number("lora_dropout", 0, 1));
