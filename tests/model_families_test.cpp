@@ -2,6 +2,7 @@
 // model_type without a layout. Counts are derived by hand from the modeling file each family cites
 // (engine/src/architectures/); the published figures are quoted with their source.
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -446,4 +447,19 @@ TEST_CASE("MiniCPM: Llama's modules, tied head by default, a Mixtral-style MoE v
   std::string moe = two_b;
   moe.insert(moe.size() - 1, R"(, "num_experts": 8, "num_experts_per_tok": 2)");
   CHECK(total_of(moe) == 13873291776);
+}
+
+TEST_CASE("more experts per token than experts: the value and the count of experts in params", "[families][errors]") {
+  ParsedSetup parsed = parse_estimate_document(R"({"model": {"hf_config": {"model_type": "mixtral", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+    "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 9}}})");
+  REQUIRE(parsed.errors.size() == 1);
+  const FieldError& e = parsed.errors[0];
+  CHECK(e.code == "out_of_range");
+  CHECK(e.field == "model.hf_config.num_experts_per_tok");
+  std::map<std::string, std::string> shown;
+  for (const auto& [key, value] : e.params.values)
+    shown[key] = std::holds_alternative<std::string>(value) ? std::get<std::string>(value) : std::to_string(static_cast<long long>(std::get<double>(value)));
+  CHECK(shown["value"] == "9");
+  CHECK(shown["max"] == "8");
 }

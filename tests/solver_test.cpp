@@ -361,4 +361,9 @@ TEST_CASE("calibration answers at the document's sequence; bad point pairs are r
     {"measured_bytes": 5e10, "micro_batch_size": 2, "seq_length": 32}]}})");
   CHECK_FALSE(same.ok);
   CHECK_THAT(same.json, Catch::Contains("different token counts"));
+  // Three points: too many, said with the count and the limit (not "must be a list").
+  const JsonResult three = solve_json(base + R"([{"measured_bytes": 4e10}, {"measured_bytes": 5e10}, {"measured_bytes": 6e10}]}})");
+  CHECK_FALSE(three.ok);
+  CHECK_THAT(three.json, Catch::Contains("solve.calibration has 3 measured points; the limit is 2"));
+  CHECK_THAT(three.json, Catch::Contains("\"code\": \"out_of_range\""));
 }

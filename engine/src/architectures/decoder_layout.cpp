@@ -320,7 +320,8 @@ std::optional<Architecture> finish(ConfigFields& f, const std::string& model_typ
   if (r.top_k > r.experts) {
     f.fail("num_experts_per_tok", error_code::out_of_range,
            f.field("num_experts_per_tok") + " = " + std::to_string(r.top_k) + " exceeds the number of experts " +
-               std::to_string(r.experts));
+               std::to_string(r.experts),
+           {{"value", std::to_string(r.top_k)}, {"max", static_cast<double>(r.experts)}});
     return std::nullopt;
   }
   return build_decoder(model_type, r);

@@ -63,7 +63,11 @@ SolveRequest read_solve(const json& v, const TrainingSetup& s, Errors& errors) {
         }
   }
   if (const json* cal = r.get("calibration")) {
-    if (!cal->is_array() || cal->empty() || cal->size() > 2) {
+    if (cal->is_array() && cal->size() > 2) {
+      errors.push_back({error_code::out_of_range, "solve.calibration",
+                        "solve.calibration has " + std::to_string(cal->size()) + " measured points; the limit is 2",
+                        {{"entries", static_cast<double>(cal->size())}, {"limit", 2.0}}});
+    } else if (!cal->is_array() || cal->empty()) {
       r.type_error("calibration", "a list of one or two measured points", *cal);
     } else {
       for (std::size_t i = 0; i < cal->size(); ++i) {
