@@ -92,6 +92,22 @@ TEST_CASE("ZeRO-3 parameter offload keeps the gathered working set on the GPU, o
   CHECK(buffers_of(eight).forward == 2.1e9);
 }
 
+TEST_CASE("DeepSpeed under the HF Trainer: buckets of its \"auto\" fill, from hidden_size", "[deepspeed]") {
+  // transformers HfTrainerDeepSpeedConfig.trainer_config_finalize: reduce_bucket_size = h^2 and, at
+  // ZeRO-3, stage3_prefetch_bucket_size = 0.9 h^2. Llama-2-7B, h = 4096: 16,777,216 and 15,099,494.4.
+  // ZeRO-3 with parameter offload on one GPU: forward holds max(1e9, largest module) + the prefetch
+  // bucket, in bf16: (1e9 + 15,099,494.4) x 2 = 2,030,198,988.8 B (DeepSpeed's own 5e7: 2.1e9 B).
+  const auto s = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
+    "parallel": {"world_size": 1, "zero_stage": 3, "sharding_engine": "deepspeed", "offload_optimizer": "cpu", "offload_param": "cpu"}})");
+  CHECK(buffers_of(s).forward == Approx(2030198988.8).epsilon(1e-12));
+  // ZeRO-2 on 8 GPUs, bf16 gradients: the reduce bucket in backward, 16,777,216 x 2 = 33,554,432 B
+  // (DeepSpeed's own 5e8 elements: 1e9 B).
+  const std::string zero2 = R"(, "precision": {"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": true},
+    "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "deepspeed"}})";
+  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer")" + zero2)).backward == 33554432.0);
+  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed")" + zero2)).backward == 1e9);
+}
+
 TEST_CASE("Megatron pads the vocabulary to make_vocab_size_divisible_by x TP", "[megatron]") {
   // GPT-2 (124,439,808 parameters, vocab 50,257, tied head) under Megatron with TP 2: 50,257 is
   // padded to a multiple of 128 x 2 = 256, i.e. 50,432; 175 extra rows x 768 = 134,400 parameters:

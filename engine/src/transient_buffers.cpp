@@ -42,7 +42,26 @@ CpBuffers context_parallel_buffers(const TrainingSetup& s, const Architecture& a
 constexpr double kDeepSpeedReduceBucket = 5e8;        // elements, reduce_bucket_size
 constexpr double kDeepSpeedAllgatherBucket = 5e8;     // elements, allgather_bucket_size (stage 1/2)
 constexpr double kDeepSpeedPrefetchBucket = 5e7;      // elements, stage3_prefetch_bucket_size
+constexpr double kHfPrefetchShare = 0.9;              // of hidden_size^2, the HF Trainer's "auto" prefetch
 constexpr double kFp32Bytes = 4.0;
+
+// DeepSpeed's bucket sizes, elements: zero/config.py's defaults, or, under the HF Trainer, what it
+// writes for "auto" (as its DeepSpeed configs set them): reduce_bucket_size = hidden_size^2 and,
+// at ZeRO-3, stage3_prefetch_bucket_size = 0.9 hidden_size^2 (transformers
+// src/transformers/integrations/deepspeed.py @02348331baea70aaedce3b76c18481b2b441fe2d,
+// HfTrainerDeepSpeedConfig.trainer_config_finalize).
+struct DeepSpeedBuckets {
+  double reduce = kDeepSpeedReduceBucket, allgather = kDeepSpeedAllgatherBucket, prefetch = kDeepSpeedPrefetchBucket;
+};
+
+DeepSpeedBuckets deepspeed_buckets(const TrainingSetup& s) {
+  DeepSpeedBuckets b;
+  if (s.framework != Framework::hf_trainer || !s.model.architecture) return b;
+  const double h = static_cast<double>(s.model.architecture->hidden_size);
+  b.reduce = h * h;
+  b.prefetch = kHfPrefetchShare * h * h;
+  return b;
+}
 
 // The largest single parameter tensor on this GPU's TP shard (elements): what a for-loop optimizer
 // works on at a time.
@@ -96,18 +115,20 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
 
   if (zero == 3 && (dp > 1 || param_offload)) {
     if (deepspeed) {
+      const DeepSpeedBuckets buckets = deepspeed_buckets(s);
       const double live = std::max(std::min(s.parallel.zero3_max_live_parameters, rank_params), unit);
-      const double prefetch = std::min(kDeepSpeedPrefetchBucket, rank_params);
+      const double prefetch = std::min(buckets.prefetch, rank_params);
       b.forward = (live + prefetch) * A;
-      b.backward = (live + prefetch) * A + std::min(kDeepSpeedReduceBucket, rank_trainable) * grad_bytes;
+      b.backward = (live + prefetch) * A + std::min(buckets.reduce, rank_trainable) * grad_bytes;
     } else {
       b.forward = s.parallel.reshard_after_forward ? 2 * unit * A : rank_params * A;
       b.backward = 2 * unit * A + 2 * std::min(unit, rank_trainable) * grad_bytes;
     }
   } else if (zero >= 1 && dp > 1) {
     if (deepspeed) {
-      b.backward = std::min(kDeepSpeedReduceBucket, rank_trainable) * grad_bytes;
-      b.optimizer_step = std::min(kDeepSpeedAllgatherBucket, rank_params) * A;
+      const DeepSpeedBuckets buckets = deepspeed_buckets(s);
+      b.backward = std::min(buckets.reduce, rank_trainable) * grad_bytes;
+      b.optimizer_step = std::min(buckets.allgather, rank_params) * A;
     } else if (zero == 2) {
       b.backward = std::min(unit, rank_trainable) * grad_bytes;  // one unit's reduce-scatter input
     }

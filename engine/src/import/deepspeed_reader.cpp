@@ -111,7 +111,8 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
                k == "use_multi_rank_bucket_allreduce" || k == "zero_quantized_nontrainable_weights" ||
                k == "stage3_module_granularity_threshold" || k == "memory_efficient_linear") {
       r.unmodelled_key(sub, v, std::string("communication buckets / partitioning detail: the estimate assumes ") + kDs +
-                                   " zero/config.py defaults (reduce and all-gather buckets 5e8 elements, prefetch 5e7)");
+                                   " zero/config.py defaults (reduce and all-gather buckets 5e8 elements, prefetch 5e7), or under the"
+                                   " HF Trainer its \"auto\" fill (reduce hidden_size^2, ZeRO-3 prefetch 0.9 hidden_size^2)");
     } else if (k == "stage3_gather_16bit_weights_on_model_save" || k == "stage3_gather_fp16_weights_on_model_save") {
       r.ignore(sub, v, "gathers 16-bit weights when saving a model, outside the training step");
     } else {
