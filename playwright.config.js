@@ -11,6 +11,10 @@ module.exports = defineConfig({
   workers: 1,
   forbidOnly: true,  // a stray test.only would silently skip every other test
   reporter: [['list']],
+  // An expectation waits up to 15 s (Playwright's default is 5): on a loaded 2-core machine the first
+  // import compiles the trainer-config module's wasm in its worker in more than 5 s. A passing
+  // expectation returns as soon as it holds, so this costs nothing when the machine is idle.
+  expect: { timeout: 15000 },
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     browserName: 'chromium',
