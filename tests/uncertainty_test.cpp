@@ -261,6 +261,21 @@ TEST_CASE("HF Trainer without an attention implementation runs what transformers
   CHECK(titan["resolved"]["attention"]["origin"] == "engine default");
 }
 
+TEST_CASE("The band's low end is every lowering setting together, not a sum that counts the same bytes twice", "[uncertainty]") {
+  // Llama-3.1-8B under the HF Trainer on 8 GPUs with ZeRO-3, checkpointing and sequence length left
+  // out: full checkpointing and a 1,024-token sequence each shrink the same activations, so their
+  // separate savings overlap. The low end is the peak of the setup with both (a sum of the two had
+  // put it at 0.58 GB, below the 16 GB of sharded model states).
+  const std::string base = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "hf_trainer", "gpu": "rtx-5090-32gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"micro_batch_size": 1)";
+  const json unstated = estimate_doc(base + "}}");
+  const json both = estimate_doc(base + R"(, "seq_length": 1024}, "activation_checkpointing": "full"})");
+  REQUIRE(term(unstated, "unstated_activation_checkpointing"));
+  REQUIRE(term(unstated, "unstated_seq_length"));
+  CHECK(bytes(unstated["per_gpu"]["peak_allocated_range"]["low"]) == bytes(both["per_gpu"]["peak_allocated"]));
+  CHECK(bytes(unstated["per_gpu"]["peak_allocated_range"]["low"]) > bytes(unstated["per_gpu"]["model_states"]));
+}
+
 TEST_CASE("No lora block: the band spans torchtune's LoRA configs, from r 8 on q and v to r 64 on every projection", "[uncertainty]") {
   // Llama-2-7B (hidden 4096, intermediate 11008, 32 layers) under torchtune, one sequence of 2,048
   // tokens, no checkpointing. Left out, the engine puts r 16 on q_proj and v_proj (PEFT's targets

@@ -178,9 +178,12 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
   const double allocated = *g.peak_allocated, reserved = *g.peak_reserved, peak = *g.peak;
   Band band;
 
-  // Unstated settings: the spread of the allocated peak over the alternatives, one term per source.
+  // Unstated settings: the spread of the allocated peak over the alternatives, one term per source,
+  // with the alternative of each source that lowers (raises) the peak most.
   std::vector<UncertaintyTerm> allocated_terms;
-  for (const Alternative& alt : alternatives(s)) {
+  std::vector<const Alternative*> lowest, highest;  // per term
+  const std::vector<Alternative> alts = alternatives(s);
+  for (const Alternative& alt : alts) {
     TrainingSetup other = s;
     alt.apply(other);
     if (!validate(other).empty()) continue;
@@ -191,16 +194,39 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
                              [&](const UncertaintyTerm& t) { return t.source == alt.source; });
     if (same == allocated_terms.end()) {
       allocated_terms.push_back({alt.source, BandLevel::peak_allocated, 0, 0, alt.label, alt.reference});
+      lowest.push_back(nullptr);
+      highest.push_back(nullptr);
       same = allocated_terms.end() - 1;
     } else {
       same->alternative += "; " + alt.label;
       same->reference += "; " + std::string(alt.reference);
     }
-    same->below = std::max(same->below, -delta);
-    same->above = std::max(same->above, delta);
+    const std::size_t i = static_cast<std::size_t>(same - allocated_terms.begin());
+    if (-delta > same->below) same->below = -delta, lowest[i] = &alt;
+    if (delta > same->above) same->above = delta, highest[i] = &alt;
   }
+  // The band's ends: every source at its lowest (highest) alternative together, one setup each, so
+  // that settings which move the same bytes (checkpointing and a shorter sequence both shrink the
+  // activations) are not counted twice; the sum of the terms where that setup is refused. Each
+  // term is then its share of that end.
+  const auto together = [&](const std::vector<const Alternative*>& chosen, double summed) {
+    TrainingSetup other = s;
+    int applied = 0;
+    for (const Alternative* a : chosen)
+      if (a) a->apply(other), ++applied;
+    if (applied < 2 || !validate(other).empty()) return summed;
+    const Estimate o = estimate(other);
+    return o.per_gpu.peak_allocated && std::isfinite(*o.per_gpu.peak_allocated) ? std::fabs(*o.per_gpu.peak_allocated - allocated) : summed;
+  };
   double below = 0, above = 0;
   for (const auto& t : allocated_terms) below += t.below, above += t.above;
+  const double joint_below = std::min(below, together(lowest, below)), joint_above = std::min(above, together(highest, above));
+  for (auto& t : allocated_terms) {
+    if (below > 0) t.below *= joint_below / below;
+    if (above > 0) t.above *= joint_above / above;
+  }
+  below = joint_below;
+  above = joint_above;
   band.peak_allocated = {std::max(0.0, allocated - below), allocated, allocated + above};
 
   // Reserved: the allocated band carried at the estimate's reserved/allocated ratio, then the
