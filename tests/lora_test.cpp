@@ -150,3 +150,22 @@ TEST_CASE("a LoRA rank whose adapter outgrows the model is warned about", "[lora
   CHECK_FALSE(warns(2696));
   CHECK(warns(2697));
 }
+
+TEST_CASE("lora.adapter_dtype given: the adapters' weights, gradients and moments take its bytes", "[lora]") {
+  // Llama-3.1-8B, r 64 on all-linear: per layer 64 x ((4096 + 4096) x 2 + (4096 + 1024) x 2 +
+  // (4096 + 14336) x 3) = 5,242,880 adapter parameters, x 32 layers = 167,772,160. Under torchtune's
+  // pure bf16 (no master copy, bf16 moments) a bf16 adapter costs 2 + 2 + 2 x 2 = 8 B, an fp32 one
+  // 4 + 4 + 2 x 4 = 16 B (fp32 moments, no master): 8 x 167,772,160 = 1,342,177,280 B more.
+  const auto doc = [](const std::string& dtype) {
+    return R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtune", "method": "lora",
+      "lora": {"r": 64, "target_modules": "all-linear")" + dtype + R"(}, "precision": {"param_dtype": "bf16",
+      "master_weights": false, "optimizer_state_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 2048}})";
+  };
+  const auto fp32 = estimate_from(doc(R"(, "adapter_dtype": "fp32")"));
+  const auto bf16 = estimate_from(doc(R"(, "adapter_dtype": "bf16")"));
+  const auto unstated = estimate_from(doc(""));
+  REQUIRE(fp32.parameters.adapter == 167772160);
+  CHECK(fp32.per_gpu.model_states - bf16.per_gpu.model_states == 1342177280.0);
+  // Left out, the adapters follow the precision block: here bf16 like the stated bf16.
+  CHECK(unstated.per_gpu.model_states == bf16.per_gpu.model_states);
+}

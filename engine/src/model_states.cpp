@@ -1,6 +1,7 @@
 #include "trainmem/model_states.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "trainmem/framework_defaults.hpp"
 
@@ -47,6 +48,22 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   const bool fsdp_engine = engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2;
   const double unsharded_grad_bytes = dtype_bytes(fsdp_engine ? precision.compute_dtype : precision.grad_dtype);
 
+  // Adapters held in a dtype of their own (lora.adapter_dtype, when given): PEFT's
+  // autocast_adapter_dtype keeps them in fp32 over a 16-bit base (peft >= 0.12, get_peft_model),
+  // torchtune builds them in the model's dtype. Their gradients take the weights' dtype (autograd),
+  // an fp32 adapter keeps fp32 optimizer moments (torch AdamW's state dtype is the parameter's) and
+  // needs no master copy. Unstated, the adapters follow the precision block like any trainable weight.
+  std::optional<BytesPerParam> adapter_bytes;
+  if ((s.method == Method::lora || s.method == Method::qlora) && !s.unstated.adapter_dtype) {
+    ResolvedPrecision a = precision;
+    a.param_dtype = a.grad_dtype = s.lora.adapter_dtype;
+    if (s.lora.adapter_dtype == Dtype::fp32) {
+      a.optimizer_state_dtype = Dtype::fp32;
+      a.master_weights = false;
+    }
+    adapter_bytes = trainable_bytes_per_param(a, arch);
+  }
+
   std::vector<ModelStates> result;
   const auto stages = stage_parameters(s);
   for (std::size_t i = 0; i < stages.size(); ++i) {
@@ -83,6 +100,12 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     }
     all.optimizer_states =
         r.dense_trainable * b.optimizer / opt_shard_d + r.expert_trainable * b.optimizer / opt_shard_e;
+    if (adapter_bytes) {
+      // The adapters' share at their own bytes instead of the precision's (sharded as dense weights).
+      all.parameters += r.adapter * (adapter_bytes->param - b.param) / param_shard_d;
+      all.gradients += r.adapter * (adapter_bytes->grad - b.grad) / grad_shard_d;
+      all.optimizer_states += r.adapter * (adapter_bytes->optimizer - b.optimizer) / opt_shard_d;
+    }
     all.step_only_gradients =
         r.dense_trainable * b.optimizer_gradient / opt_shard_d + r.expert_trainable * b.optimizer_gradient / opt_shard_e;
     // ZeRO-3 steps one sub-group of the partition at a time (stage3.py step(): prepare, step and

@@ -274,6 +274,7 @@ struct TrainingSetup {
     bool optimizer_in_backward = false;  // precision.optimizer_in_backward (false was used)
     bool attention = false;              // attention (the engine's flash was used)
     bool lora = false;                   // the lora block (r 16 on the family's PEFT targets was used)
+    bool adapter_dtype = true;           // lora.adapter_dtype (the adapters' memory follows precision)
   } unstated;
 };
 

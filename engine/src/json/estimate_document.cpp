@@ -209,6 +209,7 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   set(s.lora.use_dora, r.boolean("use_dora"));
   set(s.lora.lora_dropout, r.number("lora_dropout", 0, 1));
   set(s.lora.adapter_dtype, r.choice("adapter_dtype", kTrainingDtypes));
+  s.unstated.adapter_dtype = !r.has("adapter_dtype");
   r.number("lora_alpha", 0, 1e6);  // scaling only: no memory effect
   r.finish();
 }
