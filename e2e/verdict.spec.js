@@ -132,3 +132,24 @@ test('with a parameter count only and a GPU chosen, the verdict line asks for an
   await app.set('gpu', '');
   await expect(page.getByTestId('fit')).toHaveText('no GPU chosen');
 });
+
+test('a borderline setup reads borderline in the headline, the Compare table and the Markdown export, in English and Chinese', async ({ app, page }) => {
+  // A new user's link: Llama 3.1 8B full fine-tuning, 3 x 4096 tokens, ZeRO-3 on 8 H100 80GB, context parallel 2.
+  await app.open('http', '#v4:m=llama-3.1-8b&me=full&b=3&s=4096&ac=none&n=8&z=3&tp=1&pp=1&sp=0&cp=2&oo=none&op=none&g=h100-sxm-80gb&c=5a93dc41');
+  const doc = await app.inputDoc();
+  const expected = cli(doc);
+  expect(expected.verdict).toBe('borderline');
+  expect(expected.fits).toBe(false);  // `fits` is the conservative reading: a yes/no from it said "no" here
+  await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', 'borderline');
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
+  const text = require('fs').readFileSync(await md.path(), 'utf8');
+  expect(text).toContain(`Fit: borderline (usable ${Render.formatBytes(expected.gpu_capacity_bytes, 'GiB')})`);
+  // Pinned, then one sequence per micro-batch: the current setup's verdict is the CLI's for that document.
+  await page.getByTestId('pin').click();
+  await app.set('batch.micro_batch_size', 1);
+  const current = cli({ ...doc, batch: { ...doc.batch, micro_batch_size: 1 } });
+  const verdicts = page.getByTestId('compare').locator('td[data-verdict]');
+  await expect(verdicts).toHaveText(['borderline', { fits: 'fits', borderline: 'borderline', does_not_fit: 'does not fit' }[current.verdict]]);
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(verdicts.first()).toHaveText('临界');
+});

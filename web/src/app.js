@@ -22,7 +22,7 @@ import { keepFocusClear } from './headline.js';
 import { changedInputs, renderCompare } from './compare.js';
 import { download, markdown } from './export.js';
 import { renderAccuracy, renderTimeAccuracy } from './accuracy.js';
-import { marginText, bandText, renderUncertainty, renderSuggestions } from './verdict.js';
+import { marginText, bandText, renderUncertainty, renderSuggestions, verdictClass } from './verdict.js';
 import { showDefaults } from './defaults.js';
 import { mergePatch } from './doc-paths.js';
 import { loadChunk } from './chunks.js';
@@ -379,7 +379,7 @@ export class App {
     const verdict = out.verdict === 'fits' ? 'fits' : out.verdict === 'borderline' ? 'borderline' : out.verdict === 'does_not_fit' ? 'no_fit' : null;
     fit.textContent = verdict !== null ? t(verdict, { gpu: this.gpuName(doc) }) : !doc.gpu ? t('fit_unknown')
       : out.warnings.some((/** @type {{code: string}} */ w) => w.code === 'model_states_only') ? t('fit_needs_architecture') : t('fit_none');
-    fit.className = verdict === 'fits' ? 'ok' : verdict === 'no_fit' ? 'bad' : verdict === 'borderline' ? 'warn' : '';
+    fit.className = verdictClass(out.verdict);
     fit.dataset.verdict = out.verdict || '';
     mini.textContent = t('peak_per_gpu') + ' ' + peak.textContent + ' · ' + fit.textContent + ' ↓';
     // Headroom: the GPU's capacity minus the quantity the verdict compares (the engine's margin).
