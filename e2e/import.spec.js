@@ -180,6 +180,40 @@ test('a UTF-16 file is named as such; files too large together are refused with 
   await expect(page.getByTestId('import-errors')).toContainText('at most 1048576 bytes per import');
 });
 
+test('a binary file chosen is named as not UTF-8 text, also when Import is clicked after it, in English and Chinese', async ({ app, page }) => {
+  await app.open();
+  const before = await app.inputDoc();
+  await page.locator('#import > summary').click();
+  // Byte 0xC5 opens a two-byte UTF-8 sequence; 0x01 cannot continue one (RFC 3629, section 4).
+  // `trainmem import` names it: "model.bin:1:3: byte 0xC5 is not UTF-8".
+  const bytes = [0x61, 0x62, 0xc5, 0x01, 0x02, 0x00, 0xff];
+  const answer = (() => {
+    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'trainmem-'));
+    fs.writeFileSync(path.join(dir, 'model.bin'), Buffer.from(bytes));
+    try {
+      execFileSync(TRAINMEM, ['import', 'model.bin'], { cwd: dir });
+    } catch (e) {
+      return JSON.parse(e.stdout.toString());
+    }
+    return null;
+  })();
+  expect(answer.error.code).toBe('invalid_encoding');
+  await page.getByTestId('import-files').setInputFiles({ name: 'model.bin', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+  const errors = page.getByTestId('import-errors');
+  await expect(errors.locator('li[data-code="invalid_encoding"]')).toHaveText('model.bin model.bin is not UTF-8 text; save it as UTF-8, as the frameworks and trainmem import read it.');
+  await page.getByTestId('import-run').click();
+  await expect(errors.locator('li[data-code="invalid_encoding"]')).toContainText('model.bin is not UTF-8 text');
+  await expect(errors).not.toContainText('missing_field');
+  await expect(errors).not.toContainText('Nothing to import');
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(errors.locator('li[data-code="invalid_encoding"]')).toContainText('model.bin 不是 UTF-8 文本');
+  expect(await app.inputDoc()).toEqual(before);
+  // Clear forgets the file: Import then has nothing to import, said without a code.
+  await page.getByTestId('import-clear').click();
+  await page.getByTestId('import-run').click();
+  await expect(errors.locator('li[data-code="missing_field"]')).toHaveText('没有可导入的内容：请选择或拖入文件，或粘贴文件内容或命令行。');
+});
+
 test('a failed import after a good one shows nothing of the earlier result and says the form is unchanged', async ({ app, page }) => {
   await app.open();
   await drop(page, ['accelerate/' + YAML, 'accelerate/' + JSON_FILE]);
