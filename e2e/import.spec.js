@@ -146,6 +146,51 @@ test('a torchtune recipe config dropped with its tune run line gives the CLI\'s 
   await expect(page.getByTestId('import-unmodelled')).toContainText('8B_full.yaml:custom_sharded_layers');
 });
 
+test('an import replaces what the previous one set: the same files give the same estimate, and what is kept from the form is listed', async ({ app, page }) => {
+  // A new user's launch line: Qwen2.5-7B LoRA r 16 on 4 GPUs, 8 x 1024 tokens, bf16, checkpointing.
+  const line = 'accelerate launch --num_processes 4 train.py --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 8 '
+    + '--max_seq_length 1024 --bf16 --gradient_checkpointing --use_peft --lora_r 16';
+  await app.open();
+  const fresh = await app.inputDoc();
+  const answer = cliImportText('accelerate_launch.sh', line);
+  const expected = importedDoc(answer, fresh);
+  const importLine = async () => {
+    await page.getByTestId('import-text').fill(line);
+    await page.getByTestId('import-run').click();
+    await expect(page.getByTestId('import-result')).toBeVisible();
+  };
+  await page.locator('#import > summary').click();
+  await importLine();
+  expect(await app.inputDoc()).toEqual(expected);
+  const peak = cli(expected).per_gpu.peak;
+  expect(await app.bytes('b-peak')).toBe(peak);
+  // A torchtune LoRA recipe with its tune run line states what the launch line leaves to the engine
+  // (lora.target_modules, precision.master_weights, loss.implementation, ...).
+  await page.getByTestId('import-clear').click();
+  const torchtune = cliImportFull(path.join(CONFIGS, 'torchtune'), ['8B_lora_single_device.yaml', '8B_lora_single_device.sh']);
+  const leftToEngine = Object.keys(answer.provenance).filter((f) => /^engine default/.test(answer.provenance[f]) && getPath(torchtune.document, f) !== undefined);
+  expect(leftToEngine).toContain('lora.target_modules');
+  await drop(page, ['torchtune/8B_lora_single_device.yaml', 'torchtune/8B_lora_single_device.sh']);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  expect((await app.inputDoc()).lora.target_modules).toEqual(torchtune.document.lora.target_modules);
+  // The same launch line again: the torchtune import's values are reset, not kept.
+  await page.getByTestId('import-clear').click();
+  await importLine();
+  expect(await app.inputDoc()).toEqual(expected);
+  expect(await app.bytes('b-peak')).toBe(peak);
+  // A value the user sets after an import is the user's: the next import that leaves it to the
+  // engine keeps it, and lists it as kept from the form.
+  expect(answer.provenance['loss.implementation']).toMatch(/^engine default/);
+  await page.locator('#advanced > summary').click();
+  await app.set('loss.implementation', 'fused');
+  await page.getByTestId('import-clear').click();
+  await importLine();
+  expect(await app.inputDoc()).toEqual({ ...expected, loss: { implementation: 'fused' } });
+  await expect(page.locator('#import-replaced li[data-kept="loss.implementation"]')).toHaveText('loss.implementation: fused (kept from the form)');
+  await expect(page.locator('#provenance tr[data-field="loss.implementation"]')).toHaveAttribute('data-origin', 'kept');
+  await expect(page.locator('#import-replaced li[data-kept]')).toHaveCount(1);
+});
+
 test('a malformed YAML shows its line and column; a TOML too', async ({ app, page }) => {
   await app.open();
   await page.locator('#import > summary').click();
