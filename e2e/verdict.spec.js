@@ -2,7 +2,7 @@
 // point estimate's, the engine's suggestions (each applied gives the CLI's estimate of the changed
 // document), and every default shown from the engine's `resolved` block.
 const { crc32 } = require('zlib');
-const { test, expect, cli } = require('./fixtures');
+const { test, expect, cli, ROOT } = require('./fixtures');
 const Render = require('../web/src/format.js');
 
 const signed = (x, unit) => Render.signedBytes(x, unit);
@@ -116,6 +116,15 @@ test('controls left at default show the value the engine used, from resolved', a
   await page.getByTestId('lang').selectOption('en');
   await app.settled();
   await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', 'default');
+});
+
+test('the GPU list\'s default option names the GPU the engine used by its display name, not its id', async ({ app, page }) => {
+  await app.open();
+  const expected = cli(await app.inputDoc());
+  const gpus = JSON.parse(require('child_process').execFileSync(require('path').join(ROOT, 'build-native', 'trainmem'), ['catalog', 'gpus']).toString()).gpus;
+  const used = gpus.find((g) => g.id === expected.resolved.gpu.value);
+  expect(used.display_name).not.toBe(used.id);
+  await expect(app.field('gpu').locator('option[value=""]')).toHaveText('default: ' + used.display_name);
 });
 
 // A parameter count alone gives model states but no peak (the engine's model_states_only warning): the
