@@ -157,7 +157,7 @@ test('an import replaces what the previous one set: the same files give the same
   const importLine = async () => {
     await page.getByTestId('import-text').fill(line);
     await page.getByTestId('import-run').click();
-    await expect(page.getByTestId('import-result')).toBeVisible();
+    await expect(page.getByTestId('import-result')).toBeVisible({ timeout: 15000 });  // the first import loads the config module
   };
   await page.locator('#import > summary').click();
   await importLine();
