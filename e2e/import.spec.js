@@ -146,6 +146,51 @@ test('a torchtune recipe config dropped with its tune run line gives the CLI\'s 
   await expect(page.getByTestId('import-unmodelled')).toContainText('8B_full.yaml:custom_sharded_layers');
 });
 
+test('an import replaces what the previous one set: the same files give the same estimate, and what is kept from the form is listed', async ({ app, page }) => {
+  // A new user's launch line: Qwen2.5-7B LoRA r 16 on 4 GPUs, 8 x 1024 tokens, bf16, checkpointing.
+  const line = 'accelerate launch --num_processes 4 train.py --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 8 '
+    + '--max_seq_length 1024 --bf16 --gradient_checkpointing --use_peft --lora_r 16';
+  await app.open();
+  const fresh = await app.inputDoc();
+  const answer = cliImportText('accelerate_launch.sh', line);
+  const expected = importedDoc(answer, fresh);
+  const importLine = async () => {
+    await page.getByTestId('import-text').fill(line);
+    await page.getByTestId('import-run').click();
+    await expect(page.getByTestId('import-result')).toBeVisible({ timeout: 15000 });  // the first import loads the config module
+  };
+  await page.locator('#import > summary').click();
+  await importLine();
+  expect(await app.inputDoc()).toEqual(expected);
+  const peak = cli(expected).per_gpu.peak;
+  expect(await app.bytes('b-peak')).toBe(peak);
+  // A torchtune LoRA recipe with its tune run line states what the launch line leaves to the engine
+  // (lora.target_modules, precision.master_weights, loss.implementation, ...).
+  await page.getByTestId('import-clear').click();
+  const torchtune = cliImportFull(path.join(CONFIGS, 'torchtune'), ['8B_lora_single_device.yaml', '8B_lora_single_device.sh']);
+  const leftToEngine = Object.keys(answer.provenance).filter((f) => /^engine default/.test(answer.provenance[f]) && getPath(torchtune.document, f) !== undefined);
+  expect(leftToEngine).toContain('lora.target_modules');
+  await drop(page, ['torchtune/8B_lora_single_device.yaml', 'torchtune/8B_lora_single_device.sh']);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  expect((await app.inputDoc()).lora.target_modules).toEqual(torchtune.document.lora.target_modules);
+  // The same launch line again: the torchtune import's values are reset, not kept.
+  await page.getByTestId('import-clear').click();
+  await importLine();
+  expect(await app.inputDoc()).toEqual(expected);
+  expect(await app.bytes('b-peak')).toBe(peak);
+  // A value the user sets after an import is the user's: the next import that leaves it to the
+  // engine keeps it, and lists it as kept from the form.
+  expect(answer.provenance['loss.implementation']).toMatch(/^engine default/);
+  await page.locator('#advanced > summary').click();
+  await app.set('loss.implementation', 'fused');
+  await page.getByTestId('import-clear').click();
+  await importLine();
+  expect(await app.inputDoc()).toEqual({ ...expected, loss: { implementation: 'fused' } });
+  await expect(page.locator('#import-replaced li[data-kept="loss.implementation"]')).toHaveText('loss.implementation: fused (kept from the form)');
+  await expect(page.locator('#provenance tr[data-field="loss.implementation"]')).toHaveAttribute('data-origin', 'kept');
+  await expect(page.locator('#import-replaced li[data-kept]')).toHaveCount(1);
+});
+
 test('a malformed YAML shows its line and column; a TOML too', async ({ app, page }) => {
   await app.open();
   await page.locator('#import > summary').click();
@@ -178,6 +223,40 @@ test('a UTF-16 file is named as such; files too large together are refused with 
   }, [big(1), big(2)]);
   await expect(page.getByTestId('import-errors')).toContainText(/part0\.json, part1\.json together make an import of 1,?2\d\d,?\d\d\d bytes/);
   await expect(page.getByTestId('import-errors')).toContainText('at most 1048576 bytes per import');
+});
+
+test('a binary file chosen is named as not UTF-8 text, also when Import is clicked after it, in English and Chinese', async ({ app, page }) => {
+  await app.open();
+  const before = await app.inputDoc();
+  await page.locator('#import > summary').click();
+  // Byte 0xC5 opens a two-byte UTF-8 sequence; 0x01 cannot continue one (RFC 3629, section 4).
+  // `trainmem import` names it: "model.bin:1:3: byte 0xC5 is not UTF-8".
+  const bytes = [0x61, 0x62, 0xc5, 0x01, 0x02, 0x00, 0xff];
+  const answer = (() => {
+    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'trainmem-'));
+    fs.writeFileSync(path.join(dir, 'model.bin'), Buffer.from(bytes));
+    try {
+      execFileSync(TRAINMEM, ['import', 'model.bin'], { cwd: dir });
+    } catch (e) {
+      return JSON.parse(e.stdout.toString());
+    }
+    return null;
+  })();
+  expect(answer.error.code).toBe('invalid_encoding');
+  await page.getByTestId('import-files').setInputFiles({ name: 'model.bin', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+  const errors = page.getByTestId('import-errors');
+  await expect(errors.locator('li[data-code="invalid_encoding"]')).toHaveText('model.bin model.bin is not UTF-8 text; save it as UTF-8, as the frameworks and trainmem import read it.');
+  await page.getByTestId('import-run').click();
+  await expect(errors.locator('li[data-code="invalid_encoding"]')).toContainText('model.bin is not UTF-8 text');
+  await expect(errors).not.toContainText('missing_field');
+  await expect(errors).not.toContainText('Nothing to import');
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(errors.locator('li[data-code="invalid_encoding"]')).toContainText('model.bin 不是 UTF-8 文本');
+  expect(await app.inputDoc()).toEqual(before);
+  // Clear forgets the file: Import then has nothing to import, said without a code.
+  await page.getByTestId('import-clear').click();
+  await page.getByTestId('import-run').click();
+  await expect(errors.locator('li[data-code="missing_field"]')).toHaveText('没有可导入的内容：请选择或拖入文件，或粘贴文件内容或命令行。');
 });
 
 test('a failed import after a good one shows nothing of the earlier result and says the form is unchanged', async ({ app, page }) => {

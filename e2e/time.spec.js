@@ -70,3 +70,15 @@ test('the Accuracy section shows the step-time table the time accuracy program w
   await expect(page.getByTestId('time-accuracy-summary')).toContainText('step-time cases:');
   await expect(page.getByTestId('time-accuracy-row')).toHaveCount(27);
 });
+
+test('at 390 px wide the step-time table scrolls in its own box: the page does not scroll sideways', async ({ app, page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await app.open();
+  await expect(page.getByTestId('t-step')).toBeVisible();
+  const widths = await page.evaluate(() => {
+    const table = document.getElementById('time');
+    return { page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth };
+  });
+  expect(widths.page).toBeLessThanOrEqual(widths.view);
+  expect(await page.evaluate(() => getComputedStyle(document.getElementById('time').parentElement).overflowX)).toBe('auto');
+});

@@ -181,13 +181,30 @@ for (const [what, damage, message] of [
   });
 }
 
+test('a link whose config.json value cannot be read names it as invalid, estimates no other model and stores nothing', async ({ app, page }) => {
+  // 16 "A"s are 12 zero bytes in base64url: no deflate stream, so no config.json; the check value is right.
+  const link = '#v4:mc=AAAAAAAAAAAAAAAA&b=1&s=1024&n=1&g=h100-sxm-80gb&c=2dd41054';
+  expect(link).toBe(v4('v4:mc=AAAAAAAAAAAAAAAA&b=1&s=1024&n=1&g=h100-sxm-80gb'));
+  await app.open('http', link);
+  const problems = page.getByTestId('link-problems');
+  await expect(problems).toContainText('The link\'s value "mc" (model.hf_config) = "AAAAAAAAAAAAAAAA" is invalid: not a compressed JSON object');
+  await expect(problems).not.toContainText('was ignored');
+  // The value stays in the document as the link gave it: the engine rejects it, no estimate of the default model.
+  expect((await app.inputDoc()).model).toEqual({ hf_config: 'AAAAAAAAAAAAAAAA' });
+  await expect(page.locator('#result-body')).toBeHidden();
+  expect(new URL(page.url()).hash).toBe(link);
+  expect(await page.evaluate(() => [localStorage.getItem('trainmem.state'), localStorage.getItem('trainmem.customs')])).toEqual([null, null]);
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(problems).toContainText('不是压缩的 JSON 对象');
+});
+
 test('a link of an unknown version is named as such and kept', async ({ app, page }) => {
   await app.open('http', '#v9:m=gpt2&s=777');
   await expect(page.getByTestId('link-problems')).toContainText('link version 9 comes from a newer trainmem page; this page reads versions 1 to 4');
   expect(new URL(page.url()).hash).toBe('#v9:m=gpt2&s=777');
 });
 
-test('a v3 link with an oversized compressed config is refused before decompressing, the rest loads', async ({ app, page }) => {
+test('a v3 link with an oversized compressed config is refused before decompressing and kept as invalid', async ({ app, page }) => {
   // lz-string cannot stop early and its output grows with the square of its input: a 90 KB
   // crafted value froze the page for 40 s. 8000 pseudo-random letters (a linear congruential
   // generator, so the test is the same each run) compress to 7755 characters, over the 4096 limit;
@@ -201,8 +218,10 @@ test('a v3 link with an oversized compressed config is refused before decompress
   const value = LZString.compressToEncodedURIComponent(letters);
   expect(value.length).toBeGreaterThan(4096);
   await app.open('http', '#v3:m=gpt2&s=512&mc=' + value);
-  await expect(page.getByTestId('link-problems')).toContainText('longer than 4096 characters (the limit for a v3 link)');
-  expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2' }, batch: { seq_length: 512 } });
+  await expect(page.getByTestId('link-problems')).toContainText('"mc" (model.hf_config) = "' + value.slice(0, 40) + '" is invalid: longer than 4096 characters (the limit for a v3 link)');
+  // Kept as the link gave it, as every invalid value is: no estimate of a model the link does not name.
+  expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2', hf_config: value }, batch: { seq_length: 512 } });
+  await expect(page.locator('#result-body')).toBeHidden();
 });
 
 test('back and forward step through committed edits, one entry per edit', async ({ app, page }) => {
@@ -290,6 +309,7 @@ for (const [what, hash] of [
   ['a v4 link cut short', v4('v4:m=gpt2&s=777').slice(0, -14)],
   ['a link of a newer version', '#v5:m=gpt2&s=777'],
   ['a link with a bad parameter', v4('v4:m=gpt2&s=777&zz=1')],
+  ['a link whose config.json cannot be read', v4('v4:mc=AAAAAAAAAAAAAAAA&s=777')],
 ]) {
   test(`${what} leaves the saved setup in local storage until an input changes`, async ({ app, page }) => {
     await app.open();

@@ -2,7 +2,7 @@
 // point estimate's, the engine's suggestions (each applied gives the CLI's estimate of the changed
 // document), and every default shown from the engine's `resolved` block.
 const { crc32 } = require('zlib');
-const { test, expect, cli } = require('./fixtures');
+const { test, expect, cli, ROOT } = require('./fixtures');
 const Render = require('../web/src/format.js');
 
 const signed = (x, unit) => Render.signedBytes(x, unit);
@@ -107,7 +107,9 @@ test('controls left at default show the value the engine used, from resolved', a
   // In Chinese too.
   await page.getByTestId('lang').selectOption('zh');
   await app.settled();
-  await expect(app.field('activation_checkpointing').locator('option[value=""]')).toHaveText('默认：' + ds.resolved.activation_checkpointing.value);
+  // A select names the engine's value by its option's label: "none" is the option 无.
+  expect(ds.resolved.activation_checkpointing.value).toBe('none');
+  await expect(app.field('activation_checkpointing').locator('option[value=""]')).toHaveText('默认：无');
   await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', '8192');
   // An input the engine rejects resolves nothing: the empty field says "default", never a number the
   // engine did not give.
@@ -116,6 +118,15 @@ test('controls left at default show the value the engine used, from resolved', a
   await page.getByTestId('lang').selectOption('en');
   await app.settled();
   await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', 'default');
+});
+
+test('the GPU list\'s default option names the GPU the engine used by its display name, not its id', async ({ app, page }) => {
+  await app.open();
+  const expected = cli(await app.inputDoc());
+  const gpus = JSON.parse(require('child_process').execFileSync(require('path').join(ROOT, 'build-native', 'trainmem'), ['catalog', 'gpus']).toString()).gpus;
+  const used = gpus.find((g) => g.id === expected.resolved.gpu.value);
+  expect(used.display_name).not.toBe(used.id);
+  await expect(app.field('gpu').locator('option[value=""]')).toHaveText('default: ' + used.display_name);
 });
 
 // A parameter count alone gives model states but no peak (the engine's model_states_only warning): the
@@ -131,4 +142,25 @@ test('with a parameter count only and a GPU chosen, the verdict line asks for an
   await page.getByTestId('lang').selectOption('en');
   await app.set('gpu', '');
   await expect(page.getByTestId('fit')).toHaveText('no GPU chosen');
+});
+
+test('a borderline setup reads borderline in the headline, the Compare table and the Markdown export, in English and Chinese', async ({ app, page }) => {
+  // A new user's link: Llama 3.1 8B full fine-tuning, 3 x 4096 tokens, ZeRO-3 on 8 H100 80GB, context parallel 2.
+  await app.open('http', '#v4:m=llama-3.1-8b&me=full&b=3&s=4096&ac=none&n=8&z=3&tp=1&pp=1&sp=0&cp=2&oo=none&op=none&g=h100-sxm-80gb&c=5a93dc41');
+  const doc = await app.inputDoc();
+  const expected = cli(doc);
+  expect(expected.verdict).toBe('borderline');
+  expect(expected.fits).toBe(false);  // `fits` is the conservative reading: a yes/no from it said "no" here
+  await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', 'borderline');
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
+  const text = require('fs').readFileSync(await md.path(), 'utf8');
+  expect(text).toContain(`Fit: borderline (usable ${Render.formatBytes(expected.gpu_capacity_bytes, 'GiB')})`);
+  // Pinned, then one sequence per micro-batch: the current setup's verdict is the CLI's for that document.
+  await page.getByTestId('pin').click();
+  await app.set('batch.micro_batch_size', 1);
+  const current = cli({ ...doc, batch: { ...doc.batch, micro_batch_size: 1 } });
+  const verdicts = page.getByTestId('compare').locator('td[data-verdict]');
+  await expect(verdicts).toHaveText(['borderline', { fits: 'fits', borderline: 'borderline', does_not_fit: 'does not fit' }[current.verdict]]);
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(verdicts.first()).toHaveText('临界');
 });

@@ -36,6 +36,16 @@ test('a fine-tune of a catalog model is never guessed: no preset, its base named
   assert.equal(Search.parseHfReference('llama 8b'), null);
 });
 
+test('a preset\'s size label: a count that rounds to 1000M reads 1.0B', () => {
+  // Gemma 3 1B counts 999,885,952 parameters (`trainmem catalog models`): 999.886M rounds to 1000M,
+  // which is 1.0B (999,885,952 / 1e9 = 0.99989, one decimal: 1.0).
+  assert.equal(models.find((m) => m.id === 'gemma-3-1b').parameters, 999885952);
+  assert.equal(Search.sizeLabel(999885952), '1.0B');
+  assert.equal(Search.sizeLabel(999_400_000), '999M');  // 999.4M rounds to 999M
+  assert.equal(Search.sizeLabel(494_032_768), '494M');
+  assert.equal(Search.sizeLabel(8_030_261_248), '8.0B');
+});
+
 test('preset search by name, family and size', () => {
   const ids = (q) => Search.filterModels(models, q).map((m) => m.id);
   assert.ok(ids('llama 70b').includes('llama-3.1-70b'));

@@ -22,7 +22,7 @@ import { keepFocusClear } from './headline.js';
 import { changedInputs, renderCompare } from './compare.js';
 import { download, markdown } from './export.js';
 import { renderAccuracy, renderTimeAccuracy } from './accuracy.js';
-import { marginText, bandText, renderUncertainty, renderSuggestions } from './verdict.js';
+import { marginText, bandText, renderUncertainty, renderSuggestions, verdictClass } from './verdict.js';
 import { showDefaults } from './defaults.js';
 import { mergePatch } from './doc-paths.js';
 import { loadChunk } from './chunks.js';
@@ -68,6 +68,8 @@ export class App {
     this.historyStep = 0;  // bumps on every back/forward step; an older step's late link check is dropped
     this.editing = false;  // inside one typing gesture: history entries are replaced, not pushed
     this.configChecks = 0;  // pasted configs checked by the engine (each its own queue key)
+    /** @type {Map<string, string>} each field the last import wrote (a provenance path) -> its value's JSON text */
+    this.lastImport = new Map();
     /** @type {LinkProblem[]} the problems of the link as it came, shown until the setup's own link replaces it */
     this.linkProblems = [];
     /** @type {number | null} the version of an old link (no check value) that was loaded, named until an input changes */
@@ -379,7 +381,7 @@ export class App {
     const verdict = out.verdict === 'fits' ? 'fits' : out.verdict === 'borderline' ? 'borderline' : out.verdict === 'does_not_fit' ? 'no_fit' : null;
     fit.textContent = verdict !== null ? t(verdict, { gpu: this.gpuName(doc) }) : !doc.gpu ? t('fit_unknown')
       : out.warnings.some((/** @type {{code: string}} */ w) => w.code === 'model_states_only') ? t('fit_needs_architecture') : t('fit_none');
-    fit.className = verdict === 'fits' ? 'ok' : verdict === 'no_fit' ? 'bad' : verdict === 'borderline' ? 'warn' : '';
+    fit.className = verdictClass(out.verdict);
     fit.dataset.verdict = out.verdict || '';
     mini.textContent = t('peak_per_gpu') + ' ' + peak.textContent + ' · ' + fit.textContent + ' ↓';
     // Headroom: the GPU's capacity minus the quantity the verdict compares (the engine's margin).
@@ -601,17 +603,21 @@ export class App {
     // Not the training method nor the parallel layout beyond the GPU count: a trainer file that
     // names no adapter, no DeepSpeed/FSDP config and no model parallelism runs full fine-tuning
     // under DDP, as the CLI estimates it; the form's ZeRO-3 or QLoRA kept beside it would price
-    // another run, far smaller.
+    // another run, far smaller. A value the previous import wrote, unchanged since, is that import's,
+    // not the user's: it goes back to the form's default, so the same files give the same estimate
+    // whatever was imported before.
     /** @type {[string, unknown][]} */
     const keptInputs = [];
     for (const [field, origin] of Object.entries(answer.provenance)) {
       if (!(origin.startsWith('engine default') || origin.startsWith('unresolved: ')) || getPath(next, field) !== undefined) continue;
       if (origin.startsWith('engine default') && !keptFromForm(field)) continue;
       const mine = getPath(before, field);
-      if (mine === undefined) continue;
+      if (mine === undefined || this.lastImport.get(field) === JSON.stringify(mine)) continue;
       setPath(next, field, clone(mine));
       keptInputs.push([field, mine]);
     }
+    this.lastImport = new Map(Object.keys(answer.provenance).filter((field) => getPath(answer.document, field) !== undefined)
+      .map((field) => [field, JSON.stringify(getPath(answer.document, field))]));
     if (before.solve) next.solve = clone(before.solve);
     const replaced = changedInputs(effectiveDoc(before), effectiveDoc(next));
     this.store.doc = next;

@@ -1,7 +1,8 @@
 // Pin and compare: the pinned configuration's output beside the current one, component by
 // component with the difference, and the inputs that differ.
 import { t } from './i18n.js';
-import { formatBytes, formatCount, yesNo } from './format.js';
+import { formatBytes, formatCount } from './format.js';
+import { verdictClass, verdictWord } from './verdict.js';
 import { el, bytesCell } from './dom.js';
 import { getPath, leafPaths } from './doc-paths.js';
 
@@ -34,8 +35,10 @@ export function renderCompare(table, pinnedOut, currentOut, unit) {
   });
   rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('f_trainable') }), el('td', { class: 'num', text: formatCount(pinnedOut.parameters.trainable) }),
     el('td', { class: 'num', text: formatCount(currentOut.parameters.trainable) }), el('td')]));
-  rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('fit') }), el('td', { class: 'num', text: yesNo(pinnedOut.fits) }),
-    el('td', { class: 'num', text: yesNo(currentOut.fits) }), el('td')]));
+  // The engine's three-way verdict, as the headline shows it (`fits` is only its conservative reading).
+  rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('fit') }),
+    ...[pinnedOut, currentOut].map((out) => el('td', { class: 'num ' + verdictClass(out.verdict), text: verdictWord(out.verdict), 'data-verdict': String(out.verdict || '') })),
+    el('td')]));
   table.tBodies[0].replaceChildren(...rows);
 }
 

@@ -42,6 +42,20 @@ export function originTitle(origin) {
 }
 
 /**
+ * A resolved value as a select shows it: by the label of its option for that value (a GPU by its
+ * display name, not its id), else as valueText writes it.
+ * @param {HTMLSelectElement} select
+ * @param {any} value
+ * @param {Unit} unit
+ * @returns {string}
+ */
+function selectValueText(select, value, unit) {
+  const text = valueText(value, select.dataset.type, unit);
+  const option = [...select.options].find((o) => o.value !== '' && o.value === text);
+  return option ? option.text : text;
+}
+
+/**
  * Shows the engine's value in every control of `root` left empty; restores the page's own
  * placeholder where the engine resolved nothing (no estimate, or a field that does not apply).
  * @param {ParentNode} root
@@ -55,7 +69,7 @@ export function showDefaults(root, resolved, unit) {
     if (control instanceof HTMLSelectElement) {
       const option = /** @type {HTMLOptionElement | null} */ (control.querySelector('option[value=""]'));
       if (!option) continue;
-      option.textContent = entry ? t('default_is', { value: valueText(entry.value, control.dataset.type, unit) }) : t('default');
+      option.textContent = entry ? t('default_is', { value: selectValueText(control, entry.value, unit) }) : t('default');
       option.title = entry ? originTitle(entry.origin) : '';
       if (entry) option.dataset.resolved = JSON.stringify(entry.value);
       else delete option.dataset.resolved;

@@ -1,7 +1,8 @@
 // Export: the result as a Markdown report (the link, the input document, the breakdown with the
 // engine's explanations, warnings) or as JSON ({input, output}), downloaded as a file.
 import { t } from './i18n.js';
-import { formatBytes, formatCount, yesNo } from './format.js';
+import { formatBytes, formatCount } from './format.js';
+import { verdictWord } from './verdict.js';
 import { el } from './dom.js';
 import { BREAKDOWN } from './results.js';
 
@@ -49,7 +50,7 @@ export function markdown(link, doc, out, unit) {
     lines.push('| ' + markdownText(t('c_' + key)) + ' | ' + formatBytes(g[key], unit) + ' | ' + formatCount(g[key]) + ' | ' +
       (x ? markdownText(x.formula + ' (' + x.source + ')') : '') + ' |');
   }
-  lines.push('', 'Fits: ' + yesNo(out.fits) + (out.gpu_capacity_bytes ? ' (usable ' + formatBytes(out.gpu_capacity_bytes, unit) + ')' : ''),
+  lines.push('', t('fit') + ': ' + verdictWord(out.verdict) + (out.gpu_capacity_bytes ? ' (usable ' + formatBytes(out.gpu_capacity_bytes, unit) + ')' : ''),
     '', 'Trainable parameters: ' + formatCount(out.parameters.trainable) + ' of ' + formatCount(out.parameters.total), '', '## Warnings', '');
   for (const w of out.warnings) lines.push('- `' + w.code + '`: ' + markdownText(w.message));  // a code is the engine's identifier ([a-z0-9_])
   if (out.warnings.length === 0) lines.push('- none');

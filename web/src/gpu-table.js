@@ -4,6 +4,7 @@
 import { t } from './i18n.js';
 import { formatCount, formatMoney } from './format.js';
 import { el, setBytes } from './dom.js';
+import { verdictClass, verdictWord } from './verdict.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{id: string, display_name: string, price_per_gpu_hour_usd?: number | null, memory: {bytes: number}, device_total_bytes?: number | null}} GpuEntry */
@@ -81,8 +82,8 @@ function fillHere(tr, here, unit) {
   }
   setBytes(usable, here.usable, unit);
   setBytes(peak, here.peak, unit);
-  fit.textContent = t(here.verdict === 'fits' ? 'v_fits' : here.verdict === 'borderline' ? 'v_borderline' : here.verdict === 'does_not_fit' ? 'v_no_fit' : 'v_unknown');
-  fit.className = here.verdict === 'fits' ? 'ok' : here.verdict === 'borderline' ? 'warn' : here.verdict === 'does_not_fit' ? 'bad' : '';
+  fit.textContent = verdictWord(here.verdict);
+  fit.className = verdictClass(here.verdict);
   fit.dataset.verdict = here.verdict || '';
 }
 

@@ -66,6 +66,8 @@ export function importErrorText(e) {
   if (e.code === 'unknown_config_format' && typeof p.framework === 'string') {
     return t('import_other_framework', { file: String(p.file), framework: p.framework, evidence: String(p.evidence) });
   }
+  // A file the page could not read as UTF-8 (ImportPanel.addFiles): a byte-order mark names UTF-16.
+  if (e.code === 'invalid_encoding' && typeof p.file === 'string') return t(p.utf16 ? 'import_utf16' : 'import_not_utf8', { name: p.file });
   return messageText(e);
 }
 
@@ -150,6 +152,8 @@ export class ImportPanel {
     this.apply = apply;
     /** @type {SourceFile[]} the files chosen or dropped, in order */
     this.files = [];
+    /** @type {EngineError[]} the files of the last choice or drop that could not be read: named on every import until cleared or another choice */
+    this.refused = [];
     /** @type {{answer: ImportAnswer, applied: Applied, sources: string} | null} the import on screen (sources: its files' names and texts) */
     this.shown = null;
     /** @type {EngineError[] | null} the import's errors on screen */
@@ -180,6 +184,7 @@ export class ImportPanel {
     byId('import-run').addEventListener('click', () => this.run());
     byId('import-clear').addEventListener('click', () => {
       this.files = [];
+      this.refused = [];
       byId('import-text').value = '';
       byId('import-model-config').value = '';
       this.shown = null;
@@ -220,7 +225,7 @@ export class ImportPanel {
         text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
       } catch {
         const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
-        refused.push({ code: 'invalid_encoding', field: f.name, message: t(utf16 ? 'import_utf16' : 'import_not_utf8', { name: f.name }) });
+        refused.push({ code: 'invalid_encoding', field: f.name, message: t(utf16 ? 'import_utf16' : 'import_not_utf8', { name: f.name }), params: { file: f.name, utf16 } });
         continue;
       }
       if (this.files.some((x) => x.text === text && (x.name === f.name || listedAs(f.name, x.name)))) continue;  // the same file again
@@ -228,12 +233,7 @@ export class ImportPanel {
       // under a name of its own, shown in the list and in the provenance.
       this.files.push({ name: distinctName(f.name, this.files), text });
     }
-    if (refused.length) {
-      this.errors = refused;
-      this.shown = null;
-      this.render();
-      return;
-    }
+    this.refused = refused;
     await this.run();
   }
 
@@ -268,6 +268,12 @@ export class ImportPanel {
     }
     const { importFile, pastedName } = parsers;
     if (run !== this.runs) return;
+    // A file chosen that could not be read is named again (Import clicked after it), not imported without.
+    if (this.refused.length) {
+      this.errors = this.refused;
+      this.render();
+      return;
+    }
     const sources = this.sources(pastedName);
     if (sources.length === 0) {
       this.errors = [{ code: 'missing_field', message: t('import_nothing') }];
@@ -345,7 +351,7 @@ export class ImportPanel {
     const errors = this.errors || [];
     byId('import-errors').replaceChildren(...(errors.length ? [el('li', { text: t('import_nothing_applied') })] : []),
       ...errors.map((e) => el('li', { 'data-code': e.code }, [
-        el('code', { text: e.field || e.code }), document.createTextNode(' ' + importErrorText(e))])));
+        ...(e.field ? [el('code', { text: e.field }), ' '] : []), importErrorText(e)])));
     const needed = errors.find((e) => e.code === 'model_config_needed');
     byId('import-model').hidden = !needed;
     byId('import-model-note').textContent = needed ? t('import_model_needed') : '';

@@ -27,8 +27,9 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
  * (doc null).
  * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, engine?: boolean, whole?: boolean, text?: string, invalid?: boolean}} LinkProblem
  *   code and params: what the page words in each language (PROBLEMS; the page's i18n table has lp_<code>);
- *   text: the whole value as typed, for a field's value that is not of its type (TYPED_PROBLEMS):
- *   the page keeps it in its field, as the form keeps text it cannot read
+ *   text: the whole value as typed, for a field's value that is not of its type (TYPED_PROBLEMS)
+ *   and for a config.json value that cannot be read: the page keeps it in its field, as the form
+ *   keeps text it cannot read
  */
 
 export const VERSION = 4;
@@ -294,7 +295,7 @@ function encodeValue(type, v) {
     case 'list': return v.map((/** @type {any} */ x) => encodeURIComponent(String(x))).join(',');
     case 'modules': return Array.isArray(v) ? encodeValue('list', v) : encodeURIComponent(String(v));
     case 'size': return Array.isArray(v) ? v.map((x) => encodeURIComponent(String(x))).join('x') : encodeURIComponent(String(v));
-    case 'json': return compressedJson(v);
+    case 'json': return typeof v === 'string' ? encodeURIComponent(v) : compressedJson(v);  // a string: an unreadable value kept
     case 'prices': return Object.entries(v).map(([id, usd]) => encodeURIComponent(id) + ':' + encodeURIComponent(String(usd))).join(',');
     case 'points': return v.map((/** @type {any} */ p) => POINT_FIELDS.map((f) => (p && p[f] !== undefined ? encodeURIComponent(String(p[f])) : '')).join('_')).join(',');
     default: return encodeURIComponent(String(v));
@@ -600,7 +601,9 @@ export function decode(hash) {
     const r = decodeValue(spec.type, raw, fromVersion < 4);
     if (r.problem) {
       const problem = linkProblem(r.problem, r.params || {}, { param: key, path: spec.path, value: r.problem === 'malformed' ? '' : shown(raw) });
-      if (TYPED_PROBLEMS.has(r.problem)) problem.text = unescapePart(raw);
+      // An unreadable config.json (mc=) is kept too: the link named a model, and the default model's
+      // estimate would answer for one it did not name.
+      if (TYPED_PROBLEMS.has(r.problem) || spec.type === 'json') problem.text = r.problem === 'malformed' ? raw : unescapePart(raw);
       problems.push(problem);
       continue;
     }

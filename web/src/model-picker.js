@@ -28,13 +28,17 @@ export class ModelPicker {
   }
 
   /**
-   * The picker's option value for a model spec: "p:<preset>", "c:<custom index>", "n", or "".
+   * The picker's option value for a model spec: "p:<preset>", "c:<custom index>", "n", or "" (none,
+   * or a link's config.json value that could not be read: kept in the document, never a custom model).
    * @param {unknown} spec
    */
   value(spec) {
     if (!spec || typeof spec !== 'object') return '';
     if ('preset' in spec) return 'p:' + /** @type {any} */ (spec).preset;
-    if ('hf_config' in spec) return 'c:' + this.addCustom(/** @type {any} */ (spec).hf_config);
+    if ('hf_config' in spec) {
+      const config = /** @type {any} */ (spec).hf_config;
+      return config && typeof config === 'object' ? 'c:' + this.addCustom(config) : '';
+    }
     if ('num_parameters' in spec) return 'n';
     return '';
   }

@@ -59,8 +59,9 @@ export function relatedPreset(models, text) {
  */
 export function sizeLabel(parameters) {
   if (!(parameters > 0)) return '';
-  if (parameters >= 1e9) return (parameters / 1e9).toFixed(parameters >= 1e11 ? 0 : 1) + 'B';
-  return Math.round(parameters / 1e6) + 'M';
+  const millions = Math.round(parameters / 1e6);
+  if (millions < 1000) return millions + 'M';  // 999.9M rounds to 1000M: written as 1.0B
+  return (parameters / 1e9).toFixed(parameters >= 1e11 ? 0 : 1) + 'B';
 }
 
 /** @param {ModelEntry} m */

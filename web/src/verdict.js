@@ -78,7 +78,29 @@ export function suggestionText(s) {
   return t('s_' + s.code, vars);
 }
 
+/** @type {Record<string, string>} */
 const VERDICT_WORDS = { fits: 'v_fits', borderline: 'v_borderline', does_not_fit: 'v_no_fit' };
+/** @type {Record<string, string>} */
+const VERDICT_CLASSES = { fits: 'ok', borderline: 'warn', does_not_fit: 'bad' };
+
+/**
+ * The engine's three-way verdict (fits | borderline | does_not_fit) as a word of the page's
+ * language; "—" where the engine gave none.
+ * @param {unknown} verdict
+ * @returns {string}
+ */
+export function verdictWord(verdict) {
+  return t(VERDICT_WORDS[String(verdict)] || 'v_unknown');
+}
+
+/**
+ * The class that colours a verdict: ok, warn or bad; '' where the engine gave none.
+ * @param {unknown} verdict
+ * @returns {string}
+ */
+export function verdictClass(verdict) {
+  return VERDICT_CLASSES[String(verdict)] || '';
+}
 
 /**
  * The suggestions, best first, each with the peak it leads to and its own verdict; `apply` loads
@@ -93,13 +115,12 @@ export function renderSuggestions(box, list, out, unit, apply) {
   const all = Array.isArray(out.suggestions) ? out.suggestions : [];
   box.hidden = all.length === 0;
   list.replaceChildren(...all.map((s) => {
-    const verdict = /** @type {'fits' | 'borderline' | 'does_not_fit'} */ (s.verdict);
     const button = el('button', { type: 'button', text: t('s_apply'), 'data-testid': 'apply-suggestion' });
     button.addEventListener('click', () => apply(s.change));
     return el('li', { 'data-testid': 'suggestion', 'data-code': String(s.code) }, [
       el('span', { text: suggestionText(s) + ': ' }),
       el('span', { text: t('s_result', { peak: formatBytes(s.peak, unit), saved: formatBytes(s.saved_bytes, unit) }) + ' ' }),
-      el('strong', { class: verdict === 'fits' ? 'ok' : verdict === 'borderline' ? 'warn' : 'bad', text: t(VERDICT_WORDS[verdict] || 'v_unknown') }),
+      el('strong', { class: verdictClass(s.verdict), text: verdictWord(s.verdict) }),
       ' ',
       button,
     ]);
