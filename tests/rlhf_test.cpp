@@ -94,3 +94,21 @@ TEST_CASE("RLHF models are validated like single runs; unused parts are reported
   REQUIRE(r.ok);
   CHECK_THAT(r.json, Catch::Contains("rlhf.rollout (DPO does not generate)"));
 }
+
+TEST_CASE("GRPO prices the loss over the completion's logits only, in bf16 (TRL logits_to_keep)", "[rlhf][loss]") {
+  // TRL (trl/trainer/grpo_trainer.py, _get_per_token_logps_and_entropies) asks the model for
+  // logits_to_keep = completion + 1 positions and takes selective_log_softmax in bf16 (no fp32
+  // upcast): forward 2 B (logits) + 2 B (saved log-softmax) per logit, backward 2 (saved) + 2 (its
+  // gradient) + 2 (the logits' gradient) = 6 B. A micro-batch of 1 completion, prompt 512,
+  // completion 1,024 on a 151,936-token vocabulary: (1,024 + 1) x 151,936 = 155,734,400 logits,
+  // x 6 B = 934,406,400 B at the start of backward; the whole sequence upcast (1,536 positions x
+  // 151,936 x 12 B, the plain HF loss) would be 2,800,484,352 B.
+  const std::string big_vocab = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 151936})";
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + big_vocab + R"(}, "rlhf": {"algorithm": "grpo",
+    "rollout": {"max_new_tokens": 1024}}, "batch": {"micro_batch_size": 1, "seq_length": 512}})");
+  // The tiny body's own transients are a few MB beside it.
+  CHECK(role(e, "policy")->transient == Approx(934406400.0).epsilon(0.02));
+  // The reference scores the same positions without grad: 4 B per logit at most.
+  CHECK(role(e, "reference")->transient <= 4.0 * 155734400 * 1.02);
+}

@@ -1,5 +1,7 @@
 #include "trainmem/loss_memory.hpp"
 
+#include <algorithm>
+
 namespace trainmem {
 
 namespace {
@@ -22,8 +24,11 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   m.head_saved = tokens * h * ((python_norm ? kFp32Bytes + A : A) + A) / seq_split + tokens * kFp32Bytes;
   if (!a.vocab_logits) return m;
 
-  // Logits over the padded vocabulary (Megatron make_vocab_size_divisible_by), split by TP.
-  m.logits_elements = tokens * static_cast<double>(padded_vocab_size(s, a.vocab_size)) / tp;
+  // Logits over the padded vocabulary (Megatron make_vocab_size_divisible_by), split by TP, for the
+  // positions the head computes (all, or the last logits_positions of each sequence).
+  const double logit_tokens =
+      s.loss.logits_positions ? tokens * std::min(1.0, static_cast<double>(*s.loss.logits_positions) / seq) : tokens;
+  m.logits_elements = logit_tokens * static_cast<double>(padded_vocab_size(s, a.vocab_size)) / tp;
   const LossImplementation impl = s.loss.implementation.value_or(f.loss);
   const bool fp32 = s.loss.logits_fp32.value_or(f.logits_fp32);
   const double n = static_cast<double>(s.loss.num_chunks);

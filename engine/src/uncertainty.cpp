@@ -110,16 +110,15 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
   // Only where the model's kernel is in doubt: a model with an SDPA path runs it (transformers >= v4.36,
   // 2023-12), one without runs eager, and both are the estimate already.
   const TransformersAttention kernel = arch ? s.model.architecture->transformers_attention : TransformersAttention::sdpa;
-  if (arch && s.unstated.attention && s.framework == Framework::hf_trainer && kernel == TransformersAttention::sdpa_eager_advised) {
+  const bool kernel_in_doubt = kernel == TransformersAttention::sdpa_eager_advised || kernel == TransformersAttention::unknown;
+  if (arch && s.unstated.attention && s.framework == Framework::hf_trainer && kernel_in_doubt) {
     out.push_back({"unstated_attention", "attention: eager",
                    [](TrainingSetup& t) { t.attention = AttentionImplementation::eager; },
-                   "transformers modeling_gemma2.py / modeling_gemma3.py: the ForCausalLM forward logs \"It is strongly "
-                   "recommended to train Gemma2 [Gemma3] models with the `eager` attention implementation\" when it runs sdpa"});
-  } else if (arch && s.unstated.attention && s.framework == Framework::hf_trainer && kernel == TransformersAttention::unknown) {
-    out.push_back({"unstated_attention", "attention: eager",
-                   [](TrainingSetup& t) { t.attention = AttentionImplementation::eager; },
-                   "a model_type outside transformers' own modeling files (remote code, or no family layout here) picks "
-                   "its attention kernel in its own code: eager where it has no fused path"});
+                   kernel == TransformersAttention::sdpa_eager_advised
+                       ? "transformers modeling_gemma2.py / modeling_gemma3.py: the ForCausalLM forward logs \"It is strongly "
+                         "recommended to train Gemma2 [Gemma3] models with the `eager` attention implementation\" when it runs sdpa"
+                       : "a model_type outside transformers' own modeling files (remote code, or no family layout here) picks "
+                         "its attention kernel in its own code: eager where it has no fused path"});
   }
   static constexpr std::int64_t kCommonTruncation = 1024;
   if (arch && s.unstated.seq_length && s.batch.seq_length.value_or(4096) > kCommonTruncation) {

@@ -16,6 +16,8 @@
 //     chunk's gradient at a time: forward A, backward A + A/n
 //   fused linear cross-entropy (Liger, unsloth): no full logits; 16 bytes per logit of one chunk
 //     (unslothai/unsloth#7203, maintainer figure): 16/n
+// With loss.logits_positions (GRPO, rlhf.hpp) the head computes logits for that many positions per
+// sequence only; the head's saved input stays whole (the slice is a view of the norm output).
 // Plus the saved inputs of the head: the final norm and the lm_head input [T, h].
 // Held logits (loss.held_logits): a loop that keeps the model output referenced keeps T x V / TP
 // logits alive in every phase of the step and into the next forward: A bytes per logit, or 4 when

@@ -105,6 +105,9 @@ struct LossSettings {
   std::optional<bool> logits_fp32;
   std::int64_t num_chunks = 8;
   std::optional<HeldLogits> held_logits;
+  // Positions per sequence the LM head computes logits for (transformers' `logits_to_keep`); every
+  // position when empty. Not a document field: the RLHF path sets it for GRPO (rlhf.hpp).
+  std::optional<std::int64_t> logits_positions;
 };
 
 // Limits on the job's shape (docs/api.md, "Limits"). The estimate evaluates each pipeline stage, so
