@@ -189,6 +189,10 @@ TEST_CASE("malformed files name the file, line and column", "[import][errors]") 
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].code == "invalid_yaml");
   CHECK(errors[0].message.rfind("bad.yaml:", 0) == 0);
+  // The line and column are JSON integers in the params ("line": 3, not 3.0: docs/api.md, Errors).
+  const json yaml_params = json::parse(trainmem::error_document(errors))["error"]["params"];
+  CHECK(yaml_params.at("line").is_number_integer());
+  CHECK(yaml_params.at("column").is_number_integer());
   errors.clear();
   CHECK_FALSE(trainmem::cli::load_config_file("bad.json", "{\n  \"a\": 1,\n  \"b\" 2\n}", errors));
   REQUIRE(errors.size() == 1);
