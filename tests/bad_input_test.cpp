@@ -1,6 +1,10 @@
 // The bad-input catalogue: every field of the estimate document with each kind of wrong value is
 // rejected with its stable code and its own path, never a crash, hang or NaN.
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
+#include "trainmem/config_value.hpp"
+#include "trainmem/number_text.hpp"
 
 using namespace trainmem;
 
@@ -104,4 +108,43 @@ TEST_CASE("every field rejects every kind of wrong value with its code and path"
     }
   }
   CHECK(checked > 300);
+}
+
+// One number format in messages and params (docs/api.md, Errors; trainmem/number_text.hpp): a whole
+// number up to 2^53 as its digits, any other as the shortest decimal that reads back the same. A
+// new user saw "hidden_size = 1000000000000.0 is out of range" beside "num_parameters = 1e+30", and
+// a YAML syntax error's "line": 1.0.
+TEST_CASE("numbers print one way: whole numbers as integers in messages and params", "[bad_input][numbers]") {
+  CHECK(number_text(1e12) == "1000000000000");
+  CHECK(number_text(1.0) == "1");
+  CHECK(number_text(-3.0) == "-3");
+  CHECK(number_text(9007199254740992.0) == "9007199254740992");  // 2^53, the last exact integer
+  CHECK(number_text(1e30) == "1e+30");                           // beyond 2^53: not digits that look exact
+  CHECK(number_text(0.1) == "0.1");
+  CHECK(number_text(2.5) == "2.5");
+  // An imported file's values in import messages ("expected 1 or 2, got ..."): the same format.
+  CHECK(ConfigValue(1e12).summary() == "1000000000000");
+  CHECK(ConfigValue(0.1).summary() == "0.1");
+
+  auto first_error = [](const std::string& doc) {
+    const auto r = estimate_json(doc);
+    REQUIRE_FALSE(r.ok);
+    return nlohmann::json::parse(r.json).at("error");
+  };
+  // hidden_size written as the JSON float 1e12: out of range, shown as the integer it is.
+  const auto hidden = first_error(R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 1e12, "intermediate_size": 11008,
+      "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000}}})");
+  CHECK(hidden.at("code") == "out_of_range");
+  CHECK(hidden.at("message").get<std::string>().find("hidden_size = 1000000000000 is out of range") != std::string::npos);
+  CHECK(hidden.at("params").at("value") == "1000000000000");
+  // num_parameters 1e30, beyond 2^53: the shortest form, the same in the message and the params;
+  // the bounds 1 and 2^53 = 9007199254740992 are JSON integers.
+  const auto count = first_error(R"({"model": {"num_parameters": 1e30}})");
+  CHECK(count.at("message").get<std::string>().find("num_parameters = 1e+30 is out of range") != std::string::npos);
+  CHECK(count.at("params").at("value") == "1e+30");
+  CHECK(count.at("params").at("min").is_number_integer());
+  CHECK(count.at("params").at("max").is_number_integer());
+  // A number that is not whole stays a number with its fraction: micro_batch_size 1.5.
+  const auto half = first_error(R"({"model": {"num_parameters": 1e9}, "batch": {"micro_batch_size": 1.5}})");
+  CHECK(half.at("params").at("value") == "1.5");
 }

@@ -53,7 +53,7 @@ const std::set<std::string> kAxolotlKeys = [] {
       "/peft_layers_to_transform", "/peft_autocast_adapter_dtype", "/bf16", "/fp16", "/fp8", "/optimizer",
       "/gradient_checkpointing", "/activation_offloading", "/attn_implementation", "/plugins", "/cut_cross_entropy",
       "/chunked_cross_entropy", "/chunked_cross_entropy_num_chunks", "/torch_compile", "/save_total_limit",
-      "/tensor_parallel_size", "/context_parallel_size", "/fsdp_version", "/fsdp_config/offload_params",
+      "/tensor_parallel_size", "/context_parallel_size", "/fsdp", "/fsdp_version", "/fsdp_config/offload_params",
       "/fsdp_config/reshard_after_forward", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm",
       "/trl/vllm_mode"};
   for (const auto& k : kDeepSpeedKeys) keys.insert("/deepspeed" + k);
@@ -428,11 +428,11 @@ TEST_CASE("axolotl export: each optimizer is written as the transformers name th
 
 TEST_CASE("an axolotl export lists what axolotl cannot say", "[export]") {
   const auto r = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "hf_trainer",
-      "activation_checkpointing": "selective", "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "fsdp"},
+      "activation_checkpointing": "selective", "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "fsdp2"},
       "precision": {"optimizer": "adam"}, "batch": {"micro_batch_size": 2, "seq_length": 4096}})", "axolotl").json);
   std::set<std::string> fields;
   for (const auto& n : r.at("not_exported")) fields.insert(n.at("field").get<std::string>());
-  // Whole-layer checkpointing only, FULL_SHARD only, no plain Adam name, no GPU count key.
+  // Whole-layer checkpointing only, FSDP2 shards the parameters too, no plain Adam name, no GPU count key.
   CHECK(fields.count("activation_checkpointing"));
   CHECK(fields.count("parallel.zero_stage"));
   CHECK(fields.count("precision.optimizer"));
@@ -440,6 +440,39 @@ TEST_CASE("an axolotl export lists what axolotl cannot say", "[export]") {
   // The catalog model's Hugging Face id is axolotl's base_model.
   CHECK(r.at("config").at("base_model") == "meta-llama/Llama-3.1-8B");
   CHECK(r.at("config").at("micro_batch_size") == 2);
+}
+
+TEST_CASE("an axolotl export keeps ZeRO-2: FSDP1's shard_grad_op, or DeepSpeed's stage-2 config", "[export]") {
+  // A new user's LoRA run on 4 GPUs at zero_stage 2 was written as FSDP with no strategy, which
+  // axolotl runs as FULL_SHARD and which read back as zero_stage 3. Under the HF Trainer the
+  // sharding engine defaults to FSDP1 (framework_defaults.cpp): axolotl 0.18.0 takes FSDP1's
+  // SHARD_GRAD_OP from the top-level `fsdp: [shard_grad_op]` list (fsdp_config has no strategy key;
+  // see axolotl_export.cpp), and the importer reads that list back as zero_stage 2.
+  json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "lora": {"r": 16, "target_modules": "all-linear"},
+      "parallel": {"world_size": 4, "zero_stage": 2}, "batch": {"micro_batch_size": 2, "seq_length": 4096}, "gpu": "a100-80gb"})");
+  const json fsdp = json::parse(trainmem::export_json(doc.dump(), "axolotl").json);
+  CHECK(fsdp.at("config").at("fsdp") == json::array({"shard_grad_op"}));
+  CHECK(fsdp.at("config").at("fsdp_version") == 1);
+  for (const auto& n : fsdp.at("not_exported")) CHECK(n.at("field") != "parallel.zero_stage");
+  const std::string yaml = trainmem::cli::emit_yaml(trainmem::export_config(setup_of(doc), trainmem::ExportFormat::axolotl,
+                                                                            "meta-llama/Llama-3.1-8B").config);
+  trainmem::Errors errors;
+  auto file = trainmem::cli::load_config_file("axolotl.yaml", yaml, errors);
+  REQUIRE(file);
+  const auto imported = trainmem::import_configs({*file}, trainmem::builtin_catalog(), {});
+  INFO(yaml << trainmem::error_document(imported.errors));
+  REQUIRE(imported.errors.empty());
+  const json back = json::parse(trainmem::config_value_json(imported.document));
+  CHECK(back.at("parallel").at("zero_stage") == 2);
+  CHECK(back.at("parallel").at("sharding_engine") == "fsdp");
+  check_round_trip(doc, trainmem::ExportFormat::axolotl, kAxolotlKeys);
+
+  // The same run sharded by DeepSpeed: the DeepSpeed config written inline says stage 2.
+  doc["parallel"]["sharding_engine"] = "deepspeed";
+  const json ds = json::parse(trainmem::export_json(doc.dump(), "axolotl").json);
+  CHECK(ds.at("config").at("deepspeed").at("zero_optimization").at("stage") == 2);
+  CHECK_FALSE(ds.at("config").contains("fsdp"));
+  check_round_trip(doc, trainmem::ExportFormat::axolotl, kAxolotlKeys);
 }
 
 TEST_CASE("an axolotl export with activation offloading also turns gradient_checkpointing on", "[export]") {

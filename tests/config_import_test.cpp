@@ -189,6 +189,10 @@ TEST_CASE("malformed files name the file, line and column", "[import][errors]") 
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].code == "invalid_yaml");
   CHECK(errors[0].message.rfind("bad.yaml:", 0) == 0);
+  // The line and column are JSON integers in the params ("line": 3, not 3.0: docs/api.md, Errors).
+  const json yaml_params = json::parse(trainmem::error_document(errors))["error"]["params"];
+  CHECK(yaml_params.at("line").is_number_integer());
+  CHECK(yaml_params.at("column").is_number_integer());
   errors.clear();
   CHECK_FALSE(trainmem::cli::load_config_file("bad.json", "{\n  \"a\": 1,\n  \"b\" 2\n}", errors));
   REQUIRE(errors.size() == 1);
@@ -1509,4 +1513,52 @@ TEST_CASE("a key no HfArgumentParser dataclass defines is named with the nearest
   INFO(trainmem::error_document(r.errors));
   REQUIRE(r.errors.empty());
   CHECK(has_key(r.unmodelled, "run.sh:--block_size"));
+}
+
+TEST_CASE("an axolotl launch line runs axolotl with its config: the launcher's GPU count applies", "[import][axolotl][shell]") {
+  // The usual axolotl launches (axolotl 0.18.0 README and src/axolotl/cli/utils/train.py): accelerate
+  // launch, torchrun or python over -m axolotl.cli.train CONFIG, and `axolotl train CONFIG`, which runs
+  // accelerate launch (its default launcher) or torchrun with the words after "--", and passes its own
+  // --num-processes to accelerate. The config says LoRA r 16, micro-batch 2, sequence 4096; each line
+  // with a GPU count says 4.
+  trainmem::Errors errors;
+  const auto config = trainmem::cli::load_config_file("cfg.yml", "base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\n"
+                                                                 "lora_target_linear: true\nmicro_batch_size: 2\nsequence_len: 4096\n", errors);
+  REQUIRE(config);
+  const std::pair<const char*, bool> lines[] = {
+      {"accelerate launch --num_processes 4 -m axolotl.cli.train cfg.yml\n", true},
+      {"torchrun --nproc_per_node 4 -m axolotl.cli.train cfg.yml\n", true},
+      {"axolotl train cfg.yml -- --num_processes 4\n", true},
+      {"axolotl train cfg.yml --num-processes 4\n", true},
+      {"axolotl train cfg.yml --launcher torchrun -- --nproc_per_node 4\n", true},
+      {"python -m axolotl.cli.train cfg.yml\n", false},
+  };
+  for (const auto& [line, four_gpus] : lines) {
+    INFO(line);
+    const auto r = trainmem::import_configs({*config, command_line("run.sh", line)}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    if (four_gpus) CHECK(document_value(r, "/parallel/world_size") == 4);
+    CHECK(document_value(r, "/method") == "lora");
+    CHECK(document_value(r, "/lora/r") == 16);
+    CHECK(document_value(r, "/batch/micro_batch_size") == 2);
+    CHECK(document_value(r, "/batch/seq_length") == 4096);
+  }
+  // axolotl's own flags override the config's keys (cli/train.py do_cli **kwargs): listed as not
+  // read, the config's micro-batch 2 stands.
+  auto r = trainmem::import_configs({*config, command_line("run.sh", "accelerate launch --num_processes 4 -m axolotl.cli.train cfg.yml "
+                                                                     "--micro_batch_size 8\n")},
+                                    trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "run.sh:--micro_batch_size"));
+  CHECK(document_value(r, "/batch/micro_batch_size") == 2);
+  // The line without its config: the config is named as not given.
+  r = trainmem::import_configs({command_line("run.sh", "accelerate launch --num_processes 4 -m axolotl.cli.train cfg.yml\n")},
+                               trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "run.sh:1"));
+  // A line that names no config is refused.
+  r = trainmem::import_configs({command_line("run.sh", "axolotl train\n")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors.front().message.find("no config file") != std::string::npos);
 }

@@ -1,5 +1,9 @@
 // Model states per GPU: the bytes-per-parameter table and the ZeRO formulas (docs/memory-model.md), and the
 // estimator faults that concern them.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
 
 using namespace trainmem;
@@ -227,4 +231,34 @@ TEST_CASE("a model too large for the GPU is fits: false, not an error", "[model_
   const auto e = estimate_from(R"({"model": {"num_parameters": 1e12}, "gpu": {"memory_bytes": 85899345920}})");
   REQUIRE(e.fits.has_value());
   CHECK_FALSE(*e.fits);
+}
+
+// FP8 weights never mean FP8 gradients (precision.cpp: Transformer Engine's weight-gradient GEMM
+// writes the activation dtype; torchao's float8 training keeps gradients in high precision).
+// 1e9 parameters in fp8 with AdamW and an fp32 master: weights 1 x 1e9 = 1e9 bytes, bf16 gradients
+// 2 x 1e9 = 2e9 bytes (fp8 gradients would be 1e9), two fp32 moments + the fp32 master
+// (4 + 4 + 4) x 1e9 = 12e9 bytes. A grad_dtype given is kept, and says so without the warning.
+TEST_CASE("fp8 weights keep bf16 gradients unless grad_dtype says otherwise, with a warning", "[model_states][fp8]") {
+  const Estimate e = estimate_from(params_doc("1e9", R"({"param_dtype": "fp8", "master_weights": true, "optimizer": "adamw"})"));
+  CHECK(e.precision.grad_dtype == Dtype::bf16);
+  CHECK(e.per_gpu.parameters == 1e9);
+  CHECK(e.per_gpu.gradients == 2e9);
+  CHECK(e.per_gpu.optimizer_states == 12e9);
+  auto codes = [](const std::string& doc) {
+    const auto out = nlohmann::json::parse(estimate_json(doc).json);
+    std::vector<std::string> c;
+    for (const auto& w : out.at("warnings")) c.push_back(w.at("code"));
+    return c;
+  };
+  const auto fp8 = codes(params_doc("1e9", R"({"param_dtype": "fp8"})"));
+  CHECK(std::count(fp8.begin(), fp8.end(), "fp8_weights_bf16_gradients") == 1);
+  // The resolved block says why the gradients are bf16, not "the parameter dtype".
+  const auto resolved = nlohmann::json::parse(estimate_json(params_doc("1e9", R"({"param_dtype": "fp8"})")).json).at("resolved");
+  CHECK(resolved.at("precision.grad_dtype").at("value") == "bf16");
+  CHECK(resolved.at("precision.grad_dtype").at("origin").get<std::string>().find("fp8 weights") != std::string::npos);
+  // grad_dtype fp32 given: 4 x 1e9 = 4e9 bytes of gradients, no warning.
+  const std::string fp32_grads = params_doc("1e9", R"({"param_dtype": "fp8", "grad_dtype": "fp32"})");
+  CHECK(estimate_from(fp32_grads).per_gpu.gradients == 4e9);
+  const auto given = codes(fp32_grads);
+  CHECK(std::count(given.begin(), given.end(), "fp8_weights_bf16_gradients") == 0);
 }

@@ -1,10 +1,7 @@
 #include "trainmem/config_value.hpp"
 
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-
 #include "trainmem/errors.hpp"
+#include "trainmem/number_text.hpp"
 #include "trainmem/work_meter.hpp"
 
 namespace trainmem {
@@ -83,15 +80,7 @@ std::string ConfigValue::summary() const {
     case Kind::null: return "null";
     case Kind::boolean: return as_bool() ? "true" : "false";
     case Kind::integer: return std::to_string(as_integer());
-    case Kind::number: {
-      // The shortest text that reads back as the same double.
-      char text[32];
-      for (int precision = 1; precision <= 17; ++precision) {
-        std::snprintf(text, sizeof text, "%.*g", precision, as_double());
-        if (std::strtod(text, nullptr) == as_double()) break;
-      }
-      return text;
-    }
+    case Kind::number: return number_text(as_double());  // the messages' one number format
     case Kind::string: {
       // Cut on a character boundary: a cut inside one would make the message invalid UTF-8.
       return "\"" + excerpt(as_string(), 60) + "\"";

@@ -132,6 +132,11 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::fp8_not_a_saving,
                           "FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 "
                           "copies: it does not shrink memory (TransformerEngine#1429)"});
+  if (s.precision.param_dtype == Dtype::fp8 && !s.precision.grad_dtype && e.precision.grad_dtype == Dtype::bf16)
+    w.push_back({warning_code::fp8_weights_bf16_gradients,
+                 "precision.param_dtype fp8 prices FP8-only weights (Transformer Engine fp8_model_init) with bf16 "
+                 "gradients: FP8 training computes gradients in 16 or 32 bits (set precision.grad_dtype to change "
+                 "them); for FP8 matmuls over 16-bit weights set precision.fp8_compute instead"});
   if (arch && s.parallel.zero_stage >= 1)
     w.push_back({warning_code::sharded_checkpoint_resume,
                           "ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a "

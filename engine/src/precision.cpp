@@ -73,8 +73,16 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   const bool pure_low_precision = framework == Framework::torchtune;
   p.master_weights = given.master_weights.value_or(!pure_low_precision);
   if (p.param_dtype == Dtype::fp32) p.master_weights = false;  // the weights are the master copy
-  // Megatron keeps fp32 main gradients (dist_optimizer.md: 18 bytes/param with AdamW).
-  p.grad_dtype = given.grad_dtype.value_or(engine == ShardingEngine::megatron ? Dtype::fp32 : p.param_dtype);
+  // Megatron keeps fp32 main gradients (dist_optimizer.md: 18 bytes/param with AdamW). FP8
+  // weights never mean FP8 gradients: Transformer Engine's FP8-only weights (fp8_model_init,
+  // NVIDIA/TransformerEngine transformer_engine/pytorch/fp8.py: the optimizer's master weights hold
+  // the high-precision copy) get their weight gradient from a GEMM that writes the activation dtype
+  // (transformer_engine/pytorch/module/linear.py _Linear.backward, out_dtype=ctx.activation_dtype;
+  // fp32 main_grad with fuse_wgrad_accumulation); torchao's float8 training (pytorch/ao
+  // torchao/float8/README.md, Float8Linear) keeps weights and gradients in high precision and casts
+  // to float8 inside the matmuls only. bf16 gradients, with warning fp8_weights_bf16_gradients.
+  const Dtype gradient_default = p.param_dtype == Dtype::fp8 ? Dtype::bf16 : p.param_dtype;
+  p.grad_dtype = given.grad_dtype.value_or(engine == ShardingEngine::megatron ? Dtype::fp32 : gradient_default);
   // DeepSpeed over 16-bit gradients with an fp32 master: the fp32 gradient of the optimizer's
   // partition (ZeRO 1-3), or of every parameter without ZeRO (runtime/fp16/fused_optimizer.py
   // step(): the flat 16-bit gradients .to(fp32)).

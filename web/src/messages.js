@@ -183,6 +183,10 @@ export const WORDINGS = {
     en: () => 'FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 copies: it does not shrink memory (TransformerEngine#1429)',
     zh: () => 'FP8 训练仍以更高精度保存权重、梯度和优化器状态，并额外保存 FP8 副本：它不会减少显存（TransformerEngine#1429）',
   },
+  fp8_weights_bf16_gradients: {
+    en: () => 'precision.param_dtype fp8 prices FP8-only weights (Transformer Engine fp8_model_init) with bf16 gradients: FP8 training computes gradients in 16 or 32 bits (set precision.grad_dtype to change them); for FP8 matmuls over 16-bit weights set precision.fp8_compute instead',
+    zh: () => 'precision.param_dtype 为 fp8 时按仅保存 FP8 权重（Transformer Engine 的 fp8_model_init）并使用 bf16 梯度估算：FP8 训练以 16 位或 32 位计算梯度（可通过 precision.grad_dtype 修改）；若要在 16 位权重上做 FP8 矩阵乘，请改为设置 precision.fp8_compute',
+  },
   sharded_checkpoint_resume: {
     en: () => 'ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)',
     zh: () => 'ZeRO/FSDP 检查点按 rank 分片保存：换成不同数量的 GPU 恢复训练需要先转换（例如 DeepSpeed 的 zero_to_fp32，或 torch.distributed.checkpoint 重新分片）',

@@ -34,6 +34,7 @@ inline constexpr const char* global_batch_does_not_set_memory = "global_batch_do
 inline constexpr const char* paged_optimizer = "paged_optimizer";
 inline constexpr const char* eight_bit_small_tensors = "eight_bit_small_tensors";
 inline constexpr const char* fp8_not_a_saving = "fp8_not_a_saving";
+inline constexpr const char* fp8_weights_bf16_gradients = "fp8_weights_bf16_gradients";
 inline constexpr const char* sharded_checkpoint_resume = "sharded_checkpoint_resume";
 inline constexpr const char* bf16_unsupported = "bf16_unsupported";
 inline constexpr const char* flash_attention_unsupported = "flash_attention_unsupported";
@@ -130,6 +131,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::paged_optimizer, MessageKind::warning, ""},
     {warning_code::eight_bit_small_tensors, MessageKind::warning, "min_8bit_size"},
     {warning_code::fp8_not_a_saving, MessageKind::warning, ""},
+    {warning_code::fp8_weights_bf16_gradients, MessageKind::warning, ""},
     {warning_code::sharded_checkpoint_resume, MessageKind::warning, ""},
     {warning_code::bf16_unsupported, MessageKind::warning, "gpu"},
     {warning_code::flash_attention_unsupported, MessageKind::warning, "gpu"},

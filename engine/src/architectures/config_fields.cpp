@@ -2,25 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "trainmem/json_api.hpp"
+#include "trainmem/number_text.hpp"
 
 namespace trainmem::architectures {
-
-namespace {
-
-// Largest integer a double (and JavaScript) holds exactly.
-constexpr double kMaxExactInteger = 9007199254740992.0;
-
-std::string number_text(double d) {
-  if (std::floor(d) == d && std::fabs(d) < 1e15) return std::to_string(static_cast<std::int64_t>(d));
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", d);
-  return buffer;
-}
-
-}  // namespace
 
 void ConfigFields::type_error(const char* key, const char* expected, const char* type, const HfValue& got) {
   const bool scalar = got.kind != HfValue::Kind::list && got.kind != HfValue::Kind::object;

@@ -195,8 +195,24 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   } else if ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && sharded) {
     out.carried.insert(out.carried.end(), {"parallel.sharding_engine", "parallel.zero_stage", "parallel.offload_optimizer",
                                            "parallel.offload_param", "parallel.reshard_after_forward"});
-    if (s.parallel.zero_stage != 3)
-      out.not_expressible.emplace_back("parallel.zero_stage", "axolotl's FSDP shards parameters, gradients and optimizer states (FULL_SHARD)");
+    // axolotl 0.18.0 (axolotl-ai-cloud/axolotl@067b021) validates fsdp_config as FSDPConfig
+    // (src/axolotl/utils/schemas/fsdp.py): its only sharding key is reshard_after_forward, a bool,
+    // and a sharding_strategy key is not a field (dropped). core/builders/base.py passes
+    // TrainingArguments(fsdp_config=..., fsdp=cfg.fsdp or True). transformers 5.14.1 (axolotl's pin,
+    // pyproject.toml) training_args.py _process_fsdp_args hands an FSDP2 plugin
+    // fsdp_config["reshard_after_forward"] as a bool, and its _apply_legacy_fsdp_to_config turns the
+    // deprecated `fsdp: [shard_grad_op]` list into FSDP1's SHARD_GRAD_OP (gradients and optimizer
+    // states sharded, parameters whole: zero_stage 2).
+    if (engine == ShardingEngine::fsdp2) {
+      if (s.parallel.zero_stage != 3)
+        out.not_expressible.emplace_back("parallel.zero_stage", "FSDP2 shards parameters, gradients and optimizer states (stage 3)");
+    } else if (s.parallel.zero_stage == 2) {
+      ConfigValue::Array options;
+      options.emplace_back("shard_grad_op");
+      c.set("fsdp", ConfigValue(std::move(options)));
+    } else if (s.parallel.zero_stage == 1) {
+      out.not_expressible.emplace_back("parallel.zero_stage", "FSDP has no optimizer-only sharding (ZeRO-1)");
+    }
     c.set("fsdp_version", engine == ShardingEngine::fsdp2 ? 2 : 1);
     ConfigValue f = ConfigValue::object();
     const bool offload = s.parallel.offload_param != OffloadTarget::none;

@@ -105,6 +105,8 @@ struct LaunchCommand {
   std::string launcher;  // "accelerate", "torchrun", "deepspeed" or ""
   std::string program;   // "trl/scripts/sft.py", "trl sft", "pretrain_gpt.py"
   Flags launcher_flags, program_flags;
+  // axolotl's trainer (-m axolotl.cli.train, `axolotl train`): the config file it is given.
+  std::optional<ShellWord> axolotl_config;
   int line = 0;
   std::map<std::string, ShellWord> environment;  // what the script passes the command's program
 };
@@ -135,6 +137,26 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
     out.program_flags = parse_flags(w, i + 2, w.size(), file);
     return out;
   }
+  if (first == "axolotl" && i + 1 < w.size() && w[i + 1].text == "train") {
+    // axolotl 0.18.0 (axolotl-ai-cloud/axolotl@067b021) src/axolotl/cli/main.py train and
+    // cli/utils/train.py launch_training: `axolotl train CONFIG [--launcher accelerate|torchrun|python]
+    // [-- LAUNCHER ARGS]` runs `accelerate launch` (the default) or torchrun with the words after "--",
+    // or python, over -m axolotl.cli.train CONFIG; --num_processes of its own goes to accelerate.
+    std::size_t end = i + 2;
+    while (end < w.size() && w[end].text != "--") ++end;
+    out.program = "axolotl.cli.train";
+    if (i + 2 < end && w[i + 2].text.rfind("-", 0) != 0) out.axolotl_config = w[i + 2];
+    out.program_flags = parse_flags(w, i + 2, end, file);
+    const ConfigValue* launcher = out.program_flags.values.find("launcher");
+    const std::string name = launcher && launcher->is_string() ? launcher->as_string() : "accelerate";
+    out.launcher = name == "python" ? "" : name;
+    if (end < w.size()) out.launcher_flags = parse_flags(w, end + 1, w.size(), file);
+    if (const ConfigValue* n = out.program_flags.values.find("num_processes"); n && out.launcher == "accelerate") {
+      out.launcher_flags.values.set("num_processes", *n);
+      out.launcher_flags.shown.emplace("num_processes", out.program_flags.shown.at("num_processes"));
+    }
+    return out;
+  }
   if (first == "accelerate" && i + 1 < w.size() && w[i + 1].text == "launch") { out.launcher = "accelerate"; launcher_begin = i + 2; }
   else if (first == "torchrun") out.launcher = "torchrun";
   else if (first == "deepspeed") out.launcher = "deepspeed";
@@ -156,6 +178,8 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
   }
   if (program == w.size()) return std::nullopt;
   out.program = w[program].text;
+  if (out.program == "axolotl.cli.train" && program + 1 < w.size() && w[program + 1].text.rfind("-", 0) != 0)
+    out.axolotl_config = w[program + 1];
   out.launcher_flags = parse_flags(w, launcher_begin, program, file);
   out.program_flags = parse_flags(w, program + 1, w.size(), file);
   return out;
@@ -267,6 +291,30 @@ TorchtitanLaunch torchtitan_launch(const std::string& file, const LaunchCommand&
     }
   }
   return l;
+}
+
+// An axolotl launch: its config file, named for the file's own reading, and the GPU count its
+// launcher gives. axolotl's flags override the config's keys (cli/train.py do_cli **kwargs,
+// load_cfg): listed, not read. Nothing when the line names no config (reported by the caller).
+std::optional<Reading> read_axolotl_launch(const std::string& file, const LaunchCommand& cmd) {
+  Reading r(file, "axolotl");
+  r.shown_keys = cmd.program_flags.shown;
+  std::optional<ShellWord> config = cmd.axolotl_config;
+  if (const ConfigValue* c = cmd.program_flags.values.find("config"); !config && c && c->is_string()) config = ShellWord{c->as_string()};
+  const std::string where = file + ":" + std::to_string(cmd.line);
+  if (!config) {
+    bool open = false;  // --config $CFG
+    for (const auto& o : cmd.program_flags.open) open = open || o.key == "config";
+    if (!open) return std::nullopt;
+  } else if (config->unresolved) {
+    r.unresolved.push_back({where, config->unresolved_what + " is not set in the file: the axolotl config it names is not read", config->text});
+  } else {
+    r.named_files.emplace_back(config->text, where);
+  }
+  for (const auto& [k, v] : cmd.program_flags.values.as_object())
+    if (k != "config" && k != "launcher" && k != "num_processes")
+      r.unresolved.push_back({r.key(k), "overrides the axolotl config's " + k + "; axolotl's command-line overrides are not read", v});
+  return r;
 }
 
 // A command line none of whose flags the trainer reader read (no field, no model, no named file,
@@ -757,6 +805,27 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           });
           if (!cmd->launcher.empty()) readings.push_back(std::move(launcher));
           readings.push_back(std::move(program));
+          continue;
+        }
+        if (cmd->program == "axolotl.cli.train") {
+          std::optional<Reading> program = read_axolotl_launch(f.name, *cmd);
+          if (!program) {
+            result.errors.push_back({error_code::unknown_config_format, f.name,
+                                     f.name + ":" + std::to_string(c.line) + ": axolotl.cli.train is given no config file (axolotl train CONFIG)"});
+            continue;
+          }
+          for (auto& n : cmd->program_flags.unresolved) program->unresolved.push_back(n);
+          for (auto& n : cmd->launcher_flags.unresolved) program->unresolved.push_back(n);
+          if (!cmd->launcher.empty()) {
+            Reading launcher = read_launcher(f.name, *cmd);
+            mark_open_fields({&launcher}, cmd->launcher_flags.open, [&](const OpenValue& o) {
+              LaunchCommand stand_in = *cmd;
+              stand_in.launcher_flags.values = with_stand_in(cmd->launcher_flags.values, o.key);
+              return std::vector<Reading>{read_launcher(f.name, stand_in)};
+            });
+            readings.push_back(std::move(launcher));
+          }
+          readings.push_back(std::move(*program));
           continue;
         }
         Reading program = read_hf_training_arguments(f.name, cmd->program_flags.values, cmd->program, cmd->program_flags.shown);

@@ -489,7 +489,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
 // Byte counts are integers while doubles (and JavaScript) hold them exactly; beyond 2^53 they are
 // written as plain numbers (flagged in warnings) instead of overflowing an integer.
 json bytes_json(double v) {
-  if (std::fabs(v) <= json_io::kMaxExactInteger) return std::llround(v);
+  if (std::fabs(v) <= kMaxExactInteger) return std::llround(v);
   return v;
 }
 
@@ -535,7 +535,7 @@ void inexact_numbers(const json& v, const std::string& path, std::vector<std::st
     // An array's elements share one name (per_gpu.timeline[].allocated): a long array names a
     // field once, not once per element.
     for (const auto& element : v) inexact_numbers(element, path + "[]", out);
-  } else if (v.is_number() && std::fabs(v.get<double>()) > json_io::kMaxExactInteger &&
+  } else if (v.is_number() && std::fabs(v.get<double>()) > kMaxExactInteger &&
              std::find(out.begin(), out.end(), path) == out.end()) {
     out.push_back(path);
   }

@@ -11,7 +11,7 @@ namespace {
 
 // Scalars as written, for messages; long strings shortened as ObjectReader does (on a character
 // boundary: a cut inside one makes the answer invalid UTF-8).
-std::string shown(const json& v) { return excerpt(v.dump()); }
+std::string shown(const json& v) { return excerpt(scalar_text(v)); }
 
 HfConfig to_config(const json& object, const std::string& path);
 

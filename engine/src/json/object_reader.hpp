@@ -18,13 +18,17 @@
 
 #include "trainmem/errors.hpp"
 #include "trainmem/json_api.hpp"
+#include "trainmem/number_text.hpp"
 
 namespace trainmem::json_io {
 
 using nlohmann::json;
 
-// Largest integer a double (and JavaScript) holds exactly.
-inline constexpr double kMaxExactInteger = 9007199254740992.0;
+// A scalar from the input as messages show it: a number in number_text's one format (a JSON
+// 1e12 reads as 1000000000000, not nlohmann's 1000000000000.0), anything else as JSON text.
+inline std::string scalar_text(const json& v) {
+  return v.is_number_float() ? number_text(v.get<double>()) : v.dump();
+}
 
 inline std::string join_path(const std::string& base, const std::string& key) {
   return base.empty() ? key : base + "." + key;
@@ -93,9 +97,9 @@ class ObjectReader {
     const double d = v->get<double>();
     if (!std::isfinite(d) || d < min || d > max || (min_exclusive && d == min)) {
       errors_.push_back({error_code::out_of_range, field(key),
-                         field(key) + " = " + v->dump() + " is out of range (" + (min_exclusive ? "> " : ">= ") +
+                         field(key) + " = " + scalar_text(*v) + " is out of range (" + (min_exclusive ? "> " : ">= ") +
                              number_text(min) + " and <= " + number_text(max) + ")",
-                         {{"value", v->dump()}, {min_exclusive ? "above" : "min", min}, {"max", max}}});
+                         {{"value", scalar_text(*v)}, {min_exclusive ? "above" : "min", min}, {"max", max}}});
       return std::nullopt;
     }
     return d;
@@ -111,15 +115,15 @@ class ObjectReader {
     }
     const double d = v->get<double>();
     if (!std::isfinite(d) || std::floor(d) != d) {
-      errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + v->dump() + " must be a whole number",
-                         {{"value", v->dump()}}});
+      errors_.push_back({error_code::not_integer, field(key), field(key) + " = " + scalar_text(*v) + " must be a whole number",
+                         {{"value", scalar_text(*v)}}});
       return std::nullopt;
     }
     if (d < min || d > max || d > kMaxExactInteger) {
       errors_.push_back({error_code::out_of_range, field(key),
-                         field(key) + " = " + v->dump() + " is out of range (" + number_text(min) + " to " +
+                         field(key) + " = " + scalar_text(*v) + " is out of range (" + number_text(min) + " to " +
                              number_text(std::min(max, kMaxExactInteger)) + ")",
-                         {{"value", v->dump()}, {"min", min}, {"max", std::min(max, kMaxExactInteger)}}});
+                         {{"value", scalar_text(*v)}, {"min", min}, {"max", std::min(max, kMaxExactInteger)}}});
       return std::nullopt;
     }
     if (v->is_number_integer()) return v->get<std::int64_t>();
@@ -182,9 +186,9 @@ class ObjectReader {
     const char* type = want == "a number" ? "number" : want == "an integer" ? "integer" : want == "true or false" ? "boolean"
                        : want == "a string" ? "string" : nullptr;
     if (type) params.values.emplace_back("expected", type);
-    if (scalar) params.values.emplace_back("value", excerpt(got.dump()));
+    if (scalar) params.values.emplace_back("value", excerpt(scalar_text(got)));
     errors_.push_back({error_code::wrong_type, field(key),
-                       field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + excerpt(got.dump()) : ""),
+                       field(key) + " must be " + expected + ", got " + type_name(got) + (scalar ? " " + excerpt(scalar_text(got)) : ""),
                        std::move(params)});
   }
 
@@ -217,12 +221,6 @@ class ObjectReader {
   Errors& errors() { return errors_; }
 
  private:
-  static std::string number_text(double d) {
-    json j = d;
-    if (std::floor(d) == d && std::fabs(d) < 1e15) j = static_cast<std::int64_t>(d);
-    return j.dump();
-  }
-
   const json& value_;
   std::string path_;
   Errors& errors_;

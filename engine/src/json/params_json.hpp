@@ -3,14 +3,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trainmem/number_text.hpp"
 #include "trainmem/params.hpp"
 
 namespace trainmem::json_io {
 
 inline nlohmann::json params_json(const Params& params) {
-  nlohmann::json out = nlohmann::json::object();
+  using nlohmann::json;
+  json out = json::object();
   for (const auto& [name, value] : params.values) {
-    if (const double* d = std::get_if<double>(&value)) out[name] = *d;
+    // A whole number as a JSON integer (number_text's format: "line": 1, not 1.0).
+    if (const double* d = std::get_if<double>(&value)) out[name] = whole_number(*d) ? json(static_cast<std::int64_t>(*d)) : json(*d);
     else out[name] = std::get<std::string>(value);
   }
   return out;

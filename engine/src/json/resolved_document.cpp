@@ -128,6 +128,8 @@ std::string master_weights_origin(const TrainingSetup& s, const ResolvedPrecisio
 }
 
 std::string grad_dtype_origin(const TrainingSetup& s) {
+  if (sharding_engine(s) != ShardingEngine::megatron && s.precision.param_dtype == Dtype::fp8)
+    return std::string(kEngineDefault) + " (bf16 under fp8 weights: FP8 training computes gradients in 16 or 32 bits, precision.cpp)";
   switch (sharding_engine(s)) {
     case ShardingEngine::megatron: return framework_default("Megatron fp32 main gradients, docs dist_optimizer.md");
     case ShardingEngine::deepspeed:
