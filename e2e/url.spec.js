@@ -262,6 +262,9 @@ test('Hugging Face references in the search box select the preset by hf_id', asy
   await expect(page.locator('#custom-model')).toHaveAttribute('open', '');
   await page.getByTestId('model-search').fill('mixtral');
   await expect(page.getByTestId('model').locator('optgroup option')).toHaveText([/Qwen2.5 7B/, /Mixtral 8x22B/, /Mixtral 8x7B/]);  // the selected model stays listed, first
+  await expect(page.getByTestId('model-note')).toHaveText('2 presets match.');
+  await page.getByTestId('model-search').fill('8x22');
+  await expect(page.getByTestId('model-note')).toHaveText('1 preset matches.');
   await page.getByTestId('model-search').fill('');
   // A fine-tune of a preset is not guessed: the selected model stays, the base is only named.
   await app.model('gpt2');

@@ -129,7 +129,7 @@ export class ModelPicker {
     }
     const found = this.filtered();
     this.fill(byId('model-select'), found);
-    byId('model-note').textContent = q.trim() === '' ? '' : found.length ? t('matches', { n: found.length }) : t('no_match', { query: q.trim() });
+    byId('model-note').textContent = q.trim() === '' ? '' : found.length ? t(found.length === 1 ? 'matches_one' : 'matches', { n: found.length }) : t('no_match', { query: q.trim() });
   }
 
   /**
