@@ -222,3 +222,9 @@ test('the defaults\' tooltips name their origin in Chinese; the source in parent
   const english = await page.locator('[data-path], [data-path] option').evaluateAll((els) => els.map((e) => e.title).filter(Boolean));
   expect(english.some((title) => title.startsWith('engine default'))).toBe(true);
 });
+
+test('the trainer-config formats are named in Chinese', async ({ app, page }) => {
+  await app.open();
+  const options = page.getByTestId('export-format').locator('option');
+  await expect(options).toHaveText(['DeepSpeed JSON', 'accelerate 配置（YAML）', 'axolotl 配置（YAML）', 'torchtune（tune run 命令行）']);
+});
