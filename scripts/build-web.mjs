@@ -1,5 +1,6 @@
 // Builds the page from web/ (sources, never written to) into dist/ (see web/README.md):
-//   dist/site/          the hosted page: app.js loads engine.wasm beside it with streaming compilation
+//   dist/site/          the hosted page: engine.wasm beside it, its streaming compile started by
+//                       engine-start.js (web/src/engine-start.js) while app.js loads
 //   dist/trainmem-web/  the offline folder (open index.html from disk): the wasm embedded in app.js
 //   dist/trainmem-web.zip, also served as dist/site/trainmem-web.zip
 // Each folder: index.html, style.css, app.js (web/src/main.js bundled by esbuild into one classic
@@ -120,20 +121,23 @@ function workerSource(module, worker) {
 }
 
 // The hosted page's index.html asks for engine.wasm at once (a preload the page's own fetch then
-// takes over), so the wasm downloads while app.js does instead of after it has run.
+// takes over), so the wasm downloads while app.js does instead of after it has run; and runs
+// engine-start.js (async, small) to compile it while app.js is still being fetched and parsed.
 const STYLESHEET = '<link rel="stylesheet" href="style.css">';
-const WASM_PRELOAD = '<link rel="preload" href="engine.wasm" as="fetch" type="application/wasm" crossorigin>';
+const ENGINE_START = '<link rel="preload" href="engine.wasm" as="fetch" type="application/wasm" crossorigin>\n  '
+  + '<script src="engine-start.js" async></script>';
 
-async function writeFolder(dir, { app, chunks, wasm }) {
+async function writeFolder(dir, { app, chunks, wasm, engineStart }) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const html = fs.readFileSync(path.join(WEB, 'index.html'), 'utf8');
   if (!html.includes(STYLESHEET)) throw new Error('build-web: web/index.html has no ' + STYLESHEET);
-  fs.writeFileSync(path.join(dir, 'index.html'), wasm ? html.replace(STYLESHEET, STYLESHEET + '\n  ' + WASM_PRELOAD) : html);
+  fs.writeFileSync(path.join(dir, 'index.html'), wasm ? html.replace(STYLESHEET, STYLESHEET + '\n  ' + ENGINE_START) : html);
   fs.copyFileSync(path.join(WEB, 'style.css'), path.join(dir, 'style.css'));
   fs.writeFileSync(path.join(dir, 'app.js'), app);
   for (const [name, text] of Object.entries(chunks)) fs.writeFileSync(path.join(dir, name), text);
   if (wasm) for (const m of Object.values(MODULES)) fs.copyFileSync(m.wasm, path.join(dir, path.basename(m.wasm)));
+  if (engineStart) fs.writeFileSync(path.join(dir, 'engine-start.js'), engineStart);
 }
 
 async function main() {
@@ -165,7 +169,7 @@ async function main() {
   execFileSync('python3', ['-m', 'zipfile', '-c', 'trainmem-web.zip', 'trainmem-web'], { cwd: DIST });
 
   const site = path.join(DIST, 'site');
-  await writeFolder(site, { app: await app(''), chunks: await chunks(''), wasm: true });
+  await writeFolder(site, { app: await app(''), chunks: await chunks(''), wasm: true, engineStart: await bundle('engine-start.js') });
   fs.copyFileSync(zip, path.join(site, 'trainmem-web.zip'));
   console.log(`build-web: dist/site/ (hosted), dist/trainmem-web/ and dist/trainmem-web.zip (${Math.round(fs.statSync(zip).size / 1024)} KB)`);
 }

@@ -295,8 +295,11 @@ export class App {
    */
   async update(history) {
     const gen = ++this.generation;
-    showGroups((name) => SHOW[name](this.store.doc));
     const doc = effectiveDoc(this.store.doc);
+    // The engine starts on the document at once; the page's own bookkeeping (groups, link, history,
+    // pending marks) runs while the worker computes.
+    const answer = this.engine.estimate('overview', [JSON.stringify(doc)]);
+    showGroups((name) => SHOW[name](this.store.doc));
     byId('input-json').textContent = JSON.stringify(doc, null, 2);
     byId('search-world-size').placeholder = String(getPath(doc, 'parallel.world_size') || byId('world-size').placeholder);
     const hash = encode(linkDoc(this.store.doc));
@@ -309,7 +312,7 @@ export class App {
     /** @type {Output} the overview: {estimate, gpus}, or the estimate's error document */
     let overview;
     try {
-      ({ out: overview } = await this.engine.estimate('overview', [JSON.stringify(doc)]));
+      ({ out: overview } = await answer);
     } catch (e) {
       if (superseded(e)) return;
       throw e;

@@ -7,6 +7,7 @@
 import { t } from './i18n.js';
 import { formatCount, formatSeconds, UNIT_BYTES } from './format.js';
 import { loadChunk } from './chunks.js';
+import { afterPaint } from './after-paint.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{fg: string, grid: string}} Colors */
@@ -28,7 +29,10 @@ export function themeColors() {
   return { fg: style.getPropertyValue('--fg').trim() || '#222', grid: style.getPropertyValue('--line').trim() || '#ddd' };
 }
 
-/** A chart on a canvas, drawn once Chart.js has loaded; only the latest drawing is made. */
+/**
+ * A chart on a canvas, drawn once Chart.js has loaded and the frame that shows the numbers it goes
+ * with has been painted (a chart costs several ms to draw); only the latest drawing is made.
+ */
 export class LazyChart {
   /** @param {HTMLCanvasElement} canvas */
   constructor(canvas) {
@@ -46,7 +50,7 @@ export class LazyChart {
    */
   async draw(draw) {
     this.latest = draw;
-    const { Chart } = await loadChunk('charts');
+    const [{ Chart }] = await Promise.all([loadChunk('charts'), afterPaint()]);
     if (this.latest !== draw) return;
     this.chart = draw(Chart, this.chart, this.canvas);
   }

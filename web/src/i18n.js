@@ -602,13 +602,17 @@ export function apply(doc, next) {
   for (const el of /** @type {NodeListOf<HTMLElement>} */ (doc.querySelectorAll('[data-i18n]'))) {
     const key = el.dataset.i18n || '';
     if (!(key in en)) en[key] = el.textContent || '';
-    el.textContent = t(key);
+    // Written only when it changes: the page starts in the language its HTML is written in, and a
+    // write replaces the element's text node even when the text is the same (a layout of the page).
+    const text = t(key);
+    if (el.textContent !== text) el.textContent = text;
   }
   for (const [attr, data] of [['placeholder', 'i18nPlaceholder'], ['aria-label', 'i18nAriaLabel']]) {
     for (const el of /** @type {NodeListOf<HTMLElement>} */ (doc.querySelectorAll('[data-i18n-' + attr + ']'))) {
       const key = el.dataset[data] || '';
       if (!(key in en)) en[key] = el.getAttribute(attr) || '';
-      el.setAttribute(attr, t(key));
+      const text = t(key);
+      if (el.getAttribute(attr) !== text) el.setAttribute(attr, text);
     }
   }
   doc.documentElement.lang = lang === 'zh' ? 'zh-Hans' : 'en';

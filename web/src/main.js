@@ -7,6 +7,7 @@ import { byId } from './dom.js';
 import { STORE, load } from './storage.js';
 import { Store } from './store.js';
 import { EngineClient, compileEngine } from './engine-client.js';
+import { engineModule } from './engine-module.js';
 import { loadChunk } from './chunks.js';
 import { App, applyPreferences } from './app.js';
 import workerSource from 'trainmem:worker-source';
@@ -21,8 +22,10 @@ function failed(e) {
 }
 
 try {
-  // Over http the wasm streams in beside the page; the offline folder embeds it (file:// cannot fetch).
-  const module = compileEngine(wasmBase64 ? { wasmBase64 } : { wasmUrl: new URL('engine.wasm', document.baseURI) });
+  // Over http the wasm streams in beside the page (its compile started by engine-start.js when that
+  // script ran first); the offline folder embeds it (file:// cannot fetch).
+  const module = wasmBase64 ? compileEngine({ wasmBase64 })
+    : engineModule(() => compileEngine({ wasmUrl: new URL('engine.wasm', document.baseURI) }));
   // The trainer-config module comes with the config-files chunk, on the first import or export.
   const loadConfigModule = () => loadChunk('config-files').then(({ configWorkerSource, configWasmBase64 }) => ({
     workerSource: configWorkerSource,
