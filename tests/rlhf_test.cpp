@@ -10,6 +10,9 @@ namespace {
 // h 64, 4 heads of 16, 2 kv heads, 2 layers, vocab 128.
 const std::string kTiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
   "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
+// The same body with Qwen2.5's 151,936-token vocabulary: the loss dominates its transients.
+const std::string kTinyBigVocab = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 151936})";
 std::string doc(const std::string& rest) { return R"({"model": {"hf_config": )" + kTiny + "}, " + rest + "}"; }
 const ModelBudget* role(const Estimate& e, const std::string& name) {
   for (const auto& m : e.per_gpu_models)
@@ -103,12 +106,20 @@ TEST_CASE("GRPO prices the loss over the completion's logits only, in bf16 (TRL 
   // completion 1,024 on a 151,936-token vocabulary: (1,024 + 1) x 151,936 = 155,734,400 logits,
   // x 6 B = 934,406,400 B at the start of backward; the whole sequence upcast (1,536 positions x
   // 151,936 x 12 B, the plain HF loss) would be 2,800,484,352 B.
-  const std::string big_vocab = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 151936})";
-  const auto e = estimate_from(R"({"model": {"hf_config": )" + big_vocab + R"(}, "rlhf": {"algorithm": "grpo",
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kTinyBigVocab + R"(}, "rlhf": {"algorithm": "grpo",
     "rollout": {"max_new_tokens": 1024}}, "batch": {"micro_batch_size": 1, "seq_length": 512}})");
   // The tiny body's own transients are a few MB beside it.
   CHECK(role(e, "policy")->transient == Approx(934406400.0).epsilon(0.02));
   // The reference scores the same positions without grad: 4 B per logit at most.
   CHECK(role(e, "reference")->transient <= 4.0 * 155734400 * 1.02);
+}
+
+TEST_CASE("DPO's log-probs take bf16 logits over both sequences, no fp32 upcast (TRL selective_log_softmax)", "[rlhf][loss]") {
+  // trl/trainer/dpo_trainer.py _compute_loss: selective_log_softmax on the model's bf16 logits.
+  // Chosen + rejected = 2 sequences of 512 on a 151,936-token vocabulary: 155,582,464 logits x 6 B
+  // (saved log-softmax, its gradient, the logits' gradient) = 933,494,784 B at the start of
+  // backward; with the plain HF loss's upcast (12 B) it would be twice that.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kTinyBigVocab + R"(}, "rlhf": {"algorithm": "dpo"},
+    "batch": {"micro_batch_size": 1, "seq_length": 512}})");
+  CHECK(role(e, "policy")->transient == Approx(933494784.0).epsilon(0.02));
 }

@@ -80,15 +80,13 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   } else {
     policy_setup.batch.seq_length = prompt + rl.max_new_tokens;
   }
-  if (rl.algorithm == RlhfAlgorithm::grpo) {
-    // TRL's GRPO loss (trl/trainer/grpo_trainer.py @f2cd5771, _get_per_token_logps_and_entropies):
-    // the model computes logits for the completion only (logits_to_keep = completion + 1), scales
-    // them in place and takes selective_log_softmax (trl/trainer/utils.py) in the model's dtype
-    // (16-bit logits: a log_softmax per row, no fp32 upcast); the logits are a local of that call.
-    policy_setup.loss.logits_positions = rl.max_new_tokens + 1;
-    if (!policy_setup.loss.logits_fp32) policy_setup.loss.logits_fp32 = false;
-    if (!policy_setup.loss.held_logits) policy_setup.loss.held_logits = HeldLogits::none;
-  }
+  // TRL computes every algorithm's log-probs with selective_log_softmax (trl/trainer/utils.py
+  // @f2cd5771; dpo_trainer.py _compute_loss, grpo_trainer.py, experimental/ppo/ppo_trainer.py) on the
+  // model's logits in the model's dtype: no labels reach the model, so no ForCausalLMLoss upcast.
+  if (!policy_setup.loss.logits_fp32) policy_setup.loss.logits_fp32 = false;
+  // GRPO asks the model for the completion's logits only (grpo_trainer.py
+  // _get_per_token_logps_and_entropies: logits_to_keep = completion + 1).
+  if (rl.algorithm == RlhfAlgorithm::grpo) policy_setup.loss.logits_positions = rl.max_new_tokens + 1;
   const Estimate policy = estimate(policy_setup);
 
   std::vector<ModelBudget> models{budget_of("policy", policy)};

@@ -8,9 +8,10 @@
 //    (TRL DPOTrainer concatenated_forward).
 //  - PPO/GRPO train on prompt + completion: batch.seq_length (the prompt) + max_new_tokens
 //    tokens. GRPO's micro_batch_size counts completions, as TRL's per_device_train_batch_size
-//    does (trl/trainer/grpo_config.py); num_generations groups them by prompt. GRPO's loss takes
-//    logits for the completion only, in the model's dtype (trl/trainer/grpo_trainer.py
-//    logits_to_keep, trl/trainer/utils.py selective_log_softmax).
+//    does (trl/trainer/grpo_config.py); num_generations groups them by prompt.
+//  - The log-probs come from selective_log_softmax on logits in the model's dtype, no fp32 upcast
+//    (trl/trainer/utils.py); GRPO's model computes logits for the completion only
+//    (trl/trainer/grpo_trainer.py logits_to_keep).
 //  - Rollout KV cache: 2 (k and v) x kv_heads x head_dim per layer and token (the compressed
 //    latent under MLA), in the compute dtype, split by tensor parallelism, for the sequences a
 //    GPU generates at once: PPO one per prompt of the micro-batch; GRPO micro_batch_size x
