@@ -211,3 +211,22 @@ TEST_CASE("compile's scope decides whether the loss keeps its fp32 buffers", "[c
   CHECK(per_logit("true") == 10.0);  // torchtitan compiled the blocks only until pytorch/torchtitan#1608
   CHECK(per_logit("false") == 10.0);
 }
+
+TEST_CASE("FSDP gathers QLoRA's frozen linear weights as their 4-bit storage", "[qlora][fsdp]") {
+  // torchao's NF4Tensor all-gathers its quantized data and scalers (fsdp_pre_all_gather), 4 bits +
+  // 8 bits per 64 weights + 32 bits per 64 x 256 = 0.515869140625 B per weight. Llama-2-7B's layer:
+  // linear weights 4 x 4096^2 + 3 x 4096 x 11008 = 202,375,168 -> 101,187,584 + 3,162,112 + 49,408
+  // = 104,399,104 B, plus its two norms in bf16 (8,192 x 2 B): 104,415,488 B per gathered layer.
+  // Forward holds two units (the current and the prefetched one) and one dequantized weight, the
+  // largest linear (4096 x 11008 x 2 B = 90,177,536 B).
+  const std::string small_vocab = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32})";
+  const std::string rest = R"(, "framework": "torchtune", "method": "qlora", "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]},
+    "parallel": {"world_size": 2, "zero_stage": 3}})";
+  // With a 32-token vocabulary the layer is the largest unit: 2 x 104,415,488 + 90,177,536.
+  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + "}" + rest)).forward == 299008512.0);
+  // With Llama-2's 32,000 tokens the 16-bit embedding (32,000 x 4096 x 2 B = 262,144,000 B) is the
+  // largest unit: 2 x 262,144,000 + 90,177,536 = 614,465,536 B (in 16 bits the layer would be
+  // 202,383,360 x 2 = 404,766,720 B per unit).
+  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + "}" + rest)).forward == 614465536.0);
+}

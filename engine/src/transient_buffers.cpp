@@ -76,6 +76,28 @@ double largest_tensor(const TrainingSetup& s, double rank_trainable) {
   return std::min(largest, rank_trainable);
 }
 
+// Bytes per parameter of what FSDP gathers: the compute dtype, except QLoRA's frozen linear
+// weights, gathered as their 4-bit storage with its quantization constants: torchao's NF4Tensor
+// hands FSDP2 its quantized data and scalers (torchao/dtypes/nf4tensor.py @0598012,
+// fsdp_pre_all_gather), and bitsandbytes packs 4-bit weights into a float quant_storage that FSDP
+// shards and gathers as it is (bitsandbytes docs/source/fsdp_qlora.md).
+struct GatherBytes {
+  double A = 2, quantized = 2;  // per parameter: 16-bit, and frozen linear weights
+  double of(double linear_weights, double others) const { return linear_weights * quantized + others * A; }
+};
+
+// The largest unit FSDP gathers at a time, bytes on this GPU's TP shard: a layer, the embedding or
+// the head.
+double gathered_unit_bytes(const Architecture& a, const GatherBytes& bytes, double tp) {
+  double largest = bytes.A * static_cast<double>(std::max(a.embedding_params, a.lm_head_params));
+  for (const auto& g : a.layers) {
+    double linear_weights = 0;
+    for (const auto& l : g.linears) linear_weights += static_cast<double>(l.weight_params() * l.copies);
+    largest = std::max(largest, bytes.of(linear_weights, static_cast<double>(g.params_per_layer()) - linear_weights));
+  }
+  return largest / tp;
+}
+
 // Temporaries of one optimizer step over `elements` trainable parameters in its partition.
 double optimizer_step_temporaries(const TrainingSetup& s, const ResolvedPrecision& p, double elements, double rank_trainable) {
   const bool torch_adam = p.optimizer == Optimizer::adamw || p.optimizer == Optimizer::adam;
@@ -121,8 +143,14 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       b.forward = (live + prefetch) * A;
       b.backward = (live + prefetch) * A + std::min(buckets.reduce, rank_trainable) * grad_bytes;
     } else {
-      b.forward = s.parallel.reshard_after_forward ? 2 * unit * A : rank_params * A;
-      b.backward = 2 * unit * A + 2 * std::min(unit, rank_trainable) * grad_bytes;
+      GatherBytes bytes{A, A};
+      if (s.method == Method::qlora) bytes.quantized = qlora_weight_bytes_per_param(s.qlora);
+      const double linear_weights = states.params.frozen_linear_weights;
+      const double rank_bytes = bytes.of(linear_weights, rank_params - linear_weights);
+      const double unit_bytes =
+          s.model.architecture ? std::min(gathered_unit_bytes(*s.model.architecture, bytes, tp), rank_bytes) : unit * A;
+      b.forward = s.parallel.reshard_after_forward ? 2 * unit_bytes : rank_bytes;
+      b.backward = 2 * unit_bytes + 2 * std::min(unit, rank_trainable) * grad_bytes;
     }
   } else if (zero >= 1 && dp > 1) {
     if (deepspeed) {

@@ -19,6 +19,8 @@
 //  - DDP: the reducer's buckets are a second copy of every gradient unless
 //    gradient_as_bucket_view=True (torch/nn/parallel/distributed.py), allocated at wrap time.
 //  - QLoRA: one dequantized weight (the largest linear layer) at a time, in the compute dtype.
+//    FSDP gathers its frozen linear weights as their 4-bit storage (torchao NF4Tensor's
+//    fsdp_pre_all_gather; bitsandbytes' quant_storage), not in the compute dtype.
 //  - Context parallelism: ring attention's key/value send and receive blocks (and their gradient
 //    blocks in backward), or Ulysses' all-to-all outputs of q, k and v (transient_buffers.cpp).
 //  - Optimizer step: torch.optim's foreach AdamW (torch/optim/adamw.py, _multi_tensor_adamw)
