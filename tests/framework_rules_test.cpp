@@ -212,7 +212,7 @@ TEST_CASE("compile's scope decides whether the loss keeps its fp32 buffers", "[c
   CHECK(per_logit("false") == 10.0);
 }
 
-TEST_CASE("FSDP gathers QLoRA's frozen linear weights as their 4-bit storage", "[qlora][fsdp]") {
+TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit storage", "[qlora][fsdp]") {
   // torchao's NF4Tensor all-gathers its quantized data and scalers (fsdp_pre_all_gather), 4 bits +
   // 8 bits per 64 weights + 32 bits per 64 x 256 = 0.515869140625 B per weight. Llama-2-7B's layer:
   // linear weights 4 x 4096^2 + 3 x 4096 x 11008 = 202,375,168 -> 101,187,584 + 3,162,112 + 49,408
@@ -229,4 +229,10 @@ TEST_CASE("FSDP gathers QLoRA's frozen linear weights as their 4-bit storage", "
   // largest unit: 2 x 262,144,000 + 90,177,536 = 614,465,536 B (in 16 bits the layer would be
   // 202,383,360 x 2 = 404,766,720 B per unit).
   CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + "}" + rest)).forward == 614465536.0);
+  // DeepSpeed ZeRO-3 (PEFT's QLoRA with bitsandbytes' packed storage) with stage3_max_live_parameters
+  // 1e8: max(1e8 x 2 B, the 104,415,488 B layer) + the 5e7-element prefetch bucket x 2 B + the
+  // dequantized weight = 200,000,000 + 100,000,000 + 90,177,536 = 390,177,536 B; gathered in 16 bits
+  // the layer (404,766,720 B) would be the live set.
+  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": "deepspeed", "method": "qlora",
+    "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 1e8}})")).forward == 390177536.0);
 }

@@ -76,17 +76,18 @@ double largest_tensor(const TrainingSetup& s, double rank_trainable) {
   return std::min(largest, rank_trainable);
 }
 
-// Bytes per parameter of what FSDP gathers: the compute dtype, except QLoRA's frozen linear
+// Bytes per parameter of what FSDP and ZeRO-3 gather: the compute dtype, except QLoRA's frozen linear
 // weights, gathered as their 4-bit storage with its quantization constants: torchao's NF4Tensor
 // hands FSDP2 its quantized data and scalers (torchao/dtypes/nf4tensor.py @0598012,
 // fsdp_pre_all_gather), and bitsandbytes packs 4-bit weights into a float quant_storage that FSDP
-// shards and gathers as it is (bitsandbytes docs/source/fsdp_qlora.md).
+// shards and gathers as it is (bitsandbytes docs/source/fsdp_qlora.md; PEFT runs DeepSpeed ZeRO-3
+// QLoRA the same way, docs/source/accelerate/deepspeed.md).
 struct GatherBytes {
   double A = 2, quantized = 2;  // per parameter: 16-bit, and frozen linear weights
   double of(double linear_weights, double others) const { return linear_weights * quantized + others * A; }
 };
 
-// The largest unit FSDP gathers at a time, bytes on this GPU's TP shard: a layer, the embedding or
+// The largest unit FSDP (or ZeRO-3) gathers at a time, bytes on this GPU's TP shard: a layer, the embedding or
 // the head.
 double gathered_unit_bytes(const Architecture& a, const GatherBytes& bytes, double tp) {
   double largest = bytes.A * static_cast<double>(std::max(a.embedding_params, a.lm_head_params));
@@ -134,21 +135,22 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     unit = rank_params / 32.0;  // parameter count only: assume ~32 equal layers
   }
   unit = std::min(unit, rank_params);
+  // The same in bytes, with QLoRA's frozen linear weights at their 4-bit storage.
+  GatherBytes bytes{A, A};
+  if (s.method == Method::qlora) bytes.quantized = qlora_weight_bytes_per_param(s.qlora);
+  const double rank_bytes = bytes.of(states.params.frozen_linear_weights, rank_params - states.params.frozen_linear_weights);
+  const double unit_bytes =
+      s.model.architecture ? std::min(gathered_unit_bytes(*s.model.architecture, bytes, tp), rank_bytes) : unit * A;
 
   if (zero == 3 && (dp > 1 || param_offload)) {
     if (deepspeed) {
+      // Bucket sizes count elements of the stored tensors (QLoRA's packed 4-bit storage included).
       const DeepSpeedBuckets buckets = deepspeed_buckets(s);
-      const double live = std::max(std::min(s.parallel.zero3_max_live_parameters, rank_params), unit);
-      const double prefetch = std::min(buckets.prefetch, rank_params);
-      b.forward = (live + prefetch) * A;
-      b.backward = (live + prefetch) * A + std::min(buckets.reduce, rank_trainable) * grad_bytes;
+      const double live = std::max(std::min(s.parallel.zero3_max_live_parameters * A, rank_bytes), unit_bytes);
+      const double prefetch = std::min(buckets.prefetch * A, rank_bytes);
+      b.forward = live + prefetch;
+      b.backward = live + prefetch + std::min(buckets.reduce, rank_trainable) * grad_bytes;
     } else {
-      GatherBytes bytes{A, A};
-      if (s.method == Method::qlora) bytes.quantized = qlora_weight_bytes_per_param(s.qlora);
-      const double linear_weights = states.params.frozen_linear_weights;
-      const double rank_bytes = bytes.of(linear_weights, rank_params - linear_weights);
-      const double unit_bytes =
-          s.model.architecture ? std::min(gathered_unit_bytes(*s.model.architecture, bytes, tp), rank_bytes) : unit * A;
       b.forward = s.parallel.reshard_after_forward ? 2 * unit_bytes : rank_bytes;
       b.backward = 2 * unit_bytes + 2 * std::min(unit, rank_trainable) * grad_bytes;
     }
