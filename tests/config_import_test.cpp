@@ -925,6 +925,25 @@ TEST_CASE("axolotl's dtypes follow resolve_dtype", "[import][axolotl]") {
   }
 }
 
+TEST_CASE("axolotl GRPO with an adapter shares the frozen base as its reference", "[import][axolotl][trl]") {
+  // TRL grpo_trainer.py: with a PEFT model ref_model is None and the reference log-probs come from
+  // the base with adapters disabled; a full fine-tune keeps the engine's frozen copy.
+  for (const bool lora : {true, false}) {
+    trainmem::Errors errors;
+    const std::string yaml = std::string("base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nrl: grpo\n") +
+                             (lora ? "adapter: lora\nlora_r: 16\n" : "");
+    auto f = trainmem::cli::load_config_file("a.yml", yaml, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json doc = as_json(r.document);
+    CHECK(doc.at("rlhf").at("algorithm") == "grpo");
+    if (lora) CHECK(doc.at("rlhf").at("reference").at("method") == "shared_base");
+    else CHECK_FALSE(doc.at("rlhf").contains("reference"));
+  }
+}
+
 TEST_CASE("axolotl's activation offloading replaces recompute for adapters only", "[import][axolotl]") {
   // axolotl 0.18.0 loaders/model.py _apply_activation_checkpointing: TRL's offloader replaces
   // recompute for LoRA/QLoRA; a full run keeps recompute and offloads the checkpoint boundaries.
@@ -1113,6 +1132,8 @@ TEST_CASE("TRL GRPO: the prompt is the sequence length, the completion the rollo
   CHECK(doc.at("batch").at("micro_batch_size") == 8);
   CHECK(doc.at("rlhf").at("rollout").at("max_new_tokens") == 1024);
   CHECK(doc.at("rlhf").at("rollout").at("num_generations") == 8);
+  // --use_peft: TRL scores the reference with the policy's adapters disabled, no second copy.
+  CHECK(doc.at("rlhf").at("reference").at("method") == "shared_base");
 }
 
 TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {

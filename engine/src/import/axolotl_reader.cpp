@@ -383,6 +383,10 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
                                : "TRL dpo_trainer.py: a frozen copy of the model is the reference");
       } else if (rl == "grpo") {
         r.read("rlhf.algorithm", "grpo", k);
+        // TRL grpo_trainer.py: a PEFT policy's reference is its base with adapters disabled.
+        if (peft)
+          r.trainer_default("rlhf.reference.method", "shared_base",
+                            "TRL grpo_trainer.py: a PEFT model's reference is its base with adapters disabled");
       } else {
         r.unmodelled_key(k, v, "RL trainer " + v.summary() + " is estimated as supervised fine-tuning (its paired sequences or extra models are not modelled)");
       }

@@ -508,6 +508,10 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     if (completion_length) r.read("rlhf.rollout.max_new_tokens", completion, completion_key);
     else r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
     if (!args.find("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
+    // grpo_trainer.py: a PEFT policy's reference is its base with the adapters disabled (no ref_model).
+    if (peft)
+      r.trainer_default("rlhf.reference.method", "shared_base",
+                        "TRL 1.10 trl/trainer/grpo_trainer.py: a PEFT model's reference is its base with adapters disabled");
     const bool colocated = !use_vllm.value_or(false) || vllm_mode == "colocate";
     if (use_vllm) {
       r.read("rlhf.rollout.colocated", colocated, "use_vllm");
