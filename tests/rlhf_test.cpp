@@ -123,3 +123,21 @@ TEST_CASE("DPO's log-probs take bf16 logits over both sequences, no fp32 upcast 
     "batch": {"micro_batch_size": 1, "seq_length": 512}})");
   CHECK(role(e, "policy")->transient == Approx(933494784.0).epsilon(0.02));
 }
+
+TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (TRL ds3_gather_for_generation)", "[rlhf]") {
+  // The tiny model: embedding and head 128 x 64 each (16,384), per layer q 4096 + k 2048 + v 2048 +
+  // o 4096 + gate, up, down 3 x 8192 + two norms 128 = 36,992, x 2 layers = 73,984, final norm 64:
+  // 90,432 parameters x 2 B (bf16) = 180,864 B gathered on each GPU beside its shard.
+  // A long rollout (64 sequences of 8 + 4,096 tokens) makes generation the peak phase.
+  const std::string rollout = R"("rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 4096}},
+    "batch": {"micro_batch_size": 1, "seq_length": 8, "gradient_accumulation_steps": 64}, "framework": "deepspeed",
+    "precision": {"param_dtype": "bf16"}, "parallel": {"world_size": 2, "zero_stage": )";
+  const auto z3 = estimate_from(doc(rollout + "3}"));
+  REQUIRE(z3.per_gpu.peak_phase == "rollout");
+  REQUIRE(z3.rollout_kv_cache_bytes);
+  CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states + *z3.rollout_kv_cache_bytes + 180864.0);
+  // ZeRO-2 keeps whole weights anyway: nothing is gathered.
+  const auto z2 = estimate_from(doc(rollout + "2}"));
+  REQUIRE(z2.per_gpu.peak_phase == "rollout");
+  CHECK(*z2.per_gpu.peak_allocated == z2.per_gpu.model_states + *z2.rollout_kv_cache_bytes);
+}

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "trainmem/activations.hpp"
+#include "trainmem/framework_defaults.hpp"
 #include "trainmem/loss_memory.hpp"
+#include "trainmem/model_states.hpp"
 
 namespace trainmem {
 
@@ -128,7 +130,13 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     const double sequences = static_cast<double>(generated);
     e.rollout_kv_cache_bytes = kv_cache_bytes(*s.model.architecture, sequences, static_cast<double>(prompt + rl.max_new_tokens),
                                               p.compute_dtype, static_cast<double>(s.parallel.tensor_parallel_size));
-    if (resident + *e.rollout_kv_cache_bytes > peak) peak = resident + *e.rollout_kv_cache_bytes, phase = "rollout";
+    // Under DeepSpeed ZeRO-3 TRL gathers every policy weight for generate (trl/models/utils.py
+    // @f2cd577 _unwrap_model_for_generation: deepspeed.zero.GatheredParameters(model.parameters());
+    // GRPOConfig ds3_gather_for_generation defaults to True): the whole model beside its shard.
+    const bool gathers = s.parallel.zero_stage == 3 && sharding_engine(s) == ShardingEngine::deepspeed;
+    const double gathered = gathers ? pol.parameters * sharding_degree(s.parallel) : 0.0;
+    const double rollout = resident + *e.rollout_kv_cache_bytes + gathered;
+    if (rollout > peak) peak = rollout, phase = "rollout";
   }
 
   PerGpu& g = e.per_gpu;

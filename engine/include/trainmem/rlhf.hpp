@@ -17,7 +17,8 @@
 //    GPU generates at once: PPO one per prompt of the micro-batch; GRPO micro_batch_size x
 //    gradient_accumulation_steps (TRL's generation batch per device: per_device_train_batch_size
 //    x steps_per_generation, which defaults to gradient_accumulation_steps); seq_length +
-//    max_new_tokens tokens each.
+//    max_new_tokens tokens each. Under DeepSpeed ZeRO-3, TRL gathers the whole policy for
+//    generation (trl/models/utils.py, ds3_gather_for_generation).
 //  - A frozen model (reference, reward) holds its weights (sharded under ZeRO-3) and, while
 //    scoring, one layer's activations and its logits; a LoRA policy's reference can be its own
 //    base with the adapters disabled (no second copy).
