@@ -141,3 +141,16 @@ TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (
   REQUIRE(z2.per_gpu.peak_phase == "rollout");
   CHECK(*z2.per_gpu.peak_allocated == z2.per_gpu.model_states + *z2.rollout_kv_cache_bytes);
 }
+
+TEST_CASE("an RLHF job's training phase is the policy's own peak plus the other models' states", "[rlhf]") {
+  // DeepSpeed ZeRO-3 on 2 GPUs holds an fp32 gradient partition only in the optimizer step; the
+  // policy's peak (backward) leaves it out, and the job's must too. The frozen reference: the tiny
+  // model's 90,432 parameters (see above) x 2 B / 2 GPUs = 90,432 B.
+  const std::string common = R"("framework": "deepspeed", "precision": {"param_dtype": "bf16"},
+    "parallel": {"world_size": 2, "zero_stage": 3}, "loss": {"logits_fp32": false})";
+  const auto dpo = estimate_from(doc(R"("rlhf": {"algorithm": "dpo"}, "batch": {"micro_batch_size": 2, "seq_length": 64}, )" + common));
+  const auto plain_2x = estimate_from(doc(R"("batch": {"micro_batch_size": 4, "seq_length": 64}, )" + common));
+  REQUIRE(dpo.per_gpu.peak_phase == "policy_training");
+  CHECK(role(dpo, "reference")->model_states == 90432.0);
+  CHECK(*dpo.per_gpu.peak_allocated == *plain_2x.per_gpu.peak_allocated + 90432.0);
+}

@@ -19,7 +19,11 @@ ModelBudget budget_of(const std::string& role, const Estimate& e) {
   b.optimizer_states = e.per_gpu.optimizer_states;
   b.model_states = e.per_gpu.model_states;
   b.activations = e.per_gpu.activations.value_or(0.0);
-  b.transient = e.per_gpu.temporary_buffers.value_or(0.0);
+  // Its peak above its states and activations: a trained model's peak leaves out what its states
+  // hold only in the optimizer step (DeepSpeed's fp32 gradient partition), so the buffers alone
+  // would count those bytes twice.
+  b.transient = e.per_gpu.peak_allocated ? std::max(0.0, *e.per_gpu.peak_allocated - b.model_states - b.activations)
+                                         : e.per_gpu.temporary_buffers.value_or(0.0);
   return b;
 }
 
