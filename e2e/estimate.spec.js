@@ -179,7 +179,8 @@ test('a pasted config.json becomes a custom model; a bad one is named', async ({
   await page.getByTestId('config-text').fill('{"hidden_size": 8,');
   await page.getByTestId('config-use').click();
   await expect(page.getByTestId('config-note')).toHaveText(/Not valid JSON/);
-  await page.getByTestId('config-text').fill(JSON.stringify({ ...config, _name_or_path: 'my-org/tiny-qwen' }));
+  // Saved with a byte-order mark (Notepad's UTF-8): the mark is not part of the JSON.
+  await page.getByTestId('config-text').fill('\ufeff' + JSON.stringify({ ...config, _name_or_path: 'my-org/tiny-qwen' }));
   await page.getByTestId('config-use').click();
   await expect(page.getByTestId('config-note')).toHaveText('Custom model "my-org/tiny-qwen" added and selected.');
   await expect(page.getByTestId('model').locator('option:checked')).toHaveText('my-org/tiny-qwen');

@@ -135,9 +135,10 @@ export class ModelPicker {
   /**
    * A pasted or dropped config.json: added as a custom model and selected, or the reason it is not one.
    * A text over the engine's document limit is refused before anything parses or compresses it.
-   * @param {string} text
+   * @param {string} pasted  its text; a leading byte-order mark (files saved on Windows) is not part of the JSON
    */
-  async useConfigText(text) {
+  async useConfigText(pasted) {
+    const text = pasted.charCodeAt(0) === 0xfeff ? pasted.slice(1) : pasted;
     const bytes = new TextEncoder().encode(text).length;
     if (bytes > MAX_JSON_BYTES) {
       byId('config-note').textContent = t('config_too_large', { bytes, limit: MAX_JSON_BYTES });
