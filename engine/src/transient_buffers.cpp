@@ -83,12 +83,12 @@ double largest_tensor(const TrainingSetup& s, double rank_trainable) {
 // shards and gathers as it is (bitsandbytes docs/source/fsdp_qlora.md; PEFT runs DeepSpeed ZeRO-3
 // QLoRA the same way, docs/source/accelerate/deepspeed.md).
 struct GatherBytes {
-  double A = 2, quantized = 2;  // per parameter: 16-bit, and frozen linear weights
+  double A, quantized;  // per parameter: the compute dtype, and frozen linear weights
   double of(double linear_weights, double others) const { return linear_weights * quantized + others * A; }
 };
 
-// The largest unit FSDP (or ZeRO-3) gathers at a time, bytes on this GPU's TP shard: a layer, the embedding or
-// the head.
+// The largest unit FSDP (or ZeRO-3) gathers at a time, bytes on this GPU's TP shard: a layer, the
+// embedding or the head.
 double gathered_unit_bytes(const Architecture& a, const GatherBytes& bytes, double tp) {
   double largest = bytes.A * static_cast<double>(std::max(a.embedding_params, a.lm_head_params));
   for (const auto& g : a.layers) {
