@@ -154,3 +154,11 @@ TEST_CASE("an RLHF job's training phase is the policy's own peak plus the other 
   CHECK(role(dpo, "reference")->model_states == 90432.0);
   CHECK(*dpo.per_gpu.peak_allocated == *plain_2x.per_gpu.peak_allocated + 90432.0);
 }
+
+TEST_CASE("unstated, a LoRA policy's reference is its own base with adapters disabled; a full policy's a frozen copy", "[rlhf]") {
+  // TRL runs DPO/GRPO/PPO with a PEFT model without a ref_model: no second copy of the weights. The
+  // full policy's frozen reference holds the tiny model's 90,432 parameters x 2 B = 180,864 B.
+  const std::string lora = R"("method": "lora", "lora": {"r": 8, "target_modules": ["q_proj"]}, )";
+  CHECK(role(estimate_from(doc(lora + R"("rlhf": {"algorithm": "dpo"})")), "reference")->model_states == 0);
+  CHECK(role(estimate_from(doc(R"("rlhf": {"algorithm": "dpo"})")), "reference")->model_states == 180864.0);
+}
