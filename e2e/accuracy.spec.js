@@ -71,3 +71,19 @@ for (const where of ['http', 'offline']) {
     }
   });
 }
+
+test('a chunk whose load failed is loaded again on the next use: the table appears when the section reopens', async ({ app, page, guard }) => {
+  // The first request for the chunk is dropped (a lost connection); later ones reach the server.
+  guard.allow(/console: Failed to load resource: net::ERR_CONNECTION_RESET/);
+  let dropped = 0;
+  await page.route('**/chunk-accuracy.js', (route) => (dropped++ === 0 ? route.abort('connectionreset') : route.continue()));
+  await app.open('http');
+  const summary = page.getByTestId('accuracy').locator('summary');
+  await summary.click();
+  await expect(page.getByTestId('accuracy-summary')).toHaveText('The accuracy table could not be loaded (chunk-accuracy.js, written by scripts/build-web.sh).');
+  await expect(page.getByTestId('accuracy-row')).toHaveCount(0);
+  await summary.click();  // closed
+  await summary.click();  // opened again
+  await expect(page.getByTestId('accuracy-row')).toHaveCount(cases.length);
+  expect(dropped).toBe(2);
+});

@@ -25,7 +25,12 @@ export function loadChunk(name) {
       document.addEventListener('trainmem:chunk', take);
       const script = document.createElement('script');
       script.src = 'chunk-' + name + '.js';
-      script.onerror = () => reject(new Error('could not load chunk-' + name + '.js'));
+      script.onerror = () => {
+        document.removeEventListener('trainmem:chunk', take);
+        loading.delete(name);  // a failed load (a dropped connection) is tried again on the next use
+        script.remove();
+        reject(new Error('could not load chunk-' + name + '.js'));
+      };
       document.head.append(script);
     });
     loading.set(name, p);
