@@ -218,3 +218,70 @@ TEST_CASE("eager attention's scores and their fp32 copy are a forward transient"
     "batch": {"micro_batch_size": 2, "seq_length": 512}})");
   CHECK(e.per_gpu.phases->forward - e.per_gpu.model_states - *e.per_gpu.activations == 12582912.0);
 }
+
+namespace {
+
+double saved_named(const std::vector<SavedTensor>& tensors, const std::string& name) {
+  double total = 0;
+  for (const auto& t : tensors)
+    if (!t.recomputed && name == t.name) total += t.bytes;
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("autocast over fp32 weights: fp32 hidden states, and each linear keeps its own 16-bit cast of a norm's output",
+          "[activations][autocast]") {
+  // The HF Trainer's --bf16 on an fp32 Llama-style model without FSDP: T = b s = 64 tokens, h = 64.
+  const std::string batch = R"("framework": "hf_trainer", "attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})";
+  const auto autocast = block(kLlamaStyle, batch + R"(, "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"})");
+  const auto bf16 = block(kLlamaStyle, batch + R"(, "precision": {"param_dtype": "bf16"})");
+  const double T = 64;
+  // LlamaRMSNorm casts x.to(float32) * rsqrt back to x's dtype, fp32 here: two norms, T h x 4 B each.
+  CHECK(saved_named(autocast, "normalized") == 2 * T * h * 4);
+  CHECK(saved_named(bf16, "normalized") == 2 * T * h * 2);
+  // q, k and v each cast the attention norm's output (o_proj reads the attention output), gate and
+  // up the MLP norm's: 5 casts of T h x 2 B, where bf16 weights share one output per norm.
+  CHECK(saved_named(autocast, "linear_input_casts") == 5 * T * h * 2);
+  const auto norm_outputs = [](const std::vector<SavedTensor>& tensors) {
+    double total = 0;
+    for (const auto& t : tensors)
+      if (t.role == TensorRole::norm_output) total += t.bytes;
+    return total;
+  };
+  CHECK(norm_outputs(autocast) == 5 * T * h * 2);
+  CHECK(norm_outputs(bf16) == 2 * T * h * 2);
+  // Everything else (q, k, v, attention output, the MLP's 16-bit tensors) is the same.
+  CHECK(saved_bytes(autocast) - saved_bytes(bf16) == 2 * T * h * 2 + (5 - 2) * T * h * 2);  // 40,960 B
+  SECTION("full recompute keeps the fp32 block input") {
+    const std::string full = R"(, "activation_checkpointing": "full")";
+    CHECK(saved_bytes(block(kLlamaStyle, batch + full + R"(, "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"})")) == T * h * 4);
+    CHECK(saved_bytes(block(kLlamaStyle, batch + full + R"(, "precision": {"param_dtype": "bf16"})")) == T * h * 2);
+  }
+  SECTION("FSDP's MixedPrecision and ZeRO-3 hand the forward 16-bit weights: no autocast") {
+    const std::string fp32_bf16 = R"(, "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"})";
+    CHECK(saved_bytes(block(kLlamaStyle, batch + fp32_bf16 + R"(, "parallel": {"world_size": 2, "zero_stage": 2})")) == saved_bytes(bf16));
+    CHECK(saved_bytes(block(kLlamaStyle, R"("framework": "deepspeed", "attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})" +
+                                             fp32_bf16 + R"(, "parallel": {"world_size": 2, "zero_stage": 3})")) == saved_bytes(bf16));
+  }
+}
+
+TEST_CASE("eager attention under autocast: softmax keeps its fp32 output; the matmul keeps the dropout's 16-bit output",
+          "[activations][autocast]") {
+  // GPT-style block, attention dropout 0.1: b a s^2 = 2 x 4 x 32 x 32 = 8,192 scores. Under autocast
+  // softmax runs in fp32 (4 B kept), the dropout keeps its mask (1 B) and the matmul with v its
+  // 16-bit input (2 B): 7 B a score, where fp16 weights keep 2 + 1 + 2.
+  const std::string batch = R"("framework": "hf_trainer", "attention": "eager", "batch": {"micro_batch_size": 2, "seq_length": 32})";
+  const auto scores = [](const std::vector<SavedTensor>& tensors) {
+    double total = 0;
+    for (const auto& t : tensors)
+      if (t.role == TensorRole::attention_core) total += t.bytes;
+    return total;
+  };
+  CHECK(scores(block(kGptStyle, batch + R"(, "precision": {"param_dtype": "fp32", "compute_dtype": "fp16"})")) == 8192.0 * 7);
+  CHECK(scores(block(kGptStyle, batch + R"(, "precision": {"param_dtype": "fp16"})")) == 8192.0 * 5);
+  // Without attention dropout the 16-bit cast of the probabilities is what the matmul keeps: 4 + 2 B.
+  const std::string no_dropout = R"({"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 64,
+    "vocab_size": 128, "attn_pdrop": 0.0, "resid_pdrop": 0.1})";
+  CHECK(scores(block(no_dropout, batch + R"(, "precision": {"param_dtype": "fp32", "compute_dtype": "fp16"})")) == 8192.0 * 6);
+}

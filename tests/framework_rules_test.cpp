@@ -236,3 +236,22 @@ TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit s
   CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": "deepspeed", "method": "qlora",
     "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 1e8}})")).forward == 390177536.0);
 }
+
+TEST_CASE("autocast's 16-bit weight copies: every weight through backward, one layer at a time under full recompute",
+          "[autocast]") {
+  // Llama-2-7B in fp32 under the HF Trainer's --bf16 on one GPU: the forward caches a bf16 copy of
+  // every weight, 6,738,415,616 x 2 = 13,476,831,232 B, and without recompute autograd keeps them
+  // through backward. With every layer recomputed, backward holds one recompute's copies: the
+  // largest layer, 202,383,360 x 2 = 404,766,720 B.
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
+    "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "batch": {"seq_length": 16})";
+  const auto none = buffers_of(setup_from(base + "}"));
+  CHECK(none.forward == 13476831232.0);
+  CHECK(none.backward == 13476831232.0);
+  const auto full = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full"})"));
+  CHECK(full.forward == 13476831232.0);
+  CHECK(full.backward == kLlama2LayerParams * 2);
+  // Some layers left whole keep their copies: every weight, as without recompute.
+  const auto some = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full", "checkpointed_layers": 16})"));
+  CHECK(some.backward == 13476831232.0);
+}

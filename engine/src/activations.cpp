@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "trainmem/lora_targeting.hpp"
+#include "trainmem/precision.hpp"
 #include "trainmem/ssm_activations.hpp"
 #include "trainmem/vision_activations.hpp"
 
@@ -34,19 +35,28 @@ class LayerTensors {
     out_.push_back({scope, name, rows, k_len, dtype, rows * k_len * dtype_bytes(dtype) / c_.tp, TensorRole::attention_core, false});
   }
 
-  // A normalization over `width` (per_row_stats statistics per token).
-  void norm(const char* scope, double tokens, double width, bool tensor_region, double per_row_stats = 1) {
+  // A normalization over `width` of an `input`-dtype tensor (per_row_stats statistics per token).
+  void norm(const char* scope, double tokens, double width, bool tensor_region, Dtype input, double per_row_stats = 1) {
     if (c_.norm == NormKind::rms_norm && c_.framework.unfused_rms_norm) {
-      // LlamaRMSNorm in Python: x.to(float32) is kept for pow/mul, and the normalized tensor
-      // (cast back) for the weight multiply.
+      // LlamaRMSNorm in Python: x.to(float32) is kept for pow/mul (the same tensor when x is
+      // fp32), and the normalized tensor, cast back to x's dtype, for the weight multiply.
       add(scope, "input_fp32", tokens, width, Dtype::fp32, TensorRole::norm_internal, tensor_region);
-      add(scope, "normalized", tokens, width, c_.dtype, TensorRole::norm_internal, tensor_region);
+      add(scope, "normalized", tokens, width, input, TensorRole::norm_internal, tensor_region);
     } else {
-      add(scope, "input", tokens, width, c_.dtype, TensorRole::norm_internal, tensor_region);
+      add(scope, "input", tokens, width, input, TensorRole::norm_internal, tensor_region);
     }
     // rstd (RMSNorm) or mean and rstd (LayerNorm), fp32.
     const double stats = (c_.norm == NormKind::layer_norm ? 2.0 : 1.0) * per_row_stats;
     add(scope, "statistics", tokens, stats, Dtype::fp32, TensorRole::norm_internal, tensor_region);
+  }
+
+  // The output of a norm over the hidden states, as the `readers` linears that read it keep it: the
+  // one tensor in the compute dtype, or under autocast (an fp32 output) each linear's own cast,
+  // since autocast caches casts of weights only (pytorch v2.4 aten/src/ATen/autocast_mode.cpp,
+  // cached_cast: leaf tensors that require grad).
+  void norm_output(const char* scope, double tokens, double readers) {
+    if (c_.residual == c_.dtype) add(scope, "output", tokens, c_.hidden, c_.dtype, TensorRole::norm_output, false);
+    else add(scope, "linear_input_casts", tokens, c_.hidden * readers, c_.dtype, TensorRole::norm_output, false);
   }
 
   std::vector<SavedTensor> take() { return std::move(out_); }
@@ -77,17 +87,18 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
   const double q_len = q_tokens / c.micro_batch * u, k_len = kv_tokens / c.micro_batch * u;
   const double score_heads = heads / u;
   if (eager) {
-    if (c.softmax_fp32 && c.dtype != Dtype::fp32) {
-      // softmax(scores, dtype=float32).to(dtype): both the fp32 output and the cast are kept.
-      // With fp32 activations the cast returns the same tensor: one copy.
-      t.scores(scope, "softmax_output_fp32", score_heads, q_len, k_len, Dtype::fp32);
-      t.scores(scope, "probabilities", score_heads, q_len, k_len, c.dtype);
-    } else {
-      t.scores(scope, "softmax_output", score_heads, q_len, k_len, c.dtype);
-    }
+    // softmax(scores, dtype=float32).to(dtype), or any softmax under autocast (its fp32 list):
+    // softmax keeps its fp32 output, and the 16-bit probabilities are kept by the matmul with v,
+    // or, with attention dropout, the dropout keeps its 1-byte mask and the matmul its output.
+    // With fp32 activations the cast returns the same tensor: one copy.
+    const bool fp32_softmax = (c.softmax_fp32 || c.residual != c.dtype) && c.dtype != Dtype::fp32;
+    t.scores(scope, fp32_softmax ? "softmax_output_fp32" : "softmax_output", score_heads, q_len, k_len,
+             fp32_softmax ? Dtype::fp32 : c.dtype);
     if (c.attention_dropout > 0) {
       t.scores(scope, "attention_dropout_mask", score_heads, q_len, k_len, Dtype::int8);
       t.scores(scope, "attention_dropout_output", score_heads, q_len, k_len, c.dtype);
+    } else if (fp32_softmax) {
+      t.scores(scope, "probabilities", score_heads, q_len, k_len, c.dtype);
     }
   } else {
     // FlashAttention keeps the fp32 log-sum-exp per query and head (softmax_lse).
@@ -110,7 +121,7 @@ void dense_mlp(LayerTensors& t, bool gated, const ActivationContext& c, double t
   }
 }
 
-void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c, double tokens) {
+void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c, double tokens, double expert_readers) {
   const MlpShape& m = g.mlp;
   if (m.num_local_experts == 0) {
     dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.intermediate_size), "mlp");
@@ -121,7 +132,8 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
   // (NVIDIA/Megatron-LM PR #6782: routed activations scale with top-k, not as one dense MLP).
   const double experts = static_cast<double>(m.num_local_experts), k = static_cast<double>(m.num_experts_per_tok);
   t.add("mlp", "router_probabilities", tokens, experts, Dtype::fp32, TensorRole::matmul_output, false);
-  t.add("mlp", "dispatched_tokens", tokens * k, c.hidden, c.dtype, TensorRole::matmul_output, false);
+  // Under autocast each expert projection reading the dispatched (fp32) tokens keeps its own cast.
+  t.add("mlp", "dispatched_tokens", tokens * k, c.hidden * expert_readers, c.dtype, TensorRole::matmul_output, false);
   dense_mlp(t, m.gated, c, tokens * k, static_cast<double>(m.moe_intermediate_size), "mlp.experts");
   if (m.shared_intermediate_size > 0)
     dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.shared_intermediate_size), "mlp.shared_experts");
@@ -150,12 +162,44 @@ bool is_qk_norm(const Norm& n) { return n.name == "q_norm" || n.name == "k_norm"
 
 }  // namespace
 
+// The linears of a layer that read the hidden states (in_features == hidden), by the norm whose
+// output they read. The MLP side's are those whose output is an MLP width (gate/up, fc1, their
+// fused forms, the router and the shared-expert gate); the attention side's the rest, less the
+// attention's output projection when its input (heads x v_head_dim) is as wide as the hidden
+// states. Cross-attention reads the norm with its query only. Each count is at least 1.
+struct HiddenReaders {
+  double attention = 1, cross_attention = 1, mlp = 1, experts = 1;
+};
+
+HiddenReaders hidden_readers(const LayerGroup& g, double hidden) {
+  const MlpShape& m = g.mlp;
+  const std::int64_t widths[] = {m.intermediate_size, 2 * m.intermediate_size, m.shared_intermediate_size,
+                                 2 * m.shared_intermediate_size, m.num_local_experts, 1};
+  double attention = 0, mlp = 0, experts = 0;
+  for (const auto& l : g.linears) {
+    if (static_cast<double>(l.in_features) != hidden) continue;
+    if (l.routed_expert) experts += 1;
+    else if (std::find(std::begin(widths), std::end(widths), l.out_features) != std::end(widths)) mlp += 1;
+    else attention += 1;
+  }
+  const double attention_blocks = g.attention.cross_attention ? 2.0 : 1.0;
+  if (static_cast<double>(g.attention.num_attention_heads * g.attention.v_head_dim) == hidden) attention -= attention_blocks;
+  if (g.attention.cross_attention) attention -= 3;  // the cross-attention's q, k and v
+  HiddenReaders r;
+  r.attention = g.mixer == Mixer::cross_attention ? 1.0 : std::max(1.0, attention);
+  r.mlp = std::max(1.0, mlp);
+  r.experts = std::max(1.0, experts);
+  return r;
+}
+
 std::vector<SavedTensor> layer_activations(const LayerGroup& g, const ActivationContext& c) {
   LayerTensors t(c);
+  const HiddenReaders readers = hidden_readers(g, c.hidden);
+  const bool autocast = c.residual != c.dtype;
   const bool decoder_tokens = g.attention.cross_attention || g.stack == Stack::decoder;
   const double tokens = c.micro_batch * (decoder_tokens ? c.seq : c.encoder_seq);
   // The layer input: what full recompute keeps (Korthikanti §4.2: 2sbh per layer).
-  if (c.checkpointing == Checkpointing::full) t.add("block", "input", tokens, c.hidden, c.dtype, TensorRole::block_input, false);
+  if (c.checkpointing == Checkpointing::full) t.add("block", "input", tokens, c.hidden, c.residual, TensorRole::block_input, false);
 
   std::size_t hidden_norms = 0;
   for (const auto& n : g.norms)
@@ -163,8 +207,8 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
   // Layers with four norms (Gemma 2/3) also normalize the attention and MLP outputs.
   const bool post_norms = hidden_norms >= 4;
 
-  t.norm("attention_norm", tokens, c.hidden, false);
-  t.add("attention_norm", "output", tokens, c.hidden, c.dtype, TensorRole::norm_output, false);
+  t.norm("attention_norm", tokens, c.hidden, false, c.residual);
+  t.norm_output("attention_norm", tokens, readers.attention);
   for (const auto& n : g.norms) {
     if (!is_qk_norm(n)) continue;
     const bool q = n.name == "q_norm";
@@ -172,7 +216,7 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
     const double width = heads * static_cast<double>(g.attention.head_dim);
     // Per-head q/k norms (Qwen3, Gemma 3) keep one statistic per head and token.
     const double rows = static_cast<double>(n.size) == width ? 1.0 : heads;
-    t.norm(q ? "self_attn.q_norm" : "self_attn.k_norm", tokens, width, true, rows);
+    t.norm(q ? "self_attn.q_norm" : "self_attn.k_norm", tokens, width, true, c.dtype, rows);
   }
   switch (g.mixer) {
     case Mixer::attention: attention_block(t, g, c, tokens, tokens, "self_attn"); break;
@@ -182,20 +226,20 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
     case Mixer::mamba2: append_ssm_mixer(t.tensors(), g, c, tokens); break;
   }
   if (c.hidden_dropout > 0) t.mask("attention_residual", tokens);
-  if (post_norms) t.norm("post_attention_norm", tokens, c.hidden, false);
+  if (post_norms) t.norm("post_attention_norm", tokens, c.hidden, false, c.dtype);
   if (g.attention.cross_attention) {
-    t.norm("cross_attention_norm", tokens, c.hidden, false);
-    t.add("cross_attention_norm", "output", tokens, c.hidden, c.dtype, TensorRole::norm_output, false);
+    t.norm("cross_attention_norm", tokens, c.hidden, false, c.residual);
+    t.norm_output("cross_attention_norm", tokens, readers.cross_attention);
     attention_block(t, g, c, tokens, c.micro_batch * c.encoder_seq, "cross_attn");
     if (c.hidden_dropout > 0) t.mask("cross_attention_residual", tokens);
   }
   // Mamba blocks have no MLP (intermediate_size 0, no experts).
   if (g.mlp.intermediate_size > 0 || g.mlp.num_local_experts > 0) {
-    t.norm("mlp_norm", tokens, c.hidden, false);
-    t.add("mlp_norm", "output", tokens, c.hidden, c.dtype, TensorRole::norm_output, false);
-    mlp_block(t, g, c, tokens);
+    t.norm("mlp_norm", tokens, c.hidden, false, c.residual);
+    t.norm_output("mlp_norm", tokens, readers.mlp);
+    mlp_block(t, g, c, tokens, autocast ? readers.experts : 1.0);
     if (c.hidden_dropout > 0) t.mask("mlp_residual", tokens);
-    if (post_norms) t.norm("post_mlp_norm", tokens, c.hidden, false);
+    if (post_norms) t.norm("post_mlp_norm", tokens, c.hidden, false, c.dtype);
   }
   if (!c.lora_dropout_linears.empty()) {
     for (const auto& l : g.linears) {
@@ -245,6 +289,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   if (s.parallel.context_parallel_kind == ContextParallelKind::ulysses) c.ulysses_degree = cp;
   c.sequence_parallel = s.parallel.sequence_parallel && s.parallel.tensor_parallel_size > 1;
   c.dtype = compute;
+  c.residual = resolve_precision(s).autocast_over_fp32_weights ? Dtype::fp32 : compute;
   c.attention = s.attention;
   c.framework = framework_behaviour(s);
   c.checkpointing = s.activation_checkpointing;

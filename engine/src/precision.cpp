@@ -92,6 +92,9 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   const bool states_in_param_dtype = pure_low_precision && !bitsandbytes_32bit_states(p.optimizer);
   p.optimizer_state_dtype =
       given.optimizer_state_dtype.value_or(states_in_param_dtype ? p.param_dtype : Dtype::fp32);
+  const bool fsdp_casts = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage >= 1;
+  p.autocast_over_fp32_weights = p.param_dtype == Dtype::fp32 && dtype_bytes(p.compute_dtype) < kFp32Bytes &&
+                                 s.parallel.zero_stage < 3 && !fsdp_casts;
   return p;
 }
 

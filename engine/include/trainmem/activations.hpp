@@ -50,6 +50,10 @@ struct ActivationContext {
   double ulysses_degree = 1;  // context_parallel_size under Ulysses (head split), else 1
   bool sequence_parallel = false;
   Dtype dtype = Dtype::bf16;  // activation (compute) dtype
+  // The hidden states between sublayers (embedding output, residual stream, norm inputs): fp32
+  // under autocast over fp32 weights (ResolvedPrecision::autocast_over_fp32_weights), else `dtype`.
+  // Under autocast every linear reading a norm's fp32 output saves its own cast of it.
+  Dtype residual = Dtype::bf16;
   AttentionImplementation attention = AttentionImplementation::flash;
   FrameworkBehaviour framework;
   Checkpointing checkpointing = Checkpointing::none;

@@ -27,6 +27,13 @@ struct ResolvedPrecision {
   // _prepare_fp32_grad_for_sub_group; fp16/fused_optimizer.py without ZeRO): 4 bytes per
   // trainable parameter of the rank's optimizer partition, alive in the optimizer step.
   bool fp32_gradient_partition = false;
+  // torch.autocast over fp32 weights: 16-bit compute with fp32 parameters that no sharding engine
+  // casts first (the HF Trainer's --bf16/--fp16 on an fp32 model without FSDP or ZeRO-3, Lightning's
+  // "16-mixed"). Each op casts its own inputs (pytorch v2.4 docs/source/amp.rst, "Autocast Op
+  // Reference"): linears and matmuls run in the compute dtype, layer_norm and softmax in fp32, and
+  // the residual stream between them stays fp32. FSDP's MixedPrecision (FSDP1 at any sharding
+  // stage, FSDP2) and ZeRO-3's gathers hand the forward 16-bit weights instead.
+  bool autocast_over_fp32_weights = false;
 };
 
 // The setup's precision with every framework default filled in: gradients accumulate in the
