@@ -215,6 +215,13 @@ test('DPO, PPO and GRPO: the fields that matter appear, and the per-model budget
   await app.set('rlhf.algorithm', 'grpo');
   await expect(page.getByTestId('critic-model')).toBeHidden();
   expect((await app.inputDoc()).rlhf.critic).toBeUndefined();
+  // GRPO without a reference model (TRL's beta 0.0): the budget lists none, as the CLI's does.
+  await expect(page.getByTestId('rlhf-models')).toContainText('reference');
+  await app.set('rlhf.reference.method', 'none');
+  const grpo = cli(await app.inputDoc());
+  expect(Object.keys(grpo.per_gpu_models)).not.toContain('reference');
+  expect(await app.bytes('b-peak')).toBe(grpo.per_gpu.peak);
+  await expect(page.getByTestId('rlhf-models')).not.toContainText('reference');
 });
 
 test('GiB and GB are labelled as what they are, in both languages and themes', async ({ app, page }) => {

@@ -54,7 +54,7 @@ const std::set<std::string> kAxolotlKeys = [] {
       "/gradient_checkpointing", "/activation_offloading", "/attn_implementation", "/plugins", "/cut_cross_entropy",
       "/chunked_cross_entropy", "/chunked_cross_entropy_num_chunks", "/torch_compile", "/save_total_limit",
       "/tensor_parallel_size", "/context_parallel_size", "/fsdp", "/fsdp_version", "/fsdp_config/offload_params",
-      "/fsdp_config/reshard_after_forward", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm",
+      "/fsdp_config/reshard_after_forward", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm", "/trl/beta",
       "/trl/vllm_mode"};
   for (const auto& k : kDeepSpeedKeys) keys.insert("/deepspeed" + k);
   return keys;
@@ -258,10 +258,11 @@ const std::vector<Field> kFields = {
     {"loss.num_chunks", [](const auto& s) { return str(s.loss.num_chunks); }},
     {"checkpoint.keep_last", [](const auto& s) { return str(s.checkpoint.keep_last); }},
     {"rlhf", [](const auto& s) {
-       return s.rlhf ? str(static_cast<int>(s.rlhf->algorithm)) + " " + str(s.rlhf->reference_shared_base) + " " +
-                           str(s.rlhf->num_generations) + " " + str(s.rlhf->max_new_tokens) + " " + str(s.rlhf->colocated)
+       return s.rlhf ? str(static_cast<int>(s.rlhf->algorithm)) + " " + str(s.rlhf->num_generations) + " " +
+                           str(s.rlhf->max_new_tokens) + " " + str(s.rlhf->colocated)
                      : "-";
      }},
+    {"rlhf.reference", [](const auto& s) { return s.rlhf ? str(static_cast<int>(s.rlhf->reference)) : "-"; }},
 };
 
 void check_round_trip(const json& doc, trainmem::ExportFormat format, const std::set<std::string>& keys) {
@@ -382,6 +383,9 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
       json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 256,
                       "num_generations": 4, "colocated": false}}, "precision": {"param_dtype": "bf16"},
                       "batch": {"micro_batch_size": 4, "seq_length": 512}})"),
+      // GRPO without a reference model: trl.beta 0.0.
+      json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo", "reference": {"method": "none"}},
+                      "precision": {"param_dtype": "bf16"}, "batch": {"micro_batch_size": 4, "seq_length": 512}})"),
   };
   for (const auto& doc : cases) check_round_trip(doc, trainmem::ExportFormat::axolotl, kAxolotlKeys);
   // Optimizer offload alone under FSDP2, and a fused AdamW named as the engine resolves it.

@@ -925,22 +925,26 @@ TEST_CASE("axolotl's dtypes follow resolve_dtype", "[import][axolotl]") {
   }
 }
 
-TEST_CASE("axolotl GRPO with an adapter shares the frozen base as its reference", "[import][axolotl][trl]") {
-  // TRL grpo_trainer.py: with a PEFT model ref_model is None and the reference log-probs come from
-  // the base with adapters disabled; a full fine-tune keeps the engine's frozen copy.
+TEST_CASE("axolotl GRPO: TRL's beta 0.0 loads no reference; with trl.beta > 0 an adapter shares the frozen base", "[import][axolotl][trl]") {
+  // TRL grpo_config.py beta = 0.0 and grpo_trainer.py: no ref_model at beta 0; above it a PEFT model
+  // scores the reference with its adapters disabled, a full fine-tune keeps the engine's frozen copy.
   for (const bool lora : {true, false}) {
-    trainmem::Errors errors;
-    const std::string yaml = std::string("base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nrl: grpo\n") +
-                             (lora ? "adapter: lora\nlora_r: 16\n" : "");
-    auto f = trainmem::cli::load_config_file("a.yml", yaml, errors);
-    REQUIRE(f);
-    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
-    INFO(trainmem::error_document(r.errors));
-    REQUIRE(r.errors.empty());
-    const json doc = as_json(r.document);
-    CHECK(doc.at("rlhf").at("algorithm") == "grpo");
-    if (lora) CHECK(doc.at("rlhf").at("reference").at("method") == "shared_base");
-    else CHECK_FALSE(doc.at("rlhf").contains("reference"));
+    for (const char* beta : {"", "trl:\n  beta: 0.0\n", "trl:\n  beta: 0.04\n"}) {
+      trainmem::Errors errors;
+      const std::string yaml = std::string("base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nrl: grpo\n") +
+                               (lora ? "adapter: lora\nlora_r: 16\n" : "") + beta;
+      INFO(yaml);
+      auto f = trainmem::cli::load_config_file("a.yml", yaml, errors);
+      REQUIRE(f);
+      const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+      INFO(trainmem::error_document(r.errors));
+      REQUIRE(r.errors.empty());
+      const json doc = as_json(r.document);
+      CHECK(doc.at("rlhf").at("algorithm") == "grpo");
+      if (std::string(beta).find("0.04") == std::string::npos) CHECK(doc.at("rlhf").at("reference").at("method") == "none");
+      else if (lora) CHECK(doc.at("rlhf").at("reference").at("method") == "shared_base");
+      else CHECK_FALSE(doc.at("rlhf").contains("reference"));
+    }
   }
 }
 
@@ -1132,8 +1136,12 @@ TEST_CASE("TRL GRPO: the prompt is the sequence length, the completion the rollo
   CHECK(doc.at("batch").at("micro_batch_size") == 8);
   CHECK(doc.at("rlhf").at("rollout").at("max_new_tokens") == 1024);
   CHECK(doc.at("rlhf").at("rollout").at("num_generations") == 8);
-  // --use_peft: TRL scores the reference with the policy's adapters disabled, no second copy.
-  CHECK(doc.at("rlhf").at("reference").at("method") == "shared_base");
+  // No --beta: TRL's 0.0 loads no reference model.
+  CHECK(doc.at("rlhf").at("reference").at("method") == "none");
+  // --beta above 0 with --use_peft: TRL scores the reference with the policy's adapters disabled.
+  const auto kl = trainmem::import_configs({command_line("run.sh", line + " --beta 0.04\n")}, trainmem::builtin_catalog());
+  REQUIRE(kl.errors.empty());
+  CHECK(as_json(kl.document).at("rlhf").at("reference").at("method") == "shared_base");
 }
 
 TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {

@@ -162,3 +162,22 @@ TEST_CASE("unstated, a LoRA policy's reference is its own base with adapters dis
   CHECK(role(estimate_from(doc(lora + R"("rlhf": {"algorithm": "dpo"})")), "reference")->model_states == 0);
   CHECK(role(estimate_from(doc(R"("rlhf": {"algorithm": "dpo"})")), "reference")->model_states == 180864.0);
 }
+
+TEST_CASE("GRPO with no reference (TRL's beta 0.0) holds the policy alone; DPO and PPO need one", "[rlhf]") {
+  // trl/trainer/grpo_trainer.py @f2cd577: beta == 0.0 leaves ref_model None. A full policy's frozen
+  // reference was the tiny model's 90,432 parameters x 2 B = 180,864 B of states.
+  const std::string grpo = R"("batch": {"seq_length": 32}, "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 16}, )";
+  const auto none = estimate_from(doc(grpo + R"("reference": {"method": "none"}})"));
+  const auto frozen = estimate_from(doc(grpo + R"("reference": {"method": "frozen"}})"));
+  CHECK(role(none, "reference") == nullptr);
+  REQUIRE(role(frozen, "reference"));
+  CHECK(role(frozen, "reference")->model_states == 180864.0);
+  CHECK(none.per_gpu.model_states == role(none, "policy")->model_states);
+  CHECK(frozen.per_gpu.model_states - none.per_gpu.model_states == 180864.0);
+  for (const char* algorithm : {"dpo", "ppo"}) {
+    const auto errors = parse_estimate_document(doc(std::string(R"("rlhf": {"algorithm": ")") + algorithm + R"(", "reference": {"method": "none"}})")).errors;
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].field == "rlhf.reference.method");
+    CHECK(errors[0].message.find("only GRPO") != std::string::npos);
+  }
+}

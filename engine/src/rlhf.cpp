@@ -97,13 +97,13 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
 
   std::vector<ModelBudget> models{budget_of("policy", policy)};
   const bool lora_policy = s.method == Method::lora || s.method == Method::qlora;
-  if (!(rl.reference_shared_base && lora_policy)) {
+  if (rl.reference == ReferenceModel::frozen || (rl.reference == ReferenceModel::shared_base && !lora_policy)) {
     models.push_back(frozen_model("reference", policy_setup, false));
-  } else {
+  } else if (rl.reference == ReferenceModel::shared_base) {
     ModelBudget shared;
     shared.role = "reference";  // the policy's frozen base with adapters disabled: no second copy
     models.push_back(shared);
-  }
+  }  // none: GRPO with beta 0.0 loads no reference (trl/trainer/grpo_trainer.py @f2cd577)
   std::optional<Estimate> critic;
   if (rl.algorithm == RlhfAlgorithm::ppo) {
     models.push_back(frozen_model("reward", sub_setup(policy_setup, rl.reward_model), true));

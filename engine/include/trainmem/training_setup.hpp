@@ -38,6 +38,9 @@ enum class PipelineSchedule { one_f_one_b, interleaved_1f1b, gpipe };
 // all-to-alls around attention (DeepSpeed-Ulysses, Jacobs et al. 2023; XTuner sequence parallel).
 enum class ContextParallelKind { ring, ulysses };
 enum class RlhfAlgorithm { dpo, ppo, grpo };
+// The reference model of an RLHF job: a frozen copy of the policy, the policy's own base with its
+// adapters disabled (LoRA/QLoRA), or none (GRPO with a zero KL coefficient).
+enum class ReferenceModel { frozen, shared_base, none };
 // Which engine shards parameters, gradients and optimizer states, apart from the trainer that
 // drives the loop (HF Trainer, accelerate, LLaMA-Factory and TRL front DeepSpeed or FSDP).
 enum class ShardingEngine { deepspeed, fsdp, fsdp2, megatron };
@@ -202,7 +205,7 @@ struct TrainingGoal {
 // A multi-model RLHF job; the setup's model is the policy (docs/api.md, `rlhf`).
 struct RlhfSettings {
   RlhfAlgorithm algorithm = RlhfAlgorithm::dpo;
-  bool reference_shared_base = false;      // a LoRA policy's reference is its base with adapters off
+  ReferenceModel reference = ReferenceModel::frozen;
   std::optional<ModelSpec> reward_model;   // PPO; default: the policy's architecture
   std::optional<ModelSpec> critic_model;   // PPO; default: the policy's architecture
   Method critic_method = Method::full;

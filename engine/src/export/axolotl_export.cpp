@@ -234,7 +234,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     if (s.rlhf->algorithm == RlhfAlgorithm::dpo) {
       c.set("rl", "dpo");
       const bool lora = s.method == Method::lora || s.method == Method::qlora;
-      if (s.rlhf->reference_shared_base != lora)
+      if ((s.rlhf->reference == ReferenceModel::shared_base) != lora)
         out.not_expressible.emplace_back("rlhf.reference", "TRL's DPO reference is the adapter-free base for a PEFT policy and a frozen copy otherwise");
     } else if (s.rlhf->algorithm == RlhfAlgorithm::grpo) {
       c.set("rl", "grpo");
@@ -242,6 +242,13 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       trl.set("num_generations", s.rlhf->num_generations);
       trl.set("max_completion_length", s.rlhf->max_new_tokens);
       trl.set("use_vllm", !s.rlhf->colocated);
+      // TRL's GRPO loads a reference only with a KL coefficient beta > 0, a loss weight not estimated.
+      if (s.rlhf->reference == ReferenceModel::none) {
+        trl.set("beta", 0.0);
+        out.carried.push_back("rlhf.reference");
+      } else {
+        out.not_expressible.emplace_back("rlhf.reference", "TRL's GRPO loads a reference model only with trl.beta > 0, a loss weight the estimate does not know");
+      }
       if (!s.rlhf->colocated) trl.set("vllm_mode", "server");
       c.set("trl", trl);
     } else {

@@ -383,10 +383,6 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
                                : "TRL dpo_trainer.py: a frozen copy of the model is the reference");
       } else if (rl == "grpo") {
         r.read("rlhf.algorithm", "grpo", k);
-        // TRL grpo_trainer.py: a PEFT policy's reference is its base with adapters disabled.
-        if (peft)
-          r.trainer_default("rlhf.reference.method", "shared_base",
-                            "TRL grpo_trainer.py: a PEFT model's reference is its base with adapters disabled");
       } else {
         r.unmodelled_key(k, v, "RL trainer " + v.summary() + " is estimated as supervised fine-tuning (its paired sequences or extra models are not modelled)");
       }
@@ -479,10 +475,14 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     if (!trl_has("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
     if (!trl_has("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
     if (!trl_has("use_vllm")) r.trainer_default("rlhf.rollout.colocated", true, src("utils/schemas/trl.py", "use_vllm = False: generation runs on the training GPUs"));
-    const std::optional<double> beta = trl_has("beta") ? number_value(*trl->find("beta")) : std::nullopt;
-    if (beta.value_or(0.0) == 0.0)
-      r.unmodelled_key(trl_has("beta") ? "trl.beta" : "(trl.beta default 0.0)", beta.value_or(0.0),
-                       "with beta = 0 TRL loads no reference model (TRL 1.10 grpo_config.py); the estimate keeps one, an over-estimate");
+    // TRL grpo_trainer.py: beta 0.0 (grpo_config.py's default) loads no reference; with beta > 0 a
+    // PEFT policy's reference is its base with adapters disabled.
+    const bool kl = trl_has("beta") && number_value(*trl->find("beta")).value_or(0.0) != 0.0;
+    if (!kl && trl_has("beta")) r.read("rlhf.reference.method", "none", "trl.beta");
+    else if (!kl) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
+    else if (peft)
+      r.trainer_default("rlhf.reference.method", "shared_base",
+                        "TRL grpo_trainer.py: a PEFT model's reference is its base with adapters disabled");
   }
 
   for (const auto& d : inline_deepspeed) absorb(r, d);

@@ -508,8 +508,13 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     if (completion_length) r.read("rlhf.rollout.max_new_tokens", completion, completion_key);
     else r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
     if (!args.find("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
-    // grpo_trainer.py: a PEFT policy's reference is its base with the adapters disabled (no ref_model).
-    if (peft)
+    // grpo_trainer.py: beta 0.0 (grpo_config.py's default) loads no reference; with beta > 0 a PEFT
+    // policy's reference is its base with the adapters disabled (no ref_model), a full one's a copy.
+    const ConfigValue* beta = args.find("beta");
+    const bool kl = beta && number_value(*beta).value_or(0.0) != 0.0;
+    if (!kl && beta) r.read("rlhf.reference.method", "none", "beta");
+    else if (!kl) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
+    else if (peft)
       r.trainer_default("rlhf.reference.method", "shared_base",
                         "TRL 1.10 trl/trainer/grpo_trainer.py: a PEFT model's reference is its base with adapters disabled");
     const bool colocated = !use_vllm.value_or(false) || vllm_mode == "colocate";
@@ -521,11 +526,6 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     // batch.seq_length is the prompt under rlhf: the engine adds rlhf.rollout.max_new_tokens.
     if (prompt_length) r.read("batch.seq_length", *prompt_length, prompt_key);
     else r.unresolved_key("max_prompt_length", nullptr, "GRPO sequences are prompt + completion; the prompt length is not given: set batch.seq_length");
-    const ConfigValue* beta = args.find("beta");
-    const double b = beta ? number_value(*beta).value_or(0.0) : 0.0;
-    if (b == 0.0)
-      r.unmodelled_key(beta ? "beta" : "(beta default 0.0)", beta ? *beta : ConfigValue(0.0),
-                       "with beta = 0 TRL loads no reference model (grpo_config.py); the estimate keeps one, an over-estimate");
   }
 
   for (const auto& d : inline_deepspeed) absorb(r, d);

@@ -97,17 +97,25 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     errors.push_back({error_code::missing_field, "rlhf.algorithm", "rlhf.algorithm is required: dpo, ppo or grpo",
                       {{"reason", "rlhf_algorithm_required"}, {"allowed", "dpo, ppo, grpo"}}});
   rl.algorithm = algorithm.value_or(RlhfAlgorithm::dpo);
-  std::optional<bool> shared_base;
+  std::optional<ReferenceModel> reference;
   if (const json* ref = r.get("reference")) {
     ObjectReader rr(*ref, "rlhf.reference", errors);
-    shared_base = rr.choice("method", Table<bool>{{"frozen", false}, {"shared_base", true}});
+    reference = rr.choice("method", Table<ReferenceModel>{{"frozen", ReferenceModel::frozen},
+                                                          {"shared_base", ReferenceModel::shared_base},
+                                                          {"none", ReferenceModel::none}});
     rr.finish();
   }
   // Unstated, a LoRA/QLoRA policy's reference is its own base with the adapters disabled, as TRL
   // runs DPO, GRPO and PPO with a PEFT model (ref_model None: trl/trainer/dpo_trainer.py,
   // grpo_trainer.py @f2cd577) and torchtune's LoRA DPO recipe does; a full policy's is a frozen copy.
   const bool adapters = s.method == Method::lora || s.method == Method::qlora;
-  rl.reference_shared_base = shared_base.value_or(adapters);
+  rl.reference = reference.value_or(adapters ? ReferenceModel::shared_base : ReferenceModel::frozen);
+  // Only GRPO trains without a reference (TRL grpo_trainer.py @f2cd577: beta 0.0 loads none); DPO's
+  // loss and PPO's KL penalty read its log-probs.
+  if (rl.reference == ReferenceModel::none && rl.algorithm != RlhfAlgorithm::grpo)
+    errors.push_back({error_code::inconsistent, "rlhf.reference.method",
+                      "rlhf.reference.method none: only GRPO (with a zero KL coefficient) trains without a reference model",
+                      {{"reason", "reference_needed"}}});
   auto sub_model = [&](const char* key, std::optional<ModelSpec>& out, Method* method) {
     const json* m = r.get(key);
     if (!m) return;
@@ -138,7 +146,7 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   ignored(rl.reward_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.reward (only PPO scores with a reward model)");
   ignored(rl.critic_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.critic (only PPO trains a critic)");
   ignored(r.has("rollout") && rl.algorithm == RlhfAlgorithm::dpo, "rlhf.rollout (DPO does not generate)");
-  ignored(shared_base.value_or(false) && !adapters,
+  ignored(reference == ReferenceModel::shared_base && !adapters,
           "rlhf.reference shared_base (only a LoRA/QLoRA policy has a frozen base to share)");
   s.rlhf = rl;
 }

@@ -290,7 +290,7 @@ void add_checkpoint_and_rlhf(Resolved& r, const TrainingSetup& s) {
   if (!s.rlhf) return;
   const RlhfSettings& rl = *s.rlhf;
   r.add("rlhf.algorithm", rl.algorithm == RlhfAlgorithm::dpo ? "dpo" : rl.algorithm == RlhfAlgorithm::ppo ? "ppo" : "grpo", kEngineDefault);
-  r.add("rlhf.reference.method", rl.reference_shared_base ? "shared_base" : "frozen",
+  r.add("rlhf.reference.method", rl.reference == ReferenceModel::none ? "none" : rl.reference == ReferenceModel::shared_base ? "shared_base" : "frozen",
         std::string(kEngineDefault) + " (a LoRA/QLoRA policy's own base with adapters disabled, as TRL runs a PEFT model; else a frozen copy)");
   if (rl.algorithm != RlhfAlgorithm::dpo) {
     r.add("rlhf.rollout.max_new_tokens", rl.max_new_tokens, kEngineDefault);
