@@ -251,7 +251,20 @@ TEST_CASE("autocast's 16-bit weight copies: every weight through backward, one l
   const auto full = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full"})"));
   CHECK(full.forward == 13476831232.0);
   CHECK(full.backward == kLlama2LayerParams * 2);
-  // Some layers left whole keep their copies: every weight, as without recompute.
+  // Half the layers recomputed: the other half keep their copies through backward, 13,476,831,232
+  // / 2 = 6,738,415,616 B, beside one recompute's 404,766,720 B.
   const auto some = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full", "checkpointed_layers": 16})"));
-  CHECK(some.backward == 13476831232.0);
+  CHECK(some.backward == 6738415616.0 + kLlama2LayerParams * 2);
+}
+
+TEST_CASE("QLoRA's 4-bit weights are no autocast input: they get no 16-bit copies", "[autocast][qlora]") {
+  // Llama-2-7B QLoRA (r 16 on q_proj and v_proj) with its unquantized weights in fp32 under --bf16:
+  // of 6,746,804,224 parameters (6,738,415,616 + 8,388,608 adapter) the 6,476,005,376 4-bit layer
+  // weights (32 x 202,375,168) are dequantized by bitsandbytes; the other 270,798,848 get copies,
+  // x 2 B = 541,597,696 B. The forward also holds the dequantization workspace of the largest
+  // linear, 4,096 x 11,008 x 2 B = 90,177,536 B.
+  const auto b = buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
+    "method": "qlora", "lora": {"r": 16}, "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"},
+    "batch": {"seq_length": 16}})"));
+  CHECK(b.forward == 541597696.0 + 90177536.0);
 }

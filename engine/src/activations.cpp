@@ -314,6 +314,13 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   return c;
 }
 
+double checkpointed_share(const TrainingSetup& s, const Architecture& a) {
+  const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
+  return s.activation_checkpointing == Checkpointing::none || !s.checkpointed_layers
+             ? 1.0
+             : std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
+}
+
 const char* role_name(TensorRole r) {
   switch (r) {
     case TensorRole::block_input: return "block_input";

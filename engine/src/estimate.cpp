@@ -111,15 +111,6 @@ std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Ar
   return out;
 }
 
-// The share of the layers that checkpointed_layers (default: all) checkpoints, spread over the
-// stages in proportion to their layers.
-double checkpointed_share(const TrainingSetup& s, const Architecture& a) {
-  const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
-  return s.activation_checkpointing == Checkpointing::none || !s.checkpointed_layers
-             ? 1.0
-             : std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
-}
-
 // first_stage_saved: bytes the first stage keeps besides its layers (a vision encoder and projector).
 StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const std::vector<GroupActivations>& groups,
                            const std::vector<std::int64_t>& counts, std::size_t stage, bool last, const LossMemory& loss,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trainmem/activations.hpp"
+
 namespace trainmem {
 
 namespace {
@@ -169,13 +171,16 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   // Autocast (16-bit compute over fp32 weights) caches a 16-bit copy of every weight it casts until
   // the forward's autocast region ends (pytorch v2.4 aten/src/ATen/autocast_mode.cpp, cached_cast;
   // the HF Trainer's region holds the forward and the loss); a ZeRO-3/FSDP gather is already in the
-  // compute dtype. Autograd keeps the copies the linears saved through backward, unless every layer
-  // is checkpointed: the checkpointed forward saved none, and each layer's recompute casts its own
-  // weights again (torch/utils/checkpoint.py restores the autocast state), one unit at a time.
+  // compute dtype, and QLoRA's 4-bit linear weights are no autocast input (bitsandbytes dequantizes
+  // them itself, below). Autograd keeps the copies the linears saved through backward, except in
+  // checkpointed layers: their forward saved none, and each recompute casts its own weights again
+  // (torch/utils/checkpoint.py restores the autocast state), one unit at a time.
   if (A < dtype_bytes(p.param_dtype) && zero < 3) {
-    const bool every_layer_recomputed = s.activation_checkpointing == Checkpointing::full && !s.checkpointed_layers;
-    b.forward += rank_params * A;
-    b.backward += (every_layer_recomputed ? unit : rank_params) * A;
+    const double cast = s.method == Method::qlora ? rank_params - states.params.frozen_linear_weights : rank_params;
+    const bool full = s.activation_checkpointing == Checkpointing::full && s.model.architecture;
+    const double recomputed = full ? checkpointed_share(s, *s.model.architecture) : 0.0;
+    b.forward += cast * A;
+    b.backward += (cast * (1 - recomputed) + (recomputed > 0 ? std::min(unit, cast) : 0.0)) * A;
   }
 
   // QLoRA dequantizes one 4-bit weight at a time to the compute dtype for its matmul (bitsandbytes

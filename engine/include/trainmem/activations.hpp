@@ -81,4 +81,8 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
 
 const char* role_name(TensorRole r);
 
+// The share of the layers that checkpointed_layers (default: all) checkpoints, spread over the
+// stages in proportion to their layers; 1 without checkpointing (the policy "none" applies to all).
+double checkpointed_share(const TrainingSetup& s, const Architecture& a);
+
 }  // namespace trainmem
