@@ -942,8 +942,10 @@ TEST_CASE("axolotl GRPO: TRL's beta 0.0 loads no reference; with trl.beta > 0 an
       const json doc = as_json(r.document);
       CHECK(doc.at("rlhf").at("algorithm") == "grpo");
       if (std::string(beta).find("0.04") == std::string::npos) CHECK(doc.at("rlhf").at("reference").at("method") == "none");
-      else if (lora) CHECK(doc.at("rlhf").at("reference").at("method") == "shared_base");
-      else CHECK_FALSE(doc.at("rlhf").contains("reference"));
+      else CHECK(doc.at("rlhf").at("reference").at("method") == (lora ? "shared_base" : "frozen"));
+      // beta decides the reference: read from it, not listed as a key without memory effect.
+      if (*beta) CHECK(origin_of(r, "rlhf.reference.method") == "read from a.yml:trl.beta");
+      if (*beta) CHECK(std::none_of(r.ignored.begin(), r.ignored.end(), [](const auto& i) { return i.key.find("beta") != std::string::npos; }));
     }
   }
 }
@@ -1142,6 +1144,8 @@ TEST_CASE("TRL GRPO: the prompt is the sequence length, the completion the rollo
   const auto kl = trainmem::import_configs({command_line("run.sh", line + " --beta 0.04\n")}, trainmem::builtin_catalog());
   REQUIRE(kl.errors.empty());
   CHECK(as_json(kl.document).at("rlhf").at("reference").at("method") == "shared_base");
+  CHECK(origin_of(kl, "rlhf.reference.method") == "read from run.sh:--beta");
+  CHECK(std::none_of(kl.ignored.begin(), kl.ignored.end(), [](const auto& i) { return i.key.find("beta") != std::string::npos; }));
 }
 
 TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {

@@ -62,7 +62,7 @@ export const REASON_WORDINGS = {
       en: (c) => 'must list "sliding_attention" or "full_attention" for each of the ' + c.n('layers') + ' layers',
       zh: (c) => '必须为全部 ' + c.n('layers') + ' 层逐层列出 "sliding_attention" 或 "full_attention"',
     },
-    reference_needed: { en: () => 'rlhf.reference.method none: only GRPO (with a zero KL coefficient) trains without a reference model', zh: () => 'rlhf.reference.method none：只有 GRPO（KL 系数为 0）在训练时不需要参考模型' },
+    reference_needed: { en: () => 'none: only GRPO (with a zero KL coefficient) trains without a reference model', zh: () => 'none：只有 GRPO（KL 系数为 0）在训练时不需要参考模型' },
     usable_above_memory: { en: () => 'gpu.usable_bytes exceeds gpu.memory_bytes', zh: () => 'gpu.usable_bytes 超过了 gpu.memory_bytes' },
     context_not_below_memory: { en: () => 'gpu.cuda_context_bytes must be below gpu.memory_bytes', zh: () => 'gpu.cuda_context_bytes 必须小于 gpu.memory_bytes' },
     calibration_measures_differ: { en: () => 'both calibration points need the same measure', zh: () => '两个校准点必须使用相同的 measure' },

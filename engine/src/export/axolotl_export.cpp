@@ -242,13 +242,16 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       trl.set("num_generations", s.rlhf->num_generations);
       trl.set("max_completion_length", s.rlhf->max_new_tokens);
       trl.set("use_vllm", !s.rlhf->colocated);
-      // TRL's GRPO loads a reference only with a KL coefficient beta > 0, a loss weight not estimated.
-      if (s.rlhf->reference == ReferenceModel::none) {
-        trl.set("beta", 0.0);
+      // TRL's GRPO loads a reference only with a KL coefficient beta > 0 (grpo_trainer.py): 0.0
+      // without one, else 0.04, the DeepSeekMath GRPO paper's KL weight (arXiv 2402.03300, §4.2),
+      // a loss weight with no memory effect. The reference itself (a copy or the PEFT base) follows
+      // the adapter, as TRL decides it.
+      const bool lora = s.method == Method::lora || s.method == Method::qlora;
+      trl.set("beta", s.rlhf->reference == ReferenceModel::none ? 0.0 : 0.04);
+      if (s.rlhf->reference == ReferenceModel::none || (s.rlhf->reference == ReferenceModel::shared_base) == lora)
         out.carried.push_back("rlhf.reference");
-      } else {
-        out.not_expressible.emplace_back("rlhf.reference", "TRL's GRPO loads a reference model only with trl.beta > 0, a loss weight the estimate does not know");
-      }
+      else
+        out.not_expressible.emplace_back("rlhf.reference", "TRL's GRPO reference is the adapter-free base for a PEFT policy and a frozen copy otherwise");
       if (!s.rlhf->colocated) trl.set("vllm_mode", "server");
       c.set("trl", trl);
     } else {

@@ -396,6 +396,12 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
           if (sv.is_null()) r.ignore(sk, sv, "null: the default applies");
           else if (grpo && sub == "num_generations") { if (auto n = positive_integer(r, sk, sv)) r.read("rlhf.rollout.num_generations", *n, sk); }
           else if (grpo && sub == "max_completion_length") { if (auto n = positive_integer(r, sk, sv)) r.read("rlhf.rollout.max_new_tokens", *n, sk); }
+          else if (grpo && sub == "beta") {
+            // TRL grpo_trainer.py: beta 0.0 loads no reference; above it a PEFT policy's reference
+            // is its base with adapters disabled, a full policy's a frozen copy.
+            const bool kl = number_value(sv).value_or(0.0) != 0.0;
+            r.read("rlhf.reference.method", !kl ? "none" : peft ? "shared_base" : "frozen", sk);
+          }
           else if (grpo && sub == "use_vllm") { if (auto b = boolean(r, sk, sv)) r.read("rlhf.rollout.colocated", !*b || lower(v.find("vllm_mode") ? string_value(*v.find("vllm_mode")).value_or("") : "") == "colocate", sk); }
           else r.ignore(sk, sv, grpo ? "generation or loss setting without memory effect" : "no memory effect for this trainer");
         }
@@ -475,14 +481,7 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     if (!trl_has("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
     if (!trl_has("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
     if (!trl_has("use_vllm")) r.trainer_default("rlhf.rollout.colocated", true, src("utils/schemas/trl.py", "use_vllm = False: generation runs on the training GPUs"));
-    // TRL grpo_trainer.py: beta 0.0 (grpo_config.py's default) loads no reference; with beta > 0 a
-    // PEFT policy's reference is its base with adapters disabled.
-    const bool kl = trl_has("beta") && number_value(*trl->find("beta")).value_or(0.0) != 0.0;
-    if (!kl && trl_has("beta")) r.read("rlhf.reference.method", "none", "trl.beta");
-    else if (!kl) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
-    else if (peft)
-      r.trainer_default("rlhf.reference.method", "shared_base",
-                        "TRL grpo_trainer.py: a PEFT model's reference is its base with adapters disabled");
+    if (!trl_has("beta")) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
   }
 
   for (const auto& d : inline_deepspeed) absorb(r, d);

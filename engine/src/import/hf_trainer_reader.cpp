@@ -438,6 +438,8 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       r.unmodelled_key(k, v, "DDP bucket settings: the estimate assumes torch DDP's 25 MB buckets");
     } else if (name == "packing" || name == "padding_free") {
       r.ignore(k, v, "the estimate takes every sequence at the maximum length, packed or padded");
+    } else if (name == "beta" && trainer == Trainer::grpo) {
+      continue;  // decides the reference model: read with the GRPO settings below
     } else if (no_memory_effect(name)) {
       // Older transformers/TRL fields (evaluation_strategy) and the alignment-handbook's own
       // (dataset_mixer) have no memory effect either, but are not fields at the cited versions.
@@ -512,11 +514,8 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     // policy's reference is its base with the adapters disabled (no ref_model), a full one's a copy.
     const ConfigValue* beta = args.find("beta");
     const bool kl = beta && number_value(*beta).value_or(0.0) != 0.0;
-    if (!kl && beta) r.read("rlhf.reference.method", "none", "beta");
-    else if (!kl) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
-    else if (peft)
-      r.trainer_default("rlhf.reference.method", "shared_base",
-                        "TRL 1.10 trl/trainer/grpo_trainer.py: a PEFT model's reference is its base with adapters disabled");
+    if (beta) r.read("rlhf.reference.method", !kl ? "none" : peft ? "shared_base" : "frozen", "beta");
+    else r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
     const bool colocated = !use_vllm.value_or(false) || vllm_mode == "colocate";
     if (use_vllm) {
       r.read("rlhf.rollout.colocated", colocated, "use_vllm");
