@@ -237,34 +237,47 @@ TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit s
     "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 1e8}})")).forward == 390177536.0);
 }
 
-TEST_CASE("autocast's 16-bit weight copies: every weight through backward, one layer at a time under full recompute",
+TEST_CASE("autocast's 16-bit weight copies: every linear weight through backward, one layer at a time under full recompute",
           "[autocast]") {
   // Llama-2-7B in fp32 under the HF Trainer's --bf16 on one GPU: the forward caches a bf16 copy of
-  // every weight, 6,738,415,616 x 2 = 13,476,831,232 B, and without recompute autograd keeps them
-  // through backward. With every layer recomputed, backward holds one recompute's copies: the
-  // largest layer, 202,383,360 x 2 = 404,766,720 B.
+  // every weight a linear casts: the 32 layers' 202,375,168 linear weights (4 x 4096^2 + 3 x 4096 x
+  // 11008) and the 32,000 x 4096 head, 6,476,005,376 + 131,072,000 = 6,607,077,376, x 2 B =
+  // 13,214,154,752 B. The embedding and the norms (131,072,000 + 266,240 of the 6,738,415,616) are
+  // no autocast input. Without recompute autograd keeps the copies through backward. With every
+  // layer recomputed, backward holds one recompute's copies: 202,375,168 x 2 = 404,750,336 B.
   const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
     "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "batch": {"seq_length": 16})";
   const auto none = buffers_of(setup_from(base + "}"));
-  CHECK(none.forward == 13476831232.0);
-  CHECK(none.backward == 13476831232.0);
+  CHECK(none.forward == 13214154752.0);
+  CHECK(none.backward == 13214154752.0);
   const auto full = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full"})"));
-  CHECK(full.forward == 13476831232.0);
-  CHECK(full.backward == kLlama2LayerParams * 2);
-  // Half the layers recomputed: the other half keep their copies through backward, 13,476,831,232
-  // / 2 = 6,738,415,616 B, beside one recompute's 404,766,720 B.
+  CHECK(full.forward == 13214154752.0);
+  CHECK(full.backward == 404750336.0);
+  // Half the layers recomputed: the other half keep their copies through backward, 13,214,154,752
+  // / 2 = 6,607,077,376 B, beside one recompute's 404,750,336 B.
   const auto some = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full", "checkpointed_layers": 16})"));
-  CHECK(some.backward == 6738415616.0 + kLlama2LayerParams * 2);
+  CHECK(some.backward == 6607077376.0 + 404750336.0);
+}
+
+TEST_CASE("FSDP's MixedPrecision hands the forward 16-bit weights: no autocast copies at any sharding stage", "[autocast][fsdp]") {
+  // FSDP SHARD_GRAD_OP over fp32 weights with bf16 compute casts the flat parameter itself
+  // (MixedPrecision param_dtype), so the forward holds no autocast cache; the same run under DDP
+  // (no sharding) caches the 13,214,154,752 B of linear-weight copies worked out above.
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "precision": {"param_dtype": "fp32",
+    "compute_dtype": "bf16"}, "batch": {"seq_length": 16}, )";
+  CHECK(buffers_of(setup_from(base + R"("framework": "fsdp", "parallel": {"world_size": 2, "zero_stage": 2}})")).forward == 0.0);
+  CHECK(buffers_of(setup_from(base + R"("framework": "hf_trainer", "parallel": {"world_size": 2, "zero_stage": 0}})")).forward ==
+        13214154752.0);
 }
 
 TEST_CASE("QLoRA's 4-bit weights are no autocast input: they get no 16-bit copies", "[autocast][qlora]") {
   // Llama-2-7B QLoRA (r 16 on q_proj and v_proj) with its unquantized weights in fp32 under --bf16:
-  // of 6,746,804,224 parameters (6,738,415,616 + 8,388,608 adapter) the 6,476,005,376 4-bit layer
-  // weights (32 x 202,375,168) are dequantized by bitsandbytes; the other 270,798,848 get copies,
-  // x 2 B = 541,597,696 B. The forward also holds the dequantization workspace of the largest
-  // linear, 4,096 x 11,008 x 2 B = 90,177,536 B.
+  // the 6,476,005,376 4-bit layer weights (32 x 202,375,168) are dequantized by bitsandbytes; the
+  // linears left to autocast are the adapters, 32 x 2 x 16 x (4096 + 4096) = 8,388,608, and the
+  // 32,000 x 4096 head, 131,072,000: 139,460,608 x 2 B = 278,921,216 B. The forward also holds the
+  // dequantization workspace of the largest linear, 4,096 x 11,008 x 2 B = 90,177,536 B.
   const auto b = buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
     "method": "qlora", "lora": {"r": 16}, "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"},
     "batch": {"seq_length": 16}})"));
-  CHECK(b.forward == 541597696.0 + 90177536.0);
+  CHECK(b.forward == 278921216.0 + 90177536.0);
 }

@@ -299,7 +299,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   c.norm = a.norm;
   c.softmax_fp32 = a.eager_softmax_fp32 && !c.framework.fused_softmax;
   c.hidden = static_cast<double>(a.hidden_size);
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   if (adapters && s.lora.lora_dropout > 0) {
     // Targeted as PEFT targets them (lora_targeting.hpp), judged on each group's first layer.
     const LoraTargeting targeting(a, s.lora);

@@ -20,7 +20,7 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
   const double total = static_cast<double>(counts.total);
   const double trainable = static_cast<double>(counts.trainable);
   const double adapter = static_cast<double>(counts.adapter);
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   // Base-model parameters that do not train (all of them for LoRA/QLoRA, the frozen layers for freeze).
   const double frozen = std::max(0.0, total - (trainable - adapter));
   const double frozen_bytes_per_param =

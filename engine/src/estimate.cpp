@@ -242,7 +242,7 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
       const double per_element = step_bytes / (trainable / shard);
       // Layers whose weights train: all of them, the last freeze.trainable_layers, or every layer's adapters.
       std::optional<LoraTargeting> lora;
-      if (s.method == Method::lora || s.method == Method::qlora) lora.emplace(a, s.lora);
+      if (uses_adapters(s.method)) lora.emplace(a, s.lora);
       std::int64_t index = 0;
       for (std::size_t g = 0; g < counts.size(); ++g) {
         const std::int64_t trainable_layers =

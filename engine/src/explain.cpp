@@ -8,6 +8,7 @@
 
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/message_codes.hpp"
+#include "trainmem/precision.hpp"
 
 namespace trainmem {
 
@@ -70,7 +71,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     for (const auto& f : s.ignored_fields) list += (list.empty() ? "" : "; ") + f;
     w.push_back({warning_code::ignored_fields, "given but without effect for this setup: " + list, {{"fields", list}}});
   }
-  if (arch && (s.method == Method::lora || s.method == Method::qlora) && s.lora.target_modules.empty() &&
+  if (arch && uses_adapters(s.method) && s.lora.target_modules.empty() &&
       !s.lora.target_pattern && !arch->peft_default_targets) {
     std::string list;
     for (const auto& t : arch->default_lora_targets) list += (list.empty() ? "" : ", ") + t;
@@ -98,7 +99,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
                  {{"model_type", arch->model_type}}});
   // An adapter larger than the model it adapts trains more parameters than full fine-tuning would:
   // LoRA's point is a low rank (Hu et al. 2021, "LoRA", Section 7.2: ranks 1 to 64 suffice).
-  if ((s.method == Method::lora || s.method == Method::qlora) && e.parameters.adapter > e.parameters.total)
+  if (uses_adapters(s.method) && e.parameters.adapter > e.parameters.total)
     w.push_back({warning_code::lora_rank_exceeds_model,
                  "lora.r = " + std::to_string(s.lora.r) + " gives " + grouped(static_cast<double>(e.parameters.adapter)) +
                      " adapter parameters, more than the model's " + grouped(static_cast<double>(e.parameters.total)) +
@@ -174,9 +175,10 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                      gradient_rule + " = " + bytes(g.gradients),
                  "ZeRO paper (Rajbhandari et al. 2020, §5); DeepSpeed stage_1_and_2.py step(); accelerate accumulate/no_sync; "
                  "docs/memory-model.md, \"Model states\""});
+  const ResolvedPrecision precision = resolve_precision(s);
   out.push_back({"optimizer_states",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_o " + number(e.bytes_per_param.optimizer) +
-                     " B (moments + fp32 master)" + shard_o + " = " + bytes(g.optimizer_states) +
+                     (precision.master_weights ? " B (moments + fp32 master)" : " B (moments)") + shard_o + " = " + bytes(g.optimizer_states) +
                      (s.parallel.offload_optimizer != OffloadTarget::none ? " (offloaded: not on the GPU)" : ""),
                  "ZeRO paper (Rajbhandari et al. 2020, §3.1): 16 bytes/param for mixed-precision Adam; docs/memory-model.md, "
                  "\"Bytes per parameter\""});
@@ -191,12 +193,13 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                    "(trainmem activations lists them)"});
   }
   if (g.temporary_buffers) {
-    out.push_back({"temporary_buffers",
-                   bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase +
-                       " peak: logits and loss (and logits the training loop holds, loss.held_logits), ZeRO-3/FSDP gathered "
-                       "layers, gradient buckets, optimizer-step copies",
+    std::string parts = "logits and loss (and logits the training loop holds, loss.held_logits), ZeRO-3/FSDP gathered layers, "
+                        "gradient buckets, optimizer-step copies";
+    if (precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(precision.compute_dtype)) + " copies of the linear weights";
+    if (s.method == Method::qlora) parts += ", one dequantized 4-bit weight";
+    out.push_back({"temporary_buffers", bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase + " peak: " + parts,
                    "docs/memory-model.md, \"Buffers\" and \"Activations\" (torch FSDP notes, DeepSpeed zero/config.py, "
-                   "torch/optim/adamw.py, transformers ForCausalLMLoss)"});
+                   "torch/optim/adamw.py, transformers ForCausalLMLoss, torch autocast_mode.cpp cached_cast)"});
   }
   if (g.fragmentation && g.peak_allocated) {
     out.push_back({"fragmentation",

@@ -16,8 +16,6 @@ namespace {
 constexpr double kFlashBackwardRatio = 2.5;
 constexpr double kEagerBackwardRatio = 2.0;
 
-bool uses_adapters(Method m) { return m == Method::lora || m == Method::qlora; }
-
 }  // namespace
 
 LayerForwardFlops layer_forward_flops(const LayerGroup& g, const FlopsContext& c) {

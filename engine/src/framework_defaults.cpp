@@ -50,7 +50,7 @@ ShardingEngine sharding_engine(const TrainingSetup& s) {
 }
 
 bool fsdp1_whole_unit_gradients(const TrainingSetup& s) {
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   return sharding_engine(s) == ShardingEngine::fsdp && s.parallel.zero_stage >= 2 && !(s.framework == Framework::hf_trainer && adapters);
 }
 

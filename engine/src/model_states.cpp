@@ -54,7 +54,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   // an fp32 adapter keeps fp32 optimizer moments (torch AdamW's state dtype is the parameter's) and
   // needs no master copy. Unstated, the adapters follow the precision block like any trainable weight.
   std::optional<BytesPerParam> adapter_bytes;
-  if ((s.method == Method::lora || s.method == Method::qlora) && !s.unstated.adapter_dtype) {
+  if (uses_adapters(s.method) && !s.unstated.adapter_dtype) {
     ResolvedPrecision a = precision;
     a.param_dtype = a.grad_dtype = s.lora.adapter_dtype;
     if (s.lora.adapter_dtype == Dtype::fp32) {

@@ -13,8 +13,6 @@ namespace trainmem {
 
 namespace {
 
-bool uses_adapters(Method m) { return m == Method::lora || m == Method::qlora; }
-
 bool module_saved(const LoraSettings& lora, const char* name) {
   return std::find(lora.modules_to_save.begin(), lora.modules_to_save.end(), name) !=
          lora.modules_to_save.end();
@@ -50,10 +48,12 @@ RankParameters one_layer(const LayerGroup& g, std::size_t group, bool layer_trai
     const double bias = static_cast<double>((l.bias ? l.out_features : 0) * l.copies) / split;
     add(r, weights, layer_trainable, l.routed_expert, true);
     add(r, bias, layer_trainable, l.routed_expert, false);
+    r.linear_params += weights + bias;
     if (lora) {
       const double adapter = lora->adapter_params(group, l, index) / split;
       add(r, adapter, true, l.routed_expert, false);
       r.adapter += adapter;
+      r.linear_params += adapter;
     }
   }
   double replicated = static_cast<double>(g.other_params);
@@ -73,6 +73,7 @@ void accumulate(RankParameters& into, const RankParameters& layer, double times)
   into.expert_frozen += layer.expert_frozen * times;
   into.frozen_linear_weights += layer.frozen_linear_weights * times;
   into.adapter += layer.adapter * times;
+  into.linear_params += layer.linear_params * times;
   into.trainable_units += layer.trainable_units * times;
 }
 
@@ -86,6 +87,7 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
     const double per_rank = static_cast<double>(s.model.num_parameters) / (tp * static_cast<double>(stages.size()));
     for (auto& r : stages) {
       add(r, per_rank, full, false, true);
+      r.linear_params = per_rank;
       r.trainable_units = r.trainable();
     }
     return stages;
@@ -135,6 +137,7 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
           adapter += p;
         }
         stage.adapter += adapter;
+        stage.linear_params += adapter;
         // A layer with any adapter is an FSDP unit with gradients: its whole weight plus its adapters.
         stage.trainable_units += base.total() * static_cast<double>(lora->adapted_layers(g, begin, begin + n)) + adapter;
       }
@@ -159,6 +162,7 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
     first.adapter += embed_adapter;
     add(last, head_adapter, true, false, false);
     last.adapter += head_adapter;
+    last.linear_params += head_adapter;
   }
   add_vision_parameters(first, a, s, tp);
   const double head = static_cast<double>(a.lm_head_params) * vocab_padding / tp;
@@ -166,6 +170,7 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
   if (head_saved) add(last, a.lm_head_params > 0 ? head : embedding, true, false, false);
   // A tied head on a later stage needs its own copy of the embedding (Megatron shared embedding).
   if (a.lm_head_params == 0 && pp > 1) add(last, embedding, full, false, false);
+  if (a.vocab_logits) last.linear_params += a.lm_head_params > 0 ? head : embedding;
   add(last, static_cast<double>(a.final_norm_params + a.head_other_params), full, false, false);
   return stages;
 }

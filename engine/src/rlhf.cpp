@@ -96,7 +96,7 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   const Estimate policy = estimate(policy_setup);
 
   std::vector<ModelBudget> models{budget_of("policy", policy)};
-  const bool lora_policy = s.method == Method::lora || s.method == Method::qlora;
+  const bool lora_policy = uses_adapters(s.method);
   if (rl.reference == ReferenceModel::frozen || (rl.reference == ReferenceModel::shared_base && !lora_policy)) {
     models.push_back(frozen_model("reference", policy_setup, false));
   } else if (rl.reference == ReferenceModel::shared_base) {

@@ -339,7 +339,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   if (s.checkpointed_layers) c.recompute_share = std::min(1.0, static_cast<double>(*s.checkpointed_layers) / total_layers);
   const LinkRates links = link_rates(s);
   std::optional<LoraTargeting> lora;
-  if (s.method == Method::lora || s.method == Method::qlora) c.lora = &lora.emplace(a, s.lora);
+  if (uses_adapters(s.method)) c.lora = &lora.emplace(a, s.lora);
 
   const double mbs = static_cast<double>(s.batch.micro_batch_size);
   const double seq = static_cast<double>(s.batch.seq_length.value_or(4096));

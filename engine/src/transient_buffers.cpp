@@ -78,6 +78,17 @@ double largest_tensor(const TrainingSetup& s, double rank_trainable) {
   return std::min(largest, rank_trainable);
 }
 
+// The linear parameters (weights and biases) of the largest layer on this GPU's TP shard (elements).
+double largest_layer_linear_params(const Architecture& a, double tp) {
+  double largest = 0;
+  for (const auto& g : a.layers) {
+    double linear = 0;
+    for (const auto& l : g.linears) linear += static_cast<double>(l.params()) / (l.tp_sharded ? tp : 1.0);
+    largest = std::max(largest, linear);
+  }
+  return largest;
+}
+
 // Bytes per parameter of what FSDP and ZeRO-3 gather: the compute dtype, except QLoRA's frozen linear
 // weights, gathered as their 4-bit storage with its quantization constants: torchao's NF4Tensor
 // hands FSDP2 its quantized data and scalers (torchao/dtypes/nf4tensor.py @0598012,
@@ -168,19 +179,21 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     b.persistent = rank_trainable * grad_bytes;
   }
 
-  // Autocast (16-bit compute over fp32 weights) caches a 16-bit copy of every weight it casts until
-  // the forward's autocast region ends (pytorch v2.4 aten/src/ATen/autocast_mode.cpp, cached_cast;
-  // the HF Trainer's region holds the forward and the loss); a ZeRO-3/FSDP gather is already in the
-  // compute dtype, and QLoRA's 4-bit linear weights are no autocast input (bitsandbytes dequantizes
-  // them itself, below). Autograd keeps the copies the linears saved through backward, except in
-  // checkpointed layers: their forward saved none, and each recompute casts its own weights again
-  // (torch/utils/checkpoint.py restores the autocast state), one unit at a time.
-  if (A < dtype_bytes(p.param_dtype) && zero < 3) {
-    const double cast = s.method == Method::qlora ? rank_params - states.params.frozen_linear_weights : rank_params;
+  // Autocast (16-bit compute over fp32 weights, ResolvedPrecision::autocast_over_fp32_weights)
+  // caches a 16-bit copy of every weight it casts until the forward's autocast region ends (pytorch
+  // v2.4 aten/src/ATen/autocast_mode.cpp, cached_cast; the HF Trainer's region holds the forward and
+  // the loss): the linear layers' parameters (RankParameters::linear_params) but QLoRA's 4-bit
+  // weights, which bitsandbytes dequantizes itself (below). Autograd keeps the copies the linears
+  // saved through backward, except in checkpointed layers: their forward saved none, and each
+  // recompute casts its own layer's linears again (torch/utils/checkpoint.py restores the autocast
+  // state), one layer at a time.
+  if (p.autocast_over_fp32_weights) {
+    const double cast = states.params.linear_params - (s.method == Method::qlora ? states.params.frozen_linear_weights : 0.0);
     const bool full = s.activation_checkpointing == Checkpointing::full && s.model.architecture;
     const double recomputed = full ? checkpointed_share(s, *s.model.architecture) : 0.0;
+    const double recompute_cast = recomputed > 0 ? std::min(largest_layer_linear_params(*s.model.architecture, tp), cast) : 0.0;
     b.forward += cast * A;
-    b.backward += (cast * (1 - recomputed) + (recomputed > 0 ? std::min(unit, cast) : 0.0)) * A;
+    b.backward += (cast * (1 - recomputed) + recompute_cast) * A;
   }
 
   // QLoRA dequantizes one 4-bit weight at a time to the compute dtype for its matmul (bitsandbytes

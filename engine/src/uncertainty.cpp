@@ -87,7 +87,7 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    "True (requires gradient_accumulation_steps=1); the multi-device llama3_1/8B_full.yaml steps "
                    "torch.optim.AdamW after backward"});
   }
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   if (arch && adapters && s.unstated.lora && s.framework == Framework::torchtune) {
     auto lora = [](std::int64_t r, std::vector<std::string> targets) {
       return [r, targets](TrainingSetup& t) {

@@ -94,7 +94,7 @@ Errors validate(const TrainingSetup& s) {
     e.push_back({error_code::inconsistent, "checkpoint.save",
                  "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\"", {{"reason", "adapter_save_needs_lora"}}});
   if (!s.model.architecture) {
-    if (s.method == Method::lora || s.method == Method::qlora || s.method == Method::freeze)
+    if (uses_adapters(s.method) || s.method == Method::freeze)
       e.push_back({error_code::missing_field, "model",
                    "method \"lora\", \"qlora\" and \"freeze\" need the architecture: give model.preset or model.hf_config, not only num_parameters",
                    {{"reason", "method_needs_architecture"}}});
@@ -175,7 +175,7 @@ Errors validate(const TrainingSetup& s) {
                  "freeze.trainable_layers = " + str(s.freeze_trainable_layers) + " exceeds num_hidden_layers = " +
                      str(a.num_hidden_layers()),
                  {{"value", str(s.freeze_trainable_layers)}, {"limit", static_cast<double>(a.num_hidden_layers())}}});
-  if (s.method == Method::lora || s.method == Method::qlora) {
+  if (uses_adapters(s.method)) {
     const LoraTargeting lora(a, s.lora);
     e.append(lora.errors());
     if (!lora.errors().empty()) return e;  // over a limit or a bad pattern: nothing was matched

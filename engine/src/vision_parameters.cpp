@@ -8,8 +8,6 @@ namespace trainmem {
 
 namespace {
 
-bool adapters(Method m) { return m == Method::lora || m == Method::qlora; }
-
 void add_params(RankParameters& r, double params, bool trainable, bool linear_weight) {
   if (trainable) {
     r.dense_trainable += params;
@@ -32,6 +30,7 @@ void add_module(RankParameters& r, const std::vector<Linear>& linears, double ot
     add_params(r, weights, trainable, true);
     add_params(r, bias, trainable, false);
     added += weights + bias;
+    r.linear_params += weights + bias;
     if (trainable) trained += weights + bias;
     if (!lora) continue;
     // Per layer when the matching can differ between layers (patterns, layers_to_transform).
@@ -44,6 +43,7 @@ void add_module(RankParameters& r, const std::vector<Linear>& linears, double ot
     adapter /= split;
     add_params(r, adapter, true, false);
     r.adapter += adapter;
+    r.linear_params += adapter;
     trained += adapter;
     added += adapter;
   }
@@ -74,7 +74,7 @@ bool vision_encoder_trained_in_full(const TrainingSetup& s) {
   return !s.multimodal.freeze_vision_tower && (s.method == Method::full || s.method == Method::freeze);
 }
 
-bool vision_encoder_has_adapters(const TrainingSetup& s) { return !s.multimodal.freeze_vision_tower && adapters(s.method); }
+bool vision_encoder_has_adapters(const TrainingSetup& s) { return !s.multimodal.freeze_vision_tower && uses_adapters(s.method); }
 
 bool projector_trained(const TrainingSetup& s) { return !s.multimodal.freeze_projector; }
 

@@ -16,6 +16,7 @@ export const SHOW = {
   qlora: (d) => method(d) === 'qlora',
   freeze: (d) => method(d) === 'freeze',
   rlhf: (d) => algorithm(d) !== '',
+  grpo: (d) => algorithm(d) === 'grpo',  // reference "none" (TRL GRPO's beta 0.0) is GRPO's only
   reward: (d) => algorithm(d) === 'ppo' || algorithm(d) === 'grpo',
   reward_count: (d) => !!getPath(d, 'rlhf.reward.model') && 'num_parameters' in getPath(d, 'rlhf.reward.model'),
   critic: (d) => algorithm(d) === 'ppo',

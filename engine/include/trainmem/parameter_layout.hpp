@@ -27,6 +27,11 @@ struct RankParameters {
   // LoRA/DoRA adapter parameters on this GPU (a subset of the trainable counts; which modules get
   // them: lora_targeting.hpp).
   double adapter = 0;
+  // Linear layers' weights and biases on this GPU, adapters and the LM head included (a tied head
+  // counts the embedding it multiplies by): what torch.autocast casts to the compute dtype, since
+  // linear and conv are on its lower-precision list and embedding and the norms' ops are not
+  // (pytorch v2.4 docs/source/amp.rst, "Autocast Op Reference").
+  double linear_params = 0;
   // Parameters of the layers that hold any trainable parameter, plus trainable parameters outside
   // the layers: what FSDP1's flat parameters (one per wrapped layer, use_orig_params=True) carry
   // gradients for, frozen weights included.

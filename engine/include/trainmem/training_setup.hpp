@@ -19,6 +19,8 @@ namespace trainmem {
 
 enum class Framework { hf_trainer, torchtune, torchtitan, deepspeed, fsdp, megatron };
 enum class Method { full, lora, qlora, freeze };
+// LoRA and QLoRA train adapters beside frozen base weights (PEFT's LoraConfig).
+constexpr bool uses_adapters(Method m) { return m == Method::lora || m == Method::qlora; }
 enum class Optimizer {
   adamw, adam, adamw_8bit, paged_adamw, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion
 };

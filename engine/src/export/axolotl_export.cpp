@@ -58,7 +58,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   if (s.batch.seq_length) c.set("sequence_len", *s.batch.seq_length);
 
   // Adapters (utils/schemas/peft.py; loaders/model.py fixes QLoRA at nf4 with double quantization).
-  if (s.method == Method::lora || s.method == Method::qlora) {
+  if (uses_adapters(s.method)) {
     out.carried.push_back("lora");
     c.set("adapter", s.method == Method::qlora ? "qlora" : "lora");
     if (s.method == Method::qlora) {
@@ -149,7 +149,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     out.not_expressible.emplace_back("activation_checkpointing", "axolotl's gradient_checkpointing recomputes whole layers");
   // With activation_offloading, axolotl recomputes a full run's layers and offloads their inputs,
   // and offloads a LoRA run's activations instead of recomputing them (loaders/model.py).
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   const bool recompute = s.activation_checkpointing != Checkpointing::none;
   const bool offloading = s.activation_offload && recompute != adapters;
   // axolotl refuses activation_offloading without gradient_checkpointing (utils/schemas/validation.py
@@ -233,7 +233,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     out.carried.push_back("rlhf");
     if (s.rlhf->algorithm == RlhfAlgorithm::dpo) {
       c.set("rl", "dpo");
-      const bool lora = s.method == Method::lora || s.method == Method::qlora;
+      const bool lora = uses_adapters(s.method);
       if ((s.rlhf->reference == ReferenceModel::shared_base) != lora)
         out.not_expressible.emplace_back("rlhf.reference", "TRL's DPO reference is the adapter-free base for a PEFT policy and a frozen copy otherwise");
     } else if (s.rlhf->algorithm == RlhfAlgorithm::grpo) {
@@ -246,7 +246,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       // without one, else 0.04, the DeepSeekMath GRPO paper's KL weight (arXiv 2402.03300, §4.2),
       // a loss weight with no memory effect. The reference itself (a copy or the PEFT base) follows
       // the adapter, as TRL decides it.
-      const bool lora = s.method == Method::lora || s.method == Method::qlora;
+      const bool lora = uses_adapters(s.method);
       trl.set("beta", s.rlhf->reference == ReferenceModel::none ? 0.0 : 0.04);
       if (s.rlhf->reference == ReferenceModel::none || (s.rlhf->reference == ReferenceModel::shared_base) == lora)
         out.carried.push_back("rlhf.reference");

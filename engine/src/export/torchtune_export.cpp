@@ -118,7 +118,7 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   ExportResult out;
   const auto& par = s.parallel;
   const bool single = par.world_size == 1;
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   std::vector<std::string> overrides;
   auto set = [&](const std::string& key, const std::string& value) { overrides.push_back(key + "=" + value); };
   out.carried = {"method", "batch.micro_batch_size", "batch.gradient_accumulation_steps", "batch.seq_length", "precision.param_dtype",

@@ -108,7 +108,7 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   // Unstated, a LoRA/QLoRA policy's reference is its own base with the adapters disabled, as TRL
   // runs DPO, GRPO and PPO with a PEFT model (ref_model None: trl/trainer/dpo_trainer.py,
   // grpo_trainer.py @f2cd577) and torchtune's LoRA DPO recipe does; a full policy's is a frozen copy.
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   rl.reference = reference.value_or(adapters ? ReferenceModel::shared_base : ReferenceModel::frozen);
   // Only GRPO trains without a reference (TRL grpo_trainer.py @f2cd577: beta 0.0 loads none); DPO's
   // loss and PPO's KL penalty read its log-probs.
@@ -398,7 +398,7 @@ void parse_training(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
 
 // Settings given for something this setup does not do: accepted, but reported.
 void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
-  const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+  const bool adapters = uses_adapters(s.method);
   auto note = [&](bool ignored, const char* field) {
     if (ignored) s.ignored_fields.emplace_back(field);
   };

@@ -160,7 +160,7 @@ void add_model(Resolved& r, const TrainingSetup& s) {
 
 void add_method(Resolved& r, const TrainingSetup& s) {
   r.add("method", name_of(kMethods, s.method), kEngineDefault);
-  if (s.method == Method::lora || s.method == Method::qlora) {
+  if (uses_adapters(s.method)) {
     r.add("lora.r", s.lora.r, kEngineDefault);
     const Architecture* a = s.model.architecture ? &*s.model.architecture : nullptr;
     const std::string type = a ? a->model_type : "";
@@ -284,7 +284,7 @@ void add_checkpoint_and_rlhf(Resolved& r, const TrainingSetup& s) {
   r.add("checkpoint.save", c.save == CheckpointSave::full_state ? "full_state" : c.save == CheckpointSave::weights ? "weights" : "adapter",
         kEngineDefault);
   r.add("checkpoint.keep_last", c.keep_last, kEngineDefault);
-  if (s.method == Method::lora || s.method == Method::qlora)
+  if (uses_adapters(s.method))
     r.add("checkpoint.exclude_frozen_parameters", c.exclude_frozen_parameters,
           framework_default("DeepSpeed save_checkpoint(exclude_frozen_parameters=True), PEFT save_pretrained"));
   if (!s.rlhf) return;
