@@ -1148,6 +1148,31 @@ TEST_CASE("TRL GRPO: the prompt is the sequence length, the completion the rollo
   CHECK(std::none_of(kl.ignored.begin(), kl.ignored.end(), [](const auto& i) { return i.key.find("beta") != std::string::npos; }));
 }
 
+TEST_CASE("TRL GRPO with colocated vLLM: its share of the GPU and sleep mode are read", "[import][trl]") {
+  // grpo_config.py @f2cd577: vllm_mode defaults to colocate, vllm_gpu_memory_utilization to 0.3,
+  // vllm_enable_sleep_mode to False.
+  const std::string line = "accelerate launch grpo.py --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 8 "
+                           "--max_prompt_length 512 --bf16 --use_vllm";
+  const auto stated = trainmem::import_configs(
+      {command_line("run.sh", line + " --vllm_gpu_memory_utilization 0.5 --vllm_enable_sleep_mode\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(stated.errors));
+  REQUIRE(stated.errors.empty());
+  const json rollout = as_json(stated.document).at("rlhf").at("rollout");
+  CHECK(rollout.at("use_vllm") == true);
+  CHECK(rollout.at("vllm_gpu_memory_utilization") == 0.5);
+  CHECK(rollout.at("vllm_enable_sleep_mode") == true);
+  CHECK(origin_of(stated, "rlhf.rollout.vllm_gpu_memory_utilization") == "read from run.sh:--vllm_gpu_memory_utilization");
+  const auto unstated = trainmem::import_configs({command_line("run.sh", line + "\n")}, trainmem::builtin_catalog());
+  REQUIRE(unstated.errors.empty());
+  CHECK(as_json(unstated.document).at("rlhf").at("rollout").at("vllm_gpu_memory_utilization") == 0.3);
+  // A vLLM server runs on other GPUs: its share is not the training GPUs'.
+  const auto server = trainmem::import_configs(
+      {command_line("run.sh", line + " --vllm_mode server --vllm_gpu_memory_utilization 0.5\n")}, trainmem::builtin_catalog());
+  REQUIRE(server.errors.empty());
+  CHECK_FALSE(as_json(server.document).at("rlhf").at("rollout").contains("vllm_gpu_memory_utilization"));
+  CHECK(as_json(server.document).at("rlhf").at("rollout").at("colocated") == false);
+}
+
 TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {
   const fs::path folder = kConfigs / "torchtitan";
   // Parameters of a flavor, by hand from models/llama3/model/model.py: embedding and untied output

@@ -181,3 +181,27 @@ TEST_CASE("GRPO with no reference (TRL's beta 0.0) holds the policy alone; DPO a
     CHECK(errors[0].message.find("only GRPO") != std::string::npos);
   }
 }
+
+TEST_CASE("colocated vLLM holds its share of the device through training unless it sleeps", "[rlhf]") {
+  // TRL GRPO with use_vllm in colocate mode: vLLM sizes its pool to vllm_gpu_memory_utilization of
+  // the device's total memory. On an H100 SXM (driver total 85,520,809,984 B) at TRL's default 0.3:
+  // 25,656,242,995.2 B. Awake, the share adds to the training peak (server mode has none); with
+  // sleep mode it exists only while generating, beside the resident model states.
+  const double share = 0.3 * 85520809984.0;
+  const std::string base = R"("gpu": "h100-sxm-80gb", "batch": {"micro_batch_size": 4, "seq_length": 32}, "rlhf": {"algorithm": "grpo",
+    "reference": {"method": "none"}, "rollout": {"max_new_tokens": 96, )";
+  const auto server = estimate_from(doc(base + R"("use_vllm": true, "colocated": false}})"));
+  const auto awake = estimate_from(doc(base + R"("use_vllm": true}})"));
+  const auto asleep = estimate_from(doc(base + R"("use_vllm": true, "vllm_enable_sleep_mode": true}})"));
+  REQUIRE(awake.rollout_vllm_bytes);
+  CHECK(*awake.rollout_vllm_bytes == share);
+  CHECK(!server.rollout_vllm_bytes);
+  CHECK(*awake.per_gpu.peak_allocated == Approx(*server.per_gpu.peak_allocated + share).epsilon(1e-12));
+  CHECK(*asleep.per_gpu.peak_allocated == Approx(std::max(*server.per_gpu.peak_allocated, asleep.per_gpu.model_states + share)).epsilon(1e-12));
+  CHECK(asleep.per_gpu.peak_phase == "rollout");
+  // vLLM replaces transformers' generate: no KV cache of its own beside the pool.
+  CHECK(!awake.rollout_kv_cache_bytes);
+  // Its size is a fraction of the device: without one the document is refused, naming gpu.
+  CHECK(trainmem::test::error_fields(doc(R"("rlhf": {"algorithm": "grpo", "rollout": {"use_vllm": true}})")) ==
+        std::vector<std::string>{"gpu"});
+}

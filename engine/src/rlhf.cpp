@@ -129,16 +129,27 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     const double working = m.activations + m.transient;
     if (resident + working > peak) peak = resident + working, phase = m.role + (m.role == "critic" ? "_training" : "_scoring");
   }
-  if (generates && rl.colocated && s.model.architecture) {
+  // Under DeepSpeed ZeRO-3 TRL gathers every policy weight for generate (trl/models/utils.py
+  // @f2cd577 _unwrap_model_for_generation: deepspeed.zero.GatheredParameters(model.parameters());
+  // GRPOConfig ds3_gather_for_generation defaults to True): the whole model beside its shard.
+  const bool gathers = s.parallel.zero_stage == 3 && sharding_engine(s) == ShardingEngine::deepspeed;
+  const double gathered = gathers ? pol.parameters * sharding_degree(s.parallel) : 0.0;
+  if (generates && rl.colocated && rl.use_vllm && s.gpu) {
+    // Colocated vLLM (TRL @f2cd577 trl/generation/vllm_generation.py: LLM(gpu_memory_utilization=
+    // vllm_gpu_memory_utilization, ...) in every training process): vLLM sizes its weights and KV
+    // cache pool to that fraction of the device's total memory (vLLM docs, "gpu_memory_utilization":
+    // the fraction of GPU memory for the model executor). It holds it through training unless
+    // sleep mode releases it after each generation (llm.sleep(level=2): weights and KV cache).
+    const double vllm = rl.vllm_gpu_memory_utilization * static_cast<double>(s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
+    e.rollout_vllm_bytes = vllm;
+    if (!rl.vllm_enable_sleep_mode) peak += vllm;
+    const double rollout = resident + vllm + gathered;
+    if (rollout > peak) peak = rollout, phase = "rollout";
+  } else if (generates && rl.colocated && !rl.use_vllm && s.model.architecture) {
     const ResolvedPrecision p = resolve_precision(s);
     const double sequences = static_cast<double>(generated);
     e.rollout_kv_cache_bytes = kv_cache_bytes(*s.model.architecture, sequences, static_cast<double>(prompt + rl.max_new_tokens),
                                               p.compute_dtype, static_cast<double>(s.parallel.tensor_parallel_size));
-    // Under DeepSpeed ZeRO-3 TRL gathers every policy weight for generate (trl/models/utils.py
-    // @f2cd577 _unwrap_model_for_generation: deepspeed.zero.GatheredParameters(model.parameters());
-    // GRPOConfig ds3_gather_for_generation defaults to True): the whole model beside its shard.
-    const bool gathers = s.parallel.zero_stage == 3 && sharding_engine(s) == ShardingEngine::deepspeed;
-    const double gathered = gathers ? pol.parameters * sharding_degree(s.parallel) : 0.0;
     const double rollout = resident + *e.rollout_kv_cache_bytes + gathered;
     if (rollout > peak) peak = rollout, phase = "rollout";
   }

@@ -39,6 +39,11 @@ void validate_rlhf(const TrainingSetup& s, Errors& e) {
                        " learned positions",
                    {{"value", str(total)}, {"limit", static_cast<double>(a.max_position_embeddings)}}});
   }
+  // Colocated vLLM takes a fraction of the device's memory: without a device it has no size.
+  if (generates && rl.colocated && rl.use_vllm && !s.gpu)
+    e.push_back({error_code::missing_field, "gpu",
+                 "rlhf.rollout.use_vllm colocated: vLLM takes vllm_gpu_memory_utilization of the device's memory, so a gpu is needed",
+                 {{"reason", "vllm_needs_gpu"}}});
   auto check = [&](const char* role, const std::optional<ModelSpec>& model) {
     if (!model || rl.algorithm != RlhfAlgorithm::ppo) return;
     TrainingSetup sub = s;

@@ -153,6 +153,10 @@ export const REASON_WORDINGS = {
       zh: () => 'method 为“lora”“qlora”或“freeze”时需要模型结构：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters',
     },
     measured_bytes_required: { en: () => 'measured_bytes is required', zh: () => '缺少必填项 measured_bytes（实测显存字节数）' },
+    vllm_needs_gpu: {
+      en: () => 'rlhf.rollout.use_vllm colocated: vLLM takes vllm_gpu_memory_utilization of the device\'s memory, so a gpu is needed',
+      zh: () => '与训练同卡的 vLLM（rlhf.rollout.use_vllm）按 vllm_gpu_memory_utilization 占用设备显存的一部分，因此需要选择 GPU',
+    },
     solve_needs_gpu: {
       en: () => 'solve needs a gpu: a catalog id or memory_bytes',
       zh: () => '求解需要 GPU：请选择目录中的 GPU，或给出 memory_bytes',

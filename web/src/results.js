@@ -202,6 +202,10 @@ export function renderRlhf(box, table, out, unit) {
     rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('rollout_kv') }), bytesCell(out.rollout_kv_cache_bytes, unit, 'rollout-kv'),
       ...cols.slice(1).map(() => el('td'))]));
   }
+  if (out.rollout_vllm_bytes !== null && out.rollout_vllm_bytes !== undefined) {
+    rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('rollout_vllm') }), bytesCell(out.rollout_vllm_bytes, unit, 'rollout-vllm'),
+      ...cols.slice(1).map(() => el('td'))]));
+  }
   table.tBodies[0].replaceChildren(...rows);
 }
 

@@ -84,6 +84,7 @@ struct Estimate {
   std::optional<double> gpu_capacity_bytes;  // what the peak is compared with
   std::vector<ModelBudget> per_gpu_models;    // RLHF only
   std::optional<double> rollout_kv_cache_bytes;  // RLHF generation on the training GPUs
+  std::optional<double> rollout_vllm_bytes;      // colocated vLLM's share of the device (weights + KV cache pool)
   // The most loaded GPU's parameters before ZeRO sharding, and the sharding degree D.
   double gpu_parameters = 0, gpu_trainable_parameters = 0, sharding_degree = 1;
   // Of those, the routed-expert parameters (sharded over D / EP).

@@ -214,6 +214,14 @@ struct RlhfSettings {
   std::int64_t max_new_tokens = 512;       // generated tokens per completion
   std::int64_t num_generations = 8;        // completions per prompt (GRPO; PPO uses 1)
   bool colocated = true;                   // generation runs on the training GPUs (KV cache there)
+  // TRL's use_vllm: generation by vLLM instead of transformers' generate. Colocated (TRL vllm_mode
+  // "colocate"), vLLM runs in each training process and takes vllm_gpu_memory_utilization of the
+  // device's memory (weights and KV cache pool; TRL GRPOConfig default 0.3); with
+  // vllm_enable_sleep_mode it releases both while the policy trains (trl/generation/
+  // vllm_generation.py: llm.sleep(level=2) after each generation).
+  bool use_vllm = false;
+  double vllm_gpu_memory_utilization = 0.3;
+  bool vllm_enable_sleep_mode = false;
 };
 
 // The multimodal input object (docs/api.md, input field "multimodal"): which parts of a

@@ -253,6 +253,8 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       else
         out.not_expressible.emplace_back("rlhf.reference", "TRL's GRPO reference is the adapter-free base for a PEFT policy and a frozen copy otherwise");
       if (!s.rlhf->colocated) trl.set("vllm_mode", "server");
+      if (s.rlhf->use_vllm && s.rlhf->colocated)
+        out.not_expressible.emplace_back("rlhf.rollout.use_vllm", "vLLM colocated with training: the export writes generation by transformers on the training GPUs, or a vLLM server");
       c.set("trl", trl);
     } else {
       out.not_expressible.emplace_back("rlhf", "axolotl has no PPO trainer");

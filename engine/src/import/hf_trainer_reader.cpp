@@ -311,6 +311,9 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
   std::string prompt_key, completion_key;
   std::optional<bool> use_vllm;
   std::string vllm_mode = "colocate";
+  std::optional<double> vllm_utilization;  // GRPOConfig fields (the engine checks the share's range)
+  std::optional<bool> vllm_sleep;
+  std::string vllm_utilization_key, vllm_sleep_key;
   for (const auto& [key, given] : args.as_object()) {
     const std::string& k = key;
     // HfArgumentParser gives each boolean field X whose default is True a flag --no_X that sets X to
@@ -399,6 +402,12 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (name == "vllm_mode") {
       if (auto m = string_value(v)) vllm_mode = *m;
       if (trainer != Trainer::grpo || !args.find("use_vllm")) r.ignore(k, v, "used with use_vllm only");
+    } else if (name == "vllm_gpu_memory_utilization" && trainer == Trainer::grpo) {
+      vllm_utilization = typed<double>(r, k, v, number_value, "a number");
+      vllm_utilization_key = k;
+    } else if (name == "vllm_enable_sleep_mode" && trainer == Trainer::grpo) {
+      vllm_sleep = boolean(r, k, v);
+      vllm_sleep_key = k;
     } else if (name == "precompute_ref_log_probs") {
       if (auto b = boolean(r, k, v); b && *b) r.unmodelled_key(k, v, "reference log-probs computed before training: no reference model in memory during the step");
       else r.ignore(k, v, "off");
@@ -520,7 +529,16 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     if (use_vllm) {
       r.read("rlhf.rollout.colocated", colocated, "use_vllm");
       if (args.find("vllm_mode")) r.read("rlhf.rollout.colocated", colocated, "vllm_mode");
+      r.read("rlhf.rollout.use_vllm", *use_vllm, "use_vllm");
     }
+    // Colocated vLLM's share of each training GPU (trl/generation/vllm_generation.py: LLM(
+    // gpu_memory_utilization=..., enable_sleep_mode=...)); a server's lives on other GPUs.
+    const bool vllm_here = use_vllm.value_or(false) && colocated;
+    if (vllm_here && vllm_utilization) r.read("rlhf.rollout.vllm_gpu_memory_utilization", *vllm_utilization, vllm_utilization_key);
+    else if (vllm_here) r.trainer_default("rlhf.rollout.vllm_gpu_memory_utilization", 0.3, "TRL 1.10 grpo_config.py vllm_gpu_memory_utilization = 0.3");
+    else if (vllm_utilization) r.ignore(vllm_utilization_key, ConfigValue(*vllm_utilization), "applies to colocated vLLM only (use_vllm with vllm_mode colocate)");
+    if (vllm_here && vllm_sleep) r.read("rlhf.rollout.vllm_enable_sleep_mode", *vllm_sleep, vllm_sleep_key);
+    else if (vllm_sleep) r.ignore(vllm_sleep_key, ConfigValue(*vllm_sleep), "applies to colocated vLLM only (use_vllm with vllm_mode colocate)");
     else r.trainer_default("rlhf.rollout.colocated", true, "TRL 1.10 grpo_config.py use_vllm = False: generation runs on the training GPUs");
     // batch.seq_length is the prompt under rlhf: the engine adds rlhf.rollout.max_new_tokens.
     if (prompt_length) r.read("batch.seq_length", *prompt_length, prompt_key);

@@ -136,6 +136,9 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     set(rl.max_new_tokens, rr.integer("max_new_tokens", 1, 1e7));
     set(rl.num_generations, rr.integer("num_generations", 1, 1e5));
     set(rl.colocated, rr.boolean("colocated"));
+    set(rl.use_vllm, rr.boolean("use_vllm"));
+    set(rl.vllm_gpu_memory_utilization, rr.number("vllm_gpu_memory_utilization", 0.01, 1));
+    set(rl.vllm_enable_sleep_mode, rr.boolean("vllm_enable_sleep_mode"));
     rr.finish();
   }
   r.finish();
@@ -708,6 +711,7 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
                         {"activations", bytes_json(m.activations)}, {"transient", bytes_json(m.transient)}};
     out["per_gpu_models"] = models;
     out["rollout_kv_cache_bytes"] = optional_bytes(e.rollout_kv_cache_bytes);
+    out["rollout_vllm_bytes"] = optional_bytes(e.rollout_vllm_bytes);
   }
   out["explanations"] = json::array();
   for (const auto& x : explain(s, e))

@@ -296,6 +296,12 @@ void add_checkpoint_and_rlhf(Resolved& r, const TrainingSetup& s) {
     r.add("rlhf.rollout.max_new_tokens", rl.max_new_tokens, kEngineDefault);
     r.add("rlhf.rollout.num_generations", rl.algorithm == RlhfAlgorithm::grpo ? rl.num_generations : 1, kEngineDefault);
     r.add("rlhf.rollout.colocated", rl.colocated, kEngineDefault);
+    r.add("rlhf.rollout.use_vllm", rl.use_vllm, framework_default("TRL GRPOConfig use_vllm = False: transformers' generate"));
+    if (rl.use_vllm && rl.colocated) {
+      r.add("rlhf.rollout.vllm_gpu_memory_utilization", rl.vllm_gpu_memory_utilization,
+            framework_default("TRL GRPOConfig vllm_gpu_memory_utilization = 0.3"));
+      r.add("rlhf.rollout.vllm_enable_sleep_mode", rl.vllm_enable_sleep_mode, framework_default("TRL GRPOConfig vllm_enable_sleep_mode = False"));
+    }
   }
   if (rl.algorithm == RlhfAlgorithm::ppo) r.add("rlhf.critic.method", name_of(kMethods, rl.critic_method), kEngineDefault);
 }
