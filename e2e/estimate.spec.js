@@ -212,7 +212,11 @@ test('DPO, PPO and GRPO: the fields that matter appear, and the per-model budget
   const expected = cli(doc);
   for (const role of Object.keys(expected.per_gpu_models)) await expect(page.getByTestId('rlhf-models')).toContainText(role);
   expect(await app.bytes('b-peak')).toBe(expected.per_gpu.peak);
+  // Reference "none" is GRPO's alone (TRL's beta 0.0): not offered under PPO.
+  const noneOption = page.locator('select[data-path="rlhf.reference.method"] option[value="none"]');
+  expect(await noneOption.evaluate((o) => /** @type {HTMLOptionElement} */ (o).hidden)).toBe(true);
   await app.set('rlhf.algorithm', 'grpo');
+  expect(await noneOption.evaluate((o) => /** @type {HTMLOptionElement} */ (o).hidden)).toBe(false);
   await expect(page.getByTestId('critic-model')).toBeHidden();
   expect((await app.inputDoc()).rlhf.critic).toBeUndefined();
   // GRPO without a reference model (TRL's beta 0.0): the budget lists none, as the CLI's does.
@@ -222,6 +226,14 @@ test('DPO, PPO and GRPO: the fields that matter appear, and the per-model budget
   expect(Object.keys(grpo.per_gpu_models)).not.toContain('reference');
   expect(await app.bytes('b-peak')).toBe(grpo.per_gpu.peak);
   await expect(page.getByTestId('rlhf-models')).not.toContainText('reference');
+  // Colocated vLLM (TRL use_vllm): its share of the GPU is a row of the budget, priced as the CLI prices it.
+  await expect(page.locator('[data-path="rlhf.rollout.vllm_gpu_memory_utilization"]')).toBeHidden();
+  await app.set('rlhf.rollout.use_vllm', 'true');
+  await app.set('rlhf.rollout.vllm_gpu_memory_utilization', '0.4');
+  const vllm = cli(await app.inputDoc());
+  expect(vllm.rollout_vllm_bytes).toBeGreaterThan(0);
+  expect(await app.bytes('rollout-vllm')).toBe(vllm.rollout_vllm_bytes);
+  expect(await app.bytes('b-peak')).toBe(vllm.per_gpu.peak);
 });
 
 test('GiB and GB are labelled as what they are, in both languages and themes', async ({ app, page }) => {

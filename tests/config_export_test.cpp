@@ -55,7 +55,7 @@ const std::set<std::string> kAxolotlKeys = [] {
       "/chunked_cross_entropy", "/chunked_cross_entropy_num_chunks", "/torch_compile", "/save_total_limit",
       "/tensor_parallel_size", "/context_parallel_size", "/fsdp", "/fsdp_version", "/fsdp_config/offload_params",
       "/fsdp_config/reshard_after_forward", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm", "/trl/beta",
-      "/trl/vllm_mode"};
+      "/trl/vllm_mode", "/trl/vllm_enable_sleep_mode", "/vllm/gpu_memory_utilization"};
   for (const auto& k : kDeepSpeedKeys) keys.insert("/deepspeed" + k);
   return keys;
 }();
@@ -393,6 +393,30 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
                       "optimizer_implementation": "fused"}, "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp2",
                       "offload_optimizer": "cpu"}, "batch": {"micro_batch_size": 2, "seq_length": 4096}})"),
                    trainmem::ExportFormat::axolotl, kAxolotlKeys);
+}
+
+TEST_CASE("axolotl export: a colocated vLLM is written as axolotl passes it to TRL, and read back", "[export]") {
+  // axolotl core/trainers/grpo/__init__.py @067b021: trl.vllm_mode colocate passes
+  // vllm.gpu_memory_utilization and trl.vllm_enable_sleep_mode to TRL's GRPOConfig.
+  const auto s = setup_of(json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "gpu": "h100-sxm-80gb", "rlhf": {"algorithm": "grpo",
+    "rollout": {"use_vllm": true, "vllm_gpu_memory_utilization": 0.25, "vllm_enable_sleep_mode": true}}, "precision": {"param_dtype": "bf16"},
+    "batch": {"micro_batch_size": 4, "seq_length": 512}})"));
+  const auto exported = trainmem::export_config(s, trainmem::ExportFormat::axolotl, "Qwen/Qwen2.5-0.5B");
+  const json written = json::parse(trainmem::config_value_json(exported.config));
+  CHECK(written.at("trl").at("use_vllm") == true);
+  CHECK(written.at("trl").at("vllm_mode") == "colocate");
+  CHECK(written.at("trl").at("vllm_enable_sleep_mode") == true);
+  CHECK(written.at("vllm").at("gpu_memory_utilization") == 0.25);
+  trainmem::Errors errors;
+  auto file = trainmem::cli::load_config_file("axolotl.yaml", trainmem::cli::emit_yaml(exported.config), errors);
+  REQUIRE(file);
+  const auto imported = trainmem::import_configs({*file}, trainmem::builtin_catalog());
+  REQUIRE(imported.errors.empty());
+  const json rollout = json::parse(trainmem::config_value_json(imported.document)).at("rlhf").at("rollout");
+  CHECK(rollout.at("use_vllm") == true);
+  CHECK(rollout.at("colocated") == true);
+  CHECK(rollout.at("vllm_gpu_memory_utilization") == 0.25);
+  CHECK(rollout.at("vllm_enable_sleep_mode") == true);
 }
 
 TEST_CASE("axolotl export: each optimizer is written as the transformers name that builds it", "[export]") {

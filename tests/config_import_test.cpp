@@ -925,6 +925,34 @@ TEST_CASE("axolotl's dtypes follow resolve_dtype", "[import][axolotl]") {
   }
 }
 
+TEST_CASE("axolotl GRPO with vLLM colocated: vllm.gpu_memory_utilization and the sleep mode reach TRL", "[import][axolotl][trl]") {
+  // axolotl core/trainers/grpo/__init__.py @067b021: with trl.vllm_mode colocate it passes
+  // vllm.gpu_memory_utilization (VllmConfig default 0.9) and trl.vllm_enable_sleep_mode to TRL;
+  // in server mode the vllm section configures the server, not the training GPUs.
+  auto import_yaml = [](const std::string& rest) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("a.yml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nrl: grpo\n" + rest, errors);
+    REQUIRE(f);
+    return trainmem::import_configs({*f}, trainmem::builtin_catalog());
+  };
+  const auto stated = import_yaml("trl:\n  use_vllm: true\n  vllm_mode: colocate\n  vllm_enable_sleep_mode: true\nvllm:\n  gpu_memory_utilization: 0.4\n");
+  INFO(trainmem::error_document(stated.errors));
+  REQUIRE(stated.errors.empty());
+  const json rollout = as_json(stated.document).at("rlhf").at("rollout");
+  CHECK(rollout.at("use_vllm") == true);
+  CHECK(rollout.at("colocated") == true);
+  CHECK(rollout.at("vllm_gpu_memory_utilization") == 0.4);
+  CHECK(rollout.at("vllm_enable_sleep_mode") == true);
+  CHECK(origin_of(stated, "rlhf.rollout.vllm_gpu_memory_utilization") == "read from a.yml:vllm.gpu_memory_utilization");
+  const auto unstated = import_yaml("trl:\n  use_vllm: true\n  vllm_mode: colocate\n");
+  REQUIRE(unstated.errors.empty());
+  CHECK(as_json(unstated.document).at("rlhf").at("rollout").at("vllm_gpu_memory_utilization") == 0.9);
+  const auto server = import_yaml("trl:\n  use_vllm: true\n  vllm_mode: server\nvllm:\n  gpu_memory_utilization: 0.4\n");
+  REQUIRE(server.errors.empty());
+  CHECK(as_json(server.document).at("rlhf").at("rollout").at("colocated") == false);
+  CHECK_FALSE(as_json(server.document).at("rlhf").at("rollout").contains("vllm_gpu_memory_utilization"));
+}
+
 TEST_CASE("axolotl GRPO: TRL's beta 0.0 loads no reference; with trl.beta > 0 an adapter shares the frozen base", "[import][axolotl][trl]") {
   // TRL grpo_config.py beta = 0.0 and grpo_trainer.py: no ref_model at beta 0; above it a PEFT model
   // scores the reference with its adapters disabled, a full fine-tune keeps the engine's frozen copy.

@@ -241,7 +241,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       ConfigValue trl = ConfigValue::object();
       trl.set("num_generations", s.rlhf->num_generations);
       trl.set("max_completion_length", s.rlhf->max_new_tokens);
-      trl.set("use_vllm", !s.rlhf->colocated);
+      trl.set("use_vllm", s.rlhf->use_vllm || !s.rlhf->colocated);
       // TRL's GRPO loads a reference only with a KL coefficient beta > 0 (grpo_trainer.py): 0.0
       // without one, else 0.04, the DeepSeekMath GRPO paper's KL weight (arXiv 2402.03300, §4.2),
       // a loss weight with no memory effect. The reference itself (a copy or the PEFT base) follows
@@ -253,8 +253,16 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       else
         out.not_expressible.emplace_back("rlhf.reference", "TRL's GRPO reference is the adapter-free base for a PEFT policy and a frozen copy otherwise");
       if (!s.rlhf->colocated) trl.set("vllm_mode", "server");
-      if (s.rlhf->use_vllm && s.rlhf->colocated)
-        out.not_expressible.emplace_back("rlhf.rollout.use_vllm", "vLLM colocated with training: the export writes generation by transformers on the training GPUs, or a vLLM server");
+      // A colocated vLLM (axolotl core/trainers/grpo/__init__.py: vllm_mode colocate passes
+      // vllm.gpu_memory_utilization and trl.vllm_enable_sleep_mode to TRL).
+      const bool vllm_colocated = s.rlhf->use_vllm && s.rlhf->colocated;
+      if (vllm_colocated) {
+        trl.set("vllm_mode", "colocate");
+        trl.set("vllm_enable_sleep_mode", s.rlhf->vllm_enable_sleep_mode);
+        ConfigValue vllm = ConfigValue::object();
+        vllm.set("gpu_memory_utilization", s.rlhf->vllm_gpu_memory_utilization);
+        c.set("vllm", vllm);
+      }
       c.set("trl", trl);
     } else {
       out.not_expressible.emplace_back("rlhf", "axolotl has no PPO trainer");

@@ -159,6 +159,17 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       if (auto s = string_value(e)) plugins.insert(*s);
   const bool cce_plugin = plugins.count("axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin") > 0;
   const bool liger_plugin = plugins.count("axolotl.integrations.liger.LigerPlugin") > 0;
+  // GRPO with vLLM colocated in the training processes: axolotl core/trainers/grpo/__init__.py
+  // set_training_args_kwargs passes trl.vllm_enable_sleep_mode and vllm.gpu_memory_utilization to
+  // TRL only with trl.vllm_mode "colocate"; otherwise generation runs on a vLLM server.
+  const ConfigValue* trl_section = c.find("trl");
+  auto trl_value = [&](const char* key) -> const ConfigValue* {
+    const ConfigValue* x = trl_section && trl_section->is_object() ? trl_section->find(key) : nullptr;
+    return x && !x->is_null() ? x : nullptr;
+  };
+  const bool grpo_run = c.find("rl") && lower(string_value(*c.find("rl")).value_or("")) == "grpo";
+  const bool vllm_colocated = grpo_run && trl_value("use_vllm") && bool_value(*trl_value("use_vllm")).value_or(false) &&
+                              trl_value("vllm_mode") && lower(string_value(*trl_value("vllm_mode")).value_or("")) == "colocate";
   // activation_offloading: "" when off; "hidden_states", "legacy", "disk" or "true".
   std::string offloading;
   if (const ConfigValue* a = c.find("activation_offloading"); a && !a->is_null()) {
@@ -402,8 +413,23 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
             const bool kl = number_value(sv).value_or(0.0) != 0.0;
             r.read("rlhf.reference.method", !kl ? "none" : peft ? "shared_base" : "frozen", sk);
           }
-          else if (grpo && sub == "use_vllm") { if (auto b = boolean(r, sk, sv)) r.read("rlhf.rollout.colocated", !*b || lower(v.find("vllm_mode") ? string_value(*v.find("vllm_mode")).value_or("") : "") == "colocate", sk); }
+          else if (grpo && sub == "use_vllm") {
+            if (auto b = boolean(r, sk, sv)) {
+              r.read("rlhf.rollout.colocated", !*b || vllm_colocated, sk);
+              if (*b && vllm_colocated) r.read("rlhf.rollout.use_vllm", true, sk);  // a server's vLLM is not on these GPUs
+            }
+          }
+          else if (grpo && sub == "vllm_enable_sleep_mode" && vllm_colocated) { if (auto b = boolean(r, sk, sv)) r.read("rlhf.rollout.vllm_enable_sleep_mode", *b, sk); }
           else r.ignore(sk, sv, grpo ? "generation or loss setting without memory effect" : "no memory effect for this trainer");
+        }
+      }
+    } else if (name == "vllm" && v.is_object()) {
+      for (const auto& [sub, sv] : v.as_object()) {
+        const std::string sk = k + "." + sub;
+        if (vllm_colocated && sub == "gpu_memory_utilization" && !sv.is_null()) {
+          if (auto u = typed<double>(r, sk, sv, number_value, "a number")) r.read("rlhf.rollout.vllm_gpu_memory_utilization", *u, sk);
+        } else {
+          r.ignore(sk, sv, vllm_colocated ? "no memory effect on the training GPUs" : "settings of a vLLM server (axolotl vllm-serve), not of the training GPUs");
         }
       }
     } else if (name == "reward_model" || name == "process_reward_model") {
@@ -482,6 +508,10 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     if (!trl_has("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
     if (!trl_has("use_vllm")) r.trainer_default("rlhf.rollout.colocated", true, src("utils/schemas/trl.py", "use_vllm = False: generation runs on the training GPUs"));
     if (!trl_has("beta")) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
+    const ConfigValue* vllm = c.find("vllm");
+    const bool utilization_given = vllm && vllm->is_object() && vllm->find("gpu_memory_utilization") && !vllm->find("gpu_memory_utilization")->is_null();
+    if (vllm_colocated && !utilization_given)
+      r.trainer_default("rlhf.rollout.vllm_gpu_memory_utilization", 0.9, src("utils/schemas/vllm.py", "VllmConfig.gpu_memory_utilization = 0.9, passed to TRL for vllm_mode colocate"));
   }
 
   for (const auto& d : inline_deepspeed) absorb(r, d);

@@ -529,7 +529,7 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     if (use_vllm) {
       r.read("rlhf.rollout.colocated", colocated, "use_vllm");
       if (args.find("vllm_mode")) r.read("rlhf.rollout.colocated", colocated, "vllm_mode");
-      r.read("rlhf.rollout.use_vllm", *use_vllm, "use_vllm");
+      if (colocated) r.read("rlhf.rollout.use_vllm", *use_vllm, "use_vllm");  // a server's vLLM is not on these GPUs
     }
     // Colocated vLLM's share of each training GPU (trl/generation/vllm_generation.py: LLM(
     // gpu_memory_utilization=..., enable_sleep_mode=...)); a server's lives on other GPUs.

@@ -296,7 +296,7 @@ void add_checkpoint_and_rlhf(Resolved& r, const TrainingSetup& s) {
     r.add("rlhf.rollout.max_new_tokens", rl.max_new_tokens, kEngineDefault);
     r.add("rlhf.rollout.num_generations", rl.algorithm == RlhfAlgorithm::grpo ? rl.num_generations : 1, kEngineDefault);
     r.add("rlhf.rollout.colocated", rl.colocated, kEngineDefault);
-    r.add("rlhf.rollout.use_vllm", rl.use_vllm, framework_default("TRL GRPOConfig use_vllm = False: transformers' generate"));
+    if (rl.colocated) r.add("rlhf.rollout.use_vllm", rl.use_vllm, framework_default("TRL GRPOConfig use_vllm = False: transformers' generate"));
     if (rl.use_vllm && rl.colocated) {
       r.add("rlhf.rollout.vllm_gpu_memory_utilization", rl.vllm_gpu_memory_utilization,
             framework_default("TRL GRPOConfig vllm_gpu_memory_utilization = 0.3"));
