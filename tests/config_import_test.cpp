@@ -951,6 +951,11 @@ TEST_CASE("axolotl GRPO with vLLM colocated: vllm.gpu_memory_utilization and the
   REQUIRE(server.errors.empty());
   CHECK(as_json(server.document).at("rlhf").at("rollout").at("colocated") == false);
   CHECK_FALSE(as_json(server.document).at("rlhf").at("rollout").contains("vllm_gpu_memory_utilization"));
+  const auto typo = import_yaml("trl:\n  use_vllm: true\n  vllm_mode: colocated\n");
+  REQUIRE(typo.errors.size() == 1);
+  CHECK(typo.errors[0].code == "unknown_value");
+  // vllm_mode decides where vLLM runs: read, not listed as a key without memory effect.
+  CHECK(std::none_of(stated.ignored.begin(), stated.ignored.end(), [](const auto& i) { return i.key.find("vllm_mode") != std::string::npos; }));
 }
 
 TEST_CASE("axolotl GRPO: TRL's beta 0.0 loads no reference; with trl.beta > 0 an adapter shares the frozen base", "[import][axolotl][trl]") {
@@ -1199,6 +1204,10 @@ TEST_CASE("TRL GRPO with colocated vLLM: its share of the GPU and sleep mode are
   REQUIRE(server.errors.empty());
   CHECK_FALSE(as_json(server.document).at("rlhf").at("rollout").contains("vllm_gpu_memory_utilization"));
   CHECK(as_json(server.document).at("rlhf").at("rollout").at("colocated") == false);
+  // GRPOConfig accepts server or colocate only: another word is an error, never a silent server.
+  const auto typo = trainmem::import_configs({command_line("run.sh", line + " --vllm_mode colocated\n")}, trainmem::builtin_catalog());
+  REQUIRE(typo.errors.size() == 1);
+  CHECK(typo.errors[0].code == "unknown_value");
 }
 
 TEST_CASE("torchtitan llama3 flavors built as config.json count the published parameters", "[import][torchtitan]") {

@@ -243,8 +243,9 @@ TEST_CASE("autocast's 16-bit weight copies: every linear weight through backward
   // every weight a linear casts: the 32 layers' 202,375,168 linear weights (4 x 4096^2 + 3 x 4096 x
   // 11008) and the 32,000 x 4096 head, 6,476,005,376 + 131,072,000 = 6,607,077,376, x 2 B =
   // 13,214,154,752 B. The embedding and the norms (131,072,000 + 266,240 of the 6,738,415,616) are
-  // no autocast input. Without recompute autograd keeps the copies through backward. With every
-  // layer recomputed, backward holds one recompute's copies: 202,375,168 x 2 = 404,750,336 B.
+  // no autocast input. Without recompute autograd keeps the copies through backward, the loss's
+  // included. With every layer recomputed, backward holds the head's copy (never recomputed),
+  // 131,072,000 x 2 = 262,144,000 B, and one recompute's: 202,375,168 x 2 = 404,750,336 B.
   const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
     "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "batch": {"seq_length": 16})";
   const auto none = buffers_of(setup_from(base + "}"));
@@ -252,11 +253,27 @@ TEST_CASE("autocast's 16-bit weight copies: every linear weight through backward
   CHECK(none.backward == 13214154752.0);
   const auto full = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full"})"));
   CHECK(full.forward == 13214154752.0);
-  CHECK(full.backward == 404750336.0);
-  // Half the layers recomputed: the other half keep their copies through backward, 13,214,154,752
-  // / 2 = 6,607,077,376 B, beside one recompute's 404,750,336 B.
+  CHECK(full.backward == 262144000.0 + 404750336.0);
+  CHECK(none.saved_weight_copies == 13214154752.0);
+  CHECK(full.saved_weight_copies == 262144000.0);
+  // Half the layers recomputed: the other half keep their copies through backward, 6,476,005,376
+  // / 2 x 2 B = 6,476,005,376 B, with the head's 262,144,000 B and one recompute's 404,750,336 B.
   const auto some = buffers_of(setup_from(base + R"(, "activation_checkpointing": "full", "checkpointed_layers": 16})"));
-  CHECK(some.backward == 6607077376.0 + 404750336.0);
+  CHECK(some.backward == 6476005376.0 + 262144000.0 + 404750336.0);
+}
+
+TEST_CASE("autocast's saved weight copies are alive while the loss's backward runs", "[autocast][timeline]") {
+  // Llama-2-7B fp32 weights under --bf16 on one GPU, 16 tokens: when backward starts at the loss,
+  // autograd still holds every linear's bf16 copy (13,214,154,752 B, worked out above) beside the
+  // states and the saved activations, so that timeline point is at least states + activations +
+  // copies; the loss's own working set at 16 tokens adds under 100 MB.
+  const auto e = estimate(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
+    "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "batch": {"seq_length": 16}})"), EstimateDetail::step);
+  const auto point = std::find_if(e.timeline.begin(), e.timeline.end(), [](const TimelinePoint& p) { return p.phase == StepPoint::loss_backward; });
+  REQUIRE(point != e.timeline.end());
+  const double floor = e.per_gpu.model_states + *e.per_gpu.activations + 13214154752.0;
+  CHECK(point->allocated >= floor);
+  CHECK(point->allocated < floor + 1e8);
 }
 
 TEST_CASE("FSDP's MixedPrecision hands the forward 16-bit weights: no autocast copies at any sharding stage", "[autocast][fsdp]") {

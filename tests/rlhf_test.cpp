@@ -204,4 +204,28 @@ TEST_CASE("colocated vLLM holds its share of the device through training unless 
   // Its size is a fraction of the device: without one the document is refused, naming gpu.
   CHECK(trainmem::test::error_fields(doc(R"("rlhf": {"algorithm": "grpo", "rollout": {"use_vllm": true}})")) ==
         std::vector<std::string>{"gpu"});
+  // The allocator's overhead (fragmentation_fraction, 0.10 by default) is on PyTorch's own blocks,
+  // not on the pool vLLM sized itself.
+  CHECK(*awake.per_gpu.fragmentation == Approx((*awake.per_gpu.peak_allocated - share) * 0.10).epsilon(1e-12));
+  // TRL's PPOTrainer has no vLLM path: the field is reported as ignored and generate's KV cache priced.
+  const auto ppo = estimate_from(doc(R"("gpu": "h100-sxm-80gb", "rlhf": {"algorithm": "ppo", "rollout": {"use_vllm": true}})"));
+  CHECK(!ppo.rollout_vllm_bytes);
+  CHECK(ppo.rollout_kv_cache_bytes);
+}
+
+TEST_CASE("colocated vLLM's weight sync under ZeRO-3: one parameter at a time, the whole model for a PEFT merge", "[rlhf]") {
+  // trl/generation/vllm_generation.py sync_weights @f2cd577: a PEFT model is gathered whole to merge
+  // its adapters; otherwise each parameter is gathered alone, the largest being kTiny's 128 x 64
+  // embedding (or head) in bf16: 8,192 x 2 = 16,384 B. Asleep, the rollout holds the model states,
+  // vLLM's share and that gather.
+  const double share = 0.3 * 85520809984.0;
+  const std::string rest = R"("gpu": "h100-sxm-80gb", "framework": "deepspeed", "precision": {"param_dtype": "bf16"},
+    "parallel": {"world_size": 2, "zero_stage": 3}, "rlhf": {"algorithm": "grpo", "reference": {"method": "none"},
+    "rollout": {"use_vllm": true, "vllm_enable_sleep_mode": true}})";
+  const auto full = estimate_from(doc(rest));
+  CHECK(full.per_gpu.peak_phase == "rollout");
+  CHECK(*full.per_gpu.peak_allocated == Approx(full.per_gpu.model_states + share + 16384.0).epsilon(1e-12));
+  const auto lora = estimate_from(doc(std::string(R"("method": "lora", )") + rest));
+  CHECK(*lora.per_gpu.peak_allocated ==
+        Approx(lora.per_gpu.model_states + share + role(lora, "policy")->parameters * 2).epsilon(1e-12));
 }

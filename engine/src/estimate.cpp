@@ -382,7 +382,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       t.loss_forward = loss_fwd;
       // Backward starts with the loss (all activations alive, the logits' working set), then walks
       // the layers back (recompute, score gradients, gathers); the two do not overlap.
-      t.loss_backward = loss_bwd + tb.tied_head_gradient;
+      t.loss_backward = loss_bwd + tb.tied_head_gradient + tb.saved_weight_copies;
       t.layer_backward = tb.backward + tb.tied_head_gradient + rt.recompute + std::max(rt.attention_backward, rt.layer_backward);
       t.step_buffers = t.always + tb.optimizer_step;
       const double fwd_transient = forward_transient(t), bwd_transient = backward_transient(t), step_transient = t.step_buffers;

@@ -197,6 +197,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                         "gradient buckets, optimizer-step copies";
     if (precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(precision.compute_dtype)) + " copies of the linear weights";
     if (s.method == Method::qlora) parts += ", one dequantized 4-bit weight";
+    if (e.rollout_vllm_bytes) parts += ", colocated vLLM's pool (rollout_vllm_bytes) where the phase holds it";
     out.push_back({"temporary_buffers", bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase + " peak: " + parts,
                    "docs/memory-model.md, \"Buffers\" and \"Activations\" (torch FSDP notes, DeepSpeed zero/config.py, "
                    "torch/optim/adamw.py, transformers ForCausalLMLoss, torch autocast_mode.cpp cached_cast)"});

@@ -163,6 +163,7 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
     add(last, head_adapter, true, false, false);
     last.adapter += head_adapter;
     last.linear_params += head_adapter;
+    last.head_linear_params += head_adapter;
   }
   add_vision_parameters(first, a, s, tp);
   const double head = static_cast<double>(a.lm_head_params) * vocab_padding / tp;
@@ -170,7 +171,11 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
   if (head_saved) add(last, a.lm_head_params > 0 ? head : embedding, true, false, false);
   // A tied head on a later stage needs its own copy of the embedding (Megatron shared embedding).
   if (a.lm_head_params == 0 && pp > 1) add(last, embedding, full, false, false);
-  if (a.vocab_logits) last.linear_params += a.lm_head_params > 0 ? head : embedding;
+  if (a.vocab_logits) {
+    const double head_weight = a.lm_head_params > 0 ? head : embedding;
+    last.linear_params += head_weight;
+    last.head_linear_params += head_weight;
+  }
   add(last, static_cast<double>(a.final_norm_params + a.head_other_params), full, false, false);
   return stages;
 }

@@ -66,6 +66,10 @@ double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dt
   return per_token * dtype_bytes(dtype) * sequences * tokens / tensor_parallel;
 }
 
+bool uses_colocated_vllm(const TrainingSetup& s) {
+  return s.rlhf && s.rlhf->algorithm == RlhfAlgorithm::grpo && s.rlhf->colocated && s.rlhf->use_vllm;
+}
+
 Estimate estimate_rlhf(const TrainingSetup& s) {
   const RlhfSettings& rl = *s.rlhf;
   const bool generates = rl.algorithm != RlhfAlgorithm::dpo;
@@ -133,8 +137,9 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   // @f2cd577 _unwrap_model_for_generation: deepspeed.zero.GatheredParameters(model.parameters());
   // GRPOConfig ds3_gather_for_generation defaults to True): the whole model beside its shard.
   const bool gathers = s.parallel.zero_stage == 3 && sharding_engine(s) == ShardingEngine::deepspeed;
-  const double gathered = gathers ? pol.parameters * sharding_degree(s.parallel) : 0.0;
-  if (generates && rl.colocated && rl.use_vllm && s.gpu) {
+  const double whole_policy = pol.parameters * sharding_degree(s.parallel);
+  double vllm_in_peak = 0;  // colocated vLLM's pool where it is part of the peak
+  if (generates && uses_colocated_vllm(s) && s.gpu) {
     // Colocated vLLM (TRL @f2cd577 trl/generation/vllm_generation.py: LLM(gpu_memory_utilization=
     // vllm_gpu_memory_utilization, ...) in every training process): vLLM sizes its weights and KV
     // cache pool to that fraction of the device's total memory (vLLM docs, "gpu_memory_utilization":
@@ -142,15 +147,24 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     // sleep mode releases it after each generation (llm.sleep(level=2): weights and KV cache).
     const double vllm = rl.vllm_gpu_memory_utilization * static_cast<double>(s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
     e.rollout_vllm_bytes = vllm;
-    if (!rl.vllm_enable_sleep_mode) peak += vllm;
+    if (!rl.vllm_enable_sleep_mode) peak += vllm, vllm_in_peak = vllm;
+    // Its weight sync (sync_weights) gathers the whole ZeRO-3 policy at once for a PEFT model, to
+    // merge the adapters, and one parameter at a time otherwise (the largest: an embedding or head).
+    double gathered = 0;
+    if (gathers && lora_policy) {
+      gathered = whole_policy;
+    } else if (gathers && s.model.architecture) {
+      const Architecture& a = *s.model.architecture;
+      gathered = static_cast<double>(std::max(a.embedding_params, a.lm_head_params)) * dtype_bytes(resolve_precision(s).param_dtype);
+    }
     const double rollout = resident + vllm + gathered;
-    if (rollout > peak) peak = rollout, phase = "rollout";
-  } else if (generates && rl.colocated && !rl.use_vllm && s.model.architecture) {
+    if (rollout > peak) peak = rollout, phase = "rollout", vllm_in_peak = vllm;
+  } else if (generates && rl.colocated && s.model.architecture) {
     const ResolvedPrecision p = resolve_precision(s);
     const double sequences = static_cast<double>(generated);
     e.rollout_kv_cache_bytes = kv_cache_bytes(*s.model.architecture, sequences, static_cast<double>(prompt + rl.max_new_tokens),
                                               p.compute_dtype, static_cast<double>(s.parallel.tensor_parallel_size));
-    const double rollout = resident + *e.rollout_kv_cache_bytes + gathered;
+    const double rollout = resident + *e.rollout_kv_cache_bytes + (gathers ? whole_policy : 0.0);
     if (rollout > peak) peak = rollout, phase = "rollout";
   }
 
@@ -168,7 +182,8 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     g.temporary_buffers = std::max(0.0, peak - resident - pol.activations);
     g.peak_phase = phase;
     g.phases.reset();
-    g.fragmentation = peak * s.fragmentation_fraction;
+    // vLLM's pool is one block it sizes itself: the allocator's overhead is on the rest.
+    g.fragmentation = (peak - vllm_in_peak) * s.fragmentation_fraction;
     g.peak_reserved = peak + *g.fragmentation;
     g.peak = *g.peak_reserved + g.cuda_context.value_or(0.0);
   }

@@ -184,16 +184,18 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   // v2.4 aten/src/ATen/autocast_mode.cpp, cached_cast; the HF Trainer's region holds the forward and
   // the loss): the linear layers' parameters (RankParameters::linear_params) but QLoRA's 4-bit
   // weights, which bitsandbytes dequantizes itself (below). Autograd keeps the copies the linears
-  // saved through backward, except in checkpointed layers: their forward saved none, and each
-  // recompute casts its own layer's linears again (torch/utils/checkpoint.py restores the autocast
-  // state), one layer at a time.
+  // saved through backward, the loss's included, except in checkpointed layers: their forward saved
+  // none, and each recompute casts its own layer's linears again (torch/utils/checkpoint.py restores
+  // the autocast state), one layer at a time. The head is never recomputed.
   if (p.autocast_over_fp32_weights) {
     const double cast = states.params.linear_params - (s.method == Method::qlora ? states.params.frozen_linear_weights : 0.0);
+    const double head = std::min(states.params.head_linear_params, cast);
     const bool full = s.activation_checkpointing == Checkpointing::full && s.model.architecture;
     const double recomputed = full ? checkpointed_share(s, *s.model.architecture) : 0.0;
-    const double recompute_cast = recomputed > 0 ? std::min(largest_layer_linear_params(*s.model.architecture, tp), cast) : 0.0;
+    const double recompute_cast = recomputed > 0 ? std::min(largest_layer_linear_params(*s.model.architecture, tp), cast - head) : 0.0;
+    b.saved_weight_copies = ((cast - head) * (1 - recomputed) + head) * A;
     b.forward += cast * A;
-    b.backward += (cast * (1 - recomputed) + recompute_cast) * A;
+    b.backward += b.saved_weight_copies + recompute_cast * A;
   }
 
   // QLoRA dequantizes one 4-bit weight at a time to the compute dtype for its matmul (bitsandbytes

@@ -6,6 +6,7 @@
 #include "trainmem/estimate.hpp"
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/pipeline_split.hpp"
+#include "trainmem/rlhf.hpp"
 #include "trainmem/multimodal_checks.hpp"
 #include "trainmem/vision_parameters.hpp"
 #include "trainmem/work_meter.hpp"
@@ -40,7 +41,7 @@ void validate_rlhf(const TrainingSetup& s, Errors& e) {
                    {{"value", str(total)}, {"limit", static_cast<double>(a.max_position_embeddings)}}});
   }
   // Colocated vLLM takes a fraction of the device's memory: without a device it has no size.
-  if (generates && rl.colocated && rl.use_vllm && !s.gpu)
+  if (uses_colocated_vllm(s) && !s.gpu)
     e.push_back({error_code::missing_field, "gpu",
                  "rlhf.rollout.use_vllm colocated: vLLM takes vllm_gpu_memory_utilization of the device's memory, so a gpu is needed",
                  {{"reason", "vllm_needs_gpu"}}});

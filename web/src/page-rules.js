@@ -22,7 +22,7 @@ export const SHOW = {
   critic: (d) => algorithm(d) === 'ppo',
   critic_count: (d) => !!getPath(d, 'rlhf.critic.model') && 'num_parameters' in getPath(d, 'rlhf.critic.model'),
   rollout: (d) => algorithm(d) === 'ppo' || algorithm(d) === 'grpo',
-  vllm: (d) => (algorithm(d) === 'ppo' || algorithm(d) === 'grpo') && getPath(d, 'rlhf.rollout.use_vllm') === true,
+  vllm: (d) => algorithm(d) === 'grpo' && getPath(d, 'rlhf.rollout.use_vllm') === true && getPath(d, 'rlhf.rollout.colocated') !== false,
   selective: (d) => d.activation_checkpointing === 'selective',
   pipeline: (d) => getPath(d, 'parallel.pipeline_parallel_size') > 1,
   custom_gpu: (d) => !!d.gpu && typeof d.gpu === 'object',

@@ -32,6 +32,8 @@ struct RankParameters {
   // linear and conv are on its lower-precision list and embedding and the norms' ops are not
   // (pytorch v2.4 docs/source/amp.rst, "Autocast Op Reference").
   double linear_params = 0;
+  // The LM head's part of linear_params (on the last pipeline stage).
+  double head_linear_params = 0;
   // Parameters of the layers that hold any trainable parameter, plus trainable parameters outside
   // the layers: what FSDP1's flat parameters (one per wrapped layer, use_orig_params=True) carry
   // gradients for, frozen weights included.

@@ -31,6 +31,10 @@ namespace trainmem {
 // The estimate of a setup with an rlhf block.
 Estimate estimate_rlhf(const TrainingSetup& setup);
 
+// GRPO generating with vLLM in the training processes (rlhf.rollout.use_vllm, colocated): TRL's
+// GRPOTrainer runs vLLM (PPOTrainer has no vLLM path: trl/trainer/grpo_config.py @f2cd577).
+bool uses_colocated_vllm(const TrainingSetup& setup);
+
 // KV-cache bytes per GPU for `sequences` sequences of `tokens` tokens (rollout generation).
 double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dtype dtype, double tensor_parallel);
 

@@ -45,6 +45,9 @@ struct TransientBuffers {
   double optimizer_step = 0;  // step temporaries
   // Alive through all of backward, the loss's included: a tied head's gradient stepped in backward.
   double tied_head_gradient = 0;
+  // Alive through all of backward too (part of `backward` as well): autocast's 16-bit weight copies
+  // that the linears saved for their backward.
+  double saved_weight_copies = 0;
 };
 
 TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecision& p, const ModelStates& states,

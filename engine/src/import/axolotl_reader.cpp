@@ -419,6 +419,11 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
               if (*b && vllm_colocated) r.read("rlhf.rollout.use_vllm", true, sk);  // a server's vLLM is not on these GPUs
             }
           }
+          else if (grpo && sub == "vllm_mode") {
+            // utils/schemas/trl.py: Literal["server", "colocate"]; it decides where vLLM runs (read with use_vllm).
+            const std::string m = lower(string_value(sv).value_or(""));
+            if (m != "server" && m != "colocate") r.error(error_code::unknown_value, sk, "expected server or colocate, got " + sv.summary());
+          }
           else if (grpo && sub == "vllm_enable_sleep_mode" && vllm_colocated) { if (auto b = boolean(r, sk, sv)) r.read("rlhf.rollout.vllm_enable_sleep_mode", *b, sk); }
           else r.ignore(sk, sv, grpo ? "generation or loss setting without memory effect" : "no memory effect for this trainer");
         }

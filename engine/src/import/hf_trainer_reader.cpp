@@ -37,7 +37,7 @@ Trainer trainer_of(const std::string& script, const ConfigValue& args, std::stri
       return Trainer::other_trl;
     }
   }
-  if (args.find("num_generations") || args.find("max_completion_length") || args.find("use_vllm")) return Trainer::grpo;
+  if (args.find("num_generations") || args.find("max_completion_length")) return Trainer::grpo;  // use_vllm: also online DPO, RLOO, NashMD
   if (args.find("beta") && (args.find("max_prompt_length") || args.find("loss_type") || args.find("precompute_ref_log_probs")))
     return Trainer::dpo;
   // Keys only TRL's SFTConfig and ModelConfig define. A script of its own (train.py) that passes
@@ -400,7 +400,10 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       use_vllm = boolean(r, k, v);
       if (trainer != Trainer::grpo) r.ignore(k, v, "generation settings of online trainers");
     } else if (name == "vllm_mode") {
-      if (auto m = string_value(v)) vllm_mode = *m;
+      // GRPOConfig.__post_init__ accepts "server" or "colocate" only.
+      const std::string m = lower(string_value(v).value_or(""));
+      if (m == "server" || m == "colocate") vllm_mode = m;
+      else r.error(error_code::unknown_value, k, "expected server or colocate, got " + v.summary());
       if (trainer != Trainer::grpo || !args.find("use_vllm")) r.ignore(k, v, "used with use_vllm only");
     } else if (name == "vllm_gpu_memory_utilization" && trainer == Trainer::grpo) {
       vllm_utilization = typed<double>(r, k, v, number_value, "a number");

@@ -131,8 +131,10 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   };
   sub_model("reward", rl.reward_model, nullptr);
   sub_model("critic", rl.critic_model, &rl.critic_method);
+  bool vllm_settings = false;  // a vLLM share or sleep mode given
   if (const json* ro = r.get("rollout")) {
     ObjectReader rr(*ro, "rlhf.rollout", errors);
+    vllm_settings = rr.has("vllm_gpu_memory_utilization") || rr.has("vllm_enable_sleep_mode");
     set(rl.max_new_tokens, rr.integer("max_new_tokens", 1, 1e7));
     set(rl.num_generations, rr.integer("num_generations", 1, 1e5));
     set(rl.colocated, rr.boolean("colocated"));
@@ -149,6 +151,9 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   ignored(rl.reward_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.reward (only PPO scores with a reward model)");
   ignored(rl.critic_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.critic (only PPO trains a critic)");
   ignored(r.has("rollout") && rl.algorithm == RlhfAlgorithm::dpo, "rlhf.rollout (DPO does not generate)");
+  ignored(rl.use_vllm && rl.algorithm == RlhfAlgorithm::ppo, "rlhf.rollout.use_vllm (TRL's PPOTrainer generates with transformers only)");
+  ignored(vllm_settings && rl.algorithm == RlhfAlgorithm::grpo && !(rl.use_vllm && rl.colocated),
+          "rlhf.rollout.vllm_gpu_memory_utilization, vllm_enable_sleep_mode (for vLLM colocated with training only: use_vllm, colocated)");
   ignored(reference == ReferenceModel::shared_base && !adapters,
           "rlhf.reference shared_base (only a LoRA/QLoRA policy has a frozen base to share)");
   s.rlhf = rl;
