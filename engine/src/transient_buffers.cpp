@@ -214,15 +214,11 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   // element each, cached across micro-batches (transformer_engine/pytorch/module/linear.py: _Linear
   // takes weight_fp8 and weight_t_fp8; TE docs "Handling transposes"; NVIDIA/TransformerEngine#1429).
   if (s.precision.fp8_compute) {
-    double linear_share = 1.0;
-    if (s.model.architecture && s.model.architecture->total_params() > 0) {
-      double linear = 0;
-      for (const auto& g : s.model.architecture->layers)
-        for (const auto& l : g.linears) linear += static_cast<double>(l.weight_params() * l.copies * g.count);
-      linear_share = linear / static_cast<double>(s.model.architecture->total_params());
-    }
+    // The layers' linears on this GPU (RankParameters::linear_params without the head; their biases,
+    // under 0.1 % of them, counted too).
+    const double layer_linears = states.params.linear_params - states.params.head_linear_params;
     constexpr double kFp8CopiesPerWeight = 2.0;  // row-wise and column-wise (transposed) FP8 data
-    b.persistent += kFp8CopiesPerWeight * rank_params * linear_share / (zero == 3 ? dp : 1.0);
+    b.persistent += kFp8CopiesPerWeight * layer_linears / (zero == 3 ? dp : 1.0);
   }
 
   if (s.model.architecture) {

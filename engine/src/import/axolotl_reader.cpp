@@ -505,14 +505,11 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   }
 
   // GRPO rollouts where axolotl's trl section is silent: TRL's own defaults.
-  const ConfigValue* rl = c.find("rl");
-  if (rl && lower(string_value(*rl).value_or("")) == "grpo") {
-    const ConfigValue* trl = c.find("trl");
-    auto trl_has = [&](const char* k) { return trl && trl->is_object() && trl->find(k) && !trl->find(k)->is_null(); };
-    if (!trl_has("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
-    if (!trl_has("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
-    if (!trl_has("use_vllm")) r.trainer_default("rlhf.rollout.colocated", true, src("utils/schemas/trl.py", "use_vllm = False: generation runs on the training GPUs"));
-    if (!trl_has("beta")) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
+  if (grpo_run) {
+    if (!trl_value("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
+    if (!trl_value("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
+    if (!trl_value("use_vllm")) r.trainer_default("rlhf.rollout.colocated", true, src("utils/schemas/trl.py", "use_vllm = False: generation runs on the training GPUs"));
+    if (!trl_value("beta")) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
     const ConfigValue* vllm = c.find("vllm");
     const bool utilization_given = vllm && vllm->is_object() && vllm->find("gpu_memory_utilization") && !vllm->find("gpu_memory_utilization")->is_null();
     if (vllm_colocated && !utilization_given)
