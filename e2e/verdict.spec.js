@@ -85,6 +85,38 @@ test('a setup that does not fit lists suggestions; applying one gives the estima
   await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', again.verdict);
 });
 
+test('GRPO with colocated vLLM: the vLLM suggestions apply to the page\'s controls and give the CLI\'s estimate', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'h100-sxm-80gb');
+  await app.set('method', 'lora');
+  await app.set('batch.micro_batch_size', 8);
+  await app.set('batch.seq_length', 1024);
+  await app.set('batch.gradient_accumulation_steps', 4);
+  await app.set('rlhf.algorithm', 'grpo');
+  await app.set('rlhf.rollout.max_new_tokens', 1024);
+  await app.set('rlhf.rollout.use_vllm', 'true');
+  await app.set('rlhf.rollout.vllm_gpu_memory_utilization', '0.9');
+  const expected = cli(await app.inputDoc());
+  expect(expected.verdict).toBe('does_not_fit');
+  const items = page.getByTestId('suggestion');
+  await expect(items).toHaveCount(expected.suggestions.length);
+  // (16,060,522,496 B of bf16 weights + 8,589,934,592 B of KV cache for 32 sequences of 2,048
+  // tokens) / 85,520,809,984 B = 0.288 -> 0.29 (tests/suggestions_test.cpp).
+  const share = page.locator('[data-testid="suggestion"][data-code="vllm_memory_share"]');
+  await expect(share).toContainText('Give vLLM 0.29 of the GPU');
+  await share.getByTestId('apply-suggestion').click();
+  await expect(page.locator('[data-path="rlhf.rollout.vllm_gpu_memory_utilization"]')).toHaveValue('0.29');
+  const shared = cli(await app.inputDoc());
+  expect(await app.bytes('b-peak')).toBe(shared.per_gpu.peak);
+  expect(shared.per_gpu.peak).toBe(expected.suggestions.find((s) => s.code === 'vllm_memory_share').peak);
+  // A vLLM server: generation leaves the training GPUs, and so does the share's row.
+  await page.locator('[data-testid="suggestion"][data-code="vllm_server"]').getByTestId('apply-suggestion').click();
+  const served = await app.inputDoc();
+  expect(served.rlhf.rollout.colocated).toBe(false);
+  expect(await app.bytes('b-peak')).toBe(cli(served).per_gpu.peak);
+});
+
 test('controls left at default show the value the engine used, from resolved', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-8b');

@@ -13,6 +13,7 @@ import * as Format from '../web/src/format.js';
 import * as WhatFits from '../web/src/what-fits.js';
 import * as Accuracy from '../web/src/accuracy.js';
 import * as Url from '../web/src/link-codec.js';
+import { suggestionText } from '../web/src/verdict.js';
 import { loadEngine } from './engine-module.mjs';
 
 const engine = await loadEngine();
@@ -86,6 +87,34 @@ test('every label of the page and of the scripts has a Simplified Chinese text',
   assert.deepEqual(missing, []);
   const unused = Object.keys(I18n.STRINGS.zh).filter((k) => !keys.has(k));
   assert.deepEqual(unused, []);
+});
+
+test('every suggestion the engine makes has words (and so, by the test above, Chinese words too)', () => {
+  // Setups that do not fit, one per family of changes: one GPU, DeepSpeed on 8, FSDP on 8,
+  // torchtune, GRPO with colocated vLLM.
+  const docs = [
+    { model: { preset: 'llama-3.1-8b' }, gpu: 'rtx-4090-24gb', batch: { micro_batch_size: 4, seq_length: 4096 } },
+    { model: { preset: 'llama-3.1-8b' }, framework: 'deepspeed', gpu: 'a100-40gb', parallel: { world_size: 8, zero_stage: 1 },
+      activation_checkpointing: 'none', batch: { micro_batch_size: 2, seq_length: 4096, gradient_accumulation_steps: 4 } },
+    { model: { preset: 'llama-3.1-8b' }, framework: 'fsdp', gpu: 'a100-40gb', parallel: { world_size: 8, zero_stage: 1 },
+      activation_checkpointing: 'none', batch: { micro_batch_size: 4, seq_length: 4096, gradient_accumulation_steps: 2 } },
+    { model: { preset: 'llama-3.1-8b' }, framework: 'torchtune', gpu: 'rtx-4090-24gb', loss: { implementation: 'full' },
+      batch: { micro_batch_size: 4, seq_length: 4096 } },
+    { model: { preset: 'llama-3.1-8b' }, method: 'lora', gpu: 'h100-sxm-80gb', batch: { micro_batch_size: 8, seq_length: 1024, gradient_accumulation_steps: 4 },
+      rlhf: { algorithm: 'grpo', rollout: { max_new_tokens: 1024, use_vllm: true, vllm_gpu_memory_utilization: 0.9 } } },
+  ];
+  const seen = new Set();
+  for (const doc of docs) {
+    const out = JSON.parse(engine.estimate(JSON.stringify(doc)));
+    assert.notEqual(out.suggestions.length, 0, JSON.stringify(doc));
+    for (const s of out.suggestions) {
+      seen.add(s.code);
+      const text = suggestionText(s);
+      assert.ok(!text.startsWith('s_') && !/[{}]/.test(text), s.code + ': ' + text);
+    }
+  }
+  for (const code of ['checkpointing', 'chunked_loss', 'fused_loss', 'zero_stage', 'more_gpus', 'offload_optimizer', 'offload_fsdp',
+    'activation_offload', 'vllm_sleep_mode', 'vllm_memory_share', 'vllm_server']) assert.ok(seen.has(code), code);
 });
 
 test('every link key has a control on the page (a model field: its picker)', () => {

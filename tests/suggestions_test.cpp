@@ -1,5 +1,7 @@
 // Make it fit: suggestions for a setup that does not fit or is borderline, each a single change
 // re-estimated (engine/src/json/suggestions_document.cpp).
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -127,4 +129,62 @@ TEST_CASE("Accumulation keeps the global batch: smaller micro-batches, more GPUs
   }
   CHECK(micro);
   CHECK(gpus);
+}
+
+TEST_CASE("GRPO with colocated vLLM: sleep mode, the share its generation batch needs, or a vLLM server", "[suggestions][rlhf]") {
+  // Llama-3.1-8B LoRA policy, GRPO, vLLM in each training process at axolotl's default share 0.9 of
+  // an H100 SXM (driver total 85,520,809,984 B: 76.97 GB held while the policy trains).
+  const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "gpu": "h100-sxm-80gb",
+    "batch": {"micro_batch_size": 8, "seq_length": 1024, "gradient_accumulation_steps": 4},
+    "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 1024, "use_vllm": true, "vllm_gpu_memory_utilization": 0.9}}})");
+  const json out = estimate_doc(doc);
+  REQUIRE(out["verdict"] == "does_not_fit");
+  std::map<std::string, json> by_code;
+  for (const auto& s : out["suggestions"]) by_code[s["code"]] = s;
+  REQUIRE(by_code.count("vllm_sleep_mode"));
+  CHECK(by_code["vllm_sleep_mode"]["change"] == json::parse(R"({"rlhf": {"rollout": {"vllm_enable_sleep_mode": true}}})"));
+  REQUIRE(by_code.count("vllm_server"));
+  CHECK(by_code["vllm_server"]["change"] == json::parse(R"({"rlhf": {"rollout": {"colocated": false}}})"));
+  // The share that holds vLLM's weights and the whole generation batch's KV cache:
+  //   weights: 8,030,261,248 parameters x 2 B (bf16) = 16,060,522,496 B
+  //   KV cache: 32 layers x 2 (K, V) x 8 KV heads x 128 = 65,536 elements x 2 B = 131,072 B per token,
+  //     x 32 sequences (micro-batch 8 x 4 accumulation steps: TRL's steps_per_generation)
+  //     x 2,048 tokens (1,024 prompt + 1,024 new) = 8,589,934,592 B
+  //   (16,060,522,496 + 8,589,934,592) / 85,520,809,984 = 0.28824 -> 0.29
+  REQUIRE(by_code.count("vllm_memory_share"));
+  CHECK(by_code["vllm_memory_share"]["params"]["vllm_gpu_memory_utilization"].get<double>() == 0.29);
+  // Each one is the estimate of the changed document.
+  for (const auto& [code, s] : by_code) {
+    json changed = doc;
+    changed.merge_patch(s["change"]);
+    CHECK(s["peak"] == estimate_doc(changed)["per_gpu"]["peak"]);
+  }
+
+  SECTION("sleep mode already on, a share already that small: neither offered again") {
+    json asleep = doc;
+    asleep["rlhf"]["rollout"]["vllm_enable_sleep_mode"] = true;
+    asleep["rlhf"]["rollout"]["vllm_gpu_memory_utilization"] = 0.29;
+    asleep["batch"]["micro_batch_size"] = 32;  // still does not fit
+    const json again = estimate_doc(asleep);
+    REQUIRE(again["verdict"] != "fits");
+    const auto c = codes(again);
+    CHECK(!has(c, "vllm_sleep_mode"));
+    CHECK(!has(c, "vllm_memory_share"));  // 128 sequences need a larger share than 0.29
+    // Asleep, the pool is on the GPU only while generating (model states + 0.29 x 85.5 GB), below
+    // the training phase at micro-batch 32: a server would save nothing, so it is left out.
+    REQUIRE(again["per_gpu"]["peak_phase"] == "policy_training");
+    CHECK(!has(c, "vllm_server"));
+  }
+  SECTION("no vLLM setting without vLLM in the training processes") {
+    for (const char* patch : {R"({"rlhf": {"rollout": {"colocated": false}}})", R"({"rlhf": {"rollout": {"use_vllm": false}}})"}) {
+      json other = doc;
+      other.merge_patch(json::parse(patch));
+      const json again = estimate_doc(other);
+      REQUIRE(again["verdict"] != "fits");
+      const auto c = codes(again);
+      CHECK(!has(c, "vllm_sleep_mode"));
+      CHECK(!has(c, "vllm_memory_share"));
+      CHECK(!has(c, "vllm_server"));
+    }
+  }
 }

@@ -1,11 +1,13 @@
 #include "trainmem/rlhf.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "trainmem/activations.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/model_states.hpp"
+#include "trainmem/parameter_layout.hpp"
 
 namespace trainmem {
 
@@ -58,6 +60,24 @@ ModelBudget frozen_model(const std::string& role, TrainingSetup sub, bool value_
   return b;
 }
 
+// Prompt tokens of a generated sequence: the setup's sequence length.
+std::int64_t prompt_tokens(const TrainingSetup& s) {
+  return s.batch.seq_length.value_or(s.model.seq_length_default.value_or(4096));
+}
+
+// Sequences generated at once on one GPU. GRPO as TRL runs it (trl/trainer/grpo_config.py
+// __post_init__): the micro-batch (per_device_train_batch_size) counts completions, and each
+// device generates per_device_train_batch_size x steps_per_generation of them in one batch,
+// steps_per_generation defaulting to gradient_accumulation_steps; num_generations only groups
+// them by prompt. PPO generates one completion per prompt of the micro-batch.
+std::int64_t generated_sequences(const TrainingSetup& s) {
+  return s.rlhf->algorithm == RlhfAlgorithm::grpo ? s.batch.micro_batch_size * s.batch.gradient_accumulation_steps
+                                                  : s.batch.micro_batch_size;
+}
+
+// The device memory colocated vLLM's share is a fraction of: the driver's total (bytes).
+double vllm_device_bytes(const GpuSpec& gpu) { return static_cast<double>(gpu.device_total_bytes.value_or(gpu.memory_bytes)); }
+
 }  // namespace
 
 double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dtype dtype, double tensor_parallel) {
@@ -70,18 +90,25 @@ bool uses_colocated_vllm(const TrainingSetup& s) {
   return s.rlhf && s.rlhf->algorithm == RlhfAlgorithm::grpo && s.rlhf->colocated && s.rlhf->use_vllm;
 }
 
+std::optional<double> vllm_share_for_generation_batch(const TrainingSetup& s) {
+  if (!uses_colocated_vllm(s) || !s.gpu || !s.model.architecture) return std::nullopt;
+  const Architecture& a = *s.model.architecture;
+  const Dtype dtype = resolve_precision(s).compute_dtype;
+  // vLLM loads the whole model in each process (TRL's colocate mode passes tensor_parallel_size =
+  // vllm_tensor_parallel_size, default 1: one copy per process).
+  const double weights = static_cast<double>(count_parameters(s).total) * dtype_bytes(dtype);
+  const double tokens = static_cast<double>(prompt_tokens(s) + s.rlhf->max_new_tokens);
+  const double kv = kv_cache_bytes(a, static_cast<double>(generated_sequences(s)), tokens, dtype, 1.0);
+  const double share = std::ceil((weights + kv) / vllm_device_bytes(*s.gpu) * 100.0) / 100.0;
+  if (!std::isfinite(share) || share > 1.0) return std::nullopt;
+  return std::max(share, 0.01);
+}
+
 Estimate estimate_rlhf(const TrainingSetup& s) {
   const RlhfSettings& rl = *s.rlhf;
   const bool generates = rl.algorithm != RlhfAlgorithm::dpo;
-  const std::int64_t prompt = s.batch.seq_length.value_or(s.model.seq_length_default.value_or(4096));
-  // Sequences generated at once on one GPU. GRPO as TRL runs it (trl/trainer/grpo_config.py
-  // __post_init__): the micro-batch (per_device_train_batch_size) counts completions, and each
-  // device generates per_device_train_batch_size x steps_per_generation of them in one batch,
-  // steps_per_generation defaulting to gradient_accumulation_steps; num_generations only groups
-  // them by prompt. PPO generates one completion per prompt of the micro-batch.
-  const std::int64_t generated = rl.algorithm == RlhfAlgorithm::grpo
-                                     ? s.batch.micro_batch_size * s.batch.gradient_accumulation_steps
-                                     : s.batch.micro_batch_size;
+  const std::int64_t prompt = prompt_tokens(s);
+  const std::int64_t generated = generated_sequences(s);
 
   // The policy, trained on what the algorithm feeds it: prompt + completion sequences.
   TrainingSetup policy_setup = sub_setup(s, std::nullopt);
@@ -145,7 +172,7 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     // cache pool to that fraction of the device's total memory (vLLM docs, "gpu_memory_utilization":
     // the fraction of GPU memory for the model executor). It holds it through training unless
     // sleep mode releases it after each generation (llm.sleep(level=2): weights and KV cache).
-    const double vllm = rl.vllm_gpu_memory_utilization * static_cast<double>(s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
+    const double vllm = rl.vllm_gpu_memory_utilization * vllm_device_bytes(*s.gpu);
     e.rollout_vllm_bytes = vllm;
     if (!rl.vllm_enable_sleep_mode) peak += vllm, vllm_in_peak = vllm;
     // Its weight sync (sync_weights) gathers the whole ZeRO-3 policy at once for a PEFT model, to

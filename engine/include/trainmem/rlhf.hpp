@@ -35,6 +35,15 @@ Estimate estimate_rlhf(const TrainingSetup& setup);
 // GRPOTrainer runs vLLM (PPOTrainer has no vLLM path: trl/trainer/grpo_config.py @f2cd577).
 bool uses_colocated_vllm(const TrainingSetup& setup);
 
+// The smallest vllm_gpu_memory_utilization (a fraction of the device's total memory, rounded up to
+// a hundredth) whose pool holds colocated vLLM's copy of the whole policy in the compute dtype and
+// the KV cache of the whole generation batch at once: the sequences one process generates (see
+// estimate_rlhf), each prompt + max_new_tokens long. A smaller pool still runs while it holds the
+// weights and one sequence's KV cache (vLLM then schedules fewer sequences at a time and generates
+// more slowly). vLLM's own working memory beside its pool (its profiling run's activations, CUDA
+// graphs) is not in it. nullopt without colocated vLLM, a GPU or an architecture, or above 1.
+std::optional<double> vllm_share_for_generation_batch(const TrainingSetup& setup);
+
 // KV-cache bytes per GPU for `sequences` sequences of `tokens` tokens (rollout generation).
 double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dtype dtype, double tensor_parallel);
 

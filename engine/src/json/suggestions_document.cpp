@@ -3,12 +3,14 @@
 // (docs/api.md, `suggestions`). A change is a JSON merge patch (RFC 7396) of the input document.
 // A change is offered only where the setup's framework offers it and it is not already on: no
 // ZeRO stage without data-parallel ranks to shard over, no LoRA under frameworks without adapters,
-// no bitsandbytes optimizer under DeepSpeed or Megatron; a change the engine rejects is dropped.
+// no bitsandbytes optimizer under DeepSpeed or Megatron, no vLLM setting without colocated vLLM; a
+// change the engine rejects is dropped.
 #include <algorithm>
 #include <cmath>
 
 #include "documents.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/rlhf.hpp"
 #include "trainmem/uncertainty.hpp"
 
 namespace trainmem::json_io {
@@ -104,6 +106,18 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
   }
   if (arch && !s.activation_offload && s.framework == Framework::torchtune)
     out.push_back({"activation_offload", {{"activation_offload", true}}, json::object()});
+  // GRPO with vLLM in the training processes (TRL vllm_mode "colocate"): release its pool while the
+  // policy trains (vllm_enable_sleep_mode), give it the share its weights and generation batch
+  // need, or move it to a server on GPUs of its own (vllm_mode "server": trl vllm-serve).
+  if (uses_colocated_vllm(s) && s.gpu) {
+    const auto rollout = [](json fields) { return json{{"rlhf", {{"rollout", std::move(fields)}}}}; };
+    if (!s.rlhf->vllm_enable_sleep_mode)
+      out.push_back({"vllm_sleep_mode", rollout({{"vllm_enable_sleep_mode", true}}), json::object()});
+    const std::optional<double> share = vllm_share_for_generation_batch(s);
+    if (share && *share < s.rlhf->vllm_gpu_memory_utilization)
+      out.push_back({"vllm_memory_share", rollout({{"vllm_gpu_memory_utilization", *share}}), {{"vllm_gpu_memory_utilization", *share}}});
+    out.push_back({"vllm_server", rollout({{"colocated", false}}), json::object()});
+  }
   return out;
 }
 
