@@ -951,6 +951,20 @@ TEST_CASE("axolotl GRPO with vLLM colocated: vllm.gpu_memory_utilization and the
   REQUIRE(server.errors.empty());
   CHECK(as_json(server.document).at("rlhf").at("rollout").at("colocated") == false);
   CHECK_FALSE(as_json(server.document).at("rlhf").at("rollout").contains("vllm_gpu_memory_utilization"));
+  // No vllm_mode: axolotl passes none, so TRL's default decides: "colocate" in TRL 1.8.0 (axolotl's
+  // pin, pyproject.toml @067b021), with TRL's own share 0.3 and sleep mode off, since axolotl passes
+  // vllm.gpu_memory_utilization and trl.vllm_enable_sleep_mode only with vllm_mode colocate.
+  const auto modeless = import_yaml("trl:\n  use_vllm: true\n  vllm_enable_sleep_mode: true\nvllm:\n  gpu_memory_utilization: 0.6\n");
+  REQUIRE(modeless.errors.empty());
+  const json modeless_rollout = as_json(modeless.document).at("rlhf").at("rollout");
+  CHECK(modeless_rollout.at("use_vllm") == true);
+  CHECK(modeless_rollout.at("colocated") == true);
+  CHECK(modeless_rollout.at("vllm_gpu_memory_utilization") == 0.3);
+  CHECK_FALSE(modeless_rollout.contains("vllm_enable_sleep_mode"));
+  CHECK(origin_of(modeless, "rlhf.rollout.colocated").find("TRL 1.8.0") != std::string::npos);
+  CHECK(origin_of(modeless, "rlhf.rollout.vllm_gpu_memory_utilization").find("TRL 1.8.0") != std::string::npos);
+  for (const char* key : {"a.yml:trl.vllm_enable_sleep_mode", "a.yml:vllm.gpu_memory_utilization"})
+    CHECK(std::any_of(modeless.ignored.begin(), modeless.ignored.end(), [&](const auto& i) { return i.key == key; }));
   const auto typo = import_yaml("trl:\n  use_vllm: true\n  vllm_mode: colocated\n");
   REQUIRE(typo.errors.size() == 1);
   CHECK(typo.errors[0].code == "unknown_value");

@@ -160,16 +160,22 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   const bool cce_plugin = plugins.count("axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin") > 0;
   const bool liger_plugin = plugins.count("axolotl.integrations.liger.LigerPlugin") > 0;
   // GRPO with vLLM colocated in the training processes: axolotl core/trainers/grpo/__init__.py
-  // set_training_args_kwargs passes trl.vllm_enable_sleep_mode and vllm.gpu_memory_utilization to
-  // TRL only with trl.vllm_mode "colocate"; otherwise generation runs on a vLLM server.
+  // set_training_args_kwargs passes trl.vllm_mode only when given, and trl.vllm_enable_sleep_mode
+  // and vllm.gpu_memory_utilization only with trl.vllm_mode "colocate". Without a mode TRL's own
+  // default decides: "colocate" in the TRL axolotl pins (pyproject.toml trl==1.8.0 @067b021;
+  // trl/trainer/grpo_config.py at v1.8.0), with TRL's share 0.3 and no sleep mode.
   const ConfigValue* trl_section = c.find("trl");
   auto trl_value = [&](const char* key) -> const ConfigValue* {
     const ConfigValue* x = trl_section && trl_section->is_object() ? trl_section->find(key) : nullptr;
     return x && !x->is_null() ? x : nullptr;
   };
   const bool grpo_run = c.find("rl") && lower(string_value(*c.find("rl")).value_or("")) == "grpo";
+  const std::string vllm_mode = trl_value("vllm_mode") ? lower(string_value(*trl_value("vllm_mode")).value_or("")) : "";
   const bool vllm_colocated = grpo_run && trl_value("use_vllm") && bool_value(*trl_value("use_vllm")).value_or(false) &&
-                              trl_value("vllm_mode") && lower(string_value(*trl_value("vllm_mode")).value_or("")) == "colocate";
+                              (vllm_mode.empty() || vllm_mode == "colocate");
+  const bool vllm_settings_passed = vllm_colocated && vllm_mode == "colocate";
+  const char* const kVllmSettingsNotPassed =
+      "axolotl passes it to TRL only with trl.vllm_mode: colocate (core/trainers/grpo/__init__.py); TRL's default applies";
   // activation_offloading: "" when off; "hidden_states", "legacy", "disk" or "true".
   std::string offloading;
   if (const ConfigValue* a = c.find("activation_offloading"); a && !a->is_null()) {
@@ -415,7 +421,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
           }
           else if (grpo && sub == "use_vllm") {
             if (auto b = boolean(r, sk, sv)) {
-              r.read("rlhf.rollout.colocated", !*b || vllm_colocated, sk);
+              if (!*b || !vllm_mode.empty()) r.read("rlhf.rollout.colocated", !*b || vllm_colocated, sk);
+              else r.trainer_default("rlhf.rollout.colocated", true, "TRL 1.8.0 trl/trainer/grpo_config.py vllm_mode = \"colocate\" (axolotl passes no trl.vllm_mode)");
               if (*b && vllm_colocated) r.read("rlhf.rollout.use_vllm", true, sk);  // a server's vLLM is not on these GPUs
             }
           }
@@ -424,15 +431,18 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
             const std::string m = lower(string_value(sv).value_or(""));
             if (m != "server" && m != "colocate") r.error(error_code::unknown_value, sk, "expected server or colocate, got " + sv.summary());
           }
-          else if (grpo && sub == "vllm_enable_sleep_mode" && vllm_colocated) { if (auto b = boolean(r, sk, sv)) r.read("rlhf.rollout.vllm_enable_sleep_mode", *b, sk); }
+          else if (grpo && sub == "vllm_enable_sleep_mode" && vllm_settings_passed) { if (auto b = boolean(r, sk, sv)) r.read("rlhf.rollout.vllm_enable_sleep_mode", *b, sk); }
+          else if (grpo && sub == "vllm_enable_sleep_mode" && vllm_colocated) r.ignore(sk, sv, kVllmSettingsNotPassed);
           else r.ignore(sk, sv, grpo ? "generation or loss setting without memory effect" : "no memory effect for this trainer");
         }
       }
     } else if (name == "vllm" && v.is_object()) {
       for (const auto& [sub, sv] : v.as_object()) {
         const std::string sk = k + "." + sub;
-        if (vllm_colocated && sub == "gpu_memory_utilization" && !sv.is_null()) {
+        if (vllm_settings_passed && sub == "gpu_memory_utilization" && !sv.is_null()) {
           if (auto u = typed<double>(r, sk, sv, number_value, "a number")) r.read("rlhf.rollout.vllm_gpu_memory_utilization", *u, sk);
+        } else if (vllm_colocated && sub == "gpu_memory_utilization") {
+          r.ignore(sk, sv, kVllmSettingsNotPassed);
         } else {
           r.ignore(sk, sv, vllm_colocated ? "no memory effect on the training GPUs" : "settings of a vLLM server (axolotl vllm-serve), not of the training GPUs");
         }
@@ -504,16 +514,19 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       r.trainer_default("lora.adapter_dtype", "fp32", "peft get_peft_model autocast_adapter_dtype=True (axolotl loaders/adapter.py passes it only when peft_autocast_adapter_dtype is set)");
   }
 
-  // GRPO rollouts where axolotl's trl section is silent: TRL's own defaults.
+  // GRPO rollouts where axolotl's trl section is silent: the defaults of the TRL axolotl pins
+  // (pyproject.toml trl==1.8.0 @067b021; TRL raised max_completion_length to 512 after 1.9).
   if (grpo_run) {
-    if (!trl_value("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.10 trl/trainer/grpo_config.py num_generations = 8");
-    if (!trl_value("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 512, "TRL 1.10 trl/trainer/grpo_config.py max_completion_length = 512");
+    if (!trl_value("num_generations")) r.trainer_default("rlhf.rollout.num_generations", 8, "TRL 1.8.0 trl/trainer/grpo_config.py num_generations = 8");
+    if (!trl_value("max_completion_length")) r.trainer_default("rlhf.rollout.max_new_tokens", 256, "TRL 1.8.0 trl/trainer/grpo_config.py max_completion_length = 256");
     if (!trl_value("use_vllm")) r.trainer_default("rlhf.rollout.colocated", true, src("utils/schemas/trl.py", "use_vllm = False: generation runs on the training GPUs"));
-    if (!trl_value("beta")) r.trainer_default("rlhf.reference.method", "none", "TRL 1.10 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
+    if (!trl_value("beta")) r.trainer_default("rlhf.reference.method", "none", "TRL 1.8.0 trl/trainer/grpo_config.py beta = 0.0: no reference model is loaded");
     const ConfigValue* vllm = c.find("vllm");
     const bool utilization_given = vllm && vllm->is_object() && vllm->find("gpu_memory_utilization") && !vllm->find("gpu_memory_utilization")->is_null();
-    if (vllm_colocated && !utilization_given)
+    if (vllm_settings_passed && !utilization_given)
       r.trainer_default("rlhf.rollout.vllm_gpu_memory_utilization", 0.9, src("utils/schemas/vllm.py", "VllmConfig.gpu_memory_utilization = 0.9, passed to TRL for vllm_mode colocate"));
+    else if (vllm_colocated && !vllm_settings_passed)
+      r.trainer_default("rlhf.rollout.vllm_gpu_memory_utilization", 0.3, "TRL 1.8.0 trl/trainer/grpo_config.py vllm_gpu_memory_utilization = 0.3 (axolotl passes vllm.gpu_memory_utilization only with trl.vllm_mode: colocate)");
   }
 
   for (const auto& d : inline_deepspeed) absorb(r, d);

@@ -542,7 +542,7 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     else if (vllm_utilization) r.ignore(vllm_utilization_key, ConfigValue(*vllm_utilization), "applies to colocated vLLM only (use_vllm with vllm_mode colocate)");
     if (vllm_here && vllm_sleep) r.read("rlhf.rollout.vllm_enable_sleep_mode", *vllm_sleep, vllm_sleep_key);
     else if (vllm_sleep) r.ignore(vllm_sleep_key, ConfigValue(*vllm_sleep), "applies to colocated vLLM only (use_vllm with vllm_mode colocate)");
-    else r.trainer_default("rlhf.rollout.colocated", true, "TRL 1.10 grpo_config.py use_vllm = False: generation runs on the training GPUs");
+    if (!use_vllm) r.trainer_default("rlhf.rollout.colocated", true, "TRL 1.10 grpo_config.py use_vllm = False: generation runs on the training GPUs");
     // batch.seq_length is the prompt under rlhf: the engine adds rlhf.rollout.max_new_tokens.
     if (prompt_length) r.read("batch.seq_length", *prompt_length, prompt_key);
     else r.unresolved_key("max_prompt_length", nullptr, "GRPO sequences are prompt + completion; the prompt length is not given: set batch.seq_length");
