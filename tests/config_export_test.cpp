@@ -17,6 +17,7 @@
 #include "trainmem/config_import.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/loss_memory.hpp"
 #include "trainmem/precision.hpp"
 
 namespace {
@@ -44,7 +45,7 @@ const std::set<std::string> kAccelerateKeys = {
     "/dynamo_config/dynamo_backend"};
 
 // Keys axolotl 0.18.0 defines (axolotl-ai-cloud/axolotl 067b021: src/axolotl/utils/schemas/config.py,
-// training.py, peft.py, fsdp.py, trl.py, integrations/cut_cross_entropy/args.py); under `deepspeed`
+// training.py, peft.py, fsdp.py, trl.py, integrations/cut_cross_entropy/args.py, integrations/liger/args.py); under `deepspeed`
 // (axolotl takes the config itself there) DeepSpeed's own keys.
 const std::set<std::string> kAxolotlKeys = [] {
   std::set<std::string> keys = {
@@ -55,7 +56,8 @@ const std::set<std::string> kAxolotlKeys = [] {
       "/chunked_cross_entropy", "/chunked_cross_entropy_num_chunks", "/torch_compile", "/save_total_limit",
       "/tensor_parallel_size", "/context_parallel_size", "/fsdp", "/fsdp_version", "/fsdp_config/offload_params",
       "/fsdp_config/reshard_after_forward", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm", "/trl/beta",
-      "/trl/vllm_mode", "/trl/vllm_enable_sleep_mode", "/vllm/gpu_memory_utilization"};
+      "/trl/vllm_mode", "/trl/vllm_enable_sleep_mode", "/vllm/gpu_memory_utilization", "/liger_rope", "/liger_rms_norm",
+      "/liger_glu_activation", "/liger_fused_linear_cross_entropy"};
   for (const auto& k : kDeepSpeedKeys) keys.insert("/deepspeed" + k);
   return keys;
 }();
@@ -253,9 +255,10 @@ const std::vector<Field> kFields = {
      }},
     {"batch.seq_length", [](const auto& s) { return s.batch.seq_length ? str(*s.batch.seq_length) : "-"; }},
     {"activation_offload", [](const auto& s) { return str(s.activation_offload); }},
+    {"use_liger_kernel", [](const auto& s) { return str(s.use_liger_kernel); }},
     {"attention", [](const auto& s) { return str(static_cast<int>(s.attention)); }},
     {"loss.implementation", [](const auto& s) { return s.loss.implementation ? str(static_cast<int>(*s.loss.implementation)) : "-"; }},
-    {"loss.num_chunks", [](const auto& s) { return str(s.loss.num_chunks); }},
+    {"loss.num_chunks", [](const auto& s) { return str(s.loss.num_chunks.value_or(trainmem::kDefaultLossChunks)); }},
     {"checkpoint.keep_last", [](const auto& s) { return str(s.checkpoint.keep_last); }},
     {"rlhf", [](const auto& s) {
        return s.rlhf ? str(static_cast<int>(s.rlhf->algorithm)) + " " + str(s.rlhf->num_generations) + " " +
@@ -383,6 +386,11 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
       json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 256,
                       "num_generations": 4, "colocated": false}}, "precision": {"param_dtype": "bf16"},
                       "batch": {"micro_batch_size": 4, "seq_length": 512}})"),
+      // Liger's kernels with its fused loss (LigerPlugin), and without it (the model's own loss).
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "use_liger_kernel": true, "precision": {"param_dtype": "bf16"},
+                      "batch": {"micro_batch_size": 2, "seq_length": 4096}})"),
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "use_liger_kernel": true, "loss": {"implementation": "full"},
+                      "precision": {"param_dtype": "bf16"}, "batch": {"micro_batch_size": 2, "seq_length": 4096}})"),
       // GRPO without a reference model: trl.beta 0.0.
       json::parse(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo", "reference": {"method": "none"}},
                       "precision": {"param_dtype": "bf16"}, "batch": {"micro_batch_size": 4, "seq_length": 512}})"),

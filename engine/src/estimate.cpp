@@ -69,8 +69,9 @@ struct GroupActivations {
 // Gradients alive inside one layer's backward (autograd frees each once consumed): the
 // gradient flowing through the residual stream and the one entering the current op, [T, h]
 // each, plus the MLP's intermediate gradients, three [T, I] for a gated MLP (down_proj input,
-// then act(gate) and up) or two for a plain one, in the activation dtype (the residual stream's
-// in its own, fp32 under autocast over fp32 weights), split by TP.
+// then act(gate) and up; one where Liger's SwiGLU writes the other two in place) or two for a
+// plain one, in the activation dtype (the residual stream's in its own, fp32 under autocast over
+// fp32 weights), split by TP.
 double layer_backward_working(const LayerGroup& g, const ActivationContext& c) {
   const double tokens = c.micro_batch * (g.stack == Stack::encoder && !g.attention.cross_attention ? c.encoder_seq : c.seq);
   const double a = dtype_bytes(c.dtype), r = dtype_bytes(c.residual);
@@ -78,7 +79,8 @@ double layer_backward_working(const LayerGroup& g, const ActivationContext& c) {
   const double width = m.num_local_experts > 0 ? static_cast<double>(m.moe_intermediate_size) : static_cast<double>(m.intermediate_size);
   const double rows = m.num_local_experts > 0 ? tokens * static_cast<double>(m.num_experts_per_tok) : tokens;
   const double seq_split = c.sequence_parallel ? c.tp : 1.0;
-  return 2 * tokens * c.hidden * r / seq_split + (m.gated ? 3.0 : 2.0) * rows * width * a / c.tp;
+  const double mlp_gradients = !m.gated ? 2.0 : c.framework.in_place_gated_backward ? 1.0 : 3.0;
+  return 2 * tokens * c.hidden * r / seq_split + mlp_gradients * rows * width * a / c.tp;
 }
 
 std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Architecture& a, Dtype compute) {

@@ -2,6 +2,8 @@
 
 namespace trainmem {
 
+bool liger_applies(Framework f) { return f != Framework::megatron && f != Framework::torchtitan && f != Framework::torchtune; }
+
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   FrameworkBehaviour b;
   switch (s.framework) {
@@ -32,6 +34,18 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
     b.compiled_loss = compile_scope(s) == CompileScope::blocks_and_loss;
     b.unfused_rms_norm = false;
     b.unfused_gated_activation = false;
+  }
+  if (s.use_liger_kernel && liger_applies(s.framework)) {
+    // Liger-Kernel's defaults (linkedin/Liger-Kernel src/liger_kernel/transformers/monkey_patch.py
+    // @7ff9e2e, apply_liger_kernel_to_llama: rms_norm, swiglu, rope and
+    // fused_linear_cross_entropy True). LigerRMSNormFunction keeps its input and the fp32 rstd per
+    // row (ops/rms_norm.py @43c5fe1: save_for_backward(X, W, RSTD)); LigerSiLUMulFunction keeps
+    // gate and up and recomputes silu(gate) in backward (ops/swiglu.py @3baaa6b); the fused linear
+    // cross-entropy never builds the full logits.
+    b.unfused_rms_norm = false;
+    b.unfused_gated_activation = false;
+    b.in_place_gated_backward = true;
+    b.loss = LossImplementation::fused;
   }
   return b;
 }

@@ -1,12 +1,36 @@
 #include "trainmem/loss_memory.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "trainmem/precision.hpp"
 
 namespace trainmem {
 
 namespace {
 constexpr double kFp32Bytes = 4.0;
 constexpr double kFusedBytesPerLogit = 16.0;  // unsloth#7203
+
+// The smallest power of two at least x (Liger's triton.next_power_of_2), for x >= 1.
+double next_power_of_two(double x) {
+  double p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+struct LigerLoss {
+  double forward = 0, backward = 0;  // bytes
+};
+
+// Liger's fused linear cross-entropy over `tokens` rows of width h into `vocab` logits (see the
+// header): the working set at the end of forward, and what it keeps into backward.
+LigerLoss liger_fused_loss(const TrainingSetup& s, double tokens, double vocab, double h, double A) {
+  const double chunk = std::min(tokens, next_power_of_two(std::ceil(tokens / std::ceil(vocab / h))));
+  const double input_gradient = tokens * h * A;
+  const double weight_gradient = s.method == Method::full ? vocab * h * dtype_bytes(resolve_precision(s).param_dtype) : 0.0;
+  const double loss_per_token = tokens * kFp32Bytes;  // loss_1d, fp32
+  return {chunk * vocab * (kFp32Bytes + A) + input_gradient + weight_gradient + loss_per_token, input_gradient + weight_gradient};
+}
 }  // namespace
 
 LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype compute, const FrameworkBehaviour& f) {
@@ -31,7 +55,7 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   m.logits_elements = logit_tokens * static_cast<double>(padded_vocab_size(s, a.vocab_size)) / tp;
   const LossImplementation impl = s.loss.implementation.value_or(f.loss);
   const bool fp32 = s.loss.logits_fp32.value_or(f.logits_fp32);
-  const double n = static_cast<double>(s.loss.num_chunks);
+  const double n = static_cast<double>(s.loss.num_chunks.value_or(kDefaultLossChunks));
   double fwd = 0, bwd = 0;
   switch (impl) {
     case LossImplementation::full:
@@ -59,7 +83,13 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
       }
       break;
     case LossImplementation::fused:
-      fwd = bwd = kFusedBytesPerLogit / n;
+      if (s.loss.num_chunks) {
+        fwd = bwd = kFusedBytesPerLogit / n;
+      } else {
+        const LigerLoss liger = liger_fused_loss(s, logit_tokens, m.logits_elements / logit_tokens, h, A);
+        fwd = liger.forward / m.logits_elements;
+        bwd = liger.backward / m.logits_elements;
+      }
       break;
   }
   m.bytes_per_logit_forward = fwd;

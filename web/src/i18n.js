@@ -366,7 +366,7 @@ export const STRINGS = {
     grad_dtype: '梯度数据类型', compute_dtype: '计算数据类型（autocast）', master_weights: 'fp32 主权重',
     optimizer_state_dtype: '优化器状态数据类型', optimizer_in_backward: '反向传播中执行优化器步',
     fp8_compute: 'FP8 矩阵乘', decoder_seq_length: '解码器序列长度（编码器-解码器）', checkpointed_layers: '检查点层数',
-    all: '全部', activation_offload: '激活卸载到 CPU', loss_impl: '损失实现', logits_fp32: 'logits 升为 fp32',
+    all: '全部', activation_offload: '激活卸载到 CPU', use_liger_kernel: 'Liger 内核（use_liger_kernel）', loss_impl: '损失实现', logits_fp32: 'logits 升为 fp32',
     held_logits: '反向传播期间保留的 logits',
     num_chunks: '损失分块数', compile: 'torch.compile', model_loading: '模型加载方式', gpus_per_node: '每节点 GPU 数',
     data_parallel_size: '数据并行规模', derived: '自动推导', sharding_group_size: '分片组大小（HYBRID_SHARD）',

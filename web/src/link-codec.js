@@ -87,6 +87,7 @@ export const KEYS = [
   ['sel', 'selective_policy', 'str'],
   ['cl', 'checkpointed_layers', 'num'],
   ['ao', 'activation_offload', 'bool'],
+  ['lg', 'use_liger_kernel', 'bool'],
   ['li', 'loss.implementation', 'str'],
   ['lf', 'loss.logits_fp32', 'bool'],
   ['lc', 'loss.num_chunks', 'num'],

@@ -18,6 +18,10 @@ struct FrameworkBehaviour {
   // SwiGLU/GeGLU in separate ops keeps the activation output as well (HF LlamaMLP); a fused
   // kernel recomputes it (Megatron bias_swiglu, torch.compile).
   bool unfused_gated_activation = true;
+  // Liger's SwiGLU backward writes the gate's and up's gradients over the saved gate and up
+  // (ops/swiglu.py _swiglu_backward_kernel stores into a_ptr and b_ptr): of the gated MLP's
+  // intermediate gradients only the down_proj input's is a new tensor.
+  bool in_place_gated_backward = false;
   // Loss defaults: HF computes cross-entropy on an fp32 copy of the full logits
   // (transformers loss_utils.py ForCausalLMLoss); torchtune chunks it (CEWithChunkedOutputLoss,
   // 8 chunks); Megatron's vocab-parallel cross-entropy works in fp32 in place.
@@ -45,8 +49,13 @@ struct FrameworkBehaviour {
   bool ddp_bucket_copy = true;
 };
 
-// The behaviour of the setup's framework, sharding engine and compile scope.
+// The behaviour of the setup's framework, sharding engine, compile scope and Liger kernels.
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
+
+// Whether use_liger_kernel can apply: Liger patches Hugging Face transformers model classes (the
+// HF Trainer and the loops of "fsdp" and "deepspeed" over them); Megatron, torchtitan and torchtune
+// build their own models.
+bool liger_applies(Framework f);
 
 // parallel.sharding_engine when not given: DeepSpeed and Megatron shard with their own engines;
 // torchtune (recipes since v0.2, training/_distributed.py shard_model) and torchtitan

@@ -14,8 +14,15 @@
 //     every chunk's fp32 log-softmax is saved: forward A + 4 + 4/n, backward 4 + (8 + A)/n;
 //     compiled (torchtune compiles the chunk loss) it saves the 16-bit chunks and writes one
 //     chunk's gradient at a time: forward A, backward A + A/n
-//   fused linear cross-entropy (Liger, unsloth): no full logits; 16 bytes per logit of one chunk
-//     (unslothai/unsloth#7203, maintainer figure): 16/n
+//   fused linear cross-entropy: no full logits. Chunked as Liger-Kernel chunks it (the kernel
+//     transformers' use_liger_kernel, axolotl and LLaMA-Factory apply; linkedin/Liger-Kernel
+//     src/liger_kernel/ops/fused_linear_cross_entropy.py @e11c2d6): rows of
+//     c = next_pow2(ceil(T / ceil(V / h))) tokens, each chunk's logits in A bytes and their fp32
+//     copy (4) while the kernel writes their gradient in place: c x V x (4 + A); beside them the
+//     [T, h] input gradient (A) and, when the head trains, its [V, h] weight gradient (parameter
+//     dtype), both computed in forward and kept into backward. With loss.num_chunks given (a
+//     kernel that chunks by count, as unsloth's does): 16 bytes per logit of one chunk
+//     (unslothai/unsloth#7203, maintainer figure), 16/n
 // With loss.logits_positions (GRPO, rlhf.hpp) the head computes logits for that many positions per
 // sequence only; the head's saved input stays whole (the slice is a view of the norm output).
 // Plus the saved inputs of the head: the final norm and the lm_head input [T, h].
@@ -29,6 +36,9 @@
 #include "trainmem/training_setup.hpp"
 
 namespace trainmem {
+
+// Chunks of the chunked loss when loss.num_chunks is not given (torchtune CEWithChunkedOutputLoss).
+inline constexpr std::int64_t kDefaultLossChunks = 8;
 
 struct LossMemory {
   double head_saved = 0;          // final norm + lm_head input, kept until backward

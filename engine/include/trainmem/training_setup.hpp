@@ -108,7 +108,9 @@ struct BatchSettings {
 struct LossSettings {
   std::optional<LossImplementation> implementation;
   std::optional<bool> logits_fp32;
-  std::int64_t num_chunks = 8;
+  // Chunks of the chunked loss (8 when not given) or of a fused loss that chunks by a given count;
+  // a fused loss without it chunks as Liger's does (loss_memory.hpp).
+  std::optional<std::int64_t> num_chunks;
   std::optional<HeldLogits> held_logits;
   // Positions per sequence the LM head computes logits for (transformers' `logits_to_keep`); every
   // position when empty. Not a document field: the RLHF path sets it for GRPO (rlhf.hpp).
@@ -262,6 +264,10 @@ struct TrainingSetup {
   bool activation_offload = false;
   LossSettings loss;
   bool compile = false;
+  // Liger-Kernel's Triton kernels patched into a Hugging Face model (transformers TrainingArguments
+  // use_liger_kernel -> liger_kernel.transformers apply_liger_kernel_to_<model_type> with its
+  // defaults: rms_norm, swiglu, rope and fused_linear_cross_entropy on; framework_defaults.hpp).
+  bool use_liger_kernel = false;
   std::optional<CompileScope> compile_scope;  // what compile covers; default: the framework's
   // Megatron pads the vocabulary to a multiple of this x TP (default 128 under Megatron, else 1).
   std::optional<std::int64_t> make_vocab_size_divisible_by;

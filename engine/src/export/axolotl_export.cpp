@@ -5,6 +5,7 @@
 #include "export_formats.hpp"
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/loss_memory.hpp"
 #include "trainmem/precision.hpp"
 
 namespace trainmem::export_detail {
@@ -164,7 +165,22 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   c.set("attn_implementation", s.attention == AttentionImplementation::flash  ? "flash_attention_2"
                                : s.attention == AttentionImplementation::sdpa ? "sdpa"
                                                                               : "eager");
-  if (s.loss.implementation == LossImplementation::fused) {
+  if (s.use_liger_kernel && liger_applies(s.framework)) {
+    // LigerPlugin applies each kernel its flag names (integrations/liger/args.py); the fused linear
+    // cross-entropy is the loss use_liger_kernel defaults to.
+    ConfigValue::Array plugins;
+    plugins.emplace_back("axolotl.integrations.liger.LigerPlugin");
+    c.set("plugins", ConfigValue(std::move(plugins)));
+    c.set("liger_rope", true);
+    c.set("liger_rms_norm", true);
+    c.set("liger_glu_activation", true);
+    const LossImplementation loss = s.loss.implementation.value_or(LossImplementation::fused);
+    c.set("liger_fused_linear_cross_entropy", loss == LossImplementation::fused);
+    out.carried.push_back("use_liger_kernel");
+    // Without the fused loss the plugin leaves the model's own (full) loss.
+    if (s.loss.implementation && loss != LossImplementation::chunked) out.carried.push_back("loss.implementation");
+  }
+  if (s.loss.implementation == LossImplementation::fused && !(s.use_liger_kernel && liger_applies(s.framework))) {
     // Cut cross-entropy never materialises the logits (integrations/cut_cross_entropy).
     ConfigValue::Array plugins;
     plugins.emplace_back("axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin");
@@ -173,7 +189,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     out.carried.push_back("loss.implementation");
   } else if (s.loss.implementation == LossImplementation::chunked) {
     c.set("chunked_cross_entropy", true);
-    c.set("chunked_cross_entropy_num_chunks", s.loss.num_chunks);
+    c.set("chunked_cross_entropy_num_chunks", s.loss.num_chunks.value_or(kDefaultLossChunks));
     out.carried.push_back("loss.implementation");
     out.carried.push_back("loss.num_chunks");
   }

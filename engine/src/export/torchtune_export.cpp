@@ -10,6 +10,7 @@
 
 #include "../import/torchtune_builders.hpp"
 #include "export_formats.hpp"
+#include "trainmem/loss_memory.hpp"
 #include "torchtune_configs.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/lora_targeting.hpp"
@@ -247,7 +248,7 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   const LossImplementation loss = s.loss.implementation.value_or(framework_behaviour(s).loss);
   const std::string loss_component = loss == LossImplementation::full ? "torch.nn.CrossEntropyLoss" : "torchtune.modules.loss.LinearCrossEntropyLoss";
   set("loss", loss_component);
-  if (loss == LossImplementation::chunked) set("loss.num_output_chunks", std::to_string(s.loss.num_chunks));
+  if (loss == LossImplementation::chunked) set("loss.num_output_chunks", std::to_string(s.loss.num_chunks.value_or(kDefaultLossChunks)));
   if (loss != LossImplementation::chunked && loss != LossImplementation::full)
     out.not_expressible.emplace_back("loss.implementation", "torchtune has no fused linear cross-entropy kernel; its chunked loss is written");
   set("compile", boolean(s.compile));

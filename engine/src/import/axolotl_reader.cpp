@@ -159,6 +159,14 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       if (auto s = string_value(e)) plugins.insert(*s);
   const bool cce_plugin = plugins.count("axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin") > 0;
   const bool liger_plugin = plugins.count("axolotl.integrations.liger.LigerPlugin") > 0;
+  // LigerPlugin passes each liger_* flag to apply_liger_kernel_to_<model_type> (integrations/liger):
+  // RMSNorm and the gated activation (liger_glu_activation, or its alias liger_swiglu: args.py)
+  // together are the kernels use_liger_kernel prices.
+  auto liger_flag = [&](const char* key) {
+    const ConfigValue* x = c.find(key);
+    return liger_plugin && x && bool_value(*x).value_or(false);
+  };
+  const bool liger_kernels = liger_flag("liger_rms_norm") && (liger_flag("liger_glu_activation") || liger_flag("liger_swiglu"));
   // GRPO with vLLM colocated in the training processes: axolotl core/trainers/grpo/__init__.py
   // set_training_args_kwargs passes trl.vllm_mode only when given, and trl.vllm_enable_sleep_mode
   // and vllm.gpu_memory_utilization only with trl.vllm_mode "colocate". Without a mode TRL's own
@@ -357,8 +365,12 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
         r.unmodelled_key(k, v, "Liger's cross-entropy kernel (on materialised logits) saves the loss's fp32 copy; not modelled");
       } else if (!bool_value(v).value_or(false)) {
         r.ignore(k, v, "off");
+      } else if (liger_kernels && (name == "liger_rms_norm" || name == "liger_glu_activation" || name == "liger_swiglu")) {
+        r.read("use_liger_kernel", true, k);
+      } else if (name == "liger_rope") {
+        r.ignore(k, v, "RoPE keeps only its cos and sin tables, fused or not");
       } else {
-        r.unmodelled_key(k, v, "Liger's fused kernel (RoPE, RMSNorm, SwiGLU/GLU, LayerNorm) saves fewer activations than the estimate assumes");
+        r.unmodelled_key(k, v, "Liger's fused RMSNorm or gated activation alone (the estimate prices them together), or its LayerNorm, saves fewer activations than the estimate assumes");
       }
     } else if (name == "deepspeed") {
       read_deepspeed_key(r, k, v, inline_deepspeed);
@@ -513,6 +525,11 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     if (!has("peft_autocast_adapter_dtype") && !has("deepspeed"))
       r.trainer_default("lora.adapter_dtype", "fp32", "peft get_peft_model autocast_adapter_dtype=True (axolotl loaders/adapter.py passes it only when peft_autocast_adapter_dtype is set)");
   }
+
+  // Liger's kernels without its fused loss: the model's own loss (use_liger_kernel would default
+  // to the fused one).
+  if (liger_kernels && !liger_flag("liger_fused_linear_cross_entropy"))
+    r.trainer_default("loss.implementation", "full", src("integrations/liger/args.py", "liger_fused_linear_cross_entropy unset: the model's own loss"));
 
   // GRPO rollouts where axolotl's trl section is silent: the defaults of the TRL axolotl pins
   // (pyproject.toml trl==1.8.0 @067b021; TRL raised max_completion_length to 512 after 1.9).

@@ -432,9 +432,11 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       // training_args.py: setting either turns torch_compile on.
       if (!v.is_null()) r.read("compile", true, k);
     } else if (name == "use_liger_kernel") {
-      // Liger's fused linear cross-entropy never materialises the full logits.
-      if (auto b = boolean(r, k, v); b && *b) r.read("loss.implementation", "fused", k);
-      else if (b) r.ignore(k, v, "off");
+      // trainer.py applies Liger's kernels with their defaults (RMSNorm, SwiGLU, RoPE, fused linear
+      // cross-entropy) unless liger_kernel_config says otherwise.
+      if (auto b = boolean(r, k, v)) r.read("use_liger_kernel", *b, k);
+    } else if (name == "liger_kernel_config") {
+      if (!v.is_null()) r.unmodelled_key(k, v, "the estimate applies Liger's default kernels (rms_norm, swiglu, fused_linear_cross_entropy), not a chosen subset");
     } else if (name == "activation_offloading") {
       if (auto b = boolean(r, k, v)) r.read("activation_offload", *b, k);
     } else if (name == "deepspeed") {

@@ -185,11 +185,14 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       else if (a == "auto") r.ignore(k, v, "transformers' choice: sdpa");
       else r.error(error_code::unknown_value, k, "expected auto, disabled, sdpa, fa2 or fa3, got " + v.summary());
     } else if (name == "enable_liger_kernel") {
-      // loader.py: Liger's fused linear cross-entropy for pt and sft; other stages need the logits.
+      // model/model_utils/liger_kernel.py: Liger's kernels with the fused linear cross-entropy for pt
+      // and sft; other stages need the logits (require_logits: Liger's cross_entropy on them instead).
       auto b = boolean(r, k, v);
-      if (b && *b && (stage == "pt" || stage == "sft")) r.read("loss.implementation", "fused", k);
-      else if (b && *b) r.unmodelled_key(k, v, "Liger's kernels without the fused loss (this stage needs the logits) save activations the estimate keeps");
-      else if (b) r.ignore(k, v, "off");
+      if (b) r.read("use_liger_kernel", *b, k);
+      if (b && *b && stage != "pt" && stage != "sft") {
+        r.read("loss.implementation", "full", k);
+        r.unmodelled_key(k, v, "Liger's cross-entropy kernel on the materialised logits (this stage needs them) is priced as the model's own loss");
+      }
     } else if (name == "optim") {
       read_hf_optim(r, k, v);
     } else if (name == "deepspeed") {

@@ -422,6 +422,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
        "batch.decoder_seq_length (the model is not encoder-decoder)");
   note(r.has("multimodal") && !(s.model.architecture && s.model.architecture->vision),
        "multimodal (the model has no vision tower)");
+  note(s.use_liger_kernel && !liger_applies(s.framework),
+       "use_liger_kernel (Liger patches Hugging Face transformers models; this framework builds its own)");
 }
 
 TrainingSetup parse_setup(const json& doc, Errors& errors) {
@@ -453,11 +455,12 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   set(s.selective_policy, r.choice("selective_policy", kSelective));
   s.checkpointed_layers = r.integer("checkpointed_layers", 0, 1e6);
   set(s.activation_offload, r.boolean("activation_offload"));
+  set(s.use_liger_kernel, r.boolean("use_liger_kernel"));
   if (const json* v = r.get("loss")) {
     ObjectReader l(*v, "loss", errors);
     s.loss.implementation = l.choice("implementation", kLoss);
     s.loss.logits_fp32 = l.boolean("logits_fp32");
-    set(s.loss.num_chunks, l.integer("num_chunks", 1, 1e6));
+    s.loss.num_chunks = l.integer("num_chunks", 1, 1e6);
     s.loss.held_logits = l.choice("held_logits", kHeldLogits);
     l.finish();
   }

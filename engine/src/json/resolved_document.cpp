@@ -79,6 +79,8 @@ std::string attention_origin(const TrainingSetup& s) {
 }
 
 std::string loss_origin(const TrainingSetup& s) {
+  if (s.use_liger_kernel && liger_applies(s.framework))
+    return framework_default("Liger-Kernel apply_liger_kernel_to_<model_type>: fused_linear_cross_entropy=True");
   switch (s.framework) {
     case Framework::torchtune: return framework_default("torchtune configs: CEWithChunkedOutputLoss, 8 chunks (pytorch/torchtune#1390)");
     case Framework::megatron: return framework_default("Megatron vocab-parallel cross-entropy, fp32 in place");
@@ -215,12 +217,13 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
   if (s.activation_checkpointing != Checkpointing::none)
     r.add("checkpointed_layers", s.checkpointed_layers.value_or(a->num_hidden_layers()), std::string(kEngineDefault) + " (every layer)");
   r.add("activation_offload", s.activation_offload, kEngineDefault);
+  r.add("use_liger_kernel", s.use_liger_kernel, kEngineDefault);
   r.add("attention", name_of(kAttention, s.attention), attention_origin(s));
   const FrameworkBehaviour b = framework_behaviour(s);
   const LossImplementation loss = s.loss.implementation.value_or(b.loss);
   r.add("loss.implementation", name_of(kLoss, loss), loss_origin(s));
   r.add("loss.logits_fp32", s.loss.logits_fp32.value_or(b.logits_fp32), loss_origin(s));
-  if (loss == LossImplementation::chunked) r.add("loss.num_chunks", s.loss.num_chunks, loss_origin(s));
+  if (loss == LossImplementation::chunked) r.add("loss.num_chunks", s.loss.num_chunks.value_or(kDefaultLossChunks), loss_origin(s));
   r.set("compile", compile_value(s), compile_origin(s, doc));
   r.add("make_vocab_size_divisible_by", make_vocab_size_divisible_by(s),
         s.framework == Framework::megatron ? framework_default("megatron/training/arguments.py --make-vocab-size-divisible-by 128")
