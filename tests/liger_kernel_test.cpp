@@ -69,26 +69,52 @@ TEST_CASE("Liger's SwiGLU backward writes the gate and up gradients in place", "
 
 TEST_CASE("Liger's fused linear cross-entropy chunks the tokens by V / h", "[liger][loss]") {
   // V = 128,256, h = 4,096: ceil(V / h) = 32; T = 8,192: chunks of next_pow2(ceil(8192 / 32)) = 256
-  // rows. Forward: the chunk's bf16 logits and their fp32 copy 256 x 128,256 x (2 + 4)
-  // = 197,001,216 B, the input gradient 8,192 x 4,096 x 2 = 67,108,864 B, the fp32 per-token loss
-  // 8,192 x 4 = 32,768 B, and for full fine-tuning the head's gradient 128,256 x 4,096 x 2
-  // = 1,050,673,152 B. Backward keeps the two gradients.
+  // rows. Forward: the chunk's bf16 logits (their gradient written in place) 256 x 128,256 x 2
+  // = 65,667,072 B, the input gradient 8,192 x 4,096 x 2 = 67,108,864 B and the fp32 per-token loss
+  // 8,192 x 4 = 32,768 B: 132,808,704 B. Full fine-tuning adds the head's bf16 gradient
+  // 128,256 x 4,096 x 2 = 1,050,673,152 B and, while a chunk is accumulated into it, the [V, h]
+  // product and its fp32 copy 128,256 x 4,096 x (2 + 4) = 3,152,019,456 B: 4,335,501,312 B.
+  // Backward keeps the two gradients.
   const LossMemory lora = loss_of(llama(R"("method": "lora", "use_liger_kernel": true)"));
-  CHECK(lora.forward_transient == Approx(197001216.0 + 67108864.0 + 32768.0).epsilon(1e-12));
+  CHECK(lora.forward_transient == Approx(132808704.0).epsilon(1e-12));
   CHECK(lora.backward_transient == Approx(67108864.0).epsilon(1e-12));
   const LossMemory full = loss_of(llama(R"("use_liger_kernel": true)"));
-  CHECK(full.forward_transient == Approx(197001216.0 + 67108864.0 + 32768.0 + 1050673152.0).epsilon(1e-12));
+  CHECK(full.forward_transient == Approx(4335501312.0).epsilon(1e-12));
   CHECK(full.backward_transient == Approx(67108864.0 + 1050673152.0).epsilon(1e-12));
-  // T = 262,144: chunks of next_pow2(8192) = 8,192 rows: 8,192 x 128,256 x 6 = 6,304,038,912 B of
-  // logits, where a fixed 8 chunks at 16 bytes per logit would price 2 x 262,144 x 128,256
-  // = 67,243,081,728 B.
+  // LoRA that trains the head (modules_to_save) computes its gradient the same way.
+  const LossMemory saved = loss_of(llama(R"("method": "lora", "lora": {"modules_to_save": ["lm_head"]}, "use_liger_kernel": true)"));
+  CHECK(saved.forward_transient == Approx(4335501312.0).epsilon(1e-12));
+  // T = 262,144: chunks of next_pow2(8192) = 8,192 rows: 8,192 x 128,256 x 2 = 2,101,346,304 B of
+  // logits + 262,144 x 4,096 x 2 = 2,147,483,648 B + 262,144 x 4 = 1,048,576 B, where a fixed 8
+  // chunks at 16 bytes per logit would price 2 x 262,144 x 128,256 = 67,243,081,728 B.
   const LossMemory longer = loss_of(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "use_liger_kernel": true,
     "batch": {"micro_batch_size": 1, "seq_length": 262144}})");
-  CHECK(longer.forward_transient == Approx(6304038912.0 + 262144.0 * 4096 * 2 + 262144.0 * 4).epsilon(1e-12));
+  CHECK(longer.forward_transient == Approx(4249878528.0).epsilon(1e-12));
   // A kernel that chunks by count (loss.num_chunks given) keeps unsloth's 16 bytes per chunk logit.
   const LossMemory counted = loss_of(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "use_liger_kernel": true,
     "loss": {"num_chunks": 8}, "batch": {"micro_batch_size": 1, "seq_length": 262144}})");
   CHECK(counted.forward_transient == Approx(67243081728.0).epsilon(1e-12));
+}
+
+TEST_CASE("Liger has no kernels for GPT-2: use_liger_kernel changes nothing and is reported", "[liger][ignored]") {
+  // monkey_patch.py @ead96b6 MODEL_TYPE_TO_APPLY_LIGER_FN has no "gpt2".
+  const std::string gpt2 = R"({"model": {"preset": "gpt2"}, "batch": {"micro_batch_size": 1, "seq_length": 512}})";
+  const std::string with = R"({"model": {"preset": "gpt2"}, "use_liger_kernel": true, "batch": {"micro_batch_size": 1, "seq_length": 512}})";
+  CHECK(*estimate_from(with).per_gpu.peak == *estimate_from(gpt2).per_gpu.peak);
+  const TrainingSetup s = setup_from(with);
+  REQUIRE(s.ignored_fields.size() == 1);
+  CHECK(s.ignored_fields[0].rfind("use_liger_kernel", 0) == 0);
+}
+
+TEST_CASE("Under DPO Liger's kernels apply but its fused loss does not: TRL's trainers need the logits", "[liger][rlhf]") {
+  // The loss the policy is priced with is the one without Liger (transformers' full loss here);
+  // the per-layer activations are Liger's.
+  const std::string dpo = R"("method": "lora", "rlhf": {"algorithm": "dpo"})";
+  const Estimate plain = estimate_from(llama(dpo));
+  const Estimate liger = estimate_from(llama(dpo + R"(, "use_liger_kernel": true)"));
+  const Estimate liger_loss_full = estimate_from(llama(dpo + R"(, "use_liger_kernel": true, "loss": {"implementation": "full"})"));
+  CHECK(*liger.per_gpu.peak == *liger_loss_full.per_gpu.peak);
+  CHECK(*liger.per_gpu.activations < *plain.per_gpu.activations);
 }
 
 TEST_CASE("use_liger_kernel is reported as without effect where the framework builds its own model", "[liger][ignored]") {

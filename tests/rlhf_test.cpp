@@ -1,6 +1,7 @@
 // Multi-model RLHF budgets: DPO, PPO, GRPO.
 #include "test_support.hpp"
 
+#include "trainmem/explain.hpp"
 #include "trainmem/rlhf.hpp"
 
 using namespace trainmem;
@@ -228,4 +229,31 @@ TEST_CASE("colocated vLLM's weight sync under ZeRO-3: one parameter at a time, t
   const auto lora = estimate_from(doc(std::string(R"("method": "lora", )") + rest));
   CHECK(*lora.per_gpu.peak_allocated ==
         Approx(lora.per_gpu.model_states + share + role(lora, "policy")->parameters * 2).epsilon(1e-12));
+}
+
+TEST_CASE("a colocated vLLM share below the policy's weights is named: vLLM cannot load the model", "[rlhf][vllm][warnings]") {
+  // Qwen2.5-7B (7,615,616,512 parameters) in bf16: 15,231,233,024 B of weights; 0.15 of an H100
+  // SXM's 85,520,809,984 B is 12,828,121,497.6 B.
+  const std::string doc = R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora", "gpu": "h100-sxm-80gb",
+    "rlhf": {"algorithm": "grpo", "rollout": {"use_vllm": true, "vllm_gpu_memory_utilization": SHARE}}})";
+  auto warnings_at = [&](const std::string& share) {
+    std::string d = doc;
+    d.replace(d.find("SHARE"), 5, share);
+    const TrainingSetup s = trainmem::test::setup_from(d);
+    return estimate_warnings(s, estimate(s));
+  };
+  auto param = [](const Warning& w, const std::string& key) {
+    for (const auto& [k, v] : w.params.values)
+      if (k == key) return std::get<double>(v);
+    return -1.0;
+  };
+  bool found = false;
+  for (const auto& w : warnings_at("0.15")) {
+    if (w.code != "vllm_share_below_weights") continue;
+    found = true;
+    CHECK(param(w, "weights") == 15231233024.0);
+    CHECK(param(w, "bytes") == Approx(12828121497.6));
+  }
+  CHECK(found);
+  for (const auto& w : warnings_at("0.3")) CHECK(w.code != "vllm_share_below_weights");
 }

@@ -188,3 +188,16 @@ TEST_CASE("GRPO with colocated vLLM: sleep mode, the share its generation batch 
     }
   }
 }
+
+TEST_CASE("GRPO and DPO get LoRA and QLoRA suggestions too", "[suggestions][rlhf]") {
+  // A full Llama-3.1-8B GRPO policy with colocated vLLM on one H100: model states alone (16 B per
+  // parameter, 128 GB) do not fit; LoRA drops them to the bf16 weights.
+  const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "h100-sxm-80gb",
+    "batch": {"micro_batch_size": 4, "seq_length": 1024, "gradient_accumulation_steps": 2},
+    "rlhf": {"algorithm": "grpo", "rollout": {"use_vllm": true, "vllm_gpu_memory_utilization": 0.9, "max_new_tokens": 1024}}})");
+  const json out = estimate_doc(doc);
+  REQUIRE(out["verdict"] == "does_not_fit");
+  const auto c = codes(out);
+  CHECK(has(c, "lora"));
+  CHECK(has(c, "qlora"));
+}

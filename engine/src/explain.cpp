@@ -8,7 +8,9 @@
 
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/message_codes.hpp"
+#include "trainmem/number_text.hpp"
 #include "trainmem/precision.hpp"
+#include "trainmem/rlhf.hpp"
 
 namespace trainmem {
 
@@ -129,6 +131,13 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::eight_bit_small_tensors,
                  "bitsandbytes keeps 32-bit state for tensors under 4096 elements (min_8bit_size)",
                  {{"min_8bit_size", 4096.0}}});
+  // vLLM sizes its pool to the share and loads the weights into it: a share below them cannot start.
+  if (const auto weights = vllm_weight_bytes(s); weights && e.rollout_vllm_bytes && *weights > *e.rollout_vllm_bytes)
+    w.push_back({warning_code::vllm_share_below_weights,
+                 "rlhf.rollout.vllm_gpu_memory_utilization " + number_text(s.rlhf->vllm_gpu_memory_utilization) + " gives vLLM " +
+                     grouped(*e.rollout_vllm_bytes) + " bytes, less than the policy's " + grouped(*weights) +
+                     " bytes of weights: vLLM cannot load the model (raise the share, or run vLLM as a server)",
+                 {{"share", s.rlhf->vllm_gpu_memory_utilization}, {"bytes", *e.rollout_vllm_bytes}, {"weights", *weights}}});
   if (s.precision.fp8_compute)
     w.push_back({warning_code::fp8_not_a_saving,
                           "FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 "

@@ -1,8 +1,23 @@
 #include "trainmem/framework_defaults.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 namespace trainmem {
 
-bool liger_applies(Framework f) { return f != Framework::megatron && f != Framework::torchtitan && f != Framework::torchtune; }
+bool liger_applies(const TrainingSetup& s) {
+  if (s.framework == Framework::megatron || s.framework == Framework::torchtitan || s.framework == Framework::torchtune) return false;
+  if (!s.model.architecture) return false;
+  static const char* const kLigerModelTypes[] = {
+      "deepseek_v4", "gemma", "gemma2", "gemma3_text", "gemma3", "gemma4_text", "gemma4", "glm4", "glm4v", "glm4v_moe", "gpt_oss",
+      "internvl", "llama", "llama4_text", "llama4", "llava", "granite", "mllama", "mllama_text_model", "ministral", "mistral",
+      "mixtral", "nemotron", "olmo2", "pixtral", "olmo3", "qwen2", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl",
+      "qwen2_5_vl_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_text",
+      "qwen3_vl_moe", "qwen3_vl_moe_text", "smollm3", "phi3", "paligemma", "falcon_h1", "smolvlm", "hunyuan_v1_dense",
+      "hunyuan_v1_moe", "exaone4"};
+  const std::string& type = s.model.architecture->model_type;
+  return std::any_of(std::begin(kLigerModelTypes), std::end(kLigerModelTypes), [&](const char* t) { return type == t; });
+}
 
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   FrameworkBehaviour b;
@@ -35,9 +50,9 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
     b.unfused_rms_norm = false;
     b.unfused_gated_activation = false;
   }
-  if (s.use_liger_kernel && liger_applies(s.framework)) {
+  if (s.use_liger_kernel && liger_applies(s)) {
     // Liger-Kernel's defaults (linkedin/Liger-Kernel src/liger_kernel/transformers/monkey_patch.py
-    // @7ff9e2e, apply_liger_kernel_to_llama: rms_norm, swiglu, rope and
+    // @ead96b6, apply_liger_kernel_to_llama: rms_norm, swiglu, rope and
     // fused_linear_cross_entropy True). LigerRMSNormFunction keeps its input and the fp32 rstd per
     // row (ops/rms_norm.py @43c5fe1: save_for_backward(X, W, RSTD)); LigerSiLUMulFunction keeps
     // gate and up and recomputes silu(gate) in backward (ops/swiglu.py @3baaa6b); the fused linear

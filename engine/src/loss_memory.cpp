@@ -22,14 +22,31 @@ struct LigerLoss {
   double forward = 0, backward = 0;  // bytes
 };
 
+// Whether the LM head's weight trains: full fine-tuning, or a PEFT modules_to_save that names the
+// head (or, for a tied head, the embedding it shares).
+bool head_trains(const TrainingSetup& s, const Architecture& a) {
+  if (s.method == Method::full) return true;
+  if (!uses_adapters(s.method)) return false;
+  const std::string& head = a.lm_head_params == 0 ? std::string("embed_tokens") : a.lm_head_module;
+  const auto& saved = s.lora.modules_to_save;
+  return std::find(saved.begin(), saved.end(), head) != saved.end();
+}
+
 // Liger's fused linear cross-entropy over `tokens` rows of width h into `vocab` logits (see the
 // header): the working set at the end of forward, and what it keeps into backward.
-LigerLoss liger_fused_loss(const TrainingSetup& s, double tokens, double vocab, double h, double A) {
+LigerLoss liger_fused_loss(const TrainingSetup& s, const Architecture& a, double tokens, double vocab, double h, double A) {
   const double chunk = std::min(tokens, next_power_of_two(std::ceil(tokens / std::ceil(vocab / h))));
   const double input_gradient = tokens * h * A;
-  const double weight_gradient = s.method == Method::full ? vocab * h * dtype_bytes(resolve_precision(s).param_dtype) : 0.0;
   const double loss_per_token = tokens * kFp32Bytes;  // loss_1d, fp32
-  return {chunk * vocab * (kFp32Bytes + A) + input_gradient + weight_gradient + loss_per_token, input_gradient + weight_gradient};
+  double weight_gradient = 0, weight_update = 0;
+  if (head_trains(s, a)) {
+    const double weight_bytes = dtype_bytes(resolve_precision(s).param_dtype);
+    weight_gradient = vocab * h * weight_bytes;
+    // grad_weight += torch.mm(grad_logits.t(), input).float(): the [V, h] product and its fp32
+    // copy, unless the gradient is fp32 (addmm into it with out_dtype).
+    if (weight_bytes < kFp32Bytes) weight_update = vocab * h * (A + kFp32Bytes);
+  }
+  return {chunk * vocab * A + input_gradient + loss_per_token + weight_gradient + weight_update, input_gradient + weight_gradient};
 }
 }  // namespace
 
@@ -86,7 +103,7 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
       if (s.loss.num_chunks) {
         fwd = bwd = kFusedBytesPerLogit / n;
       } else {
-        const LigerLoss liger = liger_fused_loss(s, logit_tokens, m.logits_elements / logit_tokens, h, A);
+        const LigerLoss liger = liger_fused_loss(s, a, logit_tokens, m.logits_elements / logit_tokens, h, A);
         fwd = liger.forward / m.logits_elements;
         bwd = liger.backward / m.logits_elements;
       }

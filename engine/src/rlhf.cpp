@@ -90,16 +90,19 @@ bool uses_colocated_vllm(const TrainingSetup& s) {
   return s.rlhf && s.rlhf->algorithm == RlhfAlgorithm::grpo && s.rlhf->colocated && s.rlhf->use_vllm;
 }
 
+std::optional<double> vllm_weight_bytes(const TrainingSetup& s) {
+  if (!uses_colocated_vllm(s) || !s.model.architecture) return std::nullopt;
+  return static_cast<double>(count_parameters(s).total) * dtype_bytes(resolve_precision(s).compute_dtype);
+}
+
 std::optional<double> vllm_share_for_generation_batch(const TrainingSetup& s) {
-  if (!uses_colocated_vllm(s) || !s.gpu || !s.model.architecture) return std::nullopt;
+  const std::optional<double> weights = vllm_weight_bytes(s);
+  if (!weights || !s.gpu) return std::nullopt;
   const Architecture& a = *s.model.architecture;
   const Dtype dtype = resolve_precision(s).compute_dtype;
-  // vLLM loads the whole model in each process (TRL's colocate mode passes tensor_parallel_size =
-  // vllm_tensor_parallel_size, default 1: one copy per process).
-  const double weights = static_cast<double>(count_parameters(s).total) * dtype_bytes(dtype);
   const double tokens = static_cast<double>(prompt_tokens(s) + s.rlhf->max_new_tokens);
   const double kv = kv_cache_bytes(a, static_cast<double>(generated_sequences(s)), tokens, dtype, 1.0);
-  const double share = std::ceil((weights + kv) / vllm_device_bytes(*s.gpu) * 100.0) / 100.0;
+  const double share = std::ceil((*weights + kv) / vllm_device_bytes(*s.gpu) * 100.0) / 100.0;
   if (!std::isfinite(share) || share > 1.0) return std::nullopt;
   return std::max(share, 0.01);
 }
@@ -112,6 +115,14 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
 
   // The policy, trained on what the algorithm feeds it: prompt + completion sequences.
   TrainingSetup policy_setup = sub_setup(s, std::nullopt);
+  // TRL's trainers call the model without labels and compute their losses on its logits, so
+  // Liger's patched forward returns them: its fused loss never runs (TRL's separate use_liger_loss
+  // would fuse the trainers' own losses). Its RMSNorm and SwiGLU still apply.
+  if (policy_setup.use_liger_kernel && !policy_setup.loss.implementation) {
+    TrainingSetup without = policy_setup;
+    without.use_liger_kernel = false;
+    policy_setup.loss.implementation = framework_behaviour(without).loss;
+  }
   if (rl.algorithm == RlhfAlgorithm::dpo) {
     policy_setup.batch.micro_batch_size *= 2;  // chosen + rejected
   } else {

@@ -52,10 +52,12 @@ struct FrameworkBehaviour {
 // The behaviour of the setup's framework, sharding engine, compile scope and Liger kernels.
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
 
-// Whether use_liger_kernel can apply: Liger patches Hugging Face transformers model classes (the
-// HF Trainer and the loops of "fsdp" and "deepspeed" over them); Megatron, torchtitan and torchtune
-// build their own models.
-bool liger_applies(Framework f);
+// Whether use_liger_kernel applies to the setup: Liger patches Hugging Face transformers model
+// classes (the HF Trainer and the loops of "fsdp" and "deepspeed" over them; Megatron, torchtitan
+// and torchtune build their own models) of the model types it has kernels for
+// (linkedin/Liger-Kernel src/liger_kernel/transformers/monkey_patch.py @ead96b6,
+// MODEL_TYPE_TO_APPLY_LIGER_FN; for any other type transformers' Trainer logs that no kernels apply).
+bool liger_applies(const TrainingSetup& s);
 
 // parallel.sharding_engine when not given: DeepSpeed and Megatron shard with their own engines;
 // torchtune (recipes since v0.2, training/_distributed.py shard_model) and torchtitan

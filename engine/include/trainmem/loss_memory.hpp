@@ -16,11 +16,13 @@
 //     chunk's gradient at a time: forward A, backward A + A/n
 //   fused linear cross-entropy: no full logits. Chunked as Liger-Kernel chunks it (the kernel
 //     transformers' use_liger_kernel, axolotl and LLaMA-Factory apply; linkedin/Liger-Kernel
-//     src/liger_kernel/ops/fused_linear_cross_entropy.py @e11c2d6): rows of
-//     c = next_pow2(ceil(T / ceil(V / h))) tokens, each chunk's logits in A bytes and their fp32
-//     copy (4) while the kernel writes their gradient in place: c x V x (4 + A); beside them the
-//     [T, h] input gradient (A) and, when the head trains, its [V, h] weight gradient (parameter
-//     dtype), both computed in forward and kept into backward. With loss.num_chunks given (a
+//     src/liger_kernel/ops/fused_linear_cross_entropy.py @ead96b6): rows of
+//     c = next_pow2(ceil(T / ceil(V / h))) tokens, each chunk's logits in A bytes, whose gradient
+//     the kernel writes in place: c x V x A; beside them the [T, h] input gradient (A), the fp32
+//     per-token loss and, when the head trains (full fine-tuning, or modules_to_save naming it), its
+//     [V, h] weight gradient in the parameter dtype, both gradients computed in forward and kept
+//     into backward; a 16-bit weight gradient is accumulated through a [V, h] product and its fp32
+//     copy (V x h x (A + 4)). With loss.num_chunks given (a
 //     kernel that chunks by count, as unsloth's does): 16 bytes per logit of one chunk
 //     (unslothai/unsloth#7203, maintainer figure), 16/n
 // With loss.logits_positions (GRPO, rlhf.hpp) the head computes logits for that many positions per

@@ -43,6 +43,7 @@ inline constexpr const char* image_size_assumed = "image_size_assumed";
 inline constexpr const char* ssm_fused_kernels = "ssm_fused_kernels";
 inline constexpr const char* time_unavailable = "time_unavailable";
 inline constexpr const char* above_2_53 = "above_2_53";
+inline constexpr const char* vllm_share_below_weights = "vllm_share_below_weights";
 }  // namespace warning_code
 
 // Why an answer of `solve` (solver.hpp, calibration.hpp) or its strategy search
@@ -140,6 +141,8 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::ssm_fused_kernels, MessageKind::warning, ""},
     {warning_code::time_unavailable, MessageKind::warning, "reason"},
     {warning_code::above_2_53, MessageKind::warning, "fields"},
+    // bytes: vLLM's pool (the share of the device); weights: its copy of the policy.
+    {warning_code::vllm_share_below_weights, MessageKind::warning, "share bytes weights"},
     // Solve and strategy-search reasons (solver.cpp, calibration.cpp, strategy_search.cpp). Bytes
     // in bytes (model_states, headroom, freed); step_time_increase a fraction of the step without
     // recompute; include_offload "true" or "false".

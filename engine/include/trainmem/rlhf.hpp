@@ -35,6 +35,11 @@ Estimate estimate_rlhf(const TrainingSetup& setup);
 // GRPOTrainer runs vLLM (PPOTrainer has no vLLM path: trl/trainer/grpo_config.py @f2cd577).
 bool uses_colocated_vllm(const TrainingSetup& setup);
 
+// Colocated vLLM's copy of the whole policy in the compute dtype, bytes (TRL's colocate mode loads
+// the model in each process: vllm_tensor_parallel_size defaults to 1). nullopt without colocated
+// vLLM or an architecture.
+std::optional<double> vllm_weight_bytes(const TrainingSetup& setup);
+
 // The smallest vllm_gpu_memory_utilization (a fraction of the device's total memory, rounded up to
 // a hundredth) whose pool holds colocated vLLM's copy of the whole policy in the compute dtype and
 // the KV cache of the whole generation batch at once: the sequences one process generates (see

@@ -165,7 +165,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   c.set("attn_implementation", s.attention == AttentionImplementation::flash  ? "flash_attention_2"
                                : s.attention == AttentionImplementation::sdpa ? "sdpa"
                                                                               : "eager");
-  if (s.use_liger_kernel && liger_applies(s.framework)) {
+  if (s.use_liger_kernel && liger_applies(s)) {
     // LigerPlugin applies each kernel its flag names (integrations/liger/args.py); the fused linear
     // cross-entropy is the loss use_liger_kernel defaults to.
     ConfigValue::Array plugins;
@@ -180,7 +180,7 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     // Without the fused loss the plugin leaves the model's own (full) loss.
     if (s.loss.implementation && loss != LossImplementation::chunked) out.carried.push_back("loss.implementation");
   }
-  if (s.loss.implementation == LossImplementation::fused && !(s.use_liger_kernel && liger_applies(s.framework))) {
+  if (s.loss.implementation == LossImplementation::fused && !(s.use_liger_kernel && liger_applies(s))) {
     // Cut cross-entropy never materialises the logits (integrations/cut_cross_entropy).
     ConfigValue::Array plugins;
     plugins.emplace_back("axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin");

@@ -79,7 +79,7 @@ std::string attention_origin(const TrainingSetup& s) {
 }
 
 std::string loss_origin(const TrainingSetup& s) {
-  if (s.use_liger_kernel && liger_applies(s.framework))
+  if (s.use_liger_kernel && liger_applies(s))
     return framework_default("Liger-Kernel apply_liger_kernel_to_<model_type>: fused_linear_cross_entropy=True");
   switch (s.framework) {
     case Framework::torchtune: return framework_default("torchtune configs: CEWithChunkedOutputLoss, 8 chunks (pytorch/torchtune#1390)");

@@ -86,7 +86,7 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
   constexpr std::int64_t kShortestSuggested = 512;
   if (arch && s.batch.seq_length && *s.batch.seq_length >= 2 * kShortestSuggested)
     out.push_back({"shorter_sequence", {{"batch", {{"seq_length", *s.batch.seq_length / 2}}}}, {{"seq_length", *s.batch.seq_length / 2}}});
-  if (arch && adapters_available(s.framework) && !s.rlhf) {
+  if (arch && adapters_available(s.framework)) {
     if (s.method == Method::full || s.method == Method::freeze) out.push_back({"lora", {{"method", "lora"}}, json::object()});
     if (s.method != Method::qlora && bitsandbytes_available(s.framework)) out.push_back({"qlora", {{"method", "qlora"}}, json::object()});
   }
