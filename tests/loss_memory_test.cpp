@@ -82,3 +82,14 @@ TEST_CASE("logits the training loop holds stay alive in every phase of the step"
   CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "fsdp")").held == 1244659712.0);
   CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "deepspeed")").held == 1244659712.0);
 }
+
+TEST_CASE("a chunk holds at least one token: more chunks than tokens price one row each", "[loss]") {
+  // T = 64 tokens, V = 151,936, 1,000,000 chunks asked: 64 chunks of one row, 16 B x 151,936
+  // = 2,430,976 B for a count-chunked fused loss.
+  const auto m = loss_for(kQwenVocab, R"("batch": {"seq_length": 64}, "loss": {"implementation": "fused", "num_chunks": 1000000})");
+  CHECK(m.forward_transient == 2430976.0);
+  // And a count given to the full loss is reported as without effect.
+  const TrainingSetup s = setup_from(R"({"model": {"hf_config": )" + kQwenVocab + R"(}, "loss": {"implementation": "full", "num_chunks": 4}})");
+  REQUIRE(s.ignored_fields.size() == 1);
+  CHECK(s.ignored_fields[0].rfind("loss.num_chunks", 0) == 0);
+}

@@ -72,7 +72,8 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   m.logits_elements = logit_tokens * static_cast<double>(padded_vocab_size(s, a.vocab_size)) / tp;
   const LossImplementation impl = s.loss.implementation.value_or(f.loss);
   const bool fp32 = s.loss.logits_fp32.value_or(f.logits_fp32);
-  const double n = static_cast<double>(s.loss.num_chunks.value_or(kDefaultLossChunks));
+  // A chunk holds at least one token's row: more chunks than tokens are that many.
+  const double n = std::min(static_cast<double>(s.loss.num_chunks.value_or(kDefaultLossChunks)), std::max(1.0, logit_tokens));
   double fwd = 0, bwd = 0;
   switch (impl) {
     case LossImplementation::full:

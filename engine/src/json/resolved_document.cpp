@@ -224,6 +224,7 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
   r.add("loss.implementation", name_of(kLoss, loss), loss_origin(s));
   r.add("loss.logits_fp32", s.loss.logits_fp32.value_or(b.logits_fp32), loss_origin(s));
   if (loss == LossImplementation::chunked) r.add("loss.num_chunks", s.loss.num_chunks.value_or(kDefaultLossChunks), loss_origin(s));
+  else if (loss == LossImplementation::fused && s.loss.num_chunks) r.add("loss.num_chunks", *s.loss.num_chunks, loss_origin(s));
   r.set("compile", compile_value(s), compile_origin(s, doc));
   r.add("make_vocab_size_divisible_by", make_vocab_size_divisible_by(s),
         s.framework == Framework::megatron ? framework_default("megatron/training/arguments.py --make-vocab-size-divisible-by 128")
