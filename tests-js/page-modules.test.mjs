@@ -113,7 +113,7 @@ test('every suggestion the engine makes has words (and so, by the test above, Ch
       assert.ok(!text.startsWith('s_') && !/[{}]/.test(text), s.code + ': ' + text);
     }
   }
-  for (const code of ['checkpointing', 'chunked_loss', 'fused_loss', 'zero_stage', 'more_gpus', 'offload_optimizer', 'offload_fsdp',
+  for (const code of ['checkpointing', 'chunked_loss', 'fused_loss', 'liger_kernel', 'zero_stage', 'more_gpus', 'offload_optimizer', 'offload_fsdp',
     'activation_offload', 'vllm_sleep_mode', 'vllm_memory_share', 'vllm_server']) assert.ok(seen.has(code), code);
 });
 

@@ -87,6 +87,19 @@ TEST_CASE("Never a change already on, never one impossible for the setup", "[sug
     CHECK(!has(c, "qlora"));
     CHECK(has(c, "smaller_micro_batch"));
   }
+  SECTION("Liger's kernels where they apply: a Llama under the HF Trainer, never under torchtune or for GPT-2") {
+    CHECK(has(codes(estimate_doc(kTooBig)), "liger_kernel"));
+    json tune = kTooBig;
+    tune["framework"] = "torchtune";
+    CHECK(!has(codes(estimate_doc(tune)), "liger_kernel"));
+    json gpt2 = kTooBig;
+    gpt2["model"]["preset"] = "gpt2";
+    gpt2["gpu"] = "t4-16gb";
+    gpt2["batch"] = json::parse(R"({"micro_batch_size": 64, "seq_length": 1024})");
+    const json out = estimate_doc(gpt2);
+    REQUIRE(out["verdict"] != "fits");
+    CHECK(!has(codes(out), "liger_kernel"));
+  }
   SECTION("torchtitan has no adapters and DeepSpeed no bitsandbytes optimizer") {
     json titan = kTooBig;
     titan["framework"] = "torchtitan";
