@@ -135,8 +135,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   if (const auto weights = vllm_weight_bytes(s); weights && e.rollout_vllm_bytes && *weights > *e.rollout_vllm_bytes)
     w.push_back({warning_code::vllm_share_below_weights,
                  "rlhf.rollout.vllm_gpu_memory_utilization " + number_text(s.rlhf->vllm_gpu_memory_utilization) + " gives vLLM " +
-                     grouped(*e.rollout_vllm_bytes) + " bytes, less than the policy's " + grouped(*weights) +
-                     " bytes of weights: vLLM cannot load the model (raise the share, or run vLLM as a server)",
+                     bytes(*e.rollout_vllm_bytes) + ", less than the policy's " + bytes(*weights) + " of weights: vLLM cannot load the model (raise the share, or run vLLM as a server)",
                  {{"share", s.rlhf->vllm_gpu_memory_utilization}, {"bytes", *e.rollout_vllm_bytes}, {"weights", *weights}}});
   if (s.precision.fp8_compute)
     w.push_back({warning_code::fp8_not_a_saving,

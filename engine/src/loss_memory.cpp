@@ -69,7 +69,8 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   // positions the head computes (all, or the last logits_positions of each sequence).
   const double logit_tokens =
       s.loss.logits_positions ? tokens * std::min(1.0, static_cast<double>(*s.loss.logits_positions) / seq) : tokens;
-  m.logits_elements = logit_tokens * static_cast<double>(padded_vocab_size(s, a.vocab_size)) / tp;
+  const double vocab = static_cast<double>(padded_vocab_size(s, a.vocab_size)) / tp;
+  m.logits_elements = logit_tokens * vocab;
   const LossImplementation impl = s.loss.implementation.value_or(f.loss);
   const bool fp32 = s.loss.logits_fp32.value_or(f.logits_fp32);
   // A chunk holds at least one token's row: more chunks than tokens are that many.
@@ -104,7 +105,7 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
       if (s.loss.num_chunks) {
         fwd = bwd = kFusedBytesPerLogit / n;
       } else {
-        const LigerLoss liger = liger_fused_loss(s, a, logit_tokens, m.logits_elements / logit_tokens, h, A);
+        const LigerLoss liger = liger_fused_loss(s, a, logit_tokens, vocab, h, A);
         fwd = liger.forward / m.logits_elements;
         bwd = liger.backward / m.logits_elements;
       }

@@ -50,11 +50,7 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
       out.push_back({"fused_loss", {{"loss", {{"implementation", "fused"}}}}, json::object()});
   }
   // Liger's kernels where they apply to this model (its RMSNorm, SwiGLU and fused loss together).
-  if (arch && !s.use_liger_kernel) {
-    TrainingSetup with = s;
-    with.use_liger_kernel = true;
-    if (liger_applies(with)) out.push_back({"liger_kernel", {{"use_liger_kernel", true}}, json::object()});
-  }
+  if (arch && !s.use_liger_kernel && liger_applies(s)) out.push_back({"liger_kernel", {{"use_liger_kernel", true}}, json::object()});
   if (adam_family(s.precision.optimizer) && bitsandbytes_available(s.framework) && p.offload_optimizer == OffloadTarget::none) {
     out.push_back({"eight_bit_optimizer", {{"precision", {{"optimizer", "adamw_8bit"}}}}, {{"optimizer", "adamw_8bit"}}});
     out.push_back({"paged_optimizer", {{"precision", {{"optimizer", "paged_adamw_8bit"}}}}, {{"optimizer", "paged_adamw_8bit"}}});
