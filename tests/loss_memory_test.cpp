@@ -81,6 +81,14 @@ TEST_CASE("logits the training loop holds stay alive in every phase of the step"
   CHECK(loss_for(kQwenVocab, batch).held == 0);
   CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "fsdp")").held == 1244659712.0);
   CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "deepspeed")").held == 1244659712.0);
+  // A fused linear cross-entropy returns no logits (Liger's lce_forward leaves them None in
+  // training), so the same loops hold nothing: given as the loss or through Liger's patch.
+  CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "deepspeed", "loss": {"implementation": "fused"})").held == 0);
+  CHECK(loss_for(kQwenVocab, batch + R"(, "framework": "fsdp", "use_liger_kernel": true)").held == 0);
+  CHECK(loss_for(kQwenVocab, batch + R"(, "loss": {"implementation": "fused", "held_logits": "fp32"})").held == 0);
+  const TrainingSetup s = setup_from(R"({"model": {"hf_config": )" + kQwenVocab + R"(}, "loss": {"implementation": "fused", "held_logits": "fp32"}})");
+  REQUIRE(s.ignored_fields.size() == 1);
+  CHECK(s.ignored_fields[0].rfind("loss.held_logits", 0) == 0);
 }
 
 TEST_CASE("a chunk holds at least one token: more chunks than tokens price one row each", "[loss]") {

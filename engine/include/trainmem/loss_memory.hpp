@@ -31,7 +31,10 @@
 // Held logits (loss.held_logits): a loop that keeps the model output referenced keeps T x V / TP
 // logits alive in every phase of the step and into the next forward: A bytes per logit, or 4 when
 // the model's forward upcast them (transformers up to v4.45, modeling_llama.py
-// LlamaForCausalLM.forward: logits = logits.float()).
+// LlamaForCausalLM.forward: logits = logits.float()). A fused linear cross-entropy computes the
+// loss inside the model's forward from the hidden states and returns no logits, so none are held
+// (Liger-Kernel @ead96b6, src/liger_kernel/transformers/model/llama.py lce_forward: logits stay None
+// when skip_logits, which defaults to training with labels).
 #pragma once
 
 #include "trainmem/framework_defaults.hpp"
@@ -50,6 +53,10 @@ struct LossMemory {
   double logits_elements = 0;     // T x V on this GPU
   double held = 0;                // logits the loop keeps referenced, alive in every phase
 };
+
+// What the training loop keeps of the model output's logits (none under a fused loss, whose
+// forward returns none): loss.held_logits, else the framework's default.
+HeldLogits held_logits(const TrainingSetup& s, const FrameworkBehaviour& f);
 
 LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype compute, const FrameworkBehaviour& f);
 

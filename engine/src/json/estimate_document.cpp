@@ -424,6 +424,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
        "multimodal (the model has no vision tower)");
   note(s.loss.num_chunks && s.loss.implementation.value_or(framework_behaviour(s).loss) == LossImplementation::full,
        "loss.num_chunks (the loss is not chunked)");
+  note(s.loss.held_logits && s.loss.implementation.value_or(framework_behaviour(s).loss) == LossImplementation::fused,
+       "loss.held_logits (a fused loss returns no logits to hold)");
   note(s.use_liger_kernel && !liger_applies(s),
        "use_liger_kernel (Liger patches Hugging Face transformers models of the types it has kernels for; not this framework's or model's)");
 }

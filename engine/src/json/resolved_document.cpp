@@ -89,6 +89,12 @@ std::string loss_origin(const TrainingSetup& s) {
   }
 }
 
+// The loops that keep the model output referenced (framework_defaults.cpp).
+std::string held_logits_origin(const TrainingSetup& s) {
+  return s.framework == Framework::deepspeed ? framework_default("DeepSpeed-Chat step1_supervised_finetuning/main.py: outputs = model(**batch); model.backward(outputs.loss)")
+                                             : framework_default("accelerate examples/nlp_example.py: outputs = model(**batch); accelerator.backward(outputs.loss)");
+}
+
 std::string optimizer_implementation_origin(const TrainingSetup& s) {
   switch (s.framework) {
     case Framework::hf_trainer: return framework_default("HF Trainer adamw_torch: torch AdamW's foreach path (transformers v4.32-v4.55)");
@@ -225,6 +231,9 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
   r.add("loss.logits_fp32", s.loss.logits_fp32.value_or(b.logits_fp32), loss_origin(s));
   if (loss == LossImplementation::chunked) r.add("loss.num_chunks", s.loss.num_chunks.value_or(kDefaultLossChunks), loss_origin(s));
   else if (loss == LossImplementation::fused && s.loss.num_chunks) r.add("loss.num_chunks", *s.loss.num_chunks, loss_origin(s));
+  const HeldLogits held = held_logits(s, b);
+  if (loss == LossImplementation::fused) r.set("loss.held_logits", name_of(kHeldLogits, held), std::string(kEngineDefault) + " (a fused loss returns no logits)");
+  else r.add("loss.held_logits", name_of(kHeldLogits, held), held == HeldLogits::none ? std::string(kEngineDefault) : held_logits_origin(s));
   r.set("compile", compile_value(s), compile_origin(s, doc));
   r.add("make_vocab_size_divisible_by", make_vocab_size_divisible_by(s),
         s.framework == Framework::megatron ? framework_default("megatron/training/arguments.py --make-vocab-size-divisible-by 128")
