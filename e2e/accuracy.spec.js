@@ -40,8 +40,9 @@ for (const where of ['http', 'offline']) {
     await expect(first.locator('td').nth(4)).toHaveText((s > 0 ? '+' : s < 0 ? '−' : '±') + (Math.abs(s) * 100).toFixed(1) + '%');
     expect(data.figures.some((f) => f.group.startsWith('peak_per_gpu, source '))).toBe(true);
     expect(data.figures.some((f) => f.group.startsWith('peak_per_gpu, method '))).toBe(true);
-    // The band's coverage, counted here from the rows the program wrote.
-    const peaks = data.rows.filter((r) => r.measure === 'peak_per_gpu');
+    // The band's coverage of the handed peaks, counted here from the rows the program wrote.
+    const peaks = data.rows.filter((r) => r.measure === 'peak_per_gpu' && !r.outside);
+    expect(data.rows.filter((r) => r.outside).length).toBeGreaterThan(0);
     const inside = peaks.filter((r) => r.inside_band === true).length;
     expect(data.band).toMatchObject({ cases: peaks.length, inside });
     await expect(page.getByTestId('accuracy-band')).toContainText(`${inside} of ${peaks.length} measured peaks inside it`);
