@@ -24,9 +24,16 @@ TEST_CASE("the 7B example: ~14 GB of bf16 weights, a full optimizer checkpoint n
 TEST_CASE("ZeRO shards the optimizer files per rank; rank 0 writes the weights below ZeRO-3", "[checkpoint]") {
   const auto z2 = estimate_from(R"({"model": {"num_parameters": 8e9}, "parallel": {"world_size": 8, "zero_stage": 2}})");
   CHECK(z2.checkpoint.largest_rank_bytes == 16e9 + 96e9 / 8 + kMetadata);
+  // Full sharding under the HF Trainer's FSDP: accelerate v0.30+ upcasts the trainable bf16 weights to
+  // fp32 (huggingface/accelerate#2674), which are the master copy: 4 B of weights + 8 B of Adam
+  // moments per parameter, 8e9 x 12 = 96 GB in all, an eighth per rank.
   const auto z3 = estimate_from(R"({"model": {"num_parameters": 8e9}, "parallel": {"world_size": 8, "zero_stage": 3}})");
-  CHECK(z3.checkpoint.largest_rank_bytes == (16e9 + 96e9) / 8 + kMetadata);
-  CHECK(z3.checkpoint.training_state_bytes == 112e9 + 8 * kMetadata);
+  CHECK(z3.checkpoint.largest_rank_bytes == 96e9 / 8 + kMetadata);
+  CHECK(z3.checkpoint.training_state_bytes == 96e9 + 8 * kMetadata);
+  // DeepSpeed's ZeRO-3 keeps the bf16 weights beside the fp32 master: 8e9 x (2 + 12) = 112 GB.
+  const auto ds3 = estimate_from(R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(ds3.checkpoint.largest_rank_bytes == (16e9 + 96e9) / 8 + kMetadata);
+  CHECK(ds3.checkpoint.training_state_bytes == 112e9 + 8 * kMetadata);
 }
 
 TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (dreamzero0/dreamzero#90)", "[checkpoint][faults]") {

@@ -262,3 +262,30 @@ TEST_CASE("fp8 weights keep bf16 gradients unless grad_dtype says otherwise, wit
   const auto given = codes(fp32_grads);
   CHECK(std::count(given.begin(), given.end(), "fp8_weights_bf16_gradients") == 0);
 }
+
+TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 copy of the gradients in the step",
+          "[model_states][accelerate]") {
+  // Llama-3-8B (8,030,261,248 parameters) loaded in bf16, fully fine-tuned by the HF Trainer with
+  // --bf16 under FSDP FULL_SHARD on 4 GPUs. accelerate v0.30+ (huggingface/accelerate#2674) upcasts
+  // the trainable flat parameters to fp32: fp32 weights (4 B) that are their own master, fp32
+  // gradients (4 B), Adam moments (8 B): 16 B x 8,030,261,248 / 4 = 32,121,044,992 B of states.
+  // The step: torch's foreach AdamW (adamw_torch) takes one fp32 temporary per element of the rank's
+  // partition, 8,030,261,248 / 4 x 4 B = 8,030,261,248 B, and no gradient needs an fp32 copy:
+  // 40,151,306,240 B.
+  const std::string base = R"({"model": {"preset": "llama-3-8b"}, "batch": {"seq_length": 512}, "activation_checkpointing": "full",
+    "parallel": {"world_size": 4, "zero_stage": 3})";
+  const auto upcast = estimate_from(base + "}");
+  CHECK(upcast.bytes_per_param.param == 4);
+  CHECK(upcast.bytes_per_param.grad == 4);
+  CHECK(upcast.bytes_per_param.optimizer == 8);
+  CHECK(upcast.per_gpu.model_states == 32121044992.0);
+  CHECK(upcast.per_gpu.phases->optimizer_step == 40151306240.0);
+  // A 16-bit gradient given describes accelerate before v0.30: bf16 weights and gradients beside an
+  // fp32 master (2 + 2 + 12 B, the same 32,121,044,992 B), and the step upcasts each gradient of the
+  // partition to fp32 as well: + 8,030,261,248 B = 48,181,567,488 B.
+  const auto kept = estimate_from(base + R"(, "precision": {"grad_dtype": "bf16"}})");
+  CHECK(kept.per_gpu.model_states == 32121044992.0);
+  CHECK(kept.per_gpu.phases->optimizer_step == 48181567488.0);
+  // DeepSpeed's ZeRO-3 keeps its own layout (bf16 weights, an fp32 master): no upcast.
+  CHECK(estimate_from(base + R"(, "framework": "deepspeed"})").bytes_per_param.param == 2);
+}

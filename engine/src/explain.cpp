@@ -186,7 +186,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   const ResolvedPrecision precision = resolve_precision(s);
   out.push_back({"optimizer_states",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_o " + number(e.bytes_per_param.optimizer) +
-                     (precision.master_weights ? " B (moments + fp32 master)" : " B (moments)") + shard_o + " = " + bytes(g.optimizer_states) +
+                     (precision.master_weights && !precision.trainable_upcast_to_fp32 ? " B (moments + fp32 master)" : " B (moments)") + shard_o + " = " + bytes(g.optimizer_states) +
                      (s.parallel.offload_optimizer != OffloadTarget::none ? " (offloaded: not on the GPU)" : ""),
                  "ZeRO paper (Rajbhandari et al. 2020, §3.1): 16 bytes/param for mixed-precision Adam; docs/memory-model.md, "
                  "\"Bytes per parameter\""});

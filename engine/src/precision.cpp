@@ -93,6 +93,21 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   p.optimizer_state_dtype =
       given.optimizer_state_dtype.value_or(states_in_param_dtype ? p.param_dtype : Dtype::fp32);
   const bool fsdp_casts = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage >= 1;
+  // Mixed precision is on when 16-bit compute runs over weights with a master copy; a master_weights
+  // given false is pure 16-bit training (accelerate's mixed_precision "no"), which keeps them as loaded.
+  // Full sharding only: there the fp32 shard is all that persists (the 16-bit copies are gathered per
+  // unit); SHARD_GRAD_OP's unsharded 16-bit copy between forward and backward stays priced as b_p
+  // beside the master shard.
+  const bool accelerate_loop = framework == Framework::hf_trainer || framework == Framework::fsdp;
+  // Full fine-tuning only: with adapters or frozen layers the flat parameters FSDP1 builds may mix
+  // frozen and trainable weights, and accelerate upcasts whole flat parameters that require grad. A
+  // grad_dtype given in 16 bits describes accelerate before v0.30, which kept the loaded dtype.
+  const bool sixteen_bit_gradients = given.grad_dtype && dtype_bytes(*given.grad_dtype) == 2;
+  if (accelerate_loop && fsdp_casts && s.parallel.zero_stage == 3 && s.method == Method::full && p.master_weights &&
+      dtype_bytes(p.param_dtype) == 2 && dtype_bytes(p.compute_dtype) == 2 && !sixteen_bit_gradients) {
+    p.trainable_upcast_to_fp32 = true;
+    p.grad_dtype = Dtype::fp32;
+  }
   p.autocast_over_fp32_weights = p.param_dtype == Dtype::fp32 && dtype_bytes(p.compute_dtype) < kFp32Bytes &&
                                  s.parallel.zero_stage < 3 && !fsdp_casts;
   return p;
@@ -132,9 +147,10 @@ double optimizer_moment_bytes_per_param(const ResolvedPrecision& p, const Archit
 
 BytesPerParam trainable_bytes_per_param(const ResolvedPrecision& p, const Architecture* arch) {
   BytesPerParam b;
-  b.param = dtype_bytes(p.param_dtype);
+  b.param = p.trainable_upcast_to_fp32 ? kFp32Bytes : dtype_bytes(p.param_dtype);
   b.grad = dtype_bytes(p.grad_dtype);
-  b.optimizer = optimizer_moment_bytes_per_param(p, arch) + (p.master_weights ? kFp32Bytes : 0.0);
+  // Upcast trainable weights are their own fp32 master copy.
+  b.optimizer = optimizer_moment_bytes_per_param(p, arch) + (p.master_weights && !p.trainable_upcast_to_fp32 ? kFp32Bytes : 0.0);
   b.optimizer_gradient = p.fp32_gradient_partition ? kFp32Bytes : 0.0;
   return b;
 }

@@ -131,6 +131,10 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   TransientBuffers b;
   const double A = dtype_bytes(compute);
   const double grad_bytes = dtype_bytes(p.grad_dtype);
+  // Under accelerate's fp32 upcast (precision.hpp) FSDP computes and reduce-scatters the unsharded
+  // gradients in its MixedPrecision reduce_dtype, the compute dtype (accelerate
+  // utils/dataclasses.py FullyShardedDataParallelPlugin.set_mixed_precision: reduce_dtype = dtype).
+  const double unsharded_grad_bytes = p.trainable_upcast_to_fp32 ? A : grad_bytes;
   const int zero = s.parallel.zero_stage;
   const double dp = sharding_degree(s.parallel);
   const double rank_params = states.params.total();  // this GPU's parameters before ZeRO sharding
@@ -165,7 +169,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       b.backward = live + prefetch + std::min(buckets.reduce, rank_trainable) * grad_bytes;
     } else {
       b.forward = s.parallel.reshard_after_forward ? 2 * unit_bytes : rank_bytes;
-      b.backward = 2 * unit_bytes + 2 * std::min(unit, rank_trainable) * grad_bytes;
+      b.backward = 2 * unit_bytes + 2 * std::min(unit, rank_trainable) * unsharded_grad_bytes;
     }
   } else if (zero >= 1 && dp > 1) {
     if (deepspeed) {
@@ -173,7 +177,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       b.backward = std::min(buckets.reduce, rank_trainable) * grad_bytes;
       b.optimizer_step = std::min(buckets.allgather, rank_params) * A;
     } else if (zero == 2) {
-      b.backward = std::min(unit, rank_trainable) * grad_bytes;  // one unit's reduce-scatter input
+      b.backward = std::min(unit, rank_trainable) * unsharded_grad_bytes;  // one unit's reduce-scatter input
     }
   } else if (zero == 0 && s.parallel.world_size > 1 && f.ddp_bucket_copy) {
     b.persistent = rank_trainable * grad_bytes;

@@ -34,6 +34,14 @@ struct ResolvedPrecision {
   // the residual stream between them stays fp32. FSDP's MixedPrecision (FSDP1 at any sharding
   // stage, FSDP2) and ZeRO-3's gathers hand the forward 16-bit weights instead.
   bool autocast_over_fp32_weights = false;
+  // accelerate's FSDP path (the HF Trainer's, and framework "fsdp") upcasts every trainable
+  // parameter that is not fp32 to fp32 when mixed precision is on (accelerate v0.30.0+,
+  // huggingface/accelerate#2674: accelerator.py prepare_model for FSDP1, utils/fsdp_utils.py
+  // fsdp2_prepare_model for FSDP2): the trainable weights are held in fp32, which are the master
+  // copy, and their gradients are fp32; FSDP's MixedPrecision still hands the forward 16-bit
+  // copies. master_weights stays true (the fp32 weights are the master), with no separate copy.
+  // Priced for full fine-tuning at full sharding (zero_stage 3), precision.cpp.
+  bool trainable_upcast_to_fp32 = false;
 };
 
 // The setup's precision with every framework default filled in: gradients accumulate in the

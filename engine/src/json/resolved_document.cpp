@@ -129,13 +129,20 @@ std::string gradient_sync_origin(const TrainingSetup& s) {
   }
 }
 
+// accelerate's FSDP upcast of the trainable parameters (precision.hpp).
+const std::string kAccelerateUpcast = framework_default(
+    "accelerate v0.30+ under FSDP with mixed precision upcasts trainable parameters to fp32, which are the master copy, with fp32 "
+    "gradients: huggingface/accelerate#2674)");
+
 std::string master_weights_origin(const TrainingSetup& s, const ResolvedPrecision& p) {
   if (s.framework == Framework::torchtune) return framework_default("torchtune recipes train in pure bf16: no fp32 master copy");
+  if (p.trainable_upcast_to_fp32) return kAccelerateUpcast;
   if (p.param_dtype == Dtype::fp32) return std::string(kEngineDefault) + " (the fp32 weights are the master copy)";
   return framework_default("mixed precision keeps an fp32 master copy: Rajbhandari et al. 2020, §3.1");
 }
 
-std::string grad_dtype_origin(const TrainingSetup& s) {
+std::string grad_dtype_origin(const TrainingSetup& s, const ResolvedPrecision& p) {
+  if (p.trainable_upcast_to_fp32) return kAccelerateUpcast;
   if (sharding_engine(s) != ShardingEngine::megatron && s.precision.param_dtype == Dtype::fp8)
     return std::string(kEngineDefault) + " (bf16 under fp8 weights: FP8 training computes gradients in 16 or 32 bits, precision.cpp)";
   switch (sharding_engine(s)) {
@@ -194,7 +201,7 @@ void add_precision(Resolved& r, const TrainingSetup& s) {
   const ResolvedPrecision p = resolve_precision(s);
   r.add("precision.param_dtype", name_of(kTrainingDtypes, p.param_dtype), kEngineDefault);
   r.add("precision.compute_dtype", name_of(kTrainingDtypes, p.compute_dtype), std::string(kEngineDefault) + " (the parameter dtype)");
-  r.add("precision.grad_dtype", name_of(kTrainingDtypes, p.grad_dtype), grad_dtype_origin(s));
+  r.add("precision.grad_dtype", name_of(kTrainingDtypes, p.grad_dtype), grad_dtype_origin(s, p));
   r.add("precision.master_weights", p.master_weights, master_weights_origin(s, p));
   r.add("precision.optimizer", name_of(kOptimizers, p.optimizer), kEngineDefault);
   r.add("precision.optimizer_state_dtype", name_of(kStateDtypes, p.optimizer_state_dtype),
