@@ -92,6 +92,22 @@ TEST_CASE("ZeRO-3 parameter offload keeps the gathered working set on the GPU, o
   CHECK(buffers_of(eight).forward == 2.1e9);
 }
 
+TEST_CASE("DeepSpeed ZeRO-3 keeps its reduce bucket in every phase; ZeRO-1/2 only in backward", "[deepspeed]") {
+  // stage3.py allocates reduce_bucket_size elements (5e8) in the gradient dtype when it builds the
+  // optimizer (contiguous_gradients, the default) and never frees them: 5e8 x 2 B = 1e9 B alive in
+  // forward, backward and the optimizer step. stage_1_and_2.py releases its bucket after each step.
+  const std::string doc = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": )";
+  const TransientBuffers z3 = buffers_of(setup_from(doc + "3}}"));
+  CHECK(z3.persistent == 1e9);
+  // Forward and backward keep max(stage3_max_live_parameters 1e9, largest module) + the 5e7 prefetch
+  // bucket gathered, in bf16: 2.1e9 B; the bucket is not counted twice.
+  CHECK(z3.forward == 2.1e9);
+  CHECK(z3.backward == 2.1e9);
+  const TransientBuffers z2 = buffers_of(setup_from(doc + "2}}"));
+  CHECK(z2.persistent == 0);
+  CHECK(z2.backward == 1e9);
+}
+
 TEST_CASE("DeepSpeed under the HF Trainer: buckets of its \"auto\" fill, from hidden_size", "[deepspeed]") {
   // transformers HfTrainerDeepSpeedConfig.trainer_config_finalize: reduce_bucket_size = h^2 and, at
   // ZeRO-3, stage3_prefetch_bucket_size = 0.9 h^2. Llama-2-7B, h = 4096: 16,777,216 and 15,099,494.4.

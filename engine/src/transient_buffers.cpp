@@ -166,7 +166,12 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       const double live = std::max(std::min(s.parallel.zero3_max_live_parameters * A, rank_bytes), unit_bytes);
       const double prefetch = std::min(buckets.prefetch * A, rank_bytes);
       b.forward = live + prefetch;
-      b.backward = live + prefetch + std::min(buckets.reduce, rank_trainable) * grad_bytes;
+      b.backward = live + prefetch;
+      // ZeRO-3 allocates its reduce bucket when the optimizer is built, under contiguous_gradients
+      // (DeepSpeed's default), and keeps it (stage3.py __init__: bucket.buffer = torch.empty(
+      // reduce_bucket_size)); ZeRO-1/2 free theirs after each step (stage_1_and_2.py
+      // _release_ipg_buffers).
+      b.persistent = std::min(buckets.reduce, rank_trainable) * grad_bytes;
     } else {
       b.forward = s.parallel.reshard_after_forward ? 2 * unit_bytes : rank_bytes;
       b.backward = 2 * unit_bytes + 2 * std::min(unit, rank_trainable) * unsharded_grad_bytes;

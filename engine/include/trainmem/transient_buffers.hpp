@@ -10,8 +10,8 @@
 //    gathered layer until backward.
 //  - DeepSpeed ZeRO-3 (deepspeed/runtime/zero/config.py defaults, stage3.py): up to
 //    stage3_max_live_parameters gathered (1e9 elements) but at least the largest module, plus the
-//    prefetch bucket (stage3_prefetch_bucket_size, 5e7 elements) and the reduce bucket
-//    (reduce_bucket_size, 5e8) in backward. With parameter offload the gathered working set is on
+//    prefetch bucket (stage3_prefetch_bucket_size, 5e7 elements), and the reduce bucket
+//    (reduce_bucket_size, 5e8), which ZeRO-3 allocates with the optimizer and keeps in every phase. With parameter offload the gathered working set is on
 //    the GPU at any data-parallel size, one GPU included. ZeRO-1/2: reduce and all-gather buckets
 //    of 5e8 elements each. Under the HF Trainer, whose DeepSpeed configs leave them "auto", the
 //    reduce bucket is hidden_size^2 and the ZeRO-3 prefetch bucket 0.9 hidden_size^2 (transformers
@@ -39,7 +39,7 @@
 namespace trainmem {
 
 struct TransientBuffers {
-  double persistent = 0;      // alive in every phase (DDP bucket copy)
+  double persistent = 0;      // alive in every phase (DDP bucket copy, DeepSpeed ZeRO-3's reduce bucket)
   double forward = 0;         // gathered parameters in forward
   double backward = 0;        // gathered parameters, gradient buckets in backward
   double optimizer_step = 0;  // step temporaries
