@@ -280,6 +280,9 @@ TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 c
   CHECK(upcast.bytes_per_param.optimizer == 8);
   CHECK(upcast.per_gpu.model_states == 32121044992.0);
   CHECK(upcast.per_gpu.phases->optimizer_step == 40151306240.0);
+  // The saved weights are the fp32 ones (accelerate warns that the upcast reaches the checkpoints):
+  // 8,030,261,248 x 4 B.
+  CHECK(upcast.checkpoint.inference_weights_bytes == 32121044992.0);
   // A 16-bit gradient given describes accelerate before v0.30: bf16 weights and gradients beside an
   // fp32 master (2 + 2 + 12 B, the same 32,121,044,992 B), and the step upcasts each gradient of the
   // partition to fp32 as well: + 8,030,261,248 B = 48,181,567,488 B.

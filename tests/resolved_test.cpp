@@ -115,3 +115,23 @@ TEST_CASE("A vision-language model's image settings: freeze options, images and 
   // A text model has none.
   CHECK_FALSE(resolved(R"({"model": {"preset": "llama-3.1-8b"}})").contains("multimodal.images_per_sample"));
 }
+
+TEST_CASE("resolved says which loss and held logits the estimate priced, under Liger and under RLHF", "[resolved][loss]") {
+  const std::string base = R"({"model": {"preset": "llama-3-8b"}, "framework": "deepspeed", "use_liger_kernel": true,
+    "parallel": {"world_size": 4, "zero_stage": 3}, "batch": {"micro_batch_size": 1, "seq_length": 2048})";
+  // Liger's fused linear cross-entropy returns no logits: nothing for DeepSpeed's loop to hold.
+  const json sft = resolved(base + "}");
+  CHECK(sft["loss.implementation"]["value"] == "fused");
+  CHECK(sft["loss.held_logits"]["value"] == "none");
+  // Under DPO, TRL computes its loss on the logits Liger's forward returns without labels: the
+  // framework's full loss, and DeepSpeed's loop holds the 16-bit logits.
+  const json dpo = resolved(base + R"(, "rlhf": {"algorithm": "dpo"}})");
+  CHECK(dpo["loss.implementation"]["value"] == "full");
+  CHECK(dpo["loss.held_logits"]["value"] == "compute_dtype");
+  // A held_logits of none given with the fused loss agrees with it: input, not ignored.
+  const JsonResult given = estimate_json(base + R"(, "loss": {"held_logits": "none"}})");
+  REQUIRE(given.ok);
+  const json out = json::parse(given.json);
+  CHECK(out["resolved"]["loss.held_logits"]["origin"] == "input");
+  for (const auto& w : out["warnings"]) CHECK(w["code"] != "ignored_fields");
+}

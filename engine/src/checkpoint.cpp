@@ -27,7 +27,8 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
       s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora) : dtype_bytes(p.param_dtype);
   const double ranks = static_cast<double>(s.parallel.world_size);
 
-  const Dtype weights_dtype = s.checkpoint.weights_dtype.value_or(p.param_dtype);
+  // accelerate's FSDP upcast (precision.hpp) leaves fp32 weights to save.
+  const Dtype weights_dtype = s.checkpoint.weights_dtype.value_or(p.trainable_upcast_to_fp32 ? Dtype::fp32 : p.param_dtype);
   c.inference_weights_bytes = total * dtype_bytes(weights_dtype);
   if (adapters) c.adapter_bytes = adapter * dtype_bytes(s.lora.adapter_dtype);
 

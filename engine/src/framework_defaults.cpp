@@ -19,6 +19,13 @@ bool liger_applies(const TrainingSetup& s) {
   return std::any_of(std::begin(kLigerModelTypes), std::end(kLigerModelTypes), [&](const char* t) { return type == t; });
 }
 
+LossImplementation default_loss(const TrainingSetup& s) {
+  if (!s.rlhf || !s.use_liger_kernel) return framework_behaviour(s).loss;
+  TrainingSetup without = s;
+  without.use_liger_kernel = false;
+  return framework_behaviour(without).loss;
+}
+
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   FrameworkBehaviour b;
   switch (s.framework) {

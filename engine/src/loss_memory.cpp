@@ -50,8 +50,8 @@ LigerLoss liger_fused_loss(const TrainingSetup& s, const Architecture& a, double
 }
 }  // namespace
 
-HeldLogits held_logits(const TrainingSetup& s, const FrameworkBehaviour& f) {
-  if (s.loss.implementation.value_or(f.loss) == LossImplementation::fused) return HeldLogits::none;
+HeldLogits held_logits(const TrainingSetup& s, const FrameworkBehaviour& f, LossImplementation loss) {
+  if (loss == LossImplementation::fused) return HeldLogits::none;
   return s.loss.held_logits.value_or(f.held_logits);
 }
 
@@ -120,7 +120,7 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   m.bytes_per_logit_backward = bwd;
   m.forward_transient = fwd * m.logits_elements;
   m.backward_transient = bwd * m.logits_elements;
-  switch (held_logits(s, f)) {
+  switch (held_logits(s, f, impl)) {
     case HeldLogits::none: break;
     case HeldLogits::compute_dtype: m.held = A * m.logits_elements; break;
     case HeldLogits::fp32: m.held = kFp32Bytes * m.logits_elements; break;

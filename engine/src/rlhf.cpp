@@ -115,14 +115,8 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
 
   // The policy, trained on what the algorithm feeds it: prompt + completion sequences.
   TrainingSetup policy_setup = sub_setup(s, std::nullopt);
-  // TRL's trainers call the model without labels and compute their losses on its logits, so
-  // Liger's patched forward returns them: its fused loss never runs (TRL's separate use_liger_loss
-  // would fuse the trainers' own losses). Its RMSNorm and SwiGLU still apply.
-  if (policy_setup.use_liger_kernel && !policy_setup.loss.implementation) {
-    TrainingSetup without = policy_setup;
-    without.use_liger_kernel = false;
-    policy_setup.loss.implementation = framework_behaviour(without).loss;
-  }
+  // Liger's fused loss never runs under TRL (default_loss); its RMSNorm and SwiGLU still apply.
+  if (policy_setup.use_liger_kernel && !policy_setup.loss.implementation) policy_setup.loss.implementation = default_loss(s);
   if (rl.algorithm == RlhfAlgorithm::dpo) {
     policy_setup.batch.micro_batch_size *= 2;  // chosen + rejected
   } else {

@@ -59,6 +59,12 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
 // MODEL_TYPE_TO_APPLY_LIGER_FN; for any other type transformers' Trainer logs that no kernels apply).
 bool liger_applies(const TrainingSetup& s);
 
+// The loss implementation when loss.implementation is not given: the framework's, or Liger's fused
+// linear cross-entropy where its patch applies; not under rlhf, whose TRL trainers call the model
+// without labels and compute their losses on its logits, so Liger's patched forward returns them
+// and its fused loss never runs (TRL's separate use_liger_loss would fuse the trainers' own losses).
+LossImplementation default_loss(const TrainingSetup& s);
+
 // parallel.sharding_engine when not given: DeepSpeed and Megatron shard with their own engines;
 // torchtune (recipes since v0.2, training/_distributed.py shard_model) and torchtitan
 // (parallelize.py apply_fsdp) with FSDP2's fully_shard; framework "fsdp" is FSDP1

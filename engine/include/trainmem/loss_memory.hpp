@@ -54,9 +54,9 @@ struct LossMemory {
   double held = 0;                // logits the loop keeps referenced, alive in every phase
 };
 
-// What the training loop keeps of the model output's logits (none under a fused loss, whose
-// forward returns none): loss.held_logits, else the framework's default.
-HeldLogits held_logits(const TrainingSetup& s, const FrameworkBehaviour& f);
+// What the training loop keeps of the model output's logits under the loss implementation `loss`
+// (none under a fused loss, whose forward returns none): loss.held_logits, else the framework's.
+HeldLogits held_logits(const TrainingSetup& s, const FrameworkBehaviour& f, LossImplementation loss);
 
 LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype compute, const FrameworkBehaviour& f);
 

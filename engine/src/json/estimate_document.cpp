@@ -422,9 +422,9 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
        "batch.decoder_seq_length (the model is not encoder-decoder)");
   note(r.has("multimodal") && !(s.model.architecture && s.model.architecture->vision),
        "multimodal (the model has no vision tower)");
-  note(s.loss.num_chunks && s.loss.implementation.value_or(framework_behaviour(s).loss) == LossImplementation::full,
+  note(s.loss.num_chunks && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::full,
        "loss.num_chunks (the loss is not chunked)");
-  note(s.loss.held_logits && s.loss.implementation.value_or(framework_behaviour(s).loss) == LossImplementation::fused,
+  note(s.loss.held_logits && s.loss.held_logits != HeldLogits::none && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::fused,
        "loss.held_logits (a fused loss returns no logits to hold)");
   note(s.use_liger_kernel && !liger_applies(s),
        "use_liger_kernel (Liger patches Hugging Face transformers models of the types it has kernels for; not this framework's or model's)");

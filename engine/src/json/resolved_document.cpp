@@ -79,7 +79,7 @@ std::string attention_origin(const TrainingSetup& s) {
 }
 
 std::string loss_origin(const TrainingSetup& s) {
-  if (s.use_liger_kernel && liger_applies(s))
+  if (s.use_liger_kernel && liger_applies(s) && !s.rlhf)
     return framework_default("Liger-Kernel apply_liger_kernel_to_<model_type>: fused_linear_cross_entropy=True");
   switch (s.framework) {
     case Framework::torchtune: return framework_default("torchtune configs: CEWithChunkedOutputLoss, 8 chunks (pytorch/torchtune#1390)");
@@ -132,7 +132,7 @@ std::string gradient_sync_origin(const TrainingSetup& s) {
 // accelerate's FSDP upcast of the trainable parameters (precision.hpp).
 const std::string kAccelerateUpcast = framework_default(
     "accelerate v0.30+ under FSDP with mixed precision upcasts trainable parameters to fp32, which are the master copy, with fp32 "
-    "gradients: huggingface/accelerate#2674)");
+    "gradients: huggingface/accelerate#2674");
 
 std::string master_weights_origin(const TrainingSetup& s, const ResolvedPrecision& p) {
   if (s.framework == Framework::torchtune) return framework_default("torchtune recipes train in pure bf16: no fp32 master copy");
@@ -199,7 +199,9 @@ void add_method(Resolved& r, const TrainingSetup& s) {
 
 void add_precision(Resolved& r, const TrainingSetup& s) {
   const ResolvedPrecision p = resolve_precision(s);
-  r.add("precision.param_dtype", name_of(kTrainingDtypes, p.param_dtype), kEngineDefault);
+  r.add("precision.param_dtype", name_of(kTrainingDtypes, p.param_dtype),
+        p.trainable_upcast_to_fp32 ? std::string(kEngineDefault) + " (the dtype loaded; accelerate holds the trainable weights in fp32, bytes_per_param)"
+                                   : std::string(kEngineDefault));
   r.add("precision.compute_dtype", name_of(kTrainingDtypes, p.compute_dtype), std::string(kEngineDefault) + " (the parameter dtype)");
   r.add("precision.grad_dtype", name_of(kTrainingDtypes, p.grad_dtype), grad_dtype_origin(s, p));
   r.add("precision.master_weights", p.master_weights, master_weights_origin(s, p));
@@ -233,13 +235,15 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
   r.add("use_liger_kernel", s.use_liger_kernel, kEngineDefault);
   r.add("attention", name_of(kAttention, s.attention), attention_origin(s));
   const FrameworkBehaviour b = framework_behaviour(s);
-  const LossImplementation loss = s.loss.implementation.value_or(b.loss);
+  const LossImplementation loss = s.loss.implementation.value_or(default_loss(s));
   r.add("loss.implementation", name_of(kLoss, loss), loss_origin(s));
   r.add("loss.logits_fp32", s.loss.logits_fp32.value_or(b.logits_fp32), loss_origin(s));
   if (loss == LossImplementation::chunked) r.add("loss.num_chunks", s.loss.num_chunks.value_or(kDefaultLossChunks), loss_origin(s));
   else if (loss == LossImplementation::fused && s.loss.num_chunks) r.add("loss.num_chunks", *s.loss.num_chunks, loss_origin(s));
-  const HeldLogits held = held_logits(s, b);
-  if (loss == LossImplementation::fused) r.set("loss.held_logits", name_of(kHeldLogits, held), std::string(kEngineDefault) + " (a fused loss returns no logits)");
+  const HeldLogits held = held_logits(s, b, loss);
+  const bool held_given_none = s.loss.held_logits == HeldLogits::none;
+  if (loss == LossImplementation::fused && !held_given_none)
+    r.set("loss.held_logits", name_of(kHeldLogits, held), std::string(kEngineDefault) + " (a fused loss returns no logits)");
   else r.add("loss.held_logits", name_of(kHeldLogits, held), held == HeldLogits::none ? std::string(kEngineDefault) : held_logits_origin(s));
   r.set("compile", compile_value(s), compile_origin(s, doc));
   r.add("make_vocab_size_divisible_by", make_vocab_size_divisible_by(s),
