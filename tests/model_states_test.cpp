@@ -272,8 +272,8 @@ TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 c
   // The step: torch's foreach AdamW (adamw_torch) takes one fp32 temporary per element of the rank's
   // partition, 8,030,261,248 / 4 x 4 B = 8,030,261,248 B, and no gradient needs an fp32 copy:
   // 40,151,306,240 B.
-  const std::string base = R"({"model": {"preset": "llama-3-8b"}, "batch": {"seq_length": 512}, "activation_checkpointing": "full",
-    "parallel": {"world_size": 4, "zero_stage": 3})";
+  const std::string head = R"({"model": {"preset": "llama-3-8b"}, "activation_checkpointing": "full", "parallel": {"world_size": 4, "zero_stage": 3})";
+  const std::string base = head + R"(, "batch": {"seq_length": 512})";
   const auto upcast = estimate_from(base + "}");
   CHECK(upcast.bytes_per_param.param == 4);
   CHECK(upcast.bytes_per_param.grad == 4);
@@ -289,6 +289,13 @@ TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 c
   const auto kept = estimate_from(base + R"(, "precision": {"grad_dtype": "bf16"}})");
   CHECK(kept.per_gpu.model_states == 32121044992.0);
   CHECK(kept.per_gpu.phases->optimizer_step == 48181567488.0);
+  // Accumulating 4 micro-batches, the HF Trainer runs the first three under no_sync: full unsharded
+  // gradients in FSDP's reduce dtype (bf16), 8,030,261,248 x 2 = 16,060,522,496 B, which the last
+  // micro-batch's reduce-scatter frees (FSDPParamGroup.post_backward). The optimizer step then holds
+  // the sharded fp32 gradients only: the same 40,151,306,240 B as without accumulation.
+  const auto accumulating = estimate_from(head + R"(, "batch": {"seq_length": 512, "gradient_accumulation_steps": 4}})");
+  CHECK(accumulating.per_gpu.gradients == 16060522496.0);
+  CHECK(accumulating.per_gpu.phases->optimizer_step == 40151306240.0);
   // DeepSpeed's ZeRO-3 keeps its own layout (bf16 weights, an fp32 master): no upcast.
   CHECK(estimate_from(base + R"(, "framework": "deepspeed"})").bytes_per_param.param == 2);
 }

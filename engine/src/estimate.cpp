@@ -267,13 +267,14 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
 }
 
 // The first five peak_breakdown components in the peak phase: the states on the device then
-// (DeepSpeed's fp32 gradient partition only in the optimizer step; paged optimizer states live
+// (DeepSpeed's fp32 gradient partition only in the optimizer step, FSDP's unsharded no_sync
+// gradients only before it; paged optimizer states live
 // outside the allocator), the saved activations in forward and backward, the phase's transients.
-std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, double step_only, bool paged) {
+std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, double step_only, double accumulation_only, bool paged) {
   const double optimizer = paged ? 0.0 : g.optimizer_states;
   const double transient = g.temporary_buffers.value_or(0.0);
   if (g.peak_phase == "load") return {t.load, 0.0, 0.0, 0.0, 0.0};
-  if (g.peak_phase == "optimizer_step") return {g.parameters, g.gradients, optimizer, 0.0, transient};
+  if (g.peak_phase == "optimizer_step") return {g.parameters, g.gradients - accumulation_only, optimizer, 0.0, transient};
   return {g.parameters, g.gradients - step_only, optimizer, t.activations, transient};
 }
 
@@ -340,7 +341,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
   double best_peak = -1;
   double offloaded_states = 0, offloaded_activations = 0;
   TransientBuffers best_buffers;
-  double best_step_only = 0;
+  double best_step_only = 0, best_accumulation_only = 0;
   // The most loaded stage's terms, for the step in detail.
   StepTerms best_terms;
   StageRuntime best_runtime;
@@ -360,6 +361,8 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
     // DeepSpeed's fp32 gradient partition exists only while the optimizer steps.
     const double step_only = s.precision.optimizer_in_backward ? 0.0 : ms.gpu.step_only_gradients;
     const double training_states = allocator_states - step_only;
+    // FSDP's unsharded no_sync gradients are gone by the optimizer step (model_states.hpp).
+    const double accumulation_only = s.precision.optimizer_in_backward ? 0.0 : ms.gpu.accumulation_only_gradients;
     if (paged) g.paged_optimizer_states = g.optimizer_states;
     double stage_peak_key = g.model_states;
     if (arch) {
@@ -375,7 +378,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       const double whole_model = static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
       t.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
       t.training_states = training_states;
-      t.step_states = allocator_states;
+      t.step_states = allocator_states - accumulation_only;
       t.activations = rt.activations;
       t.always = tb.persistent + held;
       t.forward_buffers = t.always + tb.forward;
@@ -414,6 +417,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
         offloaded_activations = rt.offloaded_activations;
         best_buffers = tb;
         best_step_only = step_only;
+        best_accumulation_only = accumulation_only;
         best_terms = t;
         best_runtime = rt;
       }
@@ -474,7 +478,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       if (e.layers_on_gpu <= static_cast<double>(kMaxTimelineLayers))
         e.timeline = step_timeline(best_terms, before_layers, layer_saved_in_order(s, *arch, groups, layer_counts[i]),
                                    i + 1 == stages.size(), peak, *g.peak_reserved);
-      e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_step_only, paged), peak, *g.peak_reserved, *g.peak);
+      e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_step_only, best_accumulation_only, paged), peak, *g.peak_reserved, *g.peak);
     }
   }
 

@@ -97,7 +97,9 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     all.gradients = grad_dense * b.grad / grad_shard_d + r.expert_trainable * b.grad / grad_shard_e;
     if (no_sync) {
       // Accumulated unsharded until the last micro-batch's reduce-scatter replaces them.
+      const double sharded = all.gradients;
       all.gradients = std::max(all.gradients, (grad_dense + r.expert_trainable) * unsharded_grad_bytes);
+      if (fsdp_engine) all.accumulation_only_gradients = all.gradients - sharded;
     }
     all.optimizer_states =
         r.dense_trainable * b.optimizer / opt_shard_d + r.expert_trainable * b.optimizer / opt_shard_e;
@@ -128,6 +130,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
         m.offloaded.gradients = all.gradients;
         m.gpu.gradients = 0;
         m.gpu.step_only_gradients = 0;
+        m.gpu.accumulation_only_gradients = 0;
       }
       // Megatron's optimizer CPU offload (megatron/core/optimizer/cpu_offloading/
       // hybrid_optimizer.py) moves the fp32 master weights and moments to the host and copies

@@ -17,7 +17,8 @@
 //  - FSDP1 (use_orig_params=True) keeps one flat parameter per wrapped layer: a layer holding any
 //    trainable parameter (LoRA adapters beside frozen weights) has gradients for all of it.
 //  - Gradient accumulation under no_sync (gradient_sync = last_micro_batch) keeps full, unsharded
-//    gradients in the reduce dtype until the last micro-batch, at ZeRO-2/3 and FSDP too.
+//    gradients in the reduce dtype until the last micro-batch, at ZeRO-2/3 and FSDP too; FSDP
+//    frees them with that micro-batch's reduce-scatter, before the optimizer step.
 //  - Megatron's CPU optimizer offload keeps the fp32 main-grad buffer on the GPU.
 // All values in bytes, for the most loaded GPU.
 #pragma once
@@ -34,6 +35,12 @@ struct ModelStateBytes {
   double gradients = 0;
   double optimizer_states = 0;
   double step_only_gradients = 0;  // part of `gradients` alive in the optimizer step only
+  // Part of `gradients` alive in forward and backward only: under FSDP, no_sync's unsharded
+  // gradients beyond the sharded ones, which the last micro-batch's reduce-scatter consumes and
+  // frees before the optimizer step (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
+  // FSDPParamGroup.post_backward: unsharded_accumulated_grad = None; FSDP1 frees the unsharded
+  // flat gradient after its reduce-scatter).
+  double accumulation_only_gradients = 0;
   double total() const { return parameters + gradients + optimizer_states; }
 };
 
