@@ -174,8 +174,16 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   if (e.bytes_per_param.optimizer_gradient > 0)
     gradient_rule += "; includes DeepSpeed's fp32 gradient of the optimizer partition (" +
                      number(e.bytes_per_param.optimizer_gradient) + " B/param" + shard_o + ", optimizer step only)";
-  if (s.parallel.zero_stage >= 2 && s.batch.gradient_accumulation_steps > 1 && gradient_sync(s) == GradientSync::last_micro_batch)
-    gradient_rule += "; no_sync accumulation keeps them unsharded until the last micro-batch";
+  if (s.parallel.zero_stage >= 2 && s.batch.gradient_accumulation_steps > 1 && gradient_sync(s) == GradientSync::last_micro_batch) {
+    // model_states.cpp: FSDP accumulates in its reduce dtype (the compute dtype) and frees them with
+    // the last micro-batch's reduce-scatter.
+    const ShardingEngine engine = sharding_engine(s);
+    const bool fsdp = engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2;
+    const double reduce_bytes = dtype_bytes(fsdp ? e.precision.compute_dtype : e.precision.grad_dtype);
+    gradient_rule += "; no_sync accumulation keeps them unsharded until the last micro-batch, all " +
+                     grouped(e.gpu_trainable_parameters) + " x " + number(reduce_bytes) + " B" +
+                     (fsdp ? " (the reduce dtype; freed before the optimizer step)" : "");
+  }
   if (fsdp1_whole_unit_gradients(s) && s.method != Method::full)
     gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
   out.push_back({"gradients",
