@@ -56,8 +56,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   std::optional<BytesPerParam> adapter_bytes;
   if (uses_adapters(s.method) && !s.unstated.adapter_dtype) {
     ResolvedPrecision a = precision;
-    // accelerate's FSDP upcast (precision.hpp) reaches the adapters whatever their dtype.
-    a.param_dtype = a.grad_dtype = a.trainable_upcast_to_fp32 ? Dtype::fp32 : s.lora.adapter_dtype;
+    a.param_dtype = a.grad_dtype = s.lora.adapter_dtype;
     if (s.lora.adapter_dtype == Dtype::fp32) {
       a.optimizer_state_dtype = Dtype::fp32;
       a.master_weights = false;

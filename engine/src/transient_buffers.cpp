@@ -182,7 +182,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       b.backward = std::min(buckets.reduce, rank_trainable) * grad_bytes;
       b.optimizer_step = std::min(buckets.allgather, rank_params) * A;
     } else if (zero == 2) {
-      b.backward = std::min(unit, rank_trainable) * unsharded_grad_bytes;  // one unit's reduce-scatter input
+      b.backward = std::min(unit, rank_trainable) * grad_bytes;  // one unit's reduce-scatter input
     }
   } else if (zero == 0 && s.parallel.world_size > 1 && f.ddp_bucket_copy) {
     b.persistent = rank_trainable * grad_bytes;
