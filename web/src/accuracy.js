@@ -12,7 +12,7 @@ import { formatBytes, formatPercent, formatSeconds } from './format.js';
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string, band_low_bytes?: number, band_high_bytes?: number, inside_band?: boolean, outside?: boolean}} AccuracyRow */
 /** @typedef {{group: string, cases: number, misses: number, median_abs_error: number | null, p90_abs_error: number | null, median_signed_error: number | null}} AccuracyFigures */
-/** @typedef {{id: string, source?: string, measured_step_seconds: number, predicted_step_seconds?: number, error?: number, mfu?: number, status?: string}} TimeAccuracyRow */
+/** @typedef {{id: string, source?: string, measured_step_seconds: number, predicted_step_seconds?: number, error?: number, mfu?: number, status?: string, outside?: boolean}} TimeAccuracyRow */
 /** @typedef {{cases: number, inside: number, median_width: number | null}} BandFigures */
 /** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[], band?: BandFigures, time?: {summary: string, rows: TimeAccuracyRow[]}}} AccuracyData */
 
