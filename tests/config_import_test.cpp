@@ -1671,3 +1671,35 @@ TEST_CASE("an axolotl launch line runs axolotl with its config: the launcher's G
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors.front().message.find("no config file") != std::string::npos);
 }
+
+TEST_CASE("FlashAttention-3 as each trainer names it is attention flash3; FlashAttention-2 stays flash", "[import][attention]") {
+  // transformers attn_implementation "flash_attention_3" (TRL's ModelConfig, axolotl's
+  // attn_implementation), LLaMA-Factory's flash_attn "fa3" (model_args.py AttentionFunction).
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* attention;
+  };
+  const std::string trl = "model_name_or_path: meta-llama/Llama-3.1-8B\ntorch_dtype: bfloat16\nbf16: true\nmax_length: 2048\n"
+                          "per_device_train_batch_size: 1\nattn_implementation: ";
+  const std::string axolotl = "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nattn_implementation: ";
+  const std::string factory = "model_name_or_path: Qwen/Qwen3-8B\nstage: sft\nfinetuning_type: full\nflash_attn: ";
+  const Case cases[] = {
+      {"sft.yaml", trl + "flash_attention_3\n", "flash3"},
+      {"sft.yaml", trl + "kernels-community/flash-attn3\n", "flash3"},
+      {"sft.yaml", trl + "flash_attention_2\n", "flash"},
+      {"a.yml", axolotl + "flash_attention_3\n", "flash3"},
+      {"a.yml", axolotl + "flash_attention_2\n", "flash"},
+      {"lf.yaml", factory + "fa3\n", "flash3"},
+      {"lf.yaml", factory + "fa2\n", "flash"},
+  };
+  for (const auto& c : cases) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file(c.name, c.text, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(c.text << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(as_json(r.document).at("attention") == c.attention);
+  }
+}

@@ -73,3 +73,15 @@ TEST_CASE("every warning and error carries a params object", "[warnings][errors]
   CHECK(doc["error"]["params"].is_object());
   for (const auto& e : doc["errors"]) CHECK(e["params"].is_object());
 }
+
+TEST_CASE("FlashAttention-3 off Hopper is warned about, naming the GPU; on an H100 it is not", "[warnings][hardware]") {
+  // Dao-AILab/flash-attention README, "FlashAttention-3 beta release": "Requirements: H100 / H800 GPU".
+  for (const char* gpu : {"a100-80gb", "b200-180gb", "v100-32gb", "mi300x-192gb"}) {
+    const json out = estimate_doc(std::string(R"({"model": {"preset": "llama-3.1-8b"}, "attention": "flash3", "gpu": ")") + gpu + "\"}");
+    INFO(gpu);
+    CHECK(has(warning_codes(out), "flash_attention_3_unsupported"));
+    CHECK_FALSE(has(warning_codes(out), "flash_attention_unsupported"));
+  }
+  const json h100 = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "attention": "flash3", "gpu": "h100-sxm-80gb"})");
+  CHECK_FALSE(has(warning_codes(h100), "flash_attention_3_unsupported"));
+}

@@ -446,7 +446,7 @@ TEST_CASE("the vision tower's step time: its kernels on the first stage, forward
   const TrainingSetup s = setup_from(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 1})"));
   const StepTime none = trainmem::test::time_of(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 0})"));
   const StepTime one = trainmem::test::time_of(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 1})"));
-  const DeviceRates r = device_rates(s.gpu->performance, Framework::hf_trainer);
+  const DeviceRates r = device_rates(s.gpu->performance, Framework::hf_trainer, AttentionImplementation::flash);
   // One 336 x 336 image: 577 positions (24 x 24 patches + the class token) through 24 CLIP layers,
   // bf16 (2 bytes), forward only (the tower is frozen). Per layer: q, k, v, out_proj [577 x 1024] x
   // [1024 x 1024]; fc1 [577 x 1024] x [1024 x 4096]; fc2 [577 x 4096] x [4096 x 1024];

@@ -34,7 +34,7 @@ GpuPerformance a100() {
 }  // namespace
 
 TEST_CASE("GEMM time: compute bound at MAMF, memory bound when thin, idle SMs when small", "[step_time]") {
-  const DeviceRates r = device_rates(a100(), Framework::hf_trainer);
+  const DeviceRates r = device_rates(a100(), Framework::hf_trainer, AttentionImplementation::flash);
   CHECK(r.matmul_flops_per_s == Approx(312e12 * 0.869));
   // 8192^3: 2 x 8192^3 FLOPs at 271.1 TFLOP/s; 64 x 64 = 4096 tiles of 128 x 128 on 108 SMs run
   // in ceil(4096 / 108) = 38 waves, 38 x 108 = 4104 tile slots for 4096 tiles: 4096/4104 of MAMF.
@@ -53,7 +53,7 @@ TEST_CASE("GEMM time: compute bound at MAMF, memory bound when thin, idle SMs wh
   // A GPU without a MAMF row takes the table's median NVIDIA figure, 80.3%.
   GpuPerformance other = a100();
   other.matmul_efficiency_bf16 = 0;
-  CHECK(device_rates(other, Framework::hf_trainer).matmul_flops_per_s == Approx(312e12 * 0.803));
+  CHECK(device_rates(other, Framework::hf_trainer, AttentionImplementation::flash).matmul_flops_per_s == Approx(312e12 * 0.803));
 }
 
 TEST_CASE("GEMM time on Hopper: a short reduction runs below MAMF as cuBLAS measured on sm_90", "[step_time]") {
@@ -64,7 +64,7 @@ TEST_CASE("GEMM time on Hopper: a short reduction runs below MAMF as cuBLAS meas
   h100.streaming_multiprocessors = 132;
   h100.memory_bandwidth_bytes_per_s = 3.35e12;
   h100.generation = GpuGeneration::hopper;
-  const DeviceRates r = device_rates(h100, Framework::megatron);
+  const DeviceRates r = device_rates(h100, Framework::megatron, AttentionImplementation::flash);
   // 8192 x 8192 over k = 1024: 64 x 64 = 4096 tiles in ceil(4096/132) = 32 waves of 132:
   // 4096/4224 = 0.96970; XLA's sm_90 table (batch 4 of 4096 x 4096 x k) has 725.51 TFLOP/s at
   // k = 1k against 793.13 at 4k: 0.91474. 2 x 8192^2 x 1024 = 137.44 GFLOP at
@@ -78,7 +78,7 @@ TEST_CASE("GEMM time on Hopper: a short reduction runs below MAMF as cuBLAS meas
   CHECK(gemm_seconds(8192, 8192, 200, 1, 2, false, r) == Approx(54.84e-6).epsilon(1e-3));
   // From k = 4096 on, the MAMF rate (with its waves); an Ampere GPU has no such measurement here.
   CHECK(gemm_seconds(8192, 8192, 8192, 1, 2, false, r) == Approx(2 * 8192.0 * 8192 * 8192 / (989.4e12 * 0.803 * 4096 / 4224)));
-  const DeviceRates ampere = device_rates(a100(), Framework::megatron);
+  const DeviceRates ampere = device_rates(a100(), Framework::megatron, AttentionImplementation::flash);
   CHECK(gemm_seconds(8192, 8192, 1024, 1, 2, false, ampere) == Approx(2 * 8192.0 * 8192 * 1024 / (312e12 * 0.869 * 4096 / 4104)));
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("Attention kernel families: FlashAttention-2's slower backward vs cuDN
   // FlashAttention-2 on H100 SXM5 (FlashAttention-3 paper, Figures 5 and 6, head dim 128, 8k):
   // 333 TFLOP/s causal forward, 318 backward, of 989: 989.4e12 x 333/989 = 333.13e12 and
   // 989.4e12 x 318/989 = 318.13e12.
-  const DeviceRates fa2 = device_rates(h100, Framework::torchtitan);
+  const DeviceRates fa2 = device_rates(h100, Framework::torchtitan, AttentionImplementation::flash);
   CHECK(fa2.attention_flops_per_s == Approx(333.13e12).epsilon(1e-4));
   CHECK(fa2.attention_backward_flops_per_s == Approx(318.13e12).epsilon(1e-4));
   // 1e12 FLOPs forward and their 2.5e12 backward over 8k sequences: 1e12/333.13e12 +
@@ -108,13 +108,48 @@ TEST_CASE("Attention kernel families: FlashAttention-2's slower backward vs cuDN
   // Below 512 the 512 bars: 191 causal forward.
   CHECK(attention_seconds(1e12, 128, true, fa2) == Approx(1e12 / (191e12 * 989.4 / 989)));
   // cuDNN fused attention (Megatron) as measured in a training step, forward and backward alike.
-  const DeviceRates cudnn = device_rates(h100, Framework::megatron);
+  const DeviceRates cudnn = device_rates(h100, Framework::megatron, AttentionImplementation::flash);
   CHECK(cudnn.attention_flops_per_s == Approx(989.4e12 * 447 / 989));
   CHECK(cudnn.attention_backward_flops_per_s == cudnn.attention_flops_per_s);
   // Measured at 8k only: the same rate at every length.
   CHECK(attention_seconds(1e12, 2048, true, cudnn) == Approx(1e12 / (989.4e12 * 447 / 989)));
-  CHECK(device_rates(a100(), Framework::megatron).attention_flops_per_s == Approx(312e12 * 0.50));
-  CHECK(device_rates(a100(), Framework::megatron).attention_backward_flops_per_s == Approx(312e12 * 0.50));
+  CHECK(device_rates(a100(), Framework::megatron, AttentionImplementation::flash).attention_flops_per_s == Approx(312e12 * 0.50));
+  CHECK(device_rates(a100(), Framework::megatron, AttentionImplementation::flash).attention_backward_flops_per_s == Approx(312e12 * 0.50));
+}
+
+TEST_CASE("FlashAttention-3 on Hopper at its own measured rates; elsewhere priced as FlashAttention-2", "[step_time]") {
+  GpuPerformance h100 = a100();
+  h100.bf16_dense_flops_per_s = 989.4e12;
+  h100.generation = GpuGeneration::hopper;
+  // FlashAttention-3 on H100 SXM5, bf16, head dim 128 (Shah et al. 2024, Figure 5 causal forward,
+  // Figure 6 backward): 602 and 559 TFLOP/s at 8k, of 989: x 989.4/989.
+  const DeviceRates fa3 = device_rates(h100, Framework::hf_trainer, AttentionImplementation::flash3);
+  CHECK(fa3.attention_flops_per_s == Approx(602e12 * 989.4 / 989));
+  CHECK(fa3.attention_backward_flops_per_s == Approx(559e12 * 989.4 / 989));
+  // At 2k: 521 causal forward, 625 without the mask, 501 backward; from 16k on the 16k bars, 616
+  // and 561; below 512 the 512 bars, 292 causal.
+  CHECK(attention_seconds(1e12, 2048, true, fa3) == Approx(1e12 / (521e12 * 989.4 / 989)));
+  CHECK(attention_seconds(1e12, 2048, false, fa3) == Approx(1e12 / (625e12 * 989.4 / 989)));
+  CHECK(attention_backward_seconds(1e12, 2048, fa3) == Approx(1e12 / (501e12 * 989.4 / 989)));
+  CHECK(attention_seconds(1e12, 262144, true, fa3) == Approx(1e12 / (616e12 * 989.4 / 989)));
+  CHECK(attention_backward_seconds(1e12, 262144, fa3) == Approx(1e12 / (561e12 * 989.4 / 989)));
+  CHECK(attention_seconds(1e12, 256, true, fa3) == Approx(1e12 / (292e12 * 989.4 / 989)));
+  // Under Megatron too (Transformer Engine runs FlashAttention-3 where it is installed).
+  CHECK(device_rates(h100, Framework::megatron, AttentionImplementation::flash3).attention_flops_per_s == Approx(602e12 * 989.4 / 989));
+  // An A100 cannot run it: FlashAttention-2's 50 % of the peak.
+  CHECK(device_rates(a100(), Framework::hf_trainer, AttentionImplementation::flash3).attention_flops_per_s == Approx(312e12 * 0.50));
+
+  // A whole step: only the attention kernels change, so the step is shorter on an H100 and the
+  // same on an A100.
+  const std::string common = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "deepspeed", "activation_checkpointing": "none",
+    "batch": {"micro_batch_size": 1, "seq_length": 8192}, "parallel": {"world_size": 8, "zero_stage": 2}, )";
+  const StepTime h100_fa2 = time_of(common + R"("attention": "flash", "gpu": "h100-sxm-80gb"})");
+  const StepTime h100_fa3 = time_of(common + R"("attention": "flash3", "gpu": "h100-sxm-80gb"})");
+  const StepTime a100_fa2 = time_of(common + R"("attention": "flash", "gpu": "a100-80gb"})");
+  const StepTime a100_fa3 = time_of(common + R"("attention": "flash3", "gpu": "a100-80gb"})");
+  CHECK(h100_fa3.step_seconds < h100_fa2.step_seconds);
+  CHECK(h100_fa3.flops_per_step == h100_fa2.flops_per_step);
+  CHECK(a100_fa3.step_seconds == a100_fa2.step_seconds);
 }
 
 TEST_CASE("MFU and HFU are model and executed FLOPs over step x GPUs x peak", "[step_time]") {

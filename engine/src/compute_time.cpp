@@ -18,15 +18,24 @@ constexpr double kTileRows = 128, kTileColumns = 128;
 constexpr double kAchievableMemoryBandwidth = 1704.0 / 2000.0;
 // Fraction of the dense peak fused attention reaches (see the header for the sources).
 constexpr double kFlashAttention2Ampere = 0.50;  // Dao 2023: 50-73% on A100
-// FlashAttention-2 on H100 SXM5, head dim 128, TFLOP/s of 989 by sequence length 512, 1k, 2k, 4k,
-// 8k, 16k (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608: Figure 5, forward without and
-// with the causal mask; Figure 6, backward).
-constexpr double kFa2HopperForward[] = {309, 350, 362, 368, 370, 370};
-constexpr double kFa2HopperCausalForward[] = {191, 260, 298, 319, 333, 335};
-constexpr double kFa2HopperBackward[] = {214, 260, 291, 310, 318, 322};
-constexpr std::size_t kFa2HopperReference = 4;  // 8k: the rates device_rates reports
-constexpr double kFlashAttention2HopperForward = 333.0 / 989.0;   // causal forward at 8k
-constexpr double kFlashAttention2HopperBackward = 318.0 / 989.0;  // backward at 8k
+}  // namespace
+
+// A fused attention kernel's TFLOP/s by the kernel's sequence length 512, 1k, 2k, 4k, 8k and 16k:
+// forward without and with the causal mask, backward.
+struct AttentionCurves {
+  double forward[6], causal_forward[6], backward[6];
+};
+
+namespace {
+
+// FlashAttention-2 and FlashAttention-3 on H100 SXM5 (989 TFLOP/s dense bf16), bf16, head dim 128
+// (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608: Figure 5, forward without and with the
+// causal mask; Figure 6, backward). At 512 without the mask the figure's FlashAttention-3 and cuDNN
+// bars read 467 and 497 in one order or the other; the slower, 467, is taken for FlashAttention-3.
+constexpr double kH100SxmPeakTflops = 989;
+constexpr AttentionCurves kFa2Hopper{{309, 350, 362, 368, 370, 370}, {191, 260, 298, 319, 333, 335}, {214, 260, 291, 310, 318, 322}};
+constexpr AttentionCurves kFa3Hopper{{467, 565, 625, 638, 646, 648}, {292, 423, 521, 579, 602, 616}, {316, 424, 501, 542, 559, 561}};
+constexpr std::size_t kCurveReference = 4;  // 8k: the rates device_rates reports
 
 // cuBLAS bf16 on sm_90 by reduction length k = 256, 512, 1k, 2k, 4k, TFLOP/s (XLA's
 // matmul_interpolator_data.h "sm_90", batch 4 of 4096 x 4096 x k; see the header).
@@ -62,28 +71,34 @@ constexpr double kFusedAttentionBlackwell = 834.0 / 2250.0;
 
 struct AttentionEfficiency {
   double forward, backward;
-  bool by_sequence = false;  // FlashAttention-2 on Hopper: the figures' curves apply
+  const AttentionCurves* curves = nullptr;  // the kernel's rate by sequence length, where measured
 };
 
-AttentionEfficiency attention_efficiency(GpuGeneration g, Framework f) {
+AttentionEfficiency from_curves(const AttentionCurves& c) {
+  return {c.causal_forward[kCurveReference] / kH100SxmPeakTflops, c.backward[kCurveReference] / kH100SxmPeakTflops, &c};
+}
+
+AttentionEfficiency attention_efficiency(GpuGeneration g, Framework f, AttentionImplementation attention) {
   // Megatron runs Transformer Engine's cuDNN fused attention; the PyTorch-based stacks run
-  // FlashAttention-2 (flash-attn or SDPA's flash backend). The in-step figures of the native
-  // kernels cover forward and backward together.
+  // FlashAttention-2 (flash-attn or SDPA's flash backend), or FlashAttention-3 where the document
+  // says so (a Hopper-only kernel: elsewhere the run falls back, and hardware_warnings says so).
+  // The in-step figures of the native kernels cover forward and backward together.
   const bool fused_cudnn = f == Framework::megatron;
-  constexpr AttentionEfficiency fa2_hopper{kFlashAttention2HopperForward, kFlashAttention2HopperBackward, true};
+  if (g == GpuGeneration::hopper && attention == AttentionImplementation::flash3) return from_curves(kFa3Hopper);
   switch (g) {
     case GpuGeneration::ampere:
     case GpuGeneration::ada: return {kFlashAttention2Ampere, kFlashAttention2Ampere};
-    case GpuGeneration::hopper: return fused_cudnn ? AttentionEfficiency{kFusedAttentionHopper, kFusedAttentionHopper} : fa2_hopper;
+    case GpuGeneration::hopper:
+      return fused_cudnn ? AttentionEfficiency{kFusedAttentionHopper, kFusedAttentionHopper} : from_curves(kFa2Hopper);
     case GpuGeneration::blackwell:
-      return fused_cudnn ? AttentionEfficiency{kFusedAttentionBlackwell, kFusedAttentionBlackwell} : fa2_hopper;
-    default: return fa2_hopper;
+      return fused_cudnn ? AttentionEfficiency{kFusedAttentionBlackwell, kFusedAttentionBlackwell} : from_curves(kFa2Hopper);
+    default: return from_curves(kFa2Hopper);
   }
 }
 
 }  // namespace
 
-DeviceRates device_rates(const GpuPerformance& gpu, Framework framework) {
+DeviceRates device_rates(const GpuPerformance& gpu, Framework framework, AttentionImplementation attention) {
   DeviceRates r;
   r.peak_flops_per_s = gpu.bf16_dense_flops_per_s;
   const double e = gpu.matmul_efficiency_bf16 > 0 ? gpu.matmul_efficiency_bf16 : kDefaultMatmulEfficiency;
@@ -93,10 +108,10 @@ DeviceRates device_rates(const GpuPerformance& gpu, Framework framework) {
     const double e8 = gpu.matmul_efficiency_fp8 > 0 ? gpu.matmul_efficiency_fp8 : e;
     r.fp8_matmul_flops_per_s = gpu.fp8_dense_flops_per_s * e8;
   }
-  const AttentionEfficiency a = attention_efficiency(gpu.generation, framework);
+  const AttentionEfficiency a = attention_efficiency(gpu.generation, framework, attention);
   r.attention_flops_per_s = gpu.bf16_dense_flops_per_s * a.forward;
   r.attention_backward_flops_per_s = gpu.bf16_dense_flops_per_s * a.backward;
-  r.attention_by_sequence = a.by_sequence;
+  r.attention_curves = a.curves;
   r.memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s * kAchievableMemoryBandwidth;
   r.streaming_multiprocessors = static_cast<double>(gpu.streaming_multiprocessors);
   r.short_reduction_penalty = gpu.generation == GpuGeneration::hopper;
@@ -125,16 +140,16 @@ double gemm_seconds(double m, double n, double k, double groups, double element_
 
 double attention_seconds(double flops, double keys, bool causal, const DeviceRates& r) {
   double rate = r.attention_flops_per_s;
-  if (r.attention_by_sequence) {
-    const auto& curve = causal ? kFa2HopperCausalForward : kFa2HopperForward;
-    rate *= curve_at(curve, keys) / kFa2HopperCausalForward[kFa2HopperReference];
+  if (const AttentionCurves* c = r.attention_curves) {
+    const auto& curve = causal ? c->causal_forward : c->forward;
+    rate *= curve_at(curve, keys) / c->causal_forward[kCurveReference];
   }
   return flops / rate;
 }
 
 double attention_backward_seconds(double flops, double keys, const DeviceRates& r) {
   double rate = r.attention_backward_flops_per_s;
-  if (r.attention_by_sequence) rate *= curve_at(kFa2HopperBackward, keys) / kFa2HopperBackward[kFa2HopperReference];
+  if (const AttentionCurves* c = r.attention_curves) rate *= curve_at(c->backward, keys) / c->backward[kCurveReference];
   return flops / rate;
 }
 

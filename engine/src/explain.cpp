@@ -94,7 +94,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
                      std::to_string(arch->max_position_embeddings) + ": the model needs context extension (e.g. RoPE scaling)",
                  {{"seq_length", static_cast<double>(*s.batch.seq_length)},
                   {"max_position_embeddings", static_cast<double>(arch->max_position_embeddings)}}});
-  if (arch && arch->encoder_decoder && s.attention == AttentionImplementation::flash)
+  if (arch && arch->encoder_decoder && (s.attention == AttentionImplementation::flash || s.attention == AttentionImplementation::flash3))
     w.push_back({warning_code::flash_unsupported,
                  "Hugging Face's T5 adds a relative position bias to the scores, which FlashAttention "
                  "kernels do not take: expect eager or sdpa attention (choose attention \"eager\")",

@@ -1,5 +1,5 @@
 // What the setup asks of a GPU that it cannot do: bf16 arithmetic or FlashAttention-2 kernels on
-// a GPU without them (Volta, Turing). The catalog says what each GPU can run (catalog/README.md).
+// a GPU without them (Volta, Turing), FlashAttention-3 off Hopper. The catalog says what each GPU can run (catalog/README.md).
 #include "trainmem/explain.hpp"
 #include "trainmem/message_codes.hpp"
 
@@ -21,6 +21,15 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
                  g.display_name + " cannot run FlashAttention-2 (Ampere, Ada and Hopper only, Dao-AILab/flash-attention "
                  "README): the run uses SDPA's memory-efficient kernel or eager attention instead; set attention \"sdpa\" "
                  "(or \"eager\") to estimate what it will keep",
+                 {{"gpu", g.display_name}}});
+  // A custom device without an architecture is taken as capable, as for FlashAttention-2.
+  const GpuGeneration generation = g.performance.generation;
+  const bool unknown_custom = g.id.empty() && generation == GpuGeneration::other;
+  if (s.model.architecture && s.attention == AttentionImplementation::flash3 && generation != GpuGeneration::hopper && !unknown_custom)
+    w.push_back({warning_code::flash_attention_3_unsupported,
+                 g.display_name + " cannot run FlashAttention-3 (H100 / H800, Hopper only: Dao-AILab/flash-attention README, "
+                 "\"FlashAttention-3 beta release\"): the step time is priced with FlashAttention-2's rates, which keep the "
+                 "same tensors; set attention \"flash\" (or \"sdpa\") for what the run will use",
                  {{"gpu", g.display_name}}});
 }
 

@@ -320,7 +320,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   Context c;
   c.s = &s;
   c.a = &a;
-  c.rates = device_rates(perf, s.framework);
+  c.rates = device_rates(perf, s.framework, s.attention);
   if (e.precision.compute_dtype == Dtype::fp32) {
     c.rates.matmul_flops_per_s *= kFp32MatmulRate;
     c.rates.attention_flops_per_s *= kFp32MatmulRate;

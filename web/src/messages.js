@@ -199,6 +199,10 @@ export const WORDINGS = {
     en: (c) => c.s('gpu') + ' cannot run FlashAttention-2 (Ampere, Ada and Hopper only): the run uses SDPA\'s memory-efficient kernel or eager attention instead; set attention "sdpa" (or "eager") to estimate what it will keep',
     zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-2（仅支持 Ampere、Ada 和 Hopper）：实际会使用 SDPA 的省显存内核或 eager 注意力；请将 attention 设为“sdpa”（或“eager”）以估算实际占用',
   },
+  flash_attention_3_unsupported: {
+    en: (c) => c.s('gpu') + ' cannot run FlashAttention-3 (H100 / H800, Hopper only): the step time is priced with FlashAttention-2\'s rates, which keep the same tensors; set attention "flash" (or "sdpa") for what the run will use',
+    zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-3（仅支持 Hopper：H100 / H800）：步时按 FlashAttention-2 的速率估算（两者保存的张量相同）；请将 attention 设为“flash”（或“sdpa”）以反映实际使用的内核',
+  },
   unpriced_part: {
     en: (c) => c.s('field') + ' has no layout here and is left out of every figure' + (Number(c.p.parameters) > 0 ? ': about ' + c.n('parameters') + ' parameters as a generic transformer encoder of its sizes' : ': its parameters cannot be counted from its keys'),
     zh: (c) => c.s('field') + ' 在此没有结构定义，未计入任何数字' + (Number(c.p.parameters) > 0 ? '：按同尺寸的通用 Transformer 编码器估计约 ' + c.n('parameters') + ' 个参数' : '：无法从其配置键计算参数量'),

@@ -37,7 +37,10 @@
 //   "only 35% utilization on the H100" is the forward's best). Shorter sequences run slower: the
 //   same figures' FlashAttention-2 bars from 512 to 16k (forward 309-370 TFLOP/s without the mask,
 //   191-335 with it, backward 214-322), read linearly in log2 of the kernel's sequence length and
-//   flat beyond 512 and 16k. The Hopper/Blackwell-native kernels
+//   flat beyond 512 and 16k. FlashAttention-3 (`attention: flash3`, Hopper only: Dao-AILab/
+//   flash-attention README, "FlashAttention-3 beta release", "Requirements: H100 / H800 GPU") takes
+//   the same figures' FlashAttention-3 bars: forward 467-648 TFLOP/s without the mask, 292-616
+//   with it, backward 316-561, by sequence length alike. The Hopper/Blackwell-native kernels
 //   (FlashAttention-3/4, cuDNN fused attention under Transformer Engine, which Megatron runs) as
 //   measured inside a Llama-3.1-8B training step: 447 of 989 TFLOP/s on H200, 834 of 2250 on B200
 //   (stas00/ml-engineering, insights/when-to-upgrade-gpus/README.md, "Step decomposition @ 8k").
@@ -53,6 +56,8 @@
 
 namespace trainmem {
 
+struct AttentionCurves;  // compute_time.cpp
+
 // A device's rates as the time model uses them; FLOP/s and bytes/s.
 struct DeviceRates {
   double peak_flops_per_s = 0;            // dense bf16
@@ -60,15 +65,18 @@ struct DeviceRates {
   double fp8_matmul_flops_per_s = 0;      // fp8 MAMF; 0 without fp8 tensor cores
   double attention_flops_per_s = 0;       // fused attention kernel, forward (causal, 8k keys)
   double attention_backward_flops_per_s = 0;  // its backward (8k keys)
-  bool attention_by_sequence = false;     // FlashAttention-2 on Hopper: the rate follows the sequence length
+  // FlashAttention-2/-3 on Hopper: the measured rate by sequence length (the rates above are its 8k
+  // points); null where one rate holds at every length.
+  const AttentionCurves* attention_curves = nullptr;
   double memory_bytes_per_s = 0;          // achievable: the vendor figure x 0.852
   double streaming_multiprocessors = 0;   // 0: no wave model
   bool short_reduction_penalty = false;   // Hopper: the measured rate falls with a short k
 };
 
-// The rates of `gpu` for a job run by `framework` (which attention kernel family it uses).
-// Needs a bf16 peak and a memory bandwidth (both > 0).
-DeviceRates device_rates(const GpuPerformance& gpu, Framework framework);
+// The rates of `gpu` for a job run by `framework` with the `attention` kernel the document names
+// (the framework decides the kernel family; `flash3` runs FlashAttention-3 on Hopper only). Needs a
+// bf16 peak and a memory bandwidth (both > 0).
+DeviceRates device_rates(const GpuPerformance& gpu, Framework framework, AttentionImplementation attention);
 
 // Time of `groups` GEMMs of [m x k] x [k x n] in one kernel, operands of `element_bytes`.
 double gemm_seconds(double m, double n, double k, double groups, double element_bytes, bool fp8, const DeviceRates& rates);

@@ -32,7 +32,9 @@ enum class LossImplementation { full, chunked, fused };
 // whose forward upcasts them, transformers up to v4.45). framework_defaults.hpp.
 enum class HeldLogits { none, compute_dtype, fp32 };
 enum class ModelLoading { meta_init, full_copy_per_gpu };
-enum class AttentionImplementation { flash, sdpa, eager };
+// flash: FlashAttention-2 (flash-attn, or SDPA's flash backend); flash3: FlashAttention-3 (Hopper
+// only; transformers attn_implementation "flash_attention_3"). Both save the same tensors.
+enum class AttentionImplementation { flash, flash3, sdpa, eager };
 enum class OffloadTarget { none, cpu, nvme };
 enum class PipelineSchedule { one_f_one_b, interleaved_1f1b, gpipe };
 // Context parallelism: ring attention passes key/value blocks around the ranks (Megatron-LM/

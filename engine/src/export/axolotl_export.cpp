@@ -162,9 +162,10 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     out.not_expressible.emplace_back("activation_offload", adapters ? "axolotl offloads a LoRA run's activations instead of recomputing them"
                                                                      : "axolotl offloads a full run's activations around recomputed layers only");
   }
-  c.set("attn_implementation", s.attention == AttentionImplementation::flash  ? "flash_attention_2"
-                               : s.attention == AttentionImplementation::sdpa ? "sdpa"
-                                                                              : "eager");
+  c.set("attn_implementation", s.attention == AttentionImplementation::flash    ? "flash_attention_2"
+                               : s.attention == AttentionImplementation::flash3 ? "flash_attention_3"
+                               : s.attention == AttentionImplementation::sdpa   ? "sdpa"
+                                                                                : "eager");
   if (s.use_liger_kernel && liger_applies(s)) {
     // LigerPlugin applies each kernel its flag names (integrations/liger/args.py); the fused linear
     // cross-entropy is the loss use_liger_kernel defaults to.

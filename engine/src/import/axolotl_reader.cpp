@@ -64,11 +64,14 @@ bool no_memory_effect(const std::string& k) {
 // attn_implementation (canonical names: utils/schemas/enums.py CANONICAL_ATTN_IMPLS; hub-kernel
 // paths pass through) -> the document's attention kernel.
 void read_attention(Reading& r, const std::string& k, const ConfigValue& v, const std::string& impl) {
-  if (impl == "flash_attention_2" || impl == "flash_attention_3" || impl.rfind("kernels-community/flash-attn", 0) == 0)
+  if (impl == "flash_attention_3" || impl.rfind("kernels-community/flash-attn3", 0) == 0 ||
+      impl.rfind("kernels-community/vllm-flash-attn3", 0) == 0)
+    r.read("attention", "flash3", k);
+  else if (impl == "flash_attention_2" || impl.rfind("kernels-community/flash-attn", 0) == 0)
     r.read("attention", "flash", k);
   else if (impl == "sdpa") r.read("attention", "sdpa", k);
   else if (impl == "eager") r.read("attention", "eager", k);
-  else r.unmodelled_key(k, v, "attention backend " + v.summary() + " is not one of flash, sdpa, eager");
+  else r.unmodelled_key(k, v, "attention backend " + v.summary() + " is not one of flash, flash3, sdpa, eager");
 }
 
 // Legacy boolean attention flags and the backend each selects (enums.py LEGACY_ATTN_FLAG_TO_IMPL,

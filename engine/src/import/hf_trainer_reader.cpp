@@ -340,11 +340,14 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (name == "attn_implementation") {
       auto a = string_value(v);
       const std::string s = a ? lower(*a) : "";
-      if (s.find("flash") != std::string::npos || s.find("kernels-community") != std::string::npos) r.read("attention", "flash", k);
+      // FlashAttention-3: transformers' "flash_attention_3" and the hub kernels "kernels-community/flash-attn3",
+      // "kernels-community/vllm-flash-attn3"; any other flash or hub kernel runs FlashAttention-2's way.
+      if (s.find("flash_attention_3") != std::string::npos || s.find("flash-attn3") != std::string::npos) r.read("attention", "flash3", k);
+      else if (s.find("flash") != std::string::npos || s.find("kernels-community") != std::string::npos) r.read("attention", "flash", k);
       else if (s == "sdpa") r.read("attention", "sdpa", k);
       else if (s == "eager") r.read("attention", "eager", k);
       else if (v.is_null()) continue;
-      else r.unmodelled_key(k, v, "attention implementation " + v.summary() + " is not one of flash, sdpa, eager");
+      else r.unmodelled_key(k, v, "attention implementation " + v.summary() + " is not one of flash, flash3, sdpa, eager");
     } else if (name == "use_peft") {
       if (auto b = boolean(r, k, v)) peft = *b;
     } else if (name == "load_in_4bit") {

@@ -179,7 +179,8 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       else if (b) r.ignore(k, v, *b ? "checkpointing is disabled" : "off");
     } else if (name == "flash_attn") {
       const std::string a = lower(string_value(v).value_or(""));
-      if (a == "fa2" || a == "fa3") r.read("attention", "flash", k);
+      if (a == "fa2") r.read("attention", "flash", k);
+      else if (a == "fa3") r.read("attention", "flash3", k);
       else if (a == "sdpa") r.read("attention", "sdpa", k);
       else if (a == "disabled") r.read("attention", "eager", k);
       else if (a == "auto") r.ignore(k, v, "transformers' choice: sdpa");
