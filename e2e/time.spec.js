@@ -39,6 +39,30 @@ test('step time, MFU, communication and cost equal the CLI\'s for the same docum
   expect(sum).toBeCloseTo(expected.step_seconds, 9);
 });
 
+test('attention flash3: on an H200 the CLI\'s shorter step; on an A100 a warning naming the GPU, in English and Chinese', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'h200-141gb');
+  await app.set('parallel.world_size', 8);
+  await app.set('batch.seq_length', 65536);
+  await app.set('activation_checkpointing', 'full');
+  await app.set('attention', 'flash');
+  const fa2 = cli(await app.inputDoc()).time.step_seconds;
+  await app.set('attention', 'flash3');
+  const doc = await app.inputDoc();
+  expect(doc.attention).toBe('flash3');
+  const fa3 = cli(doc).time.step_seconds;
+  expect(fa3).toBeLessThan(fa2);
+  await expect.poll(async () => Number(await page.getByTestId('t-step').getAttribute('data-value'))).toBe(fa3);
+  await expect(page.locator('#warnings li[data-code="flash_attention_3_unsupported"]')).toHaveCount(0);
+  await app.set('gpu', 'a100-80gb');
+  const warning = page.locator('#warnings li[data-code="flash_attention_3_unsupported"]');
+  await expect(warning).toContainText('NVIDIA A100');
+  await expect(warning).toContainText('FlashAttention-3');
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(warning).toContainText('无法运行 FlashAttention-3');
+});
+
 test('a custom device without speeds says why there is no step time', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-8b');
