@@ -325,3 +325,40 @@ TEST_CASE("torchtune's full-logits loss: the recipes kept the fp32 logits throug
   // The chunked loss came after #1235 (pytorch/torchtune#1390): no such recipe held its logits.
   CHECK_FALSE(term(estimate_doc(base + R"("chunked"}})"), "framework_version_held_logits"));
 }
+
+TEST_CASE("Batches padded to their longest sample: the band reaches a batch of short samples, the point stays at seq_length", "[uncertainty]") {
+  // Every other setting stated (DeepSpeed, LoRA r 16, full checkpointing, a custom GPU with its
+  // context): the allocated band is [estimate at 2 tokens, estimate at 2048 tokens]. 2 = 2 x CP 1 x
+  // TP 1, the shortest length ring attention's and sequence parallelism's splits take.
+  const auto with_batch = [](const std::string& batch) {
+    return R"({"model": {"hf_config": )" + std::string(kLlama2_7b) + R"(}, "framework": "deepspeed", "method": "lora", "lora": {"r": 16},
+      "activation_checkpointing": "full", "gpu": )" + kCustomGpu + R"(, "batch": )" + batch + "}";
+  };
+  const json packed = estimate_doc(with_batch(R"({"micro_batch_size": 1, "seq_length": 2048})"));
+  const json longest = estimate_doc(with_batch(R"({"micro_batch_size": 1, "seq_length": 2048, "padding": "longest"})"));
+  const json shortest = estimate_doc(with_batch(R"({"micro_batch_size": 1, "seq_length": 2})"));
+  const json& g = longest["per_gpu"];
+  CHECK(g["peak_allocated"] == packed["per_gpu"]["peak_allocated"]);
+  CHECK(bytes(g["peak_allocated_range"]["high"]) == bytes(g["peak_allocated"]));
+  CHECK(bytes(g["peak_allocated_range"]["low"]) == bytes(shortest["per_gpu"]["peak_allocated"]));
+  CHECK(bytes(g["peak_allocated_range"]["low"]) < bytes(g["peak_allocated"]));
+  bool named = false;
+  for (const auto& t : longest["uncertainty"])
+    named |= t["source"] == "data_dependent_seq_length" && t["alternative"] == "batch.seq_length: 2 (a batch of short samples)";
+  CHECK(named);
+  for (const auto& t : packed["uncertainty"]) CHECK(t["source"] != "data_dependent_seq_length");
+  CHECK(longest["resolved"]["batch.padding"]["value"] == "longest");
+  CHECK(longest["resolved"]["batch.padding"]["origin"] == "input");
+  CHECK(packed["resolved"]["batch.padding"]["value"] == "max_length");
+
+  // Tensor parallel 2 and ring context parallel 2: the shortest batch is 2 x 2 x 2 = 8 tokens.
+  const json split = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron", "batch": {"seq_length": 8192, "padding": "longest"},
+    "parallel": {"world_size": 8, "tensor_parallel_size": 2, "context_parallel_size": 2}, "gpu": "h100-sxm-80gb"})");
+  bool eight = false;
+  for (const auto& t : split["uncertainty"]) eight |= t["alternative"] == "batch.seq_length: 8 (a batch of short samples)";
+  CHECK(eight);
+
+  // Without an architecture there are no activations to vary: the field is reported as ignored.
+  const json bare = estimate_doc(R"({"model": {"num_parameters": 7000000000}, "batch": {"padding": "longest"}})");
+  CHECK(bare["warnings"].dump().find("batch.padding (no activations without an architecture)") != std::string::npos);
+}

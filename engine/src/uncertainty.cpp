@@ -127,6 +127,18 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    "the data sets the padded length up to the trainer's truncation: TRL SFTConfig max_length defaults to 1024 "
                    "(min(tokenizer.model_max_length, 1024) before v0.20), transformers examples run_clm.py block_size to 1024"});
   }
+  // Batches padded to their longest sample reach seq_length only when a sample is that long: the
+  // low end is a batch of the shortest length the layout takes (a multiple of 2 x CP x TP, what
+  // ring attention's and sequence parallelism's splits need), the point the batch at seq_length.
+  const std::int64_t shortest = 2 * s.parallel.context_parallel_size * s.parallel.tensor_parallel_size;
+  if (arch && s.batch.padding == Padding::longest && s.batch.seq_length.value_or(4096) > shortest) {
+    out.push_back({"data_dependent_seq_length", "batch.seq_length: " + std::to_string(shortest) + " (a batch of short samples)",
+                   [shortest](TrainingSetup& t) { t.batch.seq_length = shortest; },
+                   "batch.padding longest: the collator pads each batch to its longest sample, truncated at seq_length "
+                   "(pytorch/torchtune torchtune/data/_collate.py padded_collate_sft; huggingface/trl "
+                   "DataCollatorForLanguageModeling; transformers DataCollatorWithPadding, padding=True), so the data "
+                   "sets how long the longest batch a run meets is"});
+  }
   if (!s.precision.optimizer_implementation && adam_family(s.precision.optimizer) &&
       (s.framework == Framework::hf_trainer || s.framework == Framework::fsdp)) {
     out.push_back({"framework_version_optimizer_implementation", "precision.optimizer_implementation: for_loop",

@@ -83,6 +83,7 @@ export const KEYS = [
   ['s', 'batch.seq_length', 'num'],
   ['ga', 'batch.gradient_accumulation_steps', 'num'],
   ['ds', 'batch.decoder_seq_length', 'num'],
+  ['bp', 'batch.padding', 'str'],
   ['ac', 'activation_checkpointing', 'str'],
   ['sel', 'selective_policy', 'str'],
   ['cl', 'checkpointed_layers', 'num'],

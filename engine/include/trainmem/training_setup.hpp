@@ -100,11 +100,19 @@ struct Precision {
   std::optional<OptimizerImplementation> optimizer_implementation;  // default: framework_defaults.hpp
 };
 
+// How the data loader fills a batch: every sequence seq_length tokens long (packed samples, or
+// padding to the maximum), or each batch padded to its longest sample, truncated at seq_length
+// (torchtune's padded_collate_sft, TRL's DataCollatorForLanguageModeling, transformers'
+// DataCollatorWithPadding with padding=True). The estimate is the batch at seq_length either way;
+// with `longest` the uncertainty band reaches down to a batch of short samples.
+enum class Padding { max_length, longest };
+
 struct BatchSettings {
   std::int64_t micro_batch_size = 1;
   std::optional<std::int64_t> seq_length;
   std::int64_t gradient_accumulation_steps = 1;
   std::optional<std::int64_t> decoder_seq_length;
+  std::optional<Padding> padding;  // max_length when not given
 };
 
 struct LossSettings {

@@ -35,6 +35,7 @@ inline const Table<SelectivePolicy> kSelective{{"attention_core", SelectivePolic
 inline const Table<LossImplementation> kLoss{{"full", LossImplementation::full}, {"chunked", LossImplementation::chunked}, {"fused", LossImplementation::fused}};
 inline const Table<HeldLogits> kHeldLogits{{"none", HeldLogits::none}, {"compute_dtype", HeldLogits::compute_dtype}, {"fp32", HeldLogits::fp32}};
 inline const Table<ModelLoading> kLoading{{"meta_init", ModelLoading::meta_init}, {"full_copy_per_gpu", ModelLoading::full_copy_per_gpu}};
+inline const Table<Padding> kPadding{{"max_length", Padding::max_length}, {"longest", Padding::longest}};
 inline const Table<AttentionImplementation> kAttention{{"flash", AttentionImplementation::flash}, {"flash3", AttentionImplementation::flash3}, {"sdpa", AttentionImplementation::sdpa}, {"eager", AttentionImplementation::eager}};
 inline const Table<OffloadTarget> kOffload{{"none", OffloadTarget::none}, {"cpu", OffloadTarget::cpu}, {"nvme", OffloadTarget::nvme}};
 inline const Table<ShardingEngine> kShardingEngines{{"deepspeed", ShardingEngine::deepspeed}, {"fsdp", ShardingEngine::fsdp},

@@ -283,6 +283,7 @@ void parse_batch(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   s.batch.seq_length = r.integer("seq_length", 1, 1e9);
   set(s.batch.gradient_accumulation_steps, r.integer("gradient_accumulation_steps", 1, 1e9));
   s.batch.decoder_seq_length = r.integer("decoder_seq_length", 1, 1e9);
+  s.batch.padding = r.choice("padding", kPadding);
   r.finish();
 }
 
@@ -420,6 +421,7 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel (needs tensor_parallel_size > 1)");
   note(s.batch.decoder_seq_length && s.model.architecture && !s.model.architecture->encoder_decoder,
        "batch.decoder_seq_length (the model is not encoder-decoder)");
+  note(s.batch.padding && !s.model.architecture, "batch.padding (no activations without an architecture)");
   note(r.has("multimodal") && !(s.model.architecture && s.model.architecture->vision),
        "multimodal (the model has no vision tower)");
   note(s.loss.num_chunks && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::full,

@@ -222,6 +222,9 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
         std::string(kEngineDefault) + (s.model.seq_length_default ? " (the preset's usual training length)" : ""));
   r.add("batch.gradient_accumulation_steps", s.batch.gradient_accumulation_steps, kEngineDefault);
   const Architecture* a = s.model.architecture ? &*s.model.architecture : nullptr;
+  if (a)
+    r.add("batch.padding", name_of(kPadding, s.batch.padding.value_or(Padding::max_length)),
+          std::string(kEngineDefault) + " (every sequence seq_length tokens long: the longest batch)");
   if (a && a->encoder_decoder)
     r.add("batch.decoder_seq_length", s.batch.decoder_seq_length.value_or(s.batch.seq_length.value_or(4096)),
           std::string(kEngineDefault) + " (batch.seq_length)");
