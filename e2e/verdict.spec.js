@@ -35,6 +35,31 @@ test('the verdict shows the margin band and the point estimate in the chosen uni
   }
 });
 
+test('batches padded to their longest sample: the band reaches down, the term is named, the link keeps the choice', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'a100-80gb');
+  await app.set('method', 'lora');
+  await app.set('batch.seq_length', 8192);
+  await app.set('activation_checkpointing', 'none');
+  const packed = cli(await app.inputDoc());
+  await page.locator('#advanced > summary').click();
+  await app.set('batch.padding', 'longest');
+  const doc = await app.inputDoc();
+  expect(doc.batch.padding).toBe('longest');
+  const expected = cli(doc);
+  expect(expected.per_gpu.peak).toBe(packed.per_gpu.peak);  // the point stays the batch at seq_length
+  expect(expected.per_gpu.peak_range.low).toBeLessThan(packed.per_gpu.peak_range.low);
+  const term = expected.uncertainty.find((u) => u.source === 'data_dependent_seq_length');
+  expect(term.alternative).toBe('batch.seq_length: 2 (a batch of short samples)');
+  await page.getByTestId('uncertainty-box').locator('summary').click();
+  const row = page.locator('[data-testid="uncertainty-term"][data-source="data_dependent_seq_length"]');
+  await expect(row).toContainText('Batches padded to their longest sample');
+  await expect(row).toContainText(Render.formatBytes(term.bytes, 'GiB'));
+  await page.reload();
+  await expect(app.field('batch.padding')).toHaveValue('longest');
+});
+
 test('a borderline verdict names the source the answer turns on', async ({ app, page }) => {
   // A new user's case: Qwen2.5-7B LoRA at 2 x 8192 tokens on an A100 80GB, checkpointing and
   // attention left unstated: the point estimate is about twice the GPU, the band's low end fits.

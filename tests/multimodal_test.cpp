@@ -509,7 +509,8 @@ TEST_CASE("config parts without a layout are named in a warning with a count - n
 }
 
 TEST_CASE("every stored vision-language and SSM config prices every memory field", "[multimodal][ssm]") {
-  for (const char* name : {"llava-1.5-7b-hf.json", "qwen2.5-vl-7b-instruct.json", "mamba-2.8b-hf.json",
+  for (const char* name : {"llava-1.5-7b-hf.json", "llava-1.5-13b-hf-awq.json", "llava-v1.6-mistral-7b-hf.json",
+                           "qwen2.5-vl-7b-instruct.json", "llama-3.3-90b-vision-merged.json", "mamba-2.8b-hf.json",
                            "mamba-codestral-7b-v0.1.json", "ai21-jamba-1.5-mini.json"}) {
     CAPTURE(name);
     const JsonResult r = estimate_json(with_config(fixture(name), R"("gpu": "h100-sxm-80gb", "batch": {"seq_length": 2048})"));
