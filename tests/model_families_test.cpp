@@ -463,3 +463,25 @@ TEST_CASE("more experts per token than experts: the value and the count of exper
   CHECK(shown["value"] == "9");
   CHECK(shown["max"] == "8");
 }
+
+TEST_CASE("LoRA on a model_type without PEFT default targets: the targets assumed are named in a warning", "[lora][families][warnings]") {
+  // PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING (utils/constants.py) has no entry for
+  // internlm2 (remote code): a LoraConfig without target_modules is refused there. The estimate
+  // assumes the fused wqkv, as the InternLM2 test above counts it, and says so.
+  const auto warning = [](const std::string& extra) {
+    const std::string doc = R"({"model": {"hf_config": )" + fixture("internlm2-chat-7b") + R"(}, "method": "lora")" + extra + "}";
+    for (const auto& w : estimate_warnings(trainmem::test::setup_from(doc), estimate_from(doc)))
+      if (w.code == "lora_targets_assumed") return w;
+    return Warning{};
+  };
+  const Warning assumed = warning("");
+  CHECK(assumed.code == "lora_targets_assumed");
+  CHECK(assumed.message.find("\"internlm2\"") != std::string::npos);
+  CHECK(assumed.message.find("[wqkv]") != std::string::npos);
+  // Targets given: nothing is assumed.
+  CHECK(warning(R"(, "lora": {"target_modules": ["wqkv", "wo"]})").code.empty());
+  // Llama has PEFT defaults (q_proj, v_proj): no warning.
+  const std::string llama = R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora"})";
+  for (const auto& w : estimate_warnings(trainmem::test::setup_from(llama), estimate_from(llama)))
+    CHECK(w.code != "lora_targets_assumed");
+}

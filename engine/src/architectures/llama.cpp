@@ -3,6 +3,10 @@
 // mlp_bias keys LlamaConfig gained later change only the widths and MLP biases read below)
 // (LlamaAttention q/k/v/o_proj, LlamaMLP gate/up/down_proj, RMSNorm before attention and MLP) and
 // models/mistral/modeling_mistral.py (the same modules, sliding_window attention).
+// Two model types load into the same modules: Yi as first published (01-ai/Yi-34B config.json,
+// model_type "Yi", architectures LlamaForCausalLM), and Granite (transformers v4.45.0
+// models/granite/modeling_granite.py: Llama's modules; its embedding_multiplier,
+// residual_multiplier, attention_multiplier and logits_scaling are scalars, no parameters).
 #include "decoder_layout.hpp"
 #include "families.hpp"
 
