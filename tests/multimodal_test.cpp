@@ -93,13 +93,16 @@ TEST_CASE("LLaVA-1.5-13B: the same CLIP tower - a 1024 -> 5120 projector - Vicun
   // Llama-2-13B shapes (hidden 5120, 40 layers, 40 heads, MLP 13824, vocab 32064, untied):
   //   layer 4*5120^2 + 3*5120*13824 + 2*5120 = 317,204,480 x 40 = 12,688,179,200;
   //   embed_tokens + lm_head 2*32064*5120 = 328,335,360; norm 5,120 -> 13,016,519,680
-  // total 13,351,494,656.
+  // total 13,351,494,656. Published, rounded: the Hub's file list of llava-hf/llava-1.5-13b-hf
+  // @e35e892aa406d31b1df3bad7ab0743e8bf98b8eb holds six fp16 shards of 4.96, 4.97, 4.88, 4.93, 4.93
+  // and 2.02 GB = 26.69 GB (each to 10 MB, so within 30 MB): 2 x 13,351,494,656 = 26,702,989,312 bytes.
   const auto s = setup_from(with_config(fixture("llava-1.5-13b-hf-awq.json")));
   const Architecture& a = architecture_of(s);
   CHECK(a.vision->encoder_params() == 303507456);
   CHECK(a.vision->projector_params() == 31467520);
   CHECK(a.text_params() == 13016519680);
   CHECK(a.total_params() == 13351494656);
+  CHECK(std::fabs(2.0 * static_cast<double>(a.total_params()) - 26.69e9) <= 0.03e9);
 }
 
 TEST_CASE("LLaVA-NeXT (v1.6) Mistral-7B and Vicuna-7B: LLaVA-1.5's parts plus image_newline", "[multimodal][parameters]") {
@@ -108,7 +111,9 @@ TEST_CASE("LLaVA-NeXT (v1.6) Mistral-7B and Vicuna-7B: LLaVA-1.5's parts plus im
   // Mistral-7B (MistralConfig defaults: 4096 wide, 32 layers, 8 KV heads, MLP 14336; vocab 32064):
   //   layer 2*4096^2 + 2*4096*1024 + 3*4096*14336 + 2*4096 = 218,112,000 x 32 = 6,979,584,000;
   //   embed_tokens + lm_head 2*32064*4096 = 262,668,288; norm 4,096 -> 7,242,256,384
-  // total 7,566,747,648.
+  // total 7,566,747,648, the published count of BAAI/BGE-VL-v1.5-zs, this model's weights fine-tuned
+  // (embeddings-benchmark/mteb model registry: n_parameters=7_566_747_648, n_embedding_parameters
+  // 131,334,144 = 32064 x 4096); the Hub shows "7.57B params" for the checkpoints of this shape.
   const auto s = setup_from(with_config(fixture("llava-v1.6-mistral-7b-hf.json")));
   const Architecture& a = architecture_of(s);
   CHECK(a.vision->encoder_params() == 303507456);
@@ -131,7 +136,9 @@ TEST_CASE("Qwen2-VL 2B and 7B: a 675.8M-parameter vision transformer with a patc
   // 7B: out 3584 -> 5120*3584 + 3584 = 18,353,664; vision 675,759,104; Qwen2-7B text (vocab 152064,
   //   untied) 7,615,616,512 -> 8,291,375,616 (Qwen/Qwen2-VL-7B-Instruct safetensors).
   CHECK(total_of(kQwen2Vl7b) == 8291375616);
-  // 2B: out 1536 -> 7,865,856; vision 665,271,296; Qwen2-1.5B text (tied) 1,543,714,304 -> 2,208,985,600.
+  // 2B: out 1536 -> 7,865,856; vision 665,271,296; Qwen2-1.5B text (tied) 1,543,714,304 -> 2,208,985,600,
+  //   the published count of qwen/qwen2-vl-2b-instruct (floschne/gimmick @81c06a5e04ee936534f8519d1f13591505f5182b src/gimmick/models/__init__.py, which records the
+  //   Hub's safetensors parameter_count (HfApi().get_safetensors_metadata, BF16)).
   CHECK(total_of(kQwen2Vl2b) == 2208985600);
 }
 
@@ -144,7 +151,10 @@ TEST_CASE("Qwen2.5-VL 3B and 7B: RMSNorm - a gated vision MLP", "[multimodal][pa
   //   7,615,616,512 = 8,292,166,656, the Hub total (16,584,333,312 bytes in bf16 / 2).
   CHECK(total_of(fixture("qwen2.5-vl-7b-instruct.json")) == 8292166656);
   // 3B (Qwen/Qwen2.5-VL-3B-Instruct, architecture keys): out 2048 -> vision 668,684,288; the tied
-  //   Qwen2.5-3B text model 3,085,938,688 -> 3,754,622,976.
+  //   Qwen2.5-3B text model 3,085,938,688 -> 3,754,622,976, the published count of Alibaba-NLP/GVE-3B,
+  //   Qwen2.5-VL-3B-Instruct loaded without added weights (embeddings-benchmark/mteb
+  //   @edeffb25e36ee175dea6037eb77eca3cad76575d mteb/models/model_implementations/gve_models.py:
+  //   n_parameters=3754622976, adapted_from Qwen/Qwen2.5-VL-3B-Instruct).
   CHECK(total_of(R"({"model_type": "qwen2_5_vl", "hidden_size": 2048, "intermediate_size": 11008,
     "num_attention_heads": 16, "num_hidden_layers": 36, "num_key_value_heads": 2, "vocab_size": 151936,
     "tie_word_embeddings": true, "vision_config": {"depth": 32, "hidden_size": 1280, "intermediate_size": 3420,
@@ -248,7 +258,9 @@ TEST_CASE("InternVL 2.5 4B and 38B: InternViT-300M and InternViT-6B with a pixel
   //   fc1 4,198,400; fc2 4,195,328; LayerNorms 4,096; lambda_1/2 2,048 -> 12,598,272 x 24
   //   = 302,358,528; no final norm (use_mean_pooling) -> 304,012,288
   // projector: LayerNorm(4096) 8,192; linear_1 4096*2048 + 2048; linear_2 2048*2048 + 2048 -> 12,595,200
-  // Qwen2.5-3B text, vocab 151674, untied: 3,396,030,464 -> 3,712,637,952 (the checkpoint's count).
+  // Qwen2.5-3B text, vocab 151674, untied: 3,396,030,464 -> 3,712,637,952, the published count of
+  //   opengvlab/internvl2_5-4b (floschne/gimmick @81c06a5e04ee936534f8519d1f13591505f5182b src/gimmick/models/__init__.py, which records the
+  //   Hub's safetensors parameter_count).
   CHECK(total_of(R"({"model_type": "internvl", "downsample_ratio": 0.5,
     "text_config": {"model_type": "qwen2", "hidden_size": 2048, "intermediate_size": 11008, "num_attention_heads": 16,
       "num_hidden_layers": 36, "num_key_value_heads": 2, "vocab_size": 151674, "tie_word_embeddings": false},
@@ -257,7 +269,7 @@ TEST_CASE("InternVL 2.5 4B and 38B: InternViT-300M and InternViT-6B with a pixel
       "norm_type": "layer_norm", "image_size": [448, 448], "patch_size": [14, 14]}})") == 3712637952);
   // InternVL2_5-38B: InternViT-6B (3200 wide, 45 layers, bias-free q/k/v, RMSNorm, per-layer q/k
   //   norms) + Qwen2.5-32B text (vocab 151674): vision and projector 5,628,282,240 + text
-  //   32,759,882,752 = 38,388,164,992.
+  //   32,759,882,752 = 38,388,164,992, the published count of opengvlab/internvl2_5-38b (the same file).
   CHECK(total_of(R"({"model_type": "internvl", "downsample_ratio": 0.5,
     "text_config": {"model_type": "qwen2", "hidden_size": 5120, "intermediate_size": 27648, "num_attention_heads": 40,
       "num_hidden_layers": 64, "num_key_value_heads": 8, "vocab_size": 151674, "tie_word_embeddings": false},
@@ -306,6 +318,10 @@ TEST_CASE("Idefics3 8B and SmolVLM-256M: image tokens per tile as published - ti
   CHECK(v.encoder_params() == 412926192);
   CHECK(v.projector_params() == 18874368);
   CHECK(architecture_of(big).total_params() == 8462086384);
+  // Published, rounded: the Hub's file list of HuggingFaceM4/Idefics3-8B-Llama3 @8ed28d9357bb13359ab9a573e5e2e49e58132f0e
+  // holds four bf16 shards of 4.97, 5, 4.92 and 2.04 GB = 16.93 GB (each to 10 MB, so within 20 MB):
+  // 2 x 8,462,086,384 = 16,924,172,768 bytes.
+  CHECK(std::fabs(2.0 * architecture_of(big).total_params() - 16.93e9) <= 0.02e9);
   // SmolVLM-256M: 512 px tiles, patch 16 (32 x 32 = 1024 patches), pixel shuffle 4 -> 64 tokens per
   // tile (image_seq_len 64 in its processor config); a 512 x 512 image goes to 2048 = 4 x 512:
   // 16 tiles + the global image -> 17 x 64 = 1088.

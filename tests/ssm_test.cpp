@@ -1,5 +1,6 @@
 // State-space and hybrid models: exact parameter counts against published totals, and the
 // activations the selective-scan kernels keep for backward (ssm_activations.hpp cites them).
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -60,10 +61,23 @@ TEST_CASE("Mamba-2: one in_proj for z - x - B - C and dt - per-head dt_bias - A_
   // A second size, the same layout with one group: hidden 768, 24 layers, 24 heads, tied head,
   // vocab 50288 (state-spaces/mamba2-130m's sizes): in_proj 768*(3072 + 256 + 24) = 2,574,336;
   // conv1d 1792*5 = 8,960; 72; norm 1536; out_proj 1,179,648; block norm 768 -> 3,765,320 x 24
-  // = 90,367,680 + 50288*768 + 768 = 128,989,632.
-  CHECK(total_of(R"({"model_type": "mamba2", "hidden_size": 768, "num_hidden_layers": 24, "num_heads": 24,
+  // = 90,367,680 + 50288*768 + 768 = 128,989,632. Published, rounded: AntonV/mamba2-130m-hf (these
+  // config.json values, @97d2a95f2466fec3dbc48fbc16ac63c4a2525d9b) ships model.safetensors of 516 MB in
+  // fp32: 4 x 128,989,632 = 515,958,528 bytes (an untied head would add 154 MB).
+  const std::int64_t small = total_of(R"({"model_type": "mamba2", "hidden_size": 768, "num_hidden_layers": 24, "num_heads": 24,
     "head_dim": 64, "n_groups": 1, "state_size": 128, "expand": 2, "conv_kernel": 4, "vocab_size": 50288,
-    "tie_word_embeddings": true})") == 128989632);
+    "tie_word_embeddings": true})");
+  CHECK(small == 128989632);
+  CHECK(std::fabs(4.0 * static_cast<double>(small) - 516e6) <= 0.5e6);
+  // mamba2-370m (hidden 1024, 48 layers, 32 heads of 64, one group, N 128, tied): in_proj
+  // 1024*(4096 + 256 + 32) = 4,489,216; conv1d 2304*5 = 11,520; 96; norm 2,048; out_proj 2,097,152;
+  // block norm 1,024 -> 6,601,056 x 48 = 316,850,688 + 50288*1024 + 1024 = 368,346,624. Published,
+  // rounded: the Hub's "Model size 368M params" for its transformers port (rokyang/mamba2-370m-hf).
+  const std::int64_t medium = total_of(R"({"model_type": "mamba2", "hidden_size": 1024, "num_hidden_layers": 48, "num_heads": 32,
+    "head_dim": 64, "n_groups": 1, "state_size": 128, "expand": 2, "conv_kernel": 4, "vocab_size": 50288,
+    "tie_word_embeddings": true})");
+  CHECK(medium == 368346624);
+  CHECK(std::fabs(static_cast<double>(medium) - 368e6) <= 0.5e6);
 }
 
 TEST_CASE("Jamba: attention every 8 layers - experts every 2 - Mamba elsewhere", "[ssm][hybrid][parameters]") {
