@@ -54,6 +54,19 @@ TEST_CASE("Phi-2: parallel attention and MLP, dense biases, lm_head bias: the in
   CHECK(total_of(fixture("phi-2-msft")) == 2779683840);
 }
 
+TEST_CASE("Phi-1.5: Phi-2's layout at 2048 wide and 24 layers: the Hub's safetensors total", "[parameters][families]") {
+  // microsoft/phi-1_5 config.json (transformers layout, architecture keys): hidden 2048, 24 layers,
+  // 32 heads, MLP 8192, vocab 51200, partial_rotary_factor 0.5 (no parameters), untied head.
+  // layer: q,k,v,dense 4 x (2048^2 + 2048) = 16,785,408; fc1 2048*8192 + 8192 = 16,785,408; fc2
+  // 8192*2048 + 2048 = 16,779,264; input_layernorm 4,096 -> 50,354,176 x 24 = 1,208,500,224; embed
+  // 51200*2048 = 104,857,600; final_layernorm 4,096; lm_head 104,857,600 + bias 51,200
+  // -> 1,418,270,720, the safetensors parameter total the Hub states for microsoft/phi-1_5
+  // (https://huggingface.co/microsoft/phi-1_5, "1.42B params").
+  CHECK(total_of(R"({"model_type": "phi", "hidden_size": 2048, "intermediate_size": 8192, "num_attention_heads": 32,
+    "num_key_value_heads": 32, "num_hidden_layers": 24, "vocab_size": 51200, "partial_rotary_factor": 0.5,
+    "hidden_act": "gelu_new", "qk_layernorm": false, "tie_word_embeddings": false})") == 1418270720);
+}
+
 TEST_CASE("gpt-oss-20b and -120b: experts as parameters with biases, attention sinks", "[parameters][families]") {
   // per layer: q 2880*4096 + 4096 = 11,800,576; k, v 2 x (2880*512 + 512) = 2,950,144; o 4096*2880 +
   // 2880 = 11,799,360; sinks 64; router 2880*32 + 32 = 92,192; experts gate_up 32 x (2880*5760 + 5760)
