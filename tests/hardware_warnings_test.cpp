@@ -76,12 +76,20 @@ TEST_CASE("every warning and error carries a params object", "[warnings][errors]
 
 TEST_CASE("FlashAttention-3 off Hopper is warned about, naming the GPU; on an H100 it is not", "[warnings][hardware]") {
   // Dao-AILab/flash-attention README, "FlashAttention-3 beta release": "Requirements: H100 / H800 GPU".
-  for (const char* gpu : {"a100-80gb", "b200-180gb", "v100-32gb", "mi300x-192gb"}) {
+  for (const char* gpu : {"a100-80gb", "b200-180gb", "mi300x-192gb"}) {
     const json out = estimate_doc(std::string(R"({"model": {"preset": "llama-3.1-8b"}, "attention": "flash3", "gpu": ")") + gpu + "\"}");
     INFO(gpu);
     CHECK(has(warning_codes(out), "flash_attention_3_unsupported"));
     CHECK_FALSE(has(warning_codes(out), "flash_attention_unsupported"));
   }
+  // A custom device names no architecture: its step time takes FlashAttention-2's rates, and says so.
+  const json custom = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "attention": "flash3",
+    "gpu": {"memory_bytes": 85899345920, "bf16_dense_flops_per_s": 989e12, "memory_bandwidth_bytes_per_s": 3.35e12}})");
+  CHECK(has(warning_codes(custom), "flash_attention_3_unsupported"));
+  // A V100 runs neither FlashAttention-2 nor -3: the warning that says what the run uses instead.
+  const json v100 = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "attention": "flash3", "gpu": "v100-32gb"})");
+  CHECK(has(warning_codes(v100), "flash_attention_unsupported"));
+  CHECK_FALSE(has(warning_codes(v100), "flash_attention_3_unsupported"));
   const json h100 = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "attention": "flash3", "gpu": "h100-sxm-80gb"})");
   CHECK_FALSE(has(warning_codes(h100), "flash_attention_3_unsupported"));
 }

@@ -538,3 +538,16 @@ TEST_CASE("every stored vision-language and SSM config prices every memory field
     CHECK_FALSE(out["per_gpu"]["phases"].is_null());
   }
 }
+
+TEST_CASE("batches padded to their longest sample still hold each sample's image tokens", "[multimodal][uncertainty]") {
+  // LLaVA-1.5-7B: one 336 x 336 image is (336 / 14)^2 = 576 tokens of the sequence, so the shortest
+  // sample is 576 image tokens and one text token: 577, rounded up to the layout's unit of 2 -> 578.
+  const JsonResult r = estimate_json(with_config(fixture("llava-1.5-7b-hf.json"),
+      R"("gpu": "h100-sxm-80gb", "method": "lora", "batch": {"seq_length": 2048, "padding": "longest"}, "multimodal": {"images_per_sample": 1})"));
+  REQUIRE(r.ok);
+  const auto out = nlohmann::json::parse(r.json);
+  bool named = false;
+  for (const auto& t : out["uncertainty"]) named |= t["alternative"] == "batch.seq_length: 578 (a batch of short samples)";
+  CHECK(named);
+  CHECK(out["per_gpu"]["peak_range"]["low"].get<double>() < out["per_gpu"]["peak"].get<double>());
+}

@@ -1,5 +1,5 @@
 // What the setup asks of a GPU that it cannot do: bf16 arithmetic or FlashAttention-2 kernels on
-// a GPU without them (Volta, Turing), FlashAttention-3 off Hopper. The catalog says what each GPU can run (catalog/README.md).
+// a GPU without them (Volta, Turing; asked for as FlashAttention-2 or -3), FlashAttention-3 off Hopper. The catalog says what each GPU can run (catalog/README.md).
 #include "trainmem/explain.hpp"
 #include "trainmem/message_codes.hpp"
 
@@ -16,16 +16,18 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
                  "torch.cuda.is_bf16_supported() is False there and the HF Trainer refuses --bf16; train in fp16 "
                  "(precision.param_dtype / compute_dtype \"fp16\", with loss scaling) or fp32",
                  {{"gpu", g.display_name}}});
-  if (s.model.architecture && s.attention == AttentionImplementation::flash && !g.flash_attention_2)
+  const bool flash_kernel = s.attention == AttentionImplementation::flash || s.attention == AttentionImplementation::flash3;
+  if (s.model.architecture && flash_kernel && !g.flash_attention_2)
     w.push_back({warning_code::flash_attention_unsupported,
                  g.display_name + " cannot run FlashAttention-2 (Ampere, Ada and Hopper only, Dao-AILab/flash-attention "
                  "README): the run uses SDPA's memory-efficient kernel or eager attention instead; set attention \"sdpa\" "
                  "(or \"eager\") to estimate what it will keep",
                  {{"gpu", g.display_name}}});
-  // A custom device without an architecture is taken as capable, as for FlashAttention-2.
-  const GpuGeneration generation = g.performance.generation;
-  const bool unknown_custom = g.id.empty() && generation == GpuGeneration::other;
-  if (s.model.architecture && s.attention == AttentionImplementation::flash3 && generation != GpuGeneration::hopper && !unknown_custom)
+  // FlashAttention-3 where FlashAttention-2 runs but the GPU is no Hopper (a custom device, which
+  // names no architecture, included: its step time takes FlashAttention-2's rates too); where not
+  // even FlashAttention-2 runs, the warning above says what the run uses instead.
+  if (s.model.architecture && s.attention == AttentionImplementation::flash3 && g.flash_attention_2 &&
+      g.performance.generation != GpuGeneration::hopper)
     w.push_back({warning_code::flash_attention_3_unsupported,
                  g.display_name + " cannot run FlashAttention-3 (H100 / H800, Hopper only: Dao-AILab/flash-attention README, "
                  "\"FlashAttention-3 beta release\"): the step time is priced with FlashAttention-2's rates, which keep the "

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/vision_activations.hpp"
 
 namespace trainmem {
 
@@ -128,9 +129,13 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    "(min(tokenizer.model_max_length, 1024) before v0.20), transformers examples run_clm.py block_size to 1024"});
   }
   // Batches padded to their longest sample reach seq_length only when a sample is that long: the
-  // low end is a batch of the shortest length the layout takes (a multiple of 2 x CP x TP, what
-  // ring attention's and sequence parallelism's splits need), the point the batch at seq_length.
-  const std::int64_t shortest = 2 * s.parallel.context_parallel_size * s.parallel.tensor_parallel_size;
+  // low end is a batch of the shortest samples the layout takes (a multiple of 2 x CP x TP, what
+  // ring attention's and sequence parallelism's splits need, holding the sample's image tokens and
+  // one text token), the point the batch at seq_length.
+  const std::int64_t unit = 2 * s.parallel.context_parallel_size * s.parallel.tensor_parallel_size;
+  const std::int64_t image_tokens =
+      arch && s.model.architecture->vision ? vision_activations(s, *s.model.architecture, Dtype::bf16).lm_image_tokens : 0;
+  const std::int64_t shortest = unit * ((image_tokens + 1 + unit - 1) / unit);
   if (arch && s.batch.padding == Padding::longest && s.batch.seq_length.value_or(4096) > shortest) {
     out.push_back({"data_dependent_seq_length", "batch.seq_length: " + std::to_string(shortest) + " (a batch of short samples)",
                    [shortest](TrainingSetup& t) { t.batch.seq_length = shortest; },
