@@ -30,6 +30,10 @@ scripts/ctest-summary.py test-results/ctest.xml | tee -a test-results/ctest.log
 add_summary test-results/ctest.log
 # The accuracy figures on the published cases (docs/accuracy.md has the whole table).
 build-native/tests/accuracy tests/fixtures/measured_cases.json --summary | tee test-results/accuracy.log
+# And on this project's own H200 runs (scripts/measure/README.md): development and held-out sets.
+build-native/tests/accuracy tests/fixtures/measured_h200_hf_trainer.json --summary | grep -E "^(handed|outside)" \
+  | sed -e 's/^handed figures/own H200 runs, development set/' -e 's/^outside the handed set/own H200 runs, held-out set/' \
+  | tee -a test-results/accuracy.log
 scripts/sanitize.sh 2>&1 | tee test-results/sanitize.log
 add_summary test-results/sanitize.log
 scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log

@@ -109,8 +109,10 @@ TEST_CASE("GRPO prices the loss over the completion's logits only, in bf16 (TRL 
   // 151,936 x 12 B, the plain HF loss) would be 2,800,484,352 B.
   const auto e = estimate_from(R"({"model": {"hf_config": )" + kTinyBigVocab + R"(}, "rlhf": {"algorithm": "grpo",
     "rollout": {"max_new_tokens": 1024}}, "batch": {"micro_batch_size": 1, "seq_length": 512}})");
-  // The tiny body's own transients are a few MB beside it.
-  CHECK(role(e, "policy")->transient == Approx(934406400.0).epsilon(0.02));
+  // The tiny body's own transients are a few MB beside it. The step's only micro-batch starts its
+  // backward with no gradient (the loop freed them), so the peak above the policy's states is the
+  // loss's working set less the gradients not built yet.
+  CHECK(role(e, "policy")->transient + role(e, "policy")->gradients == Approx(934406400.0).epsilon(0.02));
   // The reference scores the same positions without grad: 4 B per logit at most.
   CHECK(role(e, "reference")->transient <= 4.0 * 155734400 * 1.02);
 }
@@ -122,7 +124,8 @@ TEST_CASE("DPO's log-probs take bf16 logits over both sequences, no fp32 upcast 
   // backward; with the plain HF loss's upcast (12 B) it would be twice that.
   const auto e = estimate_from(R"({"model": {"hf_config": )" + kTinyBigVocab + R"(}, "rlhf": {"algorithm": "dpo"},
     "batch": {"micro_batch_size": 1, "seq_length": 512}})");
-  CHECK(role(e, "policy")->transient == Approx(933494784.0).epsilon(0.02));
+  // As above, less the gradients backward has not built yet.
+  CHECK(role(e, "policy")->transient + role(e, "policy")->gradients == Approx(933494784.0).epsilon(0.02));
 }
 
 TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (TRL ds3_gather_for_generation)", "[rlhf]") {

@@ -39,9 +39,10 @@ class LayerTensors {
   void norm(const char* scope, double tokens, double width, bool tensor_region, Dtype input, double per_row_stats = 1) {
     if (c_.norm == NormKind::rms_norm && c_.framework.unfused_rms_norm) {
       // LlamaRMSNorm in Python: x.to(float32) is kept for pow/mul (the same tensor when x is
-      // fp32), and the normalized tensor, cast back to x's dtype, for the weight multiply.
+      // fp32), and the normalized tensor, cast back to x's dtype, for the weight's gradient in the
+      // weight multiply (a frozen weight keeps none).
       add(scope, "input_fp32", tokens, width, Dtype::fp32, TensorRole::norm_internal, tensor_region);
-      add(scope, "normalized", tokens, width, input, TensorRole::norm_internal, tensor_region);
+      if (c_.weights_train) add(scope, "normalized", tokens, width, input, TensorRole::norm_internal, tensor_region);
     } else {
       add(scope, "input", tokens, width, input, TensorRole::norm_internal, tensor_region);
     }
@@ -50,13 +51,18 @@ class LayerTensors {
     add(scope, "statistics", tokens, stats, Dtype::fp32, TensorRole::norm_internal, tensor_region);
   }
 
-  // The output of a norm over the hidden states, as the `readers` linears that read it keep it: the
-  // one tensor in the compute dtype, or under autocast (an fp32 output) each linear's own cast,
-  // since autocast caches casts of weights only (pytorch v2.4 aten/src/ATen/autocast_mode.cpp,
-  // cached_cast: leaf tensors that require grad).
-  void norm_output(const char* scope, double tokens, double readers) {
-    if (c_.residual == c_.dtype) add(scope, "output", tokens, c_.hidden, c_.dtype, TensorRole::norm_output, false);
-    else add(scope, "linear_input_casts", tokens, c_.hidden * readers, c_.dtype, TensorRole::norm_output, false);
+  // The output of a norm over the hidden states, as the linears that read it keep it (`readers`:
+  // HiddenReaders::Side): the one tensor in the compute dtype, or under autocast (an fp32 output)
+  // each training linear's own cast, since autocast caches casts of weights only (pytorch v2.4
+  // aten/src/ATen/autocast_mode.cpp, cached_cast: leaf tensors that require grad); under adapters
+  // the adapters that read it keep the shared tensor, or each its own cast
+  // (ActivationContext::adapter_input_copies). Nothing when no reader keeps it.
+  void norm_output(const char* scope, double tokens, double readers, double adapted) {
+    const bool copies = c_.weights_train ? c_.residual != c_.dtype : c_.adapter_input_copies;
+    const double keepers = c_.weights_train ? readers : adapted;
+    if (keepers <= 0) return;
+    if (!copies) add(scope, "output", tokens, c_.hidden, c_.dtype, TensorRole::norm_output, false);
+    else add(scope, "linear_input_casts", tokens, c_.hidden * keepers, c_.dtype, TensorRole::norm_output, false);
   }
 
   std::vector<SavedTensor> take() { return std::move(out_); }
@@ -107,24 +113,41 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
   t.add(scope, "output", q_tokens, heads * dv, c.dtype, TensorRole::attention_output, true);
 }
 
-void dense_mlp(LayerTensors& t, bool gated, const ActivationContext& c, double tokens, double width, const char* scope) {
+// down_input_kept: the down projection (fc2) keeps its input: its weight trains, or an adapter
+// reads it.
+void dense_mlp(LayerTensors& t, bool gated, const ActivationContext& c, double tokens, double width, const char* scope,
+               bool down_input_kept) {
   if (gated) {
     t.add(scope, "gate_proj_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
     t.add(scope, "up_proj_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
     // act(gate) is kept by the multiply unless a fused kernel recomputes it.
     if (c.framework.unfused_gated_activation)
       t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
-    t.add(scope, "down_proj_input", tokens, width, c.dtype, TensorRole::elementwise, true);
+    if (down_input_kept) t.add(scope, "down_proj_input", tokens, width, c.dtype, TensorRole::elementwise, true);
   } else {
     t.add(scope, "fc1_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
-    t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
+    if (down_input_kept) t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
   }
 }
 
-void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c, double tokens, double expert_readers) {
+bool is_adapter_reader(const ActivationContext& c, const Linear& l) {
+  return std::find(c.adapter_readers.begin(), c.adapter_readers.end(), &l) != c.adapter_readers.end();
+}
+
+// Whether a linear reading `width` (an MLP's inner width) keeps its input: weights that train, or
+// an adapter reading it on such a linear (routed experts or the dense ones, as `experts` says).
+bool inner_input_kept(const LayerGroup& g, const ActivationContext& c, std::int64_t width, bool experts) {
+  if (c.weights_train) return true;
+  for (const auto& l : g.linears)
+    if (l.in_features == width && l.routed_expert == experts && is_adapter_reader(c, l)) return true;
+  return false;
+}
+
+void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c, double tokens, double expert_readers,
+               double experts_adapted) {
   const MlpShape& m = g.mlp;
   if (m.num_local_experts == 0) {
-    dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.intermediate_size), "mlp");
+    dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.intermediate_size), "mlp", inner_input_kept(g, c, m.intermediate_size, false));
     return;
   }
   // MoE: router probabilities (fp32 softmax over experts), the dispatched tokens (each token
@@ -132,11 +155,16 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
   // (NVIDIA/Megatron-LM PR #6782: routed activations scale with top-k, not as one dense MLP).
   const double experts = static_cast<double>(m.num_local_experts), k = static_cast<double>(m.num_experts_per_tok);
   t.add("mlp", "router_probabilities", tokens, experts, Dtype::fp32, TensorRole::matmul_output, false);
-  // Under autocast each expert projection reading the dispatched (fp32) tokens keeps its own cast.
-  t.add("mlp", "dispatched_tokens", tokens * k, c.hidden * expert_readers, c.dtype, TensorRole::matmul_output, false);
-  dense_mlp(t, m.gated, c, tokens * k, static_cast<double>(m.moe_intermediate_size), "mlp.experts");
+  // Under autocast each expert projection reading the dispatched (fp32) tokens keeps its own cast;
+  // frozen experts keep them only for an adapter reading them.
+  const double dispatched_readers = c.weights_train ? expert_readers : std::min(1.0, experts_adapted);
+  if (dispatched_readers > 0)
+    t.add("mlp", "dispatched_tokens", tokens * k, c.hidden * dispatched_readers, c.dtype, TensorRole::matmul_output, false);
+  dense_mlp(t, m.gated, c, tokens * k, static_cast<double>(m.moe_intermediate_size), "mlp.experts",
+            inner_input_kept(g, c, m.moe_intermediate_size, true));
   if (m.shared_intermediate_size > 0)
-    dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.shared_intermediate_size), "mlp.shared_experts");
+    dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.shared_intermediate_size), "mlp.shared_experts",
+              inner_input_kept(g, c, m.shared_intermediate_size, false));
 }
 
 void apply_policy(std::vector<SavedTensor>& tensors, const ActivationContext& c) {
@@ -167,34 +195,54 @@ bool is_qk_norm(const Norm& n) { return n.name == "q_norm" || n.name == "k_norm"
 // fused forms, the router and the shared-expert gate); the attention side's the rest, less the
 // attention's output projection when its input (heads x v_head_dim) is as wide as the hidden
 // states. Cross-attention reads the norm with its query only. Each count is at least 1.
+// Of each side's readers, `adapted` counts those with an adapter reading the input itself
+// (ActivationContext::adapter_readers); the attention's output projection, which reads the
+// attention's result, is the side's last linear (the layouts list q, k, v before it).
 struct HiddenReaders {
   double attention = 1, cross_attention = 1, mlp = 1, experts = 1;
+  double attention_adapted = 0, mlp_adapted = 0, experts_adapted = 0;
 };
 
-HiddenReaders hidden_readers(const LayerGroup& g, double hidden) {
+HiddenReaders hidden_readers(const LayerGroup& g, const ActivationContext& c) {
+  const double hidden = c.hidden;
   const MlpShape& m = g.mlp;
   const std::int64_t widths[] = {m.intermediate_size, 2 * m.intermediate_size, m.shared_intermediate_size,
                                  2 * m.shared_intermediate_size, m.num_local_experts, 1};
   double attention = 0, mlp = 0, experts = 0;
+  double attention_adapted = 0, mlp_adapted = 0, experts_adapted = 0;
+  const Linear* last_attention = nullptr;
   for (const auto& l : g.linears) {
     if (static_cast<double>(l.in_features) != hidden) continue;
-    if (l.routed_expert) experts += 1;
-    else if (std::find(std::begin(widths), std::end(widths), l.out_features) != std::end(widths)) mlp += 1;
-    else attention += 1;
+    const double adapted = is_adapter_reader(c, l) ? 1.0 : 0.0;
+    if (l.routed_expert) {
+      experts += 1, experts_adapted += adapted;
+    } else if (std::find(std::begin(widths), std::end(widths), l.out_features) != std::end(widths)) {
+      mlp += 1, mlp_adapted += adapted;
+    } else {
+      attention += 1, attention_adapted += adapted;
+      last_attention = &l;
+    }
   }
   const double attention_blocks = g.attention.cross_attention ? 2.0 : 1.0;
-  if (static_cast<double>(g.attention.num_attention_heads * g.attention.v_head_dim) == hidden) attention -= attention_blocks;
+  if (static_cast<double>(g.attention.num_attention_heads * g.attention.v_head_dim) == hidden) {
+    attention -= attention_blocks;
+    if (last_attention && is_adapter_reader(c, *last_attention)) attention_adapted -= 1;
+  }
   if (g.attention.cross_attention) attention -= 3;  // the cross-attention's q, k and v
   HiddenReaders r;
   r.attention = g.mixer == Mixer::cross_attention ? 1.0 : std::max(1.0, attention);
   r.mlp = std::max(1.0, mlp);
   r.experts = std::max(1.0, experts);
+  r.attention_adapted = std::max(0.0, attention_adapted);
+  r.cross_attention = r.attention;
+  r.mlp_adapted = mlp_adapted;
+  r.experts_adapted = experts_adapted;
   return r;
 }
 
 std::vector<SavedTensor> layer_activations(const LayerGroup& g, const ActivationContext& c) {
   LayerTensors t(c);
-  const HiddenReaders readers = hidden_readers(g, c.hidden);
+  const HiddenReaders readers = hidden_readers(g, c);
   const bool autocast = c.residual != c.dtype;
   const bool decoder_tokens = g.attention.cross_attention || g.stack == Stack::decoder;
   const double tokens = c.micro_batch * (decoder_tokens ? c.seq : c.encoder_seq);
@@ -208,7 +256,7 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
   const bool post_norms = hidden_norms >= 4;
 
   t.norm("attention_norm", tokens, c.hidden, false, c.residual);
-  t.norm_output("attention_norm", tokens, readers.attention);
+  t.norm_output("attention_norm", tokens, readers.attention, readers.attention_adapted);
   for (const auto& n : g.norms) {
     if (!is_qk_norm(n)) continue;
     const bool q = n.name == "q_norm";
@@ -229,15 +277,15 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
   if (post_norms) t.norm("post_attention_norm", tokens, c.hidden, false, c.dtype);
   if (g.attention.cross_attention) {
     t.norm("cross_attention_norm", tokens, c.hidden, false, c.residual);
-    t.norm_output("cross_attention_norm", tokens, readers.cross_attention);
+    t.norm_output("cross_attention_norm", tokens, readers.cross_attention, readers.attention_adapted);
     attention_block(t, g, c, tokens, c.micro_batch * c.encoder_seq, "cross_attn");
     if (c.hidden_dropout > 0) t.mask("cross_attention_residual", tokens);
   }
   // Mamba blocks have no MLP (intermediate_size 0, no experts).
   if (g.mlp.intermediate_size > 0 || g.mlp.num_local_experts > 0) {
     t.norm("mlp_norm", tokens, c.hidden, false, c.residual);
-    t.norm_output("mlp_norm", tokens, readers.mlp);
-    mlp_block(t, g, c, tokens, autocast ? readers.experts : 1.0);
+    t.norm_output("mlp_norm", tokens, readers.mlp, readers.mlp_adapted);
+    mlp_block(t, g, c, tokens, autocast ? readers.experts : 1.0, readers.experts_adapted);
     if (c.hidden_dropout > 0) t.mask("mlp_residual", tokens);
     if (post_norms) t.norm("post_mlp_norm", tokens, c.hidden, false, c.dtype);
   }
@@ -300,12 +348,16 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   c.softmax_fp32 = a.eager_softmax_fp32 && !c.framework.fused_softmax;
   c.hidden = static_cast<double>(a.hidden_size);
   const bool adapters = uses_adapters(s.method);
-  if (adapters && s.lora.lora_dropout > 0) {
+  c.weights_train = !adapters;
+  if (adapters) {
     // Targeted as PEFT targets them (lora_targeting.hpp), judged on each group's first layer.
     const LoraTargeting targeting(a, s.lora);
+    auto& readers = s.lora.lora_dropout > 0 ? c.lora_dropout_linears : c.adapter_readers;
     for (std::size_t g = 0; g < a.layers.size(); ++g)
       for (const auto& l : a.layers[g].linears)
-        if (targeting.adapter_params(g, l, 0) > 0) c.lora_dropout_linears.push_back(&l);
+        if (targeting.adapter_params(g, l, 0) > 0) readers.push_back(&l);
+    const Dtype adapter = s.unstated.adapter_dtype ? resolve_precision(s).param_dtype : s.lora.adapter_dtype;
+    c.adapter_input_copies = adapter != compute;
   }
   for (const auto& g : a.layers)
     if (g.mlp.num_experts_per_tok > 0) c.experts_per_token = static_cast<double>(g.mlp.num_experts_per_tok);

@@ -128,10 +128,12 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     one_micro_batch += checkpointed * ga.saved + (n - checkpointed) * ga.everything;
     if (r.per_layer == 0) r.per_layer = ga.saved;
     if (s.activation_checkpointing == Checkpointing::full) r.recompute = std::max(r.recompute, ga.everything);
-    // Eager softmax backward materialises the score gradient next to the saved probabilities,
-    // one layer at a time.
+    // Eager softmax backward reads the gradient of the probabilities and writes the gradient of
+    // the scores, both scores-sized in the softmax's dtype (torch _softmax_backward_data; with
+    // softmax(..., dtype=torch.float32) both fp32), beside the saved probabilities, one layer at a
+    // time.
     if (s.attention == AttentionImplementation::eager) {
-      r.attention_backward = std::max(r.attention_backward, ga.largest_scores);
+      r.attention_backward = std::max(r.attention_backward, 2 * ga.largest_scores);
       r.attention_forward = std::max(r.attention_forward, ga.forward_scores);
     }
     r.layer_backward = std::max(r.layer_backward, ga.backward_working);
@@ -275,7 +277,11 @@ std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, double ste
   const double transient = g.temporary_buffers.value_or(0.0);
   if (g.peak_phase == "load") return {t.load, 0.0, 0.0, 0.0, 0.0};
   if (g.peak_phase == "optimizer_step") return {g.parameters, g.gradients - accumulation_only, optimizer, 0.0, transient};
-  return {g.parameters, g.gradients - step_only, optimizer, t.activations, transient};
+  const double persisting = g.gradients - step_only - t.backward_gradients;
+  const bool layer_point = g.peak_phase == "backward" && t.activations + t.loss_backward < t.backward_layers_held + t.layer_backward;
+  if (layer_point)
+    return {g.parameters, persisting + t.backward_layers_gradients, optimizer, t.backward_layers_held - t.backward_layers_gradients, transient};
+  return {g.parameters, persisting, optimizer, t.activations, transient};
 }
 
 double cuda_context_bytes(const TrainingSetup& s) {
@@ -377,7 +383,15 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       StepTerms t;
       const double whole_model = static_cast<double>(e.parameters.total) * dtype_bytes(e.precision.param_dtype);
       t.load = s.model_loading == ModelLoading::full_copy_per_gpu ? std::max(whole_model, g.parameters) : g.parameters;
-      t.training_states = training_states;
+      // One micro-batch per step after a loop that freed the gradients: backward builds them.
+      const bool one_micro_batch = s.batch.gradient_accumulation_steps == 1 && s.parallel.pipeline_parallel_size == 1;
+      if (behaviour.gradients_freed_between_steps && one_micro_batch) {
+        t.backward_gradients = std::max(0.0, g.gradients - step_only - accumulation_only);
+        const double trainable = ms.params.trainable();
+        if (last && trainable > 0 && head_trains(s, *arch))
+          t.head_gradients = t.backward_gradients * std::min(1.0, ms.params.head_linear_params / trainable);
+      }
+      t.training_states = training_states - t.backward_gradients;
       t.step_states = allocator_states - accumulation_only;
       t.activations = rt.activations;
       t.always = tb.persistent + held;
@@ -387,10 +401,20 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       t.loss_forward = loss_fwd;
       // Backward starts with the loss (all activations alive, the logits' working set), then walks
       // the layers back (recompute, score gradients, gathers); the two do not overlap.
-      t.loss_backward = loss_bwd + tb.tied_head_gradient + tb.saved_weight_copies;
+      // The head's backward follows the loss's: the logits' gradient in the compute dtype beside the
+      // head's new weight gradient (a fused loss computes both inside its own working set).
+      const bool logits_loss = s.loss.implementation.value_or(behaviour.loss) != LossImplementation::fused;
+      const double head_backward = last && logits_loss && t.head_gradients > 0
+                                       ? t.head_gradients + loss->logits_elements * dtype_bytes(compute)
+                                       : 0.0;
+      t.loss_backward = std::max(loss_bwd, head_backward) + tb.tied_head_gradient + tb.saved_weight_copies;
       t.layer_backward = tb.backward + tb.tied_head_gradient + rt.recompute + std::max(rt.attention_backward, rt.layer_backward);
       t.step_buffers = t.always + tb.optimizer_step;
-      const double fwd_transient = forward_transient(t), bwd_transient = backward_transient(t), step_transient = t.step_buffers;
+      set_backward_layers_held(t, (rt.flights - 1.0) * rt.one_micro_batch + rt.layer_free,
+                               t.backward_gradients > 0 ? layer_saved_in_order(s, *arch, groups, layer_counts[i]) : std::vector<double>{});
+      const double fwd_transient = forward_transient(t), step_transient = t.step_buffers;
+      const bool loss_point = t.activations + t.loss_backward >= t.backward_layers_held + t.layer_backward;
+      const double bwd_transient = t.always + (loss_point ? t.loss_backward : t.layer_backward);
       PhasePeaks ph;
       ph.load = t.load;
       ph.forward = forward_peak(t);

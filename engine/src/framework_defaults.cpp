@@ -51,7 +51,10 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   // DeepSpeed reduces through its own buckets and Megatron into its contiguous main-grad buffer:
   // no DDP bucket copy.
   const ShardingEngine engine = sharding_engine(s);
-  if (engine == ShardingEngine::deepspeed || engine == ShardingEngine::megatron) b.ddp_bucket_copy = false;
+  if (engine == ShardingEngine::deepspeed || engine == ShardingEngine::megatron) {
+    b.ddp_bucket_copy = false;
+    b.gradients_freed_between_steps = false;
+  }
   if (s.compile) {
     b.compiled_loss = compile_scope(s) == CompileScope::blocks_and_loss;
     b.unfused_rms_norm = false;

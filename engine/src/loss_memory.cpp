@@ -22,16 +22,6 @@ struct LigerLoss {
   double forward = 0, backward = 0;  // bytes
 };
 
-// Whether the LM head's weight trains: full fine-tuning, or a PEFT modules_to_save that names the
-// head (or, for a tied head, the embedding it shares).
-bool head_trains(const TrainingSetup& s, const Architecture& a) {
-  if (s.method == Method::full) return true;
-  if (!uses_adapters(s.method)) return false;
-  const std::string& head = a.lm_head_params == 0 ? std::string("embed_tokens") : a.lm_head_module;
-  const auto& saved = s.lora.modules_to_save;
-  return std::find(saved.begin(), saved.end(), head) != saved.end();
-}
-
 // Liger's fused linear cross-entropy over `tokens` rows of width h into `vocab` logits (see the
 // header): the working set at the end of forward, and what it keeps into backward.
 LigerLoss liger_fused_loss(const TrainingSetup& s, const Architecture& a, double tokens, double vocab, double h, double A) {
@@ -50,6 +40,14 @@ LigerLoss liger_fused_loss(const TrainingSetup& s, const Architecture& a, double
 }
 }  // namespace
 
+bool head_trains(const TrainingSetup& s, const Architecture& a) {
+  if (s.method == Method::full) return true;
+  if (!uses_adapters(s.method)) return false;
+  const std::string& head = a.lm_head_params == 0 ? std::string("embed_tokens") : a.lm_head_module;
+  const auto& saved = s.lora.modules_to_save;
+  return std::find(saved.begin(), saved.end(), head) != saved.end();
+}
+
 HeldLogits held_logits(const TrainingSetup& s, const FrameworkBehaviour& f, LossImplementation loss) {
   if (loss == LossImplementation::fused) return HeldLogits::none;
   return s.loss.held_logits.value_or(f.held_logits);
@@ -65,9 +63,13 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
   const double tokens = static_cast<double>(s.batch.micro_batch_size) * seq / cp;
   const double h = static_cast<double>(a.hidden_size);
   const double seq_split = s.parallel.sequence_parallel && tp > 1 ? tp : 1.0;
-  // Final norm input (+ statistics) and the lm_head input (the norm output).
+  // Final norm input (+ statistics; a Python RMSNorm's fp32 input, and its normalized tensor when
+  // the norm's weight trains) and the lm_head input (the norm output) when the head trains: frozen
+  // weights keep no input (activations.hpp, ActivationContext::weights_train).
   const bool python_norm = a.norm == NormKind::rms_norm && f.unfused_rms_norm;
-  m.head_saved = tokens * h * ((python_norm ? kFp32Bytes + A : A) + A) / seq_split + tokens * kFp32Bytes;
+  const bool weights_train = !uses_adapters(s.method);
+  const double norm_bytes = python_norm ? kFp32Bytes + (weights_train ? A : 0.0) : A;
+  m.head_saved = tokens * h * (norm_bytes + (head_trains(s, a) ? A : 0.0)) / seq_split + tokens * kFp32Bytes;
   if (!a.vocab_logits) return m;
 
   // Logits over the padded vocabulary (Megatron make_vocab_size_divisible_by), split by TP, for the

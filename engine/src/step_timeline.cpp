@@ -17,24 +17,55 @@ double backward_point(const StepTerms& t, double saved, double transient) {
   return t.training_states + saved + (t.always + transient);
 }
 
-}  // namespace
-
-double forward_transient(const StepTerms& t) { return t.forward_buffers + std::max(t.loss_forward, t.layer_forward); }
-double backward_transient(const StepTerms& t) { return t.always + std::max(t.loss_backward, t.layer_backward); }
-double forward_peak(const StepTerms& t) { return forward_point(t, t.activations, std::max(t.loss_forward, t.layer_forward)); }
-double backward_peak(const StepTerms& t) { return backward_point(t, t.activations, std::max(t.loss_backward, t.layer_backward)); }
-double step_peak(const StepTerms& t) { return t.step_states + t.step_buffers; }
-
-std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved,
-                                         bool last_stage, double peak_allocated, double peak_reserved) {
+// Saved bytes while layer k (1-based, index k) runs, forward or backward; all of them at the last
+// layer.
+std::vector<double> saved_at_layers(const StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved) {
   const std::size_t layers = layer_saved.size();
-  // Saved bytes while layer k (1-based) runs, forward or backward; all of them at the last layer.
   std::vector<double> saved(layers + 1, t.activations);
   double running = saved_before_layers;
   for (std::size_t k = 1; k < layers; ++k) {
     running += layer_saved[k - 1];
     saved[k] = std::min(running, t.activations);
   }
+  return saved;
+}
+
+}  // namespace
+
+double forward_transient(const StepTerms& t) { return t.forward_buffers + std::max(t.loss_forward, t.layer_forward); }
+double backward_transient(const StepTerms& t) { return t.always + std::max(t.loss_backward, t.layer_backward); }
+double forward_peak(const StepTerms& t) { return forward_point(t, t.activations, std::max(t.loss_forward, t.layer_forward)); }
+double backward_peak(const StepTerms& t) {
+  return std::max(backward_point(t, t.activations, t.loss_backward), backward_point(t, t.backward_layers_held, t.layer_backward));
+}
+double step_peak(const StepTerms& t) { return t.step_states + t.step_buffers; }
+
+double gradients_at_layer(const StepTerms& t, std::size_t k, std::size_t layers) {
+  if (t.backward_gradients <= 0 || layers == 0) return 0;
+  const double later_layers = static_cast<double>(layers - k + 1) / static_cast<double>(layers);
+  return t.head_gradients + (t.backward_gradients - t.head_gradients) * later_layers;
+}
+
+void set_backward_layers_held(StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved) {
+  t.backward_layers_held = t.activations;
+  t.backward_layers_gradients = 0;
+  if (t.backward_gradients <= 0 || layer_saved.empty()) return;
+  const std::vector<double> saved = saved_at_layers(t, saved_before_layers, layer_saved);
+  const std::size_t layers = layer_saved.size();
+  t.backward_layers_held = -1;
+  for (std::size_t k = layers; k >= 1; --k) {
+    const double gradients = gradients_at_layer(t, k, layers);
+    if (saved[k] + gradients > t.backward_layers_held) {
+      t.backward_layers_held = saved[k] + gradients;
+      t.backward_layers_gradients = gradients;
+    }
+  }
+}
+
+std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved,
+                                         bool last_stage, double peak_allocated, double peak_reserved) {
+  const std::size_t layers = layer_saved.size();
+  const std::vector<double> saved = saved_at_layers(t, saved_before_layers, layer_saved);
 
   std::vector<TimelinePoint> points;
   points.reserve(2 * layers + 4);
@@ -49,7 +80,8 @@ std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before
     points.push_back({StepPoint::loss_backward, 0, backward_point(t, t.activations, t.loss_backward), 0});
   }
   for (std::size_t k = layers; k >= 1; --k)
-    points.push_back({StepPoint::backward, static_cast<std::int64_t>(k), backward_point(t, saved[k], t.layer_backward), 0});
+    points.push_back({StepPoint::backward, static_cast<std::int64_t>(k),
+                      backward_point(t, saved[k] + gradients_at_layer(t, k, layers), t.layer_backward), 0});
   if (layerless) points.push_back({StepPoint::backward, 0, backward_point(t, t.activations, t.layer_backward), 0});
   points.push_back({StepPoint::optimizer_step, 0, step_peak(t), 0});
 

@@ -67,6 +67,21 @@ struct ActivationContext {
   // listed here) saves its own dropout output [tokens, in_features] (lora_A's input) and the
   // dropout's 1-byte mask. Empty otherwise.
   std::vector<const Linear*> lora_dropout_linears;
+  // Frozen weights keep no input: autograd saves a matmul's input only for its weight's gradient
+  // and an elementwise product's operand only for the other operand's (pytorch
+  // tools/autograd/gen_variable_type.py: generated nodes such as MmBackward0 and MulBackward0 save
+  // each input under grad_fn->should_compute_output of the other; bitsandbytes MatMul4Bit keeps
+  // (None, B), bitsandbytes/autograd/_functions.py). weights_train: full fine-tuning, where every
+  // linear's input and every norm's normalized tensor is kept; false under adapters, where a
+  // linear's input is kept only by an adapter that reads it (adapter_readers: lora_dropout 0; with
+  // dropout the adapter keeps the dropout's output instead, above).
+  bool weights_train = true;
+  std::vector<const Linear*> adapter_readers;
+  // Adapters in a dtype other than the compute dtype (PEFT's fp32 adapters over a 16-bit base):
+  // PEFT casts the input to the adapter's dtype before lora_A (peft src/peft/tuners/lora/layer.py
+  // Linear.forward, BaseTunerLayer._cast_input_dtype) and autocast casts it back for the matmul,
+  // so each adapted linear keeps its own cast of the input rather than the shared tensor.
+  bool adapter_input_copies = false;
   double experts_per_token = 1;  // rows of a routed expert's input per token
 };
 

@@ -47,6 +47,15 @@ struct FrameworkBehaviour {
   // DDP keeps gradient buckets as a second copy of all gradients unless gradient_as_bucket_view
   // (torch DistributedDataParallel default False; Accelerate/HF Trainer keep that default).
   bool ddp_bucket_copy = true;
+  // The loop frees every gradient after the optimizer step, so a step's first micro-batch starts
+  // its backward with none: PyTorch's Optimizer.zero_grad and Module.zero_grad default to
+  // set_to_none=True since v2.0 (torch/optim/optimizer.py), which the HF Trainer calls after each
+  // step (transformers v4.46+ trainer.py _inner_training_loop: model.zero_grad()), as do torchtune's
+  // recipes (optimizer.zero_grad(set_to_none=True)) and torchtitan's train step; FSDP's sharded
+  // gradients are the sharded parameters' .grad, freed the same way. DeepSpeed keeps its own
+  // gradient partitions and buckets and Megatron a persistent contiguous main-grad buffer: there
+  // gradients are priced as alive through the whole step.
+  bool gradients_freed_between_steps = true;
 };
 
 // The behaviour of the setup's framework, sharding engine, compile scope and Liger kernels.

@@ -58,6 +58,10 @@ struct LossMemory {
 // (none under a fused loss, whose forward returns none): loss.held_logits, else the framework's.
 HeldLogits held_logits(const TrainingSetup& s, const FrameworkBehaviour& f, LossImplementation loss);
 
+// Whether the LM head's weight trains: full fine-tuning, or a PEFT modules_to_save that names the
+// head (or, for a tied head, the embedding it shares).
+bool head_trains(const TrainingSetup& s, const Architecture& a);
+
 LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype compute, const FrameworkBehaviour& f);
 
 }  // namespace trainmem

@@ -19,6 +19,7 @@ namespace trainmem {
 struct StepTerms {
   double load = 0;             // phases.load: the weights being loaded (a whole copy with full_copy_per_gpu)
   double training_states = 0;  // parameters, gradients, optimizer states on the device through forward and backward
+                               // (less backward_gradients, which backward builds from none)
   double step_states = 0;      // the same in the optimizer step (plus DeepSpeed's fp32 gradient partition)
   double activations = 0;      // saved for backward, all in-flight micro-batches, resident on the device
   double always = 0;           // alive in every phase: DDP's bucket copy, logits the loop holds
@@ -28,13 +29,33 @@ struct StepTerms {
   double loss_backward = 0;    // the loss's backward working set (last stage)
   double layer_backward = 0;   // inside one layer's backward: gathers and buckets, recompute, score and layer gradients
   double step_buffers = 0;     // always + optimizer-step temporaries
+  // Gradients a step's only micro-batch builds from none in backward (FrameworkBehaviour::
+  // gradients_freed_between_steps, one micro-batch per step): absent in forward and at the loss's
+  // backward, the head's (head_gradients) from the head's backward on, each layer's from its own
+  // backward on (the layers' share spread evenly over them). 0 where gradients persist.
+  double backward_gradients = 0;
+  double head_gradients = 0;
+  // The largest backward layer point's saved activations plus the gradients alive there
+  // (backward_layers_held), and those gradients alone: t.activations and 0 when
+  // backward_gradients is 0 (layer L, all activations alive, is then the largest).
+  double backward_layers_held = 0;
+  double backward_layers_gradients = 0;
 };
+
+// Gradients alive at the backward of layer k of `layers` (1-based): the head's and those of layers
+// k..L, the layers' share spread evenly over them.
+double gradients_at_layer(const StepTerms& t, std::size_t k, std::size_t layers);
+
+// Sets t.backward_layers_held and t.backward_layers_gradients from the stage's layers, saved
+// bytes at each layer point as step_timeline counts them (below).
+void set_backward_layers_held(StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved);
 
 // The phase peaks: the largest of each phase's points below.
 double forward_transient(const StepTerms& t);   // forward_buffers + max(loss_forward, layer_forward)
 double backward_transient(const StepTerms& t);  // always + max(loss_backward, layer_backward)
 double forward_peak(const StepTerms& t);        // training_states + activations + forward_transient
-double backward_peak(const StepTerms& t);       // training_states + activations + backward_transient
+double backward_peak(const StepTerms& t);       // training_states + always + the larger of activations +
+                                                // loss_backward and backward_layers_held + layer_backward
 double step_peak(const StepTerms& t);           // step_states + step_buffers
 
 enum class StepPoint { load, forward, loss_forward, loss_backward, backward, optimizer_step };

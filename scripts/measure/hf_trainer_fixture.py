@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Turn hf_trainer_peak.py's results (JSON lines) into measured cases for the accuracy program.
+
+Usage: python3 scripts/measure/hf_trainer_fixture.py DEVELOPMENT.jsonl HELD_OUT.jsonl > tests/fixtures/measured_h200_hf_trainer.json
+
+DEVELOPMENT.jsonl holds the runs the engine was changed against; HELD_OUT.jsonl the runs measured
+afterwards to check those changes, marked split "outside" (the accuracy program prints their
+figures apart).
+
+Each run becomes one case comparing per_gpu.peak_allocated with
+torch.cuda.max_memory_allocated(); the reserved peak, the memory in use at the
+end, the CUDA context and the step times stay in the case as further readings.
+The estimate document states what the run did, in docs/api.md's fields.
+"""
+import json
+import sys
+
+
+def document(case):
+    doc = {"model": {"preset": case["preset"]}, "framework": "hf_trainer", "method": case["method"]}
+    fp32_weights = case["weights"] == "fp32"
+    if case["method"] == "lora":
+        lora = case["lora"]
+        doc["lora"] = {"r": lora["r"], "lora_alpha": lora["lora_alpha"], "target_modules": lora["target_modules"],
+                       "lora_dropout": lora["lora_dropout"], "adapter_dtype": "fp32"}
+    state = "fp32" if fp32_weights or case["method"] == "lora" else "bf16"
+    doc["precision"] = {"param_dtype": case["weights"], "grad_dtype": case["weights"], "compute_dtype": "bf16",
+                        "master_weights": False, "optimizer": "adamw", "optimizer_state_dtype": state,
+                        "optimizer_implementation": "fused" if case["optim"] == "adamw_torch_fused" else "foreach"}
+    doc["batch"] = {"micro_batch_size": case["micro_batch_size"], "seq_length": case["seq_length"],
+                    "gradient_accumulation_steps": case["gradient_accumulation_steps"]}
+    doc["activation_checkpointing"] = "full" if case["gradient_checkpointing"] else "none"
+    doc["attention"] = case["attention"]
+    doc["parallel"] = {"world_size": 1}
+    doc["gpu"] = "h200-141gb"
+    return doc
+
+
+def main():
+    cases = []
+    runs = [(json.loads(line), path, held_out) for held_out, path in enumerate(sys.argv[1:3]) for line in open(path)]
+    for run, path, held_out in runs:
+        if "error" in run:
+            continue
+        case = run["case"]
+        versions = ", ".join(f"{k} {v}" for k, v in run["versions"].items())
+        cases.append({
+            "id": "h200-hf-" + case["id"],
+            "source": "measured by this project: scripts/measure/hf_trainer_peak.py "
+                      f"on one {run['device_name']} ({versions}); raw readings in {path}",
+            "kind": "measured",
+            "value_semantics": "peak_per_gpu",
+            "measured_bytes": run["peak_allocated_bytes"],
+            "compare_field": "per_gpu.peak_allocated",
+            "compare_note": "torch.cuda.max_memory_allocated() over the whole run",
+            "expressible": True,
+            "readings": {k: run[k] for k in ("peak_reserved_bytes", "used_at_end_bytes", "cuda_context_bytes",
+                                             "weights_bytes", "parameters", "trainable_parameters",
+                                             "step_peaks_bytes", "step_seconds")},
+            "document": document(case),
+            "assumptions": [
+                "random weights built from the preset's hf_config on the GPU; random token ids, every sample seq_length tokens (labels = input_ids)",
+                "transformers.Trainer with bf16=True (autocast) and TrainingArguments.optim = " + case["optim"] + " (" + run["optimizer"] + ")",
+                "gradient checkpointing non-reentrant" if case["gradient_checkpointing"] else "no gradient checkpointing",
+                "PEFT LoRA adapters upcast to fp32 (get_peft_model's autocast_adapter_dtype=True)" if case["method"] == "lora" else "all parameters trainable",
+            ],
+            "confidence": "high",
+        })
+        if held_out:
+            cases[-1]["split"] = "outside"
+    json.dump({"schema": 1, "field_notes": "Cases measured by this project; fields as in measured_cases.json. readings holds the run's other measurements (bytes, seconds).", "cases": cases}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
