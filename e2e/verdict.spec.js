@@ -202,8 +202,8 @@ test('with a parameter count only and a GPU chosen, the verdict line asks for an
 });
 
 test('a borderline setup reads borderline in the headline, the Compare table and the Markdown export, in English and Chinese', async ({ app, page }) => {
-  // A new user's link: Llama 3.1 8B full fine-tuning, 3 x 4096 tokens, ZeRO-3 on 8 H100 80GB, context parallel 2.
-  await app.open('http', '#v4:m=llama-3.1-8b&me=full&b=3&s=4096&ac=none&n=8&z=3&tp=1&pp=1&sp=0&cp=2&oo=none&op=none&g=h100-sxm-80gb&c=5a93dc41');
+  // A new user's link: Llama 3.1 8B full fine-tuning, 3 x 4608 tokens, ZeRO-3 on 8 H100 80GB, context parallel 2.
+  await app.open('http', '#v4:m=llama-3.1-8b&me=full&b=3&s=4608&ac=none&n=8&z=3&tp=1&pp=1&sp=0&cp=2&oo=none&op=none&g=h100-sxm-80gb&c=99421e6c');
   const doc = await app.inputDoc();
   const expected = cli(doc);
   expect(expected.verdict).toBe('borderline');

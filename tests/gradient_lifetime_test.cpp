@@ -52,3 +52,12 @@ TEST_CASE("gradients grow layer by layer in backward: the head's first, then eac
   REQUIRE(backward.size() == 2);
   CHECK(backward[1] - backward[0] == 82240.0 - 8192.0);
 }
+
+TEST_CASE("zero_grad_set_to_none false keeps the gradients: PyTorch 1.x and loops that zero in place", "[gradients]") {
+  // The same one-micro-batch run with the gradients zeroed in place holds them in forward too.
+  const auto freed = run("");
+  const auto kept = run("", R"(, "zero_grad_set_to_none": false)");
+  CHECK(freed.per_gpu.phases->forward + 2 * P == kept.per_gpu.phases->forward);
+  // Stated true it is the default.
+  CHECK(run("", R"(, "zero_grad_set_to_none": true)").per_gpu.peak_allocated == freed.per_gpu.peak_allocated);
+}

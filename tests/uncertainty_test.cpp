@@ -219,12 +219,13 @@ TEST_CASE("HF Trainer on a model that picks its own kernel: the band reaches eag
   //   = 402,128,896 B a layer; x 32 layers = 12,868,124,672 B above the expected allocated peak.
   // At 512 tokens the loss's logits (8 x 512 x 32,000) outweigh one layer's score gradients, so
   // backward's transient is the loss's in both and the peak moves by the saved activations only.
+  // (zero_grad_set_to_none stated, so that the gradients' term does not raise the high end too.)
   std::string yi = kLlama2_7b;
   yi.replace(yi.find("\"llama\""), 7, "\"Yi\"");
   const std::string base = R"({"model": {"hf_config": )" + yi + R"(}, "framework": "hf_trainer", "method": "full",
     "precision": {"param_dtype": "bf16", "master_weights": false, "optimizer": "sgd"},
     "batch": {"micro_batch_size": 8, "seq_length": 512, "gradient_accumulation_steps": 1},
-    "activation_checkpointing": "none", "loss": {"implementation": "full"}, "gpu": "a100-80gb")";
+    "activation_checkpointing": "none", "loss": {"implementation": "full"}, "zero_grad_set_to_none": true, "gpu": "a100-80gb")";
   const json out = estimate_doc(base + "}");
   const json* t = term(out, "unstated_attention");
   REQUIRE(t);
@@ -371,4 +372,29 @@ TEST_CASE("Batches padded to their longest sample: the band reaches a batch of s
   // Without an architecture there are no activations to vary: the field is reported as ignored.
   const json bare = estimate_doc(R"({"model": {"num_parameters": 7000000000}, "batch": {"padding": "longest"}})");
   CHECK(bare["warnings"].dump().find("batch.padding (no activations without an architecture)") != std::string::npos);
+}
+
+namespace {
+// Llama-style, two layers of hidden 64 and a 128-token vocabulary.
+const std::string kTinyLlama = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
+}  // namespace
+
+TEST_CASE("left out, the band reaches the run with its gradients kept; DeepSpeed ignores the field", "[gradients][uncertainty]") {
+  // Every other setting stated: the allocated band's high end is the run with
+  // zero_grad_set_to_none false (source framework_version_zero_grad), its low end the estimate.
+  const std::string stated = R"(, "activation_checkpointing": "none", "precision": {"optimizer_implementation": "fused"})";
+  const json out = estimate_doc(R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "framework": "hf_trainer",
+    "attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})" + stated + "}");
+  const json kept = estimate_doc(R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "framework": "hf_trainer",
+    "attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})" + stated + R"(, "zero_grad_set_to_none": false})");
+  bool found = false;
+  for (const auto& t : out["uncertainty"]) found = found || t["source"] == "framework_version_zero_grad";
+  CHECK(found);
+  CHECK(out["per_gpu"]["peak_allocated_range"]["high"] == kept["per_gpu"]["peak_allocated"]);
+  CHECK(out["per_gpu"]["peak_allocated_range"]["low"] == out["per_gpu"]["peak_allocated"]);
+  CHECK(out["resolved"]["zero_grad_set_to_none"]["value"] == true);
+  const json deepspeed = estimate_doc(R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "framework": "deepspeed",
+    "zero_grad_set_to_none": true})");
+  CHECK_THAT(deepspeed["warnings"].dump(), Catch::Contains("given but without effect for this setup: zero_grad_set_to_none"));
 }

@@ -50,11 +50,9 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   }
   // DeepSpeed reduces through its own buckets and Megatron into its contiguous main-grad buffer:
   // no DDP bucket copy.
-  const ShardingEngine engine = sharding_engine(s);
-  if (engine == ShardingEngine::deepspeed || engine == ShardingEngine::megatron) {
-    b.ddp_bucket_copy = false;
-    b.gradients_freed_between_steps = false;
-  }
+  const bool own_buffers = engine_keeps_gradients(s);
+  if (own_buffers) b.ddp_bucket_copy = false;
+  b.gradients_freed_between_steps = !own_buffers && s.zero_grad_set_to_none.value_or(true);
   if (s.compile) {
     b.compiled_loss = compile_scope(s) == CompileScope::blocks_and_loss;
     b.unfused_rms_norm = false;
@@ -73,6 +71,11 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
     b.loss = LossImplementation::fused;
   }
   return b;
+}
+
+bool engine_keeps_gradients(const TrainingSetup& s) {
+  const ShardingEngine engine = sharding_engine(s);
+  return engine == ShardingEngine::deepspeed || engine == ShardingEngine::megatron;
 }
 
 ShardingEngine sharding_engine(const TrainingSetup& s) {

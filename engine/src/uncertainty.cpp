@@ -165,6 +165,19 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    "delete the logits before backward; before, the fp32 logits (TransformerDecoder.forward returned "
                    "self.output(h).float()) stayed referenced through backward"});
   }
+  // Gradients built in backward (framework_defaults.hpp) hold only where the loop frees them; a
+  // step of one micro-batch is then below the same run on PyTorch 1.x by the gradients. Only the
+  // loops that ran on PyTorch 1.x: the HF Trainer's and accelerate's (torchtune's recipes pass
+  // set_to_none=True themselves, and torchtitan needs PyTorch 2).
+  const bool ran_on_torch1 = s.framework == Framework::hf_trainer || s.framework == Framework::fsdp;
+  if (ran_on_torch1 && !s.zero_grad_set_to_none && framework_behaviour(s).gradients_freed_between_steps &&
+      s.batch.gradient_accumulation_steps == 1 && s.parallel.pipeline_parallel_size == 1 && !s.precision.optimizer_in_backward) {
+    out.push_back({"framework_version_zero_grad", "zero_grad_set_to_none: false",
+                   [](TrainingSetup& t) { t.zero_grad_set_to_none = false; },
+                   "pytorch/pytorch#92731 (PyTorch 2.0, 2023-03): zero_grad() sets gradients to None by default; on PyTorch "
+                   "1.x, and in the HF Trainer before huggingface/transformers#22136 (2023-03), they were zeroed in place "
+                   "and kept through the step"});
+  }
   if (!s.parallel.sharding_engine && s.framework == Framework::torchtune && s.parallel.zero_stage > 0 &&
       s.parallel.data_parallel_size > 1) {
     out.push_back({"framework_version_sharding_engine", "parallel.sharding_engine: fsdp",

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Turn hf_trainer_peak.py's results (JSON lines) into measured cases for the accuracy program.
 
-Usage: python3 scripts/measure/hf_trainer_fixture.py DEVELOPMENT.jsonl HELD_OUT.jsonl > tests/fixtures/measured_h200_hf_trainer.json
+Usage: python3 scripts/measure/hf_trainer_fixture.py DEVELOPMENT.jsonl HELD_OUT.jsonl... > tests/fixtures/measured_h200_hf_trainer.json
 
-DEVELOPMENT.jsonl holds the runs the engine was changed against; HELD_OUT.jsonl the runs measured
+DEVELOPMENT.jsonl holds the runs the engine was changed against; each HELD_OUT.jsonl runs measured
 afterwards to check those changes, marked split "outside" (the accuracy program prints their
 figures apart).
 
@@ -31,6 +31,8 @@ def document(case):
                     "gradient_accumulation_steps": case["gradient_accumulation_steps"]}
     doc["activation_checkpointing"] = "full" if case["gradient_checkpointing"] else "none"
     doc["attention"] = case["attention"]
+    if "zero_grad_set_to_none" in case:
+        doc["zero_grad_set_to_none"] = case["zero_grad_set_to_none"]
     doc["parallel"] = {"world_size": 1}
     doc["gpu"] = "h200-141gb"
     return doc
@@ -38,7 +40,7 @@ def document(case):
 
 def main():
     cases = []
-    runs = [(json.loads(line), path, held_out) for held_out, path in enumerate(sys.argv[1:3]) for line in open(path)]
+    runs = [(json.loads(line), path, index > 0) for index, path in enumerate(sys.argv[1:]) for line in open(path)]
     for run, path, held_out in runs:
         if "error" in run:
             continue

@@ -75,6 +75,12 @@ def run_one(case):
     import transformers
     from transformers import Trainer, TrainerCallback, TrainingArguments
 
+    if case.get("zero_grad_set_to_none") is False:
+        # PyTorch 1.x's default: gradients zeroed in place and kept between steps, for every
+        # zero_grad the Trainer or the optimizer calls.
+        for owner in (torch.nn.Module, torch.optim.Optimizer):
+            original = owner.zero_grad
+            owner.zero_grad = lambda self, set_to_none=True, _original=original: _original(self, set_to_none=False)
     config = build_config(case["preset"])
     model = build_model(case, config, torch)
     torch.cuda.synchronize()

@@ -89,6 +89,7 @@ export const KEYS = [
   ['cl', 'checkpointed_layers', 'num'],
   ['ao', 'activation_offload', 'bool'],
   ['lg', 'use_liger_kernel', 'bool'],
+  ['zg', 'zero_grad_set_to_none', 'bool'],
   ['li', 'loss.implementation', 'str'],
   ['lf', 'loss.logits_fp32', 'bool'],
   ['lc', 'loss.num_chunks', 'num'],

@@ -54,12 +54,17 @@ struct FrameworkBehaviour {
   // recipes (optimizer.zero_grad(set_to_none=True)) and torchtitan's train step; FSDP's sharded
   // gradients are the sharded parameters' .grad, freed the same way. DeepSpeed keeps its own
   // gradient partitions and buckets and Megatron a persistent contiguous main-grad buffer: there
-  // gradients are priced as alive through the whole step.
+  // gradients are priced as alive through the whole step. The document's zero_grad_set_to_none
+  // false (PyTorch 1.x, or a loop that zeroes in place) keeps them too.
   bool gradients_freed_between_steps = true;
 };
 
 // The behaviour of the setup's framework, sharding engine, compile scope and Liger kernels.
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
+
+// Whether the sharding engine keeps gradient buffers of its own through the step (DeepSpeed,
+// Megatron), whatever the loop's zero_grad does (FrameworkBehaviour::gradients_freed_between_steps).
+bool engine_keeps_gradients(const TrainingSetup& s);
 
 // Whether use_liger_kernel applies to the setup: Liger patches Hugging Face transformers model
 // classes (the HF Trainer and the loops of "fsdp" and "deepspeed" over them; Megatron, torchtitan

@@ -278,6 +278,11 @@ struct TrainingSetup {
   // use_liger_kernel -> liger_kernel.transformers apply_liger_kernel_to_<model_type> with its
   // defaults: rms_norm, swiglu, rope and fused_linear_cross_entropy on; framework_defaults.hpp).
   bool use_liger_kernel = false;
+  // Whether the loop frees the gradients after each optimizer step (PyTorch's
+  // zero_grad(set_to_none=True), the default since v2.0: pytorch/pytorch#92731) or zeroes them in
+  // place and keeps them (set_to_none=False, PyTorch 1.x's default). Empty: the framework's
+  // (framework_defaults.hpp, FrameworkBehaviour::gradients_freed_between_steps).
+  std::optional<bool> zero_grad_set_to_none;
   std::optional<CompileScope> compile_scope;  // what compile covers; default: the framework's
   // Megatron pads the vocabulary to a multiple of this x TP (default 128 under Megatron, else 1).
   std::optional<std::int64_t> make_vocab_size_divisible_by;

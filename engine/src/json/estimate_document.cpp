@@ -428,6 +428,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
        "loss.num_chunks (the loss is not chunked)");
   note(s.loss.held_logits && s.loss.held_logits != HeldLogits::none && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::fused,
        "loss.held_logits (a fused loss returns no logits to hold)");
+  note(s.zero_grad_set_to_none && engine_keeps_gradients(s),
+       "zero_grad_set_to_none (DeepSpeed and Megatron keep their own gradient buffers through the step)");
   note(s.use_liger_kernel && !liger_applies(s),
        "use_liger_kernel (Liger patches Hugging Face transformers models of the types it has kernels for; not this framework's or model's)");
 }
@@ -462,6 +464,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   s.checkpointed_layers = r.integer("checkpointed_layers", 0, 1e6);
   set(s.activation_offload, r.boolean("activation_offload"));
   set(s.use_liger_kernel, r.boolean("use_liger_kernel"));
+  s.zero_grad_set_to_none = r.boolean("zero_grad_set_to_none");
   if (const json* v = r.get("loss")) {
     ObjectReader l(*v, "loss", errors);
     s.loss.implementation = l.choice("implementation", kLoss);

@@ -119,6 +119,16 @@ std::string sharding_engine_origin(const TrainingSetup& s) {
   return kEngineDefault;
 }
 
+std::string zero_grad_origin(const TrainingSetup& s) {
+  switch (s.framework) {
+    case Framework::hf_trainer:
+      return framework_default("transformers trainer.py: model.zero_grad(set_to_none=True) after each step, for every PyTorch "
+                               "version since huggingface/transformers#22136");
+    case Framework::torchtune: return framework_default("torchtune recipes: optimizer.zero_grad(set_to_none=True)");
+    default: return framework_default("PyTorch >= 2.0 zero_grad() sets gradients to None (pytorch/pytorch#92731)");
+  }
+}
+
 std::string gradient_sync_origin(const TrainingSetup& s) {
   switch (s.framework) {
     case Framework::hf_trainer:
@@ -236,6 +246,8 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
     r.add("checkpointed_layers", s.checkpointed_layers.value_or(a->num_hidden_layers()), std::string(kEngineDefault) + " (every layer)");
   r.add("activation_offload", s.activation_offload, kEngineDefault);
   r.add("use_liger_kernel", s.use_liger_kernel, kEngineDefault);
+  if (!engine_keeps_gradients(s))
+    r.add("zero_grad_set_to_none", s.zero_grad_set_to_none.value_or(true), zero_grad_origin(s));
   r.add("attention", name_of(kAttention, s.attention), attention_origin(s));
   const FrameworkBehaviour b = framework_behaviour(s);
   const LossImplementation loss = s.loss.implementation.value_or(default_loss(s));
