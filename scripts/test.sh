@@ -34,6 +34,8 @@ build-native/tests/accuracy tests/fixtures/measured_cases.json --summary | tee t
 build-native/tests/accuracy tests/fixtures/measured_h200_hf_trainer.json --summary | grep -E "^(handed|outside)" \
   | sed -e 's/^handed figures/own H200 runs, development set/' -e 's/^outside the handed set/own H200 runs, held-out set/' \
   | tee -a test-results/accuracy.log
+build-native/tests/time_accuracy tests/fixtures/throughput_h200_hf_trainer.json | grep -E "^step-time cases" \
+  | sed -e 's/^step-time cases/own H200 runs, step-time cases/' | tee -a test-results/accuracy.log
 scripts/sanitize.sh 2>&1 | tee test-results/sanitize.log
 add_summary test-results/sanitize.log
 scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log

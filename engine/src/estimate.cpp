@@ -410,8 +410,17 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       t.loss_backward = std::max(loss_bwd, head_backward) + tb.tied_head_gradient + tb.saved_weight_copies;
       t.layer_backward = tb.backward + tb.tied_head_gradient + rt.recompute + std::max(rt.attention_backward, rt.layer_backward);
       t.step_buffers = t.always + tb.optimizer_step;
-      set_backward_layers_held(t, (rt.flights - 1.0) * rt.one_micro_batch + rt.layer_free,
-                               t.backward_gradients > 0 ? layer_saved_in_order(s, *arch, groups, layer_counts[i]) : std::vector<double>{});
+      // Layer by layer as the timeline counts them, up to the timeline's bound; beyond it (hf_config
+      // allows 1e8 layers) the bound of all activations beside all gradients.
+      std::int64_t stage_layers = 0;
+      for (auto n : layer_counts[i]) stage_layers += n;
+      if (stage_layers <= kMaxTimelineLayers) {
+        set_backward_layers_held(t, (rt.flights - 1.0) * rt.one_micro_batch + rt.layer_free,
+                                 t.backward_gradients > 0 ? layer_saved_in_order(s, *arch, groups, layer_counts[i]) : std::vector<double>{});
+      } else {
+        t.backward_layers_held = t.activations + t.backward_gradients;
+        t.backward_layers_gradients = t.backward_gradients;
+      }
       const double fwd_transient = forward_transient(t), step_transient = t.step_buffers;
       const bool loss_point = t.activations + t.loss_backward >= t.backward_layers_held + t.layer_backward;
       const double bwd_transient = t.always + (loss_point ? t.loss_backward : t.layer_backward);

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Turn hf_trainer_peak.py's results (JSON lines) into measured cases for the accuracy program.
 
-Usage: python3 scripts/measure/hf_trainer_fixture.py DEVELOPMENT.jsonl HELD_OUT.jsonl... > tests/fixtures/measured_h200_hf_trainer.json
+Usage: python3 scripts/measure/hf_trainer_fixture.py [--step-times] DEVELOPMENT.jsonl HELD_OUT.jsonl... > FIXTURE.json
+
+Memory cases for tests/fixtures/measured_h200_hf_trainer.json; with --step-times, step-time cases
+for tests/fixtures/throughput_h200_hf_trainer.json (measured_step_seconds: the median wall time of
+the optimizer steps after the first, which compiles kernels and builds the optimizer's state).
 
 DEVELOPMENT.jsonl holds the runs the engine was changed against; each HELD_OUT.jsonl runs measured
 afterwards to check those changes, marked split "outside" (the accuracy program prints their
@@ -13,6 +17,7 @@ end, the CUDA context and the step times stay in the case as further readings.
 The estimate document states what the run did, in docs/api.md's fields.
 """
 import json
+import statistics
 import sys
 
 
@@ -38,9 +43,20 @@ def document(case):
     return doc
 
 
+def step_time_case(case):
+    steps = case["readings"]["step_seconds"][1:]
+    out = {key: case[key] for key in ("id", "source", "document", "assumptions")}
+    out["measured_step_seconds"] = statistics.median(steps)
+    out["measured_how"] = "median wall time of the optimizer steps after the first (CUDA synchronised at each step's begin and end)"
+    out["expressible"] = True
+    return out  # one set: the step-time model was developed against none of these runs
+
+
 def main():
+    step_times = sys.argv[1] == "--step-times"
+    paths = sys.argv[2:] if step_times else sys.argv[1:]
     cases = []
-    runs = [(json.loads(line), path, index > 0) for index, path in enumerate(sys.argv[1:]) for line in open(path)]
+    runs = [(json.loads(line), path, index > 0) for index, path in enumerate(paths) for line in open(path)]
     for run, path, held_out in runs:
         if "error" in run:
             continue
@@ -70,7 +86,10 @@ def main():
         })
         if held_out:
             cases[-1]["split"] = "outside"
-    json.dump({"schema": 1, "field_notes": "Cases measured by this project; fields as in measured_cases.json. readings holds the run's other measurements (bytes, seconds).", "cases": cases}, sys.stdout, indent=1)
+    if step_times:
+        json.dump({"schema": 1, "source": "scripts/measure/README.md", "cases": [step_time_case(c) for c in cases]}, sys.stdout, indent=1)
+    else:
+        json.dump({"schema": 1, "field_notes": "Cases measured by this project; fields as in measured_cases.json. readings holds the run's other measurements (bytes, seconds).", "cases": cases}, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
 
