@@ -278,8 +278,7 @@ std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, double ste
   if (g.peak_phase == "load") return {t.load, 0.0, 0.0, 0.0, 0.0};
   if (g.peak_phase == "optimizer_step") return {g.parameters, g.gradients - accumulation_only, optimizer, 0.0, transient};
   const double persisting = g.gradients - step_only - t.backward_gradients;
-  const bool layer_point = g.peak_phase == "backward" && t.activations + t.loss_backward < t.backward_layers_held + t.layer_backward;
-  if (layer_point)
+  if (g.peak_phase == "backward" && !backward_peaks_at_loss(t))
     return {g.parameters, persisting + t.backward_layers_gradients, optimizer, t.backward_layers_held - t.backward_layers_gradients, transient};
   return {g.parameters, persisting, optimizer, t.activations, transient};
 }
@@ -421,9 +420,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
         t.backward_layers_held = t.activations + t.backward_gradients;
         t.backward_layers_gradients = t.backward_gradients;
       }
-      const double fwd_transient = forward_transient(t), step_transient = t.step_buffers;
-      const bool loss_point = t.activations + t.loss_backward >= t.backward_layers_held + t.layer_backward;
-      const double bwd_transient = t.always + (loss_point ? t.loss_backward : t.layer_backward);
+      const double fwd_transient = forward_transient(t), bwd_transient = backward_transient(t), step_transient = t.step_buffers;
       PhasePeaks ph;
       ph.load = t.load;
       ph.forward = forward_peak(t);

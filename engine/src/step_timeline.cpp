@@ -33,7 +33,10 @@ std::vector<double> saved_at_layers(const StepTerms& t, double saved_before_laye
 }  // namespace
 
 double forward_transient(const StepTerms& t) { return t.forward_buffers + std::max(t.loss_forward, t.layer_forward); }
-double backward_transient(const StepTerms& t) { return t.always + std::max(t.loss_backward, t.layer_backward); }
+bool backward_peaks_at_loss(const StepTerms& t) {
+  return backward_point(t, t.activations, t.loss_backward) >= backward_point(t, t.backward_layers_held, t.layer_backward);
+}
+double backward_transient(const StepTerms& t) { return t.always + (backward_peaks_at_loss(t) ? t.loss_backward : t.layer_backward); }
 double forward_peak(const StepTerms& t) { return forward_point(t, t.activations, std::max(t.loss_forward, t.layer_forward)); }
 double backward_peak(const StepTerms& t) {
   return std::max(backward_point(t, t.activations, t.loss_backward), backward_point(t, t.backward_layers_held, t.layer_backward));

@@ -52,7 +52,10 @@ void set_backward_layers_held(StepTerms& t, double saved_before_layers, const st
 
 // The phase peaks: the largest of each phase's points below.
 double forward_transient(const StepTerms& t);   // forward_buffers + max(loss_forward, layer_forward)
-double backward_transient(const StepTerms& t);  // always + max(loss_backward, layer_backward)
+// Whether backward peaks at the loss's point (all activations, the loss's working set) rather than
+// at a layer point (backward_layers_held, the layer's working set).
+bool backward_peaks_at_loss(const StepTerms& t);
+double backward_transient(const StepTerms& t);  // always + the peaking point's loss_backward or layer_backward
 double forward_peak(const StepTerms& t);        // training_states + activations + forward_transient
 double backward_peak(const StepTerms& t);       // training_states + always + the larger of activations +
                                                 // loss_backward and backward_layers_held + layer_backward
