@@ -234,7 +234,6 @@ HiddenReaders hidden_readers(const LayerGroup& g, const ActivationContext& c) {
   r.mlp = std::max(1.0, mlp);
   r.experts = std::max(1.0, experts);
   r.attention_adapted = std::max(0.0, attention_adapted);
-  r.cross_attention = r.attention;
   r.mlp_adapted = mlp_adapted;
   r.experts_adapted = experts_adapted;
   return r;
@@ -277,7 +276,8 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
   if (post_norms) t.norm("post_attention_norm", tokens, c.hidden, false, c.dtype);
   if (g.attention.cross_attention) {
     t.norm("cross_attention_norm", tokens, c.hidden, false, c.residual);
-    t.norm_output("cross_attention_norm", tokens, readers.cross_attention, readers.attention_adapted);
+    // Read by the cross-attention's query alone: adapted where the attention's projections are.
+    t.norm_output("cross_attention_norm", tokens, readers.cross_attention, std::min(1.0, readers.attention_adapted));
     attention_block(t, g, c, tokens, c.micro_batch * c.encoder_seq, "cross_attn");
     if (c.hidden_dropout > 0) t.mask("cross_attention_residual", tokens);
   }
