@@ -297,3 +297,53 @@ TEST_CASE("MoE experts under ETP below TP: each rank's experts take only its own
   const StepTime etp1 = time_of(base + R"(, "expert_tensor_parallel_size": 1}})");
   CHECK(etp2.breakdown.compute - etp1.breakdown.compute == Approx(50'331'648.0 / (1e15 * 1704 / 2000)).epsilon(1e-6));
 }
+
+TEST_CASE("Optimizer step: torch's foreach and for-loop Adam run ten moment passes and a gradient read more than the fused kernel", "[step_time]") {
+  // Llama-3.2-1B, full fine-tune in fp32 on one H200 (4.8 TB/s x 0.852 = 4.0896e12 B/s): 1,235,814,400
+  // trained parameters (tied embeddings; Meta's model card). The fused kernel: 2 b_o + b_p + 3 b_g
+  // = 2 x 8 + 4 + 3 x 4 = 32 B; torch's multi-tensor path (torch/optim/adam.py _multi_tensor_adam:
+  // lerp_, mul_, addcmul_, sqrt, div_, add_, addcdiv_) 14 x 4 + 2 x 4 + 2 x 4 = 72 B against the
+  // fused 4 x 4 + 4 + 2 x 4 = 28 B: 44 B more, 76 B in all.
+  const std::string base = R"({"model": {"preset": "llama-3.2-1b"}, "framework": "hf_trainer", "method": "full",
+    "precision": {"param_dtype": "fp32", "grad_dtype": "fp32", "compute_dtype": "bf16", "master_weights": false,
+      "optimizer": "adamw", "optimizer_state_dtype": "fp32", "optimizer_implementation": ")";
+  const std::string rest = R"("}, "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "h200-141gb"})";
+  const double bandwidth = 4.8e12 * 1704 / 2000, trained = 1235814400;
+  CHECK(time_of(base + "fused" + rest).breakdown.optimizer == Approx(trained * 32 / bandwidth));
+  CHECK(time_of(base + "foreach" + rest).breakdown.optimizer == Approx(trained * 76 / bandwidth));
+  CHECK(time_of(base + "for_loop" + rest).breakdown.optimizer == Approx(trained * 76 / bandwidth));
+  // bf16 states (b_o = 4), fp32 weights and gradients: 2 x 4 + 4 + 3 x 4 = 24 B fused, plus ten
+  // passes over a 2-byte moment and a 4-byte gradient read: 48 B.
+  const std::string bf16_states = R"({"model": {"preset": "llama-3.2-1b"}, "framework": "hf_trainer", "method": "full",
+    "precision": {"param_dtype": "fp32", "grad_dtype": "fp32", "compute_dtype": "bf16", "master_weights": false,
+      "optimizer": "adamw", "optimizer_state_dtype": "bf16", "optimizer_implementation": "foreach"},
+    "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "h200-141gb"})";
+  CHECK(time_of(bf16_states).breakdown.optimizer == Approx(trained * 48 / bandwidth));
+  // bitsandbytes' 8-bit AdamW is one fused kernel whatever the implementation field says.
+  const std::string eight_bit = R"({"model": {"preset": "llama-3.2-1b"}, "framework": "hf_trainer", "method": "full",
+    "precision": {"optimizer": "adamw_8bit", "optimizer_implementation": "foreach"},
+    "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "h200-141gb"})";
+  const Estimate e = trainmem::test::estimate_from(eight_bit);
+  const BytesPerParam& b = e.bytes_per_param;
+  CHECK(time_of(eight_bit).breakdown.optimizer == Approx(e.gpu_trainable_parameters * (2 * b.optimizer + b.param + 3 * b.grad) / bandwidth));
+}
+
+TEST_CASE("LoRA's elementwise ops: an fp32 adapter's input casts and its dropout are priced per input element", "[step_time]") {
+  // Llama-3.2-1B (hidden 2048, 16 layers), LoRA on q_proj and v_proj, 1 x 1024 tokens, bf16 compute
+  // on one H200 (4.8 TB/s x 0.852). PEFT casts each adapted linear's input to the adapter's dtype
+  // and autocast casts it back: 2 (2 + 4) = 12 bytes per input element forward and again backward
+  // for fp32 adapters, none for bf16 ones. Inputs: 2 linears x 2048 features x 16 layers = 65,536
+  // per token.
+  const auto lora = [](const std::string& adapter) {
+    return R"({"model": {"preset": "llama-3.2-1b"}, "framework": "hf_trainer", "method": "lora",
+      "lora": {"r": 16, "target_modules": ["q_proj", "v_proj"], )" + adapter + R"(},
+      "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "h200-141gb"})";
+  };
+  const double bandwidth = 4.8e12 * 1704 / 2000, inputs = 1024.0 * 65536;
+  const StepTime bf16 = time_of(lora(R"("adapter_dtype": "bf16", "lora_dropout": 0)"));
+  const StepTime fp32 = time_of(lora(R"("adapter_dtype": "fp32", "lora_dropout": 0)"));
+  CHECK(fp32.breakdown.compute - bf16.breakdown.compute == Approx(inputs * 24 / bandwidth));
+  // Dropout on the fp32 input: read and write 4 bytes and write a 1-byte mask, each way: 18 bytes.
+  const StepTime dropout = time_of(lora(R"("adapter_dtype": "fp32", "lora_dropout": 0.05)"));
+  CHECK(dropout.breakdown.compute - fp32.breakdown.compute == Approx(inputs * 18 / bandwidth));
+}

@@ -27,6 +27,8 @@ constexpr double kResidualPasses = 3;
 constexpr double kPermutePasses = 2;            // read and write each routed copy, each way
 constexpr double kBackwardOverForwardBytes = 2;  // saved input + incoming gradient -> input gradient
 constexpr double kUnfusedLossBytesPerLogit = 32, kFusedLossBytesPerLogit = 8;
+// Moment passes torch's unfused Adam adds to the fused kernel's (see step_time.hpp).
+constexpr double kUnfusedAdamMomentPasses = 10;
 // TF32 matmuls run at half the bf16 tensor rate (A100 datasheet: TF32 156 vs BF16 312 TFLOPS;
 // H100 SXM: 494.7 vs 989.4).
 constexpr double kFp32MatmulRate = 0.5;
@@ -51,6 +53,37 @@ struct Context {
   const LoraTargeting* lora = nullptr;  // LoRA/QLoRA adapters
   double recompute_share = 1;  // fraction of layers checkpointed
 };
+
+// Bytes the optimizer step moves per trained parameter (see step_time.hpp): one fused pass, plus
+// the separate kernels of torch's Adam/AdamW on its foreach or for-loop path.
+double optimizer_step_bytes_per_param(const TrainingSetup& s, const Estimate& e) {
+  const BytesPerParam& b = e.bytes_per_param;
+  double bytes = 2 * b.optimizer + b.param + 3 * b.grad;
+  const bool torch_adam = e.precision.optimizer == Optimizer::adamw || e.precision.optimizer == Optimizer::adam;
+  if (torch_adam && optimizer_implementation(s) != OptimizerImplementation::fused)
+    bytes += kUnfusedAdamMomentPasses * dtype_bytes(e.precision.optimizer_state_dtype) + b.grad;
+  return bytes;
+}
+
+// Bytes per row of PEFT's elementwise ops around one adapted linear, per input and per output
+// feature (see step_time.hpp).
+struct AdapterElementwise {
+  double forward_per_input = 0, forward_per_output = 0, backward_per_input = 0, backward_per_output = 0;
+};
+
+AdapterElementwise adapter_elementwise_bytes(const Context& c, const LoraSettings& lora) {
+  const double a = c.act, b = dtype_bytes(lora.adapter_dtype);
+  // The input cast to the adapter's dtype and back to the compute dtype by autocast, where they differ.
+  const double casts = b != a ? 2 * (a + b) : 0.0;
+  // nn.Dropout: read and write the input, write the one-byte mask; backward the same.
+  const double dropout = lora.lora_dropout > 0 ? 2 * b + 1 : 0.0;
+  AdapterElementwise e;
+  e.forward_per_input = casts + dropout;
+  e.forward_per_output = 2 * a + 3 * a;  // the scaling multiply and the add to the base output
+  e.backward_per_input = casts + dropout + 3 * a;  // plus the input gradient added to the base's
+  e.backward_per_output = 2 * a;  // the scaling multiply of the output gradient
+  return e;
+}
 
 double gemm(const Context& c, double m, double n, double k, double groups, bool fp8) {
   return gemm_seconds(m, n, k, groups, fp8 ? 1.0 : c.act, fp8, c.rates);
@@ -131,6 +164,9 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
       const double r = std::round(adapter / static_cast<double>(l.in_features + l.out_features));
       extra_forward += gemm(c, m, r, in, groups, false) + gemm(c, m, out, r, groups, false);
       extra_backward += 2 * extra_forward;  // input and weight gradients of A and B
+      const AdapterElementwise bytes = adapter_elementwise_bytes(c, s.lora);
+      extra_forward += memory_seconds(m * groups * (in * bytes.forward_per_input + out * bytes.forward_per_output), c.rates);
+      extra_backward += memory_seconds(m * groups * (in * bytes.backward_per_input + out * bytes.backward_per_output), c.rates);
       if (qlora_bytes > 0) {
         // bitsandbytes dequantizes the 4-bit weight to 16 bits for the forward and again for the
         // input gradient.
@@ -470,8 +506,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   double optimizer = 0;
   if (p.offload_optimizer == OffloadTarget::none && !s.precision.optimizer_in_backward) {
     const double trained_shard = e.gpu_trainable_parameters / (p.zero_stage >= 1 ? e.sharding_degree : 1.0);
-    const BytesPerParam& b = e.bytes_per_param;
-    optimizer = memory_seconds(trained_shard * (2 * b.optimizer + b.param + 3 * b.grad), c.rates);
+    optimizer = memory_seconds(trained_shard * optimizer_step_bytes_per_param(s, e), c.rates);
   }
 
   StepTime t;

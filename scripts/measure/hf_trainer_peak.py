@@ -22,6 +22,8 @@ One JSON object per case is appended to OUT.jsonl (bytes and seconds):
     step_peaks_bytes     max_memory_allocated() read at the end of each step
     step_seconds         wall time of each optimizer step (CUDA synchronised)
     parameters, trainable_parameters, versions, and the case itself.
+    kernel_profile       with the case field "profile_step": N, optimizer step N's CUDA
+                         kernels (kernel_profile.py documents the summary)
 A case that fails records its error instead.
 """
 import json
@@ -122,7 +124,12 @@ def run_one(case):
         logging_steps=1000, save_strategy="no", report_to="none", dataloader_num_workers=0,
         remove_unused_columns=False, disable_tqdm=True, seed=0)
     recorder = StepRecorder()
-    trainer = Trainer(model=model, args=args, train_dataset=RandomTokens(), callbacks=[recorder])
+    callbacks = [recorder]
+    if case.get("profile_step"):
+        import kernel_profile
+
+        callbacks.append(kernel_profile.callback(case["profile_step"], torch, TrainerCallback))
+    trainer = Trainer(model=model, args=args, train_dataset=RandomTokens(), callbacks=callbacks)
     trainer.train()
     torch.cuda.synchronize()
     free, total = torch.cuda.mem_get_info()
@@ -137,6 +144,8 @@ def run_one(case):
                      "accelerate": __import__("accelerate").__version__, "peft": __import__("peft").__version__},
     })
     optimizer = getattr(trainer.optimizer, "optimizer", trainer.optimizer)
+    if len(callbacks) > 1:
+        result["kernel_profile"] = callbacks[1].summary
     result["optimizer"] = type(optimizer).__name__
     result["optimizer_defaults"] = {k: str(v) for k, v in getattr(optimizer, "defaults", {}).items()}
     return result

@@ -26,10 +26,31 @@
 //   and the backward (Megatron-LM megatron/core/extensions/transformer_engine.py @d98e8a6:
 //   forward(..., is_first_microbatch), set by schedules.py on the step's first micro-batch):
 //   (2 b + 2) bytes per weight element per step instead of 2 (2 b + 1) per micro-batch.
+// LoRA and QLoRA adapters (PEFT v0.17.0 src/peft/tuners/lora/layer.py, Linear.forward; bnb.py
+// Linear4bit.forward the same): besides the two low-rank matmuls, each adapted linear
+// casts its input to the adapter's dtype (_cast_input_dtype), which autocast casts back for the
+// matmul, 2 (a + b) bytes per input element where the adapter dtype (b bytes) differs from the
+// compute dtype (a); runs nn.Dropout when lora_dropout > 0 (read, write, one-byte mask: 2 b + 1);
+// and multiplies the adapter's output by the scaling and adds it to the base output (2 a + 3 a
+// per output element). Backward: the casts and the dropout again, the scaled output gradient
+// (2 a per output element), and the adapter's input gradient added to the base's (3 a per input
+// element). Measured on one H200 (Llama-3.1-8B, all-linear r 16, fp32 adapters, bf16 compute,
+// 8,192 tokens, full checkpointing): the step's copy and cast kernels took 287 ms and its other
+// elementwise kernels 157 ms of 1,127 (scripts/measure/h200-profile-results-2026-12-04.jsonl).
 // Loss: the logits' cross-entropy, 32 bytes per logit unfused (fp32 upcast, log-softmax, loss,
-// and their backward), 8 fused (one read and one write each way). The optimizer step reads the
-// gradient and the optimizer states and writes the states and the weights: 2 b_o + b_p + 3 b_g
-// bytes per trained parameter (gradient zeroing and clipping add a write and a read).
+// and their backward), 8 fused (one read and one write each way). The optimizer step, as one
+// fused kernel (torch's fused=True, Apex/Transformer Engine and DeepSpeed FusedAdam, bitsandbytes),
+// reads the gradient and the optimizer states and writes the states and the weights: 2 b_o + b_p
+// + 3 b_g bytes per trained parameter (gradient zeroing and clipping add a write and a read).
+// torch's Adam and AdamW on their foreach or for-loop paths (precision.optimizer_implementation)
+// run one kernel per op instead (pytorch/pytorch torch/optim/adam.py @dc80ccd, _multi_tensor_adam
+// and _single_tensor_adam; torch/optim/adamw.py the same with decoupled decay): lerp_ of the first
+// moment toward the gradient, mul_ and addcmul_ of the second, sqrt of the second into a
+// temporary, div_ and add_ on it, addcdiv_ into the weights: 14 b_s + 2 b_g + 2 b_p bytes, b_s
+// one moment's bytes, against the fused kernel's 4 b_s + b_g + 2 b_p: 10 b_s + b_g more.
+// (Measured on one H200, torch 2.11, HF Trainer adamw_torch: the step's multi_tensor_apply
+// kernels took 28 ms for Llama-3.2-1B in fp32, 107 ms for Llama-3.1-8B in bf16, where these bytes
+// at the memory bandwidth give 23 and 75 ms; scripts/measure/h200-profile-results-2026-12-04.jsonl.)
 //
 // FSDP2 (PyTorch fully_shard; torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py
 // @8fc2039, foreach_all_gather_copy_out and foreach_reduce) copies on the compute stream: after
