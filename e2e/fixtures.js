@@ -145,12 +145,11 @@ const test = base.test.extend({
       // Chart.js as the page's charts chunk hands it over (web/src/chunks.js), for tests that read a chart's data.
       document.addEventListener('trainmem:chunk', (e) => { if (e.detail.name === 'charts') window.__Chart = e.detail.exports.Chart; });
     });
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
+    // Watched, not intercepted: routing every request makes each page load about a seventh slower.
+    context.on('request', (request) => {
+      const url = new URL(request.url());
       if (origin === null) origin = url.origin;
-      if (url.origin === origin) return route.continue();
-      problems.push('request left the origin ' + origin + ': ' + url.href);
-      return route.abort();
+      if (url.origin !== origin) problems.push('request left the origin ' + origin + ': ' + url.href);
     });
     await use({ allow: (re) => allowed.push(re) });
     base.expect(problems.filter((p) => !allowed.some((re) => re.test(p)))).toEqual([]);
