@@ -23,9 +23,6 @@ constexpr double kHostBufferFactor = 1.5;
 constexpr double kDefaultCudaContextBytes = 512.0 * 1024 * 1024;
 // Activation offload keeps the layer being computed and one prefetched layer on the GPU.
 constexpr double kOffloadResidentLayers = 2.0;
-constexpr double kFp32Bytes = 4.0;
-
-bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
 
 // Micro-batches whose activations a stage holds at once (Narayanan et al. 2021, §2.2;
 // Megatron-LM theoretical_memory_usage.py): 1F1B keeps min(p - stage, m) in flight, GPipe all m;

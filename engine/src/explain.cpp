@@ -58,8 +58,6 @@ const char* checkpointing_name(Checkpointing c) {
   return "";
 }
 
-bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
-
 }  // namespace
 
 std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e) {

@@ -8,7 +8,6 @@
 namespace trainmem {
 
 namespace {
-constexpr double kFp32Bytes = 4.0;
 constexpr double kFusedBytesPerLogit = 16.0;  // unsloth#7203
 
 // The smallest power of two at least x (Liger's triton.next_power_of_2), for x >= 1.

@@ -10,7 +10,6 @@ namespace trainmem {
 namespace {
 constexpr double kQloraBlockSize = 64.0;         // weights per absmax (QLoRA §3)
 constexpr double kDoubleQuantBlockSize = 256.0;  // absmax values per second-level constant
-constexpr double kFp32Bytes = 4.0;
 constexpr double kInt8Bytes = 1.0;
 constexpr double kDeepSpeedSubGroup = 1e9;  // elements, ZeRO-3 sub_group_size
 }  // namespace

@@ -12,7 +12,6 @@ constexpr double kEightBitBlockSize = 256.0;
 constexpr double kEightBitAbsmaxBytes = 4.0;
 // Tensors with fewer elements than this keep 32-bit state (bitsandbytes min_8bit_size = 4096).
 constexpr std::int64_t kMin8BitSize = 4096;
-constexpr double kFp32Bytes = 4.0;
 
 bool is_eight_bit(Optimizer o) {
   return o == Optimizer::adamw_8bit || o == Optimizer::paged_adamw_8bit;

@@ -45,7 +45,6 @@ constexpr double kDeepSpeedReduceBucket = 5e8;        // elements, reduce_bucket
 constexpr double kDeepSpeedAllgatherBucket = 5e8;     // elements, allgather_bucket_size (stage 1/2)
 constexpr double kDeepSpeedPrefetchBucket = 5e7;      // elements, stage3_prefetch_bucket_size
 constexpr double kHfPrefetchShare = 0.9;              // of hidden_size^2, the HF Trainer's "auto" prefetch
-constexpr double kFp32Bytes = 4.0;
 
 // DeepSpeed's bucket sizes, elements: zero/config.py's defaults, or, under the HF Trainer, what it
 // writes for "auto" (as its DeepSpeed configs set them): reduce_bucket_size = hidden_size^2 and,

@@ -26,6 +26,7 @@ constexpr int dtype_bits(Dtype d) {
 
 // Size of one element, in bytes (0.5 for int4/nf4).
 constexpr double dtype_bytes(Dtype d) { return dtype_bits(d) / 8.0; }
+constexpr double kFp32Bytes = dtype_bytes(Dtype::fp32);
 
 // Name as used in documents ("fp32", "bf16", ...).
 std::string_view dtype_name(Dtype d);

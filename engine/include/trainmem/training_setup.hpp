@@ -24,6 +24,8 @@ constexpr bool uses_adapters(Method m) { return m == Method::lora || m == Method
 enum class Optimizer {
   adamw, adam, adamw_8bit, paged_adamw, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion
 };
+// bitsandbytes' paged optimizers keep their states in CUDA unified memory (paged to the host).
+constexpr bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
 enum class Checkpointing { none, selective, full };
 enum class SelectivePolicy { attention_core, op_level };
 enum class LossImplementation { full, chunked, fused };
