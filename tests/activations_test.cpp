@@ -80,12 +80,14 @@ TEST_CASE("Llama-style block by hand: RMSNorm, GQA, SwiGLU, no dropout, flash", 
   CHECK(saved_bytes(t) == 2456.0 * 64);
 }
 
-TEST_CASE("GPT-2 block by hand: HF eager, LayerNorm, GELU, dropout", "[activations]") {
+TEST_CASE("GPT-2 block by hand: HF eager, LayerNorm, gelu_new, dropout", "[activations]") {
   // Per token: LN inputs 2 x 2h, LN outputs 2 x 2h, q k v 6h, output 2h, fc1 out 8h, GELU out 8h,
-  // two residual dropout masks 2 x h (1 byte) = 34h; per query: softmax 2as + dropout mask as +
-  // dropout output 2as = 5as (GPT2Attention keeps the softmax in bf16); LN mean+rstd 2 x 8 bytes.
+  // two residual dropout masks 2 x h (1 byte) = 34h, and what GPT-2's gelu_new (NewGELUActivation,
+  // Python arithmetic) keeps beside fc1's output: 0.5x, tanh's output and 1 + tanh, 3 x 8h = 24h;
+  // per query: softmax 2as + dropout mask as + dropout output 2as = 5as (GPT2Attention keeps the
+  // softmax in bf16); LN mean+rstd 2 x 8 bytes.
   const auto t = block(kGptStyle, R"("attention": "eager", "batch": {"micro_batch_size": 2, "seq_length": 32})");
-  CHECK(saved_bytes(t) == (34 * h + 5 * a * s + 16) * s * b);
+  CHECK(saved_bytes(t) == (58 * h + 5 * a * s + 16) * s * b);
 }
 
 TEST_CASE("Llama eager attention keeps fp32 probabilities and the cast copy, repeated k/v", "[activations]") {
@@ -329,4 +331,51 @@ TEST_CASE("eager softmax backward holds the probabilities' and the scores' gradi
   // tokens x 2 x 16 x 2 B more) but no log-sum-exp (1,024 x 4 x 4 B).
   const double rebuilt_difference = 2097152.0 * 6 + 1024 * 2 * 32 * 2 - 1024 * 16;
   CHECK(*eager.per_gpu.peak_allocated - *flash.per_gpu.peak_allocated == rebuilt_difference + 16777216.0 - 1048576.0);
+}
+
+TEST_CASE("A v sliced out of a fused q/k/v projection keeps the projection's q and k parts (Phi-3, GPT-NeoX)", "[activations]") {
+  // hidden 64, 4 heads of 16, 2 x 32 = 64 tokens: SDPA saves v, a view of qkv_proj's [64, 192]
+  // output whose q and k parts (64 + 64 columns) stay alive with it: 64 x 128 x 2 B = 16,384 B.
+  const std::string run = R"("framework": "hf_trainer", "attention": "sdpa", "batch": {"micro_batch_size": 2, "seq_length": 32})";
+  const auto kept = [&](const std::string& cfg) {
+    double bytes = 0;
+    for (const auto& t : block(cfg, run))
+      if (std::string(t.name) == "fused_qkv_query_key") bytes += t.bytes;
+    return bytes;
+  };
+  const std::string phi3 = R"({"model_type": "phi3", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+    "num_hidden_layers": 2, "vocab_size": 128)";
+  CHECK(kept(phi3 + "}") == 64.0 * 128 * 2);
+  CHECK(kept(R"({"model_type": "gpt_neox", "hidden_size": 64, "intermediate_size": 256, "num_attention_heads": 4,
+    "num_hidden_layers": 2, "vocab_size": 128})") == 64.0 * 128 * 2);
+  // Grouped k/v (2 kv heads) are repeated or copied before the attention saves them; separate
+  // projections (Llama) give separate tensors.
+  CHECK(kept(phi3 + R"(, "num_key_value_heads": 2})") == 0);
+  CHECK(kept(kLlamaStyle) == 0);
+}
+
+TEST_CASE("transformers' Python GELUs keep each product's operands and tanh's or sigmoid's output", "[activations]") {
+  // GPT-2 style block, h 64, MLP width 256, 2 x 32 = 64 tokens in bf16: one [64, 256] tensor is
+  // 32,768 B. gelu_new (0.5 x (1 + tanh(c (x + 0.044715 pow(x, 3))))) keeps, beside x (pow's
+  // input), 0.5x, tanh's output and 1 + tanh; gelu_fast six: 0.797x, 0.0447x, 1 + 0.0447x^2, tanh's
+  // output, 0.5x, 1 + tanh; quick_gelu (x sigmoid(1.702x)) the sigmoid's output.
+  const auto saved = [](const std::string& act, const std::string& extra) {
+    const std::string cfg = R"({"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 64,
+      "vocab_size": 128, "attn_pdrop": 0.0, "resid_pdrop": 0.0, "activation_function": ")" + act + R"("})";
+    return all_bytes(block(cfg, R"("batch": {"micro_batch_size": 2, "seq_length": 32})" + extra));
+  };
+  const std::string hf = R"(, "framework": "hf_trainer")";
+  const double tensor = 64.0 * 256 * 2;
+  CHECK(saved("gelu_new", hf) - saved("gelu", hf) == 3 * tensor);
+  CHECK(saved("gelu_fast", hf) - saved("gelu", hf) == 6 * tensor);
+  CHECK(saved("quick_gelu", hf) - saved("gelu", hf) == 1 * tensor);
+  CHECK(saved("gelu_pytorch_tanh", hf) == saved("gelu", hf));
+  // Under autocast over fp32 weights torch.pow runs in fp32: x's fp32 copy (4 B) instead of x, and
+  // tanh's output and 1 + tanh in fp32, beside the 16-bit 0.5x: 14 B per element against the fused
+  // GELU's 2.
+  const std::string autocast = hf + R"(, "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"})";
+  CHECK(saved("gelu_new", autocast) - saved("gelu", autocast) == 64.0 * 256 * 12);
+  // Megatron builds its own MLP with a fused bias-GeLU, whatever the config names.
+  const std::string megatron = R"(, "framework": "megatron")";
+  CHECK(saved("gelu_new", megatron) == saved("gelu", megatron));
 }

@@ -101,3 +101,27 @@ TEST_CASE("a chunk holds at least one token: more chunks than tokens price one r
   REQUIRE(s.ignored_fields.size() == 1);
   CHECK(s.ignored_fields[0].rfind("loss.num_chunks", 0) == 0);
 }
+
+TEST_CASE("Gemma 2's final-logit soft-capping keeps tanh's output: 2 more bytes per logit each way", "[loss]") {
+  // Gemma2ForCausalLM.forward: logits / cap, tanh (saves its bf16 output for the backward), * cap,
+  // then the fp32-upcast loss: forward 2 + 4 + 4 + 2 = 12, backward 4 + 4 + 4 + 2 = 14 bytes per
+  // logit. 1 x 1024 tokens x 1,000 logits.
+  const auto gemma = [](const std::string& model_type, const std::string& cap) {
+    return R"({"model_type": ")" + model_type + R"(", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 2, "vocab_size": 1000)" + cap + "}";
+  };
+  const std::string run = R"("batch": {"micro_batch_size": 1, "seq_length": 1024})";
+  const double logits = 1024.0 * 1000;
+  for (const std::string cap : {std::string(R"(, "final_logit_softcapping": 30.0)"), std::string("")}) {
+    const auto m = loss_for(gemma("gemma2", cap), run);  // absent: Gemma2Config's default 30.0
+    CHECK(m.forward_transient == 12 * logits);
+    CHECK(m.backward_transient == 14 * logits);
+  }
+  // Gemma 3 sets none by default.
+  const auto off = loss_for(gemma("gemma3_text", ""), run);
+  CHECK(off.forward_transient == 10 * logits);
+  CHECK(off.backward_transient == 12 * logits);
+  // A fused linear cross-entropy caps inside its kernel: no logits, no tanh output.
+  const auto fused = loss_for(gemma("gemma2", ""), run + R"(, "loss": {"implementation": "fused", "num_chunks": 8})");
+  CHECK(fused.forward_transient == 16.0 / 8 * logits);
+}

@@ -87,6 +87,9 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
   t.add(scope, "q", q_tokens, heads * d, c.dtype, TensorRole::matmul_output, true);
   t.add(scope, "k", kv_tokens, kv_saved_heads * d, c.dtype, TensorRole::matmul_output, true);
   t.add(scope, "v", kv_tokens, kv_saved_heads * dv, c.dtype, TensorRole::matmul_output, true);
+  // v saved as a view of the fused projection keeps its q and k parts alive too.
+  if (at.value_view_keeps_fused_qkv)
+    t.add(scope, "fused_qkv_query_key", kv_tokens, (heads + kv_heads) * d, c.dtype, TensorRole::matmul_output, true);
   // Ulysses runs attention on the whole sequence with heads / cp per rank (DeepSpeed-Ulysses):
   // the score matrices are cp times those of the local sequence.
   const double u = c.ulysses_degree;
@@ -113,10 +116,42 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
   t.add(scope, "output", q_tokens, heads * dv, c.dtype, TensorRole::attention_output, true);
 }
 
+// What a plain MLP's activation keeps of its [tokens, width] input x (see activations.hpp): a
+// fused op x itself; transformers' Python GELUs each operand their products and tanh or sigmoid
+// need for the backward.
+void python_activation(LayerTensors& t, MlpActivation activation, const ActivationContext& c, double tokens, double width,
+                       const char* scope) {
+  const auto keep = [&](const char* name, Dtype dtype) { t.add(scope, name, tokens, width, dtype, TensorRole::elementwise, true); };
+  switch (activation) {
+    case MlpActivation::fused: break;
+    case MlpActivation::new_gelu:
+      if (c.residual != c.dtype) {
+        // Under autocast torch.pow runs in fp32 and keeps its fp32 input; what follows is fp32 but
+        // 0.5 * x, which keeps the activation dtype.
+        keep("pow_input_fp32", Dtype::fp32);
+        keep("tanh_output", Dtype::fp32);
+        keep("half_input", c.dtype);
+        keep("one_plus_tanh", Dtype::fp32);
+        return;
+      }
+      keep("tanh_output", c.dtype);
+      keep("half_input", c.dtype);
+      keep("one_plus_tanh", c.dtype);
+      break;
+    case MlpActivation::fast_gelu:
+      for (const char* name : {"scaled_input", "cubic_coefficient_input", "inner_sum", "tanh_output", "half_input", "one_plus_tanh"})
+        keep(name, c.dtype);
+      break;
+    case MlpActivation::quick_gelu: keep("sigmoid_output", c.dtype); break;
+  }
+  t.add(scope, "fc1_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
+}
+
 // down_input_kept: the down projection (fc2) keeps its input: its weight trains, or an adapter
 // reads it.
-void dense_mlp(LayerTensors& t, bool gated, const ActivationContext& c, double tokens, double width, const char* scope,
+void dense_mlp(LayerTensors& t, const MlpShape& m, const ActivationContext& c, double tokens, double width, const char* scope,
                bool down_input_kept) {
+  const bool gated = m.gated;
   if (gated) {
     t.add(scope, "gate_proj_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
     t.add(scope, "up_proj_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
@@ -125,7 +160,7 @@ void dense_mlp(LayerTensors& t, bool gated, const ActivationContext& c, double t
       t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
     if (down_input_kept) t.add(scope, "down_proj_input", tokens, width, c.dtype, TensorRole::elementwise, true);
   } else {
-    t.add(scope, "fc1_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
+    python_activation(t, c.framework.python_plain_activation ? m.activation : MlpActivation::fused, c, tokens, width, scope);
     if (down_input_kept) t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
   }
 }
@@ -147,7 +182,7 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
                double experts_adapted) {
   const MlpShape& m = g.mlp;
   if (m.num_local_experts == 0) {
-    dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.intermediate_size), "mlp", inner_input_kept(g, c, m.intermediate_size, false));
+    dense_mlp(t, m, c, tokens, static_cast<double>(m.intermediate_size), "mlp", inner_input_kept(g, c, m.intermediate_size, false));
     return;
   }
   // MoE: router probabilities (fp32 softmax over experts), the dispatched tokens (each token
@@ -160,10 +195,10 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
   const double dispatched_readers = c.weights_train ? expert_readers : std::min(1.0, experts_adapted);
   if (dispatched_readers > 0)
     t.add("mlp", "dispatched_tokens", tokens * k, c.hidden * dispatched_readers, c.dtype, TensorRole::matmul_output, false);
-  dense_mlp(t, m.gated, c, tokens * k, static_cast<double>(m.moe_intermediate_size), "mlp.experts",
+  dense_mlp(t, m, c, tokens * k, static_cast<double>(m.moe_intermediate_size), "mlp.experts",
             inner_input_kept(g, c, m.moe_intermediate_size, true));
   if (m.shared_intermediate_size > 0)
-    dense_mlp(t, m.gated, c, tokens, static_cast<double>(m.shared_intermediate_size), "mlp.shared_experts",
+    dense_mlp(t, m, c, tokens, static_cast<double>(m.shared_intermediate_size), "mlp.shared_experts",
               inner_input_kept(g, c, m.shared_intermediate_size, false));
 }
 

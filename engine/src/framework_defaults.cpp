@@ -45,6 +45,7 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
       b.unfused_rms_norm = false;
       b.fused_softmax = true;
       b.unfused_gated_activation = false;
+      b.python_plain_activation = false;
       b.in_place_loss = true;
       break;
   }
@@ -57,6 +58,7 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
     b.compiled_loss = compile_scope(s) == CompileScope::blocks_and_loss;
     b.unfused_rms_norm = false;
     b.unfused_gated_activation = false;
+    b.python_plain_activation = false;
   }
   if (s.use_liger_kernel && liger_applies(s)) {
     // Liger-Kernel's defaults (linkedin/Liger-Kernel src/liger_kernel/transformers/monkey_patch.py

@@ -117,6 +117,11 @@ LossMemory loss_memory(const TrainingSetup& s, const Architecture& a, Dtype comp
       }
       break;
   }
+  // Final-logit soft-capping in the model's forward keeps tanh's output (loss_memory.hpp).
+  if (a.final_logit_softcapping && impl != LossImplementation::fused && !f.compiled_loss) {
+    fwd += A;
+    bwd += A;
+  }
   m.bytes_per_logit_forward = fwd;
   m.bytes_per_logit_backward = bwd;
   m.forward_transient = fwd * m.logits_elements;

@@ -23,6 +23,19 @@ namespace {
 constexpr double kUnfusedRmsNormBytes = 36;  // fp32 upcast, pow, mean, rsqrt-mul, downcast, weight
 constexpr double kUnfusedRopePasses = 11, kFusedRopePasses = 2;
 constexpr double kUnfusedSwigluPasses = 5, kFusedSwigluPasses = 3, kGeluPasses = 2;
+
+// Element passes of a plain MLP's activation: a fused op reads x and writes the result; the
+// Python GELUs run each op on its own, two passes per unary op and three per binary one (gelu_new:
+// 6 unary, 2 binary; gelu_fast: 6 unary, 3 binary; quick_gelu: 2 unary, 1 binary).
+double plain_activation_passes(MlpActivation a) {
+  switch (a) {
+    case MlpActivation::fused: return kGeluPasses;
+    case MlpActivation::new_gelu: return 18;
+    case MlpActivation::fast_gelu: return 21;
+    case MlpActivation::quick_gelu: return 7;
+  }
+  return kGeluPasses;
+}
 constexpr double kResidualPasses = 3;
 constexpr double kPermutePasses = 2;            // read and write each routed copy, each way
 constexpr double kBackwardOverForwardBytes = 2;  // saved input + incoming gradient -> input gradient
@@ -113,7 +126,8 @@ double elementwise_bytes_per_token(const Context& c, const LayerGroup& g) {
   const MlpShape& m = g.mlp;
   const double width = (m.num_local_experts > 0 ? static_cast<double>(m.num_experts_per_tok * m.moe_intermediate_size) : static_cast<double>(m.intermediate_size)) +
                        static_cast<double>(m.shared_intermediate_size);
-  const double act_passes = m.gated ? (c.behaviour.unfused_gated_activation ? kUnfusedSwigluPasses : kFusedSwigluPasses) : kGeluPasses;
+  const double act_passes = m.gated ? (c.behaviour.unfused_gated_activation ? kUnfusedSwigluPasses : kFusedSwigluPasses)
+                                    : plain_activation_passes(c.behaviour.python_plain_activation ? m.activation : MlpActivation::fused);
   bytes += act_passes * c.act * width / c.tp;
   if (m.num_local_experts > 0) {
     // Permute before the dispatch and unpermute after the combine; with more than one expert on

@@ -6,7 +6,18 @@
 // full (2) variants; what each op saves is read from PyTorch autograd (linear saves its input,
 // SiLU/GeLU their input, mul both operands, softmax its output, dropout its mask) and from the HF
 // modeling files for the eager paths. FlashAttention saves q, k, v, the output and the fp32
-// log-sum-exp (Dao 2023, §3.1). All bytes are per GPU.
+// log-sum-exp (Dao 2023, §3.1). A saved view keeps its whole base tensor: where v is a slice of a
+// fused q/k/v projection and q, k are rotated into new tensors (transformers
+// models/phi3/modular_phi3.py @06053b8, Phi3Attention.forward; models/gpt_neox/modular_gpt_neox.py
+// @00dcc6d, GPTNeoXAttention.forward), the attention's saved v holds the projection's q and k
+// parts as well, (heads + kv_heads) x head_dim more per token (AttentionShape::
+// value_view_keeps_fused_qkv). transformers' GELUs written in Python (src/transformers/activations.py
+// @v4.46.0: NewGELUActivation "gelu_new", FastGELUActivation "gelu_fast", QuickGELUActivation
+// "quick_gelu"; MlpShape::activation) keep, besides x, the tensors their products, tanh and sigmoid
+// save: gelu_new 0.5x, tanh's output and 1 + tanh (under autocast torch.pow runs in fp32, which
+// keeps x's fp32 copy instead of x, and everything after it but 0.5x is fp32); gelu_fast six
+// (0.797x, 0.0447x, 1 + 0.0447x^2, tanh's output, 0.5x, 1 + tanh); quick_gelu the sigmoid's output.
+// All bytes are per GPU.
 #pragma once
 
 #include <string>

@@ -63,13 +63,29 @@ struct AttentionShape {
   std::int64_t v_head_dim = 0;      // value width per head (differs under MLA)
   bool cross_attention = false;     // encoder-decoder decoder layers also attend to the encoder
   std::int64_t sliding_window = 0;  // 0: full attention (sliding layers bound the s^2 term)
+  // The attention keeps the fused q/k/v projection's whole output: the model takes v as a view of
+  // it and rotates q and k into new tensors, so the v the attention saves for its backward holds
+  // the q and k parts too (activations.hpp). Multi-head layers of families that slice their fused
+  // projection (Phi-3, GPT-NeoX); grouped k/v are repeated or copied, and the view is not saved.
+  bool value_view_keeps_fused_qkv = false;
   // Elements a KV cache keeps per token: kv_heads x (head_dim + v_head_dim), or under MLA the
   // compressed latent kv_lora_rank + qk_rope_head_dim (DeepSeek-V2 paper, §2.1.2).
   std::int64_t kv_cache_elements_per_token = 0;
 };
 
+// How a plain (two-matrix) MLP's activation runs: one fused op that keeps its input, or one of
+// transformers' activations written as Python arithmetic (src/transformers/activations.py), whose
+// every op keeps what its backward needs (activations.hpp).
+enum class MlpActivation {
+  fused,       // nn.functional.gelu (exact or tanh), relu, silu: keeps its input
+  new_gelu,    // "gelu_new" (NewGELUActivation): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  fast_gelu,   // "gelu_fast" (FastGELUActivation): 0.5 x (1 + tanh(0.7978845608 x (1 + 0.044715 x x)))
+  quick_gelu,  // "quick_gelu" (QuickGELUActivation): x sigmoid(1.702 x)
+};
+
 struct MlpShape {
   bool gated = true;                      // SwiGLU/GeGLU: gate, up, down; else fc1, fc2
+  MlpActivation activation = MlpActivation::fused;  // of a plain MLP
   std::int64_t intermediate_size = 0;     // dense MLP width (0 in a MoE layer without one)
   std::int64_t num_local_experts = 0;     // routed experts (0: dense layer)
   std::int64_t num_experts_per_tok = 0;
@@ -185,6 +201,10 @@ struct Architecture {
   bool tie_word_embeddings = false;
   bool encoder_decoder = false;
   bool vocab_logits = true;  // false for encoders trained with a small task head (BERT)
+  // HF config final_logit_softcapping (Gemma 2: 30 by default): the head's logits pass through
+  // cap * tanh(logits / cap) in the model's forward, whose tanh keeps its output for the backward
+  // (loss_memory.hpp). False where the config sets none.
+  bool final_logit_softcapping = false;
   std::int64_t max_position_embeddings = 0;  // context the model was built for (0: not stated)
   bool learned_positions = false;            // a position table: no sequence beyond it exists
   // PEFT's default LoRA targets for the family (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).

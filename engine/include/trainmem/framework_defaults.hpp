@@ -18,6 +18,10 @@ struct FrameworkBehaviour {
   // SwiGLU/GeGLU in separate ops keeps the activation output as well (HF LlamaMLP); a fused
   // kernel recomputes it (Megatron bias_swiglu, torch.compile).
   bool unfused_gated_activation = true;
+  // A plain MLP's activation runs as the model's code writes it: transformers' Python GELUs
+  // (MlpShape::activation) op by op. Megatron builds its own MLP (fused bias-GeLU) and
+  // torch.compile fuses the ops: one op that keeps its input.
+  bool python_plain_activation = true;
   // Liger's SwiGLU backward writes the gate's and up's gradients over the saved gate and up
   // (ops/swiglu.py _swiglu_backward_kernel stores into a_ptr and b_ptr): of the gated MLP's
   // intermediate gradients only the down_proj input's is a new tensor.

@@ -25,6 +25,11 @@
 //     copy (V x h x (A + 4)). With loss.num_chunks given (a
 //     kernel that chunks by count, as unsloth's does): 16 bytes per logit of one chunk
 //     (unslothai/unsloth#7203, maintainer figure), 16/n
+// Final-logit soft-capping (Architecture::final_logit_softcapping; transformers
+// models/gemma2/modeling_gemma2.py @006e869, Gemma2ForCausalLM.forward: logits / cap, tanh, * cap,
+// then the loss): tanh saves its output for the backward, one more A-byte tensor per logit at the
+// end of forward and at the start of backward, under every loss that takes the model's logits
+// (a fused linear cross-entropy caps inside its kernel; a compiled loss fuses the three ops).
 // With loss.logits_positions (GRPO, rlhf.hpp) the head computes logits for that many positions per
 // sequence only; the head's saved input stays whole (the slice is a view of the norm output).
 // Plus the saved inputs of the head: the final norm and the lm_head input [T, h].

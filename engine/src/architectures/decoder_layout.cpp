@@ -107,9 +107,11 @@ LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count, s
   g.attention.head_dim = r.mla ? r.qk_nope_head_dim + r.qk_rope_head_dim : r.head_dim;
   g.attention.v_head_dim = r.mla ? r.v_head_dim : r.head_dim;
   g.attention.sliding_window = sliding_window;
+  g.attention.value_view_keeps_fused_qkv = r.value_view_of_fused_qkv && !r.fused_qkv.empty() && !r.mla && r.kv_heads == r.heads;
   g.attention.kv_cache_elements_per_token =
       r.mla ? r.kv_lora_rank + r.qk_rope_head_dim : g.attention.num_key_value_heads * (g.attention.head_dim + g.attention.v_head_dim);
   g.mlp.gated = r.gated;
+  g.mlp.activation = r.gated ? MlpActivation::fused : r.activation;
   if (!moe) {
     add_dense_mlp(g.linears, r, r.intermediate, r.mlp_parent);
     g.mlp.intermediate_size = r.intermediate;
@@ -172,6 +174,7 @@ Architecture build_decoder(const std::string& model_type, const DecoderLayout& r
   a.attention_dropout = r.attention_dropout;
   a.hidden_dropout = r.hidden_dropout;
   a.eager_softmax_fp32 = r.eager_softmax_fp32;
+  a.final_logit_softcapping = r.final_logit_softcapping;
   a.max_position_embeddings = r.learned_positions > 0 ? r.learned_positions : r.max_positions;
   a.learned_positions = r.learned_positions > 0;
   a.default_lora_targets = r.lora_targets;
@@ -258,6 +261,13 @@ void read_shape(ConfigFields& f, DecoderLayout& r, std::initializer_list<const c
   r.heads = f.size(heads);
   r.kv_heads = r.heads;
   r.head_dim = heads_divide_hidden(f, r.hidden, r.heads, *heads.begin());
+}
+
+MlpActivation mlp_activation(const std::string& name) {
+  if (name == "gelu_new") return MlpActivation::new_gelu;
+  if (name == "gelu_fast") return MlpActivation::fast_gelu;
+  if (name == "quick_gelu") return MlpActivation::quick_gelu;
+  return MlpActivation::fused;
 }
 
 void neox_style(DecoderLayout& r, bool bias) {

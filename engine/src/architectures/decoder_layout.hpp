@@ -21,8 +21,12 @@ struct DecoderLayout {
   int norms_per_layer = 2;
   bool qkv_bias = false, o_bias = false, mlp_bias = false;
   std::string fused_qkv;      // non-empty: one fused q/k/v projection with this name
+  // The modeling file slices v out of the fused projection as a view and rotates q and k
+  // (AttentionShape::value_view_keeps_fused_qkv, kept for multi-head layers only).
+  bool value_view_of_fused_qkv = false;
   std::string fused_gate_up;  // non-empty: one fused gate/up projection (Phi-3)
   bool gated = true;
+  MlpActivation activation = MlpActivation::fused;  // a plain MLP's (read_mlp_activation)
   std::string fc1 = "up_proj", fc2 = "down_proj";  // non-gated MLP names
   std::string gate = "gate_proj", up = "up_proj", down = "down_proj";  // gated MLP names
   std::string q = "q_proj", k = "k_proj", v = "v_proj", o_name = "o_proj";
@@ -36,6 +40,7 @@ struct DecoderLayout {
   std::int64_t learned_positions = 0;  // rows of a learned position table
   bool embedding_norm = false;    // BLOOM's word_embeddings_layernorm
   bool eager_softmax_fp32 = true;
+  bool final_logit_softcapping = false;
   // Mixture of experts.
   std::int64_t experts = 0, top_k = 0, expert_intermediate = 0, shared_intermediate = 0;
   bool shared_expert_gate = false;
@@ -87,6 +92,9 @@ void read_shape(ConfigFields& f, DecoderLayout& r, std::initializer_list<const c
 // GPT-NeoX, Falcon and BLOOM share module names (query_key_value, dense, dense_h_to_4h,
 // dense_4h_to_h), LayerNorm with bias and a plain MLP.
 void neox_style(DecoderLayout& r, bool bias);
+// A plain MLP's activation from its transformers name (hidden_act / activation_function): the
+// Python-written GELUs by name, every other one fused.
+MlpActivation mlp_activation(const std::string& name);
 
 // GPT-2's module names (c_attn, c_proj, c_fc, mlp c_proj, all with bias; LayerNorm with bias;
 // transformer.h layers), shared by GPT-BigCode.

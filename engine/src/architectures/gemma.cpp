@@ -17,6 +17,11 @@ std::optional<Architecture> gemma(ConfigFields& f, const std::string& model_type
   // Gemma 2 alternates sliding and full layers, Gemma 3 attends fully every sixth; Gemma (1) has
   // no window.
   read_sliding_window(f, r, model_type == "gemma3_text" ? 6 : 2);
+  // Gemma2ForCausalLM / Gemma3ForCausalLM.forward cap the logits when final_logit_softcapping is
+  // set (Gemma2Config: 30.0 by default; Gemma 3: None). A null reads as absent (the JSON boundary
+  // keeps non-null keys only), so a Gemma 2 config that nulls it is priced capped.
+  r.final_logit_softcapping = f.has("final_logit_softcapping") ? f.number("final_logit_softcapping", 0, 0, 1e9) > 0
+                                                                : model_type == "gemma2";
   return finish(f, model_type, r);
 }
 

@@ -71,6 +71,7 @@ std::optional<Architecture> generic_decoder(ConfigFields& f, const std::string& 
   const char* act_key = first_present(f, {"hidden_act", "activation_function", "hidden_activation"});
   const std::string act = act_key ? f.text(act_key, "silu") : "silu";
   r.gated = gated_activation(act);
+  r.activation = mlp_activation(act);
 
   // A plain (GELU-style) MLP whose width is absent or null is 4 x hidden_size: the default of
   // GPT2Block, GPTNeoBlock, GPTJBlock and CodeGenBlock in transformers (inner_dim = n_inner or

@@ -16,6 +16,7 @@ std::optional<Architecture> gpt_bigcode(ConfigFields& f, const std::string& mode
   r.learned_positions = f.size({"n_positions", "max_position_embeddings"});
   r.tie = f.flag("tie_word_embeddings", true);
   gpt2_style(r);
+  r.activation = mlp_activation(f.text("activation_function", "gelu_pytorch_tanh"));
   r.eager_softmax_fp32 = f.flag("attention_softmax_in_fp32", true);
   r.attention_dropout = f.probability("attn_pdrop", 0.1);
   r.hidden_dropout = f.probability("resid_pdrop", 0.1);

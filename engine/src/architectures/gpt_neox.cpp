@@ -13,6 +13,10 @@ std::optional<Architecture> gpt_neox(ConfigFields& f, const std::string& model_t
   r.vocab = f.size({"vocab_size"});
   r.tie = f.flag("tie_word_embeddings", false);
   neox_style(r, true);
+  // GPTNeoXAttention.forward: qkv.view(...) sliced into q, k, v (views); the rotary part of q and
+  // k is rotated and concatenated with the rest into new tensors, v stays a view.
+  r.value_view_of_fused_qkv = true;
+  r.activation = mlp_activation(f.text("hidden_act", "gelu"));  // Pythia: gelu; GPT-NeoX-20B: gelu_fast
   r.layers_prefix = "gpt_neox.layers";
   r.attention_parent = "attention";
   r.embedding_module = "gpt_neox.embed_in";

@@ -21,6 +21,7 @@ std::optional<Architecture> gptj(ConfigFields& f, const std::string& model_type)
   r.o_name = "out_proj";
   r.mlp_bias = true;
   r.gated = false;
+  r.activation = mlp_activation(f.text("activation_function", "gelu_new"));
   r.fc1 = "fc_in";
   r.fc2 = "fc_out";
   r.lm_head_bias = true;

@@ -43,6 +43,7 @@ std::optional<Architecture> phi(ConfigFields& f, const std::string& model_type) 
   r.norms_per_layer = 1;
   r.qkv_bias = r.o_bias = r.mlp_bias = true;
   r.gated = false;
+  r.activation = mlp_activation(f.text(msft ? "activation_function" : "hidden_act", "gelu_new"));
   r.fc1 = "fc1";
   r.fc2 = "fc2";
   r.lm_head_bias = true;

@@ -11,6 +11,9 @@ std::optional<Architecture> phi3(ConfigFields& f, const std::string& model_type)
   read_llama_like(f, r, false);
   r.lora_targets = {"qkv_proj"};
   r.fused_qkv = "qkv_proj";
+  // Phi3Attention.forward: query/key/value_states = qkv[..., slices] (views), then
+  // apply_rotary_pos_emb on the query and key only.
+  r.value_view_of_fused_qkv = true;
   r.fused_gate_up = "gate_up_proj";
   read_sliding_window(f, r, 0);
   return finish(f, model_type, r);
