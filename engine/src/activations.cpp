@@ -151,8 +151,7 @@ void python_activation(LayerTensors& t, MlpActivation activation, const Activati
 // reads it.
 void dense_mlp(LayerTensors& t, const MlpShape& m, const ActivationContext& c, double tokens, double width, const char* scope,
                bool down_input_kept) {
-  const bool gated = m.gated;
-  if (gated) {
+  if (m.gated) {
     t.add(scope, "gate_proj_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
     t.add(scope, "up_proj_output", tokens, width, c.dtype, TensorRole::matmul_output, true);
     // act(gate) is kept by the multiply unless a fused kernel recomputes it.
@@ -160,7 +159,7 @@ void dense_mlp(LayerTensors& t, const MlpShape& m, const ActivationContext& c, d
       t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
     if (down_input_kept) t.add(scope, "down_proj_input", tokens, width, c.dtype, TensorRole::elementwise, true);
   } else {
-    python_activation(t, c.framework.python_plain_activation ? m.activation : MlpActivation::fused, c, tokens, width, scope);
+    python_activation(t, plain_mlp_activation(m, c.framework), c, tokens, width, scope);
     if (down_input_kept) t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
   }
 }

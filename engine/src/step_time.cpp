@@ -72,8 +72,7 @@ struct Context {
 double optimizer_step_bytes_per_param(const TrainingSetup& s, const Estimate& e) {
   const BytesPerParam& b = e.bytes_per_param;
   double bytes = 2 * b.optimizer + b.param + 3 * b.grad;
-  const bool torch_adam = e.precision.optimizer == Optimizer::adamw || e.precision.optimizer == Optimizer::adam;
-  if (torch_adam && optimizer_implementation(s) != OptimizerImplementation::fused)
+  if (adam_family(e.precision.optimizer) && optimizer_implementation(s) != OptimizerImplementation::fused)
     bytes += kUnfusedAdamMomentPasses * dtype_bytes(e.precision.optimizer_state_dtype) + b.grad;
   return bytes;
 }
@@ -127,7 +126,7 @@ double elementwise_bytes_per_token(const Context& c, const LayerGroup& g) {
   const double width = (m.num_local_experts > 0 ? static_cast<double>(m.num_experts_per_tok * m.moe_intermediate_size) : static_cast<double>(m.intermediate_size)) +
                        static_cast<double>(m.shared_intermediate_size);
   const double act_passes = m.gated ? (c.behaviour.unfused_gated_activation ? kUnfusedSwigluPasses : kFusedSwigluPasses)
-                                    : plain_activation_passes(c.behaviour.python_plain_activation ? m.activation : MlpActivation::fused);
+                                    : plain_activation_passes(plain_mlp_activation(m, c.behaviour));
   bytes += act_passes * c.act * width / c.tp;
   if (m.num_local_experts > 0) {
     // Permute before the dispatch and unpermute after the combine; with more than one expert on

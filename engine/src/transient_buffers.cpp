@@ -113,8 +113,7 @@ double gathered_unit_bytes(const Architecture& a, const GatherBytes& bytes, doub
 
 // Temporaries of one optimizer step over `elements` trainable parameters in its partition.
 double optimizer_step_temporaries(const TrainingSetup& s, const ResolvedPrecision& p, double elements, double rank_trainable) {
-  const bool torch_adam = p.optimizer == Optimizer::adamw || p.optimizer == Optimizer::adam;
-  if (!torch_adam) return 0.0;  // bitsandbytes and paged optimizers are fused kernels
+  if (!adam_family(p.optimizer)) return 0.0;  // bitsandbytes and paged optimizers are fused kernels
   const double state = dtype_bytes(p.optimizer_state_dtype);
   switch (optimizer_implementation(s)) {
     case OptimizerImplementation::foreach: return elements * state;

@@ -30,7 +30,6 @@ struct Alternative {
   const char* reference;
 };
 
-bool adam_family(Optimizer o) { return o == Optimizer::adamw || o == Optimizer::adam; }
 
 std::vector<Alternative> alternatives(const TrainingSetup& s) {
   std::vector<Alternative> out;

@@ -63,6 +63,12 @@ struct FrameworkBehaviour {
   bool gradients_freed_between_steps = true;
 };
 
+// A plain MLP's activation as the framework runs it: the model's own (MlpShape::activation) where
+// it runs transformers' code op by op, else one fused op.
+inline MlpActivation plain_mlp_activation(const MlpShape& m, const FrameworkBehaviour& f) {
+  return f.python_plain_activation ? m.activation : MlpActivation::fused;
+}
+
 // The behaviour of the setup's framework, sharding engine, compile scope and Liger kernels.
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
 

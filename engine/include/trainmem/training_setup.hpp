@@ -26,6 +26,8 @@ enum class Optimizer {
 };
 // bitsandbytes' paged optimizers keep their states in CUDA unified memory (paged to the host).
 constexpr bool is_paged(Optimizer o) { return o == Optimizer::paged_adamw || o == Optimizer::paged_adamw_8bit; }
+// torch.optim's Adam and AdamW: the optimizers precision.optimizer_implementation applies to.
+constexpr bool adam_family(Optimizer o) { return o == Optimizer::adamw || o == Optimizer::adam; }
 enum class Checkpointing { none, selective, full };
 enum class SelectivePolicy { attention_core, op_level };
 enum class LossImplementation { full, chunked, fused };

@@ -65,7 +65,7 @@ ExportResult export_deepspeed(const TrainingSetup& s) {
 
   // DeepSpeed builds Adam and AdamW as its fused kernel (runtime/engine.py _configure_basic_optimizer:
   // FusedAdam, or DeepSpeedCPUAdam under optimizer offload).
-  if (s.precision.optimizer == Optimizer::adamw || s.precision.optimizer == Optimizer::adam) {
+  if (adam_family(s.precision.optimizer)) {
     if (optimizer_implementation(s) == OptimizerImplementation::fused) out.carried.push_back("precision.optimizer_implementation");
     else out.not_expressible.emplace_back("precision.optimizer_implementation", "DeepSpeed's Adam and AdamW are its fused kernels");
   }

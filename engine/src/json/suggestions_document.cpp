@@ -25,7 +25,6 @@ struct Candidate {
   json params;       // the values its words name
 };
 
-bool adam_family(Optimizer o) { return o == Optimizer::adamw || o == Optimizer::adam; }
 bool bitsandbytes_available(Framework f) {
   return f == Framework::hf_trainer || f == Framework::torchtune || f == Framework::fsdp;
 }
