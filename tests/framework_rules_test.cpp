@@ -228,6 +228,24 @@ TEST_CASE("compile's scope decides whether the loss keeps its fp32 buffers", "[c
   CHECK(per_logit("false") == 10.0);
 }
 
+TEST_CASE("torchtune compiles a plain cross-entropy only where the recipe keeps compile_loss's wrapper", "[compile]") {
+  // training.compile_loss returns torch.compile(loss) for a torch.nn.CrossEntropyLoss; only
+  // lora_finetune_single_device.py assigns it back, so elsewhere the loss stays eager: 10 B per
+  // logit in forward (16-bit logits 2 + fp32 copy 4 + saved log-softmax 4) against the compiled 2.
+  // torchtune's own chunked loss is compiled in place in every recipe.
+  auto per_logit = [](const std::string& rest, const std::string& compile = "true") {
+    const auto s = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "torchtune", "compile": )" + compile + ", " + rest + "}");
+    return loss_memory(s, *s.model.architecture, Dtype::bf16, framework_behaviour(s)).bytes_per_logit_forward;
+  };
+  const std::string full = R"("loss": {"implementation": "full"})";
+  CHECK(per_logit(full + R"(, "method": "full", "parallel": {"world_size": 1})") == 10.0);
+  CHECK(per_logit(full + R"(, "method": "full", "parallel": {"world_size": 8, "zero_stage": 3})") == 10.0);
+  CHECK(per_logit(full + R"(, "method": "lora", "parallel": {"world_size": 2, "zero_stage": 3})") == 10.0);
+  CHECK(per_logit(full + R"(, "method": "lora", "parallel": {"world_size": 1})") == 2.0);
+  CHECK(per_logit(full + R"(, "method": "full", "parallel": {"world_size": 1})", "\"blocks_and_loss\"") == 2.0);
+  CHECK(per_logit(R"("loss": {"implementation": "chunked"}, "method": "full", "parallel": {"world_size": 1})") < 10.0);
+}
+
 TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit storage", "[qlora][fsdp]") {
   // torchao's NF4Tensor all-gathers its quantized data and scalers (fsdp_pre_all_gather), 4 bits +
   // 8 bits per 64 weights + 32 bits per 64 x 256 = 0.515869140625 B per weight. Llama-2-7B's layer:

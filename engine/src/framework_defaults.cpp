@@ -115,7 +115,17 @@ GradientSync gradient_sync(const TrainingSetup& s) {
 
 CompileScope compile_scope(const TrainingSetup& s) {
   if (s.compile_scope) return *s.compile_scope;
-  return s.framework == Framework::torchtitan ? CompileScope::blocks : CompileScope::blocks_and_loss;
+  switch (s.framework) {
+    case Framework::torchtitan: return CompileScope::blocks;
+    case Framework::torchtune: {
+      // torchtune's own losses (chunked, and the fused linear loss) are compiled in place; a plain
+      // torch.nn.CrossEntropyLoss only where the recipe keeps compile_loss's returned wrapper.
+      const bool own_loss = s.loss.implementation.value_or(LossImplementation::chunked) != LossImplementation::full;
+      const bool lora_single_device = uses_adapters(s.method) && s.parallel.world_size == 1;
+      return own_loss || lora_single_device ? CompileScope::blocks_and_loss : CompileScope::blocks;
+    }
+    default: return CompileScope::blocks_and_loss;
+  }
 }
 
 OptimizerImplementation optimizer_implementation(const TrainingSetup& s) {

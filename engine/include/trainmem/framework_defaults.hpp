@@ -119,9 +119,15 @@ GradientSync gradient_sync(const TrainingSetup& s);
 // The compile scope when compile is on and no scope is given: torchtitan compiled each
 // TransformerBlock and not the loss (torchtitan/distributed/compile.py apply_compile) until
 // compile.components = ["model", "loss"] arrived on 2025-08-20 (pytorch/torchtitan#1608): blocks.
-// torchtune compiles the loss whenever compile is true (recipes/full_finetune_distributed.py,
-// training.compile_loss), and the HF Trainer's torch_compile wraps the whole model, whose forward
-// computes the loss: blocks_and_loss.
+// torchtune's recipes call training.compile_loss (torchtune/training/_compile.py, from
+// pytorch/torchtune#1512, 2024-09-07, to at least 2026-04): its own losses (CEWithChunkedOutputLoss,
+// and later the chunked LinearCrossEntropyLoss) get their per-chunk cross-entropy compiled in
+// place; any other loss, such as the configs' torch.nn.CrossEntropyLoss (`loss.implementation:
+// full`), is wrapped by torch.compile and returned, and only lora_finetune_single_device.py keeps
+// the returned wrapper (`self._loss_fn = training.compile_loss(...)`): full_finetune_single_device,
+// full_finetune_distributed and lora_finetune_distributed discard it and run the loss eagerly:
+// blocks there. The HF Trainer's torch_compile wraps the whole model, whose forward computes the
+// loss: blocks_and_loss.
 CompileScope compile_scope(const TrainingSetup& s);
 
 // precision.optimizer_implementation when not given: the HF Trainer's adamw_torch is torch's
