@@ -347,3 +347,18 @@ TEST_CASE("LoRA's elementwise ops: an fp32 adapter's input casts and its dropout
   const StepTime dropout = time_of(lora(R"("adapter_dtype": "fp32", "lora_dropout": 0.05)"));
   CHECK(dropout.breakdown.compute - fp32.breakdown.compute == Approx(inputs * 18 / bandwidth));
 }
+
+TEST_CASE("ALiBi models rotate nothing: no rotary passes in their step", "[step_time]") {
+  // A Falcon-7B layout (transformers FalconConfig) with and without alibi: 32 layers, hidden 4544, 71
+  // query heads and one kv head of 64 (qk = 72 x 64 = 4,608 per token), bf16, HF Trainer (rotary
+  // in Python: 11 passes), 1 x 2048 tokens on one H200 (4.8 TB/s x 0.852). Forward 11 x 2 B x
+  // 4,608 per token and layer, backward twice that: 3 x 101,376 = 304,128 B per token and layer.
+  const auto falcon = [](const char* alibi) {
+    return std::string(R"({"model": {"hf_config": {"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+      "num_hidden_layers": 32, "multi_query": true, "parallel_attn": true, "vocab_size": 65024, "alibi": )") + alibi + R"(}},
+      "framework": "hf_trainer", "batch": {"micro_batch_size": 1, "seq_length": 2048}, "gpu": "h200-141gb"})";
+  };
+  const double bandwidth = 4.8e12 * 1704 / 2000;
+  const StepTime rotary = time_of(falcon("false")), alibi = time_of(falcon("true"));
+  CHECK(rotary.breakdown.compute - alibi.breakdown.compute == Approx(2048.0 * 32 * 304128 / bandwidth));
+}

@@ -120,7 +120,7 @@ double elementwise_bytes_per_token(const Context& c, const LayerGroup& g) {
     else if (n.name == "k_norm") elements = qk - q;
     bytes += norm_bytes * elements;
   }
-  if (!c.a->learned_positions) bytes += (c.behaviour.unfused_rms_norm ? kUnfusedRopePasses : kFusedRopePasses) * c.act * qk;
+  if (!c.a->learned_positions && !c.a->alibi_positions) bytes += (c.behaviour.unfused_rms_norm ? kUnfusedRopePasses : kFusedRopePasses) * c.act * qk;
   bytes += 2 * kResidualPasses * c.act * hidden;
   const MlpShape& m = g.mlp;
   const double width = (m.num_local_experts > 0 ? static_cast<double>(m.num_experts_per_tok * m.moe_intermediate_size) : static_cast<double>(m.intermediate_size)) +

@@ -207,6 +207,9 @@ struct Architecture {
   bool final_logit_softcapping = false;
   std::int64_t max_position_embeddings = 0;  // context the model was built for (0: not stated)
   bool learned_positions = false;            // a position table: no sequence beyond it exists
+  // ALiBi: a per-head linear bias added to the attention scores instead of rotating q and k (Press
+  // et al., arXiv:2108.12409); no rotary passes (step_time.hpp). MPT, BLOOM, Falcon with alibi.
+  bool alibi_positions = false;
   // PEFT's default LoRA targets for the family (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
   std::vector<std::string> default_lora_targets{"q_proj", "v_proj"};
   // False where PEFT has no default for the model_type (it then requires target_modules); the

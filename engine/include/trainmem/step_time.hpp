@@ -12,7 +12,8 @@
 //   RMSNorm written in Python (HF LlamaRMSNorm: fp32 upcast, pow, mean, rsqrt-multiply, downcast,
 //   weight multiply) 36 bytes per element in bf16; a fused norm (Megatron/TE, torch.compile,
 //   torch LayerNorm) reads and writes once. Rotary embeddings in Python (HF apply_rotary_pos_emb:
-//   two multiplies, rotate_half's negate and concatenation, an add) 11 element passes, fused 2.
+//   two multiplies, rotate_half's negate and concatenation, an add) 11 element passes, fused 2;
+//   none for learned position tables and ALiBi (its bias is added inside the score computation).
 //   SwiGLU in separate ops (silu, multiply) 5 passes over the intermediate, fused 3; GeLU 2.
 //   Residual adds 3 passes each. MoE token permutation and unpermutation 2 passes each of the
 //   routed copies; with more than one expert per rank the all-to-all dispatcher also sorts the

@@ -17,6 +17,7 @@ std::optional<Architecture> bloom(ConfigFields& f, const std::string& model_type
   r.attention_parent = "self_attention";
   r.embedding_module = "transformer.word_embeddings";
   r.embedding_norm = true;
+  r.alibi = true;  // BloomModel.build_alibi_tensor
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   r.hidden_dropout = f.probability("hidden_dropout", 0.0);
   return finish(f, model_type, r);

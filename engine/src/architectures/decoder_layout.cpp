@@ -177,6 +177,7 @@ Architecture build_decoder(const std::string& model_type, const DecoderLayout& r
   a.final_logit_softcapping = r.final_logit_softcapping;
   a.max_position_embeddings = r.learned_positions > 0 ? r.learned_positions : r.max_positions;
   a.learned_positions = r.learned_positions > 0;
+  a.alibi_positions = r.alibi;
   a.default_lora_targets = r.lora_targets;
   a.embedding_module = r.embedding_module;
   a.lm_head_module = r.lm_head_module;

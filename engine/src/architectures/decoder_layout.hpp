@@ -38,6 +38,7 @@ struct DecoderLayout {
   enum class QkNorm { none, per_head, full } qk_norm = QkNorm::none;
   bool qk_norm_bias = false;  // LayerNorm q/k norms with a bias (Phi)
   std::int64_t learned_positions = 0;  // rows of a learned position table
+  bool alibi = false;                  // ALiBi score biases instead of rotary positions
   bool embedding_norm = false;    // BLOOM's word_embeddings_layernorm
   bool eager_softmax_fp32 = true;
   bool final_logit_softcapping = false;

@@ -32,6 +32,7 @@ std::optional<Architecture> falcon(ConfigFields& f, const std::string& model_typ
   r.norms_per_layer = new_arch ? static_cast<int>(parallel_norms) : (parallel_attn ? 1 : 2);
   r.attention_dropout = f.probability("attention_dropout", 0.0);
   r.hidden_dropout = f.probability("hidden_dropout", 0.0);
+  r.alibi = f.flag("alibi", false);  // FalconConfig.alibi: ALiBi biases, else rotary (FalconRotaryEmbedding)
   return finish(f, model_type, r);
 }
 

@@ -29,6 +29,7 @@ std::optional<Architecture> mpt(ConfigFields& f, const std::string& model_type) 
   r.attention_parent = "attn";
   r.mlp_parent = "ffn";
   r.embedding_module = "transformer.wte";
+  r.alibi = true;  // MptModel.build_mpt_alibi_tensor: transformers' MPT has no other position scheme
   return finish(f, model_type, r);
 }
 
