@@ -43,6 +43,10 @@ for (const where of ['http', 'subpath', 'offline']) {
 test('each input change is one engine call for everything shown, plus one solve in its own worker; typing supersedes', async ({ app, page }) => {
   await interceptEngine(page, () => {});
   await app.open();
+  await app.solved();
+  await app.gpuTableDone();
+  // Loading the page is one input change too: its first overview also checks the link's fields.
+  expect(await page.evaluate(() => window.__engineCalls.map((c) => c.fn))).toEqual(['overview', 'solve']);
   await app.set('gpu', 'a100-80gb');
   await app.solved();
   await app.gpuTableDone();

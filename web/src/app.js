@@ -39,6 +39,7 @@ import { TrainerExport } from './trainer-export.js';
 /** @typedef {{models: ModelEntry[], gpus: GpuEntry[], errors: any[]}} Catalog */
 /** @typedef {Record<string, any>} Output */
 /** @typedef {'push' | 'replace' | 'none'} HistoryMode */
+/** @typedef {{text: string, answer: Promise<{out: Output, ms: number}>}} Overview  an overview call: the document's JSON text and the engine's answer */
 
 export const DEFAULT_HASH = '#v3:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb';
 
@@ -113,17 +114,22 @@ export class App {
     const problems = [];
     const stored = load(STORE.state);
     const anchor = anchorTarget(location.hash);
-    if (location.hash.length > 1 && !anchor) await this.loadHash(location.hash, problems);
+    if (location.hash.length > 1 && !anchor) this.readHash(location.hash, problems);
     // The page's own stored link: a value typed that is not valid comes back into its field, unnamed.
-    else if (typeof stored === 'string' && decode(stored).doc) await this.loadHash(stored, []);
-    else await this.loadHash(DEFAULT_HASH, problems);
+    else if (typeof stored === 'string' && decode(stored).doc) this.readHash(stored, []);
+    else this.readHash(DEFAULT_HASH, problems);
     if (location.hash.length <= 1 || anchor) this.legacyVersion = null;  // the page's own setup, not an old link
-    this.showLinkProblems(problems);
+    // The first estimate starts at once: the controls are written while the engine computes it, and
+    // its answer names the fields the engine rejects before anything is shown (the inputs are wired
+    // only then, so that no change can come in between).
+    const answer = this.overview();
     this.writeControls();
+    await this.nameRejectedFields(problems, answer);
+    this.showLinkProblems(problems);
     this.wire();
     // A link with problems stays in the address bar as it came until the user changes an input; so
     // does an anchor (#accuracy), which opens its section over the stored setup.
-    this.update(problems.length || anchor ? 'none' : 'replace');
+    this.update(problems.length || anchor ? 'none' : 'replace', answer);
     if (anchor) {
       if (anchor instanceof HTMLDetailsElement) anchor.open = true;
       anchor.scrollIntoView();
@@ -135,11 +141,12 @@ export class App {
   /**
    * The document of a link. An invalid value (b=abc, b=-5) is an error that keeps the link, never a
    * silent fallback to a default: it stays in its field as the link gave it, so the engine names it
-   * there and no estimate is shown, and it is named in problems (`invalid`).
+   * there and no estimate is shown, and it is named in problems (`invalid`; the fields the engine
+   * rejects are named from the first estimate's answer, nameRejectedFields).
    * @param {string} hash
    * @param {LinkProblem[]} problems
    */
-  async loadHash(hash, problems) {
+  readHash(hash, problems) {
     const decoded = decode(hash);
     this.legacyVersion = decoded.doc && decoded.version !== null && decoded.version < VERSION ? decoded.version : null;
     for (const p of decoded.problems) {
@@ -150,7 +157,15 @@ export class App {
     problems.push(...decoded.problems);
     this.store.doc = decoded.doc || /** @type {Doc} */ (decode(DEFAULT_HASH).doc);
     if (!this.store.doc.model) this.store.doc.model = /** @type {Doc} */ (decode(DEFAULT_HASH).doc).model;
-    await this.nameRejectedFields(problems);
+  }
+
+  /**
+   * Starts the engine's overview of the current document (the estimate and every catalog GPU's verdict).
+   * @returns {Overview}
+   */
+  overview() {
+    const text = JSON.stringify(effectiveDoc(this.store.doc));
+    return { text, answer: this.engine.estimate('overview', [text]) };
   }
 
   /**
@@ -171,10 +186,11 @@ export class App {
    * Names in problems every field of a loaded document that the engine rejects, keeping each as
    * the link gave it (one problem per field: a value the codec already named is not named again).
    * @param {LinkProblem[]} problems
+   * @param {Overview} started  the overview of the loaded document
    */
-  async nameRejectedFields(problems) {
+  async nameRejectedFields(problems, started) {
     const doc = this.store.doc;
-    const { out } = await this.engine.estimate('estimate', [JSON.stringify(effectiveDoc(doc))], 'link');
+    const { out } = await started.answer;
     if (!out.error) return;
     const paths = new Set(problems.filter((p) => p.invalid).map((p) => p.path));
     for (const e of out.errors) {
@@ -292,13 +308,14 @@ export class App {
    * Re-runs everything for the current document: the link, the estimate, then the GPU table and
    * the What fits? panel.
    * @param {HistoryMode} history
+   * @param {Overview | null} started  an overview a caller started, used when it is of the current document
    */
-  async update(history) {
+  async update(history, started = null) {
     const gen = ++this.generation;
     const doc = effectiveDoc(this.store.doc);
     // The engine starts on the document at once; the page's own bookkeeping (groups, link, history,
     // pending marks) runs while the worker computes.
-    const answer = this.engine.estimate('overview', [JSON.stringify(doc)]);
+    const answer = started && started.text === JSON.stringify(doc) ? started.answer : this.overview().answer;
     showGroups((name) => SHOW[name](this.store.doc));
     byId('input-json').textContent = JSON.stringify(doc, null, 2);
     byId('search-world-size').placeholder = String(getPath(doc, 'parallel.world_size') || byId('world-size').placeholder);
@@ -728,8 +745,10 @@ export class App {
       const step = ++this.historyStep;
       /** @type {LinkProblem[]} */
       const problems = [];
+      this.readHash(location.hash, problems);
+      const answer = this.overview();
       try {
-        await this.loadHash(location.hash, problems);
+        await this.nameRejectedFields(problems, answer);
       } catch (e) {
         if (superseded(e)) return;
         throw e;
@@ -737,7 +756,7 @@ export class App {
       if (step !== this.historyStep) return;
       this.showLinkProblems(problems);
       this.writeControls();
-      this.update('none');
+      this.update('none', answer);
     });
   }
 }
