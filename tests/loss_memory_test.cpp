@@ -117,10 +117,12 @@ TEST_CASE("Gemma 2's final-logit soft-capping keeps tanh's output: 2 more bytes 
     CHECK(m.forward_transient == 12 * logits);
     CHECK(m.backward_transient == 14 * logits);
   }
-  // Gemma 3 sets none by default.
-  const auto off = loss_for(gemma("gemma3_text", ""), run);
-  CHECK(off.forward_transient == 10 * logits);
-  CHECK(off.backward_transient == 12 * logits);
+  // Gemma 3 sets none by default; a Gemma 2 config that sets it to null has none either.
+  for (const std::string& config : {gemma("gemma3_text", ""), gemma("gemma2", R"(, "final_logit_softcapping": null)")}) {
+    const auto off = loss_for(config, run);
+    CHECK(off.forward_transient == 10 * logits);
+    CHECK(off.backward_transient == 12 * logits);
+  }
   // A fused linear cross-entropy caps inside its kernel: no logits, no tanh output.
   const auto fused = loss_for(gemma("gemma2", ""), run + R"(, "loss": {"implementation": "fused", "num_chunks": 8})");
   CHECK(fused.forward_transient == 16.0 / 8 * logits);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct HfValue {
 struct HfConfig {
   std::string path;                      // the document path of this object, e.g. "model.hf_config"
   std::map<std::string, HfValue> values;  // every non-null key
+  std::set<std::string> null_keys;        // keys given as null: most read as absent (the class default),
+                                          // a few mean "none" where the default is a value
 
   // The value of a key, or nullptr when it is absent (or null).
   const HfValue* find(const std::string& key) const;

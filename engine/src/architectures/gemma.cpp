@@ -18,10 +18,10 @@ std::optional<Architecture> gemma(ConfigFields& f, const std::string& model_type
   // no window.
   read_sliding_window(f, r, model_type == "gemma3_text" ? 6 : 2);
   // Gemma2ForCausalLM / Gemma3ForCausalLM.forward cap the logits when final_logit_softcapping is
-  // set (Gemma2Config: 30.0 by default; Gemma 3: None). A null reads as absent (the JSON boundary
-  // keeps non-null keys only), so a Gemma 2 config that nulls it is priced capped.
+  // set (Gemma2Config: 30.0 by default; Gemma 3: None); a config that sets it to null turns it off.
+  const bool nulled = f.config().null_keys.count("final_logit_softcapping") > 0;
   r.final_logit_softcapping = f.has("final_logit_softcapping") ? f.number("final_logit_softcapping", 0, 0, 1e9) > 0
-                                                                : model_type == "gemma2";
+                                                                : model_type == "gemma2" && !nulled;
   return finish(f, model_type, r);
 }
 

@@ -43,7 +43,10 @@ HfConfig to_config(const json& object, const std::string& path) {
   HfConfig c;
   c.path = path;
   for (auto it = object.begin(); it != object.end(); ++it) {
-    if (it->is_null()) continue;
+    if (it->is_null()) {
+      c.null_keys.insert(it.key());
+      continue;
+    }
     c.values.emplace(it.key(), to_value(*it, join_path(path, it.key())));
   }
   return c;
