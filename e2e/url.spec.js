@@ -2,7 +2,7 @@
 // parameter is named and the rest kept, back/forward steps through edits, HF references find presets.
 const { crc32 } = require('zlib');
 const LZString = require('lz-string');
-const { test, expect, cli } = require('./fixtures');
+const { test, expect, cli, interceptEngine, WHERE } = require('./fixtures');
 const golden = require('../tests-js/fixtures/golden-links.json');
 const Url = require('../web/src/link-codec.js');
 
@@ -370,4 +370,61 @@ test('a pasted config with a repeated key is refused by the engine, which names 
   await page.getByTestId('config-use').click();
   await expect(page.getByTestId('config-note')).toHaveText('Not used: model.hf_config.hidden_size appears more than once in its object');
   expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
+});
+
+// The page's first estimate answers while the test holds it: what happens in between is the user's.
+async function holdFirstEstimate(page) {
+  await interceptEngine(page, () => {
+    window.__held = [];
+    window.__engineHook = (call, reply, deliver) => {
+      if (call.fn === 'overview' && !window.__released) window.__held.push(() => deliver(reply));
+      else deliver(reply);
+    };
+  });
+}
+
+async function releaseEstimates(page) {
+  await page.evaluate(() => {
+    window.__released = true;
+    for (const deliver of window.__held.splice(0)) deliver();
+  });
+}
+
+test('an input changed while the first estimate computes is the setup shown and linked', async ({ app, page }) => {
+  await holdFirstEstimate(page);
+  await page.goto(WHERE.http + v4('v4:m=llama-3.1-8b&me=full&b=1&s=2048&n=8&z=3&g=h100-sxm-80gb'));
+  await page.waitForFunction(() => window.__held.length === 1);
+  await app.field('batch.seq_length').fill('4096');
+  await releaseEstimates(page);
+  await expect(page.getByTestId('input-json')).toContainText('"seq_length": 4096');
+  const doc = await app.inputDoc();
+  expect(doc.batch.seq_length).toBe(4096);
+  expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
+  expect(page.url()).toContain('s=4096');
+  await expect(page.locator('#link-problems li')).toHaveCount(0);
+});
+
+test('a link opened while the first estimate computes replaces the first one', async ({ app, page }) => {
+  await holdFirstEstimate(page);
+  await page.goto(WHERE.http + v4('v4:m=llama-3.1-8b&me=full&b=1&s=2048&n=8&z=3&g=h100-sxm-80gb'));
+  await page.waitForFunction(() => window.__held.length === 1);
+  const second = v4('v4:m=llama-3.1-70b&me=lora&b=1&s=1000&n=8&z=3&g=a100-80gb');
+  await page.evaluate((hash) => { location.hash = hash; }, second);
+  await releaseEstimates(page);
+  await expect(page.getByTestId('input-json')).toContainText('"seq_length": 1000');
+  const doc = await app.inputDoc();
+  expect(doc).toEqual({ model: { preset: 'llama-3.1-70b' }, method: 'lora', batch: { micro_batch_size: 1, seq_length: 1000 },
+    parallel: { world_size: 8, zero_stage: 3 }, gpu: 'a100-80gb' });
+  expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
+  expect(new URL(page.url()).hash).toBe(second);
+});
+
+test('a value that cannot be percent-decoded stays in its field as the link gave it, and nothing is estimated', async ({ app, page }) => {
+  const link = v4('v4:m=llama-3.1-8b&me=full&b=%ZZ%&s=4096&n=8&z=3&g=h100-sxm-80gb');
+  await app.open('http', link);
+  await expect(app.field('batch.micro_batch_size')).toHaveValue('%ZZ%');
+  await expect(page.getByTestId('link-problems')).toContainText('The link\'s value "b" (batch.micro_batch_size) = "%ZZ%" is invalid: ');
+  await expect(page.locator('#result-body')).toBeHidden();
+  await expect(page.getByTestId('status')).toHaveText('No estimate: the engine rejected the input (fields marked below).');
+  expect(new URL(page.url()).hash).toBe(link);
 });

@@ -115,6 +115,10 @@ test('a tampered parameter is named and left out; the rest of the link is kept',
   assert.deepEqual(r.problems.map((p) => [p.param, p.path]), [
     ['n', 'parallel.world_size'], ['zz', ''], ['sp', 'parallel.sequence_parallel'], ['mc', 'model.hf_config'], ['b', 'batch.micro_batch_size']]);
   assert.match(r.problems[0].message, /not a number/);
+  // A value that cannot be percent-decoded is quoted and kept as the link gave it, for its field.
+  const b = r.problems[4];
+  assert.equal(b.value, '%E0%A4%A');
+  assert.equal(b.text, '%E0%A4%A');
 });
 
 test('values that are not plain numbers never become NaN or Infinity', () => {

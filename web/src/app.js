@@ -119,17 +119,27 @@ export class App {
     else if (typeof stored === 'string' && decode(stored).doc) this.readHash(stored, []);
     else this.readHash(DEFAULT_HASH, problems);
     if (location.hash.length <= 1 || anchor) this.legacyVersion = null;  // the page's own setup, not an old link
-    // The first estimate starts at once: the controls are written while the engine computes it, and
-    // its answer names the fields the engine rejects before anything is shown (the inputs are wired
-    // only then, so that no change can come in between).
-    const answer = this.overview();
+    // The first estimate starts at once, the controls are written and wired while the engine
+    // computes it, and its answer names the fields the engine rejects before anything is shown.
+    const started = this.overview();
     this.writeControls();
-    await this.nameRejectedFields(problems, answer);
-    this.showLinkProblems(problems);
     this.wire();
-    // A link with problems stays in the address bar as it came until the user changes an input; so
-    // does an anchor (#accuracy), which opens its section over the stored setup.
-    this.update(problems.length || anchor ? 'none' : 'replace', answer);
+    let current;
+    try {
+      await this.nameRejectedFields(problems, started);
+      current = started.text === JSON.stringify(effectiveDoc(this.store.doc));
+    } catch (e) {
+      if (!superseded(e)) throw e;
+      current = false;
+    }
+    // An input or a step back or forward while it computed replaced the link's setup (and started
+    // its own estimate): the link's problems and its estimate are then no longer the page's.
+    if (current) {
+      this.showLinkProblems(problems);
+      // A link with problems stays in the address bar as it came until the user changes an input; so
+      // does an anchor (#accuracy), which opens its section over the stored setup.
+      this.update(problems.length || anchor ? 'none' : 'replace', started);
+    }
     if (anchor) {
       if (anchor instanceof HTMLDetailsElement) anchor.open = true;
       anchor.scrollIntoView();

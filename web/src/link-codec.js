@@ -27,7 +27,8 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
  * (doc null).
  * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, engine?: boolean, whole?: boolean, text?: string, invalid?: boolean}} LinkProblem
  *   code and params: what the page words in each language (PROBLEMS; the page's i18n table has lp_<code>);
- *   text: the whole value as typed, for a field's value that is not of its type (TYPED_PROBLEMS)
+ *   text: the whole value as typed, for a field's value that is not of its type or not even
+ *   percent-decodable (TYPED_PROBLEMS)
  *   and for a config.json value that cannot be read: the page keeps it in its field, as the form
  *   keeps text it cannot read
  */
@@ -235,7 +236,7 @@ export const PROBLEMS = {
 
 // A form field's value that is not of the field's type ("b=abc"): the form writes such text into
 // the link as typed (controls.js), so the link's problem carries the text back.
-const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_size']);
+const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_size', 'malformed']);
 
 /**
  * A problem of a link parameter (or of the whole link, `whole`), with its English message.
@@ -606,9 +607,10 @@ export function decode(hash) {
     seen.add(key);
     const r = decodeValue(spec.type, raw, fromVersion < 4);
     if (r.problem) {
-      const problem = linkProblem(r.problem, r.params || {}, { param: key, path: spec.path, value: r.problem === 'malformed' ? '' : shown(raw) });
-      // An unreadable config.json (mc=) is kept too: the link named a model, and the default model's
-      // estimate would answer for one it did not name.
+      const problem = linkProblem(r.problem, r.params || {}, { param: key, path: spec.path, value: shown(raw) });
+      // A value that is not one (or cannot even be percent-decoded) stays in its field as the link
+      // gave it; so does an unreadable config.json (mc=): the link named a model, and the default
+      // model's estimate would answer for one it did not name.
       if (TYPED_PROBLEMS.has(r.problem) || spec.type === 'json') problem.text = r.problem === 'malformed' ? raw : unescapePart(raw);
       problems.push(problem);
       continue;
