@@ -119,6 +119,8 @@ test('a tampered link names each bad parameter: an invalid value stays in its fi
   await expect(page.locator('#result-body')).toBeHidden();
   await expect(app.field('parallel.world_size')).toHaveValue('eight');
   await expect(app.field('batch.seq_length')).toHaveValue('512');
+  await expect(app.field('gpu')).toHaveValue('h100-sxm-99gb');
+  await expect(app.field('method')).toHaveValue('sideways');
   // The link stays as it came until the user changes an input.
   await expect(page.getByTestId('link-kept')).toBeVisible();
   expect(new URL(page.url()).hash).toBe(link);

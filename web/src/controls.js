@@ -4,6 +4,7 @@
 // of controls with data-show="name" is shown only when the name's rule holds for the document.
 import { getPath } from './doc-paths.js';
 import { UNIT_BYTES } from './format.js';
+import { el } from './dom.js';
 
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} Control */
@@ -63,6 +64,12 @@ export function writeControl(elem, v, store) {
       case 'size': text = Array.isArray(v) ? v.join('x') : String(v); break;
       default: text = typeof v === 'object' ? JSON.stringify(v) : String(v);
     }
+  }
+  // A value no option of a list has (a link's invalid gpu or method) is kept in the field as an
+  // option of its own, shown as given, until the document no longer holds it.
+  if (elem instanceof HTMLSelectElement) {
+    for (const kept of Array.from(elem.querySelectorAll('option[data-kept]'))) if (/** @type {HTMLOptionElement} */ (kept).value !== text) kept.remove();
+    if (text && !Array.from(elem.options).some((o) => o.value === text)) elem.append(el('option', { value: text, text, 'data-kept': '' }));
   }
   elem.value = text;
 }
