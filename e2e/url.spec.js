@@ -121,12 +121,15 @@ test('a tampered link names each bad parameter: an invalid value stays in its fi
   await expect(app.field('batch.seq_length')).toHaveValue('512');
   await expect(app.field('gpu')).toHaveValue('h100-sxm-99gb');
   await expect(app.field('method')).toHaveValue('sideways');
+  await expect(app.field('method').locator('option', { hasText: 'sideways' })).toHaveCount(1);
   // The link stays as it came until the user changes an input.
   await expect(page.getByTestId('link-kept')).toBeVisible();
   expect(new URL(page.url()).hash).toBe(link);
   await app.set('parallel.world_size', 2);
   await app.set('method', 'full');
+  await expect(app.field('method').locator('option', { hasText: 'sideways' })).toHaveCount(0);
   await app.set('gpu', 'a100-80gb');
+  await expect(app.field('gpu').locator('option', { hasText: 'h100-sxm-99gb' })).toHaveCount(0);
   await app.set('batch.seq_length', 1024);
   expect(new URL(page.url()).hash).toBe(v4('v4:m=gpt2&me=full&s=1024&n=2&g=a100-80gb'));
   await expect(page.locator('#result-body')).toBeVisible();

@@ -8,7 +8,7 @@ import { el, byId } from './dom.js';
 import { clone, deletePath, getPath, setPath } from './doc-paths.js';
 import { KEYS, MAX_JSON_BYTES, VERSION, decode, encode } from './link-codec.js';
 import { STORE, DelayedSave, load, save } from './storage.js';
-import { readControl, writeControls, showGroups } from './controls.js';
+import { readControl, writeControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
 import { showErrors } from './field-errors.js';
 import { messageText } from './messages.js';
@@ -300,6 +300,8 @@ export class App {
       if (elem.dataset.type === 'gpu' && typeof doc.gpu === 'object') this.store.lastCustomGpu = doc.gpu;
       if (v === undefined) deletePath(doc, elem.dataset.path);
       else setPath(doc, elem.dataset.path, v);
+      // A list drops the option it kept for a value no option had, once another value is picked.
+      if (elem instanceof HTMLSelectElement) writeControl(elem, getPath(doc, elem.dataset.path), this.store);
     } else if (elem.dataset.picker) {
       const v = this.pickers.read(/** @type {HTMLSelectElement} */ (/** @type {unknown} */ (elem)));
       if (v === undefined) deletePath(doc, elem.dataset.picker);
