@@ -19,6 +19,16 @@ bool liger_applies(const TrainingSetup& s) {
   return std::any_of(std::begin(kLigerModelTypes), std::end(kLigerModelTypes), [&](const char* t) { return type == t; });
 }
 
+namespace {
+
+// The loss a framework's loop computes when the document names none (torchtune's configs:
+// CEWithChunkedOutputLoss; the others the full logits), before Liger's kernels replace it.
+LossImplementation framework_loss(Framework f) {
+  return f == Framework::torchtune ? LossImplementation::chunked : LossImplementation::full;
+}
+
+}  // namespace
+
 LossImplementation default_loss(const TrainingSetup& s) {
   if (!s.rlhf || !s.use_liger_kernel) return framework_behaviour(s).loss;
   TrainingSetup without = s;
@@ -28,15 +38,14 @@ LossImplementation default_loss(const TrainingSetup& s) {
 
 FrameworkBehaviour framework_behaviour(const TrainingSetup& s) {
   FrameworkBehaviour b;
+  b.loss = framework_loss(s.framework);
   switch (s.framework) {
     case Framework::hf_trainer:
     case Framework::torchtitan:
+    case Framework::torchtune:
       break;
     case Framework::fsdp:
       b.held_logits = HeldLogits::compute_dtype;
-      break;
-    case Framework::torchtune:
-      b.loss = LossImplementation::chunked;
       break;
     case Framework::deepspeed:
       b.held_logits = HeldLogits::compute_dtype;
@@ -120,7 +129,7 @@ CompileScope compile_scope(const TrainingSetup& s) {
     case Framework::torchtune: {
       // torchtune's own losses (chunked, and the fused linear loss) are compiled in place; a plain
       // torch.nn.CrossEntropyLoss only where the recipe keeps compile_loss's returned wrapper.
-      const bool own_loss = s.loss.implementation.value_or(LossImplementation::chunked) != LossImplementation::full;
+      const bool own_loss = s.loss.implementation.value_or(framework_loss(s.framework)) != LossImplementation::full;
       const bool lora_single_device = uses_adapters(s.method) && s.parallel.world_size == 1;
       return own_loss || lora_single_device ? CompileScope::blocks_and_loss : CompileScope::blocks;
     }
