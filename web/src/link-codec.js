@@ -234,8 +234,9 @@ export const PROBLEMS = {
   point_not_finite: (p) => p.field + ' not a finite number',
 };
 
-// A form field's value that is not of the field's type ("b=abc"): the form writes such text into
-// the link as typed (controls.js), so the link's problem carries the text back.
+// A form field's value that is not of the field's type ("b=abc") or cannot be percent-decoded
+// ("b=%ZZ"): the form writes such text into the link as typed (controls.js), so the link's problem
+// carries the text back.
 const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_size', 'malformed']);
 
 /**
