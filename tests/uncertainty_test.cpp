@@ -30,24 +30,32 @@ const char* kCustomGpu = R"({"memory_bytes": 85899345920, "cuda_context_bytes": 
 
 }  // namespace
 
-TEST_CASE("Allocator fragmentation: reserved between 10 % and 30 % above the allocated peak", "[uncertainty]") {
-  // The reference's quick estimate adds 10-30 % overhead. With every setting stated the allocated
-  // peak is exact, so the reserved band is [A x 1.10, A x 1.30] around the point estimate A x 1.10.
+TEST_CASE("Allocator fragmentation: reserved between the allocator's rules and 30 % above the allocated peak", "[uncertainty]") {
+  // The reference's quick estimate adds 10-30 % overhead; the point estimate takes the 10 % as its
+  // floor, but this project's H200 runs reserved as little as 0.2 % above the allocated peak, so the
+  // band reaches down to what the caching allocator's rules alone give. For this setup they add
+  // nothing (no rounding of the saved activations, no cache growth in the step), and with every
+  // setting stated the allocated peak is exact: the reserved band is [A, A x 1.30] around the
+  // point estimate A x 1.10.
   const json out = estimate_doc(stated(kCustomGpu));
   const json& g = out["per_gpu"];
   const double a = bytes(g["peak_allocated"]);
+  REQUIRE(bytes(g["allocator_rounding"]) == 0);
+  REQUIRE(bytes(g["allocator_cache"]) == 0);
   CHECK(bytes(g["peak_allocated_range"]["low"]) == a);
   CHECK(bytes(g["peak_allocated_range"]["high"]) == a);
-  CHECK(bytes(g["peak_reserved_range"]["low"]) == Approx(a * 1.10).epsilon(1e-9));
+  CHECK(bytes(g["peak_reserved"]) == Approx(a * 1.10).epsilon(1e-9));
+  CHECK(bytes(g["peak_reserved_range"]["low"]) == Approx(a).epsilon(1e-9));
   CHECK(bytes(g["peak_reserved_range"]["expected"]) == bytes(g["peak_reserved"]));
   CHECK(bytes(g["peak_reserved_range"]["high"]) == Approx(a * 1.30).epsilon(1e-9));
   // The context was given (512 MiB): the peak band is the reserved band + 536,870,912 B.
+  CHECK(bytes(g["peak_range"]["low"]) == Approx(a + 536870912.0).epsilon(1e-9));
   CHECK(bytes(g["peak_range"]["high"]) == Approx(a * 1.30 + 536870912.0).epsilon(1e-9));
-  // One term, 20 % of the allocated peak wide, all above the expected value.
+  // One term, 30 % of the allocated peak wide: 10 % below the expected value, 20 % above.
   REQUIRE(out["uncertainty"].size() == 1);
   CHECK(out["uncertainty"][0]["source"] == "allocator_fragmentation");
-  CHECK(bytes(out["uncertainty"][0]["bytes"]) == Approx(a * 0.20).epsilon(1e-6));
-  CHECK(bytes(out["uncertainty"][0]["below_bytes"]) == 0);
+  CHECK(bytes(out["uncertainty"][0]["bytes"]) == Approx(a * 0.30).epsilon(1e-6));
+  CHECK(bytes(out["uncertainty"][0]["below_bytes"]) == Approx(a * 0.10).epsilon(1e-6));
 }
 
 TEST_CASE("A fragmentation fraction given in the document is no longer uncertain", "[uncertainty]") {
