@@ -44,7 +44,7 @@ console.log(`wasm per input change, ${gpuIds.length} catalog GPUs: overview (1 c
             `ratio ${(median(separateMs) / median(overviewMs)).toFixed(1)}x (medians of 41 interleaved runs)`);
 
 const solveDoc = JSON.stringify({
-  model: { preset: 'llama-3.1-70b' }, gpu: 'h100-sxm-80gb', batch: { seq_length: 4096, gradient_accumulation_steps: 16 },
+  model: { preset: 'llama-3.1-70b' }, framework: 'torchtitan', gpu: 'h100-sxm-80gb', batch: { seq_length: 4096, gradient_accumulation_steps: 16 },
   solve: { strategies: { world_size: 1024, limit: 10 } },
 });
 engine.solve(solveDoc);  // warm-up

@@ -180,17 +180,19 @@ test('the solve request: the panel options, the length of the strategy list and 
 });
 
 test('a ranked strategy loads as the settings the search changed, the rest kept', () => {
-  const doc = { model: { preset: 'gpt2' }, method: 'full', batch: { micro_batch_size: 1, seq_length: 1024 }, gpu: 'a100-80gb',
+  // torchtitan offers tensor, pipeline and context parallelism (engine/include/trainmem/framework_parallelism.hpp).
+  const doc = { model: { preset: 'gpt2' }, framework: 'torchtitan', method: 'full', batch: { micro_batch_size: 1, seq_length: 1024 }, gpu: 'a100-80gb',
     parallel: { world_size: 8, pipeline_parallel_size: 2, data_parallel_size: 4, zero_stage: 3, sharding_group_size: 2, offload_param: 'cpu',
       pipeline_schedule: 'interleaved_1f1b', virtual_pipeline_stages: 2 } };
   assert.equal(JSON.parse(engine.estimate(JSON.stringify(doc))).error, undefined);
   const search = JSON.parse(engine.solve(JSON.stringify({ ...doc, solve: { strategies: { world_size: 16, limit: 1000 } } })));
   const row = search.strategies.ranked.find((r) => r.pipeline_parallel_size === 2 && r.tensor_parallel_size === 2 && r.context_parallel_size === 2 &&
-    r.activation_checkpointing === 'selective' && r.offload_optimizer === 'none' && r.zero_stage === 1);
-  assert.deepEqual(WhatFits.strategyDoc(doc, row), { model: { preset: 'gpt2' }, method: 'full', batch: { micro_batch_size: row.micro_batch_size, seq_length: 1024 },
+    r.activation_checkpointing === 'selective' && r.offload_optimizer === 'none' && r.zero_stage === 2);
+  assert.deepEqual(WhatFits.strategyDoc(doc, row), { model: { preset: 'gpt2' }, framework: 'torchtitan', method: 'full',
+    batch: { micro_batch_size: row.micro_batch_size, gradient_accumulation_steps: 1, seq_length: 1024 },
     gpu: 'a100-80gb', activation_checkpointing: 'selective',
-    parallel: { world_size: 16, tensor_parallel_size: 2, pipeline_parallel_size: 2, context_parallel_size: 2, sequence_parallel: true, zero_stage: 1,
-      offload_optimizer: 'none', offload_param: 'none', pipeline_schedule: '1f1b', virtual_pipeline_stages: 1 } });
+    parallel: { world_size: 16, tensor_parallel_size: 2, pipeline_parallel_size: 2, context_parallel_size: 2, context_parallel_kind: 'ring',
+      sequence_parallel: true, zero_stage: 2, offload_optimizer: 'none', offload_param: 'none', pipeline_schedule: '1f1b', virtual_pipeline_stages: 1 } });
   assert.equal(doc.parallel.world_size, 8, 'the input document is not changed');
   // every ranked strategy, loaded, prices as the search did (a100-80gb has no usable figure: the peak is compared)
   assert.ok(search.strategies.ranked.length > 100);
@@ -198,5 +200,13 @@ test('a ranked strategy loads as the settings the search changed, the rest kept'
     const loaded = JSON.parse(engine.estimate(JSON.stringify(WhatFits.strategyDoc(doc, r))));
     assert.equal(loaded.error, undefined, JSON.stringify(loaded.errors));
     assert.equal(loaded.per_gpu.peak, r.peak, JSON.stringify(r));
+  }
+  // With a global batch (32 sequences) every loaded strategy keeps it and prices as the search did.
+  const kept = JSON.parse(engine.solve(JSON.stringify({ ...doc, solve: { target_global_batch_size: 32, strategies: { world_size: 16, limit: 1000 } } })));
+  assert.ok(kept.strategies.ranked.length > 20);
+  for (const r of kept.strategies.ranked) {
+    const loaded = WhatFits.strategyDoc(doc, r);
+    assert.equal(loaded.batch.micro_batch_size * loaded.batch.gradient_accumulation_steps * r.data_parallel_size, 32, JSON.stringify(r));
+    assert.equal(JSON.parse(engine.estimate(JSON.stringify(loaded))).per_gpu.peak, r.peak, JSON.stringify(r));
   }
 });

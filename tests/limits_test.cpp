@@ -80,12 +80,13 @@ TEST_CASE("a hundred million DeepSeek layers are counted without a walk", "[limi
 }
 
 TEST_CASE("the strategy search stops at its work budget and says so", "[limits]") {
-  // A 383-byte document: 5040 heads, layers, sequence and GPUs. 5040 = 2^4 3^2 5 7 has 60
-  // divisors and 2,160 ordered (tp, pp, cp) splits; the unbounded search ran 708,311 estimates
-  // (about 3e9 stage evaluations, 40 s in the page).
+  // A document of under 400 bytes: 5040 heads, layers, sequence and GPUs, under torchtitan (which offers
+  // tensor, pipeline and context parallelism). 5040 = 2^4 3^2 5 7 has 60 divisors and 2,160
+  // ordered (tp, pp, cp) splits; the unbounded search ran 708,311 estimates (about 3e9 stage
+  // evaluations, 40 s in the page).
   const std::string document = R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 5040,
     "num_hidden_layers": 5040, "num_attention_heads": 5040, "num_key_value_heads": 5040, "intermediate_size": 5040,
-    "vocab_size": 5040, "head_dim": 1}}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 5040},
+    "vocab_size": 5040, "head_dim": 1}}, "framework": "torchtitan", "gpu": "h100-sxm-80gb", "batch": {"seq_length": 5040},
     "solve": {"strategies": {"world_size": 5040}}})";
   JsonResult r;
   const auto steps = steps_of([&] { r = solve_json(document); });

@@ -1,4 +1,8 @@
 // Inverse queries, calibration and the strategy search.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
 
 #include "trainmem/calibration.hpp"
@@ -207,7 +211,9 @@ TEST_CASE("calibration: a measured peak below the model states gives no fit and 
 }
 
 TEST_CASE("the strategy search returns only feasible strategies, each re-estimated identically", "[solver][strategy]") {
-  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-80gb", "batch": {"seq_length": 4096}})");
+  // torchtitan offers tensor, pipeline and context parallelism (framework_parallelism.hpp).
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "framework": "torchtitan", "gpu": "a100-80gb",
+    "batch": {"seq_length": 4096}})");
   StrategySearchOptions o;
   o.world_size = 8;
   o.limit = 50;
@@ -216,7 +222,7 @@ TEST_CASE("the strategy search returns only feasible strategies, each re-estimat
   REQUIRE_FALSE(r.ranked.empty());
   for (const auto& c : r.ranked) {
     CHECK(c.peak <= budget);
-    const std::string doc = R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-80gb", "batch": {"seq_length": 4096,
+    const std::string doc = R"({"model": {"preset": "llama-3-8b"}, "framework": "torchtitan", "gpu": "a100-80gb", "batch": {"seq_length": 4096,
       "micro_batch_size": )" + std::to_string(c.micro_batch_size) + R"(}, "parallel": {"world_size": 8, "tensor_parallel_size": )" +
                             std::to_string(c.tensor_parallel_size) + R"(, "pipeline_parallel_size": )" + std::to_string(c.pipeline_parallel_size) +
                             R"(, "context_parallel_size": )" + std::to_string(c.context_parallel_size) + R"(, "zero_stage": )" +
@@ -228,6 +234,74 @@ TEST_CASE("the strategy search returns only feasible strategies, each re-estimat
     const TrainingSetup t = setup_from(doc);
     CHECK(*compared_peak(t, estimate(t)) == c.peak);
   }
+}
+
+TEST_CASE("the strategy search proposes only the parallelism the framework offers", "[solver][strategy]") {
+  // Llama-3-8B (32 heads, 8 kv heads, 32 layers) at 8,192 tokens on 16 GPUs: the model allows
+  // TP 1-8, PP 1-16 and CP 1-16; each framework keeps to what its own code runs
+  // (framework_parallelism.hpp).
+  auto search = [](const std::string& framework, const std::string& method = "full") {
+    const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "framework": ")" + framework + R"(", "method": ")" +
+                                       method + R"(", "gpu": "h100-sxm-80gb", "batch": {"seq_length": 8192}})");
+    StrategySearchOptions o;
+    o.world_size = 16;
+    o.limit = 1000;
+    return search_strategies(s, o, gpu_capacity(*s.gpu) * 0.95).ranked;
+  };
+  auto any = [](const std::vector<StrategyCandidate>& r, auto pred) { return std::any_of(r.begin(), r.end(), pred); };
+  // DeepSpeed around a transformers model: ZeRO 0-3 and Ulysses sequence parallelism only.
+  const auto deepspeed = search("deepspeed");
+  REQUIRE_FALSE(deepspeed.empty());
+  CHECK_FALSE(any(deepspeed, [](const auto& c) { return c.tensor_parallel_size > 1 || c.pipeline_parallel_size > 1; }));
+  CHECK(any(deepspeed, [](const auto& c) { return c.context_parallel_size > 1; }));
+  CHECK_FALSE(any(deepspeed, [](const auto& c) { return c.context_parallel_size > 1 && c.context_parallel_kind != ContextParallelKind::ulysses; }));
+  CHECK(any(deepspeed, [](const auto& c) { return c.zero_stage == 1; }));
+  // The HF Trainer (FSDP as the sharding engine) and accelerate's FSDP loop: data parallel, no ZeRO-1.
+  for (const char* framework : {"hf_trainer", "fsdp"}) {
+    CAPTURE(framework);
+    const auto r = search(framework);
+    REQUIRE_FALSE(r.empty());
+    CHECK_FALSE(any(r, [](const auto& c) { return c.tensor_parallel_size * c.pipeline_parallel_size * c.context_parallel_size > 1; }));
+    CHECK_FALSE(any(r, [](const auto& c) { return c.zero_stage == 1; }));
+  }
+  // Megatron: every split, but only the distributed optimizer's ZeRO-1 or none.
+  const auto megatron = search("megatron");
+  CHECK(any(megatron, [](const auto& c) { return c.tensor_parallel_size > 1; }));
+  CHECK(any(megatron, [](const auto& c) { return c.pipeline_parallel_size > 1; }));
+  CHECK_FALSE(any(megatron, [](const auto& c) { return c.zero_stage > 1; }));
+  // torchtune: no pipeline parallel; tensor parallel for full fine-tuning only.
+  CHECK(any(search("torchtune"), [](const auto& c) { return c.tensor_parallel_size > 1; }));
+  const auto lora = search("torchtune", "lora");
+  REQUIRE_FALSE(lora.empty());
+  CHECK_FALSE(any(lora, [](const auto& c) { return c.tensor_parallel_size > 1 || c.pipeline_parallel_size > 1; }));
+}
+
+TEST_CASE("with a global batch every ranked strategy keeps it", "[solver][strategy]") {
+  // 24 sequences per step on 16 GPUs: data parallel must divide 24, so DP 16 (TP = PP = CP = 1)
+  // is out; DP 8 leaves 3 sequences per replica: micro-batch 1 (accumulation 3) or 3 (accumulation 1).
+  const std::string base = R"({"model": {"preset": "llama-3-8b"}, "framework": "torchtitan", "gpu": "h100-sxm-80gb",
+    "batch": {"seq_length": 4096}, "parallel": {"world_size": 16}, "solve": {"target_global_batch_size": 24,
+    "strategies": {"world_size": 16, "limit": 1000}}})";
+  const JsonResult j = solve_json(base);
+  REQUIRE(j.ok);
+  const auto out = nlohmann::json::parse(j.json);
+  const auto& ranked = out["strategies"]["ranked"];
+  REQUIRE(ranked.size() > 10);
+  for (const auto& c : ranked) {
+    const std::int64_t dp = c["data_parallel_size"], mbs = c["micro_batch_size"], ga = c["gradient_accumulation_steps"];
+    CHECK(mbs * ga * dp == 24);
+    CHECK(dp != 16);
+    if (dp == 8) CHECK((mbs == 1 || mbs == 3));
+  }
+  // 3 GPUs cannot keep 4 sequences: 3 divides neither Llama-3-8B's heads, its layers nor the
+  // sequence, and data parallel 3 does not divide 4.
+  const JsonResult none = solve_json(R"({"model": {"preset": "llama-3-8b"}, "framework": "torchtitan", "gpu": "h100-sxm-80gb",
+    "batch": {"seq_length": 4096}, "solve": {"target_global_batch_size": 4, "strategies": {"world_size": 3}}})");
+  REQUIRE(none.ok);
+  const auto reasons = nlohmann::json::parse(none.json)["strategies"]["reason_messages"];
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0]["code"] == "no_factorization_keeping_global_batch");
+  CHECK(reasons[0]["params"]["global_batch_size"] == 4);
 }
 
 TEST_CASE("a small case the search must find: Llama-3-8B full on 8 x 80 GB needs sharding", "[solver][strategy]") {

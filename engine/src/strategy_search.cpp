@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
 #include "trainmem/solver.hpp"
 #include "trainmem/step_time.hpp"
@@ -45,6 +46,7 @@ void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t 
   p.tensor_parallel_size = c.tensor_parallel_size;
   p.pipeline_parallel_size = c.pipeline_parallel_size;
   p.context_parallel_size = c.context_parallel_size;
+  if (c.context_parallel_size > 1) p.context_parallel_kind = c.context_parallel_kind;
   p.data_parallel_size = c.data_parallel_size;
   p.zero_stage = c.zero_stage;
   p.sharding_group_size.reset();
@@ -55,6 +57,7 @@ void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t 
   p.offload_param = OffloadTarget::none;  // the search explores optimizer offload only
   s.activation_checkpointing = c.activation_checkpointing;
   s.batch.micro_batch_size = c.micro_batch_size;
+  s.batch.gradient_accumulation_steps = c.gradient_accumulation_steps;
 }
 
 }  // namespace
@@ -80,24 +83,26 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     return estimate(s);
   };
   auto peak = [&](const TrainingSetup& s) { return compared_peak(s, estimate_counted(s)); };
+  const FrameworkParallelism offered = framework_parallelism(base);
   // The splits the model allows (TP divides the heads, PP the layers within kMaxPipelineStages, CP
-  // the sequence, EP the D x CP group), least model parallelism first: a stopped search has covered
-  // the plainest strategies.
+  // the sequence, EP the D x CP group) and the framework offers, least model parallelism first: a
+  // stopped search has covered the plainest strategies.
   struct Split {
     std::int64_t tp, pp, cp, dp;
   };
   std::vector<Split> splits;
   const std::vector<std::int64_t> sizes = divisors(o.world_size);  // ascending
   for (std::int64_t tp : sizes) {
-    if (!divides_heads(a, tp)) continue;
+    if (!divides_heads(a, tp) || (tp > 1 && !offered.tensor)) continue;
     for (std::int64_t pp : sizes) {
       if (pp > o.world_size / tp) break;
-      if ((o.world_size / tp) % pp != 0 || pp > kMaxPipelineStages || layers % pp != 0) continue;
+      if ((o.world_size / tp) % pp != 0 || pp > kMaxPipelineStages || layers % pp != 0 || (pp > 1 && !offered.pipeline)) continue;
       for (std::int64_t cp : sizes) {
         work_meter::add(1);
         if (cp > o.world_size / (tp * pp)) break;
-        if ((o.world_size / (tp * pp)) % cp != 0 || seq % cp != 0) continue;
+        if ((o.world_size / (tp * pp)) % cp != 0 || seq % cp != 0 || (cp > 1 && !offered.context)) continue;
         const std::int64_t dp = o.world_size / (tp * pp * cp);
+        if (o.global_batch_size && *o.global_batch_size % dp != 0) continue;
         if (base.parallel.expert_parallel_size > 1 && ((dp * cp) % base.parallel.expert_parallel_size != 0 ||
                                                        experts % base.parallel.expert_parallel_size != 0))
           continue;
@@ -117,7 +122,14 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     }
     ++covered_splits;
     const std::int64_t tp = split.tp, pp = split.pp, cp = split.cp, dp = split.dp;
-        for (int zero = 0; zero <= 3; ++zero) {
+    // Micro-batch sizes a candidate may take, ascending: 1 .. max_micro_batch_size, or with a
+    // global batch the divisors of its share per data-parallel rank (up to the same maximum).
+    std::vector<std::int64_t> micro_batches;
+    if (o.global_batch_size) {
+      for (std::int64_t m : divisors(*o.global_batch_size / dp))
+        if (m <= o.max_micro_batch_size) micro_batches.push_back(m);
+    }
+        for (int zero : offered.zero_stages) {
           for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
               work_meter::add(1);
@@ -133,30 +145,50 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
               cand.zero_stage = zero;
               cand.activation_checkpointing = ckpt;
               cand.offload_optimizer = off;
-              r.candidates += o.max_micro_batch_size;
-              // Largest fitting micro-batch: double, then bisect.
+              if (offered.context) cand.context_parallel_kind = *offered.context;
+              cand.gradient_accumulation_steps = base.batch.gradient_accumulation_steps;
+              std::int64_t lo = 0, fitting_sizes = 0;  // the largest fitting micro-batch, and how many fit
               auto fits_at = [&](std::int64_t m) {
                 cand.micro_batch_size = m;
+                if (o.global_batch_size) cand.gradient_accumulation_steps = *o.global_batch_size / dp / m;
                 apply_candidate(work, cand, o.world_size);
                 const auto p = peak(work);
                 return p && *p <= budget;
               };
-              std::int64_t lo = 0, hi = 1;
-              while (hi <= o.max_micro_batch_size && fits_at(hi)) {
-                lo = hi;
-                hi *= 2;
-              }
-              if (lo == 0) continue;
-              std::int64_t bad = std::min(hi, o.max_micro_batch_size + 1);
-              while (bad - lo > 1) {
-                const std::int64_t mid = (lo + bad) / 2;
-                if (fits_at(mid)) lo = mid;
-                else bad = mid;
+              if (o.global_batch_size) {
+                // The largest fitting divisor: bisect the ascending list.
+                r.candidates += static_cast<std::int64_t>(micro_batches.size());
+                std::size_t good = 0, bad = micro_batches.size() + 1;  // positions 1-based; 0: none fits
+                while (bad - good > 1) {
+                  const std::size_t mid = (good + bad) / 2;
+                  if (fits_at(micro_batches[mid - 1])) good = mid;
+                  else bad = mid;
+                }
+                if (good == 0) continue;
+                lo = micro_batches[good - 1];
+                fitting_sizes = static_cast<std::int64_t>(good);
+              } else {
+                // Largest fitting micro-batch: double, then bisect.
+                r.candidates += o.max_micro_batch_size;
+                std::int64_t hi = 1;
+                while (hi <= o.max_micro_batch_size && fits_at(hi)) {
+                  lo = hi;
+                  hi *= 2;
+                }
+                if (lo == 0) continue;
+                std::int64_t bad = std::min(hi, o.max_micro_batch_size + 1);
+                while (bad - lo > 1) {
+                  const std::int64_t mid = (lo + bad) / 2;
+                  if (fits_at(mid)) lo = mid;
+                  else bad = mid;
+                }
+                fitting_sizes = lo;
               }
               cand.micro_batch_size = lo;
+              if (o.global_batch_size) cand.gradient_accumulation_steps = *o.global_batch_size / dp / lo;
               apply_candidate(work, cand, o.world_size);
               const Estimate e = estimate_counted(work);
-              r.feasible += lo;
+              r.feasible += fitting_sizes;
               cand.peak = compared_peak(work, e).value_or(0);
               // Headroom, as everywhere: the GPU's capacity minus the compared peak (the safety
               // margin only decides what fits).
@@ -196,7 +228,14 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   if (feasible.empty()) {
     const double world_size = static_cast<double>(o.world_size);
     const std::string gpus = std::to_string(o.world_size) + (o.world_size == 1 ? " GPU" : " GPUs");
-    if (r.candidates == 0)
+    if (r.candidates == 0 && o.global_batch_size)
+      r.reasons.push_back({reason_code::no_factorization_keeping_global_batch,
+                           "no factorization of " + gpus + " suits this model and keeps the global batch of " +
+                               std::to_string(*o.global_batch_size) +
+                               " sequences (data parallel must divide it, tensor parallel the heads, pipeline parallel the "
+                               "layers, context parallel the sequence, and expert parallel the data x context group)",
+                           {{"world_size", world_size}, {"global_batch_size", static_cast<double>(*o.global_batch_size)}}});
+    else if (r.candidates == 0)
       r.reasons.push_back({reason_code::no_factorization,
                            "no factorization of " + gpus +
                                " suits this model (tensor parallel must divide the heads, pipeline parallel the layers, "

@@ -281,6 +281,12 @@ export const WORDINGS = {
     en: (c) => 'no factorization of ' + gpuCount(c, 'world_size') + ' suits this model (tensor parallel must divide the heads, pipeline parallel the layers, context parallel the sequence, and expert parallel the data x context group)',
     zh: (c) => c.n('world_size') + ' 张 GPU 没有适合此模型的切分方式（张量并行须整除注意力头数，流水线并行须整除层数，上下文并行须整除序列长度，专家并行须整除数据 × 上下文并行组）',
   },
+  no_factorization_keeping_global_batch: {
+    en: (c) => 'no factorization of ' + gpuCount(c, 'world_size') + ' suits this model and keeps the global batch of ' + c.n('global_batch_size') +
+      ' sequences (data parallel must divide it, tensor parallel the heads, pipeline parallel the layers, context parallel the sequence, and expert parallel the data x context group)',
+    zh: (c) => c.n('world_size') + ' 张 GPU 没有既适合此模型又保持全局批量 ' + c.n('global_batch_size') +
+      ' 条序列的切分方式（数据并行须整除全局批量，张量并行须整除注意力头数，流水线并行须整除层数，上下文并行须整除序列长度，专家并行须整除数据 × 上下文并行组）',
+  },
   no_strategy_fits: {
     en: (c) => 'no strategy on ' + gpuCount(c, 'world_size') + ' fits, down to micro-batch 1 with ' +
       (c.p.include_offload === 'true' ? 'ZeRO-3, full checkpointing and optimizer offload' : 'ZeRO-3 and full checkpointing') +

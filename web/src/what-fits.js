@@ -52,6 +52,7 @@ export function strategyDoc(doc, row) {
   p.tensor_parallel_size = row.tensor_parallel_size;
   p.pipeline_parallel_size = row.pipeline_parallel_size;
   p.context_parallel_size = row.context_parallel_size;
+  if (row.context_parallel_size > 1) p.context_parallel_kind = row.context_parallel_kind;
   p.sequence_parallel = row.sequence_parallel;
   p.zero_stage = row.zero_stage;
   p.offload_optimizer = row.offload_optimizer;
@@ -60,7 +61,7 @@ export function strategyDoc(doc, row) {
   if (p.pipeline_schedule === 'interleaved_1f1b') p.pipeline_schedule = '1f1b';
   d.parallel = p;
   d.activation_checkpointing = row.activation_checkpointing;
-  d.batch = { ...(d.batch || {}), micro_batch_size: row.micro_batch_size };
+  d.batch = { ...(d.batch || {}), micro_batch_size: row.micro_batch_size, gradient_accumulation_steps: row.gradient_accumulation_steps };
   return d;
 }
 

@@ -62,6 +62,7 @@ inline constexpr const char* calibration_fixed_part_fills_budget = "calibration_
 inline constexpr const char* strategy_search_truncated = "strategy_search_truncated";
 inline constexpr const char* no_covered_strategy_fits = "no_covered_strategy_fits";
 inline constexpr const char* no_factorization = "no_factorization";
+inline constexpr const char* no_factorization_keeping_global_batch = "no_factorization_keeping_global_batch";
 inline constexpr const char* no_strategy_fits = "no_strategy_fits";
 inline constexpr const char* strategy_without_recompute = "strategy_without_recompute";
 inline constexpr const char* strategy_checkpointing_frees = "strategy_checkpointing_frees";
@@ -159,6 +160,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {reason_code::strategy_search_truncated, MessageKind::reason, "max_work covered_splits splits model_parallel"},
     {reason_code::no_covered_strategy_fits, MessageKind::reason, ""},
     {reason_code::no_factorization, MessageKind::reason, "world_size"},
+    {reason_code::no_factorization_keeping_global_batch, MessageKind::reason, "world_size global_batch_size"},
     {reason_code::no_strategy_fits, MessageKind::reason, "world_size include_offload"},
     {reason_code::strategy_without_recompute, MessageKind::reason, "headroom"},
     {reason_code::strategy_checkpointing_frees, MessageKind::reason, "checkpointing freed"},

@@ -1,8 +1,12 @@
 // Strategy search: every way to run a model on a GPU count, by the memory it needs and its
 // modelled step time. Enumerates data x tensor x pipeline x context parallel factorizations the
-// model allows (heads and kv heads divisible by TP, layers by PP, the sequence by CP), ZeRO/FSDP
-// stages, activation checkpointing modes, optimizer offload and, for each, finds the largest
-// fitting micro-batch (the peak grows with it, so every smaller one fits too). Each candidate is
+// model allows (heads and kv heads divisible by TP, layers by PP, the sequence by CP) and the
+// setup's framework offers (framework_parallelism.hpp), the ZeRO/FSDP stages it offers,
+// activation checkpointing modes, optimizer offload and, for each, finds the largest fitting
+// micro-batch (the peak grows with it, so every smaller one fits too). With a global batch
+// (sequences per optimizer step) every candidate keeps it: micro-batch x gradient accumulation x
+// data parallel equals it, so the micro-batch divides the global batch over data parallel and a
+// split whose data parallel does not divide it is skipped. Each candidate is
 // checked by the same estimate() as everything else and timed by the same step_time()
 // (step_time.hpp): compute, recompute, exposed communication, pipeline bubble, optimizer, offload.
 //
@@ -32,7 +36,9 @@ struct StrategyCandidate {
   int zero_stage = 0;
   Checkpointing activation_checkpointing = Checkpointing::none;
   OffloadTarget offload_optimizer = OffloadTarget::none;
+  ContextParallelKind context_parallel_kind = ContextParallelKind::ring;  // the framework's, where cp > 1
   std::int64_t micro_batch_size = 1;
+  std::int64_t gradient_accumulation_steps = 1;  // the base's, or what keeps the global batch
   double peak = 0;      // compared peak, bytes
   double headroom = 0;  // gpu_capacity - peak, bytes (the estimate's margin_bytes for this strategy)
   std::optional<double> step_time_s;           // modelled seconds per optimizer step
@@ -71,6 +77,7 @@ struct StrategySearchOptions {
   bool include_offload = true;
   StrategyOrder order = StrategyOrder::throughput;
   std::optional<double> price_per_gpu_hour_usd;  // default: the setup's GPU price
+  std::optional<std::int64_t> global_batch_size;  // sequences per optimizer step every candidate keeps
   std::int64_t max_work = kStrategySearchWork;  // pipeline stages estimated, at most (one strategy may overshoot)
 };
 

@@ -179,7 +179,9 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                         {"zero_stage", c.zero_stage}, {"activation_checkpointing", checkpointing_name(c.activation_checkpointing)},
                         {"offload_optimizer", c.offload_optimizer == OffloadTarget::none ? "none" : "cpu"},
                         {"offload_param", "none"}, {"sequence_parallel", c.tensor_parallel_size > 1},
-                        {"micro_batch_size", c.micro_batch_size}, {"peak", json_io::bytes_value(c.peak)},
+                        {"context_parallel_kind", c.context_parallel_kind == ContextParallelKind::ulysses ? "ulysses" : "ring"},
+                        {"micro_batch_size", c.micro_batch_size}, {"gradient_accumulation_steps", c.gradient_accumulation_steps},
+                        {"peak", json_io::bytes_value(c.peak)},
                         {"headroom", json_io::bytes_value(c.headroom)}, {"step_time_s", number_or_null(c.step_time_s)},
                         {"tokens_per_gpu_per_s", number_or_null(c.tokens_per_gpu_per_s)}, {"mfu", number_or_null(c.mfu)},
                         {"exposed_communication_s", number_or_null(c.exposed_communication_s)},
@@ -224,6 +226,8 @@ JsonResult solve_json(std::string_view document) {
       StrategySearchOptions options = *q.strategies;
       // solve.prices (USD per GPU-hour by catalog id) prices this GPU's tokens too.
       if (const auto it = q.options.prices.find(s.gpu->id); it != q.options.prices.end()) options.price_per_gpu_hour_usd = it->second;
+      // solve.target_global_batch_size is kept by every ranked strategy.
+      options.global_batch_size = q.options.target_global_batch_size;
       search = search_strategies(s, options, r.budget_bytes);
     }
     return {write_solve(r, search).dump(2), true};

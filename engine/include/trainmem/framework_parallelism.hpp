@@ -1,0 +1,49 @@
+// The parallelism each training framework's own code offers: the dimensions and sharding stages
+// the strategy search (strategy_search.hpp) may propose for a setup, so that a ranked strategy is
+// one the user's framework can run. A document may still state any layout; this only bounds what
+// the engine suggests.
+//
+//   megatron    tensor, pipeline and context parallel (ring: --cp-comm-type p2p), ZeRO 0 or 1
+//               (--use-distributed-optimizer shards the optimizer states over data parallel):
+//               NVIDIA/Megatron-LM megatron/training/arguments.py (--tensor-model-parallel-size,
+//               --pipeline-model-parallel-size, --context-parallel-size).
+//   torchtitan  tensor, pipeline and context parallel (ring), DDP or FSDP2 with or without
+//               resharding after forward (ZeRO 0, 2, 3): pytorch/torchtitan
+//               torchtitan/config/job_config.py, class Parallelism (data_parallel_replicate_degree,
+//               data_parallel_shard_degree, fsdp_reshard_after_forward, tensor_parallel_degree,
+//               pipeline_parallel_degree, context_parallel_degree).
+//   torchtune   full fine-tuning: tensor and context parallel (tensor_parallel_dim,
+//               pytorch/torchtune#2330, 2025-02; context_parallel_dim, #2668, 2025-05); LoRA and
+//               QLoRA: context parallel only (lora_finetune_distributed.py asserts
+//               tensor_parallel_dim 1); no pipeline parallel; FSDP2 with or without
+//               fsdp_reshard_after_forward, or replication (ZeRO 3, 2, 0): recipes/
+//               full_finetune_distributed.py and lora_finetune_distributed.py @bd2a0fc.
+//   deepspeed   DeepSpeed's engine around a Hugging Face model: ZeRO 0-3 and DeepSpeed-Ulysses
+//               sequence parallelism (deepspeedai/DeepSpeed deepspeed/sequence/layer.py,
+//               DistributedAttention: context parallel of kind ulysses); no tensor parallel, and no
+//               pipeline parallel (deepspeed/runtime/pipe/engine.py runs a PipelineModule, not a
+//               transformers model, and refuses ZeRO 2 and 3).
+//   hf_trainer  data parallel only (TrainingArguments: DDP, FSDP through `fsdp`, DeepSpeed through
+//               `deepspeed`): ZeRO 0-3 with DeepSpeed as the sharding engine, else 0, 2, 3 (FSDP's
+//               NO_SHARD, SHARD_GRAD_OP, FULL_SHARD: torch/distributed/fsdp/api.py ShardingStrategy).
+//               accelerate's ParallelismConfig (v1.10, 2025-08) adds tensor and context parallel
+//               over FSDP2; not proposed.
+//   fsdp        data parallel only: ZeRO 0, 2, 3 (ShardingStrategy, as above).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "trainmem/training_setup.hpp"
+
+namespace trainmem {
+
+struct FrameworkParallelism {
+  bool tensor = false, pipeline = false;
+  std::optional<ContextParallelKind> context;  // the kind its context parallelism runs; empty: none offered
+  std::vector<int> zero_stages;                // ascending
+};
+
+FrameworkParallelism framework_parallelism(const TrainingSetup& s);
+
+}  // namespace trainmem
