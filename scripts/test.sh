@@ -36,6 +36,8 @@ build-native/tests/accuracy tests/fixtures/measured_h200_hf_trainer.json --summa
   | tee -a test-results/accuracy.log
 build-native/tests/time_accuracy tests/fixtures/throughput_h200_hf_trainer.json | grep -E "^step-time cases" \
   | sed -e 's/^step-time cases/own H200 runs, step-time cases/' | tee -a test-results/accuracy.log
+# Where the strategy search ranks the published layouts (README, "Figures").
+build-native/tests/strategy_ranking tests/fixtures/throughput_cases.json | grep -E "^strategy ranking" | tee -a test-results/accuracy.log
 scripts/sanitize.sh 2>&1 | tee test-results/sanitize.log
 add_summary test-results/sanitize.log
 scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log
