@@ -108,6 +108,15 @@ TEST_CASE("FP8 keeps an FP8 weight and its transpose for every linear layer", "[
   CHECK(fp8.per_gpu.phases->forward - bf16.per_gpu.phases->forward == Approx(12952010752.0));
 }
 
+TEST_CASE("FP8 parameters keep only the transpose beside them", "[peak][fp8]") {
+  // Megatron --fp8-param-gather (TE fp8_model_init): the weight is the row-wise FP8 data, so of the
+  // two copies above only the column-wise one is added: 6,476,005,376 B for Llama-2-7B's linears.
+  const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "batch": {"seq_length": 16}, "precision": {"param_dtype": "fp8", "fp8_compute": )";
+  const auto with_fp8_matmuls = estimate_from(base + "true}}");
+  const auto without = estimate_from(base + "false}}");
+  CHECK(with_fp8_matmuls.per_gpu.phases->forward - without.per_gpu.phases->forward == Approx(6476005376.0));
+}
+
 TEST_CASE("optimizer in backward keeps no full gradient buffer", "[peak]") {
   const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "precision": {"optimizer_in_backward": )";
   CHECK(estimate_from(base + "true}}").per_gpu.gradients == 0);

@@ -220,12 +220,16 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   // its transpose (Hopper's FP8 GEMMs need the column-wise copy for the data gradient), one byte per
   // element each, cached across micro-batches (transformer_engine/pytorch/module/linear.py: _Linear
   // takes weight_fp8 and weight_t_fp8; TE docs "Handling transposes"; NVIDIA/TransformerEngine#1429).
+  // With FP8 parameters (param_dtype fp8: TE's fp8_model_init, which Megatron's --fp8-param-gather
+  // turns on, "Keep the compute param in fp8 (do not use any other intermediate dtype)",
+  // megatron/training/arguments.py) the row-wise FP8 data is the parameter itself, priced in the
+  // model states: only the transpose is cached beside it.
   if (s.precision.fp8_compute) {
     // The layers' linears on this GPU (RankParameters::linear_params without the head; their biases,
     // under 0.1 % of them, counted too).
     const double layer_linears = states.params.linear_params - states.params.head_linear_params;
-    constexpr double kFp8CopiesPerWeight = 2.0;  // row-wise and column-wise (transposed) FP8 data
-    b.persistent += kFp8CopiesPerWeight * layer_linears / (zero == 3 ? dp : 1.0);
+    const double copies_per_weight = s.precision.param_dtype == Dtype::fp8 ? 1.0 : 2.0;  // column-wise, and row-wise
+    b.persistent += copies_per_weight * layer_linears / (zero == 3 ? dp : 1.0);
   }
 
   if (s.model.architecture) {
