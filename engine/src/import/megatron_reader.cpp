@@ -426,8 +426,16 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
                             {{"reason", "bf16_and_fp16"}});
   const std::string dtype = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
   const char* dtype_key = bf16 ? "bf16" : "fp16";
+  // --fp8-param-gather: "Keep the compute param in fp8 (do not use any other intermediate dtype)"
+  // (Transformer Engine's fp8_model_init), with FP8 matmuls (--fp8-format).
+  const std::optional<std::string> fp8_format = args.text("fp8_format");
+  const bool fp8_params = args.flag("fp8_param_gather");
+  if (fp8_params && (!fp8_format || !(bf16 || fp16)))
+    r.unmodelled_key("fp8_param_gather", *args.find("fp8_param_gather"),
+                     "FP8 parameters without --fp8-format and --bf16 or --fp16 are not modelled");
   if (bf16 || fp16) {
-    r.read("precision.param_dtype", dtype, dtype_key);
+    if (fp8_params && fp8_format) r.read("precision.param_dtype", "fp8", "fp8_param_gather");
+    else r.read("precision.param_dtype", dtype, dtype_key);
     r.read("precision.compute_dtype", dtype, dtype_key);
     r.trainer_default("precision.master_weights", true, std::string(kMegatronArgs) + ": the optimizer keeps fp32 main parameters under --" + dtype_key);
   } else {
@@ -440,12 +448,10 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
   else if (grads_fp32) r.read("precision.grad_dtype", "fp32", "accumulate_allreduce_grads_in_fp32");
   else if (bf16) r.read("precision.grad_dtype", "fp32", "bf16");  // arguments.py: bf16 accumulates in fp32
   else r.trainer_default("precision.grad_dtype", dtype, std::string(kMegatronArgs) + " accumulate_allreduce_grads_in_fp32 off: gradients in the parameter dtype");
-  if (auto f = args.text("fp8_format")) {
-    if (*f == "hybrid" || *f == "e4m3") r.read("precision.fp8_compute", true, "fp8_format");
-    else r.error(error_code::unknown_value, "fp8_format", "expected hybrid or e4m3, got \"" + *f + "\"");
+  if (fp8_format) {
+    if (*fp8_format == "hybrid" || *fp8_format == "e4m3") r.read("precision.fp8_compute", true, "fp8_format");
+    else r.error(error_code::unknown_value, "fp8_format", "expected hybrid or e4m3, got \"" + *fp8_format + "\"");
   }
-  if (const ConfigValue* v = args.find("fp8_param_gather"))
-    r.unmodelled_key("fp8_param_gather", *v, "FP8 primary weights (the 16-bit weight copy kept in FP8) are not modelled");
   std::string optimizer = "adam";  // arguments.py --optimizer default adam
   if (auto o = args.text("optimizer")) optimizer = *o;
   if (optimizer == "adam") {
