@@ -126,6 +126,7 @@ test('clicking a ranked strategy loads it; the breakdown equals the CLI estimate
     expect(doc.parallel).toMatchObject({ world_size: 16, tensor_parallel_size: row.tensor_parallel_size, pipeline_parallel_size: row.pipeline_parallel_size,
       context_parallel_size: row.context_parallel_size, zero_stage: row.zero_stage, offload_optimizer: row.offload_optimizer });
     expect(doc.batch.micro_batch_size).toBe(row.micro_batch_size);
+    expect(doc.batch.gradient_accumulation_steps).toBe(row.gradient_accumulation_steps);
     expect(doc.activation_checkpointing).toBe(row.activation_checkpointing);
     const expected = cli(doc);
     for (const c of ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'peak_reserved', 'peak']) {

@@ -216,7 +216,7 @@ export function renderStrategies(table, summary, out, unit, elapsedMs, onLoad) {
       el('td', { text: String(r.zero_stage) }),
       el('td', { text: r.activation_checkpointing === 'none' ? t('none') : t('ckpt_' + r.activation_checkpointing) }),
       el('td', { text: r.offload_optimizer === 'none' ? t('none') : 'CPU' }),
-      numCell(formatCount(r.micro_batch_size)),
+      numCell(formatCount(r.micro_batch_size) + ' × ' + formatCount(r.gradient_accumulation_steps), 'strategy-batch'),
       bytesCell(r.peak, unit, 'strategy-peak'),
       headroomCell(r, unit),
       numCell(formatSeconds(r.step_time_s), 'strategy-step', r.step_time_s),
