@@ -142,6 +142,29 @@ test('clicking a ranked strategy loads it; the breakdown equals the CLI estimate
   }
 });
 
+test('under DeepSpeed a context-parallel strategy loads as Ulysses, keeps the target global batch and travels in the link', async ({ app, page }) => {
+  await app.open();
+  await setup(app);
+  await app.set('framework', 'deepspeed');
+  await page.getByTestId('search-world-size').fill('16');
+  await app.set('solve.target_global_batch_size', 512);
+  const { want } = await expectPanelEqualsCli(app, page);
+  const i = want.strategies.ranked.findIndex((r) => r.context_parallel_size > 1);
+  expect(i).toBeGreaterThanOrEqual(0);
+  const row = want.strategies.ranked[i];
+  expect(row.context_parallel_kind).toBe('ulysses');
+  expect(row.micro_batch_size * row.gradient_accumulation_steps * row.data_parallel_size).toBe(512);
+  await page.getByTestId('load-strategy').nth(i).click();
+  await expect(app.field('parallel.context_parallel_size')).toHaveValue(String(row.context_parallel_size));
+  const doc = await app.inputDoc();
+  expect(doc.parallel.context_parallel_kind).toBe('ulysses');
+  expect(doc.batch.gradient_accumulation_steps).toBe(row.gradient_accumulation_steps);
+  const expected = cli(doc);
+  expect(gpuById.get('h100-sxm-80gb').usable_bytes ? expected.per_gpu.peak_reserved : expected.per_gpu.peak).toBe(row.peak);
+  await expect(page.getByTestId('fit')).toHaveAttribute('data-verdict', expected.verdict);
+  await expect(page).toHaveURL(/[&:]cpk=ulysses(&|$)/);
+});
+
 test('after an input change the panel and the GPU table never show the older answers', async ({ app, page }) => {
   await app.open();
   await setup(app);

@@ -34,6 +34,7 @@ const ENUMS = {
   'parallel.offload_optimizer': ['none', 'cpu', 'nvme'],
   'parallel.offload_param': ['none', 'cpu', 'nvme'],
   'parallel.pipeline_schedule': ['1f1b', 'interleaved_1f1b', 'gpipe'],
+  'parallel.context_parallel_kind': ['ring', 'ulysses'],
   'checkpoint.save': ['full_state', 'weights', 'adapter'],
   'checkpoint.weights_dtype': ['fp32', 'bf16', 'fp16', 'fp8'],
 };

@@ -364,7 +364,7 @@ export const STRINGS = {
     sec_gpus: 'GPU 与并行', gpu: 'GPU', world_size: 'GPU 数量（world size）', gpu_memory: '设备显存',
     gpu_usable: '可用显存', gpu_context: 'CUDA 上下文', zero_stage: 'ZeRO / FSDP 阶段', zero0: '0（DDP）',
     zero2: '2（SHARD_GRAD_OP）', zero3: '3（FULL_SHARD）', tp: '张量并行', pp: '流水线并行', sp: '序列并行',
-    cp: '上下文并行', ep: '专家并行', offload_optimizer: '优化器卸载', offload_param: '参数卸载',
+    cp: '上下文并行', cp_kind: '上下文并行方式', ep: '专家并行', offload_optimizer: '优化器卸载', offload_param: '参数卸载',
     pipeline_schedule: '流水线调度', virtual_stages: '虚拟流水线阶段', advanced: '高级',
     grad_dtype: '梯度数据类型', compute_dtype: '计算数据类型（autocast）', master_weights: 'fp32 主权重',
     optimizer_state_dtype: '优化器状态数据类型', optimizer_in_backward: '反向传播中执行优化器步',

@@ -25,6 +25,7 @@ export const SHOW = {
   vllm: (d) => algorithm(d) === 'grpo' && getPath(d, 'rlhf.rollout.use_vllm') === true && getPath(d, 'rlhf.rollout.colocated') !== false,
   selective: (d) => d.activation_checkpointing === 'selective',
   pipeline: (d) => getPath(d, 'parallel.pipeline_parallel_size') > 1,
+  context: (d) => getPath(d, 'parallel.context_parallel_size') > 1,
   custom_gpu: (d) => !!d.gpu && typeof d.gpu === 'object',
 };
 
