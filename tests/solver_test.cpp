@@ -255,6 +255,8 @@ TEST_CASE("the strategy search proposes only the parallelism the framework offer
   CHECK_FALSE(any(deepspeed, [](const auto& c) { return c.tensor_parallel_size > 1 || c.pipeline_parallel_size > 1; }));
   CHECK(any(deepspeed, [](const auto& c) { return c.context_parallel_size > 1; }));
   CHECK_FALSE(any(deepspeed, [](const auto& c) { return c.context_parallel_size > 1 && c.context_parallel_kind != ContextParallelKind::ulysses; }));
+  // Ulysses splits whole heads: the context-parallel size divides the 8 key/value heads, so 16 is out.
+  CHECK_FALSE(any(deepspeed, [](const auto& c) { return c.context_parallel_size > 8; }));
   CHECK(any(deepspeed, [](const auto& c) { return c.zero_stage == 1; }));
   // The HF Trainer (FSDP as the sharding engine) and accelerate's FSDP loop: data parallel, no ZeRO-1.
   for (const char* framework : {"hf_trainer", "fsdp"}) {
@@ -269,6 +271,16 @@ TEST_CASE("the strategy search proposes only the parallelism the framework offer
   CHECK(any(megatron, [](const auto& c) { return c.tensor_parallel_size > 1; }));
   CHECK(any(megatron, [](const auto& c) { return c.pipeline_parallel_size > 1; }));
   CHECK_FALSE(any(megatron, [](const auto& c) { return c.zero_stage > 1; }));
+  // Nothing fits Llama-3.1-405B on 8 GPUs under Megatron: the reason names Megatron's highest stage, ZeRO-1.
+  const TrainingSetup big = setup_from(R"({"model": {"preset": "llama-3.1-405b"}, "framework": "megatron", "gpu": "h100-sxm-80gb",
+    "batch": {"seq_length": 8192}})");
+  StrategySearchOptions eight;
+  eight.world_size = 8;
+  const auto none = search_strategies(big, eight, gpu_capacity(*big.gpu) * 0.95);
+  CHECK(none.ranked.empty());
+  REQUIRE(none.reasons.size() == 1);
+  CHECK(none.reasons[0].code == std::string("no_strategy_fits"));
+  CHECK_THAT(none.reasons[0].message, Catch::Contains("ZeRO-1, full checkpointing and optimizer offload"));
   // torchtune: no pipeline parallel; tensor parallel for full fine-tuning only.
   CHECK(any(search("torchtune"), [](const auto& c) { return c.tensor_parallel_size > 1; }));
   const auto lora = search("torchtune", "lora");

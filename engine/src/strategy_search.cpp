@@ -129,6 +129,20 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
       for (std::int64_t m : divisors(*o.global_batch_size / dp))
         if (m <= o.max_micro_batch_size) micro_batches.push_back(m);
     }
+    // A split the document rules would refuse is no strategy (DeepSpeed-Ulysses, for one, needs the
+    // heads and key/value heads divisible by the context-parallel size): checked once per split.
+    {
+      StrategyCandidate plain;
+      plain.data_parallel_size = dp;
+      plain.tensor_parallel_size = tp;
+      plain.pipeline_parallel_size = pp;
+      plain.context_parallel_size = cp;
+      plain.zero_stage = offered.zero_stages.front();
+      if (offered.context) plain.context_parallel_kind = *offered.context;
+      plain.gradient_accumulation_steps = o.global_batch_size ? *o.global_batch_size / dp : base.batch.gradient_accumulation_steps;
+      apply_candidate(work, plain, o.world_size);
+      if (!validate(work).empty()) continue;
+    }
         for (int zero : offered.zero_stages) {
           for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
@@ -231,8 +245,8 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     if (r.candidates == 0 && o.global_batch_size)
       r.reasons.push_back({reason_code::no_factorization_keeping_global_batch,
                            "no factorization of " + gpus + " suits this model and keeps the global batch of " +
-                               std::to_string(*o.global_batch_size) +
-                               " sequences (data parallel must divide it, tensor parallel the heads, pipeline parallel the "
+                               std::to_string(*o.global_batch_size) + (*o.global_batch_size == 1 ? " sequence" : " sequences") +
+                               " (data parallel must divide it, tensor parallel the heads, pipeline parallel the "
                                "layers, context parallel the sequence, and expert parallel the data x context group)",
                            {{"world_size", world_size}, {"global_batch_size", static_cast<double>(*o.global_batch_size)}}});
     else if (r.candidates == 0)
@@ -242,11 +256,17 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
                                "context parallel the sequence, and expert parallel the data x context group)",
                            {{"world_size", world_size}}});
     else
+    {
+      // The framework's highest sharding stage (framework_parallelism.hpp), with offload where searched.
+      const int zero = offered.zero_stages.back();
+      const bool offload = o.include_offload && zero > 0;
       r.reasons.push_back({reason_code::no_strategy_fits,
-                           "no strategy on " + gpus + " fits, down to micro-batch 1 with " +
-                               (o.include_offload ? "ZeRO-3, full checkpointing and optimizer offload" : "ZeRO-3 and full checkpointing") +
+                           "no strategy on " + gpus + " fits, down to micro-batch 1 with ZeRO-" + std::to_string(zero) +
+                               (offload ? ", full checkpointing and optimizer offload" : " and full checkpointing") +
                                ": add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)",
-                           {{"world_size", world_size}, {"include_offload", o.include_offload ? "true" : "false"}}});
+                           {{"world_size", world_size}, {"include_offload", offload ? "true" : "false"},
+                            {"zero_stage", static_cast<double>(zero)}}});
+    }
     return r;
   }
   // Best throughput (or tokens per dollar) first, then headroom, then a fixed order of the

@@ -283,16 +283,16 @@ export const WORDINGS = {
   },
   no_factorization_keeping_global_batch: {
     en: (c) => 'no factorization of ' + gpuCount(c, 'world_size') + ' suits this model and keeps the global batch of ' + c.n('global_batch_size') +
-      ' sequences (data parallel must divide it, tensor parallel the heads, pipeline parallel the layers, context parallel the sequence, and expert parallel the data x context group)',
+      (Number(c.p.global_batch_size) === 1 ? ' sequence' : ' sequences') + ' (data parallel must divide it, tensor parallel the heads, pipeline parallel the layers, context parallel the sequence, and expert parallel the data x context group)',
     zh: (c) => c.n('world_size') + ' 张 GPU 没有既适合此模型又保持全局批量 ' + c.n('global_batch_size') +
       ' 条序列的切分方式（数据并行须整除全局批量，张量并行须整除注意力头数，流水线并行须整除层数，上下文并行须整除序列长度，专家并行须整除数据 × 上下文并行组）',
   },
   no_strategy_fits: {
-    en: (c) => 'no strategy on ' + gpuCount(c, 'world_size') + ' fits, down to micro-batch 1 with ' +
-      (c.p.include_offload === 'true' ? 'ZeRO-3, full checkpointing and optimizer offload' : 'ZeRO-3 and full checkpointing') +
+    en: (c) => 'no strategy on ' + gpuCount(c, 'world_size') + ' fits, down to micro-batch 1 with ZeRO-' + (c.has('zero_stage') ? c.n('zero_stage') : '3') +
+      (c.p.include_offload === 'true' ? ', full checkpointing and optimizer offload' : ' and full checkpointing') +
       ': add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)',
-    zh: (c) => c.n('world_size') + ' 张 GPU 上没有放得下的策略，即使微批为 1 并使用 ' +
-      (c.p.include_offload === 'true' ? 'ZeRO-3、完整激活检查点和优化器卸载' : 'ZeRO-3 和完整激活检查点') + '：请增加 GPU、缩短序列或减少可训练参数（LoRA/QLoRA）',
+    zh: (c) => c.n('world_size') + ' 张 GPU 上没有放得下的策略，即使微批为 1 并使用 ZeRO-' + (c.has('zero_stage') ? c.n('zero_stage') : '3') +
+      (c.p.include_offload === 'true' ? '、完整激活检查点和优化器卸载' : ' 和完整激活检查点') + '：请增加 GPU、缩短序列或减少可训练参数（LoRA/QLoRA）',
   },
   strategy_without_recompute: {
     en: (c) => 'no recompute; ' + c.b('headroom') + ' of headroom',
