@@ -129,20 +129,24 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
       for (std::int64_t m : divisors(*o.global_batch_size / dp))
         if (m <= o.max_micro_batch_size) micro_batches.push_back(m);
     }
-    // A split the document rules would refuse is no strategy (DeepSpeed-Ulysses, for one, needs the
-    // heads and key/value heads divisible by the context-parallel size): checked once per split.
-    {
-      StrategyCandidate plain;
-      plain.data_parallel_size = dp;
-      plain.tensor_parallel_size = tp;
-      plain.pipeline_parallel_size = pp;
-      plain.context_parallel_size = cp;
-      plain.zero_stage = offered.zero_stages.front();
-      if (offered.context) plain.context_parallel_kind = *offered.context;
-      plain.gradient_accumulation_steps = o.global_batch_size ? *o.global_batch_size / dp : base.batch.gradient_accumulation_steps;
-      apply_candidate(work, plain, o.world_size);
-      if (!validate(work).empty()) continue;
-    }
+    // The split's sizes, shared by its candidates; a split the document rules would refuse is no
+    // strategy (DeepSpeed-Ulysses, for one, needs the heads and key/value heads divisible by the
+    // context-parallel size): checked once, at the framework's first ZeRO stage and micro-batch 1.
+    StrategyCandidate split_sizes;
+    split_sizes.data_parallel_size = dp;
+    split_sizes.tensor_parallel_size = tp;
+    split_sizes.pipeline_parallel_size = pp;
+    split_sizes.context_parallel_size = cp;
+    if (offered.context) split_sizes.context_parallel_kind = *offered.context;
+    // The micro-batch and, keeping the global batch, the accumulation that goes with it.
+    auto set_micro_batch = [&](StrategyCandidate& c, std::int64_t m) {
+      c.micro_batch_size = m;
+      c.gradient_accumulation_steps = o.global_batch_size ? *o.global_batch_size / dp / m : base.batch.gradient_accumulation_steps;
+    };
+    split_sizes.zero_stage = offered.zero_stages.front();
+    set_micro_batch(split_sizes, 1);
+    apply_candidate(work, split_sizes, o.world_size);
+    if (!validate(work).empty()) continue;
         for (int zero : offered.zero_stages) {
           for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
@@ -151,20 +155,13 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
               // (ZeRO-Offload on one GPU).
               if (zero > 0 && dp * cp == 1 && off == OffloadTarget::none) continue;
               if (off == OffloadTarget::cpu && (!o.include_offload || zero == 0)) continue;
-              StrategyCandidate cand;
-              cand.data_parallel_size = dp;
-              cand.tensor_parallel_size = tp;
-              cand.pipeline_parallel_size = pp;
-              cand.context_parallel_size = cp;
+              StrategyCandidate cand = split_sizes;
               cand.zero_stage = zero;
               cand.activation_checkpointing = ckpt;
               cand.offload_optimizer = off;
-              if (offered.context) cand.context_parallel_kind = *offered.context;
-              cand.gradient_accumulation_steps = base.batch.gradient_accumulation_steps;
               std::int64_t lo = 0, fitting_sizes = 0;  // the largest fitting micro-batch, and how many fit
               auto fits_at = [&](std::int64_t m) {
-                cand.micro_batch_size = m;
-                if (o.global_batch_size) cand.gradient_accumulation_steps = *o.global_batch_size / dp / m;
+                set_micro_batch(cand, m);
                 apply_candidate(work, cand, o.world_size);
                 const auto p = peak(work);
                 return p && *p <= budget;
@@ -198,8 +195,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
                 }
                 fitting_sizes = lo;
               }
-              cand.micro_batch_size = lo;
-              if (o.global_batch_size) cand.gradient_accumulation_steps = *o.global_batch_size / dp / lo;
+              set_micro_batch(cand, lo);
               apply_candidate(work, cand, o.world_size);
               const Estimate e = estimate_counted(work);
               r.feasible += fitting_sizes;
