@@ -162,7 +162,26 @@ TEST_CASE("MFU and HFU are model and executed FLOPs over step x GPUs x peak", "[
   CHECK(t.hfu > t.mfu);  // full recompute runs the forward twice
   CHECK(t.tokens_per_second_per_gpu == Approx(8 * 4096 / (t.step_seconds * 8)));
   const TimeBreakdown& b = t.breakdown;
-  CHECK(b.compute + b.recompute + b.exposed_communication + b.pipeline_bubble + b.optimizer + b.offload == Approx(t.step_seconds));
+  CHECK(b.compute + b.recompute + b.exposed_communication + b.overlap_slowdown + b.pipeline_bubble + b.optimizer + b.offload ==
+        Approx(t.step_seconds));
+}
+
+TEST_CASE("Compute that hides data-parallel traffic runs 18.9 % slower for the seconds it hides", "[step_time]") {
+  // Lee et al. 2025 (arXiv 2507.03114, abstract): overlapping computation and communication slowed
+  // the computation by 18.9 % on average. FSDP prefetch hides the parameter gathers and gradient
+  // reduce-scatters under the compute (only data-parallel traffic here), so the slowdown is 0.189 x
+  // (all data-parallel seconds - the exposed ones).
+  const std::string fsdp = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtitan", "activation_checkpointing": "full",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096}, "parallel": {"world_size": 8}, "gpu": "h100-sxm-80gb"})";
+  const StepTime t = time_of(fsdp);
+  const double hidden = t.seconds_per_step.data_parallel - t.breakdown.exposed_communication;
+  CHECK(hidden > 0);
+  CHECK(t.breakdown.overlap_slowdown == Approx(0.189 * hidden));
+  // Megatron exposes its data-parallel traffic by default (--overlap-grad-reduce off): nothing hidden.
+  const StepTime megatron = time_of(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096}, "parallel": {"world_size": 8}, "gpu": "h100-sxm-80gb"})");
+  CHECK(megatron.seconds_per_step.data_parallel > 0);
+  CHECK(megatron.breakdown.overlap_slowdown == 0);
 }
 
 TEST_CASE("Pipeline bubble: (sum of stage times - slowest) / v, halved by two virtual stages", "[step_time]") {

@@ -116,7 +116,7 @@ export function memoryBars(bars, unit, colors) {
 }
 
 // The step time's parts, bottom to top: they add up to time.step_seconds.
-const TIME_STACK = ['compute', 'recompute', 'exposed_communication', 'pipeline_bubble', 'optimizer', 'offload'];
+const TIME_STACK = ['compute', 'recompute', 'exposed_communication', 'overlap_slowdown', 'pipeline_bubble', 'optimizer', 'offload'];
 
 /**
  * The step-time chart: one bar per configuration with a time (current, then pinned), one segment
