@@ -23,7 +23,7 @@ const ENGLISH_SENTENCE = /[A-Za-z]{4,} [a-z]{3,} [a-z]{3,}/;
 const SAMPLE = {
   value: '0', min: 1, above: 0, max: 1000000, entries: 20000, limit: 10000, bytes: 3221225472, suggestion: 'llama-3.1-8b',
   allowed: 'adamw, adamw_8bit, sgd', expected: 'integer', got: 'string', divisor: 3, of: 'num_attention_heads',
-  world_size: 12, model_parallel: 8, model_type: 'qwen2', fields: ['lora.r', 'rlhf'], targets: 'q_proj, v_proj',
+  world_size: 12, model_parallel: 8, constraints: 'data tensor pipeline context expert', model_type: 'qwen2', fields: ['lora.r', 'rlhf'], targets: 'q_proj, v_proj',
   assumptions: 'model_type "foo" has no family layout here: read as a generic decoder', seq_length: 262144,
   max_position_embeddings: 131072, r: 4096, adapter_parameters: 9000000000, parameters: 8030261248,
   global_batch_size: 64, min_8bit_size: 4096, gpu: 'NVIDIA V100 SXM2 32GB', field: 'model.hf_config.audio_config',

@@ -314,6 +314,21 @@ TEST_CASE("with a global batch every ranked strategy keeps it", "[solver][strate
   REQUIRE(reasons.size() == 1);
   CHECK(reasons[0]["code"] == "no_factorization_keeping_global_batch");
   CHECK(reasons[0]["params"]["global_batch_size"] == 4);
+  // The reason names the rules of the dimensions torchtitan offers (framework_parallelism.hpp)...
+  CHECK(reasons[0]["params"]["constraints"] == "data tensor pipeline context");
+  CHECK(reasons[0]["message"].get<std::string>().find("(data parallel must divide it, tensor parallel must divide the heads, "
+                                                      "pipeline parallel must divide the layers and context parallel must "
+                                                      "divide the sequence)") != std::string::npos);
+  // ... and under a data-parallel-only trainer, the data-parallel rule alone.
+  const JsonResult fsdp = solve_json(R"({"model": {"preset": "llama-3-8b"}, "framework": "fsdp", "gpu": "h100-sxm-80gb",
+    "batch": {"seq_length": 4096}, "solve": {"target_global_batch_size": 4, "strategies": {"world_size": 3}}})");
+  REQUIRE(fsdp.ok);
+  const auto only_data = nlohmann::json::parse(fsdp.json)["strategies"]["reason_messages"];
+  REQUIRE(only_data.size() == 1);
+  CHECK(only_data[0]["params"]["constraints"] == "data");
+  const std::string text = only_data[0]["message"];
+  CHECK(text.find("(data parallel must divide it)") != std::string::npos);
+  CHECK(text.find("tensor") == std::string::npos);
 }
 
 TEST_CASE("a small case the search must find: Llama-3-8B full on 8 x 80 GB needs sharding", "[solver][strategy]") {

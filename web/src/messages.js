@@ -278,14 +278,13 @@ export const WORDINGS = {
     zh: () => '搜索停止前覆盖到的策略都放不下',
   },
   no_factorization: {
-    en: (c) => 'no factorization of ' + gpuCount(c, 'world_size') + ' suits this model (tensor parallel must divide the heads, pipeline parallel the layers, context parallel the sequence, and expert parallel the data x context group)',
-    zh: (c) => c.n('world_size') + ' 张 GPU 没有适合此模型的切分方式（张量并行须整除注意力头数，流水线并行须整除层数，上下文并行须整除序列长度，专家并行须整除数据 × 上下文并行组）',
+    en: (c) => 'no factorization of ' + gpuCount(c, 'world_size') + ' suits this model' + splitRules(c, 'en'),
+    zh: (c) => c.n('world_size') + ' 张 GPU 没有适合此模型的切分方式' + splitRules(c, 'zh'),
   },
   no_factorization_keeping_global_batch: {
     en: (c) => 'no factorization of ' + gpuCount(c, 'world_size') + ' suits this model and keeps the global batch of ' + c.n('global_batch_size') +
-      (Number(c.p.global_batch_size) === 1 ? ' sequence' : ' sequences') + ' (data parallel must divide it, tensor parallel the heads, pipeline parallel the layers, context parallel the sequence, and expert parallel the data x context group)',
-    zh: (c) => c.n('world_size') + ' 张 GPU 没有既适合此模型又保持全局批量 ' + c.n('global_batch_size') +
-      ' 条序列的切分方式（数据并行须整除全局批量，张量并行须整除注意力头数，流水线并行须整除层数，上下文并行须整除序列长度，专家并行须整除数据 × 上下文并行组）',
+      (Number(c.p.global_batch_size) === 1 ? ' sequence' : ' sequences') + splitRules(c, 'en'),
+    zh: (c) => c.n('world_size') + ' 张 GPU 没有既适合此模型又保持全局批量 ' + c.n('global_batch_size') + ' 条序列的切分方式' + splitRules(c, 'zh'),
   },
   no_strategy_fits: {
     en: (c) => 'no strategy on ' + gpuCount(c, 'world_size') + ' fits, down to micro-batch 1 with ZeRO-' + (c.has('zero_stage') ? c.n('zero_stage') : '3') +
@@ -307,6 +306,28 @@ export const WORDINGS = {
     zh: (c) => (c.p.checkpointing === 'full' ? '完整' : '选择性') + '激活检查点节省 ' + c.b('freed') + '，步时增加 ' + c.pct('step_time_increase'),
   },
 };
+
+const SPLIT_RULES = {
+  data: { en: 'data parallel must divide it', zh: '数据并行须整除全局批量' },
+  tensor: { en: 'tensor parallel must divide the heads', zh: '张量并行须整除注意力头数' },
+  pipeline: { en: 'pipeline parallel must divide the layers', zh: '流水线并行须整除层数' },
+  context: { en: 'context parallel must divide the sequence', zh: '上下文并行须整除序列长度' },
+  expert: { en: 'expert parallel must divide the data x context group', zh: '专家并行须整除数据 × 上下文并行组' },
+};
+
+/**
+ * " (tensor parallel must divide the heads and ...)" from the params' constraints: the rules the
+ * search's splits had to meet, as the engine lists them ("data tensor pipeline context expert").
+ * @param {Ctx} c
+ * @param {'en' | 'zh'} lang
+ */
+function splitRules(c, lang) {
+  const rules = String(c.p.constraints ?? '').split(' ').filter((r) => Object.prototype.hasOwnProperty.call(SPLIT_RULES, r))
+    .map((r) => SPLIT_RULES[/** @type {keyof typeof SPLIT_RULES} */ (r)][lang]);
+  if (!rules.length) return '';
+  if (lang === 'zh') return '（' + rules.join('，') + '）';
+  return ' (' + (rules.length === 1 ? rules[0] : rules.slice(0, -1).join(', ') + ' and ' + rules[rules.length - 1]) + ')';
+}
 
 /**
  * "1 GPU", "8 GPUs": a count of GPUs in English.
