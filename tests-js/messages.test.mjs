@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { WORDINGS, messageText, reasonWording } from '../web/src/messages.js';
+import { WORDINGS, messageAfterField, messageText, reasonWording } from '../web/src/messages.js';
 import { REASON_WORDINGS } from '../web/src/message-reasons.js';
 import { importFile } from '../web/src/config-files.js';
 import { EXACT_ZH, noteReasonZh } from '../web/src/import-note-reasons.js';
@@ -69,6 +69,15 @@ test("a strategy's explanation gives its sizes in the page's unit and its plural
   assert.equal(messageText(frees, 'en', 'GB'), 'selective checkpointing frees 32.21 GB at +33.0% step time');
   const one = { code: 'no_factorization', params: { world_size: 1 } };
   assert.match(messageText(one, 'en'), /^no factorization of 1 GPU suits/);
+});
+
+test('a list that shows the field beside the message does not repeat its path', () => {
+  const e = { code: 'wrong_type', field: 'batch.micro_batch_size', message: 'batch.micro_batch_size must be an integer, got string "two"',
+    params: { expected: 'integer', got: 'string', value: '"two"' } };
+  assert.equal(messageAfterField(e), 'must be an integer, got string "two"');
+  // A message that does not begin with its field is shown whole.
+  const other = { code: 'missing_field', field: 'hidden_size', message: 'the config needs hidden_size', params: {} };
+  assert.equal(messageAfterField(other), 'the config needs hidden_size');
 });
 
 test('the page words every registered code in English and Chinese, and no code the engine lacks', () => {

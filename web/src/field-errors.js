@@ -2,7 +2,7 @@
 // field each names, with aria-invalid and aria-describedby; the closed <details> around a control
 // opens. Messages are worded in the page's language (messages.js); each keeps its code in data-code.
 import { el } from './dom.js';
-import { messageText } from './messages.js';
+import { messageAfterField, messageText } from './messages.js';
 
 /** @typedef {{code: string, field?: string, message: string, params?: Record<string, unknown>}} EngineError */
 
@@ -40,7 +40,7 @@ export function showErrors(errors, scope, list) {
     c.removeAttribute('data-invalid');
   }
   list.replaceChildren(...errors.map((e) => el('li', { 'data-code': e.code }, [el('code', { text: e.field || e.code }),
-    el('span', { class: 'message', text: ' ' + messageText(e) })])));
+    el('span', { class: 'message', text: ' ' + (e.field ? messageAfterField(e) : messageText(e)) })])));
   errors.forEach((e, i) => {
     const field = e.field || '';
     if (scope === 'solve' && !field.startsWith('solve.')) return;  // the form's fields are the estimate's to mark

@@ -10,7 +10,7 @@ import { getPath } from './doc-paths.js';
 import { MAX_JSON_BYTES } from './link-codec.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
-import { messageText } from './messages.js';
+import { messageAfterField } from './messages.js';
 import { noteReasonZh } from './import-note-reasons.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
@@ -68,7 +68,7 @@ export function importErrorText(e) {
   }
   // A file the page could not read as UTF-8 (ImportPanel.addFiles): a byte-order mark names UTF-16.
   if (e.code === 'invalid_encoding' && typeof p.file === 'string') return t(p.utf16 ? 'import_utf16' : 'import_not_utf8', { name: p.file });
-  return messageText(e);
+  return messageAfterField(e);
 }
 
 /**

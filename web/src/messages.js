@@ -437,3 +437,15 @@ export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en', unit = 
   };
   return wording[lang === 'zh' ? 'zh' : 'en'](c);
 }
+
+/**
+ * messageText for a list that shows the message's field beside it: the engine's English messages
+ * begin with the field's path, which the list would otherwise show twice.
+ * @param {EngineMessage} m
+ * @returns {string}
+ */
+export function messageAfterField(m) {
+  const text = messageText(m);
+  const field = m.field || '';
+  return field && text.startsWith(field + ' ') ? text.slice(field.length + 1) : text;
+}

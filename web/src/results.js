@@ -6,7 +6,7 @@
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatMoney, formatPercent, formatScientific, formatSeconds, yesNo } from './format.js';
 import { el, bytesCell, fillTable, numCell } from './dom.js';
-import { messageText } from './messages.js';
+import { messageAfterField, messageText } from './messages.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {Record<string, any>} EstimateOutput  the estimate output document (docs/api.md) */
@@ -270,5 +270,5 @@ export function renderWarnings(list, out) {
 export function renderCatalogErrors(box, list, errors) {
   box.hidden = errors.length === 0;
   list.replaceChildren(...errors.map((e) => el('li', { 'data-code': String(e.code) },
-    [el('code', { text: String(e.field || e.code) }), document.createTextNode(' ' + messageText(e))])));
+    [el('code', { text: String(e.field || e.code) }), document.createTextNode(' ' + messageAfterField(e))])));
 }
