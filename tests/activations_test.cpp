@@ -80,6 +80,36 @@ TEST_CASE("Llama-style block by hand: RMSNorm, GQA, SwiGLU, no dropout, flash", 
   CHECK(saved_bytes(t) == 2456.0 * 64);
 }
 
+TEST_CASE("FP8 under Transformer Engine: the linears keep their FP8 inputs (Llama-3-70B, Megatron TP 4 + SP, by hand)",
+          "[activations][fp8]") {
+  // Llama-3-70B (h 8192, 64 heads / 8 kv heads of 128, SwiGLU 28672), one sequence of 8192 tokens,
+  // TP 4 with sequence parallelism: every tensor is split 4 ways. Megatron's fused norm + linear
+  // keep the norm's bf16 input, its fp32 rstd and its FP8 output; flash keeps q, k, v, the fp32
+  // log-sum-exp and its bf16 output, beside which the output projection keeps its FP8 copy; the
+  // fused SwiGLU keeps gate and up, fc2 its FP8 input. Bytes per token and rank:
+  //   norms: 2 x (2h + 4 + h) / 4 = 2 x 6,145 = 12,290
+  //   q 2h/4 = 4,096; k, v 2 x 1024 / 4 = 512 each; lse 4 x 64 / 4 = 64; output 2h/4 + h/4 = 6,144
+  //   gate, up 2 x 2 x 28672 / 4 = 28,672; fc2 input 28672 / 4 = 7,168
+  //   = 59,458 bytes per token; x 8192 = 487,079,936 (bf16 inputs: 562,577,408).
+  const std::string doc = R"({"model": {"preset": "llama-3-70b"}, "framework": "megatron", "batch": {"micro_batch_size": 1,
+    "seq_length": 8192}, "parallel": {"world_size": 4, "tensor_parallel_size": 4, "sequence_parallel": true}, "precision": {)";
+  const auto per_layer = [&](const std::string& precision) {
+    const TrainingSetup s = setup_from(doc + precision + "}}");
+    const Architecture& arch = *s.model.architecture;
+    return saved_bytes(layer_activations(arch.layers.front(), activation_context(s, arch, Dtype::bf16)));
+  };
+  CHECK(per_layer(R"("fp8_compute": true)") == 59458.0 * 8192);
+  CHECK(per_layer(R"("param_dtype": "bf16")") == 562577408.0);
+  // torchao's Float8Linear (torchtitan) keeps its 16-bit input: no change.
+  const TrainingSetup titan = setup_from(R"({"model": {"preset": "llama-3-70b"}, "framework": "torchtitan", "batch": {"micro_batch_size": 1,
+    "seq_length": 8192}, "parallel": {"world_size": 4, "tensor_parallel_size": 4, "sequence_parallel": true}, "precision": {"fp8_compute": true}})");
+  const TrainingSetup titan16 = setup_from(R"({"model": {"preset": "llama-3-70b"}, "framework": "torchtitan", "batch": {"micro_batch_size": 1,
+    "seq_length": 8192}, "parallel": {"world_size": 4, "tensor_parallel_size": 4, "sequence_parallel": true}})");
+  const Architecture& arch = *titan.model.architecture;
+  CHECK(saved_bytes(layer_activations(arch.layers.front(), activation_context(titan, arch, Dtype::bf16))) ==
+        saved_bytes(layer_activations(arch.layers.front(), activation_context(titan16, arch, Dtype::bf16))));
+}
+
 TEST_CASE("GPT-2 block by hand: HF eager, LayerNorm, gelu_new, dropout", "[activations]") {
   // Per token: LN inputs 2 x 2h, LN outputs 2 x 2h, q k v 6h, output 2h, fc1 out 8h, GELU out 8h,
   // two residual dropout masks 2 x h (1 byte) = 34h, and what GPT-2's gelu_new (NewGELUActivation,

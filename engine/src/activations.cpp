@@ -57,13 +57,19 @@ class LayerTensors {
   // aten/src/ATen/autocast_mode.cpp, cached_cast: leaf tensors that require grad); under adapters
   // the adapters that read it keep the shared tensor, or each its own cast
   // (ActivationContext::adapter_input_copies). Nothing when no reader keeps it.
-  void norm_output(const char* scope, double tokens, double readers, double adapted) {
+  // `fp8_reader`: the norm is fused into the linear that reads it (Transformer Engine's
+  // LayerNormLinear), which keeps its FP8 output (ActivationContext::fp8_linear_inputs).
+  void norm_output(const char* scope, double tokens, double readers, double adapted, bool fp8_reader = true) {
     const bool copies = c_.weights_train ? c_.residual != c_.dtype : c_.adapter_input_copies;
     const double keepers = c_.weights_train ? readers : adapted;
     if (keepers <= 0) return;
-    if (!copies) add(scope, "output", tokens, c_.hidden, c_.dtype, TensorRole::norm_output, false);
+    const Dtype kept = fp8_reader ? linear_input_dtype() : c_.dtype;
+    if (!copies) add(scope, "output", tokens, c_.hidden, kept, TensorRole::norm_output, false);
     else add(scope, "linear_input_casts", tokens, c_.hidden * keepers, c_.dtype, TensorRole::norm_output, false);
   }
+
+  // The dtype a training linear keeps its input in: FP8 under Transformer Engine's FP8 training.
+  Dtype linear_input_dtype() const { return c_.fp8_linear_inputs && c_.weights_train ? Dtype::fp8 : c_.dtype; }
 
   std::vector<SavedTensor> take() { return std::move(out_); }
   std::vector<SavedTensor>& tensors() { return out_; }
@@ -114,6 +120,9 @@ void attention_block(LayerTensors& t, const LayerGroup& g, const ActivationConte
     t.add(scope, "log_sum_exp", q_tokens, heads, Dtype::fp32, TensorRole::attention_core, true);
   }
   t.add(scope, "output", q_tokens, heads * dv, c.dtype, TensorRole::attention_output, true);
+  // The output projection's own FP8 copy of it (ActivationContext::fp8_linear_inputs).
+  if (t.linear_input_dtype() == Dtype::fp8)
+    t.add(scope, "output_fp8", q_tokens, heads * dv, Dtype::fp8, TensorRole::attention_output, true);
 }
 
 // What a plain MLP's activation keeps of its [tokens, width] input x (see activations.hpp): a
@@ -157,10 +166,10 @@ void dense_mlp(LayerTensors& t, const MlpShape& m, const ActivationContext& c, d
     // act(gate) is kept by the multiply unless a fused kernel recomputes it.
     if (c.framework.unfused_gated_activation)
       t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
-    if (down_input_kept) t.add(scope, "down_proj_input", tokens, width, c.dtype, TensorRole::elementwise, true);
+    if (down_input_kept) t.add(scope, "down_proj_input", tokens, width, t.linear_input_dtype(), TensorRole::elementwise, true);
   } else {
     python_activation(t, plain_mlp_activation(m, c.framework), c, tokens, width, scope);
-    if (down_input_kept) t.add(scope, "activation_output", tokens, width, c.dtype, TensorRole::elementwise, true);
+    if (down_input_kept) t.add(scope, "activation_output", tokens, width, t.linear_input_dtype(), TensorRole::elementwise, true);
   }
 }
 
@@ -193,7 +202,7 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
   // frozen experts keep them only for an adapter reading them.
   const double dispatched_readers = c.weights_train ? expert_readers : std::min(1.0, experts_adapted);
   if (dispatched_readers > 0)
-    t.add("mlp", "dispatched_tokens", tokens * k, c.hidden * dispatched_readers, c.dtype, TensorRole::matmul_output, false);
+    t.add("mlp", "dispatched_tokens", tokens * k, c.hidden * dispatched_readers, t.linear_input_dtype(), TensorRole::matmul_output, false);
   dense_mlp(t, m, c, tokens * k, static_cast<double>(m.moe_intermediate_size), "mlp.experts",
             inner_input_kept(g, c, m.moe_intermediate_size, true));
   if (m.shared_intermediate_size > 0)
@@ -318,7 +327,8 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
   // Mamba blocks have no MLP (intermediate_size 0, no experts).
   if (g.mlp.intermediate_size > 0 || g.mlp.num_local_experts > 0) {
     t.norm("mlp_norm", tokens, c.hidden, false, c.residual);
-    t.norm_output("mlp_norm", tokens, readers.mlp, readers.mlp_adapted);
+    // An MoE layer's norm output is read by the router, a plain 16-bit linear, besides the experts.
+    t.norm_output("mlp_norm", tokens, readers.mlp, readers.mlp_adapted, g.mlp.num_local_experts == 0);
     mlp_block(t, g, c, tokens, autocast ? readers.experts : 1.0, readers.experts_adapted);
     if (c.hidden_dropout > 0) t.mask("mlp_residual", tokens);
     if (post_norms) t.norm("post_mlp_norm", tokens, c.hidden, false, c.dtype);
@@ -395,6 +405,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   }
   for (const auto& g : a.layers)
     if (g.mlp.num_experts_per_tok > 0) c.experts_per_token = static_cast<double>(g.mlp.num_experts_per_tok);
+  c.fp8_linear_inputs = s.precision.fp8_compute && s.framework == Framework::megatron;
   // Cross-attention to vision states (Llama 3.2 Vision): the states of every image of a sample.
   if (const double states = cross_attention_states(s, a); states > 0) c.encoder_seq = states;
   return c;

@@ -94,6 +94,18 @@ struct ActivationContext {
   // so each adapted linear keeps its own cast of the input rather than the shared tensor.
   bool adapter_input_copies = false;
   double experts_per_token = 1;  // rows of a routed expert's input per token
+  // FP8 training under Transformer Engine (Megatron's linears): each linear whose weight trains
+  // keeps its input as the FP8 tensor it quantized for the GEMM, one byte per element, instead of
+  // the 16-bit input (transformer_engine/pytorch/module/linear.py @v2.5, _Linear.forward:
+  // saved_inputmat = the input_quantizer's output, the local shard under sequence parallelism;
+  // layernorm_linear.py: ln_out quantized the same way, the norm's 16-bit input and statistics
+  // beside it; grouped_linear.py: the experts' quantized inputs). So the norm outputs read by the
+  // fused norm + QKV / fc1 linears, the fc2 input and the dispatched tokens are FP8, and the
+  // attention output, which the attention kernel keeps in 16 bits for its own backward, gains the
+  // output projection's FP8 copy. (The MXFP8 and block recipes' scales, one byte per 32 elements
+  // or an fp32 per 128, are left out.) torchao's Float8Linear keeps its 16-bit input
+  // (torchao/float8/float8_linear.py: save_for_backward(input_hp, weight_hp_t)): no change there.
+  bool fp8_linear_inputs = false;
 };
 
 // The saved tensors of one layer, marked recomputed according to the context's policy
