@@ -39,6 +39,31 @@ test('step time, MFU, communication and cost equal the CLI\'s for the same docum
   expect(sum).toBeCloseTo(expected.step_seconds, 9);
 });
 
+test('tensor-parallel traffic under the GEMMs: the control travels in the link and hides the traffic as the CLI does', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-70b');
+  await app.set('gpu', 'h100-sxm-80gb');
+  await app.set('parallel.world_size', 8);
+  await app.set('parallel.tensor_parallel_size', 8);
+  await app.set('parallel.sequence_parallel', 'true');
+  await page.locator('#time-settings summary').click();
+  const value = async (testid) => Number(await page.getByTestId(testid).getAttribute('data-value'));
+  const blocking = cli(await app.inputDoc()).time;
+  await expect.poll(() => value('t-step')).toBe(blocking.step_seconds);
+  await app.set('parallel.tp_comm_overlap', 'true');
+  const doc = await app.inputDoc();
+  expect(doc.parallel.tp_comm_overlap).toBe(true);
+  await expect(page).toHaveURL(/[&:]tco=/);
+  const overlapped = cli(doc).time;
+  expect(overlapped.step_seconds).toBeLessThan(blocking.step_seconds);
+  expect(overlapped.breakdown_seconds.overlap_slowdown).toBeGreaterThan(0);
+  await expect.poll(() => value('t-step')).toBe(overlapped.step_seconds);
+  // Without sequence parallelism Megatron refuses the overlap: a field error, not a silent number.
+  await app.set('parallel.sequence_parallel', 'false');
+  await expect(app.field('parallel.tp_comm_overlap').locator('xpath=following-sibling::p[@data-testid="field-error"]'))
+    .toHaveText(/parallel\.tp_comm_overlap needs tensor_parallel_size > 1 with sequence_parallel/);
+});
+
 test('attention flash3: on an H200 the CLI\'s shorter step; on an A100 a warning naming the GPU, in English and Chinese', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-8b');

@@ -635,6 +635,16 @@ TEST_CASE("Megatron-LM uneven pipeline stages and virtual stages become pipeline
   CHECK(doc.at("checkpointed_layers") == 16);
 }
 
+TEST_CASE("Megatron-LM --tp-comm-overlap becomes parallel.tp_comm_overlap", "[import][megatron]") {
+  const auto r = import_text("run.sh", "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 4 "
+                                       "--sequence-parallel --tp-comm-overlap\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("parallel").at("tp_comm_overlap") == true);
+  CHECK(doc.at("parallel").at("sequence_parallel") == true);
+}
+
 TEST_CASE("Megatron-LM GPT-3 175B: the model Megatron builds, counted by hand", "[import][megatron]") {
   // examples/gpt3/train_gpt3_175b_distributed.sh as stored starts 8 GPUs (NUM_NODES=1) for
   // TP 8 x PP 16 = 128: Megatron-LM asserts the world size is a multiple (the fixture's case).

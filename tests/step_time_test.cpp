@@ -184,6 +184,26 @@ TEST_CASE("Compute that hides data-parallel traffic runs 18.9 % slower for the s
   CHECK(megatron.breakdown.overlap_slowdown == 0);
 }
 
+TEST_CASE("Overlapped tensor-parallel collectives hide under the linears' GEMMs and slow them by 18.9 %", "[step_time]") {
+  // Llama-3-70B on one TP-4 group with sequence parallelism (no data or pipeline parallelism, so the
+  // tensor-parallel traffic is all the communication): blocking, every second of it is exposed;
+  // under Megatron's --tp-comm-overlap the layer's all-gathers and reduce-scatters (a few ms per
+  // layer) run under its GEMMs (tens of ms), so none is exposed and the compute beside them runs
+  // 0.189 s longer per hidden second (Lee et al. 2025, arXiv 2507.03114).
+  const std::string base = R"({"model": {"preset": "llama-3-70b"}, "framework": "megatron", "gpu": "h100-sxm-80gb",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096}, "parallel": {"world_size": 4, "tensor_parallel_size": 4,
+    "sequence_parallel": true)";
+  const StepTime blocking = time_of(base + "}}");
+  const StepTime overlapped = time_of(base + R"(, "tp_comm_overlap": true}})");
+  const double tp = blocking.seconds_per_step.tensor_parallel;
+  REQUIRE(tp > 0);
+  CHECK(blocking.breakdown.exposed_communication == Approx(tp));
+  CHECK(overlapped.seconds_per_step.tensor_parallel == Approx(tp));  // the same traffic
+  CHECK(overlapped.breakdown.exposed_communication == Approx(0).margin(1e-12));
+  CHECK(overlapped.breakdown.overlap_slowdown == Approx(0.189 * tp));
+  CHECK(overlapped.step_seconds == Approx(blocking.step_seconds - tp + 0.189 * tp));
+}
+
 TEST_CASE("Pipeline bubble: (sum of stage times - slowest) / v, halved by two virtual stages", "[step_time]") {
   const std::string base = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
     "batch": {"micro_batch_size": 1, "seq_length": 4096, "gradient_accumulation_steps": 16}, "gpu": "h100-sxm-80gb",

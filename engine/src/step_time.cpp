@@ -50,6 +50,9 @@ constexpr double kFp32MatmulRate = 0.5;
 struct LayerSeconds {
   double forward = 0, backward = 0, recompute = 0;
   double attention_forward = 0, attention_backward = 0;  // under which ring attention's traffic runs
+  // The linears' GEMMs, forward and backward, and the forward ones again under full recompute:
+  // what overlapped tensor-parallel communication runs under (parallel.tp_comm_overlap).
+  double linear_gemms = 0;
 };
 
 struct Context {
@@ -202,6 +205,7 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
     }
     t.forward += forward + extra_forward;
     t.backward += backward + extra_backward;
+    t.linear_gemms += forward * (1 + (s.activation_checkpointing == Checkpointing::full ? c.recompute_share : 0.0)) + backward;
     if (++index % 2 == 0) op_level += forward;
   }
   // Attention core.
@@ -477,8 +481,12 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
       const double context_exposed = s.parallel.context_parallel_kind == ContextParallelKind::ring
                                          ? std::max(0.0, lt.context.seconds - attention)
                                          : lt.context.seconds;
-      stage.communication += n * (lt.tensor.seconds + lt.expert.seconds + context_exposed);
-      stage.contention += n * kOverlapComputeSlowdown * (lt.context.seconds - context_exposed);
+      // Overlapped tensor-parallel collectives run under the linears' GEMMs (Transformer Engine's
+      // userbuffers split each all-gather and reduce-scatter into chunks pipelined with the GEMM
+      // that reads or writes them); what exceeds those GEMMs stays exposed.
+      const double tensor_exposed = p.tp_comm_overlap ? std::max(0.0, lt.tensor.seconds - trained.linear_gemms) : lt.tensor.seconds;
+      stage.communication += n * (tensor_exposed + lt.expert.seconds + context_exposed);
+      stage.contention += n * kOverlapComputeSlowdown * (lt.context.seconds - context_exposed + lt.tensor.seconds - tensor_exposed);
       stage.bytes.tensor_parallel += n * lt.tensor.bytes;
       stage.bytes.context += n * lt.context.bytes;
       stage.bytes.expert += n * lt.expert.bytes;

@@ -90,6 +90,11 @@ Errors validate(const TrainingSetup& s) {
     e.push_back({error_code::inconsistent, "parallel.offload_param",
                  "parameter offload needs parallel.zero_stage 3 (ZeRO-Infinity / FSDP CPU offload), got " + str(p.zero_stage),
                  {{"reason", "offload_param_needs_zero3"}, {"zero_stage", static_cast<double>(p.zero_stage)}}});
+  if (p.tp_comm_overlap && !(p.sequence_parallel && p.tensor_parallel_size > 1))
+    e.push_back({error_code::inconsistent, "parallel.tp_comm_overlap",
+                 "parallel.tp_comm_overlap needs tensor_parallel_size > 1 with sequence_parallel (Megatron: "
+                 "\"Tensor parallel communication/GEMM overlap can happen only when sequence parallelism is enabled\")",
+                 {{"reason", "tp_comm_overlap_needs_sequence_parallel"}}});
   if (p.virtual_pipeline_stages > 1 && p.pipeline_schedule != PipelineSchedule::interleaved_1f1b)
     e.push_back({error_code::inconsistent, "parallel.virtual_pipeline_stages",
                  "parallel.virtual_pipeline_stages > 1 needs pipeline_schedule \"interleaved_1f1b\"",

@@ -143,6 +143,7 @@ export const KEYS = [
   ['vi', 'multimodal.images_per_sample', 'num'],
   ['vs', 'multimodal.image_size', 'size'],
   ['cpk', 'parallel.context_parallel_kind', 'str'],
+  ['tco', 'parallel.tp_comm_overlap', 'bool'],
   // v3: the "What fits?" panel (solve options; the page adds the strategy list's length)
   ['xm', 'solve.safety_margin', 'num'],
   ['xg', 'solve.target_global_batch_size', 'num'],

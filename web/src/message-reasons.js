@@ -34,6 +34,10 @@ export const REASON_WORDINGS = {
       en: (c) => 'parameter offload needs parallel.zero_stage 3 (ZeRO-Infinity / FSDP CPU offload), got ' + c.n('zero_stage'),
       zh: (c) => '参数卸载需要 parallel.zero_stage 为 3（ZeRO-Infinity / FSDP CPU 卸载），当前为 ' + c.n('zero_stage'),
     },
+    tp_comm_overlap_needs_sequence_parallel: {
+      en: () => 'parallel.tp_comm_overlap needs tensor_parallel_size > 1 with sequence_parallel',
+      zh: () => 'parallel.tp_comm_overlap 需要 tensor_parallel_size > 1 并开启 sequence_parallel',
+    },
     virtual_stages_need_interleaved: {
       en: () => 'parallel.virtual_pipeline_stages > 1 needs pipeline_schedule "interleaved_1f1b"',
       zh: () => 'parallel.virtual_pipeline_stages > 1 时，pipeline_schedule 须为“interleaved_1f1b”',

@@ -81,6 +81,11 @@
 // gathers and reductions queue on one NCCL stream (torch/distributed/fsdp/api.py @acd8c9e,
 // BackwardPrefetch): the backward's gathers and reduction add up against its compute.
 // Parameter and activation offload overlap the compute; optimizer offload's transfers do not.
+// Tensor-parallel collectives block the compute unless parallel.tp_comm_overlap pipelines them
+// with the linears' GEMMs (Megatron --tp-comm-overlap: Transformer Engine's userbuffers run each
+// sequence-parallel all-gather and reduce-scatter in chunks beside the GEMM that reads or writes
+// them, megatron/core/extensions/transformer_engine.py @d98e8a6, ub_overlap_ag/ub_overlap_rs): then only
+// what exceeds the layer's GEMM time (forward, backward and a full recompute's forward) is exposed.
 // Compute that hides a collective runs slower beside it (its kernels share the SMs and the memory
 // bandwidth): 18.9 % on average over the GEMMs and collectives Lee et al. measured against the same
 // compute alone ("Characterizing Compute-Communication Overlap in GPU-Accelerated Distributed Deep

@@ -167,6 +167,10 @@ struct ParallelSettings {
   // forward): Megatron --overlap-grad-reduce/--overlap-param-gather, DeepSpeed overlap_comm.
   // Default by framework (step_time.hpp).
   std::optional<bool> overlap_grad_reduce;
+  // Tensor-parallel communication overlapped with the GEMMs around it (Megatron --tp-comm-overlap,
+  // Transformer Engine's userbuffers; torchtitan's async tensor parallel): needs sequence
+  // parallelism (megatron/training/arguments.py). Off by default, as in both.
+  bool tp_comm_overlap = false;
 };
 
 // GPU families whose attention kernels differ (FlashAttention-2 vs cuDNN/FlashAttention-3 class).

@@ -274,6 +274,7 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
   else
     r.trainer_default("parallel.zero_stage", 0, std::string(kMegatronArgs) + " --use-distributed-optimizer off");
   if (args.flag("overlap_grad_reduce")) r.read("parallel.overlap_grad_reduce", true, "overlap_grad_reduce");
+  if (args.flag("tp_comm_overlap")) r.read("parallel.tp_comm_overlap", true, "tp_comm_overlap");
   if (args.flag("optimizer_cpu_offload")) r.read("parallel.offload_optimizer", "cpu", "optimizer_cpu_offload");
 
   // ---- the architecture (TransformerConfig via core_transformer_config_from_args) ----

@@ -324,6 +324,7 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
       else r.type_error("pipeline_layers", "a non-empty list of layer counts (0 to 1e8), one per pipeline chunk", *layers);
     }
     p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
+    p.tp_comm_overlap = r.boolean("tp_comm_overlap").value_or(false);
     r.finish();
   }
   // data_parallel_size follows from world_size (Megatron arguments.py); both given must agree.

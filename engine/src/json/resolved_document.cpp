@@ -279,7 +279,10 @@ void add_parallel(Resolved& r, const TrainingSetup& s) {
         fsdp_native && p.world_size > 1 ? framework_default("FSDP FULL_SHARD on more than one GPU") : std::string(kEngineDefault) + " (DDP)");
   if (p.sharding_group_size) r.add("parallel.sharding_group_size", *p.sharding_group_size, kEngineDefault);
   r.add("parallel.tensor_parallel_size", p.tensor_parallel_size, kEngineDefault);
-  if (p.tensor_parallel_size > 1) r.add("parallel.sequence_parallel", p.sequence_parallel, kEngineDefault);
+  if (p.tensor_parallel_size > 1) {
+    r.add("parallel.sequence_parallel", p.sequence_parallel, kEngineDefault);
+    r.add("parallel.tp_comm_overlap", p.tp_comm_overlap, std::string(kEngineDefault) + " (Megatron --tp-comm-overlap off)");
+  }
   r.add("parallel.pipeline_parallel_size", p.pipeline_parallel_size, kEngineDefault);
   if (p.pipeline_parallel_size > 1) {
     r.add("parallel.pipeline_schedule", name_of(kSchedules, p.pipeline_schedule), kEngineDefault);
