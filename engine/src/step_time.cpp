@@ -50,8 +50,9 @@ constexpr double kFp32MatmulRate = 0.5;
 struct LayerSeconds {
   double forward = 0, backward = 0, recompute = 0;
   double attention_forward = 0, attention_backward = 0;  // under which ring attention's traffic runs
-  // The linears' GEMMs, forward and backward, and the forward ones again under full recompute:
-  // what overlapped tensor-parallel communication runs under (parallel.tp_comm_overlap).
+  // The tensor-parallel linears' GEMMs (not routed experts'), forward and backward, and the forward
+  // ones again under full recompute: what overlapped tensor-parallel communication runs under
+  // (parallel.tp_comm_overlap).
   double linear_gemms = 0;
 };
 
@@ -205,7 +206,8 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
     }
     t.forward += forward + extra_forward;
     t.backward += backward + extra_backward;
-    t.linear_gemms += forward * (1 + (s.activation_checkpointing == Checkpointing::full ? c.recompute_share : 0.0)) + backward;
+    if (!l.routed_expert)  // routed experts run outside the tensor-parallel group's collectives
+      t.linear_gemms += forward * (1 + (s.activation_checkpointing == Checkpointing::full ? c.recompute_share : 0.0)) + backward;
     if (++index % 2 == 0) op_level += forward;
   }
   // Attention core.
