@@ -42,6 +42,7 @@ test('step time, MFU, communication and cost equal the CLI\'s for the same docum
 test('tensor-parallel traffic under the GEMMs: the control travels in the link and hides the traffic as the CLI does', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-70b');
+  await app.set('framework', 'megatron');
   await app.set('gpu', 'h100-sxm-80gb');
   await app.set('parallel.world_size', 8);
   await app.set('parallel.tensor_parallel_size', 8);

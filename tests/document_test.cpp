@@ -30,7 +30,8 @@ TEST_CASE("invalid values are rejected with code and field", "[document][errors]
       Case{R"("gpu": "h100")", "unknown_gpu", "gpu"},
       Case{R"("gpu": {"memory_bytes": -1})", "out_of_range", "gpu.memory_bytes"},
       Case{R"("parallel": {"offload_param": "cpu", "zero_stage": 2})", "inconsistent", "parallel.offload_param"},
-      Case{R"("parallel": {"world_size": 4, "tensor_parallel_size": 4, "tp_comm_overlap": true})", "inconsistent", "parallel.tp_comm_overlap"});
+      Case{R"("framework": "megatron", "parallel": {"world_size": 4, "tensor_parallel_size": 4, "tp_comm_overlap": true})", "inconsistent",
+           "parallel.tp_comm_overlap"});
   const std::string doc = "{" + kModel + ", " + c.fragment + "}";
   CAPTURE(doc);
   CHECK(has(error_codes(doc), c.code));

@@ -93,3 +93,19 @@ TEST_CASE("FlashAttention-3 off Hopper is warned about, naming the GPU; on an H1
   const json h100 = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "attention": "flash3", "gpu": "h100-sxm-80gb"})");
   CHECK_FALSE(has(warning_codes(h100), "flash_attention_3_unsupported"));
 }
+
+TEST_CASE("FP8 training on a GPU without FP8 tensor cores is warned about; its activations stay 16-bit", "[warnings][hardware][fp8]") {
+  // Transformer Engine: "Device compute capability 8.9 or higher required for FP8 execution."
+  // (transformer_engine/pytorch/fp8.py @v2.5). An A100 is 8.0, an H100 9.0.
+  const std::string doc = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron", "precision": {"fp8_compute": true},
+    "batch": {"micro_batch_size": 1, "seq_length": 4096}, "gpu": ")";
+  const json a100 = estimate_doc(doc + R"(a100-80gb"})");
+  CHECK(has(warning_codes(a100), "fp8_unsupported"));
+  const json h100 = estimate_doc(doc + R"(h100-sxm-80gb"})");
+  CHECK_FALSE(has(warning_codes(h100), "fp8_unsupported"));
+  // The A100's activations are the 16-bit ones: the same as without FP8 there; the H100's are smaller.
+  const json a100_bf16 = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096}, "gpu": "a100-80gb"})");
+  CHECK(a100["per_gpu"]["activations"] == a100_bf16["per_gpu"]["activations"]);
+  CHECK(h100["per_gpu"]["activations"].get<double>() < a100_bf16["per_gpu"]["activations"].get<double>());
+}

@@ -331,6 +331,25 @@ TEST_CASE("with a global batch every ranked strategy keeps it", "[solver][strate
   CHECK(text.find("tensor") == std::string::npos);
 }
 
+TEST_CASE("the document's tp_comm_overlap goes with the strategies that have tensor parallelism only", "[solver][strategy]") {
+  // Megatron refuses --tp-comm-overlap without tensor (and sequence) parallelism: the search keeps the
+  // user's choice where TP > 1 and leaves it off elsewhere, so no layout without TP is lost.
+  const std::string doc = R"({"model": {"preset": "llama-3.2-1b"}, "framework": "megatron", "gpu": "h100-sxm-80gb",
+    "batch": {"seq_length": 2048}, "parallel": {"world_size": 2, "tensor_parallel_size": 2, "sequence_parallel": true, "tp_comm_overlap": )";
+  const auto ranked_of = [&](const std::string& overlap, int world) {
+    const JsonResult j = solve_json(doc + overlap + R"(}, "solve": {"strategies": {"world_size": )" + std::to_string(world) + R"(, "limit": 1000}}})");
+    REQUIRE(j.ok);
+    return nlohmann::json::parse(j.json)["strategies"]["ranked"];
+  };
+  for (int world : {1, 2}) {
+    const auto with = ranked_of("true", world), without = ranked_of("false", world);
+    CAPTURE(world);
+    CHECK(with.size() == without.size());
+    REQUIRE(!with.empty());
+    for (const auto& c : with) CHECK(c["tp_comm_overlap"] == (c["tensor_parallel_size"].get<int>() > 1));
+  }
+}
+
 TEST_CASE("a small case the search must find: Llama-3-8B full on 8 x 80 GB needs sharding", "[solver][strategy]") {
   // 16 B/param x 8.03e9 = 128 GB of model states: replicated (ZeRO-0, dp 8) cannot fit 80 GB, so
   // every feasible strategy either shards (ZeRO >= 1 over dp x cp > 1) or splits the model (tp, pp).

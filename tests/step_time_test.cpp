@@ -202,6 +202,12 @@ TEST_CASE("Overlapped tensor-parallel collectives hide under the linears' GEMMs 
   CHECK(overlapped.breakdown.exposed_communication == Approx(0).margin(1e-12));
   CHECK(overlapped.breakdown.overlap_slowdown == Approx(0.189 * tp));
   CHECK(overlapped.step_seconds == Approx(blocking.step_seconds - tp + 0.189 * tp));
+  // Outside Megatron and torchtitan the field changes nothing and is reported as ignored.
+  const std::string hf = R"({"model": {"preset": "llama-3-70b"}, "framework": "hf_trainer", "gpu": "h100-sxm-80gb",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096}, "parallel": {"world_size": 4, "tensor_parallel_size": 4,
+    "sequence_parallel": true)";
+  CHECK(time_of(hf + R"(, "tp_comm_overlap": true}})").step_seconds == time_of(hf + "}}").step_seconds);
+  CHECK_FALSE(setup_from(hf + R"(, "tp_comm_overlap": true}})").ignored_fields.empty());
 }
 
 TEST_CASE("Pipeline bubble: (sum of stage times - slowest) / v, halved by two virtual stages", "[step_time]") {

@@ -405,7 +405,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
   }
   for (const auto& g : a.layers)
     if (g.mlp.num_experts_per_tok > 0) c.experts_per_token = static_cast<double>(g.mlp.num_experts_per_tok);
-  c.fp8_linear_inputs = s.precision.fp8_compute && s.framework == Framework::megatron;
+  c.fp8_linear_inputs = s.precision.fp8_compute && s.framework == Framework::megatron && (!s.gpu || has_fp8_tensor_cores(*s.gpu));
   // Cross-attention to vision states (Llama 3.2 Vision): the states of every image of a sample.
   if (const double states = cross_attention_states(s, a); states > 0) c.encoder_seq = states;
   return c;

@@ -1,5 +1,6 @@
 // What the setup asks of a GPU that it cannot do: bf16 arithmetic or FlashAttention-2 kernels on
-// a GPU without them (Volta, Turing; asked for as FlashAttention-2 or -3), FlashAttention-3 off Hopper. The catalog says what each GPU can run (catalog/README.md).
+// a GPU without them (Volta, Turing; asked for as FlashAttention-2 or -3), FlashAttention-3 off
+// Hopper, FP8 matmuls below compute capability 8.9. The catalog says what each GPU can run (catalog/README.md).
 #include "trainmem/explain.hpp"
 #include "trainmem/message_codes.hpp"
 
@@ -15,6 +16,12 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
                  g.display_name + " has no bf16 arithmetic (compute capability below 8.0): PyTorch's "
                  "torch.cuda.is_bf16_supported() is False there and the HF Trainer refuses --bf16; train in fp16 "
                  "(precision.param_dtype / compute_dtype \"fp16\", with loss scaling) or fp32",
+                 {{"gpu", g.display_name}}});
+  if (s.precision.fp8_compute && !has_fp8_tensor_cores(g))
+    w.push_back({warning_code::fp8_unsupported,
+                 g.display_name + " has no FP8 tensor cores (compute capability 8.9 and above: Ada, Hopper, Blackwell; "
+                 "Transformer Engine refuses FP8 below it): the activations are priced in 16 bits and the step time "
+                 "without FP8 matmuls; switch precision.fp8_compute off to estimate what the run will do",
                  {{"gpu", g.display_name}}});
   const bool flash_kernel = s.attention == AttentionImplementation::flash || s.attention == AttentionImplementation::flash3;
   if (s.model.architecture && flash_kernel && !g.flash_attention_2)

@@ -87,6 +87,7 @@ void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t 
   p.virtual_pipeline_stages = 1;
   if (p.pipeline_schedule == PipelineSchedule::interleaved_1f1b) p.pipeline_schedule = PipelineSchedule::one_f_one_b;
   p.sequence_parallel = c.tensor_parallel_size > 1;
+  p.tp_comm_overlap = c.tp_comm_overlap;
   p.offload_optimizer = c.offload_optimizer;
   p.offload_param = OffloadTarget::none;  // the search explores optimizer offload only
   s.activation_checkpointing = c.activation_checkpointing;
@@ -172,6 +173,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     split_sizes.pipeline_parallel_size = pp;
     split_sizes.context_parallel_size = cp;
     if (offered.context) split_sizes.context_parallel_kind = *offered.context;
+    split_sizes.tp_comm_overlap = base.parallel.tp_comm_overlap && tp > 1;
     // The micro-batch and, keeping the global batch, the accumulation that goes with it.
     auto set_micro_batch = [&](StrategyCandidate& c, std::int64_t m) {
       c.micro_batch_size = m;

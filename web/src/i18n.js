@@ -538,7 +538,7 @@ export const STRINGS = {
     sec_time: '时间、网络与费用', total_tokens: '训练 token 总数', price_per_gpu_hour: '每 GPU 小时美元', catalog_price: '目录价格',
     intra_node_bw: '节点内每卡总线带宽（字节/秒）', inter_node_bw: '跨节点每卡总线带宽（字节/秒）', from_catalog: '取自目录',
     overlap_grad_reduce: '数据并行通信与计算重叠', tp_comm_overlap: '张量并行通信与矩阵乘重叠（Megatron --tp-comm-overlap）', step_time: '每步时间',
-    time_chart_label: '堆叠条形图：每步时间的组成（计算、重算、未掩盖通信、流水线气泡、优化器、卸载）',
+    time_chart_label: '堆叠条形图：每步时间的组成（计算、重算、未掩盖通信、通信重叠导致的计算减速、流水线气泡、优化器、卸载）',
     time_title: '每步时间、吞吐与费用',
     time_note: '引擎的每步时间模型：各内核按 GPU 可达的矩阵乘、注意力与显存速率计算，通信按实测总线带宽，框架未重叠的部分计入。通信为每卡每步的总线字节及其链路时间。',
     time_accuracy: '每步时间：预测与实测', time_accuracy_note: '已发表的吞吐数据（tests/fixtures/throughput_cases.json），各按其来源自己的 FLOPs 定义换算为每个优化器步的秒数；引擎无法表达的情形记为未命中。负值：引擎承诺的每步比实测更快。',

@@ -199,6 +199,10 @@ export const WORDINGS = {
     en: (c) => c.s('gpu') + ' cannot run FlashAttention-2 (Ampere, Ada and Hopper only): the run uses SDPA\'s memory-efficient kernel or eager attention instead; set attention "sdpa" (or "eager") to estimate what it will keep',
     zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-2（仅支持 Ampere、Ada 和 Hopper）：实际会使用 SDPA 的省显存内核或 eager 注意力；请将 attention 设为“sdpa”（或“eager”）以估算实际占用',
   },
+  fp8_unsupported: {
+    en: (c) => c.s('gpu') + ' has no FP8 tensor cores (compute capability 8.9 and above: Ada, Hopper, Blackwell; Transformer Engine refuses FP8 below it): the activations are priced in 16 bits and the step time without FP8 matmuls; switch precision.fp8_compute off to estimate what the run will do',
+    zh: (c) => c.s('gpu') + ' 没有 FP8 张量核心（需要计算能力 8.9 及以上：Ada、Hopper、Blackwell；Transformer Engine 在更低的设备上拒绝 FP8）：激活按 16 位估算，步时不计 FP8 矩阵乘；请关闭 precision.fp8_compute 以估算实际运行',
+  },
   flash_attention_3_unsupported: {
     en: (c) => c.s('gpu') + ' cannot run FlashAttention-3 (H100 / H800, Hopper only): the step time is priced with FlashAttention-2\'s rates, which keep the same tensors; set attention "flash" (or "sdpa") for what the run will use',
     zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-3（仅支持 Hopper：H100 / H800）：步时按 FlashAttention-2 的速率估算（两者保存的张量相同）；请将 attention 设为“flash”（或“sdpa”）以反映实际使用的内核',

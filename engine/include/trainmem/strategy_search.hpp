@@ -37,6 +37,7 @@ struct StrategyCandidate {
   Checkpointing activation_checkpointing = Checkpointing::none;
   OffloadTarget offload_optimizer = OffloadTarget::none;
   ContextParallelKind context_parallel_kind = ContextParallelKind::ring;  // the framework's, where cp > 1
+  bool tp_comm_overlap = false;  // the document's parallel.tp_comm_overlap, where tp > 1 (it needs tensor parallelism)
   std::int64_t micro_batch_size = 1;
   std::int64_t gradient_accumulation_steps = 1;  // the base's, or what keeps the global batch
   double peak = 0;      // compared peak, bytes

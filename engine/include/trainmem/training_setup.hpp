@@ -212,6 +212,15 @@ struct GpuSpec {
   std::string price_source;                      // where, when and what kind of offer
 };
 
+// FP8 tensor cores: Ada, Hopper and Blackwell (compute capability 8.9 and above; Transformer Engine
+// refuses FP8 below it, transformer_engine/pytorch/fp8.py @v2.5 check_fp8_support: "Device compute
+// capability 8.9 or higher required for FP8 execution."). Volta, Turing and Ampere have none; a
+// device of another or no named generation is taken as capable.
+inline bool has_fp8_tensor_cores(const GpuSpec& g) {
+  const GpuGeneration gen = g.performance.generation;
+  return gen != GpuGeneration::volta && gen != GpuGeneration::turing && gen != GpuGeneration::ampere;
+}
+
 // Link speeds that override the GPU catalog's (document "network"); bytes per second per GPU,
 // nccl-tests bus bandwidth.
 struct NetworkSettings {

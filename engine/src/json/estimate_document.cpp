@@ -420,6 +420,12 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none,
        "checkpointed_layers (activation_checkpointing is none)");
   note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel (needs tensor_parallel_size > 1)");
+  // Tensor-parallel communication under the GEMMs is Megatron's --tp-comm-overlap (Transformer
+  // Engine's userbuffers) and torchtitan's async tensor parallel; elsewhere it changes nothing.
+  if (s.parallel.tp_comm_overlap && s.framework != Framework::megatron && s.framework != Framework::torchtitan) {
+    s.ignored_fields.emplace_back("parallel.tp_comm_overlap (Megatron's --tp-comm-overlap and torchtitan's async tensor parallel only)");
+    s.parallel.tp_comm_overlap = false;
+  }
   note(s.batch.decoder_seq_length && s.model.architecture && !s.model.architecture->encoder_decoder,
        "batch.decoder_seq_length (the model is not encoder-decoder)");
   note(s.batch.padding && !s.model.architecture, "batch.padding (no activations without an architecture)");
