@@ -455,7 +455,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
 
   struct Stage {
     double compute = 0, recompute = 0, forward = 0, backward = 0, communication = 0;
-    double contention = 0;  // the compute's slowdown under the ring-attention sends it hides
+    double contention = 0;  // the compute's slowdown beside the ring-attention and overlapped tensor-parallel traffic it hides
     CommunicationByKind bytes, seconds;
     double total() const { return compute + recompute + communication + contention; }
   };
