@@ -61,6 +61,11 @@ test("a link naming a model the catalog lacks says so in Chinese", async ({ app,
   const problems = page.getByTestId('link-problems');
   await expect(problems).toContainText('llama-3.1-8c');
   await expectChinese(problems.locator('li'));
+  // The engine's reason follows a switch to English, and names the field once (the line names it).
+  await page.getByTestId('lang').selectOption('en');
+  await expect(problems.locator('li').first()).toContainText('is invalid: ');
+  await expect(problems.locator('li').first()).not.toContainText('model.preset model.preset');
+  await expect(problems.locator('li').first()).not.toContainText('不');
 });
 
 // Every kind of link problem the page's codec finds (link-codec.js PROBLEMS), on the Chinese page.

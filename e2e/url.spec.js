@@ -111,7 +111,7 @@ test('a tampered link names each bad parameter: an invalid value stays in its fi
   const problems = page.getByTestId('link-problems');
   await expect(problems).toContainText('The link\'s value "n" (parallel.world_size) = "eight" is invalid: not a number');
   await expect(problems).toContainText('"zz" = "1" was ignored: unknown parameter');
-  await expect(problems).toContainText('"g" (gpu) = "h100-sxm-99gb" is invalid: gpu "h100-sxm-99gb" is not in the GPU catalog');
+  await expect(problems).toContainText('"g" (gpu) = "h100-sxm-99gb" is invalid: "h100-sxm-99gb" is not in the GPU catalog');
   await expect(problems).toContainText('"me" (method) = "sideways" is invalid');
   // Invalid values are errors that keep the link, not silent fallbacks: no estimate of another setup.
   expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2' }, method: 'sideways', batch: { seq_length: 512 },

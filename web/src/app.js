@@ -11,7 +11,7 @@ import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
 import { showErrors } from './field-errors.js';
-import { messageText } from './messages.js';
+import { messageAfterField, messageText } from './messages.js';
 import { ModelPicker } from './model-picker.js';
 import { GpuTable } from './gpu-table.js';
 import { renderBreakdown, renderCatalogErrors, renderDevice, renderDisk, renderFacts, renderHost, renderPhases, renderRlhf, renderTime, renderVision, renderWarnings } from './results.js';
@@ -209,7 +209,7 @@ export class App {
       paths.add(path);
       const v = getPath(doc, path);
       const value = (typeof v === 'string' ? v : JSON.stringify(v)).slice(0, 40);
-      problems.push({ engine: true, invalid: true, param: KEY_FOR_PATH.get(path) || path, path, value, message: messageText(e) });
+      problems.push({ invalid: true, param: KEY_FOR_PATH.get(path) || path, path, value, message: messageText(e), error: e });
     }
   }
 
@@ -218,13 +218,14 @@ export class App {
    * @param {LinkProblem[]} problems
    */
   showLinkProblems(problems) {
-    // The codec's problems in the page's language (lp_<code>); the engine's are worded already.
+    // The codec's problems in the page's language (lp_<code>); the engine's from its error, in the
+    // page's language and without the field's path, which the line names already.
     /** @param {LinkProblem} p */
     const message = (p) => (p.code && language() !== 'en' ? t('lp_' + p.code, p.params) : p.message);
     this.linkProblems = problems;
     const items = problems.map((p) => el('li', {
       text: p.whole ? t('link_refused', { message: message(p) })
-        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.engine ? p.message : message(p) })
+        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? messageAfterField(p.error) : message(p) })
           : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
     }));
     if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
