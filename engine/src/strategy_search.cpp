@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
@@ -16,37 +17,29 @@ namespace trainmem {
 
 namespace {
 
-// The rules a split the search tried had to meet, one word each ("data" where a global batch is
-// kept; the others where the framework offers the dimension or the document sets expert
-// parallelism), as the "constraints" param of the no-factorization reasons, and in English.
-std::vector<std::string> split_rules(const FrameworkParallelism& offered, bool global_batch, bool expert) {
-  std::vector<std::string> rules;
-  if (global_batch) rules.push_back("data");
-  if (offered.tensor) rules.push_back("tensor");
-  if (offered.pipeline) rules.push_back("pipeline");
-  if (offered.context) rules.push_back("context");
-  if (expert) rules.push_back("expert");
-  return rules;
-}
+// The rules a split the search tried had to meet ("data" where a global batch is kept; the others
+// where the framework offers the dimension or the document sets expert parallelism): `words` for
+// the no-factorization reasons' "constraints" param ("data tensor pipeline"), `text` in English.
+struct SplitRules {
+  std::string words, text;
+};
 
-std::string split_rules_text(const std::vector<std::string>& rules) {
-  std::string text;
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    const std::string& r = rules[i];
-    const char* rule = r == "data"       ? "data parallel must divide it"
-                       : r == "tensor"   ? "tensor parallel must divide the heads"
-                       : r == "pipeline" ? "pipeline parallel must divide the layers"
-                       : r == "context"  ? "context parallel must divide the sequence"
-                                         : "expert parallel must divide the data x context group";
-    text += (i == 0 ? "" : i + 1 == rules.size() ? " and " : ", ") + std::string(rule);
+SplitRules split_rules(const FrameworkParallelism& offered, bool global_batch, bool expert) {
+  const std::pair<bool, std::pair<const char*, const char*>> all[] = {
+      {global_batch, {"data", "data parallel must divide it"}},
+      {offered.tensor, {"tensor", "tensor parallel must divide the heads"}},
+      {offered.pipeline, {"pipeline", "pipeline parallel must divide the layers"}},
+      {offered.context.has_value(), {"context", "context parallel must divide the sequence"}},
+      {expert, {"expert", "expert parallel must divide the data x context group"}}};
+  std::vector<std::pair<const char*, const char*>> kept;
+  for (const auto& [applies, rule] : all)
+    if (applies) kept.push_back(rule);
+  SplitRules r;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    r.words += (i == 0 ? "" : " ") + std::string(kept[i].first);
+    r.text += (i == 0 ? "" : i + 1 == kept.size() ? " and " : ", ") + std::string(kept[i].second);
   }
-  return text;
-}
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
+  return r;
 }
 
 std::vector<std::int64_t> divisors(std::int64_t n) {
@@ -274,20 +267,20 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   if (feasible.empty()) {
     const double world_size = static_cast<double>(o.world_size);
     const std::string gpus = std::to_string(o.world_size) + (o.world_size == 1 ? " GPU" : " GPUs");
-    const std::vector<std::string> rules = split_rules(offered, o.global_batch_size.has_value(), base.parallel.expert_parallel_size > 1);
+    const SplitRules rules = split_rules(offered, o.global_batch_size.has_value(), base.parallel.expert_parallel_size > 1);
     if (r.candidates == 0 && o.global_batch_size)
       r.reasons.push_back({reason_code::no_factorization_keeping_global_batch,
                            "no factorization of " + gpus + " suits this model and keeps the global batch of " +
                                std::to_string(*o.global_batch_size) + (*o.global_batch_size == 1 ? " sequence" : " sequences") +
-                               " (" + split_rules_text(rules) + ")",
+                               " (" + rules.text + ")",
                            {{"world_size", world_size},
                             {"global_batch_size", static_cast<double>(*o.global_batch_size)},
-                            {"constraints", joined(rules)}}});
+                            {"constraints", rules.words}}});
     else if (r.candidates == 0)
       r.reasons.push_back({reason_code::no_factorization,
                            "no factorization of " + gpus + " suits this model" +
-                               (rules.empty() ? std::string() : " (" + split_rules_text(rules) + ")"),
-                           {{"world_size", world_size}, {"constraints", joined(rules)}}});
+                               (rules.text.empty() ? std::string() : " (" + rules.text + ")"),
+                           {{"world_size", world_size}, {"constraints", rules.words}}});
     else
     {
       // The framework's highest sharding stage (framework_parallelism.hpp), with offload where searched.
