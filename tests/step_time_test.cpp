@@ -373,6 +373,23 @@ TEST_CASE("Optimizer step: torch's foreach and for-loop Adam run ten moment pass
   CHECK(time_of(eight_bit).breakdown.optimizer == Approx(e.gpu_trainable_parameters * (2 * b.optimizer + b.param + 3 * b.grad) / bandwidth));
 }
 
+TEST_CASE("An offloaded optimizer steps on the host: the node's shards at the CPU-Adam or PyTorch CPU rate", "[step_time]") {
+  // Llama-3.1-8B (8,030,261,248 parameters, Meta's model card) at ZeRO-3 on 16 GPUs, two nodes of
+  // 8: each GPU trains 8,030,261,248 / 16 = 501,891,328 parameters and each host steps its 8 GPUs'
+  // shards, 4,015,130,624 parameters. ZeRO-Offload (arXiv 2101.06840), Table 3: 10 billion
+  // parameters take 2.57 s with DeepSpeed's CPU-Adam and 14.76 s with PyTorch's Adam on the CPU.
+  const auto document = [](const std::string& framework, int world) {
+    return R"({"model": {"preset": "llama-3.1-8b"}, "framework": ")" + framework + R"(", "parallel": {"world_size": )" +
+           std::to_string(world) + R"(, "zero_stage": 3, "offload_optimizer": "cpu"},
+      "batch": {"micro_batch_size": 1, "seq_length": 4096}, "gpu": "h100-sxm-80gb"})";
+  };
+  const double per_host = 8 * 8030261248.0 / 16;
+  CHECK(time_of(document("deepspeed", 16)).breakdown.optimizer == Approx(per_host * 2.57 / 10e9));
+  CHECK(time_of(document("fsdp", 16)).breakdown.optimizer == Approx(per_host * 14.76 / 10e9));
+  // Two GPUs share one host: 2 x 8,030,261,248 / 2 parameters, the whole model, on its CPUs.
+  CHECK(time_of(document("deepspeed", 2)).breakdown.optimizer == Approx(8030261248.0 * 2.57 / 10e9));
+}
+
 TEST_CASE("LoRA's elementwise ops: an fp32 adapter's input casts and its dropout are priced per input element", "[step_time]") {
   // Llama-3.2-1B (hidden 2048, 16 layers), LoRA on q_proj and v_proj, 1 x 1024 tokens, bf16 compute
   // on one H200 (4.8 TB/s x 0.852). PEFT casts each adapted linear's input to the adapter's dtype

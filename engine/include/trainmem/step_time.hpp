@@ -81,6 +81,15 @@
 // gathers and reductions queue on one NCCL stream (torch/distributed/fsdp/api.py @acd8c9e,
 // BackwardPrefetch): the backward's gathers and reduction add up against its compute.
 // Parameter and activation offload overlap the compute; optimizer offload's transfers do not.
+// An offloaded optimizer steps on the host, after the backward, over every shard the node's GPUs
+// hold: min(world_size, gpus_per_node) x the GPU's trained shard / the host's rate, in parameters
+// per second of one node's CPUs as Ren et al. measured them on a DGX-2 host ("ZeRO-Offload:
+// Democratizing Billion-Scale Model Training", arXiv 2101.06840, Table 3, 10-billion-parameter
+// row): DeepSpeed's CPU-Adam 10e9 / 2.57 s, which DeepSpeed's engine runs for an offloaded
+// optimizer (zero_force_ds_cpu_optimizer, deepspeed/runtime/engine.py); PyTorch's Adam on CPU
+// tensors 10e9 / 14.76 s, which FSDP's CPUOffload and Megatron's --optimizer-cpu-offload step
+// (torch.optim.AdamW as CPUAdam, megatron/core/optimizer/__init__.py @d98e8a6). NVMe offload's
+// swapping of the states is not counted.
 // Tensor-parallel collectives block the compute unless parallel.tp_comm_overlap pipelines them
 // with the linears' GEMMs (Megatron --tp-comm-overlap: Transformer Engine's userbuffers run each
 // sequence-parallel all-gather and reduce-scatter in chunks beside the GEMM that reads or writes
@@ -116,7 +125,7 @@ struct TimeBreakdown {
   double exposed_communication = 0;  // communication not hidden under compute
   double overlap_slowdown = 0;       // the compute's slowdown beside the communication it hides
   double pipeline_bubble = 0;        // stages idle while the pipeline fills and drains
-  double optimizer = 0;              // the optimizer step on the GPU
+  double optimizer = 0;              // the optimizer step, on the GPU or, offloaded, on the host
   double offload = 0;                // host-link transfers not hidden under compute
 };
 
