@@ -4,6 +4,7 @@
 // default) is the control's tooltip. The page restates no default of its own.
 import { t, language } from './i18n.js';
 import { UNIT_BYTES } from './format.js';
+import { setAttr, setText } from './dom.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {{value: any, origin: string}} ResolvedEntry */
@@ -69,23 +70,21 @@ export function showDefaults(root, resolved, unit) {
     if (control instanceof HTMLSelectElement) {
       const option = /** @type {HTMLOptionElement | null} */ (control.querySelector('option[value=""]'));
       if (!option) continue;
-      option.textContent = entry ? t('default_is', { value: selectValueText(control, entry.value, unit) }) : t('default');
-      option.title = entry ? originTitle(entry.origin) : '';
-      if (entry) option.dataset.resolved = JSON.stringify(entry.value);
-      else delete option.dataset.resolved;
+      setText(option, entry ? t('default_is', { value: selectValueText(control, entry.value, unit) }) : t('default'));
+      setAttr(option, 'title', entry ? originTitle(entry.origin) : '');
+      setAttr(option, 'data-resolved', entry ? JSON.stringify(entry.value) : null);
       continue;
     }
     if (!('pagePlaceholder' in control.dataset)) control.dataset.pagePlaceholder = control.getAttribute('placeholder') || '';
     if (entry && control.value === '') {
-      control.setAttribute('placeholder', valueText(entry.value, control.dataset.type, unit));
-      control.title = originTitle(entry.origin);
-      control.dataset.resolved = JSON.stringify(entry.value);
+      setAttr(control, 'placeholder', valueText(entry.value, control.dataset.type, unit));
+      setAttr(control, 'title', originTitle(entry.origin));
+      setAttr(control, 'data-resolved', JSON.stringify(entry.value));
     } else {
       const own = control.dataset.i18nPlaceholder ? t(control.dataset.i18nPlaceholder) : control.dataset.pagePlaceholder || '';
-      if (own) control.setAttribute('placeholder', own);
-      else control.removeAttribute('placeholder');
-      control.title = '';
-      delete control.dataset.resolved;
+      setAttr(control, 'placeholder', own || null);
+      setAttr(control, 'title', '');
+      setAttr(control, 'data-resolved', null);
     }
   }
 }

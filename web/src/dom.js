@@ -33,6 +33,30 @@ export function el(tag, props, children) {
 }
 
 /**
+ * Sets an attribute, or removes it for null, only where that changes it: a write of the value an
+ * attribute already holds still makes the browser recompute the element's style.
+ * @param {Element} e
+ * @param {string} name
+ * @param {string | null} value
+ */
+export function setAttr(e, name, value) {
+  if (value === null) {
+    if (e.hasAttribute(name)) e.removeAttribute(name);
+  } else if (e.getAttribute(name) !== value) {
+    e.setAttribute(name, value);
+  }
+}
+
+/**
+ * Sets an element's text only where that changes it (a same-text write replaces its text node).
+ * @param {Node} e
+ * @param {string} text
+ */
+export function setText(e, text) {
+  if (e.textContent !== text) e.textContent = text;
+}
+
+/**
  * A table cell with bytes in the unit and the exact byte count in data-bytes (for tests and copying).
  * @param {unknown} bytes
  * @param {Unit} unit
