@@ -112,7 +112,7 @@ TEST_CASE("Gemma 2's final-logit soft-capping keeps tanh's output: 2 more bytes 
   };
   const std::string run = R"("batch": {"micro_batch_size": 1, "seq_length": 1024})";
   const double logits = 1024.0 * 1000;
-  for (const std::string cap : {std::string(R"(, "final_logit_softcapping": 30.0)"), std::string("")}) {
+  for (const std::string& cap : {std::string(R"(, "final_logit_softcapping": 30.0)"), std::string("")}) {
     const auto m = loss_for(gemma("gemma2", cap), run);  // absent: Gemma2Config's default 30.0
     CHECK(m.forward_transient == 12 * logits);
     CHECK(m.backward_transient == 14 * logits);
