@@ -224,7 +224,9 @@ TEST_CASE("compile's scope decides whether the loss keeps its fp32 buffers", "[c
   };
   CHECK(per_logit("\"blocks\"") == 10.0);
   CHECK(per_logit("\"blocks_and_loss\"") == 2.0);
-  CHECK(per_logit("true") == 10.0);  // torchtitan compiled the blocks only until pytorch/torchtitan#1608
+  // torchtitan compiles the loss with the blocks: since pytorch/torchtitan#1033 (2025-04-02), by
+  // default in compile.components since #1608.
+  CHECK(per_logit("true") == 2.0);
   CHECK(per_logit("false") == 10.0);
 }
 

@@ -60,7 +60,7 @@ TEST_CASE("Defaults the user did not give are shown with the framework's reason"
 
 TEST_CASE("compile: true takes the framework's scope; a scope given is input", "[resolved]") {
   const json titan = resolved(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtitan", "compile": true})");
-  CHECK(titan["compile"]["value"] == "blocks");
+  CHECK(titan["compile"]["value"] == "blocks_and_loss");
   CHECK(starts_with(titan["compile"]["origin"], "framework default (torchtitan"));
   const json scoped = resolved(R"({"model": {"preset": "llama-3.1-8b"}, "compile": "blocks"})");
   CHECK(scoped["compile"] == json({{"value", "blocks"}, {"origin", "input"}}));

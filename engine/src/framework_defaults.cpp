@@ -125,7 +125,6 @@ GradientSync gradient_sync(const TrainingSetup& s) {
 CompileScope compile_scope(const TrainingSetup& s) {
   if (s.compile_scope) return *s.compile_scope;
   switch (s.framework) {
-    case Framework::torchtitan: return CompileScope::blocks;
     case Framework::torchtune: {
       // torchtune's own losses (chunked, and the fused linear loss) are compiled in place; a plain
       // torch.nn.CrossEntropyLoss only where the recipe keeps compile_loss's returned wrapper.

@@ -156,9 +156,10 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    "HF Trainer optim adamw_torch_fused by default with torch >= 2.8"});
   }
   if (arch && s.compile && !s.compile_scope && s.framework == Framework::torchtitan) {
-    out.push_back({"framework_version_compile_scope", "compile: blocks_and_loss",
-                   [](TrainingSetup& t) { t.compile_scope = CompileScope::blocks_and_loss; },
-                   "pytorch/torchtitan#1608 (2025-08-20): compile.components can include the loss"});
+    out.push_back({"framework_version_compile_scope", "compile: blocks",
+                   [](TrainingSetup& t) { t.compile_scope = CompileScope::blocks; },
+                   "pytorch/torchtitan#1033 (2025-04-02): training.compile compiles the loss too; before, the "
+                   "TransformerBlocks alone (apply_compile)"});
   }
   if (arch && !s.loss.held_logits && s.framework == Framework::torchtune && s.loss.implementation == LossImplementation::full) {
     out.push_back({"framework_version_held_logits", "loss.held_logits: fp32",

@@ -116,9 +116,11 @@ bool fsdp1_whole_unit_gradients(const TrainingSetup& s);
 // backward), torchtitan and DeepSpeed (reduce hooks fire on every backward, stage_1_and_2.py).
 GradientSync gradient_sync(const TrainingSetup& s);
 
-// The compile scope when compile is on and no scope is given: torchtitan compiled each
-// TransformerBlock and not the loss (torchtitan/distributed/compile.py apply_compile) until
-// compile.components = ["model", "loss"] arrived on 2025-08-20 (pytorch/torchtitan#1608): blocks.
+// The compile scope when compile is on and no scope is given: torchtitan compiles each
+// TransformerBlock (apply_compile) and the loss: training.compile wrapped the loss in torch.compile
+// from pytorch/torchtitan#1033 (2025-04-02, torchtitan/components/loss.py build_cross_entropy_loss)
+// and compile.components defaults to ["model", "loss"] since #1608 (2025-08-20): blocks_and_loss
+// (before 2025-04-02 the blocks alone, the band's framework_version_compile_scope).
 // torchtune's recipes call training.compile_loss (torchtune/training/_compile.py, from
 // pytorch/torchtune#1512, 2024-09-07, to at least 2026-04): its own losses (CEWithChunkedOutputLoss,
 // and later the chunked LinearCrossEntropyLoss) get their per-chunk cross-entropy compiled in

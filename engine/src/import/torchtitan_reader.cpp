@@ -523,7 +523,9 @@ class TorchtitanReader {
   }
 
   void read_compile_and_float8() {
-    // [compile] enable + components (since pytorch/torchtitan#1608), or training.compile (before).
+    // [compile] enable + components (since pytorch/torchtitan#1608), or training.compile (before):
+    // read as the blocks alone, as releases before #1033 (2025-04-02) compiled them; from #1033 to
+    // #1608 training.compile compiled the loss too, which holds less.
     if (const Source* s = at("compile.enable")) {
       const bool on = flag(*s).value_or(false);
       const Source* comps = at("compile.components");

@@ -173,7 +173,8 @@ json compile_value(const TrainingSetup& s) {
 std::string compile_origin(const TrainingSetup& s, const json& doc) {
   if (!given(doc, "compile")) return kEngineDefault;
   if (!s.compile || !doc["compile"].is_boolean()) return "input";
-  if (s.framework == Framework::torchtitan) return framework_default("torchtitan apply_compile: the blocks, before pytorch/torchtitan#1608");
+  if (s.framework == Framework::torchtitan)
+    return framework_default("torchtitan compile.components [\"model\", \"loss\"], pytorch/torchtitan#1608; the loss compiled since #1033");
   if (s.framework == Framework::torchtune && compile_scope(s) == CompileScope::blocks)
     return framework_default("torchtune training.compile_loss: the recipe drops the compiled torch.nn.CrossEntropyLoss");
   return framework_default(std::string(framework_label(s.framework)) + " compiles the loss with the model");
