@@ -139,6 +139,32 @@ TEST_CASE("lora_dropout saves a dropout copy of each targeted linear's input and
   CHECK(activations("0.05", "full") == activations("0.0", "full"));
 }
 
+TEST_CASE("bitsandbytes up to v0.43.1 keeps every 4-bit linear's input (qlora.saves_base_inputs)", "[lora][activations]") {
+  // MatMul4Bit kept ctx.tensors = (A, B) until bitsandbytes-foundation/bitsandbytes#1270 (v0.43.2).
+  // Llama-2-7B (hidden 4,096, MLP 11,008, 32 layers), LoRA on q_proj and v_proj, 1,024 tokens, no
+  // checkpointing, bf16 (2 B). With lora_dropout 0 lora_A already keeps the attention norm's
+  // output; the base linears add the MLP norm's output (read by gate_proj and up_proj) and
+  // down_proj's input: 32 x 1,024 x (4,096 + 11,008) x 2 = 989,855,744 B. With lora_dropout 0.05
+  // the adapters keep their dropout outputs instead, so the attention norm's output is new too:
+  // 32 x 1,024 x (4,096 + 4,096 + 11,008) x 2 = 1,258,291,200 B.
+  auto document = [](const std::string& framework, const char* dropout, const char* saves) {
+    return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": ")" + framework +
+           R"(", "method": "qlora", "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": )" + dropout +
+           R"(}, "qlora": {"saves_base_inputs": )" + saves + R"(}, "attention": "flash",
+      "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})";
+  };
+  auto activations = [&](const std::string& framework, const char* dropout, const char* saves) {
+    return *estimate_from(document(framework, dropout, saves)).per_gpu.activations;
+  };
+  CHECK(activations("hf_trainer", "0.0", "true") - activations("hf_trainer", "0.0", "false") == 989855744.0);
+  CHECK(activations("hf_trainer", "0.05", "true") - activations("hf_trainer", "0.05", "false") == 1258291200.0);
+  // torchtune quantizes with torchao's NF4Tensor, whose linear keeps the weight alone: ignored there.
+  CHECK(activations("torchtune", "0.0", "true") == activations("torchtune", "0.0", "false"));
+  const TrainingSetup torchtune = trainmem::test::setup_from(document("torchtune", "0.0", "true"));
+  REQUIRE(torchtune.ignored_fields.size() == 1);
+  CHECK(torchtune.ignored_fields[0].rfind("qlora.saves_base_inputs", 0) == 0);
+}
+
 TEST_CASE("a LoRA rank whose adapter outgrows the model is warned about", "[lora][warnings]") {
   // All linear layers of Llama-2-7B: 39,976,960 / 16 = 2,498,560 adapter parameters per unit of
   // rank (above); the model has 6,738,415,616. r = 2696 gives 6,736,117,760 (fewer), r = 2697

@@ -246,6 +246,25 @@ TEST_CASE("HF Trainer on a model that picks its own kernel: the band reaches eag
   CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "eager"})"), "unstated_attention"));
 }
 
+TEST_CASE("QLoRA through bitsandbytes: the band reaches the older MatMul4Bit that kept every 4-bit linear's input", "[uncertainty]") {
+  // Llama-2-7B, LoRA on q_proj and v_proj, 1,024 tokens, no checkpointing: bitsandbytes up to
+  // v0.43.1 kept the MLP norm's output and down_proj's input besides lora_A's attention norm
+  // output: 32 x 1,024 x (4,096 + 11,008) x 2 B = 989,855,744 B above the expected allocated peak.
+  const std::string base = R"({"model": {"preset": "llama-2-7b"}, "method": "qlora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0}, "activation_checkpointing": "none",
+    "attention": "flash", "zero_grad_set_to_none": true, "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "a100-80gb")";
+  const json out = estimate_doc(base + R"(, "framework": "hf_trainer"})");
+  const json* t = term(out, "framework_version_bitsandbytes");
+  REQUIRE(t);
+  CHECK((*t)["alternative"] == "qlora.saves_base_inputs: true");
+  CHECK(bytes((*t)["below_bytes"]) == 0);
+  const json& allocated = out["per_gpu"]["peak_allocated_range"];
+  CHECK(bytes(allocated["high"]) - bytes(allocated["expected"]) == Approx(989855744.0).epsilon(1e-9));
+  // Stated, the term is gone; torchtune (torchao's NF4) has none.
+  CHECK_FALSE(term(estimate_doc(base + R"(, "framework": "hf_trainer", "qlora": {"saves_base_inputs": false}})"), "framework_version_bitsandbytes"));
+  CHECK_FALSE(term(estimate_doc(base + R"(, "framework": "torchtune"})"), "framework_version_bitsandbytes"));
+}
+
 TEST_CASE("HF Trainer without an attention implementation runs what transformers picks for the model", "[uncertainty][resolved]") {
   // transformers' from_pretrained takes sdpa where the modeling file has an SDPA path (Llama) and
   // eager where it has none (GPT-J); both are then certain, so neither widens the band. Gemma 2's

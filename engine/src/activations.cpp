@@ -60,12 +60,18 @@ class LayerTensors {
   // `fp8_reader`: the norm is fused into the linear that reads it (Transformer Engine's
   // LayerNormLinear), which keeps its FP8 output (ActivationContext::fp8_linear_inputs).
   void norm_output(const char* scope, double tokens, double readers, double adapted, bool fp8_reader = true) {
-    const bool copies = c_.weights_train ? c_.residual != c_.dtype : c_.adapter_input_copies;
-    const double keepers = c_.weights_train ? readers : adapted;
-    if (keepers <= 0) return;
-    const Dtype kept = fp8_reader ? linear_input_dtype() : c_.dtype;
-    if (!copies) add(scope, "output", tokens, c_.hidden, kept, TensorRole::norm_output, false);
-    else add(scope, "linear_input_casts", tokens, c_.hidden * keepers, c_.dtype, TensorRole::norm_output, false);
+    if (c_.weights_train) {
+      if (readers <= 0) return;
+      if (c_.residual == c_.dtype) add(scope, "output", tokens, c_.hidden, fp8_reader ? linear_input_dtype() : c_.dtype, TensorRole::norm_output, false);
+      else add(scope, "linear_input_casts", tokens, c_.hidden * readers, c_.dtype, TensorRole::norm_output, false);
+      return;
+    }
+    // Under adapters: the shared tensor where an adapter in the compute dtype or a 4-bit base
+    // linear keeps it, and each adapter's own cast where adapters run in another dtype.
+    if (c_.frozen_linears_keep_input || (adapted > 0 && !c_.adapter_input_copies))
+      add(scope, "output", tokens, c_.hidden, c_.dtype, TensorRole::norm_output, false);
+    if (adapted > 0 && c_.adapter_input_copies)
+      add(scope, "linear_input_casts", tokens, c_.hidden * adapted, c_.dtype, TensorRole::norm_output, false);
   }
 
   // The dtype a training linear keeps its input in: FP8 under Transformer Engine's FP8 training.
@@ -180,7 +186,7 @@ bool is_adapter_reader(const ActivationContext& c, const Linear& l) {
 // Whether a linear reading `width` (an MLP's inner width) keeps its input: weights that train, or
 // an adapter reading it on such a linear (routed experts or the dense ones, as `experts` says).
 bool inner_input_kept(const LayerGroup& g, const ActivationContext& c, std::int64_t width, bool experts) {
-  if (c.weights_train) return true;
+  if (c.weights_train || c.frozen_linears_keep_input) return true;
   for (const auto& l : g.linears)
     if (l.in_features == width && l.routed_expert == experts && is_adapter_reader(c, l)) return true;
   return false;
@@ -200,7 +206,8 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
   t.add("mlp", "router_probabilities", tokens, experts, Dtype::fp32, TensorRole::matmul_output, false);
   // Under autocast each expert projection reading the dispatched (fp32) tokens keeps its own cast;
   // frozen experts keep them only for an adapter reading them.
-  const double dispatched_readers = c.weights_train ? expert_readers : std::min(1.0, experts_adapted);
+  const double dispatched_readers =
+      c.weights_train ? expert_readers : std::max(c.frozen_linears_keep_input ? 1.0 : 0.0, std::min(1.0, experts_adapted));
   if (dispatched_readers > 0)
     t.add("mlp", "dispatched_tokens", tokens * k, c.hidden * dispatched_readers, t.linear_input_dtype(), TensorRole::matmul_output, false);
   dense_mlp(t, m, c, tokens * k, static_cast<double>(m.moe_intermediate_size), "mlp.experts",
@@ -402,6 +409,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
         if (targeting.adapter_params(g, l, 0) > 0) readers.push_back(&l);
     const Dtype adapter = s.unstated.adapter_dtype ? resolve_precision(s).param_dtype : s.lora.adapter_dtype;
     c.adapter_input_copies = adapter != compute;
+    c.frozen_linears_keep_input = qlora_through_bitsandbytes(s) && s.qlora.saves_base_inputs.value_or(false);
   }
   for (const auto& g : a.layers)
     if (g.mlp.num_experts_per_tok > 0) c.experts_per_token = static_cast<double>(g.mlp.num_experts_per_tok);

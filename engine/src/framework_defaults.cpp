@@ -5,6 +5,11 @@
 
 namespace trainmem {
 
+bool qlora_through_bitsandbytes(const TrainingSetup& s) {
+  return s.method == Method::qlora &&
+         (s.framework == Framework::hf_trainer || s.framework == Framework::fsdp || s.framework == Framework::deepspeed);
+}
+
 bool liger_applies(const TrainingSetup& s) {
   if (s.framework == Framework::megatron || s.framework == Framework::torchtitan || s.framework == Framework::torchtune) return false;
   if (!s.model.architecture) return false;

@@ -181,6 +181,12 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    "1.x, and in the HF Trainer before huggingface/transformers#22136 (2023-03), they were zeroed in place "
                    "and kept through the step"});
   }
+  if (arch && !s.qlora.saves_base_inputs && qlora_through_bitsandbytes(s)) {
+    out.push_back({"framework_version_bitsandbytes", "qlora.saves_base_inputs: true",
+                   [](TrainingSetup& t) { t.qlora.saves_base_inputs = true; },
+                   "bitsandbytes-foundation/bitsandbytes#1270 (v0.43.2, 2024-07-16): MatMul4Bit kept each 4-bit linear's "
+                   "input for the backward (ctx.tensors = (A, B)) up to v0.43.1, and keeps (None, B) since"});
+  }
   if (!s.parallel.sharding_engine && s.framework == Framework::torchtune && s.parallel.zero_stage > 0 &&
       s.parallel.data_parallel_size > 1) {
     out.push_back({"framework_version_sharding_engine", "parallel.sharding_engine: fsdp",

@@ -57,6 +57,7 @@ export const KEYS = [
   ['lal', 'lora.lora_alpha', 'num'],
   ['qt', 'qlora.quant_type', 'str'],
   ['qd', 'qlora.double_quant', 'bool'],
+  ['qs', 'qlora.saves_base_inputs', 'bool'],
   ['ft', 'freeze.trainable_layers', 'num'],
   ['ra', 'rlhf.algorithm', 'str'],
   ['rr', 'rlhf.reference.method', 'str'],

@@ -88,6 +88,12 @@ struct ActivationContext {
   // dropout the adapter keeps the dropout's output instead, above).
   bool weights_train = true;
   std::vector<const Linear*> adapter_readers;
+  // QLoRA through bitsandbytes up to v0.43.1 (TrainingSetup::qlora.saves_base_inputs): every 4-bit
+  // linear keeps its input for the backward (MatMul4Bit ctx.tensors = (A, B),
+  // bitsandbytes/autograd/_functions.py before bitsandbytes-foundation/bitsandbytes#1270), so the
+  // norms' outputs, the down projections' inputs and an MoE layer's dispatched tokens are kept
+  // whether or not an adapter reads them, in the compute dtype, beside any adapter's own cast.
+  bool frozen_linears_keep_input = false;
   // Adapters in a dtype other than the compute dtype (PEFT's fp32 adapters over a 16-bit base):
   // PEFT casts the input to the adapter's dtype before lora_A (peft src/peft/tuners/lora/layer.py
   // Linear.forward, BaseTunerLayer._cast_input_dtype) and autocast casts it back for the matmul,

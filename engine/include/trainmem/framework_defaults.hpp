@@ -83,6 +83,12 @@ bool engine_keeps_gradients(const TrainingSetup& s);
 // MODEL_TYPE_TO_APPLY_LIGER_FN; for any other type transformers' Trainer logs that no kernels apply).
 bool liger_applies(const TrainingSetup& s);
 
+// Whether the setup's 4-bit base runs through bitsandbytes (Linear4bit, as transformers' and
+// PEFT's QLoRA load it under the HF Trainer, accelerate's FSDP and DeepSpeed), where
+// qlora.saves_base_inputs applies; torchtune quantizes with torchao's NF4Tensor, whose linear_nf4
+// keeps only the weight for its backward (torchao nf4_tensor.py, LinearNF4).
+bool qlora_through_bitsandbytes(const TrainingSetup& s);
+
 // The loss implementation when loss.implementation is not given: the framework's, or Liger's fused
 // linear cross-entropy where its patch applies; not under rlhf, whose TRL trainers call the model
 // without labels and compute their losses on its logits, so Liger's patched forward returns them

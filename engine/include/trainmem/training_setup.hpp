@@ -87,6 +87,10 @@ struct LoraSettings {
 struct QloraSettings {
   Dtype quant_type = Dtype::nf4;  // nf4 or int4 (fp4)
   bool double_quant = true;
+  // Each 4-bit linear keeps its input for the backward, as bitsandbytes' MatMul4Bit did up to
+  // v0.43.1 (ctx.tensors = (A, B); (None, B) since bitsandbytes-foundation/bitsandbytes#1270,
+  // v0.43.2). Not given: the current behaviour (none kept); the band re-estimates the older one.
+  std::optional<bool> saves_base_inputs;
 };
 
 struct Precision {

@@ -415,6 +415,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(r.has("lora") && !adapters, "lora (method is not lora/qlora)");
   note(r.has("qlora") && s.method != Method::qlora, "qlora (method is not qlora)");
   note(r.has("freeze") && s.method != Method::freeze, "freeze (method is not freeze)");
+  note(s.qlora.saves_base_inputs && s.method == Method::qlora && !qlora_through_bitsandbytes(s),
+       "qlora.saves_base_inputs (bitsandbytes' 4-bit linears only: torchtune's NF4 linears keep the weight alone)");
   note(r.has("selective_policy") && s.activation_checkpointing != Checkpointing::selective,
        "selective_policy (activation_checkpointing is not selective)");
   note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none,
@@ -453,6 +455,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     ObjectReader q(*v, "qlora", errors);
     set(s.qlora.quant_type, q.choice("quant_type", kQuantTypes));
     set(s.qlora.double_quant, q.boolean("double_quant"));
+    s.qlora.saves_base_inputs = q.boolean("saves_base_inputs");
     q.finish();
   }
   if (const json* v = r.get("freeze")) {
