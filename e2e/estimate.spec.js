@@ -357,3 +357,24 @@ test('the Markdown export shows text from the input as text: markup in a config\
   // The input document keeps the value as written, inside its code block.
   expect(text).toContain('"model_type": "<img src=x onerror=alert(1)>"');
 });
+
+test('QLoRA on bitsandbytes up to 0.43.1: the control shows the engine default, travels in the link and prices the kept inputs as the CLI does', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('framework', 'hf_trainer');
+  await app.set('method', 'qlora');
+  await app.set('gpu', 'a100-80gb');
+  await app.set('activation_checkpointing', 'none');
+  const control = app.field('qlora.saves_base_inputs');
+  await expect(control).toBeVisible();
+  await expect(control.locator('option[value=""]')).toHaveText('default: off');
+  const current = cli(await app.inputDoc());
+  await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(current.per_gpu.peak);
+  await app.set('qlora.saves_base_inputs', 'true');
+  const doc = await app.inputDoc();
+  expect(doc.qlora.saves_base_inputs).toBe(true);
+  await expect(page).toHaveURL(/[&:]qs=1(&|$)/);
+  const older = cli(doc);
+  expect(older.per_gpu.activations).toBeGreaterThan(current.per_gpu.activations);
+  await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(older.per_gpu.peak);
+});
