@@ -374,6 +374,8 @@ TEST_CASE("Optimizer step: torch's foreach and for-loop Adam run ten moment pass
 }
 
 TEST_CASE("An offloaded optimizer steps on the host: the node's shards at the CPU-Adam or PyTorch CPU rate", "[step_time]") {
+  // DeepSpeed steps its CPU-Adam; a fused torch optimizer (torchtune's configs) is taken at the same
+  // vectorized rate; the HF Trainer's and accelerate's foreach AdamW runs tensor by tensor on CPU.
   // Llama-3.1-8B (8,030,261,248 parameters, Meta's model card) at ZeRO-3 on 16 GPUs, two nodes of
   // 8: each GPU trains 8,030,261,248 / 16 = 501,891,328 parameters and each host steps its 8 GPUs'
   // shards, 4,015,130,624 parameters. ZeRO-Offload (arXiv 2101.06840), Table 3: 10 billion
@@ -386,6 +388,8 @@ TEST_CASE("An offloaded optimizer steps on the host: the node's shards at the CP
   const double per_host = 8 * 8030261248.0 / 16;
   CHECK(time_of(document("deepspeed", 16)).breakdown.optimizer == Approx(per_host * 2.57 / 10e9));
   CHECK(time_of(document("fsdp", 16)).breakdown.optimizer == Approx(per_host * 14.76 / 10e9));
+  CHECK(time_of(document("torchtune", 16)).breakdown.optimizer == Approx(per_host * 2.57 / 10e9));
+  CHECK(time_of(document("megatron", 16)).breakdown.optimizer == Approx(per_host * 14.76 / 10e9));
   // Two GPUs share one host: 2 x 8,030,261,248 / 2 parameters, the whole model, on its CPUs.
   CHECK(time_of(document("deepspeed", 2)).breakdown.optimizer == Approx(8030261248.0 * 2.57 / 10e9));
 }

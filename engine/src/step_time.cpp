@@ -82,11 +82,14 @@ double optimizer_step_bytes_per_param(const TrainingSetup& s, const Estimate& e)
 }
 
 // Parameters per second one host's CPUs update with the optimizer an offloading engine steps there
-// (see step_time.hpp): DeepSpeed's CPU-Adam, 10 billion in 2.57 s; PyTorch's Adam on CPU tensors,
-// 10 billion in 14.76 s (Ren et al. 2021, ZeRO-Offload, arXiv 2101.06840, Table 3).
+// (see step_time.hpp): a vectorized, multi-threaded Adam (DeepSpeed's CPU-Adam, 10 billion in
+// 2.57 s) under DeepSpeed and for a fused torch optimizer; PyTorch's per-tensor Adam on CPU tensors
+// (10 billion in 14.76 s) otherwise (Ren et al. 2021, ZeRO-Offload, arXiv 2101.06840, Table 3).
 double host_optimizer_parameters_per_second(const TrainingSetup& s) {
-  constexpr double kDeepSpeedCpuAdam = 10e9 / 2.57, kTorchCpuAdam = 10e9 / 14.76;
-  return sharding_engine(s) == ShardingEngine::deepspeed ? kDeepSpeedCpuAdam : kTorchCpuAdam;
+  constexpr double kVectorizedCpuAdam = 10e9 / 2.57, kTorchCpuAdam = 10e9 / 14.76;
+  if (sharding_engine(s) == ShardingEngine::deepspeed) return kVectorizedCpuAdam;
+  if (s.framework == Framework::megatron) return kTorchCpuAdam;
+  return optimizer_implementation(s) == OptimizerImplementation::fused ? kVectorizedCpuAdam : kTorchCpuAdam;
 }
 
 // Bytes per row of PEFT's elementwise ops around one adapted linear, per input and per output

@@ -85,11 +85,16 @@
 // hold: min(world_size, gpus_per_node) x the GPU's trained shard / the host's rate, in parameters
 // per second of one node's CPUs as Ren et al. measured them on a DGX-2 host ("ZeRO-Offload:
 // Democratizing Billion-Scale Model Training", arXiv 2101.06840, Table 3, 10-billion-parameter
-// row): DeepSpeed's CPU-Adam 10e9 / 2.57 s, which DeepSpeed's engine runs for an offloaded
-// optimizer (zero_force_ds_cpu_optimizer, deepspeed/runtime/engine.py); PyTorch's Adam on CPU
-// tensors 10e9 / 14.76 s, which FSDP's CPUOffload and Megatron's --optimizer-cpu-offload step
-// (torch.optim.AdamW as CPUAdam, megatron/core/optimizer/__init__.py @d98e8a6). NVMe offload's
-// swapping of the states is not counted.
+// row): DeepSpeed's CPU-Adam 10e9 / 2.57 s, a vectorized multi-threaded kernel, which DeepSpeed's
+// engine runs for an offloaded optimizer (zero_force_ds_cpu_optimizer, deepspeed/runtime/engine.py)
+// and which a fused torch optimizer is taken to match (torch.optim.AdamW(fused=True) on CPU tensors
+// since PyTorch 2.4: torchtune's configs, whose CPU offload steps through torchao's
+// CPUOffloadOptimizer or FSDP2's CPUOffloadPolicy); PyTorch's per-tensor Adam on CPU tensors
+// 10e9 / 14.76 s for the foreach and for-loop implementations (on CPU tensors both run tensor by
+// tensor: torch/optim/optimizer.py _default_to_fused_or_foreach picks foreach for CUDA tensors
+// only), as under FSDP1's CPUOffload behind the HF Trainer or accelerate, and for Megatron's
+// --optimizer-cpu-offload (torch.optim.AdamW as CPUAdam, megatron/core/optimizer/__init__.py
+// @d98e8a6). NVMe offload's swapping of the states is not counted.
 // Tensor-parallel collectives block the compute unless parallel.tp_comm_overlap pipelines them
 // with the linears' GEMMs (Megatron --tp-comm-overlap: Transformer Engine's userbuffers run each
 // sequence-parallel all-gather and reduce-scatter in chunks beside the GEMM that reads or writes
