@@ -89,6 +89,15 @@ test('every label of the page and of the scripts has a Simplified Chinese text',
   assert.deepEqual(unused, []);
 });
 
+test('every uncertainty source docs/api.md lists has words (and so, by the test above, Chinese words too)', () => {
+  const api = readFileSync(new URL('../docs/api.md', import.meta.url), 'utf8');
+  const list = api.match(/`source` is a stable code \(([^)]*)\)/);
+  assert.ok(list, 'docs/api.md lists the uncertainty sources');
+  const codes = [...list[1].matchAll(/`([a-z_0-9]+)`/g)].map((m) => m[1]);
+  assert.ok(codes.includes('framework_version_bitsandbytes') && codes.includes('allocator_fragmentation'), codes.join(' '));
+  assert.deepEqual(codes.filter((code) => !('u_' + code in I18n.STRINGS.en)), []);
+});
+
 test('every suggestion the engine makes has words (and so, by the test above, Chinese words too)', () => {
   // Setups that do not fit, one per family of changes: one GPU, DeepSpeed on 8, FSDP on 8,
   // torchtune, GRPO with colocated vLLM.

@@ -416,7 +416,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(r.has("qlora") && s.method != Method::qlora, "qlora (method is not qlora)");
   note(r.has("freeze") && s.method != Method::freeze, "freeze (method is not freeze)");
   note(s.qlora.saves_base_inputs && s.method == Method::qlora && !qlora_through_bitsandbytes(s),
-       "qlora.saves_base_inputs (bitsandbytes' 4-bit linears only: torchtune's NF4 linears keep the weight alone)");
+       "qlora.saves_base_inputs (bitsandbytes' 4-bit linears, under hf_trainer, fsdp and deepspeed, only; torchtune's NF4 "
+       "linears keep the weight alone)");
   note(r.has("selective_policy") && s.activation_checkpointing != Checkpointing::selective,
        "selective_policy (activation_checkpointing is not selective)");
   note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none,
