@@ -6,13 +6,11 @@
 namespace trainmem {
 
 bool qlora_through_bitsandbytes(const TrainingSetup& s) {
-  return s.method == Method::qlora &&
-         (s.framework == Framework::hf_trainer || s.framework == Framework::fsdp || s.framework == Framework::deepspeed);
+  return s.method == Method::qlora && trains_transformers_model(s.framework);
 }
 
 bool liger_applies(const TrainingSetup& s) {
-  if (s.framework == Framework::megatron || s.framework == Framework::torchtitan || s.framework == Framework::torchtune) return false;
-  if (!s.model.architecture) return false;
+  if (!trains_transformers_model(s.framework) || !s.model.architecture) return false;
   static const char* const kLigerModelTypes[] = {
       "deepseek_v4", "gemma", "gemma2", "gemma3_text", "gemma3", "gemma4_text", "gemma4", "glm4", "glm4v", "glm4v_moe", "gpt_oss",
       "internvl", "llama", "llama4_text", "llama4", "llava", "granite", "mllama", "mllama_text_model", "ministral", "mistral",

@@ -105,8 +105,7 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                    lora(64, {"q_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}),
                    "pytorch/torchtune v0.6.0 recipes/configs/llama3_2/3B_lora_single_device.yaml: lora_rank 64, "
                    "lora_attn_modules [q_proj, v_proj, output_proj], apply_lora_to_mlp: True"});
-  } else if (arch && adapters && s.unstated.lora &&
-             (s.framework == Framework::hf_trainer || s.framework == Framework::fsdp || s.framework == Framework::deepspeed)) {
+  } else if (arch && adapters && s.unstated.lora && trains_transformers_model(s.framework)) {
     out.push_back({"unstated_lora", "lora.r: 8", [](TrainingSetup& t) { t.lora.r = 8; },
                    "huggingface/peft src/peft/tuners/lora/config.py: LoraConfig.r defaults to 8"});
   }

@@ -76,6 +76,13 @@ FrameworkBehaviour framework_behaviour(const TrainingSetup& s);
 // Megatron), whatever the loop's zero_grad does (FrameworkBehaviour::gradients_freed_between_steps).
 bool engine_keeps_gradients(const TrainingSetup& s);
 
+// Whether the framework trains a Hugging Face transformers model (with PEFT's adapters and
+// bitsandbytes' 4-bit layers): the HF Trainer and the accelerate ("fsdp") and DeepSpeed loops over
+// one; Megatron, torchtitan and torchtune build models of their own.
+constexpr bool trains_transformers_model(Framework f) {
+  return f == Framework::hf_trainer || f == Framework::fsdp || f == Framework::deepspeed;
+}
+
 // Whether use_liger_kernel applies to the setup: Liger patches Hugging Face transformers model
 // classes (the HF Trainer and the loops of "fsdp" and "deepspeed" over them; Megatron, torchtitan
 // and torchtune build their own models) of the model types it has kernels for
