@@ -161,6 +161,17 @@ const json* term(const json& out, const std::string& source) {
   return nullptr;
 }
 
+// An unstated setting whose alternative only raises the peak: checks the term names it and lowers
+// nothing, and returns how far it lifts the allocated band's high end above the expected peak, bytes.
+double raise_by_term(const json& out, const std::string& source, const std::string& alternative) {
+  const json* t = term(out, source);
+  REQUIRE(t);
+  CHECK((*t)["alternative"] == alternative);
+  CHECK(bytes((*t)["below_bytes"]) == 0);
+  const json& allocated = out["per_gpu"]["peak_allocated_range"];
+  return bytes(allocated["high"]) - bytes(allocated["expected"]);
+}
+
 // Llama-2-7B, full fine-tuning under torchtune on one A100, no checkpointing at 4,096 tokens (the
 // activations make the end of forward the peak whatever the optimizer), chunked loss; `precision`
 // closes the document's precision object.
@@ -234,13 +245,7 @@ TEST_CASE("HF Trainer on a model that picks its own kernel: the band reaches eag
     "precision": {"param_dtype": "bf16", "master_weights": false, "optimizer": "sgd"},
     "batch": {"micro_batch_size": 8, "seq_length": 512, "gradient_accumulation_steps": 1},
     "activation_checkpointing": "none", "loss": {"implementation": "full"}, "zero_grad_set_to_none": true, "gpu": "a100-80gb")";
-  const json out = estimate_doc(base + "}");
-  const json* t = term(out, "unstated_attention");
-  REQUIRE(t);
-  CHECK((*t)["alternative"] == "attention: eager");
-  CHECK(bytes((*t)["below_bytes"]) == 0);
-  const json& allocated = out["per_gpu"]["peak_allocated_range"];
-  CHECK(bytes(allocated["high"]) - bytes(allocated["expected"]) == Approx(12868124672.0).epsilon(1e-9));
+  CHECK(raise_by_term(estimate_doc(base + "}"), "unstated_attention", "attention: eager") == Approx(12868124672.0).epsilon(1e-9));
   // Stated, whatever the value, the term is gone.
   CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "sdpa"})"), "unstated_attention"));
   CHECK_FALSE(term(estimate_doc(base + R"(, "attention": "eager"})"), "unstated_attention"));
@@ -253,13 +258,8 @@ TEST_CASE("QLoRA through bitsandbytes: the band reaches the older MatMul4Bit tha
   const std::string base = R"({"model": {"preset": "llama-2-7b"}, "method": "qlora",
     "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0}, "activation_checkpointing": "none",
     "attention": "flash", "zero_grad_set_to_none": true, "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "a100-80gb")";
-  const json out = estimate_doc(base + R"(, "framework": "hf_trainer"})");
-  const json* t = term(out, "framework_version_bitsandbytes");
-  REQUIRE(t);
-  CHECK((*t)["alternative"] == "qlora.saves_base_inputs: true");
-  CHECK(bytes((*t)["below_bytes"]) == 0);
-  const json& allocated = out["per_gpu"]["peak_allocated_range"];
-  CHECK(bytes(allocated["high"]) - bytes(allocated["expected"]) == Approx(989855744.0).epsilon(1e-9));
+  CHECK(raise_by_term(estimate_doc(base + R"(, "framework": "hf_trainer"})"), "framework_version_bitsandbytes",
+                      "qlora.saves_base_inputs: true") == Approx(989855744.0).epsilon(1e-9));
   // Stated, the term is gone; torchtune (torchao's NF4) has none.
   CHECK_FALSE(term(estimate_doc(base + R"(, "framework": "hf_trainer", "qlora": {"saves_base_inputs": false}})"), "framework_version_bitsandbytes"));
   CHECK_FALSE(term(estimate_doc(base + R"(, "framework": "torchtune"})"), "framework_version_bitsandbytes"));
