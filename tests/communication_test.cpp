@@ -35,7 +35,10 @@ TEST_CASE("ZeRO-3: two parameter all-gathers and a gradient reduce-scatter per m
   const double per_collective = 7.0 / 8 * kParams * 2;
   CHECK(per_collective == 232'144'640.0);
   CHECK(t.bytes_per_step.data_parallel == Approx(2 * 3 * per_collective).epsilon(1e-12));
-  CHECK(t.seconds_per_step.data_parallel == Approx(2 * 3 * per_collective / kNvlink4).epsilon(1e-12));
+  // Latency (NCCL's tuning model, communication.hpp): FSDP's 5 units (4 layers and the root) each
+  // all-gather in forward and backward and reduce-scatter once per micro-batch, 15 collectives of
+  // 8 ranks in one NVLink node: 8.4 + 7 x 3.4 = 32.2 us each.
+  CHECK(t.seconds_per_step.data_parallel == Approx(2 * 3 * per_collective / kNvlink4 + 2 * 15 * 32.2e-6).epsilon(1e-12));
   CHECK(t.bytes_per_step.tensor_parallel == 0);
   // Under no_sync accumulation (accelerate's default for FSDP) the gradients are reduced once:
   // 2 x 2 gathers + 1 reduce-scatter.
@@ -57,7 +60,8 @@ TEST_CASE("Tensor parallel: 4 all-reduces of [b s, h] per layer, 6 with full rec
   const double all_reduce = 2 * 1024 * 1024 * 2.0;
   const StepTime plain = time_of(base + "}");
   CHECK(plain.bytes_per_step.tensor_parallel == 4 * 4 * all_reduce);
-  CHECK(plain.seconds_per_step.tensor_parallel == Approx(4 * 4 * all_reduce / kNvlink4).epsilon(1e-12));
+  // Each all-reduce of 2 ranks also takes NCCL's latency, 8.4 + 2 x 3.4 = 15.2 us.
+  CHECK(plain.seconds_per_step.tensor_parallel == Approx(4 * 4 * (all_reduce / kNvlink4 + 15.2e-6)).epsilon(1e-12));
   // Sequence parallelism turns each all-reduce into a reduce-scatter + all-gather: same bytes.
   std::string with_sp = base;  // the same document with sequence_parallel in its one "parallel" object
   const std::string tp_only = R"("tensor_parallel_size": 2})";
@@ -197,9 +201,76 @@ TEST_CASE("Megatron MoE layer: routed copies all-gathered and reduce-scattered o
   // 2 x 2 x (2,097,152 + 4,194,304) = 25,165,824 bytes, inside one node at 370e9 B/s.
   const StepTime etp2 = time_of(base + "}}");
   CHECK(etp2.bytes_per_step.tensor_parallel == 25'165'824.0);
-  CHECK(etp2.seconds_per_step.tensor_parallel == Approx(25'165'824.0 / kNvlink4).epsilon(1e-12));
+  // Latency: per layer and pass, attention's all-gather and reduce-scatter and the expert group's
+  // two, each over 2 ranks 8.4 + 3.4 = 11.8 us: 2 layers x 2 passes x 4 x 11.8 us = 188.8 us.
+  CHECK(etp2.seconds_per_step.tensor_parallel == Approx(25'165'824.0 / kNvlink4 + 188.8e-6).epsilon(1e-12));
   // ETP 1: the experts see only the rank's own copies, no expert collective; attention's alone:
   // 2 x 2 x 2,097,152 = 8,388,608 bytes.
   const StepTime etp1 = time_of(base + R"(, "expert_tensor_parallel_size": 1}})");
   CHECK(etp1.bytes_per_step.tensor_parallel == 8'388'608.0);
+}
+
+TEST_CASE("Collective latency follows NCCL's tuning model: ring steps inside and across nodes, a tree across nodes",
+          "[communication][latency]") {
+  LinkRates nvlink;
+  nvlink.node_gpus = 8;
+  nvlink.nvlink = true;
+  // One node, 8 ranks: all-gather 8.4 + 7 x 3.4 = 32.2 us; all-reduce 8.4 + 14 x 3.4 = 56.0 us.
+  CHECK(collective_latency(Collective::all_gather, 8, 1, nvlink) == Approx(32.2e-6).epsilon(1e-12));
+  CHECK(collective_latency(Collective::all_reduce, 8, 1, nvlink) == Approx(56.0e-6).epsilon(1e-12));
+  // Over PCIe: 8.4 + 7 x 5.7 = 48.3 us.
+  LinkRates pcie = nvlink;
+  pcie.nvlink = false;
+  CHECK(collective_latency(Collective::reduce_scatter, 8, 1, pcie) == Approx(48.3e-6).epsilon(1e-12));
+  // 1,024 ranks on 128 nodes: all-gather 1,023 steps, 127 across nodes at 14 us, the other 896 at
+  // max(3.4, 3) us: 8.4 + 896 x 3.4 + 127 x 14 = 4,832.8 us.
+  CHECK(collective_latency(Collective::all_gather, 1024, 1, nvlink) == Approx(4832.8e-6).epsilon(1e-12));
+  // All-reduce over 2 nodes of 8: ring (8.4 + 28 x 3.4 + 2 x 14) x 1.4 = 184.24 us; tree
+  // 8.4 + 2 (7 x 4 + 1 x 14) = 92.4 us, the lower.
+  CHECK(collective_latency(Collective::all_reduce, 16, 1, nvlink) == Approx(92.4e-6).epsilon(1e-12));
+  // One rank per node (stride 8), 4 nodes: ring 8.4 + 6 x 14 = 92.4 us x 1.4 = 129.36 us; tree
+  // 8.4 + 2 (0 + 2 x 14) = 64.4 us.
+  CHECK(collective_latency(Collective::all_reduce, 4, 8, nvlink) == Approx(64.4e-6).epsilon(1e-12));
+  CHECK(collective_latency(Collective::all_reduce, 1, 1, nvlink) == 0);
+}
+
+TEST_CASE("Data-parallel collectives per step follow each engine's buckets", "[communication][latency]") {
+  const std::string model = R"({"model": )" + kSmallLlama;
+  const auto collectives = [&](const std::string& rest) {
+    const TrainingSetup s = setup_from(model + rest);
+    return data_parallel_collectives(s, estimate(s));
+  };
+  // PyTorch DDP, bf16 gradients of 132,654,080 parameters = 265,308,160 bytes: a first bucket of
+  // 1 MiB, then ceil((265,308,160 - 1,048,576) / 26,214,400) = ceil(10.08) = 11 buckets: 12.
+  const DataParallelCollectives ddp = collectives(R"(, "framework": "fsdp", "precision": {"param_dtype": "bf16",
+    "grad_dtype": "bf16"}, "parallel": {"world_size": 8, "zero_stage": 0}, "gpu": "h100-sxm-80gb"})");
+  CHECK(ddp.reductions == 12);
+  CHECK(ddp.gathers_per_pass == 0);
+  // DeepSpeed ZeRO-3: 7 linears per layer x 4 layers + embedding + head = 30 gathers per pass;
+  // one reduce bucket of 5e8 elements holds every gradient.
+  const DataParallelCollectives z3 = collectives(R"(, "framework": "deepspeed", "parallel": {"world_size": 8,
+    "zero_stage": 3}, "gpu": "h100-sxm-80gb"})");
+  CHECK(z3.gathers_per_pass == 30);
+  CHECK(z3.reductions == 1);
+  // Under the HF Trainer the reduce bucket is hidden_size^2 = 1,048,576 elements:
+  // ceil(132,654,080 / 1,048,576) = ceil(126.5) = 127 reductions.
+  const DataParallelCollectives hf = collectives(R"(, "framework": "hf_trainer", "parallel": {"world_size": 8,
+    "zero_stage": 2, "sharding_engine": "deepspeed"}, "gpu": "h100-sxm-80gb"})");
+  CHECK(hf.reductions == 127);
+  CHECK(hf.parameter_syncs == 1);
+  // Megatron with --overlap-grad-reduce: buckets of max(40e6, 1e6 x 8) parameters,
+  // ceil(132,654,080 / 40e6) = 4; without it one bucket.
+  const std::string megatron = R"(, "framework": "megatron", "parallel": {"world_size": 8, "zero_stage": 1)";
+  CHECK(collectives(megatron + R"(, "overlap_grad_reduce": true}, "gpu": "h100-sxm-80gb"})").reductions == 4);
+  CHECK(collectives(megatron + R"(}, "gpu": "h100-sxm-80gb"})").parameter_syncs == 1);
+}
+
+TEST_CASE("DeepSpeed ZeRO-1/2 all-reduce each gradient bucket: twice a reduce-scatter's bytes", "[communication]") {
+  // stage_1_and_2.py average_tensor -> allreduce_and_scatter (use_multi_rank_bucket_allreduce):
+  // 2 x 7/8 x 132,654,080 x 2 bytes (bf16 gradients) = 464,289,280 bus bytes per reduction, as DDP's
+  // all-reduce; then the parameter all-gather, 7/8 x 132,654,080 x 2 = 232,144,640.
+  const StepTime z2 = time_of(R"({"model": )" + kSmallLlama + R"(, "framework": "deepspeed",
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 1024},
+    "parallel": {"world_size": 8, "zero_stage": 2}, "gpu": "h100-sxm-80gb"})");
+  CHECK(z2.bytes_per_step.data_parallel == Approx(464'289'280.0 + 232'144'640.0).epsilon(1e-12));
 }

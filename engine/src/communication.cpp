@@ -5,6 +5,7 @@
 
 #include "trainmem/deepspeed_regather.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/transient_buffers.hpp"
 
 
 namespace trainmem {
@@ -25,9 +26,31 @@ constexpr double kDefaultHostBytesPerS = 32e9;
 // (te42kyfo/gpu-benches README.md @01d2bb5, "cuda-memcpy" example output).
 constexpr double kHostLinkEfficiency = 12.35 / 15.75;
 
+// NCCL's latency model, Simple protocol, microseconds (NVIDIA/nccl src/graph/tuning.cc @5067397,
+// ncclTunerConstantsDefaults: baseLatencies and hwLatencies; ncclTopoTuneModel; getNetOverhead).
+constexpr double kNcclBaseUs = 8.4;             // ring and tree
+constexpr double kNcclRingNvlinkStepUs = 3.4;   // per ring step inside an NVLink node
+constexpr double kNcclRingPciStepUs = 5.7;      // per ring step over PCIe
+constexpr double kNcclTreeStepUs = 4.0;         // per tree step inside a node (NVLink or PCIe)
+constexpr double kNcclNetStepUs = 14.0;         // per step across nodes (ring and tree)
+constexpr double kNcclRingNetOverheadUs = 3.0;  // intra-node step floor once a ring leaves the node: 3 x 1 us
+constexpr double kNcclRingAllReducePlateau = 1.4;  // multi-node ring all-reduce, compute capability >= 8.0
+
+// PyTorch DDP's gradient buckets (torch/nn/parallel/distributed.py: bucket_cap_mb 25 and
+// _DEFAULT_FIRST_BUCKET_BYTES 1 MiB), bytes.
+constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024, kDdpFirstBucketBytes = 1024.0 * 1024;
+// Megatron's bucket under --overlap-grad-reduce: max(40e6, 1e6 x dp) parameters
+// (megatron/core/distributed/distributed_data_parallel.py @d98e8a6).
+constexpr double kMegatronMinBucketParams = 40e6, kMegatronBucketParamsPerRank = 1e6;
+
 double ring(double n) { return n > 1 ? (n - 1) / n : 0.0; }
 
 Traffic collective(double bus_bytes, double bandwidth) { return {bus_bytes, bandwidth > 0 ? bus_bytes / bandwidth : 0.0}; }
+
+// `count` collectives' latency, no bytes.
+Traffic latency(double count, Collective kind, double ranks, double stride, const LinkRates& l) {
+  return {0.0, count * collective_latency(kind, ranks, stride, l)};
+}
 
 
 }  // namespace
@@ -44,6 +67,7 @@ LinkRates link_rates(const TrainingSetup& s) {
   // bidirectional) at NCCL's efficiency; a device without one talks over its host link.
   if (intra <= 0) intra = (perf && perf->interconnect_bytes_per_s > 0 ? perf->interconnect_bytes_per_s / 2 : host_line_rate) *
                           kNcclLinkEfficiency;
+  l.nvlink = perf && perf->interconnect_bytes_per_s > 2 * host_line_rate;
   l.intra_node_bytes_per_s = s.network.intra_node_bytes_per_s.value_or(intra);
   l.inter_node_bytes_per_s =
       s.network.inter_node_bytes_per_s.value_or(perf && perf->inter_node_bytes_per_s > 0 ? perf->inter_node_bytes_per_s : kDefaultInterNodeBytesPerS);
@@ -64,6 +88,22 @@ double bus_bandwidth(double ranks, double stride, const LinkRates& l) {
   const double per_node = members_per_node(ranks, stride, l);
   if (per_node >= ranks) return l.intra_node_bytes_per_s;
   return std::min(l.intra_node_bytes_per_s, per_node * l.inter_node_bytes_per_s);
+}
+
+double collective_latency(Collective kind, double ranks, double stride, const LinkRates& l) {
+  if (ranks <= 1) return 0.0;
+  const double nodes = std::ceil(ranks / members_per_node(ranks, stride, l));
+  const bool all_reduce = kind == Collective::all_reduce;
+  const double steps = all_reduce ? 2 * (ranks - 1) : ranks - 1;
+  const double net_steps = nodes > 1 ? (all_reduce ? 2 : 1) * (nodes - 1) : 0.0;
+  double step = l.nvlink ? kNcclRingNvlinkStepUs : kNcclRingPciStepUs;
+  if (nodes > 1) step = std::max(step, kNcclRingNetOverheadUs);
+  double us = kNcclBaseUs + (steps - net_steps) * step + net_steps * kNcclNetStepUs;
+  if (all_reduce && nodes > 1) {
+    const double tree = kNcclBaseUs + 2 * ((ranks / nodes - 1) * kNcclTreeStepUs + std::floor(std::log2(nodes)) * kNcclNetStepUs);
+    us = std::min(us * kNcclRingAllReducePlateau, tree);
+  }
+  return us * 1e-6;
 }
 
 double all_to_all_bandwidth(double ranks, double stride, const LinkRates& l) {
@@ -96,6 +136,10 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
     const double all_reduces = megatron_moe ? (g.mlp.shared_intermediate_size > 0 ? 2.0 : 1.0) : 2.0;
     const double bytes = passes * all_reduces * 2 * ring(tp) * tokens * h * a;
     t.tensor = collective(bytes, bus_bandwidth(tp, 1, links));
+    // Each all-reduce runs as an all-gather and a reduce-scatter under sequence parallelism.
+    const double calls = passes * all_reduces;
+    t.tensor += p.sequence_parallel ? latency(2 * calls, Collective::all_gather, tp, 1, links)
+                                    : latency(calls, Collective::all_reduce, tp, 1, links);
   }
   const double etp = static_cast<double>(expert_tensor_parallel_size(s));
   if (megatron_moe && etp > 1) {
@@ -109,6 +153,7 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
     // is adjacent ranks (stride 1).
     const double received = tokens / tp * static_cast<double>(g.mlp.num_experts_per_tok);
     t.tensor += collective(passes * 2 * (etp - 1) * received * h * a, bus_bandwidth(etp, 1, links));
+    t.tensor += latency(passes * 2, Collective::all_gather, etp, 1, links);
   }
   if (cp > 1) {
     const AttentionShape& at = g.attention;
@@ -150,6 +195,54 @@ Traffic pipeline_traffic(const TrainingSetup& s, Dtype activation_dtype, const L
   return collective(bytes, bandwidth);
 }
 
+bool overlaps_data_parallel(const TrainingSetup& s) {
+  if (s.parallel.overlap_grad_reduce) return *s.parallel.overlap_grad_reduce;
+  switch (sharding_engine(s)) {
+    case ShardingEngine::megatron: return false;  // --overlap-grad-reduce defaults to False
+    case ShardingEngine::deepspeed: return s.parallel.zero_stage == 3;  // overlap_comm: True only for ZeRO-3
+    default: return true;  // PyTorch DDP buckets, FSDP prefetch
+  }
+}
+
+DataParallelCollectives data_parallel_collectives(const TrainingSetup& s, const Estimate& e) {
+  DataParallelCollectives c;
+  const int zero = s.parallel.zero_stage;
+  const ShardingEngine engine = sharding_engine(s);
+  const double layers = std::max(1.0, e.layers_on_gpu);
+  const double trained = e.gpu_trainable_parameters;
+  if (engine == ShardingEngine::deepspeed) {
+    const DeepSpeedBuckets buckets = deepspeed_buckets(s);
+    c.reductions = std::max(1.0, std::ceil(trained / buckets.reduce));
+    if (zero == 3 && s.model.architecture) {
+      // Each linear a submodule; the embedding and the head (one of them on an inner pipeline stage).
+      const Architecture& a = *s.model.architecture;
+      double linears = 0;
+      for (const auto& g : a.layers) linears += static_cast<double>(g.count * static_cast<std::int64_t>(g.linears.size()));
+      const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
+      c.gathers_per_pass = linears / total_layers * layers + (s.parallel.pipeline_parallel_size > 1 ? 1.0 : 2.0);
+    } else if (zero >= 1) {
+      c.parameter_syncs = 1;
+    }
+    return c;
+  }
+  if (zero == 3 || ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && zero >= 1)) {
+    // One unit per layer and the root.
+    c.gathers_per_pass = c.reductions = c.parameter_syncs = layers + 1;
+    return c;
+  }
+  if (engine == ShardingEngine::megatron) {
+    const double dp = static_cast<double>(s.parallel.data_parallel_size);
+    const double bucket = std::max(kMegatronMinBucketParams, kMegatronBucketParamsPerRank * dp);
+    c.reductions = overlaps_data_parallel(s) ? std::max(1.0, std::ceil(trained / bucket)) : 1.0;
+    if (zero >= 1) c.parameter_syncs = c.reductions;
+    return c;
+  }
+  // PyTorch DDP.
+  const double bytes = trained * e.bytes_per_param.grad;
+  c.reductions = 1.0 + std::ceil(std::max(0.0, bytes - kDdpFirstBucketBytes) / kDdpBucketBytes);
+  return c;
+}
+
 DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate& e, const LinkRates& links) {
   DataParallelTraffic d;
   const ParallelSettings& p = s.parallel;
@@ -175,20 +268,38 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
   const double reductions = gradient_sync(s) == GradientSync::every_micro_batch ? d.micro_batches : 1.0;
 
   d.reductions_per_step = reductions;
+  const DataParallelCollectives n = data_parallel_collectives(s, e);
+  // Routed experts' collectives run over their own group, as many again.
+  const bool experts_apart = ep > 1 && expert_params > 0;
   if (zero == 0) {
     // DDP: an all-reduce of the trained gradients.
     d.reduce = collective(2 * ring(group) * dense_trained * b_g, bus_bandwidth(group, tp, links));
     d.reduce += collective(2 * ring(expert_group) * expert_trained * b_g, bus_bandwidth(expert_group, etp * ep, links));
+    d.reduce += latency(n.reductions, Collective::all_reduce, group, tp, links);
+    if (experts_apart) d.reduce += latency(n.reductions, Collective::all_reduce, expert_group, etp * ep, links);
   } else {
-    d.reduce = collective(ring(shard) * dense_trained * b_g, bw_dense);
-    d.reduce += collective(ring(expert_shard) * expert_trained * b_g, bw_expert);
+    // DeepSpeed's ZeRO-1/2 all-reduce each gradient bucket (data_parallel_collectives).
+    const bool all_reduce = engine == ShardingEngine::deepspeed && zero <= 2;
+    const double factor = all_reduce ? 2.0 : 1.0;
+    const Collective kind = all_reduce ? Collective::all_reduce : Collective::reduce_scatter;
+    d.reduce = collective(factor * ring(shard) * dense_trained * b_g, bw_dense);
+    d.reduce += collective(factor * ring(expert_shard) * expert_trained * b_g, bw_expert);
+    d.reduce += latency(n.reductions, kind, shard, tp, links);
+    if (experts_apart) d.reduce += latency(n.reductions, kind, expert_shard, etp * ep, links);
     if (replicas > 1) {
       // HYBRID_SHARD: the reduced shard is all-reduced across the replicas.
       d.reduce += collective(2 * ring(replicas) * dense_trained / shard * b_g, bus_bandwidth(replicas, tp * shard, links));
+      d.reduce += latency(n.reductions, Collective::all_reduce, replicas, tp * shard, links);
     }
+    const auto gathers = [&](double count) {
+      Traffic t = latency(count, Collective::all_gather, shard, tp, links);
+      if (experts_apart) t += latency(count, Collective::all_gather, expert_shard, etp * ep, links);
+      return t;
+    };
     if (zero == 3) {
       d.gather_forward = collective(ring(shard) * dense_params * b_p, bw_dense);
       d.gather_forward += collective(ring(expert_shard) * expert_params * b_p, bw_expert);
+      d.gather_forward += gathers(n.gathers_per_pass);
       if (p.reshard_after_forward) d.gather_backward = d.gather_forward;
       if (p.reshard_after_forward && engine == ShardingEngine::deepspeed && s.activation_checkpointing == Checkpointing::full &&
           s.model.architecture) {
@@ -213,6 +324,7 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
       // reshards after backward and gathers for every forward instead.
       d.parameter_sync = collective(ring(shard) * dense_trained * b_p, bw_dense);
       d.parameter_sync += collective(ring(expert_shard) * expert_trained * b_p, bw_expert);
+      d.parameter_sync += gathers(n.parameter_syncs);
       if (zero == 2 && fsdp) {
         d.gather_forward = d.parameter_sync;
         d.parameter_sync = {};

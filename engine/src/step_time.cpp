@@ -337,14 +337,6 @@ VisionSeconds vision_seconds(const Context& c, const LinkRates& links) {
   return out;
 }
 
-bool overlaps_by_default(const TrainingSetup& s) {
-  switch (sharding_engine(s)) {
-    case ShardingEngine::megatron: return false;  // --overlap-grad-reduce defaults to False
-    case ShardingEngine::deepspeed: return s.parallel.zero_stage == 3;  // overlap_comm: True only for ZeRO-3
-    default: return true;  // PyTorch DDP buckets, FSDP prefetch
-  }
-}
-
 // FSDP2's copies on the compute stream per step, in seconds (see step_time.hpp): after each
 // parameter all-gather the output is split into the unsharded parameters (read + write the
 // gathered bytes), and before each gradient reduce-scatter the unsharded gradients are copied
@@ -545,7 +537,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
 
   // Data-parallel traffic and offload against the slowest stage's compute.
   const DataParallelTraffic dp = data_parallel_traffic(s, e, links);
-  const bool overlap = p.overlap_grad_reduce.value_or(overlaps_by_default(s));
+  const bool overlap = overlaps_data_parallel(s);
   const double fwd = slowest->forward, bwd = slowest->backward + slowest->recompute;
   // Per micro-batch: the forward's gathers under the forward; the backward's gathers and, where
   // the gradients are reduced after this micro-batch, the reduction under the backward.

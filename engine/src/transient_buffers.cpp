@@ -41,19 +41,9 @@ CpBuffers context_parallel_buffers(const TrainingSetup& s, const Architecture& a
   return b;
 }
 
-constexpr double kDeepSpeedReduceBucket = 5e8;        // elements, reduce_bucket_size
-constexpr double kDeepSpeedAllgatherBucket = 5e8;     // elements, allgather_bucket_size (stage 1/2)
-constexpr double kDeepSpeedPrefetchBucket = 5e7;      // elements, stage3_prefetch_bucket_size
-constexpr double kHfPrefetchShare = 0.9;              // of hidden_size^2, the HF Trainer's "auto" prefetch
+constexpr double kHfPrefetchShare = 0.9;  // of hidden_size^2, the HF Trainer's "auto" prefetch
 
-// DeepSpeed's bucket sizes, elements: zero/config.py's defaults, or, under the HF Trainer, what it
-// writes for "auto" (as its DeepSpeed configs set them): reduce_bucket_size = hidden_size^2 and,
-// at ZeRO-3, stage3_prefetch_bucket_size = 0.9 hidden_size^2 (transformers
-// src/transformers/integrations/deepspeed.py @02348331baea70aaedce3b76c18481b2b441fe2d,
-// HfTrainerDeepSpeedConfig.trainer_config_finalize).
-struct DeepSpeedBuckets {
-  double reduce = kDeepSpeedReduceBucket, allgather = kDeepSpeedAllgatherBucket, prefetch = kDeepSpeedPrefetchBucket;
-};
+}  // namespace
 
 DeepSpeedBuckets deepspeed_buckets(const TrainingSetup& s) {
   DeepSpeedBuckets b;
@@ -63,6 +53,8 @@ DeepSpeedBuckets deepspeed_buckets(const TrainingSetup& s) {
   b.prefetch = kHfPrefetchShare * h * h;
   return b;
 }
+
+namespace {
 
 // The largest single parameter tensor on this GPU's TP shard (elements): what a for-loop optimizer
 // works on at a time.

@@ -40,13 +40,30 @@
 // Per step, data parallel (the gradient group: data x context parallel ranks; experts: / EP):
 //   ZeRO-0/DDP  all-reduce of the gradients once per step (no_sync accumulation).
 //   ZeRO-1/2    reduce-scatter of the gradients (ZeRO-2 under DeepSpeed: every micro-batch) and an
-//               all-gather of the updated parameters (Rajbhandari et al. 2020, §7.2).
+//               all-gather of the updated parameters (Rajbhandari et al. 2020, §7.2). DeepSpeed's
+//               own ZeRO-1/2 all-reduces each gradient bucket instead (2(n-1)/n bus bytes; see
+//               data_parallel_collectives).
 //   ZeRO-3/FSDP every micro-batch: parameter all-gather in forward, again in backward when
 //               resharded after forward, and a gradient reduce-scatter (§7.2: 1.5x DDP's volume);
 //               HYBRID_SHARD also all-reduces its shard across the replicas. DeepSpeed under full
 //               activation checkpointing gathers a checkpointed layer for its recompute and once
 //               more, for its backward, the submodules its reuse distance let go
 //               (deepspeed_regather.hpp).
+// Latency: each collective also pays NCCL's own latency estimate, which grows with the ring's steps
+// (NVIDIA/nccl src/graph/tuning.cc @5067397, ncclTunerConstantsDefaults and ncclTopoTuneModel; the
+// Simple protocol, which NCCL uses for the large buffers of training): a base of 8.4 us plus, per
+// ring step, 3.4 us inside an NVLink node (5.7 us over PCIe; at least 3 x 1 us of network overhead
+// once the ring leaves the node) and 14 us per step that crosses nodes. A ring all-reduce has
+// 2(n - 1) steps, 2(nodes - 1) of them across nodes, and 1.4x that latency across nodes on
+// compute capability 8.0 and later ("plateau effect of ring"); all-gather and reduce-scatter
+// n - 1 and nodes - 1. Across nodes an all-reduce may run as NCCL's tree instead: 8.4 us +
+// 2 ((n/nodes - 1) x 4 us + floor(log2 nodes) x 14 us); the lower of the two is taken. NCCL's
+// newer algorithms (NVLS, PAT, CollNet), which need NVSwitch SHARP, one GPU per node or a SHARP
+// network, are not modelled: on such systems the latency here is an upper bound. Collectives per
+// step: tensor parallel, one all-reduce (an all-gather and a reduce-scatter with sequence
+// parallelism) per all-reduce counted above; data parallel, by the sharding engine (see
+// data_parallel_collectives). Point-to-point sends (pipeline, ring attention) and all-to-alls are
+// counted by bandwidth alone.
 // Offload: over the host link (PCIe) at 0.784 of its line rate (a large cudaMemcpy's 12.35 of
 // 15.75 GB/s on PCIe 3.0 x16, te42kyfo/gpu-benches README.md, "cuda-memcpy"): optimizer offload
 // moves the gradient shard down and the parameter shard up once per step; parameter offload
@@ -73,8 +90,18 @@ struct Traffic {
 struct LinkRates {
   double intra_node_bytes_per_s = 0, inter_node_bytes_per_s = 0, host_bytes_per_s = 0;
   double node_gpus = 8;  // GPUs joined at the intra-node rate
+  // The node's GPUs talk over NVLink (the catalog's interconnect is faster than the host link),
+  // else over PCIe: NCCL's latency per ring step differs.
+  bool nvlink = false;
 };
 LinkRates link_rates(const TrainingSetup& setup);
+
+// The ring collectives whose latency is counted.
+enum class Collective { all_reduce, all_gather, reduce_scatter };
+
+// NCCL's latency estimate for one collective over `ranks` ranks `stride` ranks apart, seconds
+// (see "Latency" above). 0 for one rank.
+double collective_latency(Collective kind, double ranks, double stride, const LinkRates& links);
 
 // Bus bandwidth of a group of `ranks` whose members are `stride` ranks apart (ring collectives:
 // all-reduce, reduce-scatter, all-gather), bytes/s.
@@ -95,6 +122,39 @@ struct LayerTraffic {
   Traffic tensor, context, expert;
 };
 LayerTraffic layer_traffic(const TrainingSetup& setup, const LayerGroup& layer, Dtype activation_dtype, const LinkRates& links);
+
+// Data-parallel collectives NCCL runs, by the sharding engine's source:
+//   FSDP1/FSDP2 (zero_stage >= 1): one all-gather per wrapped unit and gather pass, one
+//     reduce-scatter per unit and reduction (and HYBRID_SHARD's all-reduce); the units are the
+//     transformer layers plus the root module (torch/distributed/fsdp/_flat_param.py: one
+//     FlatParameter per wrapped module; fully_shard: one FSDPParamGroup per call).
+//   DeepSpeed ZeRO-3: one all-gather per submodule and pass (deepspeed/runtime/zero/
+//     partitioned_param_coordinator.py @v0.13.5, fetch_sub_module: every submodule's arrival
+//     issues one coalesced all-gather of the next prefetch bucket; each linear stands for one
+//     submodule, routed experts for one each), plus the embedding and the head; reduce-scatters of
+//     reduce_bucket_size elements (stage3.py, one coalesced reduce-scatter per full bucket).
+//   DeepSpeed ZeRO-1/2: one all-reduce per reduce_bucket_size elements (stage_1_and_2.py,
+//     average_tensor -> allreduce_and_scatter: use_multi_rank_bucket_allreduce, on by default,
+//     all-reduces each bucket over the whole group and keeps the rank's slice; the same at
+//     v0.18.7) and one parameter all-gather (runtime/utils.py, all_gather_into_tensor_dp_groups);
+//     ZeRO-0 all-reduces reduce_bucket_size elements at a time (runtime/engine.py,
+//     buffered_allreduce_fallback).
+//   Megatron DDP and distributed optimizer: one all-reduce (reduce-scatter and all-gather) per
+//     bucket of max(40e6, 1e6 x data-parallel size) parameters with --overlap-grad-reduce, else
+//     one per gradient buffer (megatron/core/distributed/distributed_data_parallel.py @d98e8a6).
+//   PyTorch DDP: buckets of bucket_cap_mb = 25 MiB of gradients, the first 1 MiB
+//     (torch/nn/parallel/distributed.py, _DEFAULT_FIRST_BUCKET_BYTES).
+// Routed experts reduced over their own group (expert parallel size > 1) run as many again.
+struct DataParallelCollectives {
+  double gathers_per_pass = 0;  // parameter all-gathers of one forward (or backward) pass
+  double reductions = 0;        // gradient reduce-scatters (all-reduces at ZeRO-0) per reduction
+  double parameter_syncs = 0;   // ZeRO-1/2: parameter all-gathers after the optimizer step
+};
+DataParallelCollectives data_parallel_collectives(const TrainingSetup& setup, const Estimate& estimate);
+
+// Whether data-parallel traffic runs under the compute: parallel.overlap_grad_reduce, else the
+// sharding engine's default (step_time.hpp).
+bool overlaps_data_parallel(const TrainingSetup& setup);
 
 // Data-parallel and offload traffic of one GPU (the stage holding the most parameters).
 struct DataParallelTraffic {

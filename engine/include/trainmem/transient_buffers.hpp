@@ -50,6 +50,17 @@ struct TransientBuffers {
   double saved_weight_copies = 0;
 };
 
+// DeepSpeed's bucket sizes in elements: deepspeed/runtime/zero/config.py's defaults (reduce_bucket_size
+// and allgather_bucket_size 5e8, stage3_prefetch_bucket_size 5e7), or, under the HF Trainer, what it
+// writes for "auto" (as its DeepSpeed configs set them): reduce_bucket_size = hidden_size^2 and, at
+// ZeRO-3, stage3_prefetch_bucket_size = 0.9 hidden_size^2 (transformers
+// src/transformers/integrations/deepspeed.py @02348331baea70aaedce3b76c18481b2b441fe2d,
+// HfTrainerDeepSpeedConfig.trainer_config_finalize).
+struct DeepSpeedBuckets {
+  double reduce = 5e8, allgather = 5e8, prefetch = 5e7;
+};
+DeepSpeedBuckets deepspeed_buckets(const TrainingSetup& s);
+
 TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecision& p, const ModelStates& states,
                                    const FrameworkBehaviour& f, Dtype compute);
 
