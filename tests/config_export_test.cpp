@@ -225,9 +225,9 @@ void check_not_exported(const json& doc, const json& back, const std::set<std::s
   }
 }
 
-using Field = std::pair<const char*, std::function<std::string(const trainmem::TrainingSetup&)>>;
+using RoundTripField = std::pair<const char*, std::function<std::string(const trainmem::TrainingSetup&)>>;
 std::string str(std::int64_t v) { return std::to_string(v); }
-const std::vector<Field> kFields = {
+const std::vector<RoundTripField> kRoundTripFields = {
     {"parallel.sharding_engine", [](const auto& s) { return str(static_cast<int>(trainmem::sharding_engine(s))); }},
     {"batch.micro_batch_size", [](const auto& s) { return str(s.batch.micro_batch_size); }},
     {"batch.gradient_accumulation_steps", [](const auto& s) { return str(s.batch.gradient_accumulation_steps); }},
@@ -279,7 +279,7 @@ void check_round_trip(const json& doc, trainmem::ExportFormat format, const std:
   check_not_exported(doc, trip.document, trip.supplied,
                      format == trainmem::ExportFormat::deepspeed ? "deepspeed" : format == trainmem::ExportFormat::accelerate ? "accelerate" : "axolotl");
   const auto carried = trainmem::export_config(original, format).carried;
-  for (const auto& [field, get] : kFields) {
+  for (const auto& [field, get] : kRoundTripFields) {
     if (std::find(carried.begin(), carried.end(), field) == carried.end() || not_expressible.count(field)) continue;
     INFO("field " << field << " did not survive export and import");
     CHECK(get(back) == get(original));
@@ -690,7 +690,7 @@ TEST_CASE("torchtune export: a tune run line of torchtune's keys that imports ba
     const json back_document = json::parse(trainmem::config_value_json(imported.document));
     check_not_exported(doc, back_document, {}, "torchtune");
     const auto back = setup_of(back_document);
-    for (const auto& [field, get] : kFields) {
+    for (const auto& [field, get] : kRoundTripFields) {
       const auto& name = field;  // a structured binding cannot be captured by a lambda before C++20 (clang)
       if (std::find(exported.carried.begin(), exported.carried.end(), field) == exported.carried.end() ||
           std::any_of(not_expressible.begin(), not_expressible.end(), [&](const std::string& n) { return related(n, name); }))

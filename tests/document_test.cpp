@@ -4,12 +4,12 @@
 #include "test_support.hpp"
 
 using namespace trainmem;
+using trainmem::test::has;
 using trainmem::test::error_codes;
 using trainmem::test::error_fields;
 
 namespace {
 const std::string kModel = R"("model": {"num_parameters": 7e9})";
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 }  // namespace
 
 TEST_CASE("invalid values are rejected with code and field", "[document][errors]") {

@@ -3,17 +3,16 @@
 #include "test_support.hpp"
 
 using namespace trainmem;
+using trainmem::test::kTinyGqaLlama;
 using trainmem::test::estimate_from;
 
 namespace {
 // Llama-style: embedding and head 128 x 64 each (untied), per layer q 4096 + k, v 2048 each + o 4096
 // + gate, up, down 3 x 8192 + two norms 128 = 36,992, x 2 layers, final norm 64: 90,432 parameters.
-const std::string kTiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
-  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
 constexpr double P = 90432;
 
 Estimate run(const std::string& batch_extra, const std::string& extra = "") {
-  return estimate_from(R"({"model": {"hf_config": )" + kTiny + R"(}, "framework": "hf_trainer", "attention": "flash",
+  return estimate_from(R"({"model": {"hf_config": )" + kTinyGqaLlama + R"(}, "framework": "hf_trainer", "attention": "flash",
     "batch": {"micro_batch_size": 2, "seq_length": 32)" + batch_extra + "}" + extra + "}");
 }
 }  // namespace
@@ -43,7 +42,7 @@ TEST_CASE("gradients grow layer by layer in backward: the head's first, then eac
   // backward of layer 2 and of layer 1 differ by the input layer 2 freed (-8,192 B) and the share
   // of the gradients layer 1 built: all but the head's 128 x 64 x 2 = 16,384 B, spread over the two
   // layers, (180,864 - 16,384) / 2 = 82,240 B.
-  const auto e = estimate(trainmem::test::setup_from(R"({"model": {"hf_config": )" + kTiny + R"(}, "framework": "hf_trainer",
+  const auto e = estimate(trainmem::test::setup_from(R"({"model": {"hf_config": )" + kTinyGqaLlama + R"(}, "framework": "hf_trainer",
     "attention": "flash", "activation_checkpointing": "full", "batch": {"micro_batch_size": 2, "seq_length": 32}})"),
                           EstimateDetail::step);
   std::vector<double> backward;

@@ -8,23 +8,15 @@
 
 using nlohmann::json;
 using namespace trainmem;
+using trainmem::test::has;
+using trainmem::test::estimate_doc;
 
 namespace {
-
-json estimate_doc(const std::string& document) {
-  const JsonResult r = estimate_json(document);
-  if (!r.ok) FAIL(r.json);
-  return json::parse(r.json);
-}
 
 std::vector<std::string> warning_codes(const json& out) {
   std::vector<std::string> codes;
   for (const auto& w : out["warnings"]) codes.push_back(w["code"]);
   return codes;
-}
-
-bool has(const std::vector<std::string>& list, const std::string& code) {
-  return std::find(list.begin(), list.end(), code) != list.end();
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 using nlohmann::json;
 using namespace trainmem;
+using trainmem::test::estimate_doc;
 namespace fs = std::filesystem;
 
 namespace {
@@ -56,12 +57,6 @@ std::map<std::string, std::string> engine_sources() {
     }
   }
   return files;
-}
-
-json estimate_doc(const std::string& document) {
-  const JsonResult r = estimate_json(document);
-  if (!r.ok) FAIL(r.json);
-  return json::parse(r.json);
 }
 
 }  // namespace

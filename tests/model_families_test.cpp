@@ -11,22 +11,15 @@
 #include "trainmem/explain.hpp"
 
 using namespace trainmem;
+using trainmem::test::hf_config_fixture;
+using trainmem::test::total_of;
 using trainmem::test::estimate_from;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(TRAINMEM_SOURCE_DIR) + "/tests/fixtures/hf_configs/" + name + ".json");
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 Estimate of(const std::string& hf_config, const std::string& rest = "") {
   return estimate_from(R"({"model": {"hf_config": )" + hf_config + "}" + rest + "}");
 }
-std::int64_t total_of(const std::string& hf_config) { return of(hf_config).parameters.total; }
 
 // A rounded headline figure holds the count within half a unit of its last stated digit.
 bool within_rounding(std::int64_t count, double published, double unit) {
@@ -48,10 +41,10 @@ TEST_CASE("Phi-2: parallel attention and MLP, dense biases, lm_head bias: the in
   // embed 51200*2560 = 131,072,000; final_layernorm 5,120; lm_head 131,072,000 + bias 51,200
   // -> 2,779,683,840. microsoft/phi-2 model.safetensors.index.json: total_size 5,559,367,680 bytes
   // of float16 = 2,779,683,840.
-  CHECK(total_of(fixture("phi-2")) == 2779683840);
-  CHECK(total_of(fixture("phi-2")) * 2 == 5559367680);
+  CHECK(total_of(hf_config_fixture("phi-2.json")) == 2779683840);
+  CHECK(total_of(hf_config_fixture("phi-2.json")) * 2 == 5559367680);
   // The earlier remote-code config (model_type "phi-msft": n_embd, Wqkv, out_proj) is the same model.
-  CHECK(total_of(fixture("phi-2-msft")) == 2779683840);
+  CHECK(total_of(hf_config_fixture("phi-2-msft.json")) == 2779683840);
 }
 
 TEST_CASE("Phi-1.5: Phi-2's layout at 2048 wide and 24 layers: the Hub's safetensors total", "[parameters][families]") {
@@ -73,7 +66,7 @@ TEST_CASE("gpt-oss-20b and -120b: experts as parameters with biases, attention s
   // = 531,025,920 and down 32 x (2880*2880 + 2880) = 265,512,960; norms 5,760 -> 823,186,976 x 24
   // = 19,756,487,424; embed and untied head 2 x 201088*2880 = 1,158,266,880; final 2,880
   // -> 20,914,757,184 = keras-hub gpt_oss_presets.py gpt_oss_20b_en "params".
-  const std::string cfg = fixture("gpt-oss-20b");
+  const std::string cfg = hf_config_fixture("gpt-oss-20b.json");
   CHECK(total_of(cfg) == 20914757184);
   // 120b: 36 layers of 128 experts (router 2880*128 + 128): 3,213,080,192 x 36 + 1,158,269,760
   // = 116,829,156,672 = keras-hub gpt_oss_120b_en "params".
@@ -95,7 +88,7 @@ TEST_CASE("sliding-window layers: layer_types, or the family's pattern, decides 
   };
   using Groups = std::vector<std::pair<std::int64_t, std::int64_t>>;
   // gpt-oss-20b's layer_types: 12 "sliding_attention" (window 128) and 12 "full_attention" of 24.
-  CHECK(groups(fixture("gpt-oss-20b")) == Groups{{12, 128}, {12, 0}});
+  CHECK(groups(hf_config_fixture("gpt-oss-20b.json")) == Groups{{12, 128}, {12, 0}});
   // Gemma 2 without layer_types: layer i attends fully when (i + 1) % 2 == 0: 13 of 26 slide
   // (configuration_gemma2.py); Gemma 3: every sixth attends fully, 26 / 6 -> 4 full, 22 slide.
   const std::string gemma = R"({"hidden_size": 2304, "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
@@ -106,7 +99,7 @@ TEST_CASE("sliding-window layers: layer_types, or the family's pattern, decides 
   CHECK(groups(R"({"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
     "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096})") == Groups{{32, 4096}});
   // A layer_types entry that is neither kind, or a list that does not cover every layer, is refused.
-  nlohmann::json bad = nlohmann::json::parse(fixture("gpt-oss-20b"));
+  nlohmann::json bad = nlohmann::json::parse(hf_config_fixture("gpt-oss-20b.json"));
   bad["layer_types"][3] = "bogus";
   auto errors = parse_estimate_document(R"({"model": {"hf_config": )" + bad.dump() + "}}").errors;
   REQUIRE(errors.size() == 1);
@@ -122,7 +115,7 @@ TEST_CASE("gpt-oss experts and router are parameters: LoRA target_modules cannot
   // GptOssTopKRouter and GptOssExperts hold raw nn.Parameters (modular_gpt_oss.py), so all-linear
   // wraps q/k/v/o only: r = 8, per layer 8 x ((2880+4096) + 2 x (2880+512) + (4096+2880)) =
   // 8 x 20,736 = 165,888 x 24 = 3,981,312.
-  const auto e = of(fixture("gpt-oss-20b"), R"(, "method": "lora", "lora": {"r": 8, "target_modules": "all-linear"})");
+  const auto e = of(hf_config_fixture("gpt-oss-20b.json"), R"(, "method": "lora", "lora": {"r": 8, "target_modules": "all-linear"})");
   CHECK(e.parameters.trainable == 3981312);
 }
 
@@ -135,7 +128,7 @@ TEST_CASE("Yi as first published (model_type \"Yi\"): Llama's layout", "[paramet
   CHECK(total_of(yi34) == 34388917248);
   CHECK(within_rounding(total_of(yi34), 34e9, 1e9));  // model card: "Yi-34B" (rounded)
   // The published file itself (01-ai/Yi-34B at revision 47da718; the catalog's yi-34b preset).
-  CHECK(total_of(fixture("yi-34b")) == 34388917248);
+  CHECK(total_of(hf_config_fixture("yi-34b.json")) == 34388917248);
   // 01-ai/Yi-6B: q,o 2 x 4096^2; k,v 2 x 4096*512 (4 KV heads); MLP 3 x 4096*11008; norms 2 x 4096
   // -> 173,023,232 x 32 = 5,536,743,424; embed + head 2 x 64000*4096 = 524,288,000; final 4,096.
   const std::string yi6 = R"({"architectures": ["YiForCausalLM"], "model_type": "Yi", "hidden_size": 4096,
@@ -159,7 +152,7 @@ TEST_CASE("Baichuan: one fused W_pack (3h), every head with its own k and v", "[
   // PEFT LoRA r = 8 on W_pack (its real 4096 -> 12288 shape): 32 x 8 x (4096 + 12288) = 4,194,304.
   CHECK(of(cfg, R"(, "method": "lora", "lora": {"r": 8, "target_modules": ["W_pack"]})").parameters.trainable == 4194304);
   // Baichuan 2 (ALiBi at 13B: no position parameters): 125,696-token vocabulary, the same modules.
-  const auto b2 = total_of(fixture("baichuan2-7b-chat"));
+  const auto b2 = total_of(hf_config_fixture("baichuan2-7b-chat.json"));
   CHECK(b2 == 7000559616 + 2 * (125696 - 64000) * 4096);
 }
 
@@ -168,8 +161,8 @@ TEST_CASE("StableLM: both layouts", "[parameters][families]") {
   // 4 x 2560^2 + 3 x 2560*6912 + 2 LayerNorms 4 x 2560 = 79,308,800 x 32 = 2,537,881,600; embed +
   // head 2 x 50304*2560 = 257,556,480; final 5,120 -> 2,795,443,200. Its model.safetensors.index.json
   // (the same mirror as the fixture): total_size 5,590,886,400 bytes of bfloat16.
-  CHECK(total_of(fixture("stable-code-3b")) == 2795443200);
-  CHECK(total_of(fixture("stable-code-3b")) * 2 == 5590886400);
+  CHECK(total_of(hf_config_fixture("stable-code-3b.json")) == 2795443200);
+  CHECK(total_of(hf_config_fixture("stable-code-3b.json")) * 2 == 5590886400);
   // StableLM 2 12B (use_parallel_residual, qk_layernorm): q,o 2 x 5120^2; k,v 2 x 5120*1280; MLP
   // 3 x 5120*13824; one LayerNorm 10,240; per-head q/k norms (32 + 8) x 160 -> 277,889,280 x 40
   // = 11,115,571,200; embed + head 2 x 100352*5120 = 1,027,604,480; final 10,240.
@@ -179,7 +172,7 @@ TEST_CASE("StableLM: both layouts", "[parameters][families]") {
   CHECK(total_of(twelve) == 12143185920);
   CHECK(within_rounding(total_of(twelve), 12.1e9, 0.1e9));  // model card: "12.1 billion"
   // StableLM 2 1.6B: q/k/v biases (use_qkv_bias) on the sequential layout.
-  CHECK(total_of(fixture("stablelm-2-zephyr-1_6b")) == 1644515328);
+  CHECK(total_of(hf_config_fixture("stablelm-2-zephyr-1_6b.json")) == 1644515328);
   CHECK(within_rounding(1644515328, 1.6e9, 0.1e9));  // model card: "1.6 billion"
 }
 
@@ -192,7 +185,7 @@ TEST_CASE("GPT-BigCode: multi-query c_attn, learned positions, tied head", "[par
   CHECK(total_of(cfg) == 15517456384);
   CHECK(within_rounding(total_of(cfg), 15.5e9, 0.1e9));  // model card: "15.5B parameter models"
   // SantaCoder as ported to transformers: 24 layers of 2048, MQA.
-  CHECK(total_of(fixture("gpt_bigcode-santacoder")) == 1124886528);
+  CHECK(total_of(hf_config_fixture("gpt_bigcode-santacoder.json")) == 1124886528);
 }
 
 TEST_CASE("GPT-J: parallel block, biased MLP and head", "[parameters][families]") {
@@ -200,7 +193,7 @@ TEST_CASE("GPT-J: parallel block, biased MLP and head", "[parameters][families]"
   // ln_1 8,192 -> 201,355,264 x 28 = 5,637,947,392; wte 50400*4096 = 206,438,400; ln_f 8,192;
   // lm_head 206,438,400 + 50,400 -> 6,050,882,784. The model card's n_parameters 6,053,381,344
   // (counted on the Mesh Transformer JAX checkpoint) is 0.04 % larger.
-  const auto n = total_of(fixture("gpt-j-6b"));
+  const auto n = total_of(hf_config_fixture("gpt-j-6b.json"));
   CHECK(n == 6050882784);
   CHECK(std::fabs(static_cast<double>(n) - 6053381344.0) <= 0.005 * 6053381344.0);
 }
@@ -208,7 +201,7 @@ TEST_CASE("GPT-J: parallel block, biased MLP and head", "[parameters][families]"
 TEST_CASE("InternLM2: fused wqkv with GQA", "[parameters][families]") {
   // 7B: wqkv 4096 x (4096 + 2*1024); wo 4096^2; w1, w3, w2 3 x 4096*14336; norms 8192
   // -> 218,112,000 x 32 = 6,979,584,000; embed + output 2 x 92544*4096 = 758,120,448; final 4,096.
-  const auto seven = total_of(fixture("internlm2-chat-7b"));
+  const auto seven = total_of(hf_config_fixture("internlm2-chat-7b.json"));
   CHECK(seven == 7737708544);
   // internlm/internlm2-chat-7b model.safetensors.index.json (the fixture's mirror): total_size
   // 15,475,417,088 bytes of bfloat16.
@@ -220,14 +213,14 @@ TEST_CASE("InternLM2: fused wqkv with GQA", "[parameters][families]") {
   CHECK(total_of(twenty) == 19861149696);
   CHECK(within_rounding(total_of(twenty), 20e9, 1e9));  // model card: "InternLM2-20B" (rounded)
   // PEFT LoRA r = 8 on wqkv (4096 -> 6144): 32 x 8 x 10240 = 2,621,440.
-  CHECK(of(fixture("internlm2-chat-7b"), R"(, "method": "lora", "lora": {"r": 8})").parameters.trainable == 2621440);
+  CHECK(of(hf_config_fixture("internlm2-chat-7b.json"), R"(, "method": "lora", "lora": {"r": 8})").parameters.trainable == 2621440);
 }
 
 TEST_CASE("ChatGLM and GLM-4: multi-query groups, fused SwiGLU, two layouts agree", "[parameters][families]") {
   // chatglm3-6b: query_key_value 4096 x (4096 + 2*2*128) + bias 4608; dense 4096^2; dense_h_to_4h
   // 4096 x 27392; dense_4h_to_h 13696 x 4096; norms 8192 -> 203,960,832 x 28 = 5,710,903,296;
   // embedding and output_layer 2 x 65024*4096 = 532,676,608; final 4,096.
-  const auto six = total_of(fixture("chatglm3-6b"));
+  const auto six = total_of(hf_config_fixture("chatglm3-6b.json"));
   CHECK(six == 6243584000);
   // THUDM/chatglm3-6b pytorch_model.bin.index.json (the fixture's mirror): total_size 12,487,168,064
   // bytes of float16, which also holds the buffer transformer.rotary_pos_emb.inv_freq: RotaryEmbedding
@@ -245,7 +238,7 @@ TEST_CASE("ChatGLM and GLM-4: multi-query groups, fused SwiGLU, two layouts agre
   CHECK(total_of(ported) == 9399951360);
   CHECK(within_rounding(total_of(remote), 9e9, 1e9));  // model card: "GLM-4-9B" (rounded)
   // THUDM/glm-4-9b-chat's published config.json (the catalog's glm-4-9b-chat preset).
-  CHECK(total_of(fixture("glm-4-9b-chat")) == 9399951360);
+  CHECK(total_of(hf_config_fixture("glm-4-9b-chat.json")) == 9399951360);
 }
 
 TEST_CASE("Granite: Llama's modules, tied head", "[parameters][families]") {
@@ -293,7 +286,7 @@ TEST_CASE("Cohere: one LayerNorm without bias per layer, tied head, optional per
   CHECK(total_of(plus) == 103810674688);
   CHECK(within_rounding(total_of(plus), 104e9, 1e9));  // model card: "104 billion"
   // Aya 23 8B (cohere layout, GQA).
-  CHECK(total_of(fixture("aya-23-8b")) == 8028033024);
+  CHECK(total_of(hf_config_fixture("aya-23-8b.json")) == 8028033024);
 }
 
 TEST_CASE("RoBERTa and XLM-R: BERT's encoder with their position offset and one token type", "[parameters][families]") {
@@ -301,7 +294,7 @@ TEST_CASE("RoBERTa and XLM-R: BERT's encoder with their position offset and one 
   // 124,052,736 counts 512 positions, no token-type row and no pooler; add 2 x 768 (514 positions),
   // 768 (type_vocab_size 1) and the pooler 768^2 + 768 = 590,592 -> 124,645,632.
   // The fixture is roberta-base's configuration as RobertaModel.save_pretrained writes it.
-  CHECK(total_of(fixture("roberta-base")) == 124052736 + 2 * 768 + 768 + 590592);
+  CHECK(total_of(hf_config_fixture("roberta-base.json")) == 124052736 + 2 * 768 + 768 + 590592);
   // FacebookAI/xlm-roberta-base: keras-hub xlm_roberta_base_multi 277,450,752, the same three additions.
   const std::string xlmr = R"({"model_type": "xlm-roberta", "hidden_size": 768, "intermediate_size": 3072,
     "num_attention_heads": 12, "num_hidden_layers": 12, "vocab_size": 250002, "max_position_embeddings": 514,
@@ -314,7 +307,7 @@ TEST_CASE("generic decoder: DeepSeekMoE 16B within 1 % of its card, the warning 
   // layer dense (first_k_dense_replace 1) 3 x 2048*10944; 27 MoE layers of a router 2048*64, 64
   // experts 3 x 2048*1408 and 2 shared experts 3 x 2048*2816; norms 4096 -> 15,956,295,680 + 2 x
   // 102400*2048 + 2048 = 16,375,728,128. Model card: "16.4B parameters".
-  const std::string cfg = fixture("deepseek-moe-16b");
+  const std::string cfg = hf_config_fixture("deepseek-moe-16b.json");
   const auto e = of(cfg);
   CHECK(e.parameters.total == 16375728128);
   CHECK(std::fabs(static_cast<double>(e.parameters.total) - 16.4e9) <= 0.01 * 16.4e9);
@@ -385,18 +378,18 @@ TEST_CASE("Qwen (v1): fused c_attn with bias, MLP matrices half of intermediate_
   // 90,177,536; mlp c_proj 11008*4096 = 45,088,768; ln_1, ln_2 8,192 -> 202,395,648 x 32 =
   // 6,476,660,736; wte + lm_head 2 x 151936*4096 = 1,244,659,712; ln_f 4,096 -> 7,721,324,544, the
   // count calflops prints for Qwen-7B (MrYxJ/calculate-flops.pytorch README, "Qwen-7B ... 7721324544").
-  CHECK(total_of(fixture("qwen-7b")) == 7721324544);
+  CHECK(total_of(hf_config_fixture("qwen-7b.json")) == 7721324544);
   // Qwen-1.8B-Chat (2048 wide, 16 heads of 128, intermediate_size 11008, 24 layers): c_attn 2048*6144
   // + 6144 = 12,589,056; c_proj 4,194,304; w1, w2 2 x 2048*5504 = 22,544,384; mlp c_proj 5504*2048 =
   // 11,272,192; norms 4,096 -> 50,604,032 x 24 = 1,214,496,768; embed + head 2 x 151936*2048 =
   // 622,329,856; final 2,048 -> 1,836,828,672. Model card: "Qwen-1.8B" (rounded). Read as a generic
   // gated decoder it was 2.65 B (three full 11008-wide matrices per layer).
-  const auto small = total_of(fixture("qwen-1_8b-chat"));
+  const auto small = total_of(hf_config_fixture("qwen-1_8b-chat.json"));
   CHECK(small == 1836828672);
   CHECK(within_rounding(small, 1.8e9, 0.1e9));
-  CHECK(warning_text(fixture("qwen-1_8b-chat"), "generic_layout").empty());
+  CHECK(warning_text(hf_config_fixture("qwen-1_8b-chat.json"), "generic_layout").empty());
   // LoRA r = 8 on c_attn (2048 -> 6144): 24 x 8 x (2048 + 6144) = 1,572,864.
-  CHECK(of(fixture("qwen-1_8b-chat"), R"(, "method": "lora", "lora": {"r": 8, "target_modules": ["c_attn"]})").parameters.trainable == 1572864);
+  CHECK(of(hf_config_fixture("qwen-1_8b-chat.json"), R"(, "method": "lora", "lora": {"r": 8, "target_modules": ["c_attn"]})").parameters.trainable == 1572864);
 }
 
 TEST_CASE("OPT: learned positions with offset 2, biased LayerNorms and projections, tied head", "[parameters][families]") {
@@ -405,7 +398,7 @@ TEST_CASE("OPT: learned positions with offset 2, biased LayerNorms and projectio
   // 85,054,464; embed_tokens 50272*768 = 38,608,896; embed_positions (2048 + 2) x 768 = 1,574,400;
   // final_layer_norm 1,536; head tied -> 125,239,296. keras-hub opt_presets.py opt_125m_en "params"
   // 125,237,760 counts 2048 position rows: add the offset's 2 x 768.
-  const std::string cfg = fixture("opt-125m");
+  const std::string cfg = hf_config_fixture("opt-125m.json");
   CHECK(total_of(cfg) == 125237760 + 2 * 768);
   CHECK(warning_text(cfg, "generic_layout").empty());
   // OPT-1.3B (2048 wide, 24 layers, ffn_dim 8192): keras-hub opt_1.3b_en "params" 1,315,753,984 with
@@ -432,7 +425,7 @@ TEST_CASE("StarCoder2: biased projections and LayerNorms, plain MLP, tied head",
   // two LayerNorms 4 x 4608 -> 217,106,944 x 32 = 6,947,422,208; tied embedding 49152*4608 =
   // 226,492,416; final LayerNorm 9,216 -> 7,173,923,840. Model card: "7B" (rounded). The generic
   // reading had assumed an untied head (7,400,416,256).
-  const std::string cfg = fixture("starcoder2-7b");
+  const std::string cfg = hf_config_fixture("starcoder2-7b.json");
   CHECK(total_of(cfg) == 7173923840);
   CHECK(within_rounding(total_of(cfg), 7e9, 1e9));
   CHECK(warning_text(cfg, "generic_layout").empty());
@@ -482,7 +475,7 @@ TEST_CASE("LoRA on a model_type without PEFT default targets: the targets assume
   // internlm2 (remote code): a LoraConfig without target_modules is refused there. The estimate
   // assumes the fused wqkv, as the InternLM2 test above counts it, and says so.
   const auto warning = [](const std::string& extra) {
-    const std::string doc = R"({"model": {"hf_config": )" + fixture("internlm2-chat-7b") + R"(}, "method": "lora")" + extra + "}";
+    const std::string doc = R"({"model": {"hf_config": )" + hf_config_fixture("internlm2-chat-7b.json") + R"(}, "method": "lora")" + extra + "}";
     for (const auto& w : estimate_warnings(trainmem::test::setup_from(doc), estimate_from(doc)))
       if (w.code == "lora_targets_assumed") return w;
     return Warning{};

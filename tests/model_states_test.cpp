@@ -16,7 +16,7 @@ std::string params_doc(const std::string& n, const std::string& precision, const
 }
 const std::string kMixedAdamW = R"({"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": true, "optimizer": "adamw"})";
 // A 2-layer model small enough to reason about; only ratios matter where it is used.
-const std::string kTinyLlama = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+const std::string kTinyLlamaVocab1000 = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
   "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 1000})";
 using trainmem::test::kLlama2_7b;
 }  // namespace
@@ -59,7 +59,7 @@ TEST_CASE("bitsandbytes Lion keeps one fp32 state under torchtune's bf16 trainin
 }
 
 TEST_CASE("a frozen bf16 model holds weights only: 2N", "[model_states][seed]") {
-  const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kTinyLlama +
+  const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kTinyLlamaVocab1000 +
                                    R"(}, "method": "freeze", "freeze": {"trainable_layers": 0}})");
   CHECK(e.per_gpu.parameters == 2.0 * static_cast<double>(e.parameters.total));
   CHECK(e.per_gpu.gradients == 0);

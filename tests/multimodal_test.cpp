@@ -14,25 +14,13 @@
 #include "trainmem/vision_activations.hpp"
 
 using namespace trainmem;
+using trainmem::test::hf_config_fixture;
+using trainmem::test::total_of;
+using trainmem::test::with_config;
 using trainmem::test::estimate_from;
 using trainmem::test::setup_from;
 
 namespace {
-
-// A config stored verbatim under tests/fixtures/hf_configs/ (sources in SOURCES.md there).
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(TRAINMEM_SOURCE_DIR) + "/tests/fixtures/hf_configs/" + name);
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string with_config(const std::string& hf_config, const std::string& rest = "") {
-  return R"({"model": {"hf_config": )" + hf_config + "}" + (rest.empty() ? "" : ", " + rest) + "}";
-}
-
-std::int64_t total_of(const std::string& hf_config) { return estimate_from(with_config(hf_config)).parameters.total; }
 
 const Architecture& architecture_of(const TrainingSetup& s) { return *s.model.architecture; }
 
@@ -78,7 +66,7 @@ TEST_CASE("LLaVA-1.5-7B: CLIP ViT-L/14-336 - a two-layer projector and Vicuna-7B
   // projector: 1024*4096 + 4096 + 4096*4096 + 4096 = 20,979,712
   // Vicuna-7B (LlamaConfig defaults, vocab 32064): 6,476,267,520 layers + 2*32064*4096 + 4096 = 6,738,939,904
   // total 7,063,427,072 (the published count of llava-hf/llava-1.5-7b-hf).
-  const auto s = setup_from(with_config(fixture("llava-1.5-7b-hf.json")));
+  const auto s = setup_from(with_config(hf_config_fixture("llava-1.5-7b-hf.json")));
   const Architecture& a = architecture_of(s);
   CHECK(a.vision->encoder_params() == 303507456);
   CHECK(a.vision->projector_params() == 20979712);
@@ -96,7 +84,7 @@ TEST_CASE("LLaVA-1.5-13B: the same CLIP tower - a 1024 -> 5120 projector - Vicun
   // total 13,351,494,656. Published, rounded: the Hub's file list of llava-hf/llava-1.5-13b-hf
   // @e35e892aa406d31b1df3bad7ab0743e8bf98b8eb holds six fp16 shards of 4.96, 4.97, 4.88, 4.93, 4.93
   // and 2.02 GB = 26.69 GB (each to 10 MB, so within 30 MB): 2 x 13,351,494,656 = 26,702,989,312 bytes.
-  const auto s = setup_from(with_config(fixture("llava-1.5-13b-hf-awq.json")));
+  const auto s = setup_from(with_config(hf_config_fixture("llava-1.5-13b-hf-awq.json")));
   const Architecture& a = architecture_of(s);
   CHECK(a.vision->encoder_params() == 303507456);
   CHECK(a.vision->projector_params() == 31467520);
@@ -114,7 +102,7 @@ TEST_CASE("LLaVA-NeXT (v1.6) Mistral-7B and Vicuna-7B: LLaVA-1.5's parts plus im
   // total 7,566,747,648, the published count of BAAI/BGE-VL-v1.5-zs, this model's weights fine-tuned
   // (embeddings-benchmark/mteb model registry: n_parameters=7_566_747_648, n_embedding_parameters
   // 131,334,144 = 32064 x 4096); the Hub shows "7.57B params" for the checkpoints of this shape.
-  const auto s = setup_from(with_config(fixture("llava-v1.6-mistral-7b-hf.json")));
+  const auto s = setup_from(with_config(hf_config_fixture("llava-v1.6-mistral-7b-hf.json")));
   const Architecture& a = architecture_of(s);
   CHECK(a.vision->encoder_params() == 303507456);
   CHECK(a.text_params() == 7242256384);
@@ -149,7 +137,7 @@ TEST_CASE("Qwen2.5-VL 3B and 7B: RMSNorm - a gated vision MLP", "[multimodal][pa
   //   Linear(5120, 5120) 26,219,520 + Linear(5120, out)
   // 7B (out 3584): merger 44,574,464; vision 676,550,144 + the Qwen2-7B-shaped text model
   //   7,615,616,512 = 8,292,166,656, the Hub total (16,584,333,312 bytes in bf16 / 2).
-  CHECK(total_of(fixture("qwen2.5-vl-7b-instruct.json")) == 8292166656);
+  CHECK(total_of(hf_config_fixture("qwen2.5-vl-7b-instruct.json")) == 8292166656);
   // 3B (Qwen/Qwen2.5-VL-3B-Instruct, architecture keys): out 2048 -> vision 668,684,288; the tied
   //   Qwen2.5-3B text model 3,085,938,688 -> 3,754,622,976, the published count of Alibaba-NLP/GVE-3B,
   //   Qwen2.5-VL-3B-Instruct loaded without added weights (embeddings-benchmark/mteb
@@ -198,7 +186,7 @@ TEST_CASE("Llama-3.2-90B-Vision: the 11B's vision model - 20 of 100 text layers 
   // Total 88,593,355,323. The model card's "90B (88.8)" is a rounded figure 0.23 % above it; the
   // same card's "11B (10.6)" is 0.66 % below the 11B checkpoint's exact 10,670,220,835, so the card
   // does not count the checkpoint's tensors either way, and no part is missing here.
-  const auto s = setup_from(with_config(fixture("llama-3.3-90b-vision-merged.json")));
+  const auto s = setup_from(with_config(hf_config_fixture("llama-3.3-90b-vision-merged.json")));
   const Architecture& a = architecture_of(s);
   CHECK(a.vision->encoder_params() == 863567379);
   CHECK(a.vision->projector_params() == 62922752);
@@ -381,7 +369,7 @@ TEST_CASE("image tokens by hand: LLaVA-NeXT anyres at two image sizes", "[multim
 
 TEST_CASE("fixed-resolution families: tokens per image whatever the input size", "[multimodal][image_tokens]") {
   // LLaVA-1.5: (336 / 14)^2 = 576 patches; the class token dropped.
-  const auto llava = setup_from(with_config(fixture("llava-1.5-7b-hf.json")));
+  const auto llava = setup_from(with_config(hf_config_fixture("llava-1.5-7b-hf.json")));
   CHECK(image_tokens(*architecture_of(llava).vision, 1000, 700).lm_tokens == 576);
   // Gemma 3: 4096 patches average-pooled to mm_tokens_per_image = 256.
   const auto gemma = setup_from(R"({"model": {"preset": "gemma-3-4b"}})");
@@ -391,7 +379,7 @@ TEST_CASE("fixed-resolution families: tokens per image whatever the input size",
 }
 
 TEST_CASE("freeze options move the vision tower and projector in and out of training", "[multimodal][freeze]") {
-  const std::string cfg = fixture("llava-1.5-7b-hf.json");
+  const std::string cfg = hf_config_fixture("llava-1.5-7b-hf.json");
   const std::string common = R"("precision": {"param_dtype": "bf16", "optimizer": "adamw"}, "batch": {"seq_length": 1024})";
   // Default: the tower frozen (303,507,456), the projector trained.
   const auto frozen = estimate_from(with_config(cfg, common));
@@ -416,7 +404,7 @@ TEST_CASE("freeze options move the vision tower and projector in and out of trai
 }
 
 TEST_CASE("a frozen vision tower saves no activations - a trained one saves its layers", "[multimodal][activations]") {
-  const std::string cfg = fixture("llava-1.5-7b-hf.json");
+  const std::string cfg = hf_config_fixture("llava-1.5-7b-hf.json");
   const std::string common =
       R"("precision": {"param_dtype": "bf16"}, "batch": {"seq_length": 1024, "micro_batch_size": 2}, "attention": "flash",
          "activation_checkpointing": "none", "multimodal": {"images_per_sample": 1)";
@@ -440,7 +428,7 @@ TEST_CASE("a frozen vision tower saves no activations - a trained one saves its 
 }
 
 TEST_CASE("the vision tower's FLOPs: forward always - backward only where gradients flow", "[multimodal][flops]") {
-  const std::string cfg = fixture("llava-1.5-7b-hf.json");
+  const std::string cfg = hf_config_fixture("llava-1.5-7b-hf.json");
   const std::string common = R"("batch": {"seq_length": 1024}, "attention": "flash", "activation_checkpointing": "none")";
   const auto none = training_flops(setup_from(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 0})")));
   const auto one = training_flops(setup_from(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 1})")));
@@ -456,7 +444,7 @@ TEST_CASE("the vision tower's FLOPs: forward always - backward only where gradie
 }
 
 TEST_CASE("the vision tower's step time: its kernels on the first stage, forward only when frozen", "[multimodal][step_time]") {
-  const std::string cfg = fixture("llava-1.5-7b-hf.json");
+  const std::string cfg = hf_config_fixture("llava-1.5-7b-hf.json");
   const std::string common = R"("batch": {"seq_length": 1024}, "attention": "flash", "activation_checkpointing": "none",
     "framework": "hf_trainer", "gpu": "a100-80gb")";
   const TrainingSetup s = setup_from(with_config(cfg, common + R"(, "multimodal": {"images_per_sample": 1})"));
@@ -487,7 +475,7 @@ TEST_CASE("the vision tower's step time: its kernels on the first stage, forward
 }
 
 TEST_CASE("image tokens count in seq_length: too many images is an error at the field", "[multimodal][errors]") {
-  const std::string cfg = fixture("llava-1.5-7b-hf.json");
+  const std::string cfg = hf_config_fixture("llava-1.5-7b-hf.json");
   // 4 images x 576 tokens = 2304 > 2048.
   CHECK(trainmem::test::error_fields(with_config(cfg, R"("batch": {"seq_length": 2048}, "multimodal": {"images_per_sample": 4})")) ==
         std::vector<std::string>{"batch.seq_length"});
@@ -529,7 +517,7 @@ TEST_CASE("every stored vision-language and SSM config prices every memory field
                            "qwen2.5-vl-7b-instruct.json", "llama-3.3-90b-vision-merged.json", "mamba-2.8b-hf.json",
                            "mamba-codestral-7b-v0.1.json", "ai21-jamba-1.5-mini.json"}) {
     CAPTURE(name);
-    const JsonResult r = estimate_json(with_config(fixture(name), R"("gpu": "h100-sxm-80gb", "batch": {"seq_length": 2048})"));
+    const JsonResult r = estimate_json(with_config(hf_config_fixture(name), R"("gpu": "h100-sxm-80gb", "batch": {"seq_length": 2048})"));
     REQUIRE(r.ok);
     const auto out = nlohmann::json::parse(r.json);
     for (const char* field : {"parameters", "gradients", "optimizer_states", "model_states", "activations",
@@ -542,7 +530,7 @@ TEST_CASE("every stored vision-language and SSM config prices every memory field
 TEST_CASE("batches padded to their longest sample still hold each sample's image tokens", "[multimodal][uncertainty]") {
   // LLaVA-1.5-7B: one 336 x 336 image is (336 / 14)^2 = 576 tokens of the sequence, so the shortest
   // sample is 576 image tokens and one text token: 577, rounded up to the layout's unit of 2 -> 578.
-  const JsonResult r = estimate_json(with_config(fixture("llava-1.5-7b-hf.json"),
+  const JsonResult r = estimate_json(with_config(hf_config_fixture("llava-1.5-7b-hf.json"),
       R"("gpu": "h100-sxm-80gb", "method": "lora", "batch": {"seq_length": 2048, "padding": "longest"}, "multimodal": {"images_per_sample": 1})"));
   REQUIRE(r.ok);
   const auto out = nlohmann::json::parse(r.json);

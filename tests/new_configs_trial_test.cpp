@@ -12,6 +12,7 @@
 #include "trainmem/explain.hpp"
 
 using namespace trainmem;
+using trainmem::test::total_of;
 using trainmem::test::estimate_from;
 
 namespace {
@@ -25,8 +26,6 @@ std::string trial(const std::string& name) {
 }
 
 std::string document(const std::string& hf_config) { return R"({"model": {"hf_config": )" + hf_config + "}}"; }
-
-std::int64_t total_of(const std::string& hf_config) { return estimate_from(document(hf_config)).parameters.total; }
 
 std::string generic_warning(const std::string& hf_config) {
   const std::string doc = document(hf_config);

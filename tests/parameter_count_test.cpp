@@ -2,22 +2,20 @@
 #include "test_support.hpp"
 
 using namespace trainmem;
+using trainmem::test::total_of;
 using trainmem::test::estimate_from;
 
 namespace {
-std::int64_t total_of(const std::string& hf_config) {
-  return estimate_from(R"({"model": {"hf_config": )" + hf_config + "}}").parameters.total;
-}
 std::int64_t active_of(const std::string& hf_config) {
   return estimate_from(R"({"model": {"hf_config": )" + hf_config + "}}").active_parameters;
 }
 
 // meta-llama/Llama-2-7b-hf config.json (architecture keys).
-const std::string kLlama2_7b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+const std::string kLlama2_7bConfig = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
   "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000,
   "tie_word_embeddings": false, "rms_norm_eps": 1e-05, "max_position_embeddings": 4096})";
 // meta-llama/Meta-Llama-3-8B
-const std::string kLlama3_8b = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+const std::string kLlama3_8bConfig = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
   "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256,
   "tie_word_embeddings": false})";
 // meta-llama/Llama-2-70b-hf
@@ -30,13 +28,13 @@ TEST_CASE("Llama-2-7B: 6,738,415,616 parameters", "[parameters]") {
   // embed 32000*4096 = 131,072,000; head the same (untied);
   // layer: 4 * 4096^2 (q,k,v,o) = 67,108,864 + 3 * 4096*11008 = 135,266,304 + 2*4096 norms = 202,383,360
   // 32 layers = 6,476,267,520; + final norm 4096 + 2 * 131,072,000 = 6,738,415,616
-  CHECK(total_of(kLlama2_7b) == 6738415616);
+  CHECK(total_of(kLlama2_7bConfig) == 6738415616);
 }
 
 TEST_CASE("Meta-Llama-3-8B: GQA k/v projections are 1024 wide", "[parameters]") {
   // layer: q,o 2*4096^2 = 33,554,432; k,v 2*4096*1024 = 8,388,608; MLP 3*4096*14336 = 176,160,768;
   // norms 8192 -> 218,112,000 * 32 = 6,979,584,000; embed + head 2*128256*4096 = 1,050,673,152; final 4096
-  CHECK(total_of(kLlama3_8b) == 8030261248);
+  CHECK(total_of(kLlama3_8bConfig) == 8030261248);
 }
 
 TEST_CASE("Llama-2-70B counts num_key_value_heads (RahulSChand/gpu_poor#7)", "[parameters][faults]") {
@@ -95,7 +93,7 @@ TEST_CASE("an untied head adds vocab x hidden (microsoft/DeepSpeed#1883)", "[par
 TEST_CASE("RMSNorm weights: (2L + 1) h, replicated on TP ranks (cli99/llm-analysis#19)", "[parameters][faults]") {
   // Llama-2-7B: 65 * 4096 = 266,240 norm parameters. Removing them from a TP=2 rank's share would
   // show up as a drop of 133,120 parameters; TP splits only the matrices.
-  const std::string doc = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "parallel": {"tensor_parallel_size": 2}})";
+  const std::string doc = R"({"model": {"hf_config": )" + kLlama2_7bConfig + R"(}, "parallel": {"tensor_parallel_size": 2}})";
   const auto stages = stage_parameters(trainmem::test::setup_from(doc));
   const double matrices = 6738415616.0 - 266240.0;
   CHECK(stages.front().total() == Approx(matrices / 2 + 266240.0).epsilon(0));

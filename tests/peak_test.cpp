@@ -2,14 +2,13 @@
 #include "test_support.hpp"
 
 using namespace trainmem;
+using trainmem::test::kTinyLlama;
 using trainmem::test::estimate_from;
 using trainmem::test::GiB;
 
 namespace {
 using trainmem::test::kLlama3_8b;
 using trainmem::test::kLlama2_7b;
-const std::string kTiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
-  "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 128})";
 }  // namespace
 
 TEST_CASE("Llama-3-8B ZeRO-3 on 8xH100, seq 8192, full checkpointing: every field known", "[peak]") {
@@ -65,7 +64,7 @@ TEST_CASE("Llama-3-8B ZeRO-3 on 8 x 24 GB without offload does not fit (microsof
 }
 
 TEST_CASE("the CUDA context is per GPU and configurable; TPUs have none (pytorch/pytorch#107667)", "[peak][faults]") {
-  const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "gpu": {"memory_bytes": 25769803776, "cuda_context_bytes": )";
+  const std::string base = R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "gpu": {"memory_bytes": 25769803776, "cuda_context_bytes": )";
   const auto small = estimate_from(base + "100000000}}");
   const auto large = estimate_from(base + "1000000000}}");
   CHECK(*large.per_gpu.peak - *small.per_gpu.peak == 900000000.0);
@@ -93,7 +92,7 @@ TEST_CASE("loading a full copy on every GPU puts the peak in the load phase", "[
 }
 
 TEST_CASE("FP8 training never uses less memory than bf16 (NVIDIA/TransformerEngine#1429)", "[peak][faults]") {
-  const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "precision": {"fp8_compute": )";
+  const std::string base = R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "precision": {"fp8_compute": )";
   const auto fp8 = estimate_from(base + "true}}");
   const auto bf16 = estimate_from(base + "false}}");
   CHECK(*fp8.per_gpu.peak >= *bf16.per_gpu.peak);
@@ -118,7 +117,7 @@ TEST_CASE("FP8 parameters keep only the transpose beside them", "[peak][fp8]") {
 }
 
 TEST_CASE("optimizer in backward keeps no full gradient buffer", "[peak]") {
-  const std::string base = R"({"model": {"hf_config": )" + kTiny + R"(}, "precision": {"optimizer_in_backward": )";
+  const std::string base = R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "precision": {"optimizer_in_backward": )";
   CHECK(estimate_from(base + "true}}").per_gpu.gradients == 0);
   CHECK(estimate_from(base + "false}}").per_gpu.gradients > 0);
 }
@@ -141,7 +140,7 @@ TEST_CASE("property: peak never below model states, all values finite and non-ne
   for (const char* method : {"full", "lora", "qlora", "freeze"})
     for (int zero = 0; zero <= 3; ++zero)
       for (const char* ckpt : {"none", "selective", "full"}) {
-        const auto e = estimate_from(R"({"model": {"hf_config": )" + kTiny + R"(}, "method": ")" + method +
+        const auto e = estimate_from(R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "method": ")" + method +
                                      R"(", "parallel": {"world_size": 4, "zero_stage": )" + std::to_string(zero) +
                                      R"(}, "activation_checkpointing": ")" + ckpt + R"(", "batch": {"seq_length": 128}})");
         CAPTURE(method, zero, ckpt);

@@ -5,16 +5,15 @@
 #include "trainmem/rlhf.hpp"
 
 using namespace trainmem;
+using trainmem::test::kTinyGqaLlama;
 using trainmem::test::estimate_from;
 
 namespace {
 // h 64, 4 heads of 16, 2 kv heads, 2 layers, vocab 128.
-const std::string kTiny = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
-  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
 // The same body with Qwen2.5's 151,936-token vocabulary: the loss dominates its transients.
 const std::string kTinyBigVocab = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
   "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 151936})";
-std::string doc(const std::string& rest) { return R"({"model": {"hf_config": )" + kTiny + "}, " + rest + "}"; }
+std::string doc(const std::string& rest) { return R"({"model": {"hf_config": )" + kTinyGqaLlama + "}, " + rest + "}"; }
 const ModelBudget* role(const Estimate& e, const std::string& name) {
   for (const auto& m : e.per_gpu_models)
     if (m.role == name) return &m;
@@ -219,7 +218,7 @@ TEST_CASE("colocated vLLM holds its share of the device through training unless 
 
 TEST_CASE("colocated vLLM's weight sync under ZeRO-3: one parameter at a time, the whole model for a PEFT merge", "[rlhf]") {
   // trl/generation/vllm_generation.py sync_weights @f2cd577: a PEFT model is gathered whole to merge
-  // its adapters; otherwise each parameter is gathered alone, the largest being kTiny's 128 x 64
+  // its adapters; otherwise each parameter is gathered alone, the largest being kTinyGqaLlama's 128 x 64
   // embedding (or head) in bf16: 8,192 x 2 = 16,384 B. Asleep, the rollout holds the model states,
   // vLLM's share and that gather.
   const double share = 0.3 * 85520809984.0;

@@ -5,12 +5,12 @@
 #include "test_support.hpp"
 
 using namespace trainmem;
+using trainmem::test::has;
 using trainmem::test::error_codes;
 using trainmem::test::error_fields;
 using trainmem::test::estimate_from;
 
 namespace {
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 std::string llama(const std::string& fields) {
   return R"({"model": {"hf_config": {"model_type": "llama", "vocab_size": 1000, )" + fields + "}}}";
 }

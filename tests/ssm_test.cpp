@@ -8,24 +8,13 @@
 #include "trainmem/activations.hpp"
 
 using namespace trainmem;
+using trainmem::test::hf_config_fixture;
+using trainmem::test::total_of;
+using trainmem::test::with_config;
 using trainmem::test::estimate_from;
 using trainmem::test::setup_from;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(TRAINMEM_SOURCE_DIR) + "/tests/fixtures/hf_configs/" + name);
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string with_config(const std::string& hf_config, const std::string& rest = "") {
-  return R"({"model": {"hf_config": )" + hf_config + "}" + (rest.empty() ? "" : ", " + rest) + "}";
-}
-
-std::int64_t total_of(const std::string& hf_config) { return estimate_from(with_config(hf_config)).parameters.total; }
 
 // state-spaces/mamba-<size>-hf config.json (architecture keys).
 std::string mamba_hf(int hidden, int layers) {
@@ -46,7 +35,7 @@ TEST_CASE("Mamba: in/out projections - conv1d - x_proj - dt_proj - A_log and D -
   CHECK(total_of(mamba_hf(1024, 48)) == 371516416);   // mamba-370m-hf
   CHECK(total_of(mamba_hf(2048, 48)) == 1372178432);  // mamba-1.4b-hf
   // mamba-2.8b-hf, stored verbatim: hidden 2560, 64 layers, time_step_rank 160 -> 2,768,345,600.
-  CHECK(total_of(fixture("mamba-2.8b-hf.json")) == 2768345600);
+  CHECK(total_of(hf_config_fixture("mamba-2.8b-hf.json")) == 2768345600);
 }
 
 TEST_CASE("Mamba-2: one in_proj for z - x - B - C and dt - per-head dt_bias - A_log - D - gated norm", "[ssm][parameters]") {
@@ -57,7 +46,7 @@ TEST_CASE("Mamba-2: one in_proj for z - x - B - C and dt - per-head dt_bias - A_
   //   = 7,016,964,096; embeddings and untied lm_head 2*32768*4096 = 268,435,456; norm_f 4096
   //   -> 7,285,403,648 (14,570,807,296 bytes of bf16 weights). The config's time_step_limit holds
   //   Python's Infinity: read as written.
-  CHECK(total_of(fixture("mamba-codestral-7b-v0.1.json")) == 7285403648);
+  CHECK(total_of(hf_config_fixture("mamba-codestral-7b-v0.1.json")) == 7285403648);
   // A second size, the same layout with one group: hidden 768, 24 layers, 24 heads, tied head,
   // vocab 50288 (state-spaces/mamba2-130m's sizes): in_proj 768*(3072 + 256 + 24) = 2,574,336;
   // conv1d 1792*5 = 8,960; 72; norm 1536; out_proj 1,179,648; block norm 768 -> 3,765,320 x 24
@@ -92,7 +81,7 @@ TEST_CASE("Jamba: attention every 8 layers - experts every 2 - Mamba elsewhere",
   // 4 * (41,943,040 + 176,160,768 + 8,192) + 12 * (105,308,448 + 176,160,768 + 8,192)
   //   + 16 * (105,308,448 + 2,818,637,824 + 8,192) + 2*65536*4096 + 4096 = 51,570,323,328
   //   = total_size 103,140,646,656 / 2 (bf16) in its model.safetensors.index.json.
-  const auto s = setup_from(with_config(fixture("ai21-jamba-1.5-mini.json")));
+  const auto s = setup_from(with_config(hf_config_fixture("ai21-jamba-1.5-mini.json")));
   const Architecture& a = *s.model.architecture;
   CHECK(a.total_params() == 51570323328);
   std::int64_t attention = 0, mamba = 0, moe = 0;
@@ -122,7 +111,7 @@ TEST_CASE("Mamba-2 activations: zxbcdt - the scan output and the norm's rstd", "
   // Codestral shapes, b = 1, L = 2048, bf16, per token: the block RMSNorm's fp32 input 16,384 +
   // normalized 8,192 + rstd 4 + output 8,192; zxbcdt 18560*2 = 37,120;
   // out_x 8192*2 = 16,384; rstd 8 groups * 4 = 32 -> 86,308 B x 2048 = 176,758,784 B per layer.
-  const auto s = setup_from(with_config(fixture("mamba-codestral-7b-v0.1.json"),
+  const auto s = setup_from(with_config(hf_config_fixture("mamba-codestral-7b-v0.1.json"),
                                         R"("batch": {"seq_length": 2048}, "precision": {"param_dtype": "bf16"},
     "activation_checkpointing": "none", "framework": "hf_trainer")"));
   const Architecture& a = *s.model.architecture;

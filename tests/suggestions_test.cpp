@@ -8,23 +8,16 @@
 
 using nlohmann::json;
 using namespace trainmem;
+using trainmem::test::has;
 
 namespace {
 
-json estimate_doc(const json& document) {
-  const JsonResult r = estimate_json(document.dump());
-  if (!r.ok) FAIL(r.json);
-  return json::parse(r.json);
-}
+json estimate_json_doc(const json& document) { return trainmem::test::estimate_doc(document.dump()); }
 
 std::vector<std::string> codes(const json& out) {
   std::vector<std::string> c;
   for (const auto& s : out["suggestions"]) c.push_back(s["code"]);
   return c;
-}
-
-bool has(const std::vector<std::string>& list, const std::string& code) {
-  return std::find(list.begin(), list.end(), code) != list.end();
 }
 
 // Llama-3.1-8B full fine-tune, micro-batch 4 x 4,096 tokens, on one 24 GiB GPU: 16 B/param of
@@ -38,7 +31,7 @@ TEST_CASE("Every suggestion is the estimate of the changed document, ranked by b
   for (const json& doc : {kTooBig, json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "deepspeed", "gpu": "a100-40gb",
                                                  "parallel": {"world_size": 8, "zero_stage": 1}, "activation_checkpointing": "none",
                                                  "batch": {"micro_batch_size": 2, "seq_length": 4096, "gradient_accumulation_steps": 4}})")}) {
-    const json out = estimate_doc(doc);
+    const json out = estimate_json_doc(doc);
     REQUIRE(out["verdict"] != "fits");
     REQUIRE(!out["suggestions"].empty());
     double previous = 1e300;
@@ -47,7 +40,7 @@ TEST_CASE("Every suggestion is the estimate of the changed document, ranked by b
       json changed = doc;
       changed.merge_patch(s["change"]);
       REQUIRE(changed != doc);  // never a change that is already on
-      const json again = estimate_doc(changed);
+      const json again = estimate_json_doc(changed);
       CHECK(s["peak"] == again["per_gpu"]["peak"]);
       CHECK(s["verdict"] == again["verdict"]);
       CHECK(s["saved_bytes"].get<double>() == Approx(out["per_gpu"]["peak"].get<double>() - again["per_gpu"]["peak"].get<double>()).margin(1));
@@ -59,7 +52,7 @@ TEST_CASE("Every suggestion is the estimate of the changed document, ranked by b
 }
 
 TEST_CASE("A setup that fits has no suggestions", "[suggestions]") {
-  const json out = estimate_doc(json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "h100-sxm-80gb",
+  const json out = estimate_json_doc(json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "h100-sxm-80gb",
     "batch": {"seq_length": 1024}, "activation_checkpointing": "full"})"));
   REQUIRE(out["verdict"] == "fits");
   CHECK(out["suggestions"].empty());
@@ -67,7 +60,7 @@ TEST_CASE("A setup that fits has no suggestions", "[suggestions]") {
 
 TEST_CASE("Never a change already on, never one impossible for the setup", "[suggestions]") {
   SECTION("one GPU: no ZeRO stage and no more GPUs (nothing to shard over)") {
-    const auto c = codes(estimate_doc(kTooBig));
+    const auto c = codes(estimate_json_doc(kTooBig));
     CHECK(!has(c, "zero_stage"));
     CHECK(!has(c, "more_gpus"));
     CHECK(has(c, "lora"));
@@ -78,7 +71,7 @@ TEST_CASE("Never a change already on, never one impossible for the setup", "[sug
     json doc = kTooBig;
     doc.merge_patch(json::parse(R"({"method": "qlora", "activation_checkpointing": "full", "loss": {"implementation": "fused"},
       "batch": {"micro_batch_size": 16, "seq_length": 16384}})"));
-    const json out = estimate_doc(doc);
+    const json out = estimate_json_doc(doc);
     REQUIRE(out["verdict"] != "fits");
     const auto c = codes(out);
     CHECK(!has(c, "checkpointing"));
@@ -88,28 +81,28 @@ TEST_CASE("Never a change already on, never one impossible for the setup", "[sug
     CHECK(has(c, "smaller_micro_batch"));
   }
   SECTION("Liger's kernels where they apply: a Llama under the HF Trainer, never under torchtune or for GPT-2") {
-    CHECK(has(codes(estimate_doc(kTooBig)), "liger_kernel"));
+    CHECK(has(codes(estimate_json_doc(kTooBig)), "liger_kernel"));
     json tune = kTooBig;
     tune["framework"] = "torchtune";
-    CHECK(!has(codes(estimate_doc(tune)), "liger_kernel"));
+    CHECK(!has(codes(estimate_json_doc(tune)), "liger_kernel"));
     json gpt2 = kTooBig;
     gpt2["model"]["preset"] = "gpt2";
     gpt2["gpu"] = "t4-16gb";
     gpt2["batch"] = json::parse(R"({"micro_batch_size": 64, "seq_length": 1024})");
-    const json out = estimate_doc(gpt2);
+    const json out = estimate_json_doc(gpt2);
     REQUIRE(out["verdict"] != "fits");
     CHECK(!has(codes(out), "liger_kernel"));
   }
   SECTION("torchtitan has no adapters and DeepSpeed no bitsandbytes optimizer") {
     json titan = kTooBig;
     titan["framework"] = "torchtitan";
-    const auto t = codes(estimate_doc(titan));
+    const auto t = codes(estimate_json_doc(titan));
     CHECK(!has(t, "lora"));
     CHECK(!has(t, "qlora"));
     CHECK(!has(t, "eight_bit_optimizer"));
     json ds = kTooBig;
     ds["framework"] = "deepspeed";
-    const auto d = codes(estimate_doc(ds));
+    const auto d = codes(estimate_json_doc(ds));
     CHECK(!has(d, "eight_bit_optimizer"));
     CHECK(has(d, "offload_optimizer"));  // ZeRO-Offload: stage 2 with the optimizer on the host
   }
@@ -119,7 +112,7 @@ TEST_CASE("Accumulation keeps the global batch: smaller micro-batches, more GPUs
   const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "fsdp", "gpu": "a100-40gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "activation_checkpointing": "none",
     "batch": {"micro_batch_size": 4, "seq_length": 4096, "gradient_accumulation_steps": 2}})");
-  const json out = estimate_doc(doc);
+  const json out = estimate_json_doc(doc);
   REQUIRE(out["verdict"] != "fits");
   // Global batch: 4 x 8 ranks x 2 = 64 sequences.
   REQUIRE(out["global_batch_size"] == 64);
@@ -131,13 +124,13 @@ TEST_CASE("Accumulation keeps the global batch: smaller micro-batches, more GPUs
       micro = true;
       // 2 x 8 x 4 = 64.
       CHECK(s["params"] == json({{"micro_batch_size", 2}, {"gradient_accumulation_steps", 4}}));
-      CHECK(estimate_doc(changed)["global_batch_size"] == 64);
+      CHECK(estimate_json_doc(changed)["global_batch_size"] == 64);
     }
     if (s["code"] == "more_gpus") {
       gpus = true;
       // 4 x 16 x 1 = 64.
       CHECK(s["params"]["world_size"] == 16);
-      CHECK(estimate_doc(changed)["global_batch_size"] == 64);
+      CHECK(estimate_json_doc(changed)["global_batch_size"] == 64);
     }
   }
   CHECK(micro);
@@ -150,7 +143,7 @@ TEST_CASE("GRPO with colocated vLLM: sleep mode, the share its generation batch 
   const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "gpu": "h100-sxm-80gb",
     "batch": {"micro_batch_size": 8, "seq_length": 1024, "gradient_accumulation_steps": 4},
     "rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 1024, "use_vllm": true, "vllm_gpu_memory_utilization": 0.9}}})");
-  const json out = estimate_doc(doc);
+  const json out = estimate_json_doc(doc);
   REQUIRE(out["verdict"] == "does_not_fit");
   std::map<std::string, json> by_code;
   for (const auto& s : out["suggestions"]) by_code[s["code"]] = s;
@@ -170,7 +163,7 @@ TEST_CASE("GRPO with colocated vLLM: sleep mode, the share its generation batch 
   for (const auto& [code, s] : by_code) {
     json changed = doc;
     changed.merge_patch(s["change"]);
-    CHECK(s["peak"] == estimate_doc(changed)["per_gpu"]["peak"]);
+    CHECK(s["peak"] == estimate_json_doc(changed)["per_gpu"]["peak"]);
   }
 
   SECTION("sleep mode already on, a share already that small: neither offered again") {
@@ -178,7 +171,7 @@ TEST_CASE("GRPO with colocated vLLM: sleep mode, the share its generation batch 
     asleep["rlhf"]["rollout"]["vllm_enable_sleep_mode"] = true;
     asleep["rlhf"]["rollout"]["vllm_gpu_memory_utilization"] = 0.29;
     asleep["batch"]["micro_batch_size"] = 32;  // still does not fit
-    const json again = estimate_doc(asleep);
+    const json again = estimate_json_doc(asleep);
     REQUIRE(again["verdict"] != "fits");
     const auto c = codes(again);
     CHECK(!has(c, "vllm_sleep_mode"));
@@ -192,7 +185,7 @@ TEST_CASE("GRPO with colocated vLLM: sleep mode, the share its generation batch 
     for (const char* patch : {R"({"rlhf": {"rollout": {"colocated": false}}})", R"({"rlhf": {"rollout": {"use_vllm": false}}})"}) {
       json other = doc;
       other.merge_patch(json::parse(patch));
-      const json again = estimate_doc(other);
+      const json again = estimate_json_doc(other);
       REQUIRE(again["verdict"] != "fits");
       const auto c = codes(again);
       CHECK(!has(c, "vllm_sleep_mode"));
@@ -208,7 +201,7 @@ TEST_CASE("GRPO and DPO get LoRA and QLoRA suggestions too", "[suggestions][rlhf
   const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "h100-sxm-80gb",
     "batch": {"micro_batch_size": 4, "seq_length": 1024, "gradient_accumulation_steps": 2},
     "rlhf": {"algorithm": "grpo", "rollout": {"use_vllm": true, "vllm_gpu_memory_utilization": 0.9, "max_new_tokens": 1024}}})");
-  const json out = estimate_doc(doc);
+  const json out = estimate_json_doc(doc);
   REQUIRE(out["verdict"] == "does_not_fit");
   const auto c = codes(out);
   CHECK(has(c, "lora"));

@@ -7,6 +7,7 @@
 #include "test_support.hpp"
 
 using namespace trainmem;
+using trainmem::test::kTinyLlama;
 using trainmem::test::setup_from;
 
 namespace {
@@ -15,8 +16,6 @@ namespace {
 // Parameters: embedding 128 x 64 = 8,192; per layer q, k, v, o 4 x 64 x 64 = 16,384 + gate, up,
 // down 3 x 64 x 128 = 24,576 + two norms 128 = 41,088, two layers 82,176; final norm 64;
 // lm_head 8,192: 98,624 in all.
-const std::string kTinyLlama = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
-  "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 128})";
 
 Estimate detailed(const std::string& document) { return estimate(setup_from(document), EstimateDetail::step); }
 

@@ -6,16 +6,12 @@
 
 using nlohmann::json;
 using namespace trainmem;
+using trainmem::test::estimate_doc;
+using trainmem::test::kTinyGqaLlama;
 
 namespace {
 
 using trainmem::test::kLlama2_7b;
-
-json estimate_doc(const std::string& document) {
-  const JsonResult r = estimate_json(document);
-  if (!r.ok) FAIL(r.json);
-  return json::parse(r.json);
-}
 
 double bytes(const json& v) { return v.get<double>(); }
 
@@ -403,17 +399,15 @@ TEST_CASE("Batches padded to their longest sample: the band reaches a batch of s
 
 namespace {
 // Llama-style, two layers of hidden 64 and a 128-token vocabulary.
-const std::string kTinyLlama = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
-  "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 128})";
 }  // namespace
 
 TEST_CASE("left out, the band reaches the run with its gradients kept; DeepSpeed ignores the field", "[gradients][uncertainty]") {
   // Every other setting stated: the allocated band's high end is the run with
   // zero_grad_set_to_none false (source framework_version_zero_grad), its low end the estimate.
   const std::string stated = R"(, "activation_checkpointing": "none", "precision": {"optimizer_implementation": "fused"})";
-  const json out = estimate_doc(R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "framework": "hf_trainer",
+  const json out = estimate_doc(R"({"model": {"hf_config": )" + kTinyGqaLlama + R"(}, "framework": "hf_trainer",
     "attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})" + stated + "}");
-  const json kept = estimate_doc(R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "framework": "hf_trainer",
+  const json kept = estimate_doc(R"({"model": {"hf_config": )" + kTinyGqaLlama + R"(}, "framework": "hf_trainer",
     "attention": "flash", "batch": {"micro_batch_size": 2, "seq_length": 32})" + stated + R"(, "zero_grad_set_to_none": false})");
   bool found = false;
   for (const auto& t : out["uncertainty"]) found = found || t["source"] == "framework_version_zero_grad";
@@ -421,7 +415,7 @@ TEST_CASE("left out, the band reaches the run with its gradients kept; DeepSpeed
   CHECK(out["per_gpu"]["peak_allocated_range"]["high"] == kept["per_gpu"]["peak_allocated"]);
   CHECK(out["per_gpu"]["peak_allocated_range"]["low"] == out["per_gpu"]["peak_allocated"]);
   CHECK(out["resolved"]["zero_grad_set_to_none"]["value"] == true);
-  const json deepspeed = estimate_doc(R"({"model": {"hf_config": )" + kTinyLlama + R"(}, "framework": "deepspeed",
+  const json deepspeed = estimate_doc(R"({"model": {"hf_config": )" + kTinyGqaLlama + R"(}, "framework": "deepspeed",
     "zero_grad_set_to_none": true})");
   CHECK_THAT(deepspeed["warnings"].dump(), Catch::Contains("given but without effect for this setup: zero_grad_set_to_none"));
 }
