@@ -210,28 +210,36 @@ TEST_CASE("Megatron MoE layer: routed copies all-gathered and reduce-scattered o
   CHECK(etp1.bytes_per_step.tensor_parallel == 8'388'608.0);
 }
 
-TEST_CASE("Collective latency follows NCCL's tuning model: ring steps inside and across nodes, a tree across nodes",
-          "[communication][latency]") {
+TEST_CASE("A collective takes the fastest ring, tree and protocol of NCCL's tuning model", "[communication][latency]") {
   LinkRates nvlink;
   nvlink.node_gpus = 8;
   nvlink.nvlink = true;
-  // One node, 8 ranks: all-gather 8.4 + 7 x 3.4 = 32.2 us; all-reduce 8.4 + 14 x 3.4 = 56.0 us.
-  CHECK(collective_latency(Collective::all_gather, 8, 1, nvlink) == Approx(32.2e-6).epsilon(1e-12));
-  CHECK(collective_latency(Collective::all_reduce, 8, 1, nvlink) == Approx(56.0e-6).epsilon(1e-12));
-  // Over PCIe: 8.4 + 7 x 5.7 = 48.3 us.
   LinkRates pcie = nvlink;
   pcie.nvlink = false;
-  CHECK(collective_latency(Collective::reduce_scatter, 8, 1, pcie) == Approx(48.3e-6).epsilon(1e-12));
-  // 1,024 ranks on 128 nodes: all-gather 1,023 steps, 127 across nodes at 14 us, the other 896 at
-  // max(3.4, 3) us: 8.4 + 896 x 3.4 + 127 x 14 = 4,832.8 us.
-  CHECK(collective_latency(Collective::all_gather, 1024, 1, nvlink) == Approx(4832.8e-6).epsilon(1e-12));
-  // All-reduce over 2 nodes of 8: ring (8.4 + 28 x 3.4 + 2 x 14) x 1.4 = 184.24 us; tree
-  // 8.4 + 2 (7 x 4 + 1 x 14) = 92.4 us, the lower.
-  CHECK(collective_latency(Collective::all_reduce, 16, 1, nvlink) == Approx(92.4e-6).epsilon(1e-12));
-  // One rank per node (stride 8), 4 nodes: ring 8.4 + 6 x 14 = 92.4 us x 1.4 = 129.36 us; tree
-  // 8.4 + 2 (0 + 2 x 14) = 64.4 us.
-  CHECK(collective_latency(Collective::all_reduce, 4, 8, nvlink) == Approx(64.4e-6).epsilon(1e-12));
-  CHECK(collective_latency(Collective::all_reduce, 1, 1, nvlink) == 0);
+  const auto ag = Collective::all_gather, ar = Collective::all_reduce;
+  // 8 ranks in one NVLink node, 1e9 bus bytes at 370e9 B/s (2,702.7 us): Simple's ring
+  // 8.4 + 7 x 3.4 = 32.2 us + 2,702.7 us beats LL128's 14 + 7 x 1.9 = 27.3 us + 1e9 / (0.92 x 370e9).
+  CHECK(collective_seconds(ag, 1e9, 370e9, 8, 1, nvlink) == Approx(32.2e-6 + 1e9 / 370e9).epsilon(1e-12));
+  // Latency alone (no bytes): LL128's ring all-gather, 27.3 us; the all-reduce's LL128 tree
+  // 14 + 2 x 7 x 1.25 = 31.5 us (Simple ring 8.4 + 14 x 3.4 = 56, LL128 ring 14 + 14 x 1.9 = 40.6,
+  // Simple tree 8.4 + 2 x 7 x 4 = 64.4).
+  CHECK(collective_seconds(ag, 0, 370e9, 8, 1, nvlink) == Approx(27.3e-6).epsilon(1e-12));
+  CHECK(collective_seconds(ar, 0, 370e9, 8, 1, nvlink) == Approx(31.5e-6).epsilon(1e-12));
+  // Over PCIe only Simple: 8.4 + 7 x 5.7 = 48.3 us.
+  CHECK(collective_seconds(Collective::reduce_scatter, 0, 32e9, 8, 1, pcie) == Approx(48.3e-6).epsilon(1e-12));
+  // 1,024 ranks on 128 nodes, 1e9 bytes at 100e9 B/s: Simple's ring 8.4 + 896 x 3.4 + 127 x 14 =
+  // 4,832.8 us + 10,000 us; LL128's 14 + 896 x 1.9 + 127 x 4 = 2,224.4 us + 1e9 / 92e9 = 10,869.6 us,
+  // the lower by 638.8 us.
+  CHECK(collective_seconds(ag, 1e9, 100e9, 1024, 1, nvlink) == Approx(2224.4e-6 + 1e9 / 92e9).epsilon(1e-12));
+  // All-reduce over 2 nodes of 8, no bytes: Simple ring (8.4 + 28 x 3.4 + 2 x 14) x 1.4 = 184.24,
+  // Simple tree 8.4 + 2 (7 x 4 + 14) = 92.4, LL128 ring 14 + 28 x 1.9 + 2 x 4 = 75.2, LL128 tree
+  // 14 + 2 (7 x 1.25 + 8.5) = 48.5 us.
+  CHECK(collective_seconds(ar, 0, 370e9, 16, 1, nvlink) == Approx(48.5e-6).epsilon(1e-12));
+  // Over PCIe, 17 ranks (8 + 8 + 1) cost what 16 do: the tree's chain runs through the fullest
+  // node's 8 ranks, 8.4 + 2 (7 x 4 + floor(log2 3) x 14) = 92.4 us.
+  CHECK(collective_seconds(ar, 0, 32e9, 16, 1, pcie) == Approx(92.4e-6).epsilon(1e-12));
+  CHECK(collective_seconds(ar, 0, 32e9, 17, 1, pcie) == Approx(92.4e-6).epsilon(1e-12));
+  CHECK(collective_seconds(ar, 5e8, 370e9, 1, 1, nvlink) == Approx(5e8 / 370e9).epsilon(1e-12));
 }
 
 TEST_CASE("Data-parallel collectives per step follow each engine's buckets", "[communication][latency]") {
@@ -263,6 +271,25 @@ TEST_CASE("Data-parallel collectives per step follow each engine's buckets", "[c
   const std::string megatron = R"(, "framework": "megatron", "parallel": {"world_size": 8, "zero_stage": 1)";
   CHECK(collectives(megatron + R"(, "overlap_grad_reduce": true}, "gpu": "h100-sxm-80gb"})").reductions == 4);
   CHECK(collectives(megatron + R"(}, "gpu": "h100-sxm-80gb"})").parameter_syncs == 1);
+
+  // Mixtral-shaped MoE, 2 layers: per layer q, k, v, o and the router (5 submodules) and the routed
+  // experts' gate, up and down (3). DeepSpeed ZeRO-3 without expert parallelism gathers all 8 per
+  // layer: 2 x 8 + embedding + head = 18. With EP 2 the experts gather over their own group, 2 x 3
+  // = 6, and the dense group 2 x 5 + 2 = 12.
+  const std::string moe = R"({"model": {"hf_config": {"model_type": "mixtral", "hidden_size": 1024, "intermediate_size": 2048,
+    "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 32000, "num_local_experts": 16,
+    "num_experts_per_tok": 2}}, "framework": "deepspeed", "gpu": "h100-sxm-80gb", "parallel": {"world_size": 4, "zero_stage": 3)";
+  const auto moe_collectives = [&](const std::string& rest) {
+    const TrainingSetup s = setup_from(moe + rest);
+    return data_parallel_collectives(s, estimate(s));
+  };
+  const DataParallelCollectives together = moe_collectives("}}");
+  CHECK_FALSE(together.experts_apart);
+  CHECK(together.gathers_per_pass == 18);
+  const DataParallelCollectives apart = moe_collectives(R"(, "expert_parallel_size": 2}})");
+  CHECK(apart.experts_apart);
+  CHECK(apart.gathers_per_pass == 12);
+  CHECK(apart.expert_gathers_per_pass == 6);
 }
 
 TEST_CASE("DeepSpeed ZeRO-1/2 all-reduce each gradient bucket: twice a reduce-scatter's bytes", "[communication]") {

@@ -63,6 +63,16 @@ TEST_CASE("no_sync accumulation keeps unsharded gradients; FSDP1 flat parameters
   CHECK(fsdp1_whole_unit_gradients(setup_from(lora_fsdp(""))));
   // DeepSpeed ZeRO >= 2 under accelerate never enters no_sync: the default reduces every micro-batch.
   CHECK(gradient_sync(setup_from(lora_fsdp(R"(, "sharding_engine": "deepspeed")", "hf_trainer"))) == GradientSync::every_micro_batch);
+  // The DeepSpeed engine itself reduces on every micro-batch where ZeRO partitions the gradients
+  // (stage >= 2), below that only at the accumulation boundary (engine.py, allreduce_gradients).
+  const auto deepspeed_at = [&](int stage) {
+    return gradient_sync(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed",
+      "parallel": {"world_size": 8, "zero_stage": )" + std::to_string(stage) + "}}"));
+  };
+  CHECK(deepspeed_at(0) == GradientSync::last_micro_batch);
+  CHECK(deepspeed_at(1) == GradientSync::last_micro_batch);
+  CHECK(deepspeed_at(2) == GradientSync::every_micro_batch);
+  CHECK(deepspeed_at(3) == GradientSync::every_micro_batch);
 }
 
 TEST_CASE("no_sync with full fine-tuning accumulates full gradients in the reduce dtype", "[gradient_sync]") {

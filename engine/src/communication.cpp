@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "trainmem/deepspeed_regather.hpp"
 #include "trainmem/framework_defaults.hpp"
@@ -26,15 +27,25 @@ constexpr double kDefaultHostBytesPerS = 32e9;
 // (te42kyfo/gpu-benches README.md @01d2bb5, "cuda-memcpy" example output).
 constexpr double kHostLinkEfficiency = 12.35 / 15.75;
 
-// NCCL's latency model, Simple protocol, microseconds (NVIDIA/nccl src/graph/tuning.cc @5067397,
-// ncclTunerConstantsDefaults: baseLatencies and hwLatencies; ncclTopoTuneModel; getNetOverhead).
-constexpr double kNcclBaseUs = 8.4;             // ring and tree
-constexpr double kNcclRingNvlinkStepUs = 3.4;   // per ring step inside an NVLink node
-constexpr double kNcclRingPciStepUs = 5.7;      // per ring step over PCIe
-constexpr double kNcclTreeStepUs = 4.0;         // per tree step inside a node (NVLink or PCIe)
-constexpr double kNcclNetStepUs = 14.0;         // per step across nodes (ring and tree)
-constexpr double kNcclRingNetOverheadUs = 3.0;  // intra-node step floor once a ring leaves the node: 3 x 1 us
-constexpr double kNcclRingAllReducePlateau = 1.4;  // multi-node ring all-reduce, compute capability >= 8.0
+// NCCL's latency and bandwidth model per protocol (NVIDIA/nccl src/graph/tuning.cc @5067397,
+// ncclTunerConstantsDefaults: baseLatencies, hwLatencies; ncclTopoTuneModel; getNetOverhead),
+// microseconds and shares of the Simple protocol's bus bandwidth. Simple carries the large buffers
+// at full bandwidth; LL128 (enabled by default where the node's GPUs talk over NVLink) trades 8 %
+// of it for lower latency.
+struct NcclProtocol {
+  double base_us;                 // baseLatencies, ring and tree
+  double ring_nvlink_us, ring_pci_us;  // hwLatencies per ring step inside a node
+  double tree_nvlink_us, tree_pci_us;  // per tree step inside a node
+  double ring_net_us, tree_net_us;     // per step across nodes
+  double net_overhead_us;         // intra-node ring step floor once the ring leaves the node
+  double ring_bandwidth_share;    // ring LL128: 0.92 of the bus bandwidth
+  // Tree all-reduce: 0.92 of the bus bandwidth, and LL128 7/9 of that inside one node, 120/128 across.
+  double tree_bandwidth_share_one_node, tree_bandwidth_share_across_nodes;
+};
+constexpr NcclProtocol kNcclSimple{8.4, 3.4, 5.7, 4.0, 4.0, 14.0, 14.0, 3.0, 1.0, 0.92, 0.92};
+constexpr NcclProtocol kNcclLl128{14.0, 1.9, 2.5, 1.25, 1.9, 4.0, 8.5, 1.0, 0.92, 0.92 * 7.0 / 9.0, 0.92 * 120.0 / 128.0};
+// Multi-node ring all-reduce with the Simple protocol, compute capability >= 8.0: "plateau effect".
+constexpr double kNcclRingAllReducePlateau = 1.4;
 
 // PyTorch DDP's gradient buckets (torch/nn/parallel/distributed.py: bucket_cap_mb 25 and
 // _DEFAULT_FIRST_BUCKET_BYTES 1 MiB), bytes.
@@ -46,11 +57,6 @@ constexpr double kMegatronMinBucketParams = 40e6, kMegatronBucketParamsPerRank =
 double ring(double n) { return n > 1 ? (n - 1) / n : 0.0; }
 
 Traffic collective(double bus_bytes, double bandwidth) { return {bus_bytes, bandwidth > 0 ? bus_bytes / bandwidth : 0.0}; }
-
-// `count` collectives' latency, no bytes.
-Traffic latency(double count, Collective kind, double ranks, double stride, const LinkRates& l) {
-  return {0.0, count * collective_latency(kind, ranks, stride, l)};
-}
 
 
 }  // namespace
@@ -90,21 +96,43 @@ double bus_bandwidth(double ranks, double stride, const LinkRates& l) {
   return std::min(l.intra_node_bytes_per_s, per_node * l.inter_node_bytes_per_s);
 }
 
-double collective_latency(Collective kind, double ranks, double stride, const LinkRates& l) {
-  if (ranks <= 1) return 0.0;
-  const double nodes = std::ceil(ranks / members_per_node(ranks, stride, l));
+double collective_seconds(Collective kind, double bus_bytes, double bandwidth, double ranks, double stride, const LinkRates& l) {
+  const double transfer = bandwidth > 0 ? bus_bytes / bandwidth : 0.0;
+  if (ranks <= 1) return transfer;
+  // The fullest node's ranks: the tree's chain inside a node runs through all of them.
+  const double per_node = std::min(ranks, members_per_node(ranks, stride, l));
+  const double nodes = std::ceil(ranks / per_node);
   const bool all_reduce = kind == Collective::all_reduce;
   const double steps = all_reduce ? 2 * (ranks - 1) : ranks - 1;
   const double net_steps = nodes > 1 ? (all_reduce ? 2 : 1) * (nodes - 1) : 0.0;
-  double step = l.nvlink ? kNcclRingNvlinkStepUs : kNcclRingPciStepUs;
-  if (nodes > 1) step = std::max(step, kNcclRingNetOverheadUs);
-  double us = kNcclBaseUs + (steps - net_steps) * step + net_steps * kNcclNetStepUs;
-  if (all_reduce && nodes > 1) {
-    const double tree = kNcclBaseUs + 2 * ((ranks / nodes - 1) * kNcclTreeStepUs + std::floor(std::log2(nodes)) * kNcclNetStepUs);
-    us = std::min(us * kNcclRingAllReducePlateau, tree);
+  double best = std::numeric_limits<double>::infinity();
+  for (const NcclProtocol* p : {&kNcclSimple, &kNcclLl128}) {
+    if (p == &kNcclLl128 && !l.nvlink) continue;
+    double step = l.nvlink ? p->ring_nvlink_us : p->ring_pci_us;
+    if (nodes > 1) step = std::max(step, p->net_overhead_us);
+    double ring_us = p->base_us + (steps - net_steps) * step + net_steps * p->ring_net_us;
+    if (all_reduce && nodes > 1 && p == &kNcclSimple) ring_us *= kNcclRingAllReducePlateau;
+    best = std::min(best, ring_us * 1e-6 + transfer / p->ring_bandwidth_share);
+    if (all_reduce) {
+      const double tree_us = p->base_us + 2 * ((per_node - 1) * (l.nvlink ? p->tree_nvlink_us : p->tree_pci_us) +
+                                               std::floor(std::log2(nodes)) * p->tree_net_us);
+      const double share = nodes > 1 ? p->tree_bandwidth_share_across_nodes : p->tree_bandwidth_share_one_node;
+      best = std::min(best, tree_us * 1e-6 + transfer / share);
+    }
   }
-  return us * 1e-6;
+  return best;
 }
+
+namespace {
+
+// `count` collectives of one kind moving `bus_bytes` in all over `ranks` ranks `stride` apart.
+Traffic collectives(double count, Collective kind, double bus_bytes, double ranks, double stride, const LinkRates& l) {
+  const double bandwidth = bus_bandwidth(ranks, stride, l);
+  if (count <= 0 || bus_bytes <= 0) return collective(bus_bytes, bandwidth);
+  return {bus_bytes, count * collective_seconds(kind, bus_bytes / count, bandwidth, ranks, stride, l)};
+}
+
+}  // namespace
 
 double all_to_all_bandwidth(double ranks, double stride, const LinkRates& l) {
   if (ranks <= 1) return l.intra_node_bytes_per_s;
@@ -135,11 +163,10 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
     // collectives follow below): only attention's, and a shared expert's (a tensor-parallel MLP).
     const double all_reduces = megatron_moe ? (g.mlp.shared_intermediate_size > 0 ? 2.0 : 1.0) : 2.0;
     const double bytes = passes * all_reduces * 2 * ring(tp) * tokens * h * a;
-    t.tensor = collective(bytes, bus_bandwidth(tp, 1, links));
     // Each all-reduce runs as an all-gather and a reduce-scatter under sequence parallelism.
     const double calls = passes * all_reduces;
-    t.tensor += p.sequence_parallel ? latency(2 * calls, Collective::all_gather, tp, 1, links)
-                                    : latency(calls, Collective::all_reduce, tp, 1, links);
+    t.tensor = p.sequence_parallel ? collectives(2 * calls, Collective::all_gather, bytes, tp, 1, links)
+                                   : collectives(calls, Collective::all_reduce, bytes, tp, 1, links);
   }
   const double etp = static_cast<double>(expert_tensor_parallel_size(s));
   if (megatron_moe && etp > 1) {
@@ -152,8 +179,7 @@ LayerTraffic layer_traffic(const TrainingSetup& s, const LayerGroup& g, Dtype ac
     // as many: 2 (etp - 1) (T / tp) k h bytes per pass, the backward swapping the two. The group
     // is adjacent ranks (stride 1).
     const double received = tokens / tp * static_cast<double>(g.mlp.num_experts_per_tok);
-    t.tensor += collective(passes * 2 * (etp - 1) * received * h * a, bus_bandwidth(etp, 1, links));
-    t.tensor += latency(passes * 2, Collective::all_gather, etp, 1, links);
+    t.tensor += collectives(passes * 2, Collective::all_gather, passes * 2 * (etp - 1) * received * h * a, etp, 1, links);
   }
   if (cp > 1) {
     const AttentionShape& at = g.attention;
@@ -206,40 +232,66 @@ bool overlaps_data_parallel(const TrainingSetup& s) {
 
 DataParallelCollectives data_parallel_collectives(const TrainingSetup& s, const Estimate& e) {
   DataParallelCollectives c;
-  const int zero = s.parallel.zero_stage;
+  const ParallelSettings& p = s.parallel;
+  const int zero = p.zero_stage;
   const ShardingEngine engine = sharding_engine(s);
   const double layers = std::max(1.0, e.layers_on_gpu);
-  const double trained = e.gpu_trainable_parameters;
+  c.experts_apart = p.expert_parallel_size > 1 && e.gpu_expert_parameters > 0;
+  const double expert_trained = c.experts_apart ? e.gpu_expert_trainable_parameters : 0.0;
+  const double dense_trained = e.gpu_trainable_parameters - expert_trained;
+  // Per layer on average: linear submodules, routed-expert ones, and layers holding routed experts.
+  double linears = 0, routed_linears = 0, moe_layers = 0, total_layers = 1;
+  if (s.model.architecture) {
+    const Architecture& a = *s.model.architecture;
+    total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
+    for (const auto& g : a.layers) {
+      for (const auto& l : g.linears) (l.routed_expert ? routed_linears : linears) += static_cast<double>(g.count);
+      if (g.mlp.num_local_experts > 0) moe_layers += static_cast<double>(g.count);
+    }
+  }
+  const double share = layers / total_layers;  // of the model's layers on this GPU
+  const auto buckets = [](double elements, double bucket) { return elements > 0 ? std::max(1.0, std::ceil(elements / bucket)) : 0.0; };
   if (engine == ShardingEngine::deepspeed) {
-    const DeepSpeedBuckets buckets = deepspeed_buckets(s);
-    c.reductions = std::max(1.0, std::ceil(trained / buckets.reduce));
-    if (zero == 3 && s.model.architecture) {
+    const DeepSpeedBuckets b = deepspeed_buckets(s);
+    c.reductions = buckets(dense_trained, b.reduce);
+    c.expert_reductions = buckets(expert_trained, b.reduce);
+    if (zero == 3) {
       // Each linear a submodule; the embedding and the head (one of them on an inner pipeline stage).
-      const Architecture& a = *s.model.architecture;
-      double linears = 0;
-      for (const auto& g : a.layers) linears += static_cast<double>(g.count * static_cast<std::int64_t>(g.linears.size()));
-      const double total_layers = static_cast<double>(std::max<std::int64_t>(1, a.num_hidden_layers()));
-      c.gathers_per_pass = linears / total_layers * layers + (s.parallel.pipeline_parallel_size > 1 ? 1.0 : 2.0);
+      const double ends = p.pipeline_parallel_size > 1 ? 1.0 : 2.0;
+      c.gathers_per_pass = (linears + (c.experts_apart ? 0.0 : routed_linears)) * share + ends;
+      c.expert_gathers_per_pass = c.experts_apart ? routed_linears * share : 0.0;
     } else if (zero >= 1) {
       c.parameter_syncs = 1;
+      c.expert_parameter_syncs = c.experts_apart ? 1 : 0;
     }
     return c;
   }
   if (zero == 3 || ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && zero >= 1)) {
-    // One unit per layer and the root.
+    // One unit per layer and the root; routed experts sharded apart form a unit per MoE layer.
     c.gathers_per_pass = c.reductions = c.parameter_syncs = layers + 1;
+    if (c.experts_apart) c.expert_gathers_per_pass = c.expert_reductions = c.expert_parameter_syncs = moe_layers * share;
     return c;
   }
   if (engine == ShardingEngine::megatron) {
-    const double dp = static_cast<double>(s.parallel.data_parallel_size);
-    const double bucket = std::max(kMegatronMinBucketParams, kMegatronBucketParamsPerRank * dp);
-    c.reductions = overlaps_data_parallel(s) ? std::max(1.0, std::ceil(trained / bucket)) : 1.0;
-    if (zero >= 1) c.parameter_syncs = c.reductions;
+    // Sized by the data x context-parallel group (Megatron's dp_cp group).
+    const double dp_cp = static_cast<double>(p.data_parallel_size * p.context_parallel_size);
+    const double bucket = overlaps_data_parallel(s) ? std::max(kMegatronMinBucketParams, kMegatronBucketParamsPerRank * dp_cp)
+                                                    : std::numeric_limits<double>::infinity();
+    c.reductions = buckets(dense_trained, bucket);
+    c.expert_reductions = buckets(expert_trained, bucket);
+    if (zero >= 1) {
+      c.parameter_syncs = c.reductions;
+      c.expert_parameter_syncs = c.expert_reductions;
+    }
     return c;
   }
   // PyTorch DDP.
-  const double bytes = trained * e.bytes_per_param.grad;
-  c.reductions = 1.0 + std::ceil(std::max(0.0, bytes - kDdpFirstBucketBytes) / kDdpBucketBytes);
+  const auto ddp_buckets = [&](double parameters) {
+    const double bytes = parameters * e.bytes_per_param.grad;
+    return bytes > 0 ? 1.0 + std::ceil(std::max(0.0, bytes - kDdpFirstBucketBytes) / kDdpBucketBytes) : 0.0;
+  };
+  c.reductions = ddp_buckets(dense_trained);
+  c.expert_reductions = ddp_buckets(expert_trained);
   return c;
 }
 
@@ -269,37 +321,34 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
 
   d.reductions_per_step = reductions;
   const DataParallelCollectives n = data_parallel_collectives(s, e);
-  // Routed experts' collectives run over their own group, as many again.
-  const bool experts_apart = ep > 1 && expert_params > 0;
+  // Dense and routed-expert collectives of one kind; the experts ride in the dense ones unless
+  // expert parallelism gives them their own group.
+  const auto dense_and_expert = [&](Collective kind, double count, double dense_bytes, double ranks, double stride,
+                                    double expert_count, double expert_bytes, double expert_ranks, double expert_stride) {
+    if (!n.experts_apart) return collectives(count, kind, dense_bytes + expert_bytes, ranks, stride, links);
+    Traffic t = collectives(count, kind, dense_bytes, ranks, stride, links);
+    t += collectives(expert_count, kind, expert_bytes, expert_ranks, expert_stride, links);
+    return t;
+  };
   if (zero == 0) {
     // DDP: an all-reduce of the trained gradients.
-    d.reduce = collective(2 * ring(group) * dense_trained * b_g, bus_bandwidth(group, tp, links));
-    d.reduce += collective(2 * ring(expert_group) * expert_trained * b_g, bus_bandwidth(expert_group, etp * ep, links));
-    d.reduce += latency(n.reductions, Collective::all_reduce, group, tp, links);
-    if (experts_apart) d.reduce += latency(n.reductions, Collective::all_reduce, expert_group, etp * ep, links);
+    d.reduce = dense_and_expert(Collective::all_reduce, n.reductions, 2 * ring(group) * dense_trained * b_g, group, tp,
+                                n.expert_reductions, 2 * ring(expert_group) * expert_trained * b_g, expert_group, etp * ep);
   } else {
     // DeepSpeed's ZeRO-1/2 all-reduce each gradient bucket (data_parallel_collectives).
     const bool all_reduce = engine == ShardingEngine::deepspeed && zero <= 2;
     const double factor = all_reduce ? 2.0 : 1.0;
     const Collective kind = all_reduce ? Collective::all_reduce : Collective::reduce_scatter;
-    d.reduce = collective(factor * ring(shard) * dense_trained * b_g, bw_dense);
-    d.reduce += collective(factor * ring(expert_shard) * expert_trained * b_g, bw_expert);
-    d.reduce += latency(n.reductions, kind, shard, tp, links);
-    if (experts_apart) d.reduce += latency(n.reductions, kind, expert_shard, etp * ep, links);
+    d.reduce = dense_and_expert(kind, n.reductions, factor * ring(shard) * dense_trained * b_g, shard, tp, n.expert_reductions,
+                                factor * ring(expert_shard) * expert_trained * b_g, expert_shard, etp * ep);
     if (replicas > 1) {
       // HYBRID_SHARD: the reduced shard is all-reduced across the replicas.
-      d.reduce += collective(2 * ring(replicas) * dense_trained / shard * b_g, bus_bandwidth(replicas, tp * shard, links));
-      d.reduce += latency(n.reductions, Collective::all_reduce, replicas, tp * shard, links);
+      d.reduce += collectives(n.reductions, Collective::all_reduce, 2 * ring(replicas) * dense_trained / shard * b_g, replicas,
+                              tp * shard, links);
     }
-    const auto gathers = [&](double count) {
-      Traffic t = latency(count, Collective::all_gather, shard, tp, links);
-      if (experts_apart) t += latency(count, Collective::all_gather, expert_shard, etp * ep, links);
-      return t;
-    };
     if (zero == 3) {
-      d.gather_forward = collective(ring(shard) * dense_params * b_p, bw_dense);
-      d.gather_forward += collective(ring(expert_shard) * expert_params * b_p, bw_expert);
-      d.gather_forward += gathers(n.gathers_per_pass);
+      d.gather_forward = dense_and_expert(Collective::all_gather, n.gathers_per_pass, ring(shard) * dense_params * b_p, shard, tp,
+                                          n.expert_gathers_per_pass, ring(expert_shard) * expert_params * b_p, expert_shard, etp * ep);
       if (p.reshard_after_forward) d.gather_backward = d.gather_forward;
       if (p.reshard_after_forward && engine == ShardingEngine::deepspeed && s.activation_checkpointing == Checkpointing::full &&
           s.model.architecture) {
@@ -322,9 +371,8 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
     } else {
       // ZeRO-1/2: the updated parameter shards are gathered once per step; FSDP's SHARD_GRAD_OP
       // reshards after backward and gathers for every forward instead.
-      d.parameter_sync = collective(ring(shard) * dense_trained * b_p, bw_dense);
-      d.parameter_sync += collective(ring(expert_shard) * expert_trained * b_p, bw_expert);
-      d.parameter_sync += gathers(n.parameter_syncs);
+      d.parameter_sync = dense_and_expert(Collective::all_gather, n.parameter_syncs, ring(shard) * dense_trained * b_p, shard, tp,
+                                          n.expert_parameter_syncs, ring(expert_shard) * expert_trained * b_p, expert_shard, etp * ep);
       if (zero == 2 && fsdp) {
         d.gather_forward = d.parameter_sync;
         d.parameter_sync = {};

@@ -50,20 +50,23 @@
 //               more, for its backward, the submodules its reuse distance let go
 //               (deepspeed_regather.hpp).
 // Latency: each collective also pays NCCL's own latency estimate, which grows with the ring's steps
-// (NVIDIA/nccl src/graph/tuning.cc @5067397, ncclTunerConstantsDefaults and ncclTopoTuneModel; the
-// Simple protocol, which NCCL uses for the large buffers of training): a base of 8.4 us plus, per
-// ring step, 3.4 us inside an NVLink node (5.7 us over PCIe; at least 3 x 1 us of network overhead
-// once the ring leaves the node) and 14 us per step that crosses nodes. A ring all-reduce has
-// 2(n - 1) steps, 2(nodes - 1) of them across nodes, and 1.4x that latency across nodes on
-// compute capability 8.0 and later ("plateau effect of ring"); all-gather and reduce-scatter
-// n - 1 and nodes - 1. Across nodes an all-reduce may run as NCCL's tree instead: 8.4 us +
-// 2 ((n/nodes - 1) x 4 us + floor(log2 nodes) x 14 us); the lower of the two is taken. NCCL's
-// newer algorithms (NVLS, PAT, CollNet), which need NVSwitch SHARP, one GPU per node or a SHARP
-// network, are not modelled: on such systems the latency here is an upper bound. Collectives per
-// step: tensor parallel, one all-reduce (an all-gather and a reduce-scatter with sequence
-// parallelism) per all-reduce counted above; data parallel, by the sharding engine (see
-// data_parallel_collectives). Point-to-point sends (pipeline, ring attention) and all-to-alls are
-// counted by bandwidth alone.
+// (NVIDIA/nccl src/graph/tuning.cc @5067397, ncclTunerConstantsDefaults and ncclTopoTuneModel).
+// With the Simple protocol: a base of 8.4 us plus, per ring step, 3.4 us inside an NVLink node
+// (5.7 us over PCIe; at least 3 x 1 us of network overhead once the ring leaves the node) and 14 us
+// per step that crosses nodes; with LL128, enabled by default where the node's GPUs talk over
+// NVLink: 14 us plus 1.9 us per NVLink step and 4 us per network step, at 0.92 of the bandwidth.
+// A ring all-reduce has 2(n - 1) steps, 2(nodes - 1) of them across nodes, and with Simple 1.4x
+// that latency across nodes on compute capability 8.0 and later ("plateau effect of ring");
+// all-gather and reduce-scatter n - 1 and nodes - 1. An all-reduce may run as NCCL's tree instead:
+// base + 2 ((ranks on the fullest node - 1) x 4 us (LL128 over NVLink 1.25) + floor(log2 nodes) x
+// 14 us (LL128 8.5)), at 0.92 of the bandwidth (LL128 across nodes x 120/128). Each collective takes
+// the lowest latency + bytes / bandwidth over these, as NCCL picks by its own model (large buffers:
+// the Simple ring). NCCL's newer algorithms (NVLS, PAT, CollNet), which need NVSwitch SHARP, one GPU
+// per node or a SHARP network, are not modelled: on such systems the latency here is an upper
+// bound. Collectives per step: tensor parallel, one per all-reduce counted above (an all-gather
+// and a reduce-scatter with sequence parallelism); data parallel, by the sharding engine (see
+// data_parallel_collectives; DeepSpeed's re-gathers after a recompute by bandwidth alone).
+// Point-to-point sends (pipeline, ring attention) and all-to-alls are counted by bandwidth alone.
 // Offload: over the host link (PCIe) at 0.784 of its line rate (a large cudaMemcpy's 12.35 of
 // 15.75 GB/s on PCIe 3.0 x16, te42kyfo/gpu-benches README.md, "cuda-memcpy"): optimizer offload
 // moves the gradient shard down and the parameter shard up once per step; parameter offload
@@ -99,9 +102,11 @@ LinkRates link_rates(const TrainingSetup& setup);
 // The ring collectives whose latency is counted.
 enum class Collective { all_reduce, all_gather, reduce_scatter };
 
-// NCCL's latency estimate for one collective over `ranks` ranks `stride` ranks apart, seconds
-// (see "Latency" above). 0 for one rank.
-double collective_latency(Collective kind, double ranks, double stride, const LinkRates& links);
+// Seconds of one collective moving `bus_bytes` per GPU at `bandwidth` over `ranks` ranks `stride`
+// ranks apart, as NCCL's model picks it (see "Latency" above): the lowest of latency + bytes /
+// bandwidth over the ring and, for an all-reduce, the tree, with the Simple protocol and, over
+// NVLink, LL128. One rank: bytes / bandwidth.
+double collective_seconds(Collective kind, double bus_bytes, double bandwidth, double ranks, double stride, const LinkRates& links);
 
 // Bus bandwidth of a group of `ranks` whose members are `stride` ranks apart (ring collectives:
 // all-reduce, reduce-scatter, all-gather), bytes/s.
@@ -144,11 +149,16 @@ LayerTraffic layer_traffic(const TrainingSetup& setup, const LayerGroup& layer, 
 //     one per gradient buffer (megatron/core/distributed/distributed_data_parallel.py @d98e8a6).
 //   PyTorch DDP: buckets of bucket_cap_mb = 25 MiB of gradients, the first 1 MiB
 //     (torch/nn/parallel/distributed.py, _DEFAULT_FIRST_BUCKET_BYTES).
-// Routed experts reduced over their own group (expert parallel size > 1) run as many again.
+// Routed experts reduced over their own group (expert parallel size > 1) count apart: their
+// submodules, FSDP units (one per MoE layer) and buckets of their gradients.
 struct DataParallelCollectives {
   double gathers_per_pass = 0;  // parameter all-gathers of one forward (or backward) pass
   double reductions = 0;        // gradient reduce-scatters (all-reduces at ZeRO-0) per reduction
   double parameter_syncs = 0;   // ZeRO-1/2: parameter all-gathers after the optimizer step
+  // Routed experts with a group of their own (expert parallel size > 1): their collectives over it,
+  // counted from the expert submodules, layers and gradients alone; else they ride in the above.
+  bool experts_apart = false;
+  double expert_gathers_per_pass = 0, expert_reductions = 0, expert_parameter_syncs = 0;
 };
 DataParallelCollectives data_parallel_collectives(const TrainingSetup& setup, const Estimate& estimate);
 
