@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (build-sanitize/: scripts/sanitize_build.sh) and runs each.
 #   Default (the test command): the same run every time: libFuzzer seed 1 and a fixed number of
-#     executions per target (runs_of below: about 20 s each on a 2-core machine under ASan), so the
+#     executions per target (runs_of below: about 10 s each on a 2-core machine under ASan), so the
 #     test command's verdict never depends on chance or on the machine's speed; a run that reaches
 #     FUZZ_CAP_SECONDS (default 150) first stops there.
 #   Exploring: FUZZ_SECONDS=600 runs each target that long from a seed libFuzzer picks (FUZZ_SEED
@@ -30,11 +30,11 @@ seed="${FUZZ_SEED:-$([ -n "$seconds" ] && echo 0 || echo 1)}"
 # Executions per target in the default run (the solve document runs whole strategy searches).
 runs_of() {
   case "$1" in
-    estimate_document) echo 30000 ;;
-    hf_config) echo 40000 ;;
-    solve_document) echo 400 ;;
-    import_document) echo 16000 ;;
-    *) echo 6000 ;;
+    estimate_document) echo 15000 ;;
+    hf_config) echo 20000 ;;
+    solve_document) echo 200 ;;
+    import_document) echo 8000 ;;
+    *) echo 3000 ;;
   esac
 }
 # Seconds per input before an input counts as a hang, per target (see above).
