@@ -251,6 +251,7 @@ DataParallelCollectives data_parallel_collectives(const TrainingSetup& s, const 
   }
   const double share = layers / total_layers;  // of the model's layers on this GPU
   const auto buckets = [](double elements, double bucket) { return elements > 0 ? std::max(1.0, std::ceil(elements / bucket)) : 0.0; };
+  if (zero == 0 || (engine == ShardingEngine::deepspeed && zero <= 2)) c.reduction = Collective::all_reduce;
   if (engine == ShardingEngine::deepspeed) {
     const DeepSpeedBuckets b = deepspeed_buckets(s);
     c.reductions = buckets(dense_trained, b.reduce);
@@ -332,14 +333,12 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
   };
   if (zero == 0) {
     // DDP: an all-reduce of the trained gradients.
-    d.reduce = dense_and_expert(Collective::all_reduce, n.reductions, 2 * ring(group) * dense_trained * b_g, group, tp,
+    d.reduce = dense_and_expert(n.reduction, n.reductions, 2 * ring(group) * dense_trained * b_g, group, tp,
                                 n.expert_reductions, 2 * ring(expert_group) * expert_trained * b_g, expert_group, etp * ep);
   } else {
-    // DeepSpeed's ZeRO-1/2 all-reduce each gradient bucket (data_parallel_collectives).
-    const bool all_reduce = engine == ShardingEngine::deepspeed && zero <= 2;
-    const double factor = all_reduce ? 2.0 : 1.0;
-    const Collective kind = all_reduce ? Collective::all_reduce : Collective::reduce_scatter;
-    d.reduce = dense_and_expert(kind, n.reductions, factor * ring(shard) * dense_trained * b_g, shard, tp, n.expert_reductions,
+    // A reduce-scatter, or an all-reduce of twice its bus bytes (DeepSpeed's ZeRO-1/2).
+    const double factor = n.reduction == Collective::all_reduce ? 2.0 : 1.0;
+    d.reduce = dense_and_expert(n.reduction, n.reductions, factor * ring(shard) * dense_trained * b_g, shard, tp, n.expert_reductions,
                                 factor * ring(expert_shard) * expert_trained * b_g, expert_shard, etp * ep);
     if (replicas > 1) {
       // HYBRID_SHARD: the reduced shard is all-reduced across the replicas.

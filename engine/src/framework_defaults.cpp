@@ -112,19 +112,19 @@ bool fsdp1_whole_unit_gradients(const TrainingSetup& s) {
 
 GradientSync gradient_sync(const TrainingSetup& s) {
   if (s.parallel.gradient_sync) return *s.parallel.gradient_sync;
+  // The DeepSpeed engine, whichever trainer drives it (accelerate leaves the accumulation to it),
+  // reduces every micro-batch only where ZeRO partitions the gradients (stage >= 2); below that
+  // "only at gradient accumulation boundaries" (deepspeed/runtime/engine.py @v0.13.5,
+  // allreduce_gradients).
+  if (sharding_engine(s) == ShardingEngine::deepspeed)
+    return s.parallel.zero_stage >= 2 ? GradientSync::every_micro_batch : GradientSync::last_micro_batch;
   switch (s.framework) {
     case Framework::hf_trainer:
-      return sharding_engine(s) == ShardingEngine::deepspeed && s.parallel.zero_stage >= 2 ? GradientSync::every_micro_batch
-                                                                                           : GradientSync::last_micro_batch;
-    case Framework::deepspeed:
-      // The DeepSpeed engine reduces every micro-batch only where ZeRO partitions the gradients
-      // (stage >= 2); below that "only at gradient accumulation boundaries" (deepspeed/runtime/
-      // engine.py @v0.13.5, allreduce_gradients).
-      return s.parallel.zero_stage >= 2 ? GradientSync::every_micro_batch : GradientSync::last_micro_batch;
     case Framework::fsdp:
     case Framework::megatron: return GradientSync::last_micro_batch;
     case Framework::torchtune:
-    case Framework::torchtitan: return GradientSync::every_micro_batch;
+    case Framework::torchtitan:
+    case Framework::deepspeed: return GradientSync::every_micro_batch;
   }
   return GradientSync::every_micro_batch;
 }

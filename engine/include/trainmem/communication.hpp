@@ -145,7 +145,7 @@ LayerTraffic layer_traffic(const TrainingSetup& setup, const LayerGroup& layer, 
 //     ZeRO-0 all-reduces reduce_bucket_size elements at a time (runtime/engine.py,
 //     buffered_allreduce_fallback).
 //   Megatron DDP and distributed optimizer: one all-reduce (reduce-scatter and all-gather) per
-//     bucket of max(40e6, 1e6 x data-parallel size) parameters with --overlap-grad-reduce, else
+//     bucket of max(40e6, 1e6 x data x context-parallel size) parameters with --overlap-grad-reduce, else
 //     one per gradient buffer (megatron/core/distributed/distributed_data_parallel.py @d98e8a6).
 //   PyTorch DDP: buckets of bucket_cap_mb = 25 MiB of gradients, the first 1 MiB
 //     (torch/nn/parallel/distributed.py, _DEFAULT_FIRST_BUCKET_BYTES).
@@ -153,7 +153,10 @@ LayerTraffic layer_traffic(const TrainingSetup& setup, const LayerGroup& layer, 
 // submodules, FSDP units (one per MoE layer) and buckets of their gradients.
 struct DataParallelCollectives {
   double gathers_per_pass = 0;  // parameter all-gathers of one forward (or backward) pass
-  double reductions = 0;        // gradient reduce-scatters (all-reduces at ZeRO-0) per reduction
+  double reductions = 0;        // gradient collectives (of kind `reduction`) per reduction
+  // How the gradients are reduced: an all-reduce at ZeRO-0 and in DeepSpeed's ZeRO-1/2, else a
+  // reduce-scatter.
+  Collective reduction = Collective::reduce_scatter;
   double parameter_syncs = 0;   // ZeRO-1/2: parameter all-gathers after the optimizer step
   // Routed experts with a group of their own (expert parallel size > 1): their collectives over it,
   // counted from the expert submodules, layers and gradients alone; else they ride in the above.

@@ -123,12 +123,13 @@ bool fsdp1_whole_unit_gradients(const TrainingSetup& s);
 
 // parallel.gradient_sync when not given. last_micro_batch where the trainer wraps the accumulation
 // micro-batches in no_sync: HF Trainer through accelerate's Accelerator.accumulate (accelerate
-// v1.x accelerator.py: no_sync for DDP, FSDP1 and FSDP2, skipped for DeepSpeed ZeRO >= 2) and
-// framework "fsdp" (accelerate, Lightning Fabric no_backward_sync); Megatron reduces its fp32
-// main-grad buffer once per step, and the DeepSpeed engine below ZeRO-2 "only at gradient
-// accumulation boundaries" (deepspeed/runtime/engine.py @v0.13.5, allreduce_gradients).
-// every_micro_batch for torchtune (recipes reduce on every backward), torchtitan and DeepSpeed
-// ZeRO >= 2 (reduce hooks fire on every backward, stage_1_and_2.py, stage3.py).
+// v1.x accelerator.py: no_sync for DDP, FSDP1 and FSDP2) and framework "fsdp" (accelerate,
+// Lightning Fabric no_backward_sync); Megatron reduces its fp32 main-grad buffer once per step.
+// every_micro_batch for torchtune (recipes reduce on every backward) and torchtitan. Wherever the
+// DeepSpeed engine shards (sharding_engine "deepspeed", whichever trainer drives it): every
+// micro-batch at ZeRO >= 2 (reduce hooks fire on every backward, stage_1_and_2.py, stage3.py),
+// below that "only at gradient accumulation boundaries" (deepspeed/runtime/engine.py @v0.13.5,
+// allreduce_gradients).
 GradientSync gradient_sync(const TrainingSetup& s);
 
 // The compile scope when compile is on and no scope is given: torchtitan compiles each
