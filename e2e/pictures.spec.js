@@ -147,3 +147,27 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
     await context.close();
   });
 }
+
+test('Megatron with --tp-comm-overlap: the userbuffers row and the treemap cell are the CLI\'s', async ({ app, page }) => {
+  await app.open('http', '#v3:m=llama-3-70b&fw=megatron&me=full&b=1&s=8192&n=64&tp=8&sp=1&tco=1&g=h100-sxm-80gb');
+  const doc = await app.inputDoc();
+  expect(doc.parallel.tp_comm_overlap).toBe(true);
+  const want = cli(doc);
+  // docs/memory-model.md, "Userbuffers": 8,192 x 8,192 x 12 buffers x 2 bytes + 3,223,808 bytes of flags.
+  expect(want.per_gpu.userbuffers).toBe(1613836544);
+  expect(await app.bytes('b-userbuffers')).toBe(want.per_gpu.userbuffers);
+  expect(await app.bytes('b-peak')).toBe(want.per_gpu.peak);
+  await expect(page.getByTestId('explain-userbuffers')).toContainText('Transformer Engine userbuffers');
+  const tree = await chartData(page, 'peak-treemap');
+  const cell = tree.sets[0].tree.find((c) => c.component === 'userbuffers');
+  expect(cell.value).toBeCloseTo(want.per_gpu.userbuffers / GiB, 9);
+  const cells = await bytesOf(page, 'pb-bytes');
+  expect(cells.reduce((a, b) => a + b, 0)).toBe(want.per_gpu.peak);
+});
+
+test('without --tp-comm-overlap the breakdown has no userbuffers row', async ({ app, page }) => {
+  await app.open('http', '#v3:m=llama-3-70b&fw=megatron&me=full&b=1&s=8192&n=64&tp=8&sp=1&g=h100-sxm-80gb');
+  expect(cli(await app.inputDoc()).per_gpu.userbuffers).toBeNull();
+  await expect(page.getByTestId('b-peak')).toBeAttached();
+  await expect(page.getByTestId('b-userbuffers')).toHaveCount(0);
+});

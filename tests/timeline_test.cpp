@@ -57,9 +57,9 @@ void check_step_invariants(const Estimate& e) {
   CHECK(max_of(t, all, &TimelinePoint::reserved) == *g.peak_reserved);
   for (std::size_t i = 1; i < t.size(); ++i) CHECK(t[i].reserved >= t[i - 1].reserved);  // cached blocks stay reserved
 
-  // The breakdown: seven components in order, partial sums on the peaks.
+  // The breakdown: eight components in order, partial sums on the peaks.
   const auto& b = e.peak_breakdown;
-  REQUIRE(b.size() == 7);
+  REQUIRE(b.size() == 8);
   double sum = 0;
   for (std::size_t i = 0; i < b.size(); ++i) {
     CHECK(b[i].bytes >= 0);
@@ -70,7 +70,10 @@ void check_step_invariants(const Estimate& e) {
   }
   CHECK(sum == std::round(*g.peak));
   CHECK(b[5].component == PeakComponentKind::allocator);
-  CHECK(b[6].bytes == std::round(*g.peak) - std::round(*g.peak_reserved));
+  const double userbuffers = g.userbuffers.value_or(0.0);
+  CHECK(b[6].bytes == std::round(*g.peak - userbuffers) - std::round(*g.peak_reserved));
+  CHECK(b[7].component == PeakComponentKind::userbuffers);
+  CHECK(b[7].bytes == std::round(*g.peak) - std::round(*g.peak - userbuffers));
   // No activations are alive at a load or optimizer-step peak.
   if (g.peak_phase == "optimizer_step" || g.peak_phase == "load") CHECK(b[3].bytes == 0);
 
@@ -186,6 +189,9 @@ TEST_CASE("timeline invariants across setups", "[timeline][property]") {
       R"({"model": {"preset": "llama-3-70b"}, "framework": "megatron", "parallel": {"world_size": 32, "tensor_parallel_size": 8,
           "pipeline_parallel_size": 4, "pipeline_schedule": "interleaved_1f1b", "virtual_pipeline_stages": 2},
           "batch": {"seq_length": 4096, "gradient_accumulation_steps": 8}})",
+      // Megatron's --tp-comm-overlap: userbuffers outside the allocator, the breakdown's eighth part.
+      R"({"model": {"preset": "llama-3-70b"}, "framework": "megatron", "parallel": {"world_size": 32, "tensor_parallel_size": 8,
+          "sequence_parallel": true, "tp_comm_overlap": true}, "batch": {"seq_length": 4096}})",
       R"({"model": {"preset": "llama-3-8b"}, "parallel": {"world_size": 4, "pipeline_parallel_size": 4, "pipeline_schedule": "gpipe"},
           "batch": {"seq_length": 2048, "gradient_accumulation_steps": 4}, "activation_checkpointing": "none"})",
       // A hybrid (Mamba and attention layers) and a vision-language model (vision tower on stage 0).
@@ -225,7 +231,7 @@ TEST_CASE("no timeline without an architecture; the searches skip the detail", "
   const Estimate deep = estimate(setup_from(R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 8,
     "intermediate_size": 8, "num_attention_heads": 2, "num_hidden_layers": 1025, "vocab_size": 16}}})"), EstimateDetail::step);
   CHECK(deep.timeline.empty());
-  CHECK(deep.peak_breakdown.size() == 7);
+  CHECK(deep.peak_breakdown.size() == 8);
   const Estimate plain = estimate(setup_from(R"({"model": {"preset": "llama-3-8b"}})"));
   CHECK(plain.timeline.empty());
   CHECK(plain.pipeline_stages.empty());
@@ -254,9 +260,9 @@ TEST_CASE("the output document has per_gpu.timeline, per_gpu.peak_breakdown and 
   }
   CHECK(allocated == g["peak_allocated"].get<std::int64_t>());
   CHECK(reserved == g["peak_reserved"].get<std::int64_t>());
-  const std::vector<std::string> names = {"parameters", "activations", "optimizer_states", "gradients", "temporary_buffers", "allocator", "cuda_context"};
+  const std::vector<std::string> names = {"parameters", "activations", "optimizer_states", "gradients", "temporary_buffers", "allocator", "cuda_context", "userbuffers"};
   std::int64_t sum = 0;
-  REQUIRE(g["peak_breakdown"].size() == 7);
+  REQUIRE(g["peak_breakdown"].size() == 8);
   for (const auto& c : g["peak_breakdown"]) {
     CHECK(std::find(names.begin(), names.end(), c["component"].get<std::string>()) != names.end());
     sum += c["bytes"].get<std::int64_t>();

@@ -10,6 +10,7 @@
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/transient_buffers.hpp"
+#include "trainmem/userbuffers.hpp"
 #include "trainmem/vision_activations.hpp"
 #include "trainmem/work_meter.hpp"
 
@@ -438,7 +439,10 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       g.allocator_uncertainty = peak * s.fragmentation_fraction;
       g.peak_reserved = peak + *g.allocator_uncertainty;
       g.cuda_context = cuda_context_bytes(s);
-      g.peak = *g.peak_reserved + *g.cuda_context;
+      if (arch) {
+        if (const double ub = userbuffer_bytes(s, *arch); ub > 0) g.userbuffers = ub;
+      }
+      g.peak = *g.peak_reserved + *g.cuda_context + g.userbuffers.value_or(0.0);
       stage_peak_key = *g.peak;
       if (i == 0 || stage_peak_key > best_peak) {
         offloaded_activations = rt.offloaded_activations;
@@ -495,7 +499,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
     g.allocator_cache = std::max(0.0, by_rules - peak - at.rounding);
     g.peak_reserved = std::max(by_rules, *g.peak_reserved);
     g.fragmentation = *g.peak_reserved - peak;
-    g.peak = *g.peak_reserved + *g.cuda_context;
+    g.peak = *g.peak_reserved + *g.cuda_context + g.userbuffers.value_or(0.0);
     if (detailed) {
       e.pipeline_stages[i].peak = g.peak;
       // Earlier in-flight micro-batches (pipeline warm-up) keep all their activations through this
@@ -505,7 +509,8 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       if (e.layers_on_gpu <= static_cast<double>(kMaxTimelineLayers))
         e.timeline = step_timeline(best_terms, before_layers, layer_saved_in_order(s, *arch, groups, layer_counts[i]),
                                    i + 1 == stages.size(), peak, *g.peak_reserved);
-      e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_step_only, best_accumulation_only, paged), peak, *g.peak_reserved, *g.peak);
+      e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_step_only, best_accumulation_only, paged), peak, *g.peak_reserved,
+                                        g.userbuffers.value_or(0.0), *g.peak);
     }
   }
 

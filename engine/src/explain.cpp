@@ -228,6 +228,15 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     out.push_back({"cuda_context", bytes(*g.cuda_context) + " per process (catalog figure for the GPU, or 512 MiB)",
                    "pytorch/pytorch#107667 (300-600 MiB with lazy loading)"});
   }
+  if (g.userbuffers) {
+    out.push_back({"userbuffers",
+                   bytes(*g.userbuffers) + " of Transformer Engine userbuffers for --tp-comm-overlap: 12 buffers of seq_length x " +
+                       "micro_batch_size / context_parallel_size x hidden_size (8 all-gather buffers in " +
+                       (s.precision.fp8_compute ? "1 byte (FP8)" : "2 bytes (bf16)") +
+                       ", 4 reduce-scatter buffers in 2 bytes) and the communicator's flags, outside the caching allocator",
+                   "Megatron-LM megatron/training/initialize.py _initialize_tp_communicators; TransformerEngine "
+                   "transformer_engine/pytorch/module/base.py initialize_ub (v2.7-v2.9); docs/memory-model.md, \"Userbuffers\""});
+  }
   return out;
 }
 

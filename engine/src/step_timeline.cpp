@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace trainmem {
 
@@ -101,20 +102,22 @@ std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before
   return points;
 }
 
-std::vector<PeakComponent> peak_breakdown(const std::array<double, 5>& parts, double peak_allocated, double peak_reserved, double peak) {
+std::vector<PeakComponent> peak_breakdown(const std::array<double, 5>& parts, double peak_allocated, double peak_reserved,
+                                          double userbuffers, double peak) {
   static constexpr PeakComponentKind kinds[] = {PeakComponentKind::parameters,       PeakComponentKind::gradients,
                                                 PeakComponentKind::optimizer_states, PeakComponentKind::activations,
                                                 PeakComponentKind::temporary_buffers, PeakComponentKind::allocator,
-                                                PeakComponentKind::cuda_context};
+                                                PeakComponentKind::cuda_context,      PeakComponentKind::userbuffers};
+  constexpr std::size_t n = std::size(kinds);
   std::vector<PeakComponent> out;
-  out.reserve(7);
-  // Each component is the difference of rounded running sums; the fifth, sixth and seventh sums are
-  // the peaks themselves, so the rounded parts add up to them exactly.
+  out.reserve(n);
+  // Each component is the difference of rounded running sums; the fifth to eighth sums are the
+  // peaks themselves, so the rounded parts add up to them exactly.
+  const double targets[] = {peak_allocated, peak_reserved, peak - userbuffers, peak};
   double sum = 0, previous = 0;
-  for (std::size_t i = 0; i < 7; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     sum += i < 5 ? parts[i] : 0.0;
-    const double target = i == 4 ? peak_allocated : i == 5 ? peak_reserved : i == 6 ? peak : sum;
-    const double rounded = std::round(target);
+    const double rounded = std::round(i < 4 ? sum : targets[i - 4]);
     out.push_back({kinds[i], std::max(0.0, rounded - previous)});
     previous = std::max(previous, rounded);
   }

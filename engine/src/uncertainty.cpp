@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/userbuffers.hpp"
 #include "trainmem/vision_activations.hpp"
 
 namespace trainmem {
@@ -290,7 +291,12 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
     context.below = std::max(0.0, *g.cuda_context - kContextLazyBytes);
     context.above = std::max(0.0, kContextEagerBytes - *g.cuda_context);
   }
-  band.peak = {std::max(0.0, peak - (reserved - band.peak_reserved.low) - context.below), peak,
+  // Userbuffers: Transformer Engine before v2.7 registered two fewer (userbuffers.hpp).
+  UncertaintyTerm userbuffers{"framework_version_userbuffers", BandLevel::peak, 0, 0, "",
+                              "NVIDIA/TransformerEngine#1982 (v2.7): initialize_ub registers the proj_wgrad and fc2_wgrad "
+                              "all-gather buffers; before, 10 of the 12"};
+  if (g.userbuffers && s.model.architecture) userbuffers.below = userbuffer_bytes_since_te_2_7(s, *s.model.architecture);
+  band.peak = {std::max(0.0, peak - (reserved - band.peak_reserved.low) - context.below - userbuffers.below), peak,
                peak + (band.peak_reserved.high - reserved) + context.above};
 
   // Every term as it widens the peak band (allocated terms at the reserved/allocated ratio).
@@ -302,6 +308,7 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
     if (term_bytes(t) > 0) band.terms.push_back(t);
   if (term_bytes(fragmentation) > 0) band.terms.push_back(fragmentation);
   if (term_bytes(context) > 0) band.terms.push_back(context);
+  if (term_bytes(userbuffers) > 0) band.terms.push_back(userbuffers);
   return band;
 }
 

@@ -14,8 +14,8 @@ import { afterPaint } from './after-paint.js';
 /** @typedef {(Chart: any, chart: any, canvas: HTMLCanvasElement) => any} Draw  makes or updates a chart */
 
 // The stack, bottom to top: these components add up to per_gpu.peak.
-const STACK = ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'fragmentation', 'cuda_context'];
-const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#b07aa1', '#9c755f'];
+const STACK = ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'fragmentation', 'cuda_context', 'userbuffers'];
+const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#b07aa1', '#9c755f', '#edc948'];
 const PEAK_COLOR = '#4e79a7';
 const CAPACITY_COLOR = '#e15759';
 const BUDGET_COLOR = '#f28e2b';

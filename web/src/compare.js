@@ -11,7 +11,7 @@ import { getPath, leafPaths } from './doc-paths.js';
 /** @typedef {Record<string, any>} EstimateOutput */
 
 const COMPARED = ['parameters', 'gradients', 'optimizer_states', 'model_states', 'activations', 'temporary_buffers',
-  'fragmentation', 'cuda_context', 'peak_allocated', 'peak_reserved', 'peak'];
+  'fragmentation', 'cuda_context', 'userbuffers', 'peak_allocated', 'peak_reserved', 'peak'];
 
 /**
  * @param {HTMLTableElement} table

@@ -21,7 +21,7 @@ const PEAK_MARK_COLOR = '#b07aa1';
 /** @type {Record<string, string>} */
 export const COMPONENT_COLORS = {
   parameters: '#4e79a7', gradients: '#f28e2b', optimizer_states: '#e15759', activations: '#76b7b2',
-  temporary_buffers: '#59a14f', allocator: '#b07aa1', cuda_context: '#9c755f', layer_base: '#bab0ac', layer_growth: '#76b7b2',
+  temporary_buffers: '#59a14f', allocator: '#b07aa1', cuda_context: '#9c755f', userbuffers: '#edc948', layer_base: '#bab0ac', layer_growth: '#76b7b2',
 };
 
 /**

@@ -23,7 +23,7 @@ export const STAGE_STACK = ['parameters', 'gradients', 'optimizer_states', 'acti
 // The per-layer stack (one pipeline stage): held once layer 1 has run, added by the layers since.
 export const LAYER_STACK = ['layer_base', 'layer_growth'];
 // The peak's components as per_gpu.peak_breakdown names them, in its order.
-export const PEAK_COMPONENTS = ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'allocator', 'cuda_context'];
+export const PEAK_COMPONENTS = ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'allocator', 'cuda_context', 'userbuffers'];
 
 /** @param {unknown} x */
 const isBytes = (x) => typeof x === 'number' && Number.isFinite(x);

@@ -16,8 +16,10 @@ import { messageAfterField, messageText } from './messages.js';
 export const BREAKDOWN = [
   ['parameters'], ['gradients'], ['optimizer_states'], ['model_states', 'subtotal'], ['activations'],
   ['temporary_buffers'], ['peak_allocated', 'subtotal'], ['fragmentation'], ['peak_reserved', 'subtotal'],
-  ['cuda_context'], ['peak', 'total'],
+  ['cuda_context'], ['userbuffers'], ['peak', 'total'],
 ];
+// Rows shown only when the engine gives a value (Megatron's userbuffers under --tp-comm-overlap).
+const WHEN_GIVEN = new Set(['userbuffers']);
 
 /**
  * A component's row, then the engine's explanation of it (formula with this setup's numbers, source).
@@ -45,6 +47,7 @@ function componentRows(key, bytes, unit, cls, explanations) {
 export function renderBreakdown(tbody, out, unit) {
   const g = out.per_gpu;
   const rows = BREAKDOWN.flatMap(([key, cls]) => {
+    if (WHEN_GIVEN.has(key) && (g[key] === null || g[key] === undefined)) return [];
     const own = componentRows(key, g[key], unit, cls, out.explanations);
     if (key !== 'activations' || !out.multimodal) return own;
     // A vision-language model: the vision side's share of the activations (multimodal.activations).

@@ -45,6 +45,9 @@ struct PerGpu {
   // peak_allocated (what the rules above do not model: cuBLAS workspaces, interleaved frees).
   std::optional<double> allocator_uncertainty;
   std::optional<double> cuda_context;
+  // Transformer Engine's userbuffers under parallel.tp_comm_overlap (userbuffers.hpp): registered
+  // outside the caching allocator, so part of peak only. Empty when there are none.
+  std::optional<double> userbuffers;
   std::string peak_phase;           // the phase whose peak is peak_allocated
   std::size_t pipeline_stage = 0;   // the stage of the most loaded GPU
   std::optional<double> paged_optimizer_states;  // in CUDA unified memory, outside the allocator

@@ -93,18 +93,19 @@ constexpr std::int64_t kMaxTimelineLayers = 1024;
 std::vector<TimelinePoint> step_timeline(const StepTerms& t, double saved_before_layers, const std::vector<double>& layer_saved,
                                          bool last_stage, double peak_allocated, double peak_reserved);
 
-enum class PeakComponentKind { parameters, gradients, optimizer_states, activations, temporary_buffers, allocator, cuda_context };
+enum class PeakComponentKind { parameters, gradients, optimizer_states, activations, temporary_buffers, allocator, cuda_context, userbuffers };
 
 struct PeakComponent {
   PeakComponentKind component = PeakComponentKind::parameters;
   double bytes = 0;  // whole bytes
 };
 
-// What is alive at the peak, the seven components in the order of PeakComponentKind (zeros kept),
+// What is alive at the peak, the eight components in the order of PeakComponentKind (zeros kept),
 // rounded to whole bytes so that the first five sum to round(peak_allocated), the first six to
-// round(peak_reserved) and all seven to round(peak). `parts` are the unrounded byte counts of the
-// first five at the peak phase.
-std::vector<PeakComponent> peak_breakdown(const std::array<double, 5>& parts, double peak_allocated, double peak_reserved, double peak);
+// round(peak_reserved), the first seven to round(peak - userbuffers) and all eight to round(peak).
+// `parts` are the unrounded byte counts of the first five at the peak phase.
+std::vector<PeakComponent> peak_breakdown(const std::array<double, 5>& parts, double peak_allocated, double peak_reserved,
+                                          double userbuffers, double peak);
 
 // One pipeline stage's budget (one GPU of the stage), bytes. peak_allocated, activations, peak and
 // layers are empty without an architecture. The most loaded stage's peak includes the caching

@@ -629,6 +629,7 @@ const char* peak_component_name(PeakComponentKind k) {
     case PeakComponentKind::temporary_buffers: return "temporary_buffers";
     case PeakComponentKind::allocator: return "allocator";
     case PeakComponentKind::cuda_context: return "cuda_context";
+    case PeakComponentKind::userbuffers: return "userbuffers";
   }
   return "";
 }
@@ -687,6 +688,7 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
       {"allocator_cache", optional_bytes(g.allocator_cache)},
       {"allocator_uncertainty", optional_bytes(g.allocator_uncertainty)},
       {"cuda_context", optional_bytes(g.cuda_context)},
+      {"userbuffers", optional_bytes(g.userbuffers)},
       {"peak_allocated", optional_bytes(g.peak_allocated)},
       {"peak_reserved", optional_bytes(g.peak_reserved)},
       {"peak", optional_bytes(g.peak)},
