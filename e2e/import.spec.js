@@ -497,3 +497,26 @@ test('Import clicked again after the chosen files were imported keeps the summar
   await expect(page.getByTestId('import-replaced').locator('li')).not.toHaveText(replaced);
   expect(await app.inputDoc()).toEqual(doc);
 });
+
+test('a Megatron-LM launch line with an uneven pipeline split imports its layers per stage, which travel in the link', async ({ app, page }) => {
+  // 30 layers on 4 stages: --decoder-first/last-pipeline-num-layers 6 leave 18 for the 2 middle
+  // stages (transformer_block.py get_num_layers_to_build): 6, 9, 9, 6.
+  const text = 'torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 30 --hidden-size 2048 --num-attention-heads 16 ' +
+    '--seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 2 --global-batch-size 64 --bf16 ' +
+    '--vocab-size 32000 --tokenizer-type NullTokenizer --pipeline-model-parallel-size 4 ' +
+    '--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 6\n';
+  await app.open('http');
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const before = await app.inputDoc();
+  const answer = cliImportText('train.sh', text);
+  expect(answer.document.parallel.pipeline_layers).toEqual([6, 9, 9, 6]);
+  await drop(page, [{ name: 'train.sh', text }]);
+  await expect(page.getByTestId('import-result')).toBeVisible({ timeout: 15000 });
+  const doc = await app.inputDoc();
+  expect(doc).toEqual(importedDoc(answer, before));
+  await expect(app.field('parallel.pipeline_layers')).toHaveValue('6,9,9,6');
+  await expect(page).toHaveURL(/[&:]pl=6,9,9,6(&|$)/);
+  expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
+  expect(errors).toEqual([]);
+});

@@ -345,3 +345,23 @@ test('the GPU table: at the fewest count it names, the row shows the same verdic
   await app.gpuTableDone();
   await expect(row.locator('td').nth(2)).toHaveAttribute('data-verdict', verdict);
 });
+
+test('under Megatron a strategy whose stages do not divide the layers loads with its pipeline split, which travels in the link', async ({ app, page }) => {
+  // Gemma-2-27B has 46 layers: 4 stages take them with the embedding and the loss counted,
+  // (46 + 2) / 4 = 12 per stage, one fewer on the first and the last (docs/api.md, "solve").
+  await app.open('http', '#v3:m=gemma-2-27b&fw=megatron&me=full&b=1&s=2048&n=4&g=h100-sxm-80gb');
+  const { want } = await expectPanelEqualsCli(app, page);
+  const i = want.strategies.ranked.findIndex((r) => r.pipeline_parallel_size === 4);
+  expect(i).toBeGreaterThanOrEqual(0);
+  const row = want.strategies.ranked[i];
+  expect(row.pipeline_layers).toEqual([11, 12, 12, 11]);
+  await page.getByTestId('load-strategy').nth(i).click();
+  await expect(app.field('parallel.pipeline_parallel_size')).toHaveValue('4');
+  await expect(app.field('parallel.pipeline_layers')).toHaveValue('11,12,12,11');
+  const doc = await app.inputDoc();
+  expect(doc.parallel.pipeline_layers).toEqual([11, 12, 12, 11]);
+  const expected = cli(doc);
+  expect(expected.error).toBeUndefined();
+  expect(await app.bytes('b-peak')).toBe(expected.per_gpu.peak);
+  await expect(page).toHaveURL(/[&:]pl=11,12,12,11(&|$)/);
+});

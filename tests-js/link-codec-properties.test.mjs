@@ -70,6 +70,8 @@ const BY_TYPE = {
   prices: () => fc.dictionary(fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,15}$/), number, { maxKeys: 4, noNullPrototype: true }),
   // An image size [height, width] (multimodal.image_size).
   size: () => fc.tuple(number, number),
+  // Layer counts per pipeline chunk (parallel.pipeline_layers).
+  nums: () => fc.array(number, { minLength: 1, maxLength: 8 }),
   points: () => fc.array(fc.record({ measured_bytes: number, micro_batch_size: number, seq_length: number,
     measure: fc.constantFrom(...MEASURES) }, { requiredKeys: [], noNullPrototype: true }), { minLength: 1, maxLength: 2 }),
 };
@@ -92,6 +94,15 @@ test('decode(encode(doc)) is doc, without problems, for documents of every field
     assert.deepEqual(back.problems, []);
     assert.deepEqual(back.doc, doc);
   }), { numRuns: 400 });
+});
+
+test('pipeline layers travel as numbers; text that is not numbers is a problem that keeps the text', () => {
+  const doc = { parallel: { pipeline_parallel_size: 4, pipeline_layers: [7, 8, 8, 7] } };
+  const link = Url.encode(doc);
+  assert.match(link, /[&:]pl=7,8,8,7&/);
+  assert.deepEqual(Url.decode(link).doc, doc);
+  const typed = Url.decode(Url.encode({ parallel: { pipeline_layers: '7,eight' } }));
+  assert.deepEqual(typed.problems.map((p) => [p.path, p.code]), [['parallel.pipeline_layers', 'not_numbers']]);
 });
 
 // Text that looks like links: the prefixes of every version, then key=value pairs of any characters,

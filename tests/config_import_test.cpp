@@ -635,6 +635,32 @@ TEST_CASE("Megatron-LM uneven pipeline stages and virtual stages become pipeline
   CHECK(doc.at("checkpointed_layers") == 16);
 }
 
+TEST_CASE("Megatron-LM's embedding and loss counted in the pipeline split become pipeline_layers", "[import][megatron]") {
+  // 30 layers + embedding + loss = 32 units over 4 stages, 8 each; the first stage builds 8 - 1
+  // layers (embedding), the last 8 - 1 (loss): 7, 8, 8, 7 (transformer_block.py get_num_layers_to_build).
+  const std::string line = "torchrun --nproc_per_node 8 pretrain_gpt.py --pipeline-model-parallel-size 4 --num-layers 30 ";
+  auto r = import_text("run.sh", line + "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("parallel").at("pipeline_layers") == json::array({7, 8, 8, 7}));
+  CHECK(origin_of(r, "parallel.pipeline_layers").find("account-for-embedding-in-pipeline-split") != std::string::npos);
+  // The embedding alone: 31 units do not divide over 4 stages, as Megatron-LM asserts.
+  r = import_text("run.sh", line + "--account-for-embedding-in-pipeline-split\n");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "not_divisible");
+  // 34 layers + loss = 35 over 5 stages: 7 each, the last 6.
+  r = import_text("run.sh", "torchrun --nproc_per_node 5 pretrain_gpt.py --pipeline-model-parallel-size 5 --num-layers 34 "
+                            "--account-for-loss-in-pipeline-split\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("parallel").at("pipeline_layers") == json::array({7, 7, 7, 7, 6}));
+  // Not with the first/last stage counts (transformer_block.py asserts).
+  r = import_text("run.sh", line + "--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 6 "
+                                   "--account-for-embedding-in-pipeline-split\n");
+  REQUIRE_FALSE(r.errors.empty());
+  CHECK(r.errors[r.errors.size() - 1].code == "inconsistent");
+}
+
 TEST_CASE("Megatron-LM --tp-comm-overlap becomes parallel.tp_comm_overlap", "[import][megatron]") {
   const auto r = import_text("run.sh", "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 4 "
                                        "--sequence-parallel --tp-comm-overlap\n");

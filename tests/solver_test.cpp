@@ -350,6 +350,45 @@ TEST_CASE("the document's tp_comm_overlap goes with the strategies that have ten
   }
 }
 
+TEST_CASE("Megatron: layers that do not divide over the stages split with the embedding and the loss counted", "[solver][strategy]") {
+  // 30 layers on 4 stages: 30 % 4 != 0, but (30 + 2) / 4 = 8 units per stage, the first giving one
+  // to the embedding and the last one to the loss: 7, 8, 8, 7 (megatron/core/transformer/
+  // transformer_block.py get_num_layers_to_build, --account-for-embedding/loss-in-pipeline-split).
+  const std::string body = R"("model": {"hf_config": {"model_type": "llama", "hidden_size": 1024, "intermediate_size": 2816,
+    "num_attention_heads": 8, "num_hidden_layers": 30, "vocab_size": 32000}}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 2048},
+    "solve": {"strategies": {"world_size": 4, "limit": 1000}})";
+  const auto ranked_of = [&](const std::string& framework) {
+    const JsonResult j = solve_json("{\"framework\": \"" + framework + "\", " + body + "}");
+    REQUIRE(j.ok);
+    return nlohmann::json::parse(j.json)["strategies"]["ranked"];
+  };
+  int four_stages = 0;
+  for (const auto& c : ranked_of("megatron")) {
+    if (c["pipeline_parallel_size"] == 4) {
+      ++four_stages;
+      CHECK(c["pipeline_layers"] == nlohmann::json::array({7, 8, 8, 7}));
+    } else {
+      CHECK(c["pipeline_layers"].is_null());
+    }
+  }
+  CHECK(four_stages > 0);
+  // The strategy's own estimate takes that split (a document with it is valid under Megatron).
+  const auto loaded = trainmem::test::estimate_doc(R"({"framework": "megatron", "model": {"hf_config": {"model_type": "llama",
+    "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 8, "num_hidden_layers": 30, "vocab_size": 32000}},
+    "parallel": {"world_size": 4, "pipeline_parallel_size": 4, "pipeline_layers": [7, 8, 8, 7]}})");
+  CHECK(loaded["pipeline_layers"] == nlohmann::json::array({7, 8, 8, 7}));
+  CHECK(loaded["resolved"]["parallel.pipeline_layers"]["origin"] == "input");
+  // Left to the framework's rule, the resolved block shows its split: torchtitan counts the
+  // embedding and the output as one layer each too (pipeline_split.hpp): 7, 8, 8, 7.
+  const auto titan = trainmem::test::estimate_doc(R"({"framework": "torchtitan", "model": {"hf_config": {"model_type": "llama",
+    "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 8, "num_hidden_layers": 30, "vocab_size": 32000}},
+    "parallel": {"world_size": 4, "pipeline_parallel_size": 4}})");
+  CHECK(titan["resolved"]["parallel.pipeline_layers"]["value"] == nlohmann::json::array({7, 8, 8, 7}));
+  CHECK(titan["resolved"]["parallel.pipeline_layers"]["origin"].get<std::string>().rfind("engine default", 0) == 0);
+  // torchtitan's search keeps to stage counts that divide the layers.
+  for (const auto& c : ranked_of("torchtitan")) CHECK(c["pipeline_parallel_size"] != 4);
+}
+
 TEST_CASE("a small case the search must find: Llama-3-8B full on 8 x 80 GB needs sharding", "[solver][strategy]") {
   // 16 B/param x 8.03e9 = 128 GB of model states: replicated (ZeRO-0, dp 8) cannot fit 80 GB, so
   // every feasible strategy either shards (ZeRO >= 1 over dp x cp > 1) or splits the model (tp, pp).

@@ -55,7 +55,8 @@ PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t layers) {
         return refuse(error_code::not_divisible, "parallel.pipeline_layers",
                       "Megatron splits " + str(layers) + " layers over pipeline_parallel_size x virtual_pipeline_stages = " +
                           str(chunks) + " chunks only with --decoder-first-pipeline-num-layers / "
-                          "--decoder-last-pipeline-num-layers or --pipeline-model-parallel-layout: give "
+                          "--decoder-last-pipeline-num-layers, --account-for-embedding-in-pipeline-split / "
+                          "--account-for-loss-in-pipeline-split or --pipeline-model-parallel-layout: give "
                           "parallel.pipeline_layers (layers per chunk)",
                       {{"divisor", static_cast<double>(chunks)}, {"of", "num_hidden_layers"}, {"value", static_cast<double>(layers)}});
       split.chunk_layers = uniform(layers, chunks);

@@ -24,11 +24,12 @@ struct SplitRules {
   std::string words, text;
 };
 
-SplitRules split_rules(const FrameworkParallelism& offered, bool global_batch, bool expert) {
+SplitRules split_rules(const FrameworkParallelism& offered, bool global_batch, bool expert, bool megatron) {
   const std::pair<bool, std::pair<const char*, const char*>> all[] = {
       {global_batch, {"data", "data parallel must divide it"}},
       {offered.tensor, {"tensor", "tensor parallel must divide the heads"}},
-      {offered.pipeline, {"pipeline", "pipeline parallel must divide the layers"}},
+      {offered.pipeline, {"pipeline", megatron ? "pipeline parallel must divide the layers, or the layers + 2 (the embedding and the loss counted)"
+                                               : "pipeline parallel must divide the layers"}},
       {offered.context.has_value(), {"context", "context parallel must divide the sequence"}},
       {expert, {"expert", "expert parallel must divide the data x context group"}}};
   std::vector<std::pair<const char*, const char*>> kept;
@@ -81,6 +82,7 @@ void apply_candidate(TrainingSetup& s, const StrategyCandidate& c, std::int64_t 
   if (p.pipeline_schedule == PipelineSchedule::interleaved_1f1b) p.pipeline_schedule = PipelineSchedule::one_f_one_b;
   p.sequence_parallel = c.tensor_parallel_size > 1;
   p.tp_comm_overlap = c.tp_comm_overlap;
+  p.pipeline_layers = c.pipeline_layers;
   p.offload_optimizer = c.offload_optimizer;
   p.offload_param = OffloadTarget::none;  // the search explores optimizer offload only
   s.activation_checkpointing = c.activation_checkpointing;
@@ -118,13 +120,20 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   struct Split {
     std::int64_t tp, pp, cp, dp;
   };
+  // Layers that do not divide over pp stages: Megatron-Core splits them with the embedding and the
+  // loss counted as one layer each (--account-for-embedding-in-pipeline-split
+  // --account-for-loss-in-pipeline-split; megatron/core/transformer/transformer_block.py
+  // get_num_layers_to_build @d98e8a6: (L + 2) / pp per stage, one fewer on the first and the last),
+  // when L + 2 divides; the other frameworks' searches keep to stages that divide the layers.
+  const bool megatron = base.framework == Framework::megatron;
+  auto pipeline_splits = [&](std::int64_t pp) { return layers % pp == 0 || (megatron && (layers + 2) % pp == 0); };
   std::vector<Split> splits;
   const std::vector<std::int64_t> sizes = divisors(o.world_size);  // ascending
   for (std::int64_t tp : sizes) {
     if (!divides_heads(a, tp) || (tp > 1 && !offered.tensor)) continue;
     for (std::int64_t pp : sizes) {
       if (pp > o.world_size / tp) break;
-      if ((o.world_size / tp) % pp != 0 || pp > kMaxPipelineStages || layers % pp != 0 || (pp > 1 && !offered.pipeline)) continue;
+      if ((o.world_size / tp) % pp != 0 || pp > kMaxPipelineStages || !pipeline_splits(pp) || (pp > 1 && !offered.pipeline)) continue;
       for (std::int64_t cp : sizes) {
         work_meter::add(1);
         if (cp > o.world_size / (tp * pp)) break;
@@ -167,6 +176,13 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     split_sizes.context_parallel_size = cp;
     if (offered.context) split_sizes.context_parallel_kind = *offered.context;
     split_sizes.tp_comm_overlap = base.parallel.tp_comm_overlap && tp > 1;
+    if (static_cast<std::int64_t>(base.parallel.pipeline_layers.size()) == pp && base.parallel.virtual_pipeline_stages == 1 && pp > 1) {
+      split_sizes.pipeline_layers = base.parallel.pipeline_layers;
+    } else if (layers % pp != 0) {
+      split_sizes.pipeline_layers.assign(static_cast<std::size_t>(pp), (layers + 2) / pp);
+      split_sizes.pipeline_layers.front() -= 1;
+      split_sizes.pipeline_layers.back() -= 1;
+    }
     // The micro-batch and, keeping the global batch, the accumulation that goes with it.
     auto set_micro_batch = [&](StrategyCandidate& c, std::int64_t m) {
       c.micro_batch_size = m;
@@ -267,7 +283,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   if (feasible.empty()) {
     const double world_size = static_cast<double>(o.world_size);
     const std::string gpus = std::to_string(o.world_size) + (o.world_size == 1 ? " GPU" : " GPUs");
-    const SplitRules rules = split_rules(offered, o.global_batch_size.has_value(), base.parallel.expert_parallel_size > 1);
+    const SplitRules rules = split_rules(offered, o.global_batch_size.has_value(), base.parallel.expert_parallel_size > 1, megatron);
     if (r.candidates == 0 && o.global_batch_size)
       r.reasons.push_back({reason_code::no_factorization_keeping_global_batch,
                            "no factorization of " + gpus + " suits this model and keeps the global batch of " +

@@ -34,6 +34,10 @@ export function readControl(elem, store) {
     case 'bool': return raw === 'true';
     case 'flag': return raw === 'true' ? true : raw === 'false' ? false : raw;
     case 'list': return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'nums': {
+      const items = raw.split(',').map((s) => parseNumber(s.trim()));
+      return items.every((x) => typeof x === 'number') ? items : raw;  // text the engine refuses, kept as typed
+    }
     case 'modules': return raw === 'all-linear' ? raw : raw.split(',').map((s) => s.trim()).filter(Boolean);
     case 'gpu': return raw === '__custom' ? store.lastCustomGpu || { ...NEW_CUSTOM_GPU } : raw;
     case 'size': {
@@ -59,6 +63,7 @@ export function writeControl(elem, v, store) {
       case 'bool':
       case 'flag': text = v === true ? 'true' : v === false ? 'false' : String(v); break;
       case 'list':
+      case 'nums':
       case 'modules': text = Array.isArray(v) ? v.join(',') : String(v); break;
       case 'gpu': text = typeof v === 'object' ? '__custom' : String(v); break;
       case 'size': text = Array.isArray(v) ? v.join('x') : String(v); break;

@@ -146,6 +146,7 @@ export const KEYS = [
   ['vs', 'multimodal.image_size', 'size'],
   ['cpk', 'parallel.context_parallel_kind', 'str'],
   ['tco', 'parallel.tp_comm_overlap', 'bool'],
+  ['pl', 'parallel.pipeline_layers', 'nums'],
   // v3: the "What fits?" panel (solve options; the page adds the strategy list's length)
   ['xm', 'solve.safety_margin', 'num'],
   ['xg', 'solve.target_global_batch_size', 'num'],
@@ -227,6 +228,7 @@ export const PROBLEMS = {
   not_number: () => 'not a number',
   not_finite: () => 'not a finite number',
   not_size: () => 'expected <height>x<width>',
+  not_numbers: () => 'expected numbers separated by commas',
   not_json_object: () => 'not a JSON object',
   not_page_json: () => 'not the JSON text the page writes (a repeated key?)',
   not_compressed_json: () => 'not a compressed JSON object',
@@ -241,7 +243,7 @@ export const PROBLEMS = {
 // A form field's value that is not of the field's type ("b=abc") or cannot be percent-decoded
 // ("b=%ZZ"): the form writes such text into the link as typed (controls.js), so the link's problem
 // carries the text back.
-const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_size', 'malformed']);
+const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_size', 'not_numbers', 'malformed']);
 
 /**
  * A problem of a link parameter (or of the whole link, `whole`), with its English message.
@@ -307,6 +309,7 @@ function encodeValue(type, v) {
     case 'list': return v.map((/** @type {any} */ x) => encodeURIComponent(String(x))).join(',');
     case 'modules': return Array.isArray(v) ? encodeValue('list', v) : encodeURIComponent(String(v));
     case 'size': return Array.isArray(v) ? v.map((x) => encodeURIComponent(String(x))).join('x') : encodeURIComponent(String(v));
+    case 'nums': return Array.isArray(v) ? v.map((x) => encodeURIComponent(String(x))).join(',') : encodeURIComponent(String(v));
     case 'json': return typeof v === 'string' ? encodeURIComponent(v) : compressedJson(v);  // a string: an unreadable value kept
     case 'prices': return Object.entries(v).map(([id, usd]) => encodeURIComponent(id) + ':' + encodeURIComponent(String(usd))).join(',');
     case 'points': return v.map((/** @type {any} */ p) => POINT_FIELDS.map((f) => (p && p[f] !== undefined ? encodeURIComponent(String(p[f])) : '')).join('_')).join(',');
@@ -383,6 +386,11 @@ function decodeText(type, raw, legacy) {
     case 'size': {
       const parts = raw.split('x').map(number);
       if (parts.length !== 2 || parts.some((p) => p.problem)) return { problem: 'not_size' };
+      return { value: parts.map((p) => p.value) };
+    }
+    case 'nums': {
+      const parts = raw.split(',').map(number);
+      if (parts.some((p) => p.problem)) return { problem: 'not_numbers' };
       return { value: parts.map((p) => p.value) };
     }
     case 'json': {

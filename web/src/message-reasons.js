@@ -62,6 +62,10 @@ export const REASON_WORDINGS = {
       en: (c) => 'adds up to ' + c.n('sum') + ' layers; the model has ' + c.n('layers'),
       zh: (c) => '各项之和为 ' + c.n('sum') + ' 层，但模型有 ' + c.n('layers') + ' 层',
     },
+    pipeline_split_flags_combined: {
+      en: () => 'cannot be combined with --decoder-first/last-pipeline-num-layers (Megatron-LM asserts: no standalone embedding or loss stage with an uneven pipeline)',
+      zh: () => '不能与 --decoder-first/last-pipeline-num-layers 同时使用（Megatron-LM 断言：不均匀流水线不支持单独的 embedding 或 loss 阶段）',
+    },
     layer_types_per_layer: {
       en: (c) => 'must list "sliding_attention" or "full_attention" for each of the ' + c.n('layers') + ' layers',
       zh: (c) => '必须为全部 ' + c.n('layers') + ' 层逐层列出 "sliding_attention" 或 "full_attention"',

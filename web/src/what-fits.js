@@ -55,6 +55,8 @@ export function strategyDoc(doc, row) {
   if (row.context_parallel_size > 1) p.context_parallel_kind = row.context_parallel_kind;
   p.sequence_parallel = row.sequence_parallel;
   if (p.tp_comm_overlap !== undefined) p.tp_comm_overlap = row.tp_comm_overlap;
+  if (Array.isArray(row.pipeline_layers)) p.pipeline_layers = row.pipeline_layers;
+  else delete p.pipeline_layers;
   p.zero_stage = row.zero_stage;
   p.offload_optimizer = row.offload_optimizer;
   p.offload_param = row.offload_param;

@@ -9,8 +9,11 @@
 //    give one layer back. 126 layers on 8 stages: 15, 16 x 6, 15.
 //  - Megatron (NVIDIA/Megatron-LM, megatron/training/arguments.py validate_args): the layers must
 //    divide evenly over the pipeline (and virtual) stages unless --decoder-first-pipeline-num-layers /
-//    --decoder-last-pipeline-num-layers or --pipeline-model-parallel-layout set an uneven split; the
-//    estimate refuses as Megatron does and asks for parallel.pipeline_layers, which stands for them.
+//    --decoder-last-pipeline-num-layers, --account-for-embedding-in-pipeline-split /
+//    --account-for-loss-in-pipeline-split (the embedding and the loss counted as one layer each) or
+//    --pipeline-model-parallel-layout set an uneven split; the estimate refuses as Megatron does and
+//    asks for parallel.pipeline_layers, which stands for them (the trainer-config import turns each
+//    into it; the strategy search offers the embedding-and-loss split where L + 2 divides).
 //  - DeepSpeed and the others (deepspeed/runtime/utils.py partition_uniform, used by PipelineModule
 //    with partition_method="uniform"): floor(L / chunks) each, the first L mod chunks one more.
 #pragma once

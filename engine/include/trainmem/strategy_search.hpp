@@ -38,6 +38,12 @@ struct StrategyCandidate {
   OffloadTarget offload_optimizer = OffloadTarget::none;
   ContextParallelKind context_parallel_kind = ContextParallelKind::ring;  // the framework's, where cp > 1
   bool tp_comm_overlap = false;  // the document's parallel.tp_comm_overlap, where tp > 1 (it needs tensor parallelism)
+  // Transformer layers per pipeline stage where the split is not the framework's own rule
+  // (parallel.pipeline_layers): the document's, when it has one entry per stage; under Megatron,
+  // layers that do not divide over the stages, split with the embedding and the loss counted as
+  // one layer each (--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split,
+  // megatron/core/transformer/transformer_block.py get_num_layers_to_build). Empty otherwise.
+  std::vector<std::int64_t> pipeline_layers;
   std::int64_t micro_batch_size = 1;
   std::int64_t gradient_accumulation_steps = 1;  // the base's, or what keeps the global batch
   double peak = 0;      // compared peak, bytes

@@ -8,6 +8,7 @@
 #include "enum_names.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/loss_memory.hpp"
+#include "trainmem/pipeline_split.hpp"
 #include "trainmem/precision.hpp"
 #include "trainmem/vision_activations.hpp"
 
@@ -291,6 +292,13 @@ void add_parallel(Resolved& r, const TrainingSetup& s) {
   if (p.pipeline_parallel_size > 1) {
     r.add("parallel.pipeline_schedule", name_of(kSchedules, p.pipeline_schedule), kEngineDefault);
     r.add("parallel.virtual_pipeline_stages", p.virtual_pipeline_stages, kEngineDefault);
+    if (s.model.architecture) {
+      const PipelineSplit split = pipeline_split(s, s.model.architecture->num_hidden_layers());
+      if (split.error_code.empty())
+        r.add("parallel.pipeline_layers", split.chunk_layers,
+              std::string(kEngineDefault) + " (the framework's split of the layers over the pipeline chunks, "
+              "engine/include/trainmem/pipeline_split.hpp)");
+    }
   }
   r.add("parallel.context_parallel_size", p.context_parallel_size, kEngineDefault);
   const bool moe = s.model.architecture && s.model.architecture->active_params() < s.model.architecture->total_params();

@@ -180,6 +180,7 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
                         {"offload_optimizer", c.offload_optimizer == OffloadTarget::none ? "none" : "cpu"},
                         {"offload_param", "none"}, {"sequence_parallel", c.tensor_parallel_size > 1},
                         {"tp_comm_overlap", c.tp_comm_overlap},
+                        {"pipeline_layers", c.pipeline_layers.empty() ? json(nullptr) : json(c.pipeline_layers)},
                         {"context_parallel_kind", c.context_parallel_kind == ContextParallelKind::ulysses ? "ulysses" : "ring"},
                         {"micro_batch_size", c.micro_batch_size}, {"gradient_accumulation_steps", c.gradient_accumulation_steps},
                         {"peak", json_io::bytes_value(c.peak)},
