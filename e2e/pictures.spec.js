@@ -165,9 +165,21 @@ test('Megatron with --tp-comm-overlap: the userbuffers row and the treemap cell 
   expect(cells.reduce((a, b) => a + b, 0)).toBe(want.per_gpu.peak);
 });
 
-test('without --tp-comm-overlap the breakdown has no userbuffers row', async ({ app, page }) => {
-  await app.open('http', '#v3:m=llama-3-70b&fw=megatron&me=full&b=1&s=8192&n=64&tp=8&sp=1&g=h100-sxm-80gb');
-  expect(cli(await app.inputDoc()).per_gpu.userbuffers).toBeNull();
+test('without --tp-comm-overlap the breakdown and the Markdown export have no userbuffers row; Compare counts them as 0', async ({ app, page }) => {
+  await app.open('http', '#v3:m=llama-3-70b&fw=megatron&me=full&b=1&s=8192&n=64&tp=8&sp=1&tco=1&g=h100-sxm-80gb');
+  const on = cli(await app.inputDoc());
+  await page.getByTestId('pin').click();
+  await page.locator('#time-settings summary').click();  // the control sits with the step-time settings
+  await app.set('parallel.tp_comm_overlap', false);
+  const off = cli(await app.inputDoc());
+  expect(off.per_gpu.userbuffers).toBeNull();
   await expect(page.getByTestId('b-peak')).toBeAttached();
   await expect(page.getByTestId('b-userbuffers')).toHaveCount(0);
+  // Compare: the userbuffers' difference is the peak's.
+  expect(await app.bytes('diff-userbuffers')).toBe(-on.per_gpu.userbuffers);
+  expect(await app.bytes('diff-peak')).toBe(off.per_gpu.peak - on.per_gpu.peak);
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
+  const text = require('fs').readFileSync(await md.path(), 'utf8');
+  expect(text).toContain(' | ' + off.per_gpu.peak.toLocaleString('en-US') + ' | ');
+  expect(text).not.toContain('| Userbuffers');
 });

@@ -103,6 +103,25 @@ TEST_CASE("The terms add up to the width of the peak band", "[uncertainty]") {
   CHECK(bytes(r["expected"]) <= bytes(r["high"]));
 }
 
+TEST_CASE("Reserved never lies below allocated at either end of the band", "[uncertainty]") {
+  // A sequence length left unstated lowers the allocated peak; the allocator's floor (10 % of the
+  // expected allocated peak) is then not taken away in full as well.
+  for (const char* doc : {R"({"model": {"preset": "llama-3.1-8b"}, "framework": "hf_trainer", "parallel": {"world_size": 8, "zero_stage": 3},
+                            "batch": {"micro_batch_size": 1}, "gpu": "h100-sxm-80gb", "activation_checkpointing": "full"})",
+                          R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "rtx-4090-24gb"})",
+                          R"({"model": {"preset": "llama-3-70b"}, "framework": "megatron", "parallel": {"world_size": 64,
+                            "tensor_parallel_size": 8, "sequence_parallel": true, "tp_comm_overlap": true}, "gpu": "h100-sxm-80gb"})"}) {
+    const json out = estimate_doc(doc);
+    const json& g = out["per_gpu"];
+    CAPTURE(doc);
+    CHECK(bytes(g["peak_reserved_range"]["low"]) >= bytes(g["peak_allocated_range"]["low"]));
+    CHECK(bytes(g["peak_reserved_range"]["high"]) >= bytes(g["peak_allocated_range"]["high"]));
+    double width = 0;
+    for (const auto& t : out["uncertainty"]) width += bytes(t["bytes"]);
+    CHECK(width == Approx(bytes(g["peak_range"]["high"]) - bytes(g["peak_range"]["low"])).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("Verdict: fits above the band's high end, does_not_fit below its low end, borderline between", "[uncertainty]") {
   const json probe = estimate_doc(stated(kCustomGpu));
   const double low = bytes(probe["per_gpu"]["peak_range"]["low"]), high = bytes(probe["per_gpu"]["peak_range"]["high"]);

@@ -77,3 +77,20 @@ TEST_CASE("userbuffers: the band reaches Transformer Engine before v2.7, two buf
   for (const auto& t : trainmem::test::estimate_doc(ub_megatron_70b("")).at("uncertainty"))
     CHECK(t.at("source") != "framework_version_userbuffers");
 }
+
+TEST_CASE("userbuffers: a shorter sequence at the band's low end shrinks them too", "[userbuffers][band]") {
+  // seq_length unstated: the band's low end takes 1,024 tokens (unstated_seq_length), where the
+  // userbuffers are (8,192 - 1,024) x 8,192 x 24 = 1,409,286,144 bytes smaller than at 8,192.
+  const auto doc = trainmem::test::estimate_doc(R"({"model": {"preset": "llama-3-70b"}, "framework": "megatron",
+    "gpu": "h100-sxm-80gb", "activation_checkpointing": "full", "batch": {"micro_batch_size": 1},
+    "parallel": {"world_size": 64, "tensor_parallel_size": 8, "sequence_parallel": true, "tp_comm_overlap": true}})");
+  const auto& g = doc.at("per_gpu");
+  REQUIRE(g.at("userbuffers") == 1613836544.0);
+  const nlohmann::json* term = nullptr;
+  for (const auto& t : doc.at("uncertainty"))
+    if (t.at("source") == "unstated_seq_length") term = &t;
+  REQUIRE(term);
+  const double allocated = g.at("peak_allocated").get<double>(), reserved = g.at("peak_reserved").get<double>();
+  const double allocated_drop = allocated - g.at("peak_allocated_range").at("low").get<double>();
+  CHECK(term->at("below_bytes").get<double>() - allocated_drop * reserved / allocated == Approx(1409286144.0).margin(2.0));
+}

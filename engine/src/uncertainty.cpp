@@ -220,6 +220,10 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
   // with the alternative of each source that lowers (raises) the peak most.
   std::vector<UncertaintyTerm> allocated_terms;
   std::vector<const Alternative*> lowest, highest;  // per term
+  // Userbuffers (outside the allocator) follow the sequence length: what each term's lowest
+  // (highest) alternative moves them by, bytes.
+  const double ub = g.userbuffers.value_or(0.0);
+  std::vector<double> ub_below, ub_above;  // per term
   const std::vector<Alternative> alts = alternatives(s);
   for (const Alternative& alt : alts) {
     TrainingSetup other = s;
@@ -228,43 +232,56 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
     const Estimate o = estimate(other);
     if (!o.per_gpu.peak_allocated || !std::isfinite(*o.per_gpu.peak_allocated)) continue;
     const double delta = *o.per_gpu.peak_allocated - allocated;
+    const double ub_delta = o.per_gpu.userbuffers.value_or(0.0) - ub;
     auto same = std::find_if(allocated_terms.begin(), allocated_terms.end(),
                              [&](const UncertaintyTerm& t) { return t.source == alt.source; });
     if (same == allocated_terms.end()) {
       allocated_terms.push_back({alt.source, BandLevel::peak_allocated, 0, 0, alt.label, alt.reference});
       lowest.push_back(nullptr);
       highest.push_back(nullptr);
+      ub_below.push_back(0);
+      ub_above.push_back(0);
       same = allocated_terms.end() - 1;
     } else {
       same->alternative += "; " + alt.label;
       same->reference += "; " + std::string(alt.reference);
     }
     const std::size_t i = static_cast<std::size_t>(same - allocated_terms.begin());
-    if (-delta > same->below) same->below = -delta, lowest[i] = &alt;
-    if (delta > same->above) same->above = delta, highest[i] = &alt;
+    if (-delta > same->below) same->below = -delta, lowest[i] = &alt, ub_below[i] = std::max(0.0, -ub_delta);
+    if (delta > same->above) same->above = delta, highest[i] = &alt, ub_above[i] = std::max(0.0, ub_delta);
   }
   // The band's ends: every source at its lowest (highest) alternative together, one setup each, so
   // that settings which move the same bytes (checkpointing and a shorter sequence both shrink the
   // activations) are not counted twice; the sum of the terms where that setup is refused. Each
   // term is then its share of that end.
-  const auto together = [&](const std::vector<const Alternative*>& chosen, double summed) {
+  struct Moved {
+    double allocated, userbuffers;  // bytes, absolute
+  };
+  const auto together = [&](const std::vector<const Alternative*>& chosen, Moved summed) {
     TrainingSetup other = s;
     int applied = 0;
     for (const Alternative* a : chosen)
       if (a) a->apply(other), ++applied;
     if (applied < 2 || !validate(other).empty()) return summed;
     const Estimate o = estimate(other);
-    return o.per_gpu.peak_allocated && std::isfinite(*o.per_gpu.peak_allocated) ? std::fabs(*o.per_gpu.peak_allocated - allocated) : summed;
+    if (!o.per_gpu.peak_allocated || !std::isfinite(*o.per_gpu.peak_allocated)) return summed;
+    return Moved{std::fabs(*o.per_gpu.peak_allocated - allocated), std::fabs(o.per_gpu.userbuffers.value_or(0.0) - ub)};
   };
-  double below = 0, above = 0;
-  for (const auto& t : allocated_terms) below += t.below, above += t.above;
-  const double joint_below = std::min(below, together(lowest, below)), joint_above = std::min(above, together(highest, above));
-  for (auto& t : allocated_terms) {
-    if (below > 0) t.below *= joint_below / below;
-    if (above > 0) t.above *= joint_above / above;
+  Moved summed_below{0, 0}, summed_above{0, 0};
+  for (std::size_t i = 0; i < allocated_terms.size(); ++i) {
+    summed_below.allocated += allocated_terms[i].below, summed_above.allocated += allocated_terms[i].above;
+    summed_below.userbuffers += ub_below[i], summed_above.userbuffers += ub_above[i];
   }
-  below = joint_below;
-  above = joint_above;
+  const Moved joint_low = together(lowest, summed_below), joint_high = together(highest, summed_above);
+  const Moved joint_below{std::min(summed_below.allocated, joint_low.allocated), std::min(summed_below.userbuffers, joint_low.userbuffers)};
+  const Moved joint_above{std::min(summed_above.allocated, joint_high.allocated), std::min(summed_above.userbuffers, joint_high.userbuffers)};
+  for (std::size_t i = 0; i < allocated_terms.size(); ++i) {
+    if (summed_below.allocated > 0) allocated_terms[i].below *= joint_below.allocated / summed_below.allocated;
+    if (summed_above.allocated > 0) allocated_terms[i].above *= joint_above.allocated / summed_above.allocated;
+    if (summed_below.userbuffers > 0) ub_below[i] *= joint_below.userbuffers / summed_below.userbuffers;
+    if (summed_above.userbuffers > 0) ub_above[i] *= joint_above.userbuffers / summed_above.userbuffers;
+  }
+  const double below = joint_below.allocated, above = joint_above.allocated;
   band.peak_allocated = {std::max(0.0, allocated - below), allocated, allocated + above};
 
   // Reserved: the allocated band carried at the estimate's reserved/allocated ratio, then the
@@ -279,6 +296,11 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
     fragmentation.below = std::max(0.0, reserved - by_rules);
     fragmentation.above = std::max(0.0, allocated * (1 + kFragmentationHigh) - reserved);
   }
+  // Reserved never lies below allocated: at the low end the allocator's floor and the smaller
+  // step's reserve are not both taken in full.
+  const double reserved_low = reserved - ratio * below - fragmentation.below;
+  if (reserved_low < band.peak_allocated.low)
+    fragmentation.below = std::max(0.0, fragmentation.below - (band.peak_allocated.low - reserved_low));
   band.peak_reserved = {std::max(0.0, reserved - ratio * below - fragmentation.below), reserved,
                         reserved + ratio * above + fragmentation.above};
 
@@ -295,14 +317,17 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
   UncertaintyTerm userbuffers{"framework_version_userbuffers", BandLevel::peak, 0, 0, "",
                               "NVIDIA/TransformerEngine#1982 (v2.7): initialize_ub registers the proj_wgrad and fc2_wgrad "
                               "all-gather buffers; before, 10 of the 12"};
-  if (g.userbuffers && s.model.architecture) userbuffers.below = userbuffer_bytes_since_te_2_7(s, *s.model.architecture);
-  band.peak = {std::max(0.0, peak - (reserved - band.peak_reserved.low) - context.below - userbuffers.below), peak,
-               peak + (band.peak_reserved.high - reserved) + context.above};
+  // At the low end's sequence length: both are linear in the buffers' elements (the flags aside).
+  if (g.userbuffers && s.model.architecture && ub > 0)
+    userbuffers.below = userbuffer_bytes_since_te_2_7(s, *s.model.architecture) * (ub - joint_below.userbuffers) / ub;
+  band.peak = {std::max(0.0, peak - (reserved - band.peak_reserved.low) - context.below - userbuffers.below - joint_below.userbuffers),
+               peak, peak + (band.peak_reserved.high - reserved) + context.above + joint_above.userbuffers};
 
-  // Every term as it widens the peak band (allocated terms at the reserved/allocated ratio).
-  for (auto& t : allocated_terms) {
-    t.below *= ratio;
-    t.above *= ratio;
+  // Every term as it widens the peak band (allocated terms at the reserved/allocated ratio, with
+  // the userbuffers their setting moves).
+  for (std::size_t i = 0; i < allocated_terms.size(); ++i) {
+    allocated_terms[i].below = allocated_terms[i].below * ratio + ub_below[i];
+    allocated_terms[i].above = allocated_terms[i].above * ratio + ub_above[i];
   }
   for (auto& t : allocated_terms)
     if (term_bytes(t) > 0) band.terms.push_back(t);

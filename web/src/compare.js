@@ -12,6 +12,8 @@ import { getPath, leafPaths } from './doc-paths.js';
 
 const COMPARED = ['parameters', 'gradients', 'optimizer_states', 'model_states', 'activations', 'temporary_buffers',
   'fragmentation', 'cuda_context', 'userbuffers', 'peak_allocated', 'peak_reserved', 'peak'];
+// Components an estimate may lack (null): zero bytes when compared.
+const OPTIONAL_COMPONENTS = new Set(['userbuffers']);
 
 /**
  * @param {HTMLTableElement} table
@@ -24,8 +26,10 @@ export function renderCompare(table, pinnedOut, currentOut, unit) {
     el('th', { scope: 'col', class: 'num', text: t('pinned') }), el('th', { scope: 'col', class: 'num', text: t('current') }),
     el('th', { scope: 'col', class: 'num', text: t('difference') })]));
   const rows = COMPARED.map((key) => {
-    const a = pinnedOut.per_gpu[key];
-    const b = currentOut.per_gpu[key];
+    // A component one estimate does not have (userbuffers without --tp-comm-overlap) is 0 bytes there.
+    const absentIsZero = (/** @type {unknown} */ v) => (v === null && OPTIONAL_COMPONENTS.has(key) ? 0 : v);
+    const a = absentIsZero(pinnedOut.per_gpu[key]);
+    const b = absentIsZero(currentOut.per_gpu[key]);
     const diff = typeof a === 'number' && typeof b === 'number' ? b - a : null;
     const diffText = diff === null ? '—' : (diff > 0 ? '+' : diff < 0 ? '−' : '±') + formatBytes(Math.abs(diff), unit);
     const diffCell = el('td', { class: 'num ' + (diff === null ? '' : diff > 0 ? 'bad' : diff < 0 ? 'ok' : ''), text: diffText, 'data-testid': 'diff-' + key });

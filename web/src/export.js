@@ -4,7 +4,7 @@ import { t } from './i18n.js';
 import { formatBytes, formatCount } from './format.js';
 import { verdictWord } from './verdict.js';
 import { el } from './dom.js';
-import { BREAKDOWN } from './results.js';
+import { breakdownRows } from './results.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {import('./doc-paths.js').Doc} Doc */
@@ -45,7 +45,7 @@ export function markdown(link, doc, out, unit) {
     ...fenced('json', JSON.stringify(doc, null, 2)), '',
     '## Per-GPU memory (' + unit + ' = ' + (unit === 'GiB' ? '2^30' : '10^9') + ' bytes)', '',
     '| component | ' + unit + ' | bytes | how |', '|---|---:|---:|---|'];
-  for (const [key] of BREAKDOWN) {
+  for (const [key] of breakdownRows(g)) {
     const x = out.explanations.find((/** @type {{component: string}} */ e) => e.component === key);
     lines.push('| ' + markdownText(t('c_' + key)) + ' | ' + formatBytes(g[key], unit) + ' | ' + formatCount(g[key]) + ' | ' +
       (x ? markdownText(x.formula + ' (' + x.source + ')') : '') + ' |');

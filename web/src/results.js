@@ -22,6 +22,14 @@ export const BREAKDOWN = [
 const WHEN_GIVEN = new Set(['userbuffers']);
 
 /**
+ * The breakdown rows this estimate has, in order.
+ * @param {Record<string, any>} g  the estimate's per_gpu
+ */
+export function breakdownRows(g) {
+  return BREAKDOWN.filter(([key]) => !WHEN_GIVEN.has(key) || (g[key] !== null && g[key] !== undefined));
+}
+
+/**
  * A component's row, then the engine's explanation of it (formula with this setup's numbers, source).
  * @param {string} key
  * @param {unknown} bytes
@@ -46,8 +54,7 @@ function componentRows(key, bytes, unit, cls, explanations) {
  */
 export function renderBreakdown(tbody, out, unit) {
   const g = out.per_gpu;
-  const rows = BREAKDOWN.flatMap(([key, cls]) => {
-    if (WHEN_GIVEN.has(key) && (g[key] === null || g[key] === undefined)) return [];
+  const rows = breakdownRows(g).flatMap(([key, cls]) => {
     const own = componentRows(key, g[key], unit, cls, out.explanations);
     if (key !== 'activations' || !out.multimodal) return own;
     // A vision-language model: the vision side's share of the activations (multimodal.activations).
