@@ -24,12 +24,12 @@ struct SplitRules {
   std::string words, text;
 };
 
-SplitRules split_rules(const FrameworkParallelism& offered, bool global_batch, bool expert, bool megatron) {
+SplitRules split_rules(const FrameworkParallelism& offered, bool global_batch, bool expert) {
   const std::pair<bool, std::pair<const char*, const char*>> all[] = {
       {global_batch, {"data", "data parallel must divide it"}},
       {offered.tensor, {"tensor", "tensor parallel must divide the heads"}},
-      {offered.pipeline, {"pipeline", megatron ? "pipeline parallel must divide the layers, or the layers + 2 (the embedding and the loss counted)"
-                                               : "pipeline parallel must divide the layers"}},
+      {offered.pipeline, {"pipeline", "pipeline parallel must split the layers as the framework does (Megatron: the layers or the "
+                                       "layers + 2 divide; torchtitan: every stage keeps a layer)"}},
       {offered.context.has_value(), {"context", "context parallel must divide the sequence"}},
       {expert, {"expert", "expert parallel must divide the data x context group"}}};
   std::vector<std::pair<const char*, const char*>> kept;
@@ -124,9 +124,13 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   // loss counted as one layer each (--account-for-embedding-in-pipeline-split
   // --account-for-loss-in-pipeline-split; megatron/core/transformer/transformer_block.py
   // get_num_layers_to_build @d98e8a6: (L + 2) / pp per stage, one fewer on the first and the last),
-  // when L + 2 divides; the other frameworks' searches keep to stages that divide the layers.
+  // when L + 2 divides. torchtitan splits any count by its own rule (pipeline_split.hpp), as long as
+  // every stage keeps a layer with the embedding and the output counted (the split's validation
+  // refuses the rest).
   const bool megatron = base.framework == Framework::megatron;
-  auto pipeline_splits = [&](std::int64_t pp) { return layers % pp == 0 || (megatron && (layers + 2) % pp == 0); };
+  auto pipeline_splits = [&](std::int64_t pp) {
+    return megatron ? layers % pp == 0 || (layers + 2) % pp == 0 : pp <= layers + 2;
+  };
   std::vector<Split> splits;
   const std::vector<std::int64_t> sizes = divisors(o.world_size);  // ascending
   for (std::int64_t tp : sizes) {
@@ -178,7 +182,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     split_sizes.tp_comm_overlap = base.parallel.tp_comm_overlap && tp > 1;
     if (static_cast<std::int64_t>(base.parallel.pipeline_layers.size()) == pp && base.parallel.virtual_pipeline_stages == 1 && pp > 1) {
       split_sizes.pipeline_layers = base.parallel.pipeline_layers;
-    } else if (layers % pp != 0) {
+    } else if (megatron && layers % pp != 0) {
       split_sizes.pipeline_layers.assign(static_cast<std::size_t>(pp), (layers + 2) / pp);
       split_sizes.pipeline_layers.front() -= 1;
       split_sizes.pipeline_layers.back() -= 1;
@@ -283,7 +287,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
   if (feasible.empty()) {
     const double world_size = static_cast<double>(o.world_size);
     const std::string gpus = std::to_string(o.world_size) + (o.world_size == 1 ? " GPU" : " GPUs");
-    const SplitRules rules = split_rules(offered, o.global_batch_size.has_value(), base.parallel.expert_parallel_size > 1, megatron);
+    const SplitRules rules = split_rules(offered, o.global_batch_size.has_value(), base.parallel.expert_parallel_size > 1);
     if (r.candidates == 0 && o.global_batch_size)
       r.reasons.push_back({reason_code::no_factorization_keeping_global_batch,
                            "no factorization of " + gpus + " suits this model and keeps the global batch of " +

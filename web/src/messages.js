@@ -314,7 +314,8 @@ export const WORDINGS = {
 const SPLIT_RULES = {
   data: { en: 'data parallel must divide it', zh: '数据并行须整除全局批量' },
   tensor: { en: 'tensor parallel must divide the heads', zh: '张量并行须整除注意力头数' },
-  pipeline: { en: 'pipeline parallel must divide the layers', zh: '流水线并行须整除层数' },
+  pipeline: { en: 'pipeline parallel must split the layers as the framework does (Megatron: the layers or the layers + 2 divide; torchtitan: every stage keeps a layer)',
+    zh: '流水线并行须按框架的规则切分层（Megatron：层数或层数 + 2 可被整除；torchtitan：每个阶段至少保留一层）' },
   context: { en: 'context parallel must divide the sequence', zh: '上下文并行须整除序列长度' },
   expert: { en: 'expert parallel must divide the data x context group', zh: '专家并行须整除数据 × 上下文并行组' },
 };
