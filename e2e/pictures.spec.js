@@ -169,7 +169,6 @@ test('without --tp-comm-overlap the breakdown and the Markdown export have no us
   await app.open('http', '#v3:m=llama-3-70b&fw=megatron&me=full&b=1&s=8192&n=64&tp=8&sp=1&tco=1&g=h100-sxm-80gb');
   const on = cli(await app.inputDoc());
   await page.getByTestId('pin').click();
-  await page.locator('#time-settings summary').click();  // the control sits with the step-time settings
   await app.set('parallel.tp_comm_overlap', false);
   const off = cli(await app.inputDoc());
   expect(off.per_gpu.userbuffers).toBeNull();
