@@ -326,6 +326,8 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
   const Dtype compute = compute_dtype(e.precision);
   const FrameworkBehaviour behaviour = framework_behaviour(s);
   const bool paged = is_paged(e.precision.optimizer);
+  // Transformer Engine's userbuffers: the same on every stage, outside the allocator (userbuffers.hpp).
+  const double userbuffers = arch ? userbuffer_bytes(s, *arch) : 0.0;
 
   const std::vector<ModelStates> stages = model_states(s, e.precision);
   std::optional<LossMemory> loss;
@@ -439,9 +441,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       g.allocator_uncertainty = peak * s.fragmentation_fraction;
       g.peak_reserved = peak + *g.allocator_uncertainty;
       g.cuda_context = cuda_context_bytes(s);
-      if (arch) {
-        if (const double ub = userbuffer_bytes(s, *arch); ub > 0) g.userbuffers = ub;
-      }
+      if (userbuffers > 0) g.userbuffers = userbuffers;
       g.peak = *g.peak_reserved + *g.cuda_context + g.userbuffers.value_or(0.0);
       stage_peak_key = *g.peak;
       if (i == 0 || stage_peak_key > best_peak) {

@@ -18,6 +18,16 @@ std::vector<std::int64_t> uniform(std::int64_t layers, std::int64_t chunks) {
 
 }  // namespace
 
+std::vector<std::int64_t> megatron_counted_split(std::int64_t layers, std::int64_t chunks, bool embedding, bool loss) {
+  const std::int64_t units = layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
+  if (chunks < 1 || units % chunks != 0) return {};
+  std::vector<std::int64_t> out(static_cast<std::size_t>(chunks), units / chunks);
+  if (embedding) out.front() -= 1;
+  if (loss) out.back() -= 1;
+  if (out.front() < 0 || out.back() < 0) return {};
+  return out;
+}
+
 PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t layers) {
   PipelineSplit split;
   const ParallelSettings& p = s.parallel;

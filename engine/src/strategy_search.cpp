@@ -9,6 +9,7 @@
 
 #include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
+#include "trainmem/pipeline_split.hpp"
 #include "trainmem/solver.hpp"
 #include "trainmem/step_time.hpp"
 #include "trainmem/work_meter.hpp"
@@ -121,15 +122,12 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     std::int64_t tp, pp, cp, dp;
   };
   // Layers that do not divide over pp stages: Megatron-Core splits them with the embedding and the
-  // loss counted as one layer each (--account-for-embedding-in-pipeline-split
-  // --account-for-loss-in-pipeline-split; megatron/core/transformer/transformer_block.py
-  // get_num_layers_to_build @d98e8a6: (L + 2) / pp per stage, one fewer on the first and the last),
-  // when L + 2 divides. torchtitan splits any count by its own rule (pipeline_split.hpp), as long as
+  // loss counted as one layer each (pipeline_split.hpp megatron_counted_split). torchtitan splits any count by its own rule (pipeline_split.hpp), as long as
   // every stage keeps a layer with the embedding and the output counted (the split's validation
   // refuses the rest).
   const bool megatron = base.framework == Framework::megatron;
   auto pipeline_splits = [&](std::int64_t pp) {
-    return megatron ? layers % pp == 0 || (layers + 2) % pp == 0 : pp <= layers + 2;
+    return megatron ? layers % pp == 0 || !megatron_counted_split(layers, pp, true, true).empty() : pp <= layers + 2;
   };
   std::vector<Split> splits;
   const std::vector<std::int64_t> sizes = divisors(o.world_size);  // ascending
@@ -183,9 +181,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     if (static_cast<std::int64_t>(base.parallel.pipeline_layers.size()) == pp && base.parallel.virtual_pipeline_stages == 1 && pp > 1) {
       split_sizes.pipeline_layers = base.parallel.pipeline_layers;
     } else if (megatron && layers % pp != 0) {
-      split_sizes.pipeline_layers.assign(static_cast<std::size_t>(pp), (layers + 2) / pp);
-      split_sizes.pipeline_layers.front() -= 1;
-      split_sizes.pipeline_layers.back() -= 1;
+      split_sizes.pipeline_layers = megatron_counted_split(layers, pp, true, true);
     }
     // The micro-batch and, keeping the global batch, the accumulation that goes with it.
     auto set_micro_batch = [&](StrategyCandidate& c, std::int64_t m) {

@@ -5,6 +5,7 @@ import { formatBytes, formatCount } from './format.js';
 import { verdictClass, verdictWord } from './verdict.js';
 import { el, bytesCell } from './dom.js';
 import { getPath, leafPaths } from './doc-paths.js';
+import { OPTIONAL_COMPONENTS } from './results.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
 /** @typedef {import('./doc-paths.js').Doc} Doc */
@@ -12,8 +13,6 @@ import { getPath, leafPaths } from './doc-paths.js';
 
 const COMPARED = ['parameters', 'gradients', 'optimizer_states', 'model_states', 'activations', 'temporary_buffers',
   'fragmentation', 'cuda_context', 'userbuffers', 'peak_allocated', 'peak_reserved', 'peak'];
-// Components an estimate may lack (null): zero bytes when compared.
-const OPTIONAL_COMPONENTS = new Set(['userbuffers']);
 
 /**
  * @param {HTMLTableElement} table

@@ -18,15 +18,16 @@ export const BREAKDOWN = [
   ['temporary_buffers'], ['peak_allocated', 'subtotal'], ['fragmentation'], ['peak_reserved', 'subtotal'],
   ['cuda_context'], ['userbuffers'], ['peak', 'total'],
 ];
-// Rows shown only when the engine gives a value (Megatron's userbuffers under --tp-comm-overlap).
-const WHEN_GIVEN = new Set(['userbuffers']);
+// Components an estimate may lack (null): Megatron's userbuffers exist only under --tp-comm-overlap.
+// Their rows are shown only where given; compared, an absent one is 0 bytes.
+export const OPTIONAL_COMPONENTS = new Set(['userbuffers']);
 
 /**
  * The breakdown rows this estimate has, in order.
  * @param {Record<string, any>} g  the estimate's per_gpu
  */
 export function breakdownRows(g) {
-  return BREAKDOWN.filter(([key]) => !WHEN_GIVEN.has(key) || (g[key] !== null && g[key] !== undefined));
+  return BREAKDOWN.filter(([key]) => !OPTIONAL_COMPONENTS.has(key) || (g[key] !== null && g[key] !== undefined));
 }
 
 /**

@@ -36,4 +36,12 @@ struct PipelineSplit {
 
 PipelineSplit pipeline_split(const TrainingSetup& s, std::int64_t num_layers);
 
+// Megatron-Core's split with the embedding and/or the loss counted as one layer each
+// (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split;
+// megatron/core/transformer/transformer_block.py get_num_layers_to_build @d98e8a6): (layers + e + l)
+// / chunks per chunk in layer order, one fewer in the first chunk (embedding) and in the last (loss).
+// Empty where Megatron asserts: the count does not divide, or a first or last chunk would hold
+// fewer than 0 layers.
+std::vector<std::int64_t> megatron_counted_split(std::int64_t layers, std::int64_t chunks, bool embedding, bool loss);
+
 }  // namespace trainmem

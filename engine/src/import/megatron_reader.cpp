@@ -17,6 +17,7 @@
 #include <set>
 
 #include "reading.hpp"
+#include "trainmem/pipeline_split.hpp"
 
 namespace trainmem::import_detail {
 
@@ -557,32 +558,24 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
       }
     }
   }
-  // The embedding and the loss counted as one layer each (transformer_block.py
-  // get_num_layers_to_build): (L + e + l) / (pp x vpp) layers per chunk, one fewer in the first
-  // chunk (embedding) and in the last (loss); not with the first/last stage counts (it asserts).
+  // The embedding and the loss counted as one layer each (pipeline_split.hpp megatron_counted_split);
+  // not with the first/last stage counts (transformer_block.py asserts).
   const bool embedding = args.flag("account_for_embedding_in_pipeline_split");
   const bool loss = args.flag("account_for_loss_in_pipeline_split");
   if ((embedding || loss) && layers && pp > 1) {
     const std::string key = embedding ? "account_for_embedding_in_pipeline_split" : "account_for_loss_in_pipeline_split";
-    const std::int64_t units = *layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
+    const std::vector<std::int64_t> counts = megatron_counted_split(*layers, pp * vpp, embedding, loss);
     if (first || last) {
       r.error(error_code::inconsistent, key,
               "--" + key + " with --decoder-first/last-pipeline-num-layers (transformer_block.py asserts: "
               "no standalone embedding or loss stage with an uneven pipeline)",
               {{"reason", "pipeline_split_flags_combined"}});
-    } else if (units % (pp * vpp) != 0) {
-      r.error(error_code::not_divisible, key, std::to_string(units) + " layers with the embedding and the loss are not a multiple of pipeline " +
-                                                  std::to_string(pp) + " x virtual stages " + std::to_string(vpp) + " (Megatron-LM asserts)");
+    } else if (counts.empty()) {
+      r.error(error_code::not_divisible, key, std::to_string(*layers) + " layers with the embedding and/or the loss do not split over pipeline " +
+                                                  std::to_string(pp) + " x virtual stages " + std::to_string(vpp) +
+                                                  " (transformer_block.py asserts they divide and leave the first and last chunk a layer count)");
     } else {
-      std::vector<std::int64_t> counts(static_cast<std::size_t>(pp * vpp), units / (pp * vpp));
-      if (embedding) counts.front() -= 1;
-      if (loss) counts.back() -= 1;
-      if (counts.front() < 0 || counts.back() < 0) {
-        r.error(error_code::not_divisible, key, "not enough layers in the first or last virtual pipeline stage (transformer_block.py asserts)");
-      } else {
-        std::vector<ConfigValue> chunks(counts.begin(), counts.end());
-        r.read("parallel.pipeline_layers", ConfigValue(ConfigValue::Array(chunks)), key);
-      }
+      r.read("parallel.pipeline_layers", ConfigValue(ConfigValue::Array(std::vector<ConfigValue>(counts.begin(), counts.end()))), key);
     }
   }
 
