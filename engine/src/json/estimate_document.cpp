@@ -573,13 +573,23 @@ json time_json(const StepTime& t) {
 }
 
 // The paths of the numbers in an output document above 2^53, which JavaScript cannot hold exactly.
-void inexact_numbers(const json& v, const std::string& path, std::vector<std::string>& out) {
+// `path` is the value's own path, extended and restored in place while walking (no string is made
+// per value: the walk covers every number of the document on every call).
+void inexact_numbers(const json& v, std::string& path, std::vector<std::string>& out) {
+  const std::size_t length = path.size();
   if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it) inexact_numbers(it.value(), json_io::join_path(path, it.key()), out);
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (length > 0) path += '.';
+      path += it.key();
+      inexact_numbers(it.value(), path, out);
+      path.resize(length);
+    }
   } else if (v.is_array()) {
     // An array's elements share one name (per_gpu.timeline[].allocated): a long array names a
     // field once, not once per element.
-    for (const auto& element : v) inexact_numbers(element, path + "[]", out);
+    path += "[]";
+    for (const auto& element : v) inexact_numbers(element, path, out);
+    path.resize(length);
   } else if (v.is_number() && std::fabs(v.get<double>()) > kMaxExactInteger &&
              std::find(out.begin(), out.end(), path) == out.end()) {
     out.push_back(path);
@@ -748,7 +758,8 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   for (const auto& x : explain(s, e))
     out["explanations"].push_back({{"component", x.component}, {"formula", x.formula}, {"source", x.source}});
   std::vector<std::string> inexact;
-  inexact_numbers(out, "", inexact);
+  std::string root_path;
+  inexact_numbers(out, root_path, inexact);
   out["warnings"] = json::array();
   for (const auto& w : estimate_warnings(s, e))
     out["warnings"].push_back({{"code", w.code}, {"message", w.message}, {"params", json_io::params_json(w.params)}});
@@ -792,13 +803,23 @@ json bytes_value(double bytes) { return bytes_json(bytes); }
 
 }  // namespace json_io
 
-ParsedSetup parse_estimate_document(std::string_view document) {
+namespace {
+
+// The setup of a document already read (NaN/Infinity tokens resolved), checked.
+ParsedSetup parse_document(const json& doc) {
   ParsedSetup parsed;
-  const auto doc = json_io::read_document(document, parsed.errors);
-  if (!doc) return parsed;
-  parsed.setup = parse_setup(*doc, parsed.errors);
+  parsed.setup = parse_setup(doc, parsed.errors);
   if (parsed.errors.empty()) parsed.errors = validate(parsed.setup);
   return parsed;
+}
+
+}  // namespace
+
+ParsedSetup parse_estimate_document(std::string_view document) {
+  Errors errors;
+  const auto doc = json_io::read_document(document, errors);
+  if (!doc) return {TrainingSetup{}, std::move(errors)};
+  return parse_document(*doc);
 }
 
 namespace json_io {
@@ -813,7 +834,10 @@ FieldError overflow_error() {
 
 EstimateRun run_estimate(std::string_view document) {
   EstimateRun run;
-  ParsedSetup parsed = parse_estimate_document(document);
+  // Read once: the setup comes from it, and so do the fields it gave (resolved, suggestions).
+  const std::optional<json> source = read_document(document, run.errors);
+  if (!source) return run;
+  ParsedSetup parsed = parse_document(*source);
   run.setup = std::move(parsed.setup);
   run.errors = std::move(parsed.errors);
   if (!run.errors.empty()) return run;
@@ -823,12 +847,8 @@ EstimateRun run_estimate(std::string_view document) {
     return run;
   }
   run.out = write_estimate(run.setup, run.estimate);
-  // The document read again (valid by now, NaN/Infinity tokens resolved as the first reading
-  // did) for which fields it gave and to change it.
-  Errors reread;
-  const json source = read_document(document, reread).value_or(json::object());
-  run.out["resolved"] = resolved_inputs(source, run.setup, run.estimate);
-  run.out["suggestions"] = suggestions(source, run.setup, run.estimate, run.out["verdict"]);
+  run.out["resolved"] = resolved_inputs(*source, run.setup, run.estimate);
+  run.out["suggestions"] = suggestions(*source, run.setup, run.estimate, run.out["verdict"]);
   return run;
 }
 
