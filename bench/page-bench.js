@@ -22,7 +22,7 @@ const zlib = require('zlib');
 const { pathToFileURL } = require('url');
 const { chromium } = require('@playwright/test');
 
-const RUNS = 9;
+const RUNS = Number(process.env.RUNS || 9);
 const CHANGES = 40;
 const SOLVES = 9;
 const TARGET_FIRST_KB = 250;
@@ -46,10 +46,18 @@ function files(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
-/** Serves a folder on localhost (no compression: the bench gzips each file itself). */
+/**
+ * Serves a folder on localhost (no compression: the bench gzips each file itself), keeping a log of
+ * the requests it answered: every request counts, the page's and its workers' alike (a worker's
+ * fetch is not in the page's resource timing).
+ */
 async function serve(root) {
+  /** @type {{path: string, at: number}[]} each request's path and arrival (ms since the epoch) */
+  const log = [];
   const server = http.createServer((req, res) => {
-    const file = path.join(root, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const pathname = new URL(req.url, 'http://x').pathname;
+    log.push({ path: pathname, at: Date.now() });
+    const file = path.join(root, decodeURIComponent(pathname));
     if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404).end();
       return;
@@ -58,16 +66,19 @@ async function serve(root) {
     res.end(fs.readFileSync(file));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: 'http://127.0.0.1:' + server.address().port + '/index.html' };
+  return { server, log, url: 'http://127.0.0.1:' + server.address().port + '/index.html' };
 }
 
 /**
- * One fresh load: the time of the first estimate, the page's marks, and the files requested before it.
+ * One fresh load: the time of the first estimate, the page's marks, and the files requested before
+ * it (from the server's log where given: the page's and its workers' requests).
+ * @param {{path: string, at: number}[]} [log]  the serving server's request log
  * @returns {Promise<{first: number, marks: Record<string, number>, requested: string[]}>}
  */
-async function firstLoad(browser, url) {
+async function firstLoad(browser, url, log) {
   const context = await browser.newContext();
   const page = await context.newPage();
+  if (log) log.length = 0;
   await page.goto(url);
   await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, FIRST);
   const r = await page.evaluate((name) => {
@@ -76,8 +87,18 @@ async function firstLoad(browser, url) {
     for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('trainmem-')) marks[m.name] = m.startTime;
     for (const e of performance.getEntriesByType('resource')) marks['loaded ' + new URL(e.name).pathname.split('/').pop()] = e.responseEnd;
     const requested = [location.pathname, ...performance.getEntriesByType('resource').filter((e) => e.startTime <= first).map((e) => new URL(e.name).pathname)];
-    return { first, marks, requested };
+    return { first, marks, requested, origin: performance.timeOrigin };
   }, FIRST);
+  if (log) {
+    // The server's clock and the page's are this machine's: a request counts if it arrived before
+    // the first estimate was on screen.
+    const before = log.filter((e) => e.at <= r.origin + r.first);
+    r.requested = [...new Set(before.map((e) => e.path))];
+    for (const e of before) {
+      const name = 'requested ' + e.path.split('/').pop();
+      if (!(('loaded ' + e.path.split('/').pop()) in r.marks)) r.marks[name] = e.at - r.origin;
+    }
+  }
   await context.close();
   return r;
 }
@@ -194,7 +215,7 @@ async function main() {
   const offlineLoads = sites.map(() => []);
   for (let i = 0; i < RUNS; i++) {
     for (let s = 0; s < sites.length; s++) {
-      loads[s].push(await firstLoad(browser, served[s].url));
+      loads[s].push(await firstLoad(browser, served[s].url, served[s].log));
       const offline = path.join(sites[s], '..', 'trainmem-web', 'index.html');
       if (fs.existsSync(offline)) offlineLoads[s].push(await firstLoad(browser, pathToFileURL(offline).href));
     }

@@ -20,6 +20,29 @@ for (const where of ['http', 'offline']) {
   });
 }
 
+test("hosted: the engine's first worker fetches engine.wasm itself, started before app.js", async ({ app, page, context }) => {
+  const order = [];
+  context.on('request', (r) => order.push(new URL(r.url()).pathname.split('/').pop()));
+  await app.open('http');
+  // Requested once, and not by the page's main thread (not in its resource timing): by the worker
+  // that engine-start.js, the head's first script, starts (web/src/engine-start.js).
+  expect(order.filter((f) => f === 'engine.wasm')).toHaveLength(1);
+  expect(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('engine.wasm')))).toEqual([]);
+  expect(order.indexOf('engine-start.js')).toBeLessThan(order.indexOf('app.js'));
+  // The page's own scripts (chunks are added later, on first use).
+  const scripts = await page.evaluate(() => [...document.scripts].filter((s) => !s.src.includes('/chunk-'))
+    .map((s) => [s.getAttribute('src'), s.async, s.defer, s.parentElement.tagName]));
+  expect(scripts).toEqual([['engine-start.js', false, false, 'HEAD'], ['app.js', false, false, 'BODY']]);
+});
+
+test('hosted: without engine-start.js the page says the engine did not start, and does not wait forever', async ({ page, guard }) => {
+  guard.allow(/console: Failed to load resource: the server responded with a status of 404/);
+  await page.route('**/engine-start.js', (route) => route.fulfill({ status: 404, body: '' }));
+  await page.goto(WHERE.http);
+  await expect(page.locator('#status')).toHaveText('The engine could not be loaded: engine-start.js did not run: the engine was not started');
+  await expect(page.locator('#status')).toHaveClass('bad');
+});
+
 test('the offline folder is self-contained: every file it references is inside it', async () => {
   const dir = path.join(ROOT, 'dist', 'trainmem-web');
   const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');

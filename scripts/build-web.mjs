@@ -1,6 +1,7 @@
 // Builds the page from web/ (sources, never written to) into dist/ (see web/README.md):
-//   dist/site/          the hosted page: engine.wasm beside it, its streaming compile started by
-//                       engine-start.js (web/src/engine-start.js) while app.js loads
+//   dist/site/          the hosted page: engine.wasm beside it, fetched and compiled by the engine's
+//                       first worker, which engine-start.js (web/src/engine-start.js) starts while
+//                       app.js loads
 //   dist/trainmem-web/  the offline folder (open index.html from disk): the wasm embedded in app.js
 //   dist/trainmem-web.zip, also served as dist/site/trainmem-web.zip
 // Each folder: index.html, style.css, app.js (web/src/main.js bundled by esbuild into one classic
@@ -120,19 +121,20 @@ function workerSource(module, worker) {
   return '(function () {\n' + loader + '\n' + worker + '\ntrainmemWorker.start(' + module.factory + ');\n})();\n';
 }
 
-// The hosted page's index.html asks for engine.wasm at once (a preload the page's own fetch then
-// takes over), so the wasm downloads while app.js does instead of after it has run; and runs
-// engine-start.js (async, small) to compile it while app.js is still being fetched and parsed.
-const STYLESHEET = '<link rel="stylesheet" href="style.css">';
-const ENGINE_START = '<link rel="preload" href="engine.wasm" as="fetch" type="application/wasm" crossorigin>\n  '
-  + '<script src="engine-start.js" async></script>';
+// The hosted page's index.html runs engine-start.js first thing in its head, right after the
+// Content-Security-Policy (which then covers it): the engine's first worker starts, fetches
+// engine.wasm and compiles it while the page is still being parsed and laid out and app.js is still
+// being fetched and run. (A parser-blocking script: the page cannot paint before its stylesheet,
+// fetched meanwhile, anyway. No preload of engine.wasm: the worker's fetch would not take it over.)
+const POLICY_END = '; base-uri \'none\'; form-action \'none\'">';
+const ENGINE_START = '<script src="engine-start.js"></script>';
 
 async function writeFolder(dir, { app, chunks, wasm, engineStart }) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const html = fs.readFileSync(path.join(WEB, 'index.html'), 'utf8');
-  if (!html.includes(STYLESHEET)) throw new Error('build-web: web/index.html has no ' + STYLESHEET);
-  fs.writeFileSync(path.join(dir, 'index.html'), wasm ? html.replace(STYLESHEET, STYLESHEET + '\n  ' + ENGINE_START) : html);
+  if (!html.includes(POLICY_END)) throw new Error('build-web: web/index.html has no Content-Security-Policy ending ' + POLICY_END);
+  fs.writeFileSync(path.join(dir, 'index.html'), wasm ? html.replace(POLICY_END, POLICY_END + '\n  ' + ENGINE_START) : html);
   fs.copyFileSync(path.join(WEB, 'style.css'), path.join(dir, 'style.css'));
   fs.writeFileSync(path.join(dir, 'app.js'), app);
   for (const [name, text] of Object.entries(chunks)) fs.writeFileSync(path.join(dir, name), text);
@@ -158,8 +160,13 @@ async function main() {
       plugins: [virtualModules({ 'trainmem:config-worker-source': configWorker, 'trainmem:config-wasm-base64': configWasmBase64 })],
     }),
   });
+  // Offline, app.js holds the engine worker's source and the wasm; hosted, engine-start.js holds the
+  // worker's source (it starts the worker) and the worker fetches engine.wasm.
   const app = (wasmBase64) => bundle('main.js', {
-    plugins: [virtualModules({ 'trainmem:worker-source': worker, 'trainmem:wasm-base64': wasmBase64, 'trainmem:catalog': catalog })],
+    plugins: [virtualModules({ 'trainmem:worker-source': wasmBase64 ? worker : '', 'trainmem:wasm-base64': wasmBase64, 'trainmem:catalog': catalog })],
+  });
+  const engineStart = () => bundle('engine-start.js', {
+    plugins: [virtualModules({ 'trainmem:worker-source': worker })],
   });
 
   const offline = path.join(DIST, 'trainmem-web');
@@ -169,7 +176,7 @@ async function main() {
   execFileSync('python3', ['-m', 'zipfile', '-c', 'trainmem-web.zip', 'trainmem-web'], { cwd: DIST });
 
   const site = path.join(DIST, 'site');
-  await writeFolder(site, { app: await app(''), chunks: await chunks(''), wasm: true, engineStart: await bundle('engine-start.js') });
+  await writeFolder(site, { app: await app(''), chunks: await chunks(''), wasm: true, engineStart: await engineStart() });
   fs.copyFileSync(zip, path.join(site, 'trainmem-web.zip'));
   console.log(`build-web: dist/site/ (hosted), dist/trainmem-web/ and dist/trainmem-web.zip (${Math.round(fs.statSync(zip).size / 1024)} KB)`);
 }

@@ -4,8 +4,8 @@
 // The workers are built from a Blob holding their source (the build inlines it into the page's
 // script): Chromium refuses `new Worker('file.js')` on a file:// page but runs a Blob worker there,
 // with `worker-src blob:` in the page's Content-Security-Policy. The wasm module is compiled once
-// (streaming from engine.wasm over http; from the bytes embedded in the page's script in the offline
-// folder) and each worker instantiates it.
+// (over http by the engine's first worker, streaming from engine.wasm; from the bytes embedded in the
+// page's script in the offline folder) and each worker instantiates it.
 //
 // The trainer-config import and export are a second module (config-engine.wasm, about half of the
 // engine's code) with a worker of its own, loaded on the first import or export call.
@@ -13,7 +13,8 @@
 // Lanes: each lane is one worker. A call on a cancellable lane while another runs terminates that
 // worker (its promise rejects with Superseded) and starts the new call on a fresh one; on other lanes
 // calls queue, and a queued call with the same key is replaced by the newer one. The estimate lane's
-// worker starts at once; the search lane's on its first call (after the first estimate), so that
+// worker is the engine's first (bootEngine: on the hosted page engine-start.js starts it before
+// app.js has loaded); the search lane's starts on its first call (after the first estimate), so that
 // two workers do not instantiate the engine at the same time while the page waits for its first
 // estimate.
 
@@ -26,6 +27,57 @@ export class Superseded extends Error {
 
 /** @typedef {{result: string, ms: number}} Reply  the function's JSON text and the time spent in the engine */
 /** @typedef {{fn: string, args: unknown[], key: string, resolve: (r: Reply) => void, reject: (e: Error) => void}} Call */
+
+/**
+ * A worker on `url` with its engine being initialised; `onAnswer` receives its answers to calls
+ * (the lane that takes the worker over sets it).
+ * @typedef {{worker: Worker, ready: Promise<void>, module: Promise<WebAssembly.Module>, onAnswer: (m: {id: number, result: string, ms: number}) => void}} StartedWorker
+ */
+
+/**
+ * Starts a worker on `url` and initialises its engine with `init`'s fields (the compiled module, or
+ * engine.wasm's address: engine-worker.js) once they are known. One message listener per worker.
+ * @param {string} url  the worker's Blob URL
+ * @param {Promise<{module?: WebAssembly.Module, wasmUrl?: string}>} init
+ * @returns {StartedWorker}  `module` is the one the worker compiled (it says so once compiled)
+ */
+function startWorker(url, init) {
+  const worker = new Worker(url);
+  /** @type {(m: WebAssembly.Module) => void} */
+  let compiled = () => {};
+  /** @type {(e: Error) => void} */
+  let notCompiled = () => {};
+  /** @type {Promise<WebAssembly.Module>} */
+  const module = new Promise((resolve, reject) => {
+    compiled = resolve;
+    notCompiled = reject;
+  });
+  module.catch(() => {});  // reported through `ready`
+  /** @type {(e: Error) => void} */
+  let fail = () => {};
+  /** @type {StartedWorker} */
+  const started = {
+    worker,
+    module,
+    onAnswer: () => {},
+    ready: new Promise((resolve, reject) => {
+      fail = (e) => {
+        notCompiled(e);
+        reject(e);
+      };
+      worker.addEventListener('message', (event) => {
+        const m = event.data;
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'failed') fail(new Error(m.message));
+        else if (m.type === 'module') compiled(m.module);
+        else started.onAnswer(m);
+      });
+      worker.addEventListener('error', (event) => fail(new Error(event.message || 'the engine worker failed to start')));
+    }),
+  };
+  init.then((fields) => worker.postMessage({ type: 'init', ...fields }), fail);
+  return started;
+}
 
 class Lane {
   /**
@@ -51,34 +103,24 @@ class Lane {
 
   /** Starts the lane's worker. */
   spawn() {
-    this.worker = new Worker(this.url);
-    this.ready = this.listen(this.worker);
+    this.adopt(startWorker(this.url, this.module.then((module) => ({ module }))));
+  }
+
+  /**
+   * Takes a started worker as the lane's own: its answers come to this lane.
+   * @param {StartedWorker} started
+   */
+  adopt(started) {
+    const worker = started.worker;
+    this.worker = worker;
+    this.ready = started.ready;
+    started.onAnswer = (m) => this.answer(worker, m);
   }
 
   /** Replaces the worker (its running call is dropped). */
   respawn() {
     if (this.worker) this.worker.terminate();
     this.spawn();
-  }
-
-  /**
-   * Starts a worker: the engine instantiated in it, then its answers to this lane.
-   * @param {Worker} worker
-   * @returns {Promise<void>} resolves once the engine is ready in it
-   */
-  listen(worker) {
-    /** @type {Promise<void>} */
-    const ready = new Promise((resolve, reject) => {
-      worker.addEventListener('message', (event) => {
-        const m = event.data;
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'failed') reject(new Error(m.message));
-        else this.answer(worker, m);
-      });
-      worker.addEventListener('error', (event) => reject(new Error(event.message || 'the engine worker failed to start')));
-    });
-    this.module.then((module) => worker.postMessage({ type: 'init', module }), () => {});
-    return ready;
   }
 
   /**
@@ -134,21 +176,43 @@ class Lane {
 
 /** @typedef {{workerSource: string, module: Promise<WebAssembly.Module>}} ModuleSource  a module's worker JavaScript (its Emscripten loader and engine-worker.js) and the compiled wasm */
 
+/**
+ * The engine's first worker, started, with its Blob URL and the compiled module for the page's
+ * other workers.
+ * @typedef {StartedWorker & {url: string}} EngineBoot
+ */
+
 /** @param {string} source  a worker's JavaScript -> its Blob URL */
 const blobUrl = (source) => URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
 
+/**
+ * Starts the engine's first worker. Over http (`wasmUrl`) the worker fetches and compiles
+ * engine.wasm itself, streaming on its own thread (the page's main thread is busy meanwhile); from
+ * the bytes embedded in the page's script (`wasmBase64`: the offline folder) the page compiles them
+ * and hands the worker the module.
+ * @param {string} workerSource  the worker's JavaScript (its Emscripten loader and engine-worker.js)
+ * @param {{wasmUrl?: URL, wasmBase64?: string}} from
+ * @returns {EngineBoot}
+ */
+export function bootEngine(workerSource, { wasmUrl, wasmBase64 }) {
+  const url = blobUrl(workerSource);
+  if (wasmUrl) return Object.assign(startWorker(url, Promise.resolve({ wasmUrl: String(wasmUrl) })), { url });
+  const module = compileEngine({ wasmBase64 });
+  module.catch(() => {});  // reported through `ready`
+  return Object.assign(startWorker(url, module.then((m) => ({ module: m }))), { url, module });
+}
+
 export class EngineClient {
   /**
-   * @param {ModuleSource} engine  the estimating engine
+   * @param {EngineBoot} engine  the estimating engine's first worker (bootEngine)
    * @param {() => Promise<ModuleSource>} loadConfigModule  the trainer-config module, fetched on first use
    */
   constructor(engine, loadConfigModule) {
-    const url = blobUrl(engine.workerSource);
-    /** Estimates and explanations: quick calls, queued; its worker starts now. */
-    this.estimates = new Lane(url, engine.module, false);
-    this.estimates.spawn();
+    /** Estimates and explanations: quick calls, queued; on the engine's first worker. */
+    this.estimates = new Lane(engine.url, engine.module, false);
+    this.estimates.adopt(engine);
     /** The What fits? solve and strategy search: a newer input cancels the running one. */
-    this.searches = new Lane(url, engine.module, true);
+    this.searches = new Lane(engine.url, engine.module, true);
     this.ready = this.estimates.ready;
     this.loadConfigModule = loadConfigModule;
     /** @type {Promise<Lane> | null} imports and exports, queued; the lane once its module is loaded */

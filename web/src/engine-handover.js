@@ -1,16 +1,16 @@
-// The hosted page's engine, handed from engine-start.js to app.js. engine-start.js (an async script
-// in index.html's head) starts the engine's first worker before app.js has even loaded; app.js takes
-// it over through `trainmem:engine-boot` events on the document (no global variable), as chunks hand
-// over their exports (chunks.js), whichever of the two scripts runs first.
+// The hosted page's engine, handed from engine-start.js to app.js. engine-start.js (first in
+// index.html's head, parser-blocking) starts the engine's first worker before the page is even
+// parsed; app.js (at the end of the body, so always after it) takes the worker over through a
+// `trainmem:engine-boot` event on the document (no global variable), as chunks hand over their
+// exports (chunks.js).
 
 const EVENT = 'trainmem:engine-boot';
 
 /** @typedef {import('./engine-client.js').EngineBoot} EngineBoot */
-/** @typedef {{boot?: EngineBoot, error?: unknown, offered?: boolean}} Handover */
+/** @typedef {{boot?: EngineBoot, error?: unknown}} Handover */
 
 /**
- * engine-start.js: offers the started engine (or why it could not start) to app.js, now and to a
- * later ask.
+ * engine-start.js: starts the engine and offers it (or why it could not start) to whoever asks.
  * @param {() => EngineBoot} boot
  */
 export function offerEngine(boot) {
@@ -24,38 +24,18 @@ export function offerEngine(boot) {
   document.addEventListener(EVENT, (event) => {
     Object.assign(/** @type {CustomEvent<Handover>} */ (event).detail, offer);
   });
-  document.dispatchEvent(new CustomEvent(EVENT, { detail: { ...offer, offered: true } }));
 }
 
 /**
- * app.js: the engine engine-start.js started, now or once that script has run; rejects when it could
- * not start the engine or `script` (its element) fails to load or runs without offering one.
- * @param {HTMLScriptElement | null} script
+ * app.js: the engine engine-start.js started; rejects when it could not start it, or when that
+ * script did not run (it failed to load: it runs before app.js or not at all).
  * @returns {Promise<EngineBoot>}
  */
-export function takeEngine(script) {
-  return new Promise((resolve, reject) => {
-    const take = (/** @type {Handover} */ offer) => {
-      if (offer.boot) resolve(offer.boot);
-      else reject(offer.error instanceof Error ? offer.error : new Error(String(offer.error)));
-    };
-    /** @type {Handover} */
-    const ask = {};
-    document.dispatchEvent(new CustomEvent(EVENT, { detail: ask }));
-    if (ask.boot || ask.error) {
-      take(ask);
-      return;
-    }
-    document.addEventListener(EVENT, (event) => {
-      const offer = /** @type {CustomEvent<Handover>} */ (event).detail;
-      if (offer.offered) take(offer);
-    });
-    if (!script) {
-      reject(new Error('the page has no engine-start.js'));
-      return;
-    }
-    script.addEventListener('error', () => reject(new Error('engine-start.js could not be loaded')));
-    // A script's load event follows its run: an offer made while it ran has settled the promise.
-    script.addEventListener('load', () => reject(new Error('engine-start.js did not start the engine')));
-  });
+export function takeEngine() {
+  /** @type {Handover} */
+  const ask = {};
+  document.dispatchEvent(new CustomEvent(EVENT, { detail: ask }));
+  if (ask.boot) return Promise.resolve(ask.boot);
+  if (ask.error) return Promise.reject(ask.error instanceof Error ? ask.error : new Error(String(ask.error)));
+  return Promise.reject(new Error('engine-start.js did not run: the engine was not started'));
 }

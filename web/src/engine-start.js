@@ -1,8 +1,10 @@
-// The hosted page's first script (async, in index.html's head, ahead of app.js): starts compiling
-// engine.wasm while the browser is still fetching and parsing app.js, whose main-thread work would
-// otherwise come first. app.js takes the module over (engine-module.js). The offline folder (the
-// wasm embedded in app.js) has no such script.
-import { compileEngine } from './engine-client.js';
-import { engineModule } from './engine-module.js';
+// The hosted page's first script (in index.html's head, right after its Content-Security-Policy):
+// starts the engine's first worker, which fetches and compiles engine.wasm on its own thread while
+// the page is still being parsed and laid out and app.js is still being fetched and run on the main
+// thread. app.js takes the worker over (engine-handover.js). The offline folder (the wasm embedded
+// in app.js) has no such script.
+import workerSource from 'trainmem:worker-source';
+import { bootEngine } from './engine-client.js';
+import { offerEngine } from './engine-handover.js';
 
-engineModule(() => compileEngine({ wasmUrl: new URL('engine.wasm', document.baseURI) }));
+offerEngine(() => bootEngine(workerSource, { wasmUrl: new URL('engine.wasm', document.baseURI) }));

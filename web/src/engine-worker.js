@@ -2,12 +2,16 @@
 // the page's main thread never runs the engine. The build puts Emscripten's loader (createEngine,
 // wasm/CMakeLists.txt) in front of this file in the worker's source.
 //
-// Messages in:  {type: 'init', module: WebAssembly.Module} once, then
+// Messages in:  {type: 'init', module} or {type: 'init', wasmUrl} once, then
 //               {type: 'call', id, fn, args} — fn one of the module's functions (wasm/bindings.cpp).
-// Messages out: {type: 'ready'} | {type: 'failed', message} after init;
+//               With `wasmUrl` (the hosted page's first worker, started by engine-start.js) the
+//               worker fetches and compiles engine.wasm itself, streaming on its own thread while
+//               the page's main thread is still busy setting up.
+// Messages out: {type: 'module', module} once compiled from `wasmUrl` (the page's other workers
+//               instantiate it); {type: 'ready'} | {type: 'failed', message} after init;
 //               {id, result, ms} per call (result: the function's JSON text; ms: time in the engine).
 
-/** @typedef {{type: 'init', module: WebAssembly.Module} | {type: 'call', id: number, fn: string, args: unknown[]}} Request */
+/** @typedef {{type: 'init', module?: WebAssembly.Module, wasmUrl?: string} | {type: 'call', id: number, fn: string, args: unknown[]}} Request */
 
 /**
  * Starts answering the page's messages.
@@ -20,14 +24,21 @@ export function start(createEngine) {
   scope.onmessage = (/** @type {MessageEvent<Request>} */ event) => {
     const m = event.data;
     if (m.type === 'init') {
-      const module = m.module;
-      engine = createEngine({
-        // The page compiled the module once (streaming over http); each worker instantiates it.
+      /** @type {Promise<WebAssembly.Module>} */
+      let module;
+      if (m.module) {
+        module = Promise.resolve(m.module);
+      } else {
+        module = WebAssembly.compileStreaming(fetch(/** @type {string} */ (m.wasmUrl)));
+        module.then((compiled) => scope.postMessage({ type: 'module', module: compiled }), () => {});
+      }
+      engine = module.then((compiled) => createEngine({
+        // The module is compiled once per page; each worker instantiates it.
         instantiateWasm(/** @type {WebAssembly.Imports} */ imports, /** @type {Function} */ receive) {
-          WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
+          WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
           return {};
         },
-      });
+      }));
       engine.then(() => scope.postMessage({ type: 'ready' }),
         (/** @type {any} */ e) => scope.postMessage({ type: 'failed', message: String(e && e.message ? e.message : e) }));
       return;

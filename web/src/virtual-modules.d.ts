@@ -1,6 +1,6 @@
 // Modules the build (scripts/build-web.mjs) makes up for the page's bundle.
 declare module 'trainmem:worker-source' {
-  /** The engine worker's JavaScript: Emscripten's loader, then engine-worker.js. */
+  /** The engine worker's JavaScript: Emscripten's loader, then engine-worker.js ('' in the hosted build's app.js: engine-start.js holds it). */
   const source: string;
   export default source;
 }
