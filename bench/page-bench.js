@@ -12,8 +12,8 @@
 // Medians of repeated runs, each in a fresh browser context (no cache, no stored state); with several
 // site folders (a build before and after a change) the runs alternate between them so that every
 // folder sees the same machine load. Needs the built page (scripts/build.sh) and Debian's Chromium.
-// Usage: node bench/page-bench.js [site-folder ...]   (default dist/site; its offline folder is the
-//        sibling trainmem-web/)
+// Usage: [RUNS=9] node bench/page-bench.js [site-folder ...]   (RUNS: fresh loads per folder; the
+//        folder defaults to dist/site; its offline folder is the sibling trainmem-web/)
 'use strict';
 const fs = require('fs');
 const http = require('http');
