@@ -35,11 +35,54 @@ test("hosted: the engine's first worker fetches engine.wasm itself, started befo
   expect(scripts).toEqual([['engine-start.js', false, false, 'HEAD'], ['app.js', false, false, 'BODY']]);
 });
 
+test('the inputs take no typing until the page has read its setup into them (app.js still loading)', async ({ app, page }) => {
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route('**/app.js', async (route) => { await held; await route.continue(); });
+  await page.goto(WHERE.http, { waitUntil: 'commit' });  // app.js, held, blocks the load events
+  const seq = app.field('batch.seq_length');
+  await expect(seq).toBeVisible();
+  await expect(page.locator('main')).toHaveAttribute('inert', '');
+  // Focus cannot enter an inert subtree: typed keys would have gone nowhere, not into the field.
+  expect(await seq.evaluate((e) => { e.focus(); return document.activeElement === e; })).toBe(false);
+  release();
+  await app.settled();
+  await expect(page.locator('main')).not.toHaveAttribute('inert');
+  await seq.fill('3000');
+  await expect.poll(async () => (await app.inputDoc()).batch.seq_length).toBe(3000);
+});
+
+test("hosted: an engine.wasm that is not this build's (the config module's served in its place) is reported, not waited on", async ({ page, context }) => {
+  const config = fs.readFileSync(path.join(ROOT, 'dist', 'site', 'config-engine.wasm'));
+  // The engine worker's fetch: routed on the context (a page route does not see a worker's requests).
+  await context.route('**/engine.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: config }));
+  await page.goto(WHERE.http);
+  await expect(page.locator('#status')).toHaveText('The engine could not be loaded: the engine has no function overview: engine.wasm is not this page\'s build');
+  await expect(page.locator('#status')).toHaveClass('bad');
+  await expect(page.locator('#result-body')).toBeHidden();
+});
+
+test('hosted: a trainer-config module that does not load is named in the import, and the next import loads it', async ({ app, page, guard }) => {
+  guard.allow(/console: Failed to load resource: the server responded with a status of 404/);
+  let requests = 0;
+  await page.route('**/config-engine.wasm', (route) => (requests++ === 0 ? route.fulfill({ status: 404, body: '' }) : route.continue()));
+  await app.open('http');
+  await page.locator('#import > summary').click();
+  await page.getByTestId('import-text').fill('accelerate launch --num_processes 16 train.py --per_device_train_batch_size 4');
+  await page.getByTestId('import-run').click();
+  await expect(page.getByTestId('import-errors')).toContainText('The trainer-config module could not be loaded (');
+  await expect(page.getByTestId('import-result')).toBeHidden();
+  await page.getByTestId('import-run').click();
+  await expect(page.getByTestId('import-result')).toBeVisible({ timeout: 15000 });
+  await expect(page.getByTestId('import-errors')).toBeEmpty();
+  expect(requests).toBe(2);
+});
+
 test('hosted: without engine-start.js the page says the engine did not start, and does not wait forever', async ({ page, guard }) => {
   guard.allow(/console: Failed to load resource: the server responded with a status of 404/);
   await page.route('**/engine-start.js', (route) => route.fulfill({ status: 404, body: '' }));
   await page.goto(WHERE.http);
-  await expect(page.locator('#status')).toHaveText('The engine could not be loaded: engine-start.js did not run: the engine was not started');
+  await expect(page.locator('#status')).toHaveText('The engine could not be started: engine-start.js did not load. Reload the page.');
   await expect(page.locator('#status')).toHaveClass('bad');
 });
 

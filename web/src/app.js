@@ -124,6 +124,8 @@ export class App {
     const started = this.overview();
     this.writeControls();
     this.wire();
+    // The controls hold the setup now: typing into them from here on is the user's (index.html).
+    /** @type {HTMLElement} */ (document.querySelector('main')).inert = false;
     let current;
     try {
       await this.nameRejectedFields(problems, started);
@@ -338,6 +340,10 @@ export class App {
     // the default): the stored setup stays until an input changes, which replaces the link.
     if (this.linkProblems.length === 0) this.stateSave.set(hash);
     byId('results').setAttribute('aria-busy', 'true');
+    // The shown estimate is of the previous input until the answer comes: the status line says so.
+    const status = byId('status');
+    status.textContent = t('estimating');
+    status.className = '';
     this.markPending();
     /** @type {Output} the overview: {estimate, gpus}, or the estimate's error document */
     let overview;

@@ -26,12 +26,13 @@ export class Superseded extends Error {
 }
 
 /** @typedef {{result: string, ms: number}} Reply  the function's JSON text and the time spent in the engine */
+/** @typedef {{id: number, result: string, ms: number, failed?: string}} Answer  a worker's answer to a call (engine-worker.js) */
 /** @typedef {{fn: string, args: unknown[], key: string, resolve: (r: Reply) => void, reject: (e: Error) => void}} Call */
 
 /**
  * A worker on `url` with its engine being initialised; `onAnswer` receives its answers to calls
  * (the lane that takes the worker over sets it).
- * @typedef {{worker: Worker, ready: Promise<void>, module: Promise<WebAssembly.Module>, onAnswer: (m: {id: number, result: string, ms: number}) => void}} StartedWorker
+ * @typedef {{worker: Worker, ready: Promise<void>, module: Promise<WebAssembly.Module>, onAnswer: (m: Answer) => void}} StartedWorker
  */
 
 /**
@@ -76,6 +77,9 @@ function startWorker(url, init) {
     }),
   };
   init.then((fields) => worker.postMessage({ type: 'init', ...fields }), fail);
+  // A failure before the page waits on it (the hosted page's worker starts before app.js runs) is
+  // reported when the page does, not as an unhandled rejection.
+  started.ready.catch(() => {});
   return started;
 }
 
@@ -163,13 +167,14 @@ class Lane {
 
   /**
    * @param {Worker} worker
-   * @param {{id: number, result: string, ms: number}} m
+   * @param {Answer} m
    */
   answer(worker, m) {
     if (worker !== this.worker || !this.running || m.id !== this.id) return;
     const call = this.running;
     this.running = null;
-    call.resolve({ result: m.result, ms: m.ms });
+    if (m.failed !== undefined) call.reject(new Error(m.failed));
+    else call.resolve({ result: m.result, ms: m.ms });
     this.next();
   }
 }
@@ -229,8 +234,13 @@ export class EngineClient {
    */
   async config(fn, args, key = fn) {
     if (!this.configs) {
-      this.configs = this.loadConfigModule().then(({ workerSource, module }) => new Lane(blobUrl(workerSource), module, false));
-      this.configs.catch(() => { this.configs = null; });
+      const configs = this.loadConfigModule().then(({ workerSource, module }) => {
+        // A module that did not load (config-engine.wasm unreachable) is fetched again next time.
+        module.catch(() => { if (this.configs === configs) this.configs = null; });
+        return new Lane(blobUrl(workerSource), module, false);
+      });
+      configs.catch(() => { if (this.configs === configs) this.configs = null; });
+      this.configs = configs;
     }
     const { result, ms } = await (await this.configs).call(fn, args, key);
     return { out: JSON.parse(result), ms };

@@ -7,6 +7,13 @@
 const EVENT = 'trainmem:engine-boot';
 
 /** @typedef {import('./engine-client.js').EngineBoot} EngineBoot */
+
+/** Why app.js has no engine: engine-start.js did not run (it failed to load). */
+export class EngineStartMissing extends Error {
+  constructor() {
+    super('engine-start.js did not run: the engine was not started');
+  }
+}
 /** @typedef {{boot?: EngineBoot, error?: unknown}} Handover */
 
 /**
@@ -37,5 +44,5 @@ export function takeEngine() {
   document.dispatchEvent(new CustomEvent(EVENT, { detail: ask }));
   if (ask.boot) return Promise.resolve(ask.boot);
   if (ask.error) return Promise.reject(ask.error instanceof Error ? ask.error : new Error(String(ask.error)));
-  return Promise.reject(new Error('engine-start.js did not run: the engine was not started'));
+  return Promise.reject(new EngineStartMissing());
 }

@@ -9,7 +9,8 @@
 //               the page's main thread is still busy setting up.
 // Messages out: {type: 'module', module} once compiled from `wasmUrl` (the page's other workers
 //               instantiate it); {type: 'ready'} | {type: 'failed', message} after init;
-//               {id, result, ms} per call (result: the function's JSON text; ms: time in the engine).
+//               {id, result, ms} per call (result: the function's JSON text; ms: time in the engine),
+//               or {id, failed: message} where the module has no such function or it threw.
 
 /** @typedef {{type: 'init', module?: WebAssembly.Module, wasmUrl?: string} | {type: 'call', id: number, fn: string, args: unknown[]}} Request */
 
@@ -32,22 +33,34 @@ export function start(createEngine) {
         module = WebAssembly.compileStreaming(fetch(/** @type {string} */ (m.wasmUrl)));
         module.then((compiled) => scope.postMessage({ type: 'module', module: compiled }), () => {});
       }
+      const failed = (/** @type {any} */ e) => scope.postMessage({ type: 'failed', message: String(e && e.message ? e.message : e) });
       engine = module.then((compiled) => createEngine({
-        // The module is compiled once per page; each worker instantiates it.
+        // The module is compiled once per page; each worker instantiates it. A module that is not
+        // this loader's (another build's engine.wasm) fails here or while the loader sets it up: the
+        // page is told, never left waiting.
         instantiateWasm(/** @type {WebAssembly.Imports} */ imports, /** @type {Function} */ receive) {
-          WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
+          WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled)).catch(failed);
           return {};
         },
       }));
-      engine.then(() => scope.postMessage({ type: 'ready' }),
-        (/** @type {any} */ e) => scope.postMessage({ type: 'failed', message: String(e && e.message ? e.message : e) }));
+      engine.then(() => scope.postMessage({ type: 'ready' }), failed);
       return;
     }
     const { id, fn, args } = m;
     /** @type {Promise<Record<string, Function>>} */ (engine).then((mod) => {
+      // The engine's functions return documents and never throw; a function that is missing or
+      // throws means the module is not this build's (another build's engine.wasm): said, not dropped.
+      if (typeof mod[fn] !== 'function') {
+        scope.postMessage({ id, failed: `the engine has no function ${fn}: engine.wasm is not this page's build` });
+        return;
+      }
       const t0 = performance.now();
-      const result = mod[fn](...args);
-      scope.postMessage({ id, result, ms: performance.now() - t0 });
+      try {
+        const result = mod[fn](...args);
+        scope.postMessage({ id, result, ms: performance.now() - t0 });
+      } catch (/** @type {any} */ e) {
+        scope.postMessage({ id, failed: String(e && e.message ? e.message : e) });
+      }
     });
   };
 }

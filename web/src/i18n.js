@@ -8,8 +8,11 @@
 export const STRINGS = {
   en: {
     ready: 'Estimate up to date.',
+    estimating: 'Estimating the changed input…',
     no_estimate: 'No estimate: the engine rejected the input (fields marked below).',
     engine_failed: 'The engine could not be loaded: {message}',
+    engine_start_missing: 'The engine could not be started: engine-start.js did not load. Reload the page.',
+    config_engine_failed: 'The trainer-config module could not be loaded ({message}); try again.',
     fits: 'fits on {gpu}',
     no_fit: 'does not fit on {gpu}',
     borderline: 'borderline on {gpu}: may or may not fit, its memory lies inside the uncertainty band',
@@ -395,8 +398,11 @@ export const STRINGS = {
     offline_zip: '离线版（zip）', input_document: '输入文档（交给引擎的内容）',
     footer: '所有数字与说明均来自编译为 WebAssembly 的 trainmem C++ 引擎；数据不会离开本页面。',
     ready: '估算已是最新。',
+    estimating: '正在估算更改后的输入…',
     no_estimate: '无结果：引擎拒绝了输入（见下方标出的字段）。',
     engine_failed: '无法加载引擎：{message}',
+    engine_start_missing: '无法启动引擎：engine-start.js 未能加载。请重新加载页面。',
+    config_engine_failed: '无法加载训练配置模块（{message}）；请重试。',
     fits: '在 {gpu} 上放得下', no_fit: '在 {gpu} 上放不下', borderline: '在 {gpu} 上处于临界：不确定区间内可能放得下',
     peak_band: '峰值的不确定区间', band_between: '{low} 到 {high} 之间',
     margin_point: '余量 {point}（点估计）',

@@ -10,7 +10,7 @@ import { getPath } from './doc-paths.js';
 import { MAX_JSON_BYTES } from './link-codec.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
-import { messageAfterField } from './messages.js';
+import { configEngineError, messageAfterField } from './messages.js';
 import { noteReasonZh } from './import-note-reasons.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
@@ -301,7 +301,9 @@ export class ImportPanel {
           ({ out } = await this.engine.config('import', [request], 'import'));
         } catch (e) {
           if (e instanceof Superseded) return;  // a newer import replaced this one in the queue
-          throw e;
+          // The trainer-config module did not load (config-engine.wasm unreachable or not this
+          // build's): said where the import's errors go; the next import tries the load again.
+          out = { error: true, errors: [configEngineError(e)] };
         } finally {
           if (run === this.runs) byId('import').setAttribute('aria-busy', 'false');
         }

@@ -8,7 +8,7 @@ import { byId } from './dom.js';
 import { STORE, load } from './storage.js';
 import { Store } from './store.js';
 import { EngineClient, bootEngine, compileEngine } from './engine-client.js';
-import { takeEngine } from './engine-handover.js';
+import { EngineStartMissing, takeEngine } from './engine-handover.js';
 import { loadChunk } from './chunks.js';
 import { App, applyPreferences } from './app.js';
 import workerSource from 'trainmem:worker-source';
@@ -18,7 +18,8 @@ import catalog from 'trainmem:catalog';
 /** @param {unknown} e */
 function failed(e) {
   const status = byId('status');
-  status.textContent = t('engine_failed', { message: e && /** @type {Error} */ (e).message ? /** @type {Error} */ (e).message : String(e) });
+  status.textContent = e instanceof EngineStartMissing ? t('engine_start_missing')
+    : t('engine_failed', { message: e && /** @type {Error} */ (e).message ? /** @type {Error} */ (e).message : String(e) });
   status.className = 'bad';
 }
 

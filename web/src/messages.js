@@ -6,7 +6,7 @@
 // keep thousands separators; memory sizes (a strategy's headroom, what checkpointing frees) are in
 // the unit the page shows (GiB or GB), a document's size a count of bytes, as the import panel words it. tests-js/messages.test.mjs checks that every registered
 // code has both wordings.
-import { STRINGS, language } from './i18n.js';
+import { STRINGS, language, t } from './i18n.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
 import { REASON_WORDINGS } from './message-reasons.js';
 
@@ -453,4 +453,14 @@ export function messageAfterField(m) {
   const text = messageText(m);
   const field = m.field || '';
   return field && text.startsWith(field + ' ') ? text.slice(field.length + 1) : text;
+}
+
+/**
+ * The error an import or export shows when the trainer-config module could not be loaded (its
+ * wasm unreachable or not this build's), in the page's language; the next call loads it again.
+ * @param {unknown} e  why the call failed
+ * @returns {EngineMessage}
+ */
+export function configEngineError(e) {
+  return { code: 'internal', message: t('config_engine_failed', { message: e instanceof Error ? e.message : String(e) }) };
 }

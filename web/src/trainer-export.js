@@ -8,6 +8,7 @@ import { el, byId } from './dom.js';
 import { download } from './export.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
+import { configEngineError } from './messages.js';
 
 /** @typedef {import('./engine-client.js').EngineClient} EngineClient */
 /** @typedef {import('./doc-paths.js').Doc} Doc */
@@ -60,7 +61,7 @@ export class TrainerExport {
       ({ out } = await this.engine.config('export', [JSON.stringify(doc), format], 'export'));
     } catch (e) {
       if (e instanceof Superseded) return;
-      throw e;
+      out = { errors: [configEngineError(e)] };  // the module did not load; the next export tries again
     }
     const box = byId('export-config-box');
     box.hidden = false;
