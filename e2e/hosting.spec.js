@@ -57,7 +57,7 @@ test("hosted: an engine.wasm that is not this build's (the config module's serve
   // The engine worker's fetch: routed on the context (a page route does not see a worker's requests).
   await context.route('**/engine.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: config }));
   await page.goto(WHERE.http);
-  await expect(page.locator('#status')).toHaveText('The engine could not be loaded: the engine has no function overview: engine.wasm is not this page\'s build');
+  await expect(page.locator('#status')).toHaveText('The engine could not be loaded: the module has no function overview: its .wasm file is not from this page\'s build');
   await expect(page.locator('#status')).toHaveClass('bad');
   await expect(page.locator('#result-body')).toBeHidden();
 });

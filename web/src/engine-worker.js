@@ -49,9 +49,9 @@ export function start(createEngine) {
     const { id, fn, args } = m;
     /** @type {Promise<Record<string, Function>>} */ (engine).then((mod) => {
       // The engine's functions return documents and never throw; a function that is missing or
-      // throws means the module is not this build's (another build's engine.wasm): said, not dropped.
+      // throws means the module is not this build's (another build's .wasm file): said, not dropped.
       if (typeof mod[fn] !== 'function') {
-        scope.postMessage({ id, failed: `the engine has no function ${fn}: engine.wasm is not this page's build` });
+        scope.postMessage({ id, failed: `the module has no function ${fn}: its .wasm file is not from this page's build` });
         return;
       }
       const t0 = performance.now();
