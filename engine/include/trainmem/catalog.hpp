@@ -1,5 +1,6 @@
-// The built-in model and GPU catalogs (catalog/models/*.json, catalog/gpus/*.json, embedded at
-// build time; see catalog/README.md for the file format). Every entry is validated when loaded.
+// The built-in model and GPU catalogs (catalog/models/*.json, catalog/gpus/*.json, built in at
+// build time; see catalog/README.md for the file format). Every entry is validated: a GPU when the
+// engine is built, a model when it is loaded.
 #pragma once
 
 #include <optional>
@@ -65,8 +66,14 @@ struct Catalog {
 // says which kind each is.
 Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& files);
 
-// The catalog compiled into this build (parsed once, on first use: every model's hf_config is
-// imported, about 20 ms natively and 200-400 ms in WebAssembly before the engine's code is warm).
+// parse_catalog for model preset files only (each read as a model, whatever its folder): what the
+// engine reads at run time, the GPUs being compiled in (trainmem/gpu_table.hpp), so that the page's
+// engine carries no GPU reader.
+Catalog parse_model_files(const std::vector<std::pair<std::string, std::string>>& files);
+
+// The catalog compiled into this build: the GPUs compiled in as data (trainmem/gpu_table.hpp), the
+// models parsed once, on first use (every model's hf_config is imported, about 20 ms natively and
+// 200-400 ms in WebAssembly before the engine's code is warm).
 const Catalog& builtin_catalog();
 
 // One preset of the built-in catalog, reading only its own file (catalog/models/<id>.json; a
@@ -75,8 +82,9 @@ const Catalog& builtin_catalog();
 // builtin_catalog().errors). Each file is parsed once.
 const ModelPreset* builtin_model(const std::string& id);
 
-// The built-in catalog's GPUs alone (models empty; errors: the GPU files' only), parsed once: what
-// an estimate of a catalog GPU, the per-GPU overview and the solve need, without the models' parse.
+// The built-in catalog's GPUs alone (models and errors empty), read once from the table the build
+// wrote from catalog/gpus/*.json (a malformed GPU file fails the build): what an estimate of a
+// catalog GPU, the per-GPU overview and the solve need, without the models' parse.
 const Catalog& builtin_gpus();
 
 }  // namespace trainmem

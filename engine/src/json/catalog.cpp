@@ -1,21 +1,11 @@
 #include "trainmem/catalog.hpp"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 
 #include "hf_config.hpp"
 #include "object_reader.hpp"
 
 namespace trainmem {
-
-// Generated at build time from catalog/ (cmake/embed_catalog.cmake).
-struct EmbeddedCatalogFile {
-  const char* path;
-  const char* text;
-};
-extern const EmbeddedCatalogFile kEmbeddedCatalogFiles[];
-extern const std::size_t kEmbeddedCatalogFileCount;
 
 namespace {
 
@@ -244,7 +234,12 @@ std::vector<std::string> Catalog::gpu_ids() const {
   return ids;
 }
 
-Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& files) {
+namespace {
+
+// Reads each file with read(doc, path, catalog, errors) and sorts the entries by id; a file that is
+// not JSON, or an entry with errors, is left out and its errors kept.
+template <class ReadEntry>
+Catalog read_files(const std::vector<std::pair<std::string, std::string>>& files, ReadEntry read) {
   Catalog c;
   for (const auto& [path, text] : files) {
     Errors found;
@@ -253,60 +248,34 @@ Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& fi
       c.errors.push_back({error_code::invalid_catalog, path, path + ": not valid JSON", {{"file", path}, {"problem", error_code::invalid_json}}});
       continue;
     }
-    const bool is_model = path.find("models/") != std::string::npos;
-    if (is_model) {
-      auto m = parse_model(doc, path, found);
-      if (m && found.empty()) c.models.push_back(std::move(*m));
-    } else {
-      auto g = parse_gpu(doc, path, found);
-      if (g && found.empty()) c.gpus.push_back(std::move(*g));
-    }
+    read(doc, path, c, found);
     relabel(c.errors, found, path);
   }
-  auto by_id = [](const auto& a, const auto& b) { return a < b; };
-  std::sort(c.models.begin(), c.models.end(), [&](const ModelPreset& a, const ModelPreset& b) { return by_id(a.id, b.id); });
-  std::sort(c.gpus.begin(), c.gpus.end(), [&](const GpuEntry& a, const GpuEntry& b) { return by_id(a.spec.id, b.spec.id); });
+  std::sort(c.models.begin(), c.models.end(), [](const ModelPreset& a, const ModelPreset& b) { return a.id < b.id; });
+  std::sort(c.gpus.begin(), c.gpus.end(), [](const GpuEntry& a, const GpuEntry& b) { return a.spec.id < b.spec.id; });
   return c;
 }
 
-namespace {
-
-// The embedded files whose path starts with `folder` ("models/", "gpus/"; "" for all).
-std::vector<std::pair<std::string, std::string>> embedded_files(const std::string& folder) {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (std::size_t i = 0; i < kEmbeddedCatalogFileCount; ++i)
-    if (std::string(kEmbeddedCatalogFiles[i].path).rfind(folder, 0) == 0)
-      files.emplace_back(kEmbeddedCatalogFiles[i].path, kEmbeddedCatalogFiles[i].text);
-  return files;
+void read_model(const json& doc, const std::string& path, Catalog& c, Errors& found) {
+  auto m = parse_model(doc, path, found);
+  if (m && found.empty()) c.models.push_back(std::move(*m));
 }
 
 }  // namespace
 
-const Catalog& builtin_catalog() {
-  static const Catalog catalog = parse_catalog(embedded_files(""));
-  return catalog;
+Catalog parse_catalog(const std::vector<std::pair<std::string, std::string>>& files) {
+  return read_files(files, [](const json& doc, const std::string& path, Catalog& c, Errors& found) {
+    if (path.find("models/") != std::string::npos) {
+      read_model(doc, path, c, found);
+    } else {
+      auto g = parse_gpu(doc, path, found);
+      if (g && found.empty()) c.gpus.push_back(std::move(*g));
+    }
+  });
 }
 
-const Catalog& builtin_gpus() {
-  static const Catalog catalog = parse_catalog(embedded_files("gpus/"));
-  return catalog;
-}
-
-const ModelPreset* builtin_model(const std::string& id) {
-  // Parsed presets by id (a one-model catalog each; empty when the file is missing or malformed).
-  static std::mutex guard;
-  static std::map<std::string, Catalog> parsed;
-  const std::lock_guard<std::mutex> lock(guard);
-  auto it = parsed.find(id);
-  if (it == parsed.end()) {
-    const std::string path = "models/" + id + ".json";
-    std::vector<std::pair<std::string, std::string>> file;
-    for (std::size_t i = 0; i < kEmbeddedCatalogFileCount; ++i)
-      if (path == kEmbeddedCatalogFiles[i].path) file.emplace_back(path, kEmbeddedCatalogFiles[i].text);
-    if (file.empty()) return nullptr;  // not a preset: nothing kept, so the cache holds presets only
-    it = parsed.emplace(id, parse_catalog(file)).first;
-  }
-  return it->second.find_model(id);
+Catalog parse_model_files(const std::vector<std::pair<std::string, std::string>>& files) {
+  return read_files(files, read_model);
 }
 
 }  // namespace trainmem
