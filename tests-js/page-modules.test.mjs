@@ -1,6 +1,6 @@
 // The page's pure modules in Node: finding presets from Hugging Face references (oobabooga/text-generation-webui#7068),
 // unit labels (microsoft/DeepSpeed#4527), every interface label in both languages, the solve request and a loaded
-// strategy, and the accuracy table as built.
+// strategy, and the accuracy table as built, and the words of a thrown value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs';
@@ -14,6 +14,7 @@ import * as WhatFits from '../web/src/what-fits.js';
 import * as Accuracy from '../web/src/accuracy.js';
 import * as Url from '../web/src/link-codec.js';
 import { suggestionText } from '../web/src/verdict.js';
+import { errorText } from '../web/src/error-text.js';
 import { loadEngine } from './engine-module.mjs';
 
 const engine = await loadEngine();
@@ -218,4 +219,15 @@ test('a ranked strategy loads as the settings the search changed, the rest kept'
     assert.equal(loaded.batch.micro_batch_size * loaded.batch.gradient_accumulation_steps * r.data_parallel_size, 32, JSON.stringify(r));
     assert.equal(JSON.parse(engine.estimate(JSON.stringify(loaded))).per_gpu.peak, r.peak, JSON.stringify(r));
   }
+});
+
+test('a thrown value\'s words: an error\'s message, an object\'s message, anything else as a string', () => {
+  assert.equal(errorText(new TypeError('Failed to fetch')), 'Failed to fetch');
+  assert.equal(errorText(new WebAssembly.CompileError('expected magic word')), 'expected magic word');
+  assert.equal(errorText({ message: 'the module has no function overview' }), 'the module has no function overview');
+  assert.equal(errorText('abort(OOM)'), 'abort(OOM)');
+  assert.equal(errorText(null), 'null');
+  assert.equal(errorText(undefined), 'undefined');
+  assert.equal(errorText({ message: '' }), '[object Object]');
+  assert.equal(errorText(new Error('')), 'Error');
 });

@@ -12,6 +12,8 @@
 //               {id, result, ms} per call (result: the function's JSON text; ms: time in the engine),
 //               or {id, failed: message} where the module has no such function or it threw.
 
+import { errorText } from './error-text.js';
+
 /** @typedef {{type: 'init', module?: WebAssembly.Module, wasmUrl?: string} | {type: 'call', id: number, fn: string, args: unknown[]}} Request */
 
 /**
@@ -33,7 +35,7 @@ export function start(createEngine) {
         module = WebAssembly.compileStreaming(fetch(/** @type {string} */ (m.wasmUrl)));
         module.then((compiled) => scope.postMessage({ type: 'module', module: compiled }), () => {});
       }
-      const failed = (/** @type {any} */ e) => scope.postMessage({ type: 'failed', message: String(e && e.message ? e.message : e) });
+      const failed = (/** @type {unknown} */ e) => scope.postMessage({ type: 'failed', message: errorText(e) });
       engine = module.then((compiled) => createEngine({
         // The module is compiled once per page; each worker instantiates it. A module that is not
         // this loader's (another build's engine.wasm) fails here or while the loader sets it up: the
@@ -58,8 +60,8 @@ export function start(createEngine) {
       try {
         const result = mod[fn](...args);
         scope.postMessage({ id, result, ms: performance.now() - t0 });
-      } catch (/** @type {any} */ e) {
-        scope.postMessage({ id, failed: String(e && e.message ? e.message : e) });
+      } catch (e) {
+        scope.postMessage({ id, failed: errorText(e) });
       }
     });
   };

@@ -14,12 +14,13 @@ import { App, applyPreferences } from './app.js';
 import workerSource from 'trainmem:worker-source';
 import wasmBase64 from 'trainmem:wasm-base64';
 import catalog from 'trainmem:catalog';
+import { errorText } from './error-text.js';
 
 /** @param {unknown} e */
 function failed(e) {
   const status = byId('status');
   status.textContent = e instanceof EngineStartMissing ? t('engine_start_missing')
-    : t('engine_failed', { message: e && /** @type {Error} */ (e).message ? /** @type {Error} */ (e).message : String(e) });
+    : t('engine_failed', { message: errorText(e) });
   status.className = 'bad';
 }
 

@@ -9,6 +9,7 @@
 import { STRINGS, language, t } from './i18n.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
 import { REASON_WORDINGS } from './message-reasons.js';
+import { errorText } from './error-text.js';
 
 /** @typedef {{code: string, field?: string, message?: string, params?: Record<string, unknown>}} EngineMessage */
 /** @typedef {import('./format.js').Unit} Unit */
@@ -462,5 +463,5 @@ export function messageAfterField(m) {
  * @returns {EngineMessage}
  */
 export function configEngineError(e) {
-  return { code: 'internal', message: t('config_engine_failed', { message: e instanceof Error ? e.message : String(e) }) };
+  return { code: 'internal', message: t('config_engine_failed', { message: errorText(e) }) };
 }
