@@ -12,8 +12,10 @@
 // Medians of repeated runs, each in a fresh browser context (no cache, no stored state); with several
 // site folders (a build before and after a change) the runs alternate between them so that every
 // folder sees the same machine load. Needs the built page (scripts/build.sh) and Debian's Chromium.
-// Usage: [RUNS=9] node bench/page-bench.js [site-folder ...]   (RUNS: fresh loads per folder; the
-//        folder defaults to dist/site; its offline folder is the sibling trainmem-web/)
+// Usage: [RUNS=9] [BROWSER_ARGS=...] node bench/page-bench.js [site-folder ...]   (RUNS: fresh loads
+//        per folder; BROWSER_ARGS: extra Chromium switches, space-separated, e.g.
+//        --js-flags=--no-wasm-lazy-compilation; the folder defaults to dist/site; its offline folder
+//        is the sibling trainmem-web/)
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -87,7 +89,9 @@ async function firstLoad(browser, url, log) {
     for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('trainmem-')) marks[m.name] = m.startTime;
     for (const e of performance.getEntriesByType('resource')) marks['loaded ' + new URL(e.name).pathname.split('/').pop()] = e.responseEnd;
     const requested = [location.pathname, ...performance.getEntriesByType('resource').filter((e) => e.startTime <= first).map((e) => new URL(e.name).pathname)];
-    return { first, marks, requested, origin: performance.timeOrigin };
+    const answer = performance.getEntriesByName('trainmem-first-answer')[0];
+    const engineFirstCall = answer && answer.detail ? answer.detail.engine_ms : null;
+    return { first, marks, requested, origin: performance.timeOrigin, engineFirstCall };
   }, FIRST);
   if (log) {
     // The server's clock and the page's are this machine's: a request counts if it arrived before
@@ -193,6 +197,9 @@ function report(site, loads, offlineLoads, rendered) {
   const names = [...new Set(loads.flatMap((l) => Object.keys(l.marks)))].filter((n) => loads.every((l) => n in l.marks));
   const steps = names.map((n) => [n, median(loads.map((l) => l.marks[n]))]).sort((a, b) => a[1] - b[1]);
   console.log(`  on the way (median ms after navigation): ${steps.map(([n, ms]) => `${n.replace(/^trainmem-/, '')} ${ms.toFixed(0)}`).join(', ')}`);
+  if (loads.every((l) => l.engineFirstCall != null)) {
+    console.log(`  the engine's first call (the overview the first estimate shows), timed in its worker: ${spread(loads.map((l) => l.engineFirstCall))}`);
+  }
   if (offlineLoads.length) console.log(`first estimate on screen, offline folder from file://: ${spread(offlineLoads.map((l) => l.first))}`);
   if (!rendered) return;
   const { times, searches } = rendered;
@@ -209,7 +216,7 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update',
-      '--allow-file-access-from-files'],
+      '--allow-file-access-from-files', ...(process.env.BROWSER_ARGS || '').split(' ').filter(Boolean)],
   });
   const loads = sites.map(() => []);
   const offlineLoads = sites.map(() => []);
