@@ -1,5 +1,6 @@
 // The built-in catalogs: every preset's count against its published figure, and load validation.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -90,6 +91,27 @@ TEST_CASE("malformed catalog entries name the file and the field", "[catalog][er
   CHECK(model_field);
   CHECK(gpu_field);
   CHECK(broken);
+}
+
+TEST_CASE("a catalog file that is not JSON says where, and a mistyped field is not also called missing", "[catalog][errors]") {
+  const Catalog c = parse_catalog({
+      // The comma before '}' is the 11th character, so the parser stops at column 12.
+      {"gpus/comma.json", R"({"id": "x",})"},
+      // A double cannot hold 1e400: JSON's grammar allows it, the reader cannot.
+      {"gpus/huge.json", R"({"id": "huge", "bf16_dense_tflops": 1e400})"},
+      {"gpus/text.json", R"({"id": "text", "memory": {"value": 80, "unit": "GB", "bytes": "85899345920"}})"},
+  });
+  CHECK(c.gpus.empty());
+  std::vector<std::string> messages;
+  for (const auto& e : c.errors) messages.push_back(e.message);
+  CAPTURE(messages);
+  const auto has = [&](const std::string& text) {
+    return std::any_of(messages.begin(), messages.end(), [&](const std::string& m) { return m.find(text) != std::string::npos; });
+  };
+  CHECK(has("gpus/comma.json: not valid JSON: parse error at line 1, column 12"));
+  CHECK(has("gpus/huge.json: not valid JSON: number overflow parsing '1e400'"));
+  CHECK(has("gpus/text.json: memory.bytes must be an integer"));
+  CHECK_FALSE(has("gpus/text.json: memory.bytes (a positive integer) is missing"));
 }
 
 TEST_CASE("pasting a preset's config.json gives the preset's count", "[catalog]") {

@@ -55,8 +55,11 @@ TEST_CASE("a built-in GPU carries its datasheet figures", "[catalog]") {
 }
 
 TEST_CASE("the GPU table writes values that read back exactly", "[catalog]") {
+  using namespace std::string_literals;
   GpuEntry g;
-  g.spec.display_name = "a \"quoted\" back\\slash\nline caf\xc3\xa9";
+  // Quotes, a backslash, a newline, UTF-8, a trigraph's "??=", a NUL ("\u0000" in JSON) and what follows it: 41 bytes.
+  g.spec.display_name = "a \"quoted\" back\\slash\nline caf\xc3\xa9 ?\?= \0end"s;
+  REQUIRE(g.spec.display_name.size() == 41);
   g.spec.memory_bytes = 85899345920;
   g.spec.usable_bytes = 1;
   g.spec.performance.matmul_efficiency_bf16 = 0.1;  // nearest double 0.1000000000000000055511151231257827
@@ -65,14 +68,22 @@ TEST_CASE("the GPU table writes values that read back exactly", "[catalog]") {
   g.prices.resize(1);
   g.prices[0].usd_per_gpu_hour = 2.5;
   const std::string s = gpu_entry_values(g);
-  CHECK_THAT(s, Catch::Contains("\nspec.display_name = \"a \\\"quoted\\\" back\\\\slash\\012line caf\\303\\251\"\n"));
+  CHECK_THAT(s, Catch::Contains("\nspec.display_name = {\"a \\\"quoted\\\" back\\\\slash\\012line caf\\303\\251 \\?\\?= \\000end\", 41}\n"));
   CHECK_THAT(s, Catch::Contains("\nspec.memory_bytes = 85899345920LL\n"));
   CHECK_THAT(s, Catch::Contains("\nspec.usable_bytes set = true\nspec.usable_bytes = 1LL\n"));
   CHECK_THAT(s, Catch::Contains("\nspec.cuda_context_bytes set = false\nspec.has_cuda_context = true\n"));
   CHECK_THAT(s, Catch::Contains("\nspec.performance.matmul_efficiency_bf16 = 0.10000000000000001\n"));
   CHECK_THAT(s, Catch::Contains("\nspec.performance.bf16_dense_flops_per_s = 989000000000000.0\n"));
   CHECK_THAT(s, Catch::Contains("\nspec.performance.generation = 5LL\n"));
-  CHECK_THAT(s, Catch::Contains("\nprices count = 1LL\nprices[0].usd_per_gpu_hour = 2.5\nprices[0].kind = \"\"\n"));
+  CHECK_THAT(s, Catch::Contains("\nprices count = 1LL\nprices[0].usd_per_gpu_hour = 2.5\nprices[0].kind = {\"\", 0}\n"));
+  // Read back through the table: the NUL and what follows it kept.
+  const TableString strings[] = {{"x", 1}, {"a\0b", 3}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {nullptr, 0}};
+  const double numbers[13] = {};
+  const std::int64_t integers[7] = {};
+  const bool flags[9] = {};
+  const std::vector<GpuEntry> read = read_gpu_table({1, strings, 8, numbers, 12, integers, 6, flags, 8});
+  REQUIRE(read.size() == 1);
+  CHECK(read[0].spec.display_name == "a\0b"s);
 }
 
 TEST_CASE("a GPU table that does not match the build's fields is refused", "[catalog]") {
@@ -82,7 +93,7 @@ TEST_CASE("a GPU table that does not match the build's fields is refused", "[cat
   // interconnect_bytes_per_s), 6 integers (memory_bytes, gpus_per_node, streaming_multiprocessors,
   // generation, intra_node_gpus, the offers' count) and 8 flags (5 optionals unset, has_cuda_context,
   // bf16, flash_attention_2). A table written for other fields has other counts.
-  const char* const strings[9] = {"a", "b", "c", "d", "e", "f", "g", "h", nullptr};
+  const TableString strings[9] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}, {"h", 1}, {nullptr, 0}};
   const double numbers[13] = {};
   const std::int64_t integers[7] = {};
   const bool flags[9] = {};

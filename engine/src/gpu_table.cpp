@@ -20,7 +20,10 @@ struct TableReader {
     if (at >= count) throw std::logic_error("the built-in GPU table has fewer values than this build's GPU fields take");
     return at++;
   }
-  void operator()(const char*, std::string& v) { v = table.strings[next(strings, table.string_count)]; }
+  void operator()(const char*, std::string& v) {
+    const TableString& s = table.strings[next(strings, table.string_count)];
+    v.assign(s.text, s.size);
+  }
   void operator()(const char*, double& v) { v = table.numbers[next(numbers, table.number_count)]; }
   void operator()(const char*, std::int64_t& v) { v = table.integers[next(integers, table.integer_count)]; }
   void operator()(const char*, bool& v) { v = table.flags[next(flags, table.flag_count)]; }

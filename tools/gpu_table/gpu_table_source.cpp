@@ -9,12 +9,13 @@
 namespace trainmem {
 namespace {
 
-// A C++ string literal holding `text` byte for byte: printable ASCII as is, everything else as a
-// three-digit octal escape (which cannot run into the next character the way \x escapes do).
+// A TableString holding `text` byte for byte, NULs included: a string literal (printable ASCII as
+// is, '?' escaped so that no "??=" reads as a trigraph, everything else as a three-digit octal
+// escape, which cannot run into the next character the way \x escapes do) and its length.
 std::string literal(const std::string& text) {
-  std::string out = "\"";
+  std::string out = "{\"";
   for (const unsigned char c : text) {
-    if (c == '"' || c == '\\') {
+    if (c == '"' || c == '\\' || c == '?') {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c >= 0x20 && c < 0x7f) {
@@ -25,7 +26,7 @@ std::string literal(const std::string& text) {
       out += escaped;
     }
   }
-  return out + "\"";
+  return out + "\", " + std::to_string(text.size()) + "}";
 }
 
 // 17 significant digits read back to the same double; a decimal point or exponent keeps the
@@ -115,7 +116,7 @@ std::string gpu_table_source(const std::vector<GpuEntry>& gpus) {
       "// Generated from catalog/gpus/*.json by tools/gpu_table (the build). Do not edit.\n"
       "#include \"trainmem/gpu_table.hpp\"\n\n"
       "namespace trainmem {\nnamespace {\n\n";
-  out += array("char* const", "kStrings", values, Column::strings, "nullptr", strings);
+  out += array("TableString", "kStrings", values, Column::strings, "{nullptr, 0}", strings);
   out += array("double", "kNumbers", values, Column::numbers, "0.0", numbers);
   out += array("std::int64_t", "kIntegers", values, Column::integers, "0", integers);
   out += array("bool", "kFlags", values, Column::flags, "false", flags);

@@ -15,9 +15,15 @@ namespace trainmem {
 
 // Values in field order, by type, with each array's length (the generated arrays carry one unused
 // element more, so that none is empty).
+// A string value with its length in bytes (a catalog string may hold a NUL, "\u0000" in JSON).
+struct TableString {
+  const char* text;
+  std::size_t size;
+};
+
 struct GpuTableData {
   std::size_t entries;
-  const char* const* strings;    // std::string fields
+  const TableString* strings;    // std::string fields
   std::size_t string_count;
   const double* numbers;         // double fields
   std::size_t number_count;

@@ -125,7 +125,7 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
     m.number("value", 0, 1e6, true);
     m.choice<std::string>("unit", {{"GB", "GB"}, {"GiB", "GiB"}});
     auto bytes = m.integer("bytes", 1, 1e15);
-    if (!bytes) errors.push_back({error_code::missing_field, "memory.bytes", "memory.bytes (a positive integer) is missing", {{"reason", "catalog_key_missing"}}});
+    if (!m.has("bytes")) errors.push_back({error_code::missing_field, "memory.bytes", "memory.bytes (a positive integer) is missing", {{"reason", "catalog_key_missing"}}});
     g.spec.memory_bytes = bytes.value_or(0);
     m.string("note");
     m.finish();
@@ -243,9 +243,16 @@ Catalog read_files(const std::vector<std::pair<std::string, std::string>>& files
   Catalog c;
   for (const auto& [path, text] : files) {
     Errors found;
-    const json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) {
-      c.errors.push_back({error_code::invalid_catalog, path, path + ": not valid JSON", {{"file", path}, {"problem", error_code::invalid_json}}});
+    json doc;
+    try {
+      doc = json::parse(text);
+    } catch (const json::exception& e) {
+      // nlohmann/json's own words, where and what (line and column, or the number that overflows),
+      // without its "[json.exception.parse_error.101] " prefix.
+      const std::string what = e.what();
+      const std::string detail = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+      c.errors.push_back({error_code::invalid_catalog, path, path + ": not valid JSON: " + detail,
+                          {{"file", path}, {"problem", error_code::invalid_json}}});
       continue;
     }
     read(doc, path, c, found);
