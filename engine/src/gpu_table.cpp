@@ -9,7 +9,6 @@
 namespace trainmem {
 namespace {
 
-// Takes each field's value from the next element of its type's array.
 // Takes each field's value from the next element of its type's array; past an array's end is a
 // build fault.
 struct TableReader {
