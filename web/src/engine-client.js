@@ -36,6 +36,26 @@ export class Superseded extends Error {
  */
 
 /**
+ * A promise and the two functions that settle it. A rejection is reported where the promise is
+ * awaited, never as unhandled (the hosted page's worker can fail before app.js waits on it).
+ * @template T
+ * @returns {{promise: Promise<T>, resolve: (value: T) => void, reject: (e: Error) => void}}
+ */
+function deferred() {
+  /** @type {(value: T) => void} */
+  let resolve = () => {};
+  /** @type {(e: Error) => void} */
+  let reject = () => {};
+  /** @type {Promise<T>} */
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}
+
+/**
  * Starts a worker on `url` and initialises its engine with `init`'s fields (the compiled module, or
  * engine.wasm's address: engine-worker.js) once they are known. One message listener per worker.
  * @param {string} url  the worker's Blob URL
@@ -44,42 +64,31 @@ export class Superseded extends Error {
  */
 function startWorker(url, init) {
   const worker = new Worker(url);
-  /** @type {(m: WebAssembly.Module) => void} */
-  let compiled = () => {};
-  /** @type {(e: Error) => void} */
-  let notCompiled = () => {};
-  /** @type {Promise<WebAssembly.Module>} */
-  const module = new Promise((resolve, reject) => {
-    compiled = resolve;
-    notCompiled = reject;
-  });
-  module.catch(() => {});  // reported through `ready`
-  /** @type {(e: Error) => void} */
-  let fail = () => {};
+  /** @type {ReturnType<typeof deferred<WebAssembly.Module>>} */
+  const compiled = deferred();
+  /** @type {ReturnType<typeof deferred<void>>} */
+  const ready = deferred();
+  /** @param {Error} e */
+  const fail = (e) => {
+    compiled.reject(e);
+    ready.reject(e);
+  };
   /** @type {StartedWorker} */
   const started = {
     worker,
-    module,
+    module: compiled.promise,
+    ready: ready.promise,
     onAnswer: () => {},
-    ready: new Promise((resolve, reject) => {
-      fail = (e) => {
-        notCompiled(e);
-        reject(e);
-      };
-      worker.addEventListener('message', (event) => {
-        const m = event.data;
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'failed') fail(new Error(m.message));
-        else if (m.type === 'module') compiled(m.module);
-        else started.onAnswer(m);
-      });
-      worker.addEventListener('error', (event) => fail(new Error(event.message || 'the engine worker failed to start')));
-    }),
   };
+  worker.addEventListener('message', (event) => {
+    const m = event.data;
+    if (m.type === 'ready') ready.resolve();
+    else if (m.type === 'failed') fail(new Error(m.message));
+    else if (m.type === 'module') compiled.resolve(m.module);
+    else started.onAnswer(m);
+  });
+  worker.addEventListener('error', (event) => fail(new Error(event.message || 'the engine worker failed to start')));
   init.then((fields) => worker.postMessage({ type: 'init', ...fields }), fail);
-  // A failure before the page waits on it (the hosted page's worker starts before app.js runs) is
-  // reported when the page does, not as an unhandled rejection.
-  started.ready.catch(() => {});
   return started;
 }
 
