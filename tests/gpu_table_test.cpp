@@ -8,10 +8,61 @@
 
 #include "gpu_table_source.hpp"
 #include "trainmem/catalog.hpp"
+#include "trainmem/gpu_entry_fields.hpp"
 #include "trainmem/gpu_table.hpp"
+#include <utility>
 #include <stdexcept>
 
 using namespace trainmem;
+
+namespace gpu_table_test_detail {
+
+// How many members an aggregate has: the most initializers `T{...}` accepts, each one a value that
+// converts to any member's type (a member of class type takes it whole, so nothing is brace-elided).
+struct AnyMember {
+  template <class T>
+  operator T() const;  // declared only: used in unevaluated contexts
+};
+
+template <class T, class... Given>
+constexpr auto accepts(int) -> decltype(T{std::declval<Given>()...}, true) {
+  return true;
+}
+template <class T, class... Given>
+constexpr bool accepts(...) {
+  return false;
+}
+
+template <class T, class... Given>
+constexpr std::size_t member_count() {
+  if constexpr (accepts<T, Given..., AnyMember>(0)) return member_count<T, Given..., AnyMember>();
+  else return sizeof...(Given);
+}
+
+}  // namespace gpu_table_test_detail
+
+TEST_CASE("the field list names every member of the GPU entry's structs", "[catalog]") {
+  // gpu_entry_fields.hpp is the table's only knowledge of the structs: a member it misses would be
+  // left at its default in every built-in GPU. Its names, by struct, against the structs' members.
+  using gpu_table_test_detail::member_count;
+  std::size_t entry = 0, spec = 0, performance = 0;
+  GpuEntry g;
+  for_each_gpu_entry_field(g, [&](const std::string& name, const auto&) {
+    if (name.rfind("spec.performance.", 0) == 0) ++performance;
+    else if (name.rfind("spec.", 0) == 0) ++spec;
+    else ++entry;
+  });
+  std::size_t offer = 0;
+  PriceOffer o;
+  for_each_price_offer_field(o, [&](const char*, const auto&) { ++offer; });
+  CHECK(performance == member_count<GpuPerformance>());
+  CHECK(spec + 1 == member_count<GpuSpec>());    // + performance, listed by its members
+  CHECK(entry + 1 == member_count<GpuEntry>());  // + spec, likewise
+  CHECK(offer == member_count<PriceOffer>());
+  // By hand from the headers (training_setup.hpp, catalog.hpp), so the counting itself is checked.
+  CHECK(member_count<PriceOffer>() == 7);
+  CHECK(member_count<GpuPerformance>() == 12);
+}
 
 TEST_CASE("the built-in GPUs are the catalog files as the reader parses them", "[catalog]") {
   namespace fs = std::filesystem;

@@ -1,8 +1,9 @@
 // Every field of a catalog GPU entry (GpuEntry, with its GpuSpec, GpuPerformance and PriceOffers),
 // named by its C++ member path. The build writes the GPU catalog as C++ data through this list
 // (tools/gpu_table/), and tests/gpu_table_test.cpp compares the built table with the parsed files
-// through it: a field added to one of these structs must be added here, or the built table leaves
-// it at its default.
+// through it. A field added to one of these structs must be added here (or the built table would
+// leave it at its default): tests/gpu_table_test.cpp counts each struct's members against the names
+// listed here and fails until it is.
 #pragma once
 
 #include "trainmem/catalog.hpp"
