@@ -93,13 +93,14 @@ TEST_CASE("malformed catalog entries name the file and the field", "[catalog][er
   CHECK(broken);
 }
 
-TEST_CASE("a catalog file that is not JSON says where, and a mistyped field is not also called missing", "[catalog][errors]") {
+TEST_CASE("a catalog file that is not JSON says where, and a mistyped required field is not also called missing", "[catalog][errors]") {
   const Catalog c = parse_catalog({
       // The comma before '}' is the 11th character, so the parser stops at column 12.
       {"gpus/comma.json", R"({"id": "x",})"},
       // A double cannot hold 1e400: JSON's grammar allows it, the reader cannot.
       {"gpus/huge.json", R"({"id": "huge", "bf16_dense_tflops": 1e400})"},
       {"gpus/text.json", R"({"id": "text", "memory": {"value": 80, "unit": "GB", "bytes": "85899345920"}})"},
+      {"models/half.json", R"({"id": "half", "hf_config": {}, "published_parameters": {"total": 2.5}})"},
   });
   CHECK(c.gpus.empty());
   std::vector<std::string> messages;
@@ -111,7 +112,10 @@ TEST_CASE("a catalog file that is not JSON says where, and a mistyped field is n
   CHECK(has("gpus/comma.json: not valid JSON: parse error at line 1, column 12"));
   CHECK(has("gpus/huge.json: not valid JSON: number overflow parsing '1e400'"));
   CHECK(has("gpus/text.json: memory.bytes must be an integer"));
+  CHECK_FALSE(has("gpus/text.json: memory.bytes is missing"));
   CHECK_FALSE(has("gpus/text.json: memory.bytes (a positive integer) is missing"));
+  CHECK(has("models/half.json: published_parameters.total"));
+  CHECK_FALSE(has("models/half.json: published_parameters.total is missing"));
 }
 
 TEST_CASE("pasting a preset's config.json gives the preset's count", "[catalog]") {

@@ -22,6 +22,12 @@ void relabel(Errors& into, const Errors& found, const std::string& file) {
   }
 }
 
+// A key the file must have: missing_field when it is absent or null. A value that is there but
+// invalid is reported by the reader's own check, not also as missing.
+void require(const ObjectReader& r, const std::string& key, Errors& errors) {
+  if (!r.has(key)) errors.push_back({error_code::missing_field, r.field(key), r.field(key) + " is missing", {{"reason", "catalog_key_missing"}}});
+}
+
 std::string base_name(const std::string& path) {
   std::string name = path.substr(path.find_last_of('/') + 1);
   return name.substr(0, name.rfind(".json"));
@@ -48,7 +54,7 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
   if (const json* pub = r.get("published_parameters")) {
     ObjectReader p(*pub, "published_parameters", errors);
     auto total = p.integer("total", 1, 1e15);
-    if (!total) errors.push_back({error_code::missing_field, "published_parameters.total", "published_parameters.total is missing", {{"reason", "catalog_key_missing"}}});
+    require(p, "total", errors);
     m.published_total = total.value_or(0);
     m.published_exact = p.boolean("exact").value_or(false);
     m.published_scope = p.string("scope").value_or("");
@@ -58,8 +64,7 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
       // A multimodal checkpoint's language model alone, the figure text-only tools quote.
       ObjectReader t(*text, "published_parameters.text_model", errors);
       m.published_text_total = t.integer("total", 1, 1e15);
-      if (!m.published_text_total)
-        errors.push_back({error_code::missing_field, "published_parameters.text_model.total", "published_parameters.text_model.total is missing", {{"reason", "catalog_key_missing"}}});
+      require(t, "total", errors);
       m.published_text_scope = t.string("scope").value_or("");
       t.finish();
     }
@@ -101,8 +106,7 @@ void read_prices(ObjectReader& r, GpuEntry& g, Errors& errors) {
     offer.offer = o.string("offer").value_or("");
     offer.read_on = o.string("read_on").value_or("");
     offer.source = o.string("source").value_or("");
-    for (const char* key : {"usd_per_gpu_hour", "kind", "provider_type", "provider", "read_on", "source"})
-      if (!o.has(key)) errors.push_back({error_code::missing_field, o.field(key), o.field(key) + " is missing", {{"reason", "catalog_key_missing"}}});
+    for (const char* key : {"usd_per_gpu_hour", "kind", "provider_type", "provider", "read_on", "source"}) require(o, key, errors);
     o.finish();
     g.prices.push_back(offer);
   }
@@ -125,7 +129,7 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
     m.number("value", 0, 1e6, true);
     m.choice<std::string>("unit", {{"GB", "GB"}, {"GiB", "GiB"}});
     auto bytes = m.integer("bytes", 1, 1e15);
-    if (!m.has("bytes")) errors.push_back({error_code::missing_field, "memory.bytes", "memory.bytes (a positive integer) is missing", {{"reason", "catalog_key_missing"}}});
+    require(m, "bytes", errors);
     g.spec.memory_bytes = bytes.value_or(0);
     m.string("note");
     m.finish();
