@@ -26,6 +26,7 @@ import { marginText, bandText, renderUncertainty, renderSuggestions, verdictClas
 import { showDefaults } from './defaults.js';
 import { mergePatch } from './doc-paths.js';
 import { loadChunk } from './chunks.js';
+import { afterPaint } from './after-paint.js';
 import { Superseded } from './engine-client.js';
 import { ImportPanel, keptFromForm } from './import-panel.js';
 import { TrainerExport } from './trainer-export.js';
@@ -366,6 +367,10 @@ export class App {
       performance.mark('trainmem-first-estimate');
     }
     this.renderCompareAndChart();
+    // The GPU table's column for this setup and the What fits? solve wait for the estimate's frame
+    // to be painted: the solve's worker would otherwise take a core from that frame.
+    await afterPaint();
+    if (gen !== this.generation) return;
     await this.background(doc, out, overview.error ? [] : overview.gpus, this.store.doc.solve, gen);
   }
 

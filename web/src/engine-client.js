@@ -112,6 +112,8 @@ class Lane {
     this.worker = null;
     /** @type {Promise<void>} resolves once the engine is ready in the worker */
     this.ready = new Promise(() => {});
+    /** whether `ready` has resolved: a call then goes to the worker at once, not a microtask later */
+    this.readyNow = false;
   }
 
   /** Starts the lane's worker. */
@@ -127,6 +129,10 @@ class Lane {
     const worker = started.worker;
     this.worker = worker;
     this.ready = started.ready;
+    this.readyNow = false;
+    started.ready.then(() => {
+      if (this.worker === worker) this.readyNow = true;
+    }, () => {});
     started.onAnswer = (m) => this.answer(worker, m);
   }
 
@@ -165,9 +171,16 @@ class Lane {
     const worker = /** @type {Worker} */ (this.worker);
     this.id = this.nextId++;
     const id = this.id;
-    this.ready.then(() => {
+    const post = () => {
       if (this.running === call) worker.postMessage({ type: 'call', id, fn: call.fn, args: call.args });
-    }, (e) => {
+    };
+    // Posted in the caller's task once the worker is ready, so that the engine works while the
+    // page's main thread finishes the input handler that made the call.
+    if (this.readyNow) {
+      post();
+      return;
+    }
+    this.ready.then(post, (e) => {
       if (this.running !== call) return;
       this.running = null;
       call.reject(e);

@@ -3,11 +3,12 @@
 // numbers in a table beneath (the same values, for reading and copying). Drawn only while the
 // section is on screen or near it (an IntersectionObserver): an input change made higher up the
 // page costs nothing here, and Chart.js (the charts chunk) loads when the section first comes
-// into view.
+// into view. A new result is drawn here after the frame that shows its headline numbers.
 import { t } from './i18n.js';
 import { el, byId, bytesCell, numCell } from './dom.js';
 import { formatPercent } from './format.js';
 import { LazyChart } from './charts.js';
+import { afterPaint } from './after-paint.js';
 import { timeline, timelinePoints, pointLabel, stageBars, peakCells, STAGE_STACK } from './pictures-data.js';
 import { timelineChart, stageChart, peakTreemap } from './pictures-charts.js';
 
@@ -62,7 +63,9 @@ export class Pictures {
   show(out, unit, colors) {
     this.section.hidden = !out;
     this.latest = out ? { out, unit, colors } : null;
-    if (this.inView) this.draw();
+    // After the frame that shows the estimate's numbers, like every chart: the section's tables go
+    // with their charts.
+    if (this.inView) afterPaint().then(() => this.draw());
   }
 
   /** Draws the latest result if it is not drawn yet. */
