@@ -18,6 +18,7 @@ const std::string kMixedAdamW = R"({"param_dtype": "bf16", "grad_dtype": "bf16",
 // A 2-layer model small enough to reason about; only ratios matter where it is used.
 const std::string kTinyLlamaVocab1000 = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
   "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 1000})";
+using trainmem::test::error_fields;
 using trainmem::test::kLlama2_7b;
 }  // namespace
 
@@ -59,11 +60,27 @@ TEST_CASE("bitsandbytes Lion keeps one fp32 state under torchtune's bf16 trainin
 }
 
 TEST_CASE("a frozen bf16 model holds weights only: 2N", "[model_states][seed]") {
+  // The tiny Llama: embeddings and head 2 x 1000 x 64 = 128,000, final norm 64, each layer
+  // 4 x 64^2 (q, k, v, o) + 3 x 64 x 128 (gate, up, down) + 2 x 64 (norms) = 41,088: N = 210,240.
+  // Freeze tuning of the last layer: the 169,152 frozen parameters hold their bf16 weights only; the
+  // trained layer adds bf16 gradients and fp32 AdamW moments (no master copy: 2 + 8 bytes).
   const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kTinyLlamaVocab1000 +
-                                   R"(}, "method": "freeze", "freeze": {"trainable_layers": 0}})");
-  CHECK(e.per_gpu.parameters == 2.0 * static_cast<double>(e.parameters.total));
-  CHECK(e.per_gpu.gradients == 0);
-  CHECK(e.per_gpu.optimizer_states == 0);
+                                   R"(}, "method": "freeze", "freeze": {"trainable_layers": 1},
+    "precision": {"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": false, "optimizer": "adamw"}})");
+  CHECK(e.parameters.total == 210240);
+  CHECK(e.per_gpu.parameters == 2.0 * 210240);
+  CHECK(e.per_gpu.gradients == 2.0 * 41088);
+  CHECK(e.per_gpu.optimizer_states == 8.0 * 41088);
+}
+
+TEST_CASE("freeze tuning with no trainable layer is refused unless a vision part trains", "[model_states]") {
+  CHECK(error_fields(R"({"model": {"hf_config": )" + kTinyLlamaVocab1000 +
+                     R"(}, "method": "freeze", "freeze": {"trainable_layers": 0}})") ==
+        std::vector<std::string>{"freeze.trainable_layers"});
+  // LLaVA's first stage trains only the projector (multimodal.freeze_projector is false by default).
+  const std::string llava = R"({"model": {"preset": "llava-1.5-7b"}, "method": "freeze", "freeze": {"trainable_layers": 0})";
+  CHECK(error_fields(llava + "}").empty());
+  CHECK(error_fields(llava + R"(, "multimodal": {"freeze_projector": true}})") == std::vector<std::string>{"freeze.trainable_layers"});
 }
 
 TEST_CASE("DDP replicates 16 bytes/param: 7B/13B/70B", "[model_states][seed]") {

@@ -115,18 +115,21 @@ TEST_CASE("Ulysses needs whole heads per rank; eager scores cover the whole sequ
   CHECK(error_fields(R"({"model": {"hf_config": )" + trainmem::test::kLlama3_8b + R"(}, "batch": {"seq_length": 8192},
     "parallel": {"world_size": 16, "context_parallel_size": 16, "context_parallel_kind": "ulysses"}})") ==
         std::vector<std::string>{"parallel.context_parallel_kind"});
-  // Eager attention: Ulysses keeps heads / cp score matrices of the whole sequence, cp times the
-  // ring's local blocks: 32 / 2 heads x 8192^2 vs 32 heads x 4096^2 per layer.
-  auto saved = [](const char* kind) {
-    return estimate_from(R"({"model": {"hf_config": )" + trainmem::test::kLlama3_8b +
-                         R"(}, "batch": {"micro_batch_size": 1, "seq_length": 8192}, "attention": "eager",
-                         "parallel": {"world_size": 2, "context_parallel_size": 2, "context_parallel_kind": ")" +
-                         std::string(kind) + "\"}}")
-        .per_gpu.activations.value_or(0);
-  };
-  // softmax fp32 (4 B) + probabilities (2 B) per score element, 32 layers:
-  // (16 x 8192^2 - 32 x 4096^2) x 6 B x 32 = 536,870,912 x 6 x 32.
-  CHECK(saved("ulysses") - saved("ring") == Approx(536870912.0 * 6 * 32));
+  // Eager attention under Ulysses keeps heads / cp score matrices of the whole sequence. Against
+  // SDPA on the same split, per layer (4,096 local tokens, 32 heads of 128, 8 key/value heads):
+  //   eager's k and v repeated to every head: 2 x 4096 x (32 - 8) x 128 x 2 B =    50,331,648
+  //   its scores, fp32 softmax (4 B) + bf16 probabilities (2 B): 16 x 8192^2 x 6 B = 6,442,450,944
+  //   less SDPA's fp32 log-sum-exp: 4096 x 32 x 4 B =                                  524,288
+  // 6,492,258,304 B per layer, x 32 layers.
+  const std::string doc = R"({"model": {"hf_config": )" + trainmem::test::kLlama3_8b +
+                          R"(}, "batch": {"micro_batch_size": 1, "seq_length": 8192},
+    "parallel": {"world_size": 2, "context_parallel_size": 2, "context_parallel_kind": "ulysses"}, "attention": )";
+  const double eager = estimate_from(doc + R"("eager"})").per_gpu.activations.value_or(0);
+  const double sdpa = estimate_from(doc + R"("sdpa"})").per_gpu.activations.value_or(0);
+  CHECK(eager - sdpa == Approx(6492258304.0 * 32));
+  // Ring attention exchanges key/value blocks inside a fused kernel: eager attention cannot run it.
+  CHECK(error_fields(R"({"model": {"hf_config": )" + trainmem::test::kLlama3_8b + R"(}, "batch": {"seq_length": 8192},
+    "attention": "eager", "parallel": {"world_size": 2, "context_parallel_size": 2}})") == std::vector<std::string>{"attention"});
 }
 
 TEST_CASE("expert tensor parallelism splits experts apart from TP and sets the expert-data-parallel group", "[moe]") {

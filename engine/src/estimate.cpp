@@ -281,14 +281,14 @@ std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, double ste
   return {g.parameters, persisting, optimizer, t.activations, transient};
 }
 
+}  // namespace
+
 double cuda_context_bytes(const TrainingSetup& s) {
   if (!s.gpu) return kDefaultCudaContextBytes;
   if (!s.gpu->has_cuda_context) return 0;
   if (s.gpu->cuda_context_bytes) return static_cast<double>(*s.gpu->cuda_context_bytes);
   return kDefaultCudaContextBytes;
 }
-
-}  // namespace
 
 Dtype compute_dtype(const ResolvedPrecision& p) { return p.compute_dtype; }
 

@@ -100,6 +100,49 @@ Errors validate(const TrainingSetup& s) {
                  "parallel.virtual_pipeline_stages > 1 needs pipeline_schedule \"interleaved_1f1b\"",
                  {{"reason", "virtual_stages_need_interleaved"}}});
   if (s.batch.seq_length) check_divides(e, p.context_parallel_size, *s.batch.seq_length, "parallel.context_parallel_size", "batch.seq_length");
+  // Ring attention passes key/value blocks between ranks inside a fused kernel (Megatron's context
+  // parallelism runs Transformer Engine's fused attention; torchtitan's runs SDPA's flash and
+  // memory-efficient backends): eager attention's score matrix has no such form. Ulysses splits
+  // heads and runs any attention on the whole sequence.
+  if (p.context_parallel_size > 1 && p.context_parallel_kind == ContextParallelKind::ring && s.attention == AttentionImplementation::eager)
+    e.push_back({error_code::inconsistent, "attention",
+                 "attention \"eager\" cannot run ring context parallelism (context_parallel_size = " + str(p.context_parallel_size) +
+                     "): ring attention needs a fused kernel (\"flash\", \"flash3\" or \"sdpa\"); or use context_parallel_kind \"ulysses\"",
+                 {{"reason", "ring_context_parallel_needs_fused_attention"}, {"value", static_cast<double>(p.context_parallel_size)}}});
+  // A usable figure is what the framework can allocate once the CUDA context is made, so the two
+  // fit in the device (a usable figure equal to the whole memory leaves the context nowhere).
+  if (s.gpu && s.gpu->usable_bytes) {
+    const double device = static_cast<double>(s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
+    const double context = cuda_context_bytes(s);
+    if (static_cast<double>(*s.gpu->usable_bytes) + context > device)
+      e.push_back({error_code::inconsistent, "gpu.usable_bytes",
+                   "gpu.usable_bytes = " + str(*s.gpu->usable_bytes) + " plus the CUDA context (" +
+                       str(static_cast<std::int64_t>(context)) + (s.gpu->cuda_context_bytes ? "" : ", the default") +
+                       ") exceeds the device's " + str(static_cast<std::int64_t>(device)) +
+                       " bytes: usable_bytes is what the framework can allocate after the context",
+                   {{"reason", "usable_and_context_above_memory"}, {"value", static_cast<double>(*s.gpu->usable_bytes)},
+                    {"limit", device}}});
+  }
+  // The global batch (micro-batch x data parallel x accumulation, in sequences) is an exact JSON
+  // number only up to 2^53; beyond it the product would wrap, and no trainer runs such a batch.
+  constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53
+  const double global_batch = static_cast<double>(s.batch.micro_batch_size) * static_cast<double>(p.data_parallel_size) *
+                              static_cast<double>(s.batch.gradient_accumulation_steps);
+  if (global_batch > kExactIntegerLimit) {
+    const char* field = s.batch.gradient_accumulation_steps > 1 ? "batch.gradient_accumulation_steps" : "batch.micro_batch_size";
+    e.push_back({error_code::out_of_range, field,
+                 std::string(field) + ": the global batch (micro_batch_size x data parallel x gradient_accumulation_steps = " +
+                     str(s.batch.micro_batch_size) + " x " + str(p.data_parallel_size) + " x " +
+                     str(s.batch.gradient_accumulation_steps) + ") exceeds 2^53 sequences",
+                 {{"reason", "global_batch_above_2_53"}, {"limit", kExactIntegerLimit}}});
+  }
+  // Stepping each parameter as its gradient is computed leaves no gradient to accumulate
+  // (torchtune's recipes raise on optimizer_in_bwd with gradient_accumulation_steps > 1).
+  if (s.precision.optimizer_in_backward && s.batch.gradient_accumulation_steps > 1)
+    e.push_back({error_code::inconsistent, "precision.optimizer_in_backward",
+                 "precision.optimizer_in_backward steps each parameter during backward, so there is no gradient to "
+                 "accumulate: it needs batch.gradient_accumulation_steps 1, got " + str(s.batch.gradient_accumulation_steps),
+                 {{"reason", "optimizer_in_backward_with_accumulation"}, {"value", static_cast<double>(s.batch.gradient_accumulation_steps)}}});
 
   if (s.checkpoint.save == CheckpointSave::adapter && s.method != Method::lora && s.method != Method::qlora)
     e.push_back({error_code::inconsistent, "checkpoint.save",
@@ -124,6 +167,22 @@ Errors validate(const TrainingSetup& s) {
     check_divides(e, p.tensor_parallel_size, g.attention.num_key_value_heads, "parallel.tensor_parallel_size",
                   "num_key_value_heads");
     experts = std::max(experts, g.mlp.num_local_experts);
+    if (s.framework == Framework::megatron) {
+      // Megatron splits each MLP's width over its tensor-parallel ranks and asserts it divides
+      // (megatron/core/tensor_parallel/layers.py, ColumnParallelLinear: output_size_per_partition =
+      // divide(output_size, world_size); megatron/core/utils.py divide). Experts split over the expert
+      // tensor-parallel size (TP where it is not given).
+      const std::int64_t expert_tp = p.expert_tensor_parallel_size.value_or(p.tensor_parallel_size);
+      if (g.mlp.intermediate_size > 0)
+        check_divides(e, p.tensor_parallel_size, g.mlp.intermediate_size, "parallel.tensor_parallel_size", "intermediate_size");
+      if (g.mlp.shared_intermediate_size > 0)
+        check_divides(e, p.tensor_parallel_size, g.mlp.shared_intermediate_size, "parallel.tensor_parallel_size",
+                      "shared_expert_intermediate_size");
+      if (g.mlp.num_local_experts > 0 && g.mlp.moe_intermediate_size > 0)
+        check_divides(e, expert_tp, g.mlp.moe_intermediate_size,
+                      p.expert_tensor_parallel_size ? "parallel.expert_tensor_parallel_size" : "parallel.tensor_parallel_size",
+                      "moe_intermediate_size");
+    }
     if (!e.empty()) break;
   }
   const PipelineSplit split = pipeline_split(s, a.num_hidden_layers());
@@ -181,6 +240,15 @@ Errors validate(const TrainingSetup& s) {
     e.push_back({error_code::out_of_range, "checkpointed_layers",
                  "checkpointed_layers = " + str(*s.checkpointed_layers) + " exceeds num_hidden_layers = " + str(a.num_hidden_layers()),
                  {{"value", str(*s.checkpointed_layers)}, {"limit", static_cast<double>(a.num_hidden_layers())}}});
+  // Freeze tuning with no trainable layer trains only a vision-language model's projector or
+  // vision tower (LLaVA's first stage); with neither, nothing has a gradient and backward fails.
+  if (s.method == Method::freeze && s.freeze_trainable_layers == 0 &&
+      !(a.vision && (!s.multimodal.freeze_projector || !s.multimodal.freeze_vision_tower)))
+    e.push_back({error_code::inconsistent, "freeze.trainable_layers",
+                 "freeze.trainable_layers = 0 leaves nothing to train" +
+                     std::string(a.vision ? " (the projector and the vision tower are frozen too)" : "") +
+                     ": train at least one layer",
+                 {{"reason", "nothing_trains"}}});
   if (s.method == Method::freeze && s.freeze_trainable_layers > a.num_hidden_layers())
     e.push_back({error_code::out_of_range, "freeze.trainable_layers",
                  "freeze.trainable_layers = " + str(s.freeze_trainable_layers) + " exceeds num_hidden_layers = " +

@@ -73,6 +73,22 @@ export const REASON_WORDINGS = {
     reference_needed: { en: () => 'none: only GRPO (with a zero KL coefficient) trains without a reference model', zh: () => 'none：只有 GRPO（KL 系数为 0）在训练时不需要参考模型' },
     usable_above_memory: { en: () => 'gpu.usable_bytes exceeds gpu.memory_bytes', zh: () => 'gpu.usable_bytes 超过了 gpu.memory_bytes' },
     context_not_below_memory: { en: () => 'gpu.cuda_context_bytes must be below gpu.memory_bytes', zh: () => 'gpu.cuda_context_bytes 必须小于 gpu.memory_bytes' },
+    usable_and_context_above_memory: {
+      en: (c) => 'gpu.usable_bytes = ' + c.n('value') + ' plus the CUDA context exceeds the device\'s ' + c.n('limit') + ' bytes: usable_bytes is what the framework can allocate after the context',
+      zh: (c) => 'gpu.usable_bytes = ' + c.n('value') + ' 加上 CUDA 上下文超过了设备的 ' + c.n('limit') + ' 字节：usable_bytes 是创建上下文之后框架还能分配的显存',
+    },
+    ring_context_parallel_needs_fused_attention: {
+      en: (c) => 'eager attention cannot run ring context parallelism (context_parallel_size = ' + c.n('value') + '): use "flash", "flash3" or "sdpa", or context_parallel_kind "ulysses"',
+      zh: (c) => 'eager 注意力无法运行环形上下文并行（context_parallel_size = ' + c.n('value') + '）：请改用 "flash"、"flash3" 或 "sdpa"，或将 context_parallel_kind 设为 "ulysses"',
+    },
+    nothing_trains: {
+      en: () => 'freeze.trainable_layers = 0 leaves nothing to train: train at least one layer (or, in a vision-language model, the projector)',
+      zh: () => 'freeze.trainable_layers = 0 时没有任何可训练的部分：至少训练一层（视觉语言模型也可只训练投影层）',
+    },
+    optimizer_in_backward_with_accumulation: {
+      en: (c) => 'optimizer_in_backward steps each parameter during backward, leaving no gradient to accumulate: it needs gradient_accumulation_steps 1, got ' + c.n('value'),
+      zh: (c) => 'optimizer_in_backward 在反向传播中即更新每个参数，没有可累积的梯度：需要 gradient_accumulation_steps 为 1，当前为 ' + c.n('value'),
+    },
     calibration_measures_differ: { en: () => 'both calibration points need the same measure', zh: () => '两个校准点必须使用相同的 measure' },
     calibration_same_tokens: {
       en: () => 'the two calibration points need different token counts (micro_batch_size x seq_length)',
@@ -213,6 +229,10 @@ export const REASON_WORDINGS = {
     },
   },
   out_of_range: {
+    global_batch_above_2_53: {
+      en: () => 'the global batch (micro_batch_size x data parallel x gradient_accumulation_steps) exceeds 2^53 sequences',
+      zh: () => '全局批大小（micro_batch_size × 数据并行 × gradient_accumulation_steps）超过 2^53 条序列',
+    },
     empty_pipeline_stages: {
       en: (c) => c.n('chunks') + ' pipeline chunks (pipeline_parallel_size x virtual_pipeline_stages) for ' + c.n('layers') + ' layers: a chunk would hold no layer',
       zh: (c) => c.n('layers') + ' 层无法分成 ' + c.n('chunks') + ' 个流水线块（pipeline_parallel_size × virtual_pipeline_stages）：有的块一层也没有',

@@ -115,6 +115,11 @@ Estimate estimate(const TrainingSetup& setup, EstimateDetail detail = EstimateDe
 // catalog has one, else what the driver reports, else the vendor's figure. Bytes.
 double gpu_capacity(const GpuSpec& gpu);
 
+// The CUDA context of one process on the setup's GPU, bytes: the GPU's figure, else 512 MiB
+// (300-600 MiB with lazy module loading, pytorch/pytorch#107667); 0 on a device without CUDA
+// (TPU, Gaudi); 512 MiB without a GPU.
+double cuda_context_bytes(const TrainingSetup& s);
+
 // The peak compared with gpu_capacity: peak_reserved against a usable figure (the context is
 // already outside it), else the whole peak. nullopt without a GPU or a peak.
 std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e);

@@ -1,0 +1,84 @@
+// Setups that no trainer can run are refused at the field that makes them impossible, with a
+// message a user can act on, rather than priced (validate.cpp). Each case's numbers are worked out
+// in its comment.
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using trainmem::test::error_fields;
+
+namespace {
+
+// The first error of a document, parsed.
+nlohmann::json first_error(const std::string& document) {
+  const nlohmann::json out = nlohmann::json::parse(trainmem::estimate_json(document).json);
+  REQUIRE(out.contains("errors"));
+  return out["errors"][0];
+}
+
+}  // namespace
+
+TEST_CASE("a global batch past 2^53 sequences is refused, never wrapped", "[impossible]") {
+  // 1e9 x 10 x 1e9 = 1e19 sequences > 2^53 = 9,007,199,254,740,992; as 64-bit integers the product
+  // would wrap to -8,446,744,073,709,551,616.
+  const nlohmann::json e = first_error(R"({"model": {"num_parameters": 1000}, "parallel": {"world_size": 10},
+    "batch": {"micro_batch_size": 1e9, "gradient_accumulation_steps": 1e9}})");
+  CHECK(e["code"] == "out_of_range");
+  CHECK(e["field"] == "batch.gradient_accumulation_steps");
+  CHECK(e["params"]["reason"] == "global_batch_above_2_53");
+  CHECK(e["params"]["limit"] == 9007199254740992.0);
+  // Without accumulation the micro-batch is the field: 1e9 x 1e7 GPUs = 1e16 > 2^53.
+  CHECK(error_fields(R"({"model": {"num_parameters": 1000}, "parallel": {"world_size": 1e7},
+    "batch": {"micro_batch_size": 1e9}})") == std::vector<std::string>{"batch.micro_batch_size"});
+  // 2^53 itself is exact: 2^20 x 2^13 GPUs x 2^20 steps is accepted, one step more is not.
+  const std::string edge = R"({"model": {"num_parameters": 1000}, "parallel": {"world_size": 8192},
+    "batch": {"micro_batch_size": 1048576, "gradient_accumulation_steps": )";
+  CHECK(error_fields(edge + "1048576}}").empty());
+  CHECK(error_fields(edge + "1048577}}") == std::vector<std::string>{"batch.gradient_accumulation_steps"});
+}
+
+TEST_CASE("a usable figure leaves room for the CUDA context", "[impossible]") {
+  // 43e9 usable + 20e9 context > 43e9 of memory: the peak (context included) would pass a check
+  // against usable_bytes while exceeding the device.
+  const nlohmann::json e = first_error(R"({"model": {"preset": "llama-3.2-1b"}, "batch": {"seq_length": 4096},
+    "gpu": {"memory_bytes": 43e9, "usable_bytes": 43e9, "cuda_context_bytes": 20e9}})");
+  CHECK(e["code"] == "inconsistent");
+  CHECK(e["field"] == "gpu.usable_bytes");
+  CHECK(e["params"]["reason"] == "usable_and_context_above_memory");
+  CHECK(e["params"]["limit"] == 43e9);
+  // Without a context figure the default, 512 MiB = 536,870,912 B, counts: 24e9 + 536,870,912 >
+  // 24e9 is refused, 23e9 + 536,870,912 <= 24e9 is accepted.
+  CHECK(error_fields(R"({"model": {"preset": "llama-3.2-1b"}, "gpu": {"memory_bytes": 24e9, "usable_bytes": 24e9}})") ==
+        std::vector<std::string>{"gpu.usable_bytes"});
+  CHECK(error_fields(R"({"model": {"preset": "llama-3.2-1b"}, "gpu": {"memory_bytes": 24e9, "usable_bytes": 23e9}})").empty());
+}
+
+TEST_CASE("the optimizer stepped in backward leaves no gradient to accumulate", "[impossible]") {
+  // torchtune's recipes raise on optimizer_in_bwd with gradient_accumulation_steps > 1.
+  const std::string doc = R"({"model": {"preset": "llama-2-7b"}, "framework": "torchtune", "precision": {"optimizer_in_backward": true},
+    "batch": {"gradient_accumulation_steps": )";
+  CHECK(error_fields(doc + "4}}") == std::vector<std::string>{"precision.optimizer_in_backward"});
+  CHECK(error_fields(doc + "1}}").empty());
+}
+
+TEST_CASE("Megatron's tensor parallelism must divide each MLP's width", "[impossible]") {
+  // A Llama whose intermediate_size 11,000 is not a multiple of 16 (11,000 / 16 = 687.5); its 32
+  // heads and 32 key/value heads do divide. Megatron's ColumnParallelLinear asserts the split.
+  const std::string config = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11000,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 4, "vocab_size": 32000})";
+  const std::string doc = R"({"model": {"hf_config": )" + config +
+                          R"(}, "parallel": {"world_size": 16, "tensor_parallel_size": 16}, "framework": )";
+  const nlohmann::json e = first_error(doc + R"("megatron"})");
+  CHECK(e["code"] == "not_divisible");
+  CHECK(e["field"] == "parallel.tensor_parallel_size");
+  CHECK(e["params"]["of"] == "intermediate_size");
+  CHECK(e["params"]["value"] == 11000);
+  // 11,000 / 8 = 1,375: TP 8 is accepted.
+  CHECK(error_fields(R"({"model": {"hf_config": )" + config +
+                     R"(}, "parallel": {"world_size": 8, "tensor_parallel_size": 8}, "framework": "megatron"})").empty());
+  // Mixtral's experts split over the expert tensor-parallel size: 14,336 / 3 is not whole, 14,336 / 2 is.
+  const std::string mixtral = R"({"model": {"preset": "mixtral-8x7b"}, "framework": "megatron", "parallel": {"world_size": )";
+  CHECK(error_fields(mixtral + R"(48, "expert_parallel_size": 8, "expert_tensor_parallel_size": 3}})") ==
+        std::vector<std::string>{"parallel.expert_tensor_parallel_size"});
+  CHECK(error_fields(mixtral + R"(16, "expert_parallel_size": 8, "expert_tensor_parallel_size": 2}})").empty());
+}
