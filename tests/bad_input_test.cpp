@@ -148,3 +148,40 @@ TEST_CASE("numbers print one way: whole numbers as integers in messages and para
   const auto half = first_error(R"({"model": {"num_parameters": 1e9}, "batch": {"micro_batch_size": 1.5}})");
   CHECK(half.at("params").at("value") == "1.5");
 }
+
+TEST_CASE("a config list entry that is not a layer index is named at its own path", "[bad_input]") {
+  // Qwen2-MoE's mlp_only_layers: the entry's path and type, not "expected array, got array".
+  auto first_error = [](const char* list) {
+    const std::string config = std::string(R"({"model_type": "qwen2_moe", "hidden_size": 8, "intermediate_size": 8,
+      "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 4, "vocab_size": 16, "num_experts": 4,
+      "num_experts_per_tok": 2, "moe_intermediate_size": 8, "mlp_only_layers": )") + list + "}";
+    return nlohmann::json::parse(estimate_json(R"({"model": {"hf_config": )" + config + "}}").json)["errors"][0];
+  };
+  const nlohmann::json text = first_error(R"([1, "a"])");
+  CHECK(text["code"] == "wrong_type");
+  CHECK(text["field"] == "model.hf_config.mlp_only_layers.1");
+  CHECK(text["params"]["expected"] == "integer");
+  CHECK(text["params"]["got"] == "string");
+  const nlohmann::json fraction = first_error("[0.5]");
+  CHECK(fraction["code"] == "not_integer");
+  CHECK(fraction["field"] == "model.hf_config.mlp_only_layers.0");
+  CHECK(fraction["params"]["value"] == "0.5");
+}
+
+TEST_CASE("a did-you-mean names a near spelling, never an unrelated short name", "[bad_input]") {
+  const std::vector<std::string> keys{"model", "gpu", "batch", "parallel"};
+  CHECK(closest_match("gpus", keys) == "gpu");       // 1 edit
+  CHECK(closest_match("bacth", keys) == "batch");    // 2 edits
+  CHECK(closest_match("paralel", keys) == "parallel");
+  CHECK(closest_match("k0", keys).empty());          // "gpu" is 3 edits away: more than the word
+  CHECK(closest_match("x", keys).empty());
+}
+
+TEST_CASE("a solve request sent to the estimate says where it goes", "[bad_input]") {
+  const nlohmann::json out = nlohmann::json::parse(estimate_json(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "solve": {}})").json);
+  REQUIRE(out["errors"].size() == 1);
+  CHECK(out["errors"][0]["code"] == "unknown_field");
+  CHECK(out["errors"][0]["field"] == "solve");
+  CHECK(out["errors"][0]["message"].get<std::string>().find("trainmem solve") != std::string::npos);
+}

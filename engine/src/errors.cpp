@@ -100,7 +100,9 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   constexpr std::size_t kLongestWord = 64;
   std::string best;
   if (word.size() > kLongestWord) return best;
-  std::size_t best_distance = std::max<std::size_t>(3, word.size() / 3) + 1;
+  // Up to 3 edits (a third of a long word), and fewer than the word's length: "k0" is no typo of "gpu".
+  const std::size_t most_edits = std::min(std::max<std::size_t>(3, word.size() / 3), word.size() - (word.empty() ? 0 : 1));
+  std::size_t best_distance = most_edits + 1;
   for (const auto& c : candidates) {
     // The distance is at least the difference in length.
     const std::size_t gap = word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();

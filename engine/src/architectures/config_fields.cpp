@@ -112,9 +112,21 @@ std::vector<std::int64_t> ConfigFields::integer_list(const char* key) {
     ok_ = false;
     return out;
   }
-  for (const auto& x : v->items) {
+  for (std::size_t i = 0; i < v->items.size(); ++i) {
+    const HfValue& x = v->items[i];
     if (x.kind != HfValue::Kind::number || std::floor(x.number) != x.number || std::fabs(x.number) > kMaxExactInteger) {
-      type_error(key, "a list of layer indices", "array", *v);
+      // The entry that is not a layer index, at its own path.
+      const std::string path = field(key) + "." + std::to_string(i);
+      const bool scalar = x.kind != HfValue::Kind::list && x.kind != HfValue::Kind::object;
+      if (x.kind == HfValue::Kind::number)
+        errors_.push_back({error_code::not_integer, path, path + " must be a layer index (a whole number), got " + x.shown,
+                           {{"value", x.shown}}});
+      else
+        errors_.push_back({error_code::wrong_type, path,
+                           path + " must be a layer index (an integer), got " + x.type_name() + (scalar ? " " + x.shown : ""),
+                           scalar ? Params{{"expected", "integer"}, {"got", x.type_name()}, {"value", x.shown}}
+                                  : Params{{"expected", "integer"}, {"got", x.type_name()}}});
+      ok_ = false;
       return {};
     }
     out.push_back(static_cast<std::int64_t>(x.number));

@@ -522,6 +522,10 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   parse_gpu(r, s, errors);
   parse_network(r, s, errors);
   parse_training(r, s, errors);
+  // A solve request sent to the estimate: named as unknown here, with where it goes.
+  if (r.get("solve"))
+    errors.push_back({error_code::unknown_field, "solve",
+                      "unknown field solve: a document with \"solve\" is a solve request (trainmem solve; the WASM module's solve)"});
   r.finish();
   if (s.unstated.attention) s.attention = default_attention(s);
   s.unstated.seq_length = !s.batch.seq_length.has_value();
