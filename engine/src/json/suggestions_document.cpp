@@ -156,7 +156,9 @@ json suggestions(const json& doc, const TrainingSetup& s, const Estimate& e, con
     if (changed == doc) continue;  // already on
     auto j = judge(changed);
     if (!j) continue;  // impossible for this setup
-    const double saved = *e.per_gpu.peak - *j->estimate.per_gpu.peak;
+    // The difference of the two peaks as the documents write them (whole bytes), so that the input's
+    // peak less the suggestion's peak is saved_bytes exactly.
+    const double saved = std::round(*e.per_gpu.peak) - std::round(*j->estimate.per_gpu.peak);
     if (saved <= 0) continue;
     ranked.push_back({std::move(c), std::move(*j), saved});
   }
