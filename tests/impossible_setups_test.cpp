@@ -82,3 +82,30 @@ TEST_CASE("Megatron's tensor parallelism must divide each MLP's width", "[imposs
         std::vector<std::string>{"parallel.expert_tensor_parallel_size"});
   CHECK(error_fields(mixtral + R"(16, "expert_parallel_size": 8, "expert_tensor_parallel_size": 2}})").empty());
 }
+
+TEST_CASE("a layout beyond what the framework's own code offers is priced as stated and said to be so", "[impossible]") {
+  // framework_parallelism.hpp: DeepSpeed around a transformers model has no pipeline parallelism,
+  // FSDP no ZeRO-1, Megatron-LM no adapters, the Hugging Face Trainer neither tensor nor pipeline
+  // parallelism; each such field gets a layout_beyond_framework warning naming it.
+  auto flagged = [](const std::string& rest) {
+    const nlohmann::json out = nlohmann::json::parse(trainmem::estimate_json(
+        R"({"model": {"preset": "llama-2-7b"}, "gpu": "h100-sxm-80gb", )" + rest + "}").json);
+    REQUIRE(out.contains("per_gpu"));
+    std::vector<std::string> fields;
+    for (const auto& w : out["warnings"])
+      if (w["code"] == "layout_beyond_framework") fields.push_back(w["params"]["field"].get<std::string>());
+    return fields;
+  };
+  CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 4, "pipeline_parallel_size": 2, "zero_stage": 1})") ==
+        std::vector<std::string>{"parallel.pipeline_parallel_size"});
+  CHECK(flagged(R"("framework": "fsdp", "parallel": {"world_size": 4, "zero_stage": 1})") ==
+        std::vector<std::string>{"parallel.zero_stage"});
+  CHECK(flagged(R"("framework": "megatron", "method": "lora")") == std::vector<std::string>{"method"});
+  CHECK(flagged(R"("framework": "hf_trainer", "parallel": {"world_size": 8, "tensor_parallel_size": 2, "pipeline_parallel_size": 2})") ==
+        std::vector<std::string>{"parallel.tensor_parallel_size", "parallel.pipeline_parallel_size"});
+  // What each offers: no warning. DeepSpeed's sequence parallelism is Ulysses; ring is flagged.
+  CHECK(flagged(R"("framework": "megatron", "parallel": {"world_size": 8, "tensor_parallel_size": 2, "pipeline_parallel_size": 2, "zero_stage": 1})").empty());
+  CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 4, "zero_stage": 3, "context_parallel_size": 2, "context_parallel_kind": "ulysses"})").empty());
+  CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 4, "zero_stage": 3, "context_parallel_size": 2}, "batch": {"seq_length": 4096})") ==
+        std::vector<std::string>{"parallel.context_parallel_kind"});
+}

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
 #include "trainmem/number_text.hpp"
 #include "trainmem/precision.hpp"
@@ -112,6 +113,12 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::model_states_only,
                           "only a parameter count was given: activations, buffers and the peak need an architecture "
                           "(model.preset or model.hf_config); the figures are the model-state lower bound"});
+  // A layout beyond what the framework's own code offers is priced as stated, and said to be so.
+  for (const std::string& field : fields_beyond_framework(s))
+    w.push_back({warning_code::layout_beyond_framework,
+                 field + ": the framework's own code does not offer this for the setup (" +
+                     "engine/include/trainmem/framework_parallelism.hpp); it is priced as stated",
+                 {{"field", field}}});
   if (s.parallel.zero_stage >= 1 && arch)
     w.push_back({warning_code::zero_does_not_shard_activations,
                           "ZeRO/FSDP shard parameters, gradients and optimizer states, not activations: activations "

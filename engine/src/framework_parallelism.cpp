@@ -1,5 +1,7 @@
 #include "trainmem/framework_parallelism.hpp"
 
+#include <algorithm>
+
 #include "trainmem/framework_defaults.hpp"
 
 namespace trainmem {
@@ -17,6 +19,25 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s) {
     case Framework::fsdp: return {false, false, std::nullopt, fsdp_stages};
   }
   return {};
+}
+
+bool adapters_available(Framework f) { return f != Framework::torchtitan && f != Framework::megatron; }
+
+std::vector<std::string> fields_beyond_framework(const TrainingSetup& s) {
+  const FrameworkParallelism offered = framework_parallelism(s);
+  const ParallelSettings& p = s.parallel;
+  std::vector<std::string> fields;
+  if (uses_adapters(s.method) && !adapters_available(s.framework)) fields.push_back("method");
+  if (p.tensor_parallel_size > 1 && !offered.tensor) fields.push_back("parallel.tensor_parallel_size");
+  if (p.pipeline_parallel_size > 1 && !offered.pipeline) fields.push_back("parallel.pipeline_parallel_size");
+  if (p.context_parallel_size > 1) {
+    if (!offered.context) fields.push_back("parallel.context_parallel_size");
+    else if (*offered.context != p.context_parallel_kind) fields.push_back("parallel.context_parallel_kind");
+  }
+  if (s.framework != Framework::megatron && p.world_size > 1 &&
+      std::find(offered.zero_stages.begin(), offered.zero_stages.end(), p.zero_stage) == offered.zero_stages.end())
+    fields.push_back("parallel.zero_stage");
+  return fields;
 }
 
 }  // namespace trainmem

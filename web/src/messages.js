@@ -228,6 +228,10 @@ export const WORDINGS = {
     en: (c) => 'rlhf.rollout.vllm_gpu_memory_utilization ' + c.s('share') + ' gives vLLM ' + c.b('bytes') + ', less than the policy\'s ' + c.b('weights') + ' of weights: vLLM cannot load the model (raise the share, or run vLLM as a server)',
     zh: (c) => 'rlhf.rollout.vllm_gpu_memory_utilization 为 ' + c.s('share') + '，vLLM 只得到 ' + c.b('bytes') + '，少于策略模型权重的 ' + c.b('weights') + '：vLLM 无法加载模型（请提高比例，或把 vLLM 作为服务器运行）',
   },
+  layout_beyond_framework: {
+    en: (c) => c.s('field') + ': the framework\'s own code does not offer this for the setup; it is priced as stated',
+    zh: (c) => c.s('field') + '：该框架自身的代码不支持这种设置；按所给设置估算',
+  },
   above_2_53: {
     en: (c) => c.s('fields') + ' exceed 2^53 = 9007199254740992: JavaScript shows them rounded',
     zh: (c) => c.s('fields') + ' 超过 2^53 = 9007199254740992：JavaScript 显示的是舍入后的值',

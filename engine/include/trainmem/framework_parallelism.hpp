@@ -1,7 +1,8 @@
 // The parallelism each training framework's own code offers: the dimensions and sharding stages
 // the strategy search (strategy_search.hpp) may propose for a setup, so that a ranked strategy is
-// one the user's framework can run. A document may still state any layout; this only bounds what
-// the engine suggests.
+// one the user's framework can run. A document may still state any layout (a newer release may
+// offer more): it is priced as stated, with a layout_beyond_framework warning per field beyond
+// this table (fields_beyond_framework).
 //
 //   megatron    tensor, pipeline and context parallel (ring: --cp-comm-type p2p), ZeRO 0 or 1
 //               (--use-distributed-optimizer shards the optimizer states over data parallel):
@@ -32,6 +33,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "trainmem/training_setup.hpp"
@@ -45,5 +47,15 @@ struct FrameworkParallelism {
 };
 
 FrameworkParallelism framework_parallelism(const TrainingSetup& s);
+
+// Whether the framework trains LoRA/QLoRA adapters: torchtitan and Megatron-LM have none (PEFT
+// adapters are Hugging Face's; torchtune has its own).
+bool adapters_available(Framework f);
+
+// The fields of the setup that state more than its framework's own code offers, in document order
+// (paths: "method", "parallel.tensor_parallel_size", "parallel.pipeline_parallel_size",
+// "parallel.context_parallel_size", "parallel.context_parallel_kind", "parallel.zero_stage").
+// Megatron's ZeRO stage is not judged: Megatron-FSDP (--use-megatron-fsdp) shards beyond stage 1.
+std::vector<std::string> fields_beyond_framework(const TrainingSetup& s);
 
 }  // namespace trainmem

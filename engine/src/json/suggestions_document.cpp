@@ -10,6 +10,7 @@
 
 #include "documents.hpp"
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/framework_parallelism.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/uncertainty.hpp"
 
@@ -28,7 +29,6 @@ struct Candidate {
 bool bitsandbytes_available(Framework f) {
   return f == Framework::hf_trainer || f == Framework::torchtune || f == Framework::fsdp;
 }
-bool adapters_available(Framework f) { return f != Framework::torchtitan && f != Framework::megatron; }
 
 std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
   std::vector<Candidate> out;
