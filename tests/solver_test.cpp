@@ -534,3 +534,28 @@ TEST_CASE("calibration answers at the document's sequence; bad point pairs are r
   CHECK_THAT(three.json, Catch::Contains("solve.calibration has 3 measured points; the limit is 2"));
   CHECK_THAT(three.json, Catch::Contains("\"code\": \"out_of_range\""));
 }
+
+TEST_CASE("calibration: two points that shrink as tokens grow give no fit, never a negative byte count", "[solver][calibration]") {
+  // 40e9 at 4,096 tokens, 30e9 at 8,192: -10e9 / 4096 bytes per token is no fit.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 4096}})");
+  const auto c = calibrate(s, {Measurement{40e9, 1, 4096, Measurement::Measure::allocated},
+                               Measurement{30e9, 1, 8192, Measurement::Measure::allocated}}, 80e9);
+  REQUIRE(c);
+  CHECK_FALSE(c->bytes_per_token);
+  CHECK_FALSE(c->fixed_bytes);
+  REQUIRE(c->reasons.size() == 1);
+  CHECK(c->reasons[0].code == std::string("calibration_per_token_not_positive"));
+}
+
+TEST_CASE("an answer that stops at the search's cap says so", "[solver]") {
+  // SmolLM-135M on a 1e15-byte device: every sequence up to the 2^24 = 16,777,216-token cap fits.
+  const JsonResult j = solve_json(R"({"model": {"preset": "smollm-135m"}, "gpu": {"memory_bytes": 1e15}, "solve": {}})");
+  REQUIRE(j.ok);
+  const nlohmann::json out = nlohmann::json::parse(j.json);
+  CHECK(out["max_seq_length"]["value"] == 16777216);
+  bool said = false;
+  for (const auto& r : out["reason_messages"])
+    said = said || (r["code"] == "answer_at_search_cap" && r["params"]["answer"] == "max_seq_length" && r["params"]["cap"] == 16777216);
+  CHECK(said);
+}

@@ -62,13 +62,13 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
     per_token = (m1.bytes - m0.bytes) / (t1 - t0);  // validated: different token counts
   }
   const double fixed = m0.bytes - per_token * t0;
-  c.bytes_per_token = per_token;
-  c.fixed_bytes = fixed;
-  if (per_token <= 0) {
+  if (per_token <= 0) {  // no fit: bytes_per_token and fixed_bytes stay null (a byte count is never negative)
     c.reasons.push_back({reason_code::calibration_per_token_not_positive,
                          "calibration: the fitted per-token part is not positive: the two points do not grow with tokens", {}});
     return c;
   }
+  c.bytes_per_token = per_token;
+  c.fixed_bytes = fixed;
   // The budget in the measurement's terms: remove what the compared peak adds on top of the
   // measured quantity (fragmentation and/or the CUDA context), as the engine prices it.
   const double compared = compared_peak(s0, e0).value_or(p0);

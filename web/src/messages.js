@@ -241,6 +241,10 @@ export const WORDINGS = {
     en: () => 'this answer needs an architecture: give model.preset or model.hf_config',
     zh: () => '此问题需要模型结构才能回答：请选择 model.preset 或提供 model.hf_config',
   },
+  answer_at_search_cap: {
+    en: (c) => c.s('answer') + ' stops at the search\'s cap of ' + c.n('cap') + ': the setup fits at least that much',
+    zh: (c) => c.s('answer') + ' 达到了搜索上限 ' + c.n('cap') + '：该设置至少能容纳这么多',
+  },
   micro_batch_one_does_not_fit: {
     en: (c) => 'micro-batch 1 does not fit at seq_length ' + c.n('seq_length') + ': shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs',
     zh: (c) => '序列长度为 ' + c.n('seq_length') + ' 时，微批为 1 也放不下：请缩短序列、开启激活检查点、加大切分（ZeRO-3）或增加 GPU',

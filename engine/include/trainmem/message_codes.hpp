@@ -54,6 +54,7 @@ inline constexpr const char* layout_beyond_framework = "layout_beyond_framework"
 // the solve document's reason_messages and each strategy's explanation_message.
 namespace reason_code {
 inline constexpr const char* answer_needs_architecture = "answer_needs_architecture";
+inline constexpr const char* answer_at_search_cap = "answer_at_search_cap";
 inline constexpr const char* micro_batch_one_does_not_fit = "micro_batch_one_does_not_fit";
 inline constexpr const char* model_states_exceed_budget = "model_states_exceed_budget";
 inline constexpr const char* band_past_gpu_at_every_count = "band_past_gpu_at_every_count";
@@ -155,6 +156,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     // in bytes (model_states, headroom, freed); step_time_increase a fraction of the step without
     // recompute; include_offload "true" or "false".
     {reason_code::answer_needs_architecture, MessageKind::reason, ""},
+    {reason_code::answer_at_search_cap, MessageKind::reason, "answer cap"},
     {reason_code::micro_batch_one_does_not_fit, MessageKind::reason, "seq_length"},
     {reason_code::model_states_exceed_budget, MessageKind::reason, ""},
     {reason_code::band_past_gpu_at_every_count, MessageKind::reason, "gpus max_gpus zero_stage"},
