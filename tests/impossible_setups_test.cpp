@@ -109,3 +109,23 @@ TEST_CASE("a layout beyond what the framework's own code offers is priced as sta
   CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 4, "zero_stage": 3, "context_parallel_size": 2}, "batch": {"seq_length": 4096})") ==
         std::vector<std::string>{"parallel.context_parallel_kind"});
 }
+
+TEST_CASE("a checkpoint stored quantized is named, not silently priced as 16-bit", "[impossible]") {
+  // A Llama-2-7B-shaped config with GPTQ's quantization_config (quant_method "gptq", 4 bits): the
+  // weights are priced in the training dtype, and a warning says so; QLoRA prices a quantized base.
+  auto warned = [](const char* method, const char* quantization) {
+    const nlohmann::json out = nlohmann::json::parse(trainmem::estimate_json(
+        std::string(R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+      "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000)") + quantization + R"(}}, "method": ")" + method + "\"}").json);
+    REQUIRE(out.contains("per_gpu"));
+    for (const auto& w : out["warnings"])
+      if (w["code"] == "quantized_checkpoint") return w["params"];
+    return nlohmann::json();
+  };
+  const char* gptq = R"(, "quantization_config": {"quant_method": "gptq", "bits": 4})";
+  CHECK(warned("full", gptq) == nlohmann::json{{"quant_method", "gptq"}, {"method", "full"}});
+  CHECK(warned("lora", gptq) == nlohmann::json{{"quant_method", "gptq"}, {"method", "lora"}});
+  CHECK(warned("qlora", gptq).is_null());
+  CHECK(warned("full", "").is_null());
+  CHECK(warned("full", R"(, "quantization_config": {"bits": 8})") == nlohmann::json{{"quant_method", "unknown"}, {"method", "full"}});
+}

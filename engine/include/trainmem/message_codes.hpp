@@ -47,6 +47,7 @@ inline constexpr const char* time_unavailable = "time_unavailable";
 inline constexpr const char* above_2_53 = "above_2_53";
 inline constexpr const char* vllm_share_below_weights = "vllm_share_below_weights";
 inline constexpr const char* layout_beyond_framework = "layout_beyond_framework";
+inline constexpr const char* quantized_checkpoint = "quantized_checkpoint";
 }  // namespace warning_code
 
 // Why an answer of `solve` (solver.hpp, calibration.hpp) or its strategy search
@@ -149,6 +150,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::ssm_fused_kernels, MessageKind::warning, ""},
     {warning_code::time_unavailable, MessageKind::warning, "reason"},
     {warning_code::layout_beyond_framework, MessageKind::warning, "field"},
+    {warning_code::quantized_checkpoint, MessageKind::warning, "quant_method method"},
     {warning_code::above_2_53, MessageKind::warning, "fields"},
     // bytes: vLLM's pool (the share of the device); weights: its copy of the policy.
     {warning_code::vllm_share_below_weights, MessageKind::warning, "share bytes weights"},

@@ -83,6 +83,15 @@ bool read_model_type(const HfConfig& config, Errors& errors, std::string& out) {
   return true;
 }
 
+// A checkpoint stored quantized says so in its config's quantization_config (transformers
+// quantizers/auto.py reads quant_method from it).
+void note_quantization(const HfConfig& config, Architecture& a) {
+  const HfValue* q = config.find("quantization_config");
+  if (!q || q->kind != HfValue::Kind::object) return;
+  const HfValue* method = q->object->find("quant_method");
+  a.checkpoint_quantization = method && method->kind == HfValue::Kind::string && !method->text.empty() ? excerpt(method->text) : "unknown";
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_model_types() {
@@ -104,6 +113,7 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
     if (a) {
       a->peft_default_targets = peft_has_default_targets(type);
       a->transformers_attention = architectures::transformers_attention(type);
+      note_quantization(config, *a);
     }
     if (a && !within_limits(*a)) {
       errors.push_back({error_code::out_of_range, config.path,
@@ -154,6 +164,7 @@ std::optional<Architecture> architecture_from_hf_config(const HfConfig& config, 
   if (a) {
     a->peft_default_targets = peft_has_default_targets(type);
     a->transformers_attention = architectures::transformers_attention(type);
+    note_quantization(config, *a);
   }
   // A wrapper without a layout here (read through its text_config): its other parts are named.
   if (a && source != &config) architectures::note_unpriced_parts(config, {"text_config"}, *a);
