@@ -129,3 +129,13 @@ TEST_CASE("a checkpoint stored quantized is named, not silently priced as 16-bit
   CHECK(warned("full", "").is_null());
   CHECK(warned("full", R"(, "quantization_config": {"bits": 8})") == nlohmann::json{{"quant_method", "unknown"}, {"method", "full"}});
 }
+
+TEST_CASE("virtual pipeline stages without a pipeline are reported as ignored", "[impossible]") {
+  // Interleaving splits each pipeline rank's layers into chunks; with one stage there is nothing to
+  // interleave, and the estimate is that of the plain setup.
+  const std::string base = R"({"model": {"preset": "llama-2-7b"}, "framework": "megatron", "gpu": "h100-sxm-80gb", "parallel": {"world_size": 1)";
+  const trainmem::TrainingSetup s = trainmem::test::setup_from(base + R"(, "pipeline_schedule": "interleaved_1f1b", "virtual_pipeline_stages": 4}})");
+  REQUIRE(s.ignored_fields.size() == 1);
+  CHECK(s.ignored_fields[0].rfind("parallel.virtual_pipeline_stages", 0) == 0);
+  CHECK(trainmem::test::setup_from(base + "}}").ignored_fields.empty());
+}

@@ -423,6 +423,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none,
        "checkpointed_layers (activation_checkpointing is none)");
   note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel (needs tensor_parallel_size > 1)");
+  note(s.parallel.virtual_pipeline_stages > 1 && s.parallel.pipeline_parallel_size == 1,
+       "parallel.virtual_pipeline_stages (needs pipeline_parallel_size > 1)");
   // Tensor-parallel communication under the GEMMs is Megatron's --tp-comm-overlap (Transformer
   // Engine's userbuffers) and torchtitan's async tensor parallel; elsewhere it changes nothing.
   if (s.parallel.tp_comm_overlap && s.framework != Framework::megatron && s.framework != Framework::torchtitan) {
