@@ -7,7 +7,9 @@
 //   - the time from navigation to the first estimate on screen, hosted (localhost) and from file://
 //     (the offline folder), with the page's own marks on the way (engine ready, catalog lists);
 //   - the re-render after an input change: the input event until the new estimate is drawn (the
-//     engine's answer from its worker and every result table), and the handler alone;
+//     engine's answer from its worker, the headline and every result table; the charts, the
+//     Pictures section's views and the GPU table's column follow after that frame), and the
+//     handler alone;
 //   - the What fits? answers that follow, and the solve with a 1,024-GPU strategy search.
 // Medians of repeated runs, each in a fresh browser context (no cache, no stored state); with several
 // site folders (a build before and after a change) the runs alternate between them so that every
