@@ -51,6 +51,14 @@ TEST_CASE("a usable figure leaves room for the CUDA context", "[impossible]") {
   CHECK(error_fields(R"({"model": {"preset": "llama-3.2-1b"}, "gpu": {"memory_bytes": 24e9, "usable_bytes": 24e9}})") ==
         std::vector<std::string>{"gpu.usable_bytes"});
   CHECK(error_fields(R"({"model": {"preset": "llama-3.2-1b"}, "gpu": {"memory_bytes": 24e9, "usable_bytes": 23e9}})").empty());
+  // The context the message names is in its params: 20e9 given.
+  CHECK(e["params"]["context"] == 20e9);
+  // A device of 500 MiB = 524,288,000 B is not above the default context of 536,870,912 B.
+  const nlohmann::json small = first_error(R"({"model": {"preset": "smollm-135m"}, "gpu": {"memory_bytes": 524288000}})");
+  CHECK(small["field"] == "gpu.memory_bytes");
+  CHECK(small["params"]["reason"] == "default_context_not_below_memory");
+  CHECK(small["params"]["context"] == 536870912.0);
+  CHECK(error_fields(R"({"model": {"preset": "smollm-135m"}, "gpu": {"memory_bytes": 524288000, "cuda_context_bytes": 1e8}})").empty());
 }
 
 TEST_CASE("the optimizer stepped in backward leaves no gradient to accumulate", "[impossible]") {
@@ -84,9 +92,9 @@ TEST_CASE("Megatron's tensor parallelism must divide each MLP's width", "[imposs
 }
 
 TEST_CASE("a layout beyond what the framework's own code offers is priced as stated and said to be so", "[impossible]") {
-  // framework_parallelism.hpp: DeepSpeed around a transformers model has no pipeline parallelism,
-  // FSDP no ZeRO-1, Megatron-LM no adapters, the Hugging Face Trainer neither tensor nor pipeline
-  // parallelism; each such field gets a layout_beyond_framework warning naming it.
+  // framework_parallelism.cpp: DeepSpeed around a transformers model has no pipeline parallelism
+  // and its AutoTP stops at ZeRO-2, FSDP has no ZeRO-1, Megatron-LM no adapters, the Hugging Face
+  // Trainer no pipeline parallelism; each such field gets a layout_beyond_framework warning.
   auto flagged = [](const std::string& rest) {
     const nlohmann::json out = nlohmann::json::parse(trainmem::estimate_json(
         R"({"model": {"preset": "llama-2-7b"}, "gpu": "h100-sxm-80gb", )" + rest + "}").json);
@@ -102,7 +110,15 @@ TEST_CASE("a layout beyond what the framework's own code offers is priced as sta
         std::vector<std::string>{"parallel.zero_stage"});
   CHECK(flagged(R"("framework": "megatron", "method": "lora")") == std::vector<std::string>{"method"});
   CHECK(flagged(R"("framework": "hf_trainer", "parallel": {"world_size": 8, "tensor_parallel_size": 2, "pipeline_parallel_size": 2})") ==
-        std::vector<std::string>{"parallel.tensor_parallel_size", "parallel.pipeline_parallel_size"});
+        std::vector<std::string>{"parallel.pipeline_parallel_size"});
+  CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3, "tensor_parallel_size": 2})") ==
+        std::vector<std::string>{"parallel.tensor_parallel_size"});
+  // Runnable: DeepSpeed AutoTP at ZeRO-2, Megatron's all-to-all context parallelism, the HF Trainer
+  // driving DeepSpeed with Ulysses, or FSDP2 with ring attention.
+  CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 2, "tensor_parallel_size": 2})").empty());
+  CHECK(flagged(R"("framework": "megatron", "parallel": {"world_size": 8, "context_parallel_size": 2, "context_parallel_kind": "ulysses"}, "batch": {"seq_length": 4096})").empty());
+  CHECK(flagged(R"("framework": "hf_trainer", "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "deepspeed", "context_parallel_size": 4, "context_parallel_kind": "ulysses"}, "batch": {"seq_length": 4096})").empty());
+  CHECK(flagged(R"("framework": "hf_trainer", "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp2", "context_parallel_size": 2}, "batch": {"seq_length": 4096})").empty());
   // What each offers: no warning. DeepSpeed's sequence parallelism is Ulysses; ring is flagged.
   CHECK(flagged(R"("framework": "megatron", "parallel": {"world_size": 8, "tensor_parallel_size": 2, "pipeline_parallel_size": 2, "zero_stage": 1})").empty());
   CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 4, "zero_stage": 3, "context_parallel_size": 2, "context_parallel_kind": "ulysses"})").empty());
@@ -127,7 +143,12 @@ TEST_CASE("a checkpoint stored quantized is named, not silently priced as 16-bit
   CHECK(warned("lora", gptq) == nlohmann::json{{"quant_method", "gptq"}, {"method", "lora"}});
   CHECK(warned("qlora", gptq).is_null());
   CHECK(warned("full", "").is_null());
-  CHECK(warned("full", R"(, "quantization_config": {"bits": 8})") == nlohmann::json{{"quant_method", "unknown"}, {"method", "full"}});
+  CHECK(warned("freeze", gptq) == nlohmann::json{{"quant_method", "gptq"}, {"method", "freeze"}});
+  // No method named, or bitsandbytes loading neither 4 nor 8 bits: not a quantized checkpoint.
+  CHECK(warned("full", R"(, "quantization_config": {})").is_null());
+  CHECK(warned("full", R"(, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": false, "load_in_8bit": false})").is_null());
+  CHECK(warned("full", R"(, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true})") ==
+        nlohmann::json{{"quant_method", "bitsandbytes"}, {"method", "full"}});
 }
 
 TEST_CASE("virtual pipeline stages without a pipeline are reported as ignored", "[impossible]") {

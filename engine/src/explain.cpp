@@ -113,16 +113,17 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::model_states_only,
                           "only a parameter count was given: activations, buffers and the peak need an architecture "
                           "(model.preset or model.hf_config); the figures are the model-state lower bound"});
-  // A checkpoint stored quantized (GPTQ, AWQ, FP8, ...): transformers' Trainer refuses to fully
-  // fine-tune a purely quantized model, and LoRA over it keeps the base quantized; the estimate
-  // prices the weights in the training dtype. QLoRA prices a quantized base already.
+  // A checkpoint stored quantized (GPTQ, AWQ, FP8, MXFP4, ...): training its weights needs them
+  // de-quantized, and LoRA over it keeps the base as stored; the estimate prices the weights in the
+  // training dtype. QLoRA prices a quantized base already.
   if (arch && !arch->checkpoint_quantization.empty() && s.method != Method::qlora)
     w.push_back({warning_code::quantized_checkpoint,
-                 "model.hf_config.quantization_config: the checkpoint is stored quantized (quant_method \"" +
-                     arch->checkpoint_quantization + "\"); its weights are priced in the training dtype" +
+                 "the checkpoint is stored quantized (quantization_config.quant_method \"" + arch->checkpoint_quantization +
+                     "\"); its weights are priced in the training dtype" +
                      (uses_adapters(s.method) ? " though LoRA keeps the quantized base as stored (method \"qlora\" prices a 4-bit base)"
-                                              : ", as a de-quantized copy (transformers' Trainer refuses to fine-tune a purely quantized model)"),
-                 {{"quant_method", arch->checkpoint_quantization}, {"method", uses_adapters(s.method) ? "lora" : "full"}}});
+                                              : ", as a de-quantized copy"),
+                 {{"quant_method", arch->checkpoint_quantization},
+                  {"method", uses_adapters(s.method) ? "lora" : s.method == Method::freeze ? "freeze" : "full"}}});
   // A layout beyond what the framework's own code offers is priced as stated, and said to be so.
   for (const std::string& field : fields_beyond_framework(s))
     w.push_back({warning_code::layout_beyond_framework,

@@ -1,7 +1,5 @@
 #include "trainmem/framework_parallelism.hpp"
 
-#include <algorithm>
-
 #include "trainmem/framework_defaults.hpp"
 
 namespace trainmem {
@@ -24,19 +22,31 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s) {
 bool adapters_available(Framework f) { return f != Framework::torchtitan && f != Framework::megatron; }
 
 std::vector<std::string> fields_beyond_framework(const TrainingSetup& s) {
-  const FrameworkParallelism offered = framework_parallelism(s);
+  // What each can run at all in a current release, wider than what the search proposes:
+  //  - Megatron-LM: context parallelism of either kind (--cp-comm-type p2p, a2a, allgather, a2a+p2p).
+  //  - DeepSpeed (and a trainer that drives it): AutoTP training at ZeRO 0-2 (deepspeedai/DeepSpeed
+  //    v0.16.4, "tensor_parallel": {"autotp_size"}); Ulysses sequence parallelism; no pipeline
+  //    parallelism for a transformers model (runtime/pipe/engine.py runs a PipelineModule).
+  //  - FSDP engines (torchtitan, torchtune, plain FSDP, accelerate): DTensor tensor and ring context
+  //    parallelism (accelerate's ParallelismConfig over FSDP2); no ZeRO-1 (FSDP's strategies shard
+  //    parameters and gradients together, or gradients alone, or nothing).
+  //  - Pipeline parallelism: Megatron-LM, torchtitan and plain PyTorch (torch.distributed.pipelining);
+  //    not torchtune's recipes, DeepSpeed around a transformers model or the Hugging Face Trainer.
+  //  - Adapters: not torchtitan or Megatron-LM; torchtune's LoRA recipes assert tensor_parallel_dim 1.
   const ParallelSettings& p = s.parallel;
+  const bool deepspeed = s.framework == Framework::deepspeed ||
+                         (s.framework == Framework::hf_trainer && sharding_engine(s) == ShardingEngine::deepspeed);
+  const bool fsdp_engine = !deepspeed && s.framework != Framework::megatron;
   std::vector<std::string> fields;
   if (uses_adapters(s.method) && !adapters_available(s.framework)) fields.push_back("method");
-  if (p.tensor_parallel_size > 1 && !offered.tensor) fields.push_back("parallel.tensor_parallel_size");
-  if (p.pipeline_parallel_size > 1 && !offered.pipeline) fields.push_back("parallel.pipeline_parallel_size");
-  if (p.context_parallel_size > 1) {
-    if (!offered.context) fields.push_back("parallel.context_parallel_size");
-    else if (*offered.context != p.context_parallel_kind) fields.push_back("parallel.context_parallel_kind");
-  }
-  if (s.framework != Framework::megatron && p.world_size > 1 &&
-      std::find(offered.zero_stages.begin(), offered.zero_stages.end(), p.zero_stage) == offered.zero_stages.end())
-    fields.push_back("parallel.zero_stage");
+  const bool tensor = deepspeed ? p.zero_stage <= 2 : !(s.framework == Framework::torchtune && uses_adapters(s.method));
+  if (p.tensor_parallel_size > 1 && !tensor) fields.push_back("parallel.tensor_parallel_size");
+  const bool pipeline = s.framework == Framework::megatron || s.framework == Framework::torchtitan || s.framework == Framework::fsdp;
+  if (p.pipeline_parallel_size > 1 && !pipeline) fields.push_back("parallel.pipeline_parallel_size");
+  if (p.context_parallel_size > 1 && s.framework != Framework::megatron &&
+      p.context_parallel_kind != (deepspeed ? ContextParallelKind::ulysses : ContextParallelKind::ring))
+    fields.push_back("parallel.context_parallel_kind");
+  if (fsdp_engine && p.world_size > 1 && p.zero_stage == 1) fields.push_back("parallel.zero_stage");
   return fields;
 }
 

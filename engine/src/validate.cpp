@@ -111,17 +111,24 @@ Errors validate(const TrainingSetup& s) {
                  {{"reason", "ring_context_parallel_needs_fused_attention"}, {"value", static_cast<double>(p.context_parallel_size)}}});
   // A usable figure is what the framework can allocate once the CUDA context is made, so the two
   // fit in the device (a usable figure equal to the whole memory leaves the context nowhere).
-  if (s.gpu && s.gpu->usable_bytes) {
+  if (s.gpu) {
     const double device = static_cast<double>(s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
     const double context = cuda_context_bytes(s);
-    if (static_cast<double>(*s.gpu->usable_bytes) + context > device)
+    if (s.gpu->usable_bytes && static_cast<double>(*s.gpu->usable_bytes) + context > device)
       e.push_back({error_code::inconsistent, "gpu.usable_bytes",
                    "gpu.usable_bytes = " + str(*s.gpu->usable_bytes) + " plus the CUDA context (" +
                        str(static_cast<std::int64_t>(context)) + (s.gpu->cuda_context_bytes ? "" : ", the default") +
                        ") exceeds the device's " + str(static_cast<std::int64_t>(device)) +
-                       " bytes: usable_bytes is what the framework can allocate after the context",
+                       " bytes: usable_bytes is what the framework can allocate after the context (at most " +
+                       str(static_cast<std::int64_t>(device - context)) + " here; or give gpu.cuda_context_bytes)",
                    {{"reason", "usable_and_context_above_memory"}, {"value", static_cast<double>(*s.gpu->usable_bytes)},
-                    {"limit", device}}});
+                    {"context", context}, {"limit", device}}});
+    // A device no larger than the default context (a given one is checked where it is read).
+    if (s.gpu->has_cuda_context && !s.gpu->cuda_context_bytes && context >= device)
+      e.push_back({error_code::inconsistent, "gpu.memory_bytes",
+                   "gpu.memory_bytes = " + str(static_cast<std::int64_t>(device)) + " is not above the default CUDA context of " +
+                       str(static_cast<std::int64_t>(context)) + " bytes: give gpu.cuda_context_bytes",
+                   {{"reason", "default_context_not_below_memory"}, {"context", context}, {"limit", device}}});
   }
   // The global batch (micro-batch x data parallel x accumulation, in sequences) is an exact JSON
   // number only up to 2^53; beyond it the product would wrap, and no trainer runs such a batch.
@@ -181,7 +188,7 @@ Errors validate(const TrainingSetup& s) {
       if (g.mlp.num_local_experts > 0 && g.mlp.moe_intermediate_size > 0)
         check_divides(e, expert_tp, g.mlp.moe_intermediate_size,
                       p.expert_tensor_parallel_size ? "parallel.expert_tensor_parallel_size" : "parallel.tensor_parallel_size",
-                      "moe_intermediate_size");
+                      "each expert's intermediate size");
     }
     if (!e.empty()) break;
   }

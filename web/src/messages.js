@@ -229,10 +229,10 @@ export const WORDINGS = {
     zh: (c) => 'rlhf.rollout.vllm_gpu_memory_utilization 为 ' + c.s('share') + '，vLLM 只得到 ' + c.b('bytes') + '，少于策略模型权重的 ' + c.b('weights') + '：vLLM 无法加载模型（请提高比例，或把 vLLM 作为服务器运行）',
   },
   quantized_checkpoint: {
-    en: (c) => 'model.hf_config.quantization_config: the checkpoint is stored quantized (quant_method "' + c.s('quant_method') + '"); its weights are priced in the training dtype'
-      + (c.s('method') === 'lora' ? ' though LoRA keeps the quantized base as stored (method "qlora" prices a 4-bit base)' : ', as a de-quantized copy (transformers\' Trainer refuses to fine-tune a purely quantized model)'),
-    zh: (c) => 'model.hf_config.quantization_config：该检查点以量化形式存储（quant_method "' + c.s('quant_method') + '"）；其权重按训练数据类型估算'
-      + (c.s('method') === 'lora' ? '，但 LoRA 会保持基座为量化存储（method "qlora" 按 4 位基座估算）' : '，即反量化后的副本（transformers 的 Trainer 拒绝对纯量化模型做微调）'),
+    en: (c) => 'the checkpoint is stored quantized (quantization_config.quant_method "' + c.s('quant_method') + '"); its weights are priced in the training dtype'
+      + (c.s('method') === 'lora' ? ' though LoRA keeps the quantized base as stored (method "qlora" prices a 4-bit base)' : ', as a de-quantized copy'),
+    zh: (c) => '该检查点以量化形式存储（quantization_config.quant_method "' + c.s('quant_method') + '"）；其权重按训练数据类型估算'
+      + (c.s('method') === 'lora' ? '，但 LoRA 会保持基座为量化存储（method "qlora" 按 4 位基座估算）' : '，即反量化后的副本'),
   },
   layout_beyond_framework: {
     en: (c) => c.s('field') + ': the framework\'s own code does not offer this for the setup; it is priced as stated',

@@ -240,8 +240,8 @@ struct Architecture {
   // Parts of the config left out of the figures, each named in a warning.
   std::vector<UnpricedPart> unpriced_parts;
   // quantization_config.quant_method of a checkpoint stored quantized ("gptq", "awq", "fp8",
-  // "bitsandbytes", ...; "unknown" without one); empty for a checkpoint in a float dtype. Its
-  // weights are priced in the training dtype, with a quantized_checkpoint warning.
+  // "bitsandbytes" loading 4 or 8 bits, ...); empty for a checkpoint in a float dtype. Its weights
+  // are priced in the training dtype, with a quantized_checkpoint warning.
   std::string checkpoint_quantization;
   // What the layout assumed where the config was silent (a model_type without a family layout
   // here is read as a generic decoder); empty for a known family. Reported as a warning.

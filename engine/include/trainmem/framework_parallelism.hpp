@@ -1,8 +1,8 @@
 // The parallelism each training framework's own code offers: the dimensions and sharding stages
 // the strategy search (strategy_search.hpp) may propose for a setup, so that a ranked strategy is
-// one the user's framework can run. A document may still state any layout (a newer release may
-// offer more): it is priced as stated, with a layout_beyond_framework warning per field beyond
-// this table (fields_beyond_framework).
+// one the user's framework can run. A document may still state any layout: it is priced as
+// stated, with a layout_beyond_framework warning per field the framework cannot run at all
+// (fields_beyond_framework, a wider rule than this table).
 //
 //   megatron    tensor, pipeline and context parallel (ring: --cp-comm-type p2p), ZeRO 0 or 1
 //               (--use-distributed-optimizer shards the optimizer states over data parallel):
@@ -52,10 +52,11 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s);
 // adapters are Hugging Face's; torchtune has its own).
 bool adapters_available(Framework f);
 
-// The fields of the setup that state more than its framework's own code offers, in document order
+// The fields of the setup that state what its framework cannot run at all in a current release
+// (wider than the search's table above, which proposes only the common layouts), in document order
 // (paths: "method", "parallel.tensor_parallel_size", "parallel.pipeline_parallel_size",
-// "parallel.context_parallel_size", "parallel.context_parallel_kind", "parallel.zero_stage").
-// Megatron's ZeRO stage is not judged: Megatron-FSDP (--use-megatron-fsdp) shards beyond stage 1.
+// "parallel.context_parallel_kind", "parallel.zero_stage"). Megatron's ZeRO stage is not judged:
+// Megatron-FSDP (--use-megatron-fsdp) shards beyond stage 1. Sources in framework_parallelism.cpp.
 std::vector<std::string> fields_beyond_framework(const TrainingSetup& s);
 
 }  // namespace trainmem

@@ -85,11 +85,19 @@ bool read_model_type(const HfConfig& config, Errors& errors, std::string& out) {
 
 // A checkpoint stored quantized says so in its config's quantization_config (transformers
 // quantizers/auto.py reads quant_method from it).
+// A bitsandbytes config loading neither 4- nor 8-bit weights, or one naming no method, is not a
+// quantized checkpoint.
 void note_quantization(const HfConfig& config, Architecture& a) {
   const HfValue* q = config.find("quantization_config");
   if (!q || q->kind != HfValue::Kind::object) return;
   const HfValue* method = q->object->find("quant_method");
-  a.checkpoint_quantization = method && method->kind == HfValue::Kind::string && !method->text.empty() ? excerpt(method->text) : "unknown";
+  if (!method || method->kind != HfValue::Kind::string || method->text.empty()) return;
+  auto flag = [&](const char* key) {
+    const HfValue* v = q->object->find(key);
+    return v && v->kind == HfValue::Kind::boolean && v->boolean;
+  };
+  if (method->text == "bitsandbytes" && !flag("load_in_4bit") && !flag("load_in_8bit")) return;
+  a.checkpoint_quantization = excerpt(method->text);
 }
 
 }  // namespace
