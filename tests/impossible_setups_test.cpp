@@ -56,9 +56,12 @@ TEST_CASE("a usable figure leaves room for the CUDA context", "[impossible]") {
   // A device of 500 MiB = 524,288,000 B is not above the default context of 536,870,912 B.
   const nlohmann::json small = first_error(R"({"model": {"preset": "smollm-135m"}, "gpu": {"memory_bytes": 524288000}})");
   CHECK(small["field"] == "gpu.memory_bytes");
-  CHECK(small["params"]["reason"] == "default_context_not_below_memory");
+  CHECK(small["params"]["reason"] == "context_not_below_memory");
   CHECK(small["params"]["context"] == 536870912.0);
   CHECK(error_fields(R"({"model": {"preset": "smollm-135m"}, "gpu": {"memory_bytes": 524288000, "cuda_context_bytes": 1e8}})").empty());
+  // A given context is held to the same rule, at its own field.
+  CHECK(error_fields(R"({"model": {"preset": "smollm-135m"}, "gpu": {"memory_bytes": 524288000, "cuda_context_bytes": 524288000}})") ==
+        std::vector<std::string>{"gpu.cuda_context_bytes"});
 }
 
 TEST_CASE("the optimizer stepped in backward leaves no gradient to accumulate", "[impossible]") {

@@ -8,6 +8,7 @@
 #include "trainmem/pipeline_split.hpp"
 #include "trainmem/rlhf.hpp"
 #include "trainmem/multimodal_checks.hpp"
+#include "trainmem/number_text.hpp"
 #include "trainmem/vision_parameters.hpp"
 #include "trainmem/work_meter.hpp"
 
@@ -109,39 +110,37 @@ Errors validate(const TrainingSetup& s) {
                  "attention \"eager\" cannot run ring context parallelism (context_parallel_size = " + str(p.context_parallel_size) +
                      "): ring attention needs a fused kernel (\"flash\", \"flash3\" or \"sdpa\"); or use context_parallel_kind \"ulysses\"",
                  {{"reason", "ring_context_parallel_needs_fused_attention"}, {"value", static_cast<double>(p.context_parallel_size)}}});
-  // A usable figure is what the framework can allocate once the CUDA context is made, so the two
-  // fit in the device (a usable figure equal to the whole memory leaves the context nowhere).
+  // The device holds the CUDA context (given, or the 512 MiB default) and, beside it, what the
+  // framework can allocate: a usable figure is what is left once the context is made.
   if (s.gpu) {
     const double device = static_cast<double>(s.gpu->device_total_bytes.value_or(s.gpu->memory_bytes));
     const double context = cuda_context_bytes(s);
-    if (s.gpu->usable_bytes && static_cast<double>(*s.gpu->usable_bytes) + context > device)
+    const std::string shown_context = str(static_cast<std::int64_t>(context)) + (s.gpu->cuda_context_bytes ? "" : ", the default");
+    if (s.gpu->has_cuda_context && context >= device)
+      e.push_back({error_code::inconsistent, s.gpu->cuda_context_bytes ? "gpu.cuda_context_bytes" : "gpu.memory_bytes",
+                   "the CUDA context (" + shown_context + ") is not below the device's " + str(static_cast<std::int64_t>(device)) +
+                       " bytes" + (s.gpu->cuda_context_bytes ? "" : ": give gpu.cuda_context_bytes"),
+                   {{"reason", "context_not_below_memory"}, {"context", context}, {"limit", device}}});
+    else if (s.gpu->usable_bytes && static_cast<double>(*s.gpu->usable_bytes) + context > device)
       e.push_back({error_code::inconsistent, "gpu.usable_bytes",
-                   "gpu.usable_bytes = " + str(*s.gpu->usable_bytes) + " plus the CUDA context (" +
-                       str(static_cast<std::int64_t>(context)) + (s.gpu->cuda_context_bytes ? "" : ", the default") +
+                   "gpu.usable_bytes = " + str(*s.gpu->usable_bytes) + " plus the CUDA context (" + shown_context +
                        ") exceeds the device's " + str(static_cast<std::int64_t>(device)) +
                        " bytes: usable_bytes is what the framework can allocate after the context (at most " +
                        str(static_cast<std::int64_t>(device - context)) + " here; or give gpu.cuda_context_bytes)",
                    {{"reason", "usable_and_context_above_memory"}, {"value", static_cast<double>(*s.gpu->usable_bytes)},
                     {"context", context}, {"limit", device}}});
-    // A device no larger than the default context (a given one is checked where it is read).
-    if (s.gpu->has_cuda_context && !s.gpu->cuda_context_bytes && context >= device)
-      e.push_back({error_code::inconsistent, "gpu.memory_bytes",
-                   "gpu.memory_bytes = " + str(static_cast<std::int64_t>(device)) + " is not above the default CUDA context of " +
-                       str(static_cast<std::int64_t>(context)) + " bytes: give gpu.cuda_context_bytes",
-                   {{"reason", "default_context_not_below_memory"}, {"context", context}, {"limit", device}}});
   }
   // The global batch (micro-batch x data parallel x accumulation, in sequences) is an exact JSON
   // number only up to 2^53; beyond it the product would wrap, and no trainer runs such a batch.
-  constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53
   const double global_batch = static_cast<double>(s.batch.micro_batch_size) * static_cast<double>(p.data_parallel_size) *
                               static_cast<double>(s.batch.gradient_accumulation_steps);
-  if (global_batch > kExactIntegerLimit) {
+  if (global_batch > kMaxExactInteger) {
     const char* field = s.batch.gradient_accumulation_steps > 1 ? "batch.gradient_accumulation_steps" : "batch.micro_batch_size";
     e.push_back({error_code::out_of_range, field,
                  std::string(field) + ": the global batch (micro_batch_size x data parallel x gradient_accumulation_steps = " +
                      str(s.batch.micro_batch_size) + " x " + str(p.data_parallel_size) + " x " +
                      str(s.batch.gradient_accumulation_steps) + ") exceeds 2^53 sequences",
-                 {{"reason", "global_batch_above_2_53"}, {"limit", kExactIntegerLimit}}});
+                 {{"reason", "global_batch_above_2_53"}, {"limit", kMaxExactInteger}}});
   }
   // Stepping each parameter as its gradient is computed leaves no gradient to accumulate
   // (torchtune's recipes raise on optimizer_in_bwd with gradient_accumulation_steps > 1).

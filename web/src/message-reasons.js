@@ -72,14 +72,13 @@ export const REASON_WORDINGS = {
     },
     reference_needed: { en: () => 'none: only GRPO (with a zero KL coefficient) trains without a reference model', zh: () => 'none：只有 GRPO（KL 系数为 0）在训练时不需要参考模型' },
     usable_above_memory: { en: () => 'gpu.usable_bytes exceeds gpu.memory_bytes', zh: () => 'gpu.usable_bytes 超过了 gpu.memory_bytes' },
-    context_not_below_memory: { en: () => 'gpu.cuda_context_bytes must be below gpu.memory_bytes', zh: () => 'gpu.cuda_context_bytes 必须小于 gpu.memory_bytes' },
+    context_not_below_memory: {
+      en: (c) => 'the CUDA context (' + c.n('context') + ' bytes) is not below the device\'s ' + c.n('limit') + ' bytes: give a smaller gpu.cuda_context_bytes or a larger gpu.memory_bytes',
+      zh: (c) => 'CUDA 上下文（' + c.n('context') + ' 字节）不小于设备的 ' + c.n('limit') + ' 字节：请减小 gpu.cuda_context_bytes 或增大 gpu.memory_bytes',
+    },
     usable_and_context_above_memory: {
       en: (c) => 'gpu.usable_bytes = ' + c.n('value') + ' plus the CUDA context (' + c.n('context') + ') exceeds the device\'s ' + c.n('limit') + ' bytes: usable_bytes is what the framework can allocate after the context (or give gpu.cuda_context_bytes)',
       zh: (c) => 'gpu.usable_bytes = ' + c.n('value') + ' 加上 CUDA 上下文（' + c.n('context') + '）超过了设备的 ' + c.n('limit') + ' 字节：usable_bytes 是创建上下文之后框架还能分配的显存（或填写 gpu.cuda_context_bytes）',
-    },
-    default_context_not_below_memory: {
-      en: (c) => 'gpu.memory_bytes = ' + c.n('limit') + ' is not above the default CUDA context of ' + c.n('context') + ' bytes: give gpu.cuda_context_bytes',
-      zh: (c) => 'gpu.memory_bytes = ' + c.n('limit') + ' 不大于默认的 CUDA 上下文 ' + c.n('context') + ' 字节：请填写 gpu.cuda_context_bytes',
     },
     ring_context_parallel_needs_fused_attention: {
       en: (c) => 'eager attention cannot run ring context parallelism (context_parallel_size = ' + c.n('value') + '): use "flash", "flash3" or "sdpa", or context_parallel_kind "ulysses"',

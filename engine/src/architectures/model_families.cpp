@@ -84,9 +84,8 @@ bool read_model_type(const HfConfig& config, Errors& errors, std::string& out) {
 }
 
 // A checkpoint stored quantized says so in its config's quantization_config (transformers
-// quantizers/auto.py reads quant_method from it).
-// A bitsandbytes config loading neither 4- nor 8-bit weights, or one naming no method, is not a
-// quantized checkpoint.
+// quantizers/auto.py reads quant_method from it); one naming no method, or bitsandbytes loading
+// neither 4- nor 8-bit weights, is not.
 void note_quantization(const HfConfig& config, Architecture& a) {
   const HfValue* q = config.find("quantization_config");
   if (!q || q->kind != HfValue::Kind::object) return;

@@ -374,9 +374,6 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   if (g.usable_bytes && memory && *g.usable_bytes > *memory)
     errors.push_back({error_code::inconsistent, "gpu.usable_bytes", "gpu.usable_bytes exceeds gpu.memory_bytes",
                       {{"reason", "usable_above_memory"}}});
-  if (g.cuda_context_bytes && memory && *g.cuda_context_bytes >= *memory)
-    errors.push_back({error_code::inconsistent, "gpu.cuda_context_bytes", "gpu.cuda_context_bytes must be below gpu.memory_bytes",
-                      {{"reason", "context_not_below_memory"}}});
   // Speeds for the time model (a custom device has none unless given).
   GpuPerformance& perf = g.performance;
   perf.bf16_dense_flops_per_s = r.number("bf16_dense_flops_per_s", 0, 1e18, true).value_or(0);
