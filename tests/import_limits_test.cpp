@@ -8,21 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "config_files.hpp"
+#include "test_support.hpp"
 #include "trainmem/config_import.hpp"
 #include "trainmem/json_api.hpp"
-#include "trainmem/work_meter.hpp"
 
 namespace {
 
 using nlohmann::json;
-
-// The engine's counted steps for one call.
-template <typename F>
-std::uint64_t steps_of(F&& call) {
-  trainmem::work_meter::reset();
-  call();
-  return trainmem::work_meter::steps();
-}
+using trainmem::test::steps_of;
 
 std::string repeat(const std::string& s, std::size_t n) {
   std::string out;

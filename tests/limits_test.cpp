@@ -8,17 +8,10 @@
 #include "trainmem/work_meter.hpp"
 
 using namespace trainmem;
+using trainmem::test::steps_of;
 using nlohmann::json;
 
 namespace {
-
-// The engine's counted steps for one call.
-template <typename F>
-std::uint64_t steps_of(F&& call) {
-  work_meter::reset();
-  call();
-  return work_meter::steps();
-}
 
 // A Qwen2-MoE config with tiny shapes; every layer is MoE unless listed in mlp_only_layers
 // (modeling_qwen2_moe.py, Qwen2MoeDecoderLayer).

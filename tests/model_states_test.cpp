@@ -287,8 +287,9 @@ TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 c
   // the trainable flat parameters to fp32: fp32 weights (4 B) that are their own master, fp32
   // gradients (4 B), Adam moments (8 B): 16 B x 8,030,261,248 / 4 = 32,121,044,992 B of states.
   // The step: torch's foreach AdamW (adamw_torch) takes one fp32 temporary per element of the rank's
-  // partition, 8,030,261,248 / 4 x 4 B = 8,030,261,248 B, and no gradient needs an fp32 copy:
-  // 40,151,306,240 B.
+  // partition, 8,030,261,248 / 4 x 4 B = 8,030,261,248 B, and no gradient needs an fp32 copy; with
+  // PyTorch's two cuBLAS workspaces (no GPU named: 8,519,680 B each, cublas_workspaces.hpp):
+  // 40,151,306,240 + 17,039,360 = 40,168,345,600 B.
   const std::string head = R"({"model": {"preset": "llama-3-8b"}, "activation_checkpointing": "full", "parallel": {"world_size": 4, "zero_stage": 3})";
   const std::string base = head + R"(, "batch": {"seq_length": 512})";
   const auto upcast = estimate_from(base + "}");
@@ -296,23 +297,23 @@ TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 c
   CHECK(upcast.bytes_per_param.grad == 4);
   CHECK(upcast.bytes_per_param.optimizer == 8);
   CHECK(upcast.per_gpu.model_states == 32121044992.0);
-  CHECK(upcast.per_gpu.phases->optimizer_step == 40151306240.0);
+  CHECK(upcast.per_gpu.phases->optimizer_step == 40168345600.0);
   // The saved weights are the fp32 ones (accelerate warns that the upcast reaches the checkpoints):
   // 8,030,261,248 x 4 B.
   CHECK(upcast.checkpoint.inference_weights_bytes == 32121044992.0);
   // A 16-bit gradient given describes accelerate before v0.30: bf16 weights and gradients beside an
   // fp32 master (2 + 2 + 12 B, the same 32,121,044,992 B), and the step upcasts each gradient of the
-  // partition to fp32 as well: + 8,030,261,248 B = 48,181,567,488 B.
+  // partition to fp32 as well: + 8,030,261,248 B = 48,198,606,848 B.
   const auto kept = estimate_from(base + R"(, "precision": {"grad_dtype": "bf16"}})");
   CHECK(kept.per_gpu.model_states == 32121044992.0);
-  CHECK(kept.per_gpu.phases->optimizer_step == 48181567488.0);
+  CHECK(kept.per_gpu.phases->optimizer_step == 48198606848.0);
   // Accumulating 4 micro-batches, the HF Trainer runs the first three under no_sync: full unsharded
   // gradients in FSDP's reduce dtype (bf16), 8,030,261,248 x 2 = 16,060,522,496 B, which the last
   // micro-batch's reduce-scatter frees (FSDPParamGroup.post_backward). The optimizer step then holds
-  // the sharded fp32 gradients only: the same 40,151,306,240 B as without accumulation.
+  // the sharded fp32 gradients only: the same 40,168,345,600 B as without accumulation.
   const auto accumulating = estimate_from(head + R"(, "batch": {"seq_length": 512, "gradient_accumulation_steps": 4}})");
   CHECK(accumulating.per_gpu.gradients == 16060522496.0);
-  CHECK(accumulating.per_gpu.phases->optimizer_step == 40151306240.0);
+  CHECK(accumulating.per_gpu.phases->optimizer_step == 40168345600.0);
   // DeepSpeed's ZeRO-3 keeps its own layout (bf16 weights, an fp32 master): no upcast.
   CHECK(estimate_from(base + R"(, "framework": "deepspeed"})").bytes_per_param.param == 2);
 }

@@ -74,11 +74,12 @@ TEST_CASE("the CUDA context is per GPU and configurable; TPUs have none (pytorch
 TEST_CASE("optimizer step above backward: foreach AdamW upcasts bf16 gradients (NVIDIA/Model-Optimizer#2483)", "[peak][faults]") {
   // bf16 weights and grads, fp32 master + Adam: 16 B/param resident, +4 B/param of fp32 gradient
   // copies during the step, +4 B/param for foreach AdamW's _foreach_sqrt of every second moment
-  // (torch/optim/adamw.py _multi_tensor_adamw) = 24 B/param.
+  // (torch/optim/adamw.py _multi_tensor_adamw) = 24 B/param, beside PyTorch's two cuBLAS workspaces
+  // (no GPU named: 2 x 8,519,680 B, cublas_workspaces.hpp).
   const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "batch": {"seq_length": 16},
     "activation_checkpointing": "full"})");
   const double n = 6738415616.0;
-  CHECK(e.per_gpu.phases->optimizer_step == 24.0 * n);
+  CHECK(e.per_gpu.phases->optimizer_step == 24.0 * n + 17039360.0);
   CHECK(e.per_gpu.peak_phase == "optimizer_step");
   CHECK(e.per_gpu.phases->optimizer_step > e.per_gpu.phases->backward);
 }

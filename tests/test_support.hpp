@@ -12,6 +12,7 @@
 #include "trainmem/estimate.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/step_time.hpp"
+#include "trainmem/work_meter.hpp"
 
 namespace trainmem::test {
 
@@ -31,6 +32,14 @@ inline StepTime time_of(const std::string& document) {
   const auto t = step_time(s, estimate(s), &why);
   if (!t) FAIL(why);
   return *t;
+}
+
+// The engine's counted steps (work_meter.hpp) for one call.
+template <typename F>
+std::uint64_t steps_of(F&& call) {
+  work_meter::reset();
+  call();
+  return work_meter::steps();
 }
 
 // The codes of every error a document produces.

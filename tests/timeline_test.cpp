@@ -110,17 +110,22 @@ TEST_CASE("timeline of a two-layer model, worked out by hand", "[timeline]") {
   const double head = T * h * (4 + 2 + 2) + T * 4;  // final RMSNorm input (bf16 + fp32 copy), lm_head input, rstd: 8,256 B
   const double logits = T * V;                    // 2,048 logits
   const double layer_grads = 2 * T * h * 2 + 3 * T * 128 * 2;  // residual and op gradients + three [T, I] MLP gradients: 16,384 B
+  // PyTorch's two cuBLAS workspaces (the Python thread's and the autograd thread's; no GPU named:
+  // the ":4096:2:16:8" default, 2 x 4096 KiB + 8 x 16 KiB = 8,519,680 B each), from the first
+  // forward on, not while loading.
+  const double workspaces = 2 * (2 * 4096 * 1024 + 8 * 16 * 1024);  // 17,039,360 B
   REQUIRE(e.timeline.size() == 8);                // 2 L + 4 on the last (only) stage
   const std::vector<std::pair<StepPoint, double>> expected = {
       {StepPoint::load, 2 * P},                                          // bf16 weights: 197,248
-      {StepPoint::forward, states + head + layer},                       // 1,588,288
-      {StepPoint::forward, states + head + 2 * layer},                   // 1,590,336
-      {StepPoint::loss_forward, states + head + 2 * layer + 10 * logits},  // HF fp32-upcast loss: 10 B per logit
+      {StepPoint::forward, states + head + layer + workspaces},          // 18,430,400
+      {StepPoint::forward, states + head + 2 * layer + workspaces},      // 18,432,448
+      {StepPoint::loss_forward, states + head + 2 * layer + 10 * logits + workspaces},  // HF fp32-upcast loss: 10 B per logit
       // and 12 B per logit in its backward (more than the head's backward: its gradient + 2 B per logit)
-      {StepPoint::loss_backward, states + head + 2 * layer + 12 * logits},
-      {StepPoint::backward, states + (head_grads + layer_share) + (head + 2 * layer) + rebuilt + layer_grads},
-      {StepPoint::backward, states + (head_grads + 2 * layer_share) + (head + layer) + rebuilt + layer_grads},
-      {StepPoint::optimizer_step, 24 * P},  // + fp32 gradient copies (4 B) + foreach AdamW sqrt temporaries (4 B)
+      {StepPoint::loss_backward, states + head + 2 * layer + 12 * logits + workspaces},
+      {StepPoint::backward, states + (head_grads + layer_share) + (head + 2 * layer) + rebuilt + layer_grads + workspaces},
+      {StepPoint::backward, states + (head_grads + 2 * layer_share) + (head + layer) + rebuilt + layer_grads + workspaces},
+      // + fp32 gradient copies (4 B) + foreach AdamW sqrt temporaries (4 B)
+      {StepPoint::optimizer_step, 24 * P + workspaces},
   };
   for (std::size_t i = 0; i < expected.size(); ++i) {
     INFO("point " << i);
@@ -136,14 +141,15 @@ TEST_CASE("timeline of a two-layer model, worked out by hand", "[timeline]") {
   CHECK(e.timeline[6].allocated > e.timeline[5].allocated);
   CHECK(e.timeline[6].reserved == Approx(e.timeline[6].allocated * ratio));
   CHECK(e.timeline[7].reserved == *e.per_gpu.peak_reserved);
-  // The optimizer step is the peak: states (with the step's 8 B per parameter as temporaries), no activations.
+  // The optimizer step is the peak: states (with the step's 8 B per parameter and the workspaces as
+  // temporaries), no activations.
   CHECK(e.per_gpu.peak_phase == "optimizer_step");
   const auto& b = e.peak_breakdown;
   CHECK(b[0].bytes == 2 * P);
   CHECK(b[1].bytes == 2 * P);
   CHECK(b[2].bytes == 12 * P);
   CHECK(b[3].bytes == 0);
-  CHECK(b[4].bytes == 8 * P);
+  CHECK(b[4].bytes == 8 * P + workspaces);
   check_step_invariants(e);
 }
 

@@ -6,6 +6,7 @@
 
 #include "trainmem/activations.hpp"
 #include "trainmem/allocator.hpp"
+#include "trainmem/cublas_workspaces.hpp"
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/rlhf.hpp"
@@ -328,6 +329,8 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
   const bool paged = is_paged(e.precision.optimizer);
   // Transformer Engine's userbuffers: the same on every stage, outside the allocator (userbuffers.hpp).
   const double userbuffers = arch ? userbuffer_bytes(s, *arch) : 0.0;
+  // PyTorch's cuBLAS workspaces, held from the first forward on (cublas_workspaces.hpp).
+  const double workspaces = cublas_workspace_bytes(s);
 
   const std::vector<ModelStates> stages = model_states(s, e.precision);
   std::optional<LossMemory> loss;
@@ -393,7 +396,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       t.training_states = training_states - t.backward_gradients;
       t.step_states = allocator_states - accumulation_only;
       t.activations = rt.activations;
-      t.always = tb.persistent + held;
+      t.always = tb.persistent + held + workspaces;
       t.forward_buffers = t.always + tb.forward;
       // The loss's working set at the end of forward, or one eager layer's scores inside it.
       t.layer_forward = rt.attention_forward;

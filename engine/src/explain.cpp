@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "trainmem/cublas_workspaces.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
@@ -226,13 +227,15 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   }
   if (g.temporary_buffers) {
     std::string parts = "logits and loss (and logits the training loop holds, loss.held_logits), ZeRO-3/FSDP gathered layers, "
-                        "gradient buckets, optimizer-step copies";
+                        "gradient buckets, optimizer-step copies, PyTorch's two cuBLAS workspaces (" +
+                        bytes(cublas_workspace_bytes(s)) + ")";
     if (precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(precision.compute_dtype)) + " copies of the linear weights";
     if (s.method == Method::qlora) parts += ", one dequantized 4-bit weight";
     if (e.rollout_vllm_bytes) parts += ", colocated vLLM's pool (rollout_vllm_bytes) where the phase holds it";
     out.push_back({"temporary_buffers", bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase + " peak: " + parts,
                    "docs/memory-model.md, \"Buffers\" and \"Activations\" (torch FSDP notes, DeepSpeed zero/config.py, "
-                   "torch/optim/adamw.py, transformers ForCausalLMLoss, torch autocast_mode.cpp cached_cast)"});
+                   "torch/optim/adamw.py, transformers ForCausalLMLoss, torch autocast_mode.cpp cached_cast, "
+                   "ATen CublasHandlePool.cpp)"});
   }
   if (g.fragmentation && g.peak_allocated) {
     out.push_back({"fragmentation",

@@ -1,0 +1,23 @@
+#include "trainmem/cublas_workspaces.hpp"
+
+namespace trainmem {
+
+namespace {
+
+// aten/src/ATen/cuda/CublasHandlePool.cpp, parseChosenWorkspaceSize: "32MiB for Hopper" (and
+// Blackwell), else the ":4096:2:16:8" default.
+constexpr double kLargeWorkspaceBytes = 32.0 * 1024 * 1024;
+constexpr double kDefaultWorkspaceBytes = 4096.0 * 1024 * 2 + 16.0 * 1024 * 8;
+// The Python thread (forward, optimizer step) and the autograd engine's device thread (backward).
+constexpr double kHandles = 2;
+
+}  // namespace
+
+double cublas_workspace_bytes(const TrainingSetup& s) {
+  if (s.gpu && !s.gpu->has_cuda_context) return 0;
+  const GpuGeneration g = s.gpu ? s.gpu->performance.generation : GpuGeneration::other;
+  const bool large = g == GpuGeneration::hopper || g == GpuGeneration::blackwell;
+  return kHandles * (large ? kLargeWorkspaceBytes : kDefaultWorkspaceBytes);
+}
+
+}  // namespace trainmem
