@@ -39,6 +39,18 @@ TEST_CASE("cuBLAS workspaces: 2 x 32 MiB on Hopper and Blackwell, 2 x 8,519,680 
   CHECK(cublas_workspace_bytes(setup_from(tiny_on(R"("tpu-v5p-95gb")"))) == 0.0);
 }
 
+TEST_CASE("cuBLAS workspaces under Megatron: Transformer Engine's beside PyTorch's", "[cublas_workspaces]") {
+  // transformer_engine/pytorch/module/base.py @fecb10b get_cublas_workspace_size_bytes: 33,554,432 B
+  // at compute capability 9+, 4,194,304 B below; initialize_ub (--tp-comm-overlap) repeats it 3 times.
+  const std::string head = R"({"model": {"preset": "llama-3-8b"}, "framework": "megatron", "batch": {"seq_length": 4096},
+    "parallel": {"world_size": 8, "tensor_parallel_size": 8, "sequence_parallel": true)";
+  // H100: 2 x 33,554,432 + 33,554,432 = 100,663,296 B; with the userbuffers 2 x 33,554,432 + 3 x 33,554,432.
+  CHECK(cublas_workspace_bytes(setup_from(head + R"(}, "gpu": "h100-sxm-80gb"})")) == 100663296.0);
+  CHECK(cublas_workspace_bytes(setup_from(head + R"(, "tp_comm_overlap": true}, "gpu": "h100-sxm-80gb"})")) == 167772160.0);
+  // A100: 2 x 8,519,680 + 4,194,304 = 21,233,664 B.
+  CHECK(cublas_workspace_bytes(setup_from(head + R"(}, "gpu": "a100-80gb"})")) == 21233664.0);
+}
+
 TEST_CASE("cuBLAS workspaces are allocated: they close the gap to this project's measured H200 peaks",
           "[cublas_workspaces][measured]") {
   // Two runs of tests/fixtures/measured_h200_hf_trainer.json (torch.cuda.max_memory_allocated, torch

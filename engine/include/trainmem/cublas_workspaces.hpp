@@ -13,9 +13,15 @@
 // 8 x 16 KiB = 8,519,680 B. This project's 32 H200 runs (tests/fixtures/measured_h200_hf_trainer.json,
 // torch 2.11) allocated 64-69 MiB above the engine's peak before this term.
 //
-// Left out: cuBLASLt's own workspace (1 MiB per handle by default), Transformer Engine's workspace
-// beside them (transformer_engine/pytorch/module/base.py get_workspace), and PyTorch before 2.0,
-// where cuBLAS allocated its workspace itself, outside the caching allocator.
+// Megatron runs its layers' GEMMs through Transformer Engine (--transformer-impl transformer_engine,
+// its default), which keeps one more workspace as a torch tensor (NVIDIA/TransformerEngine
+// transformer_engine/pytorch/module/base.py @fecb10b, get_workspace: 33,554,432 B at compute
+// capability 9 and above, 4,194,304 B below), repeated once per userbuffers stream (3) when
+// --tp-comm-overlap initializes the userbuffers (initialize_ub).
+//
+// Left out: cuBLASLt's own workspace (1 MiB per handle by default), Transformer Engine's extra
+// workspaces for grouped GEMMs on several streams, and PyTorch before 2.0, where cuBLAS allocated
+// its workspace itself, outside the caching allocator.
 #pragma once
 
 #include "trainmem/training_setup.hpp"
@@ -23,8 +29,9 @@
 namespace trainmem {
 
 // The cuBLAS workspaces alive from the first forward on: 2 x the per-handle size for the setup's
-// GPU, the smaller CUDA default (8,519,680 B each) where no GPU or no generation is named, and
-// none on a device without CUDA (gpu.has_cuda_context false: TPU, Gaudi).
+// GPU, the smaller CUDA default (8,519,680 B each) where no GPU or no generation is named, plus
+// Transformer Engine's under Megatron; none on a device without CUDA (gpu.has_cuda_context false:
+// TPU, Gaudi).
 double cublas_workspace_bytes(const TrainingSetup& s);
 
 }  // namespace trainmem
