@@ -141,7 +141,7 @@ test('a tampered link names each bad parameter: an invalid value stays in its fi
 // field with the engine's error and a note naming it, never an estimate of some other setup.
 for (const [typed, message] of [
   ['abc', 'not a number'],
-  ['-5', 'batch.micro_batch_size'],
+  ['-5', 'is invalid: -5 is out of range'],
   ['2.5', 'batch.micro_batch_size'],
 ]) {
   test(`a link carrying micro-batch "${typed}" opens with that value named as invalid, no estimate, the link kept`, async ({ app, page }) => {
@@ -201,6 +201,26 @@ test('a link whose config.json value cannot be read names it as invalid, estimat
   expect(await page.evaluate(() => [localStorage.getItem('trainmem.state'), localStorage.getItem('trainmem.customs')])).toEqual([null, null]);
   await page.getByTestId('lang').selectOption('zh');
   await expect(problems).toContainText('不是压缩的 JSON 对象');
+});
+
+test('a link that names no model loads without one: the engine asks for a model, no default model answers', async ({ app, page }) => {
+  // What the page writes once "parameter count only" is chosen and its count cleared.
+  const link = v4('v4:me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb');
+  await app.open('http', link);
+  expect((await app.inputDoc()).model).toBeUndefined();
+  await expect(page.locator('#result-body')).toBeHidden();
+  await expect(page.getByTestId('status')).toHaveText(/No estimate/);
+  await expect(page.locator('body')).toContainText('model is required');
+  expect(new URL(page.url()).hash).toBe(link);
+});
+
+test('a price in the link that is not a number is named and kept in its field; the other prices stay', async ({ app, page }) => {
+  const link = v4('v4:m=gpt2&b=1&s=1024&n=1&g=a100-80gb&xp=a100-40gb:2.5,a100-80gb:3%2C5');
+  await app.open('http', link);
+  await expect(page.getByTestId('link-problems')).toContainText('The link\'s value "xp" (solve.prices.a100-80gb) = "3,5" is invalid');
+  await expect(page.locator('tr[data-gpu="a100-40gb"] [data-testid="price"]')).toHaveValue('2.5');
+  await expect(page.locator('tr[data-gpu="a100-80gb"] [data-testid="price"]')).toHaveValue('3,5');
+  expect(new URL(page.url()).hash).toBe(link);
 });
 
 test('a link of an unknown version is named as such and kept', async ({ app, page }) => {

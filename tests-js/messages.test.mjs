@@ -79,6 +79,12 @@ test('a list that shows the field beside the message does not repeat its path', 
   // A message that does not begin with its field is shown whole.
   const other = { code: 'missing_field', field: 'hidden_size', message: 'the config needs hidden_size', params: {} };
   assert.equal(messageAfterField(other), 'the config needs hidden_size');
+  // Nor after a colon ("lora.target_modules: ..."), which the list would show as the path twice.
+  const colon = { code: 'invalid_value', field: 'lora.target_modules', message: 'lora.target_modules: "x_proj" is not a linear module', params: {} };
+  assert.equal(messageAfterField(colon), '"x_proj" is not a linear module');
+  // A field that is only a prefix of the message's first word is no field.
+  const prefix = { code: 'invalid_value', field: 'lora.r', message: 'lora.rank is not a field', params: {} };
+  assert.equal(messageAfterField(prefix), 'lora.rank is not a field');
 });
 
 test('the page words every registered code in English and Chinese, and no code the engine lacks', () => {

@@ -88,15 +88,21 @@ test('migration: a v2 link (no solve options) keeps its document and becomes a v
   assert.equal(Url.encode(r.doc), v4('v4:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb'));
 });
 
-test('solve options: prices and measured points round-trip; tampered ones are named and left out', () => {
+test('solve options: prices and measured points round-trip; tampered ones are named, a price that is not a number kept as its text', () => {
   const doc = { model: { preset: 'gpt2' }, gpu: 'a100-80gb', solve: { safety_margin: 0.1, prices: { 'a100-80gb': 1.5, 'h100-sxm-80gb': 2 },
     calibration: [{ measured_bytes: 4e10, micro_batch_size: 1, seq_length: 1024, measure: 'nvidia-smi' }, { measured_bytes: 5e10, seq_length: 2048 }] } };
   const link = Url.encode(doc);
   assert.equal(link, v4('v4:m=gpt2&g=a100-80gb&xm=0.1&xp=a100-80gb:1.5,h100-sxm-80gb:2&xc=40000000000_1_1024_nvidia-smi,50000000000__2048_'));
   assert.deepEqual(Url.decode(link).doc, doc);
   const bad = Url.decode('#v3:m=gpt2&xp=a100-80gb:cheap&xc=1_2_3_allocated,4_5_6_reserved,7_8_9_reserved&xw=8');
-  assert.deepEqual(bad.doc, { model: { preset: 'gpt2' }, solve: { strategies: { world_size: 8 } } });
-  assert.deepEqual(bad.problems.map((p) => p.param), ['xp', 'xc']);
+  assert.deepEqual(bad.doc, { model: { preset: 'gpt2' }, solve: { prices: {}, strategies: { world_size: 8 } } });
+  assert.deepEqual(bad.problems.map((p) => [p.param, p.path, p.text]), [['xp', 'solve.prices.a100-80gb', 'cheap'], ['xc', 'solve.calibration', undefined]]);
+  // One price that is not a number ("3,5", a decimal comma) leaves the others: each is named at its own path.
+  const comma = Url.decode(v4('v4:m=gpt2&xp=a100-40gb:2.5,a100-80gb:3%2C5'));
+  assert.deepEqual(comma.doc.solve.prices, { 'a100-40gb': 2.5 });
+  assert.deepEqual(comma.problems.map((p) => [p.path, p.code, p.text]), [['solve.prices.a100-80gb', 'not_number', '3,5']]);
+  // A GPU id that cannot be one is still the whole value's problem.
+  assert.deepEqual(Url.decode(v4('v4:m=gpt2&xp=%3Cx%3E:1')).problems.map((p) => [p.path, p.code]), [['solve.prices', 'not_prices']]);
   assert.deepEqual(Url.decode('#v3:xc=1_x_3_allocated').problems.map((p) => p.message), ['micro_batch_size not a number']);
 });
 

@@ -168,8 +168,10 @@ export class App {
       p.invalid = true;
     }
     problems.push(...decoded.problems);
+    // A link that names no model (the page writes one when the parameter count was cleared) loads
+    // without one: the engine then says a model is required, rather than the default model's
+    // estimate answering for a link that did not name it.
     this.store.doc = decoded.doc || /** @type {Doc} */ (decode(DEFAULT_HASH).doc);
-    if (!this.store.doc.model) this.store.doc.model = /** @type {Doc} */ (decode(DEFAULT_HASH).doc).model;
   }
 
   /**
@@ -228,7 +230,8 @@ export class App {
     this.linkProblems = problems;
     const items = problems.map((p) => el('li', {
       text: p.whole ? t('link_refused', { message: message(p) })
-        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? messageAfterField(p.error) : message(p) })
+        // After the field the engine's message reads "= -5 is out of range": without its "= ".
+        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? messageAfterField(p.error).replace(/^= /, '') : message(p) })
           : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
     }));
     if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));

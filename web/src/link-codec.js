@@ -22,6 +22,7 @@ import CRC32 from 'crc-32';
 import { getPath, setPath, leafPaths } from './doc-paths.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
+/** @typedef {{key: string, problem: string, text: string}} EntryProblem  an object value's entry that is not of its type */
 /**
  * A problem with a link: a parameter left out (the rest kept), or, with `whole`, the link refused
  * (doc null).
@@ -345,7 +346,8 @@ function unescapePart(part) {
  * @param {string} type
  * @param {string} raw
  * @param {boolean} [legacy]  from a v1-v3 link
- * @returns {{value?: any, problem?: string, params?: Record<string, any>}}
+ * @returns {{value?: any, problem?: string, params?: Record<string, any>, entries?: EntryProblem[]}}
+ *   entries: the entries of an object value (prices) that are not of their type, left out of value
  */
 function decodeValue(type, raw, legacy = false) {
   try {
@@ -360,7 +362,7 @@ function decodeValue(type, raw, legacy = false) {
  * @param {string} type
  * @param {string} raw
  * @param {boolean} legacy
- * @returns {{value?: any, problem?: string, params?: Record<string, any>}}
+ * @returns {{value?: any, problem?: string, params?: Record<string, any>, entries?: EntryProblem[]}}
  */
 function decodeText(type, raw, legacy) {
   switch (type) {
@@ -410,14 +412,18 @@ function decodeText(type, raw, legacy) {
     case 'prices': {
       /** @type {Record<string, number>} */
       const prices = {};
+      /** @type {EntryProblem[]} */
+      const entries = [];
       for (const item of raw === '' ? [] : raw.split(',')) {
         const colon = item.indexOf(':');
         const id = colon < 0 ? '' : unescapePart(item.slice(0, colon));
-        const usd = colon < 0 ? null : number(item.slice(colon + 1));
-        if (!/^[a-z0-9][a-z0-9._-]*$/i.test(id) || !usd || usd.problem) return { problem: 'not_prices' };
-        prices[id] = usd.value;
+        if (!/^[a-z0-9][a-z0-9._-]*$/i.test(id)) return { problem: 'not_prices' };
+        // A price that is not a number ("3,5") is named and kept as its text, the others kept.
+        const usd = number(item.slice(colon + 1));
+        if (usd.problem) entries.push({ key: id, problem: usd.problem, text: unescapePart(item.slice(colon + 1)) });
+        else prices[id] = usd.value;
       }
-      return { value: prices };
+      return { value: prices, entries };
     }
     case 'points': {
       /** @type {Record<string, any>[]} */
@@ -627,6 +633,11 @@ export function decode(hash) {
       if (TYPED_PROBLEMS.has(r.problem) || spec.type === 'json') problem.text = r.problem === 'malformed' ? raw : unescapePart(raw);
       problems.push(problem);
       continue;
+    }
+    for (const entry of r.entries || []) {
+      const problem = linkProblem(entry.problem, {}, { param: key, path: spec.path + '.' + entry.key, value: entry.text.slice(0, 40) });
+      problem.text = entry.text;
+      problems.push(problem);
     }
     if (spec.path.startsWith('gpu.') && typeof doc.gpu === 'string') {
       problems.push(linkProblem('gpu_kept', {}, { param: key, path: spec.path, value: shown(raw) }));

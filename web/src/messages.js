@@ -467,7 +467,8 @@ export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en', unit = 
 export function messageAfterField(m) {
   const text = messageText(m);
   const field = m.field || '';
-  return field && text.startsWith(field + ' ') ? text.slice(field.length + 1) : text;
+  const after = field && text.startsWith(field) ? /^:? (.*)$/s.exec(text.slice(field.length)) : null;
+  return after ? after[1] : text;
 }
 
 /**
