@@ -67,6 +67,12 @@ test('the best match comes first: whole words before pieces of words, separators
   assert.match(ids('llama3')[0], /^llama-3/);
   assert.ok(ids('llama3').includes('llama-3-8b'));
   assert.equal(ids('llama 70b')[0].startsWith('llama-'), true);
+  // A bare number is a size in billions: "70" puts the 70B presets first, not Baichuan 7B, whose
+  // "7.0B" label reads "70" once its dot is dropped.
+  assert.match(ids('70')[0], /70b$/);
+  assert.ok(ids('70').slice(0, ids('70').indexOf('baichuan-7b')).every((id) => /70b$/.test(id)));
+  // and still a version beside a name: "llama 3" finds Llama 3.
+  assert.match(ids('llama 3')[0], /^llama-3/);
 });
 
 test('GiB is 2^30 bytes and GB is 10^9 bytes, each labelled as what it is', () => {

@@ -83,14 +83,28 @@ function tokens(m) {
 }
 
 /**
- * How well one query word names a preset: 3 a whole word of its names ("7b" is Qwen2.5-7B's size,
- * not a piece of 72.7B), 2 the start of its name without separators ("llama3" -> Llama-3-8B),
+ * Whether a bare number ("70") or a size ("70b", "1.5b", "494m") is the preset's size: its size word
+ * ("70b" in Llama-3.1-70B) or its size label ("8.0B", also as "8B"). A number without a unit is read
+ * in billions; it still matches a version by the other rules ("llama 3").
+ * @param {ModelEntry} m
+ * @param {string} word  lower case
+ */
+function sizeWord(m, word) {
+  if (!/^\d+(\.\d+)?[bm]?$/.test(word)) return false;
+  const size = /[bm]$/.test(word) ? word : word + 'b';
+  const label = sizeLabel(m.parameters).toLowerCase();
+  return tokens(m).includes(size) || label === size || label.replace(/\.0(?=[bm]$)/, '') === size;
+}
+
+/**
+ * How well one query word names a preset: 3 a whole word of its names or its size ("7b" and "7"
+ * are Qwen2.5-7B's size, not a piece of 72.7B), 2 the start of its name without separators ("llama3" -> Llama-3-8B),
  * 1 anywhere in what it is known by, 0 not at all.
  * @param {ModelEntry} m
  * @param {string} word  lower case
  */
 function wordScore(m, word) {
-  if (tokens(m).includes(word)) return 3;
+  if (tokens(m).includes(word) || sizeWord(m, word)) return 3;
   const w = compact(word);
   if (w && (compact(m.id).startsWith(w) || compact(m.display_name).startsWith(w))) return 2;
   const h = haystack(m);
