@@ -106,6 +106,16 @@ test('solve options: prices and measured points round-trip; tampered ones are na
   assert.deepEqual(Url.decode('#v3:xc=1_x_3_allocated').problems.map((p) => p.message), ['micro_batch_size not a number']);
 });
 
+test('an integer with more digits than a number holds stays as the link wrote it, named', () => {
+  // 2^53 + 1 = 9007199254740993 reads as 9007199254740992 in a double: kept as text, not rounded.
+  const r = Url.decode(v4('v4:m=gpt2&s=9007199254740993'));
+  assert.deepEqual(r.problems.map((p) => [p.path, p.code, p.text]), [['batch.seq_length', 'not_exact', '9007199254740993']]);
+  assert.equal(r.doc.batch, undefined);
+  // 2^53 itself and a large number written as a power of ten are numbers.
+  assert.equal(Url.decode(v4('v4:m=gpt2&s=9007199254740992')).doc.batch.seq_length, 2 ** 53);
+  assert.deepEqual(Url.decode(v4('v4:m=gpt2&s=1e20')).problems, []);
+});
+
 test('paths into a list: the calibration points', () => {
   const doc = {};
   Paths.setPath(doc, 'solve.calibration.1.seq_length', 2048);

@@ -539,3 +539,20 @@ TEST_CASE("batches padded to their longest sample still hold each sample's image
   CHECK(named);
   CHECK(out["per_gpu"]["peak_range"]["low"].get<double>() < out["per_gpu"]["peak"].get<double>());
 }
+
+TEST_CASE("a vision tower value the config leaves out is named as the default, not as the user's", "[multimodal][errors]") {
+  // llava-hf/llava-1.5-7b-hf's vision_config without num_attention_heads: CLIPVisionConfig's default
+  // 12 heads do not divide hidden_size 1024, and the message says the 12 was not given.
+  auto config = nlohmann::json::parse(hf_config_fixture("llava-1.5-7b-hf.json"));
+  config["vision_config"].erase("num_attention_heads");
+  const auto errors = trainmem::parse_estimate_document(with_config(config.dump())).errors;
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "not_divisible");
+  CHECK(errors[0].message ==
+        "model.hf_config.vision_config.num_attention_heads (not given: the default 12) must divide hidden_size = 1024");
+  // Given, it is the user's value.
+  config["vision_config"]["num_attention_heads"] = 12;
+  const auto given = trainmem::parse_estimate_document(with_config(config.dump())).errors;
+  REQUIRE(given.size() == 1);
+  CHECK(given[0].message == "model.hf_config.vision_config.num_attention_heads = 12 must divide hidden_size = 1024");
+}

@@ -473,6 +473,7 @@ export const STRINGS = {
     lp_not_bool: '应为 1 或 0',
     lp_not_number: '不是数字',
     lp_not_finite: '不是有限的数字',
+    lp_not_exact: '绝对值超过 2^53 = 9007199254740992 的整数，数字无法精确表示',
     lp_not_size: '应为 <高>x<宽>',
     lp_not_numbers: '应为以逗号分隔的数字',
     lp_not_json_object: '不是 JSON 对象',

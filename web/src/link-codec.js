@@ -228,6 +228,7 @@ export const PROBLEMS = {
   not_bool: () => 'expected 1 or 0',
   not_number: () => 'not a number',
   not_finite: () => 'not a finite number',
+  not_exact: () => 'an integer beyond ±2^53 = 9007199254740992, which a number does not hold exactly',
   not_size: () => 'expected <height>x<width>',
   not_numbers: () => 'expected numbers separated by commas',
   not_json_object: () => 'not a JSON object',
@@ -244,7 +245,7 @@ export const PROBLEMS = {
 // A form field's value that is not of the field's type ("b=abc") or cannot be percent-decoded
 // ("b=%ZZ"): the form writes such text into the link as typed (controls.js), so the link's problem
 // carries the text back.
-const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_size', 'not_numbers', 'malformed']);
+const TYPED_PROBLEMS = new Set(['not_bool', 'not_number', 'not_finite', 'not_exact', 'not_size', 'not_numbers', 'malformed']);
 
 /**
  * A problem of a link parameter (or of the whole link, `whole`), with its English message.
@@ -381,7 +382,11 @@ function decodeText(type, raw, legacy) {
       // One way to match each number (no nested repetition): linear time on any text.
       if (!/^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text)) return { problem: 'not_number' };
       const n = Number(text);
-      return Number.isFinite(n) ? { value: n } : { problem: 'not_finite' };
+      if (!Number.isFinite(n)) return { problem: 'not_finite' };
+      // An integer written with digits its double does not keep (9007199254740993 reads as ...992;
+      // the page writes a number as String(n)) stays as written, so the field shows what the link gave.
+      if (/^[+-]?\d+$/.test(text) && Math.abs(n) >= 2 ** 53 && String(n) !== text.replace(/^\+/, '')) return { problem: 'not_exact' };
+      return { value: n };
     }
     case 'list': return { value: raw === '' ? [] : raw.split(',').map(unescapePart) };
     case 'modules': return { value: raw === 'all-linear' ? raw : raw.split(',').map(unescapePart) };

@@ -157,9 +157,14 @@ VitConfig read_vit(ConfigFields& f, const VitConfig& d) {
   const auto [image_h, image_w] = image_side(f, d.image_h);
   c.image_h = image_h;
   c.image_w = image_w;
+  // A value the config left out is the family's default: the message says so, rather than naming a
+  // number the user never wrote as theirs.
+  const auto given = [&](const char* key, std::int64_t v) {
+    return f.field(key) + (f.has(key) ? " = " : " (not given: the default ") + std::to_string(v) + (f.has(key) ? "" : ")");
+  };
   if (f.ok() && c.hidden % c.heads != 0)
     f.fail("num_attention_heads", error_code::not_divisible,
-           f.field("num_attention_heads") + " = " + std::to_string(c.heads) + " must divide hidden_size = " + std::to_string(c.hidden),
+           given("num_attention_heads", c.heads) + " must divide hidden_size = " + std::to_string(c.hidden),
            {{"divisor", static_cast<double>(c.heads)}, {"of", "hidden_size"}, {"value", static_cast<double>(c.hidden)}});
   const double h = static_cast<double>(c.hidden), channels = static_cast<double>(c.channels);
   const double p = static_cast<double>(c.patch), inter = static_cast<double>(c.intermediate);
@@ -168,7 +173,7 @@ VitConfig read_vit(ConfigFields& f, const VitConfig& d) {
                                                 static_cast<double>(c.layers) * (4 * h * h + 2 * h * inter) + 3 * h * h + 2 * h * inter);
   if (f.ok() && (c.image_h % c.patch != 0 || c.image_w % c.patch != 0))
     f.fail("patch_size", error_code::not_divisible,
-           f.field("patch_size") + " = " + std::to_string(c.patch) + " must divide image_size " + std::to_string(c.image_h) + " x " +
+           given("patch_size", c.patch) + " must divide image_size " + std::to_string(c.image_h) + " x " +
                std::to_string(c.image_w),
            {{"divisor", static_cast<double>(c.patch)}, {"of", "image_size"}, {"value", static_cast<double>(c.image_h % c.patch != 0 ? c.image_h : c.image_w)}});
   return c;
