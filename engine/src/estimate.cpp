@@ -329,7 +329,8 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
   const bool paged = is_paged(e.precision.optimizer);
   // Transformer Engine's userbuffers: the same on every stage, outside the allocator (userbuffers.hpp).
   const double userbuffers = arch ? userbuffer_bytes(s, *arch) : 0.0;
-  // PyTorch's cuBLAS workspaces, held from the first forward on (cublas_workspaces.hpp).
+  // The cuBLAS workspaces (PyTorch's; Transformer Engine's under Megatron), held from the first
+  // forward on (cublas_workspaces.hpp).
   const double workspaces = cublas_workspace_bytes(s);
 
   const std::vector<ModelStates> stages = model_states(s, e.precision);
@@ -438,9 +439,9 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       g.temporary_buffers = transient;
       g.peak_allocated = peak;
       // What the allocator rules do not see (shape changes between steps, lazily created optimizer
-      // state, library workspaces) is overhead.fragmentation_fraction x peak_allocated: the reserve
-      // is at least that, and the band takes it as its uncertainty term. The rules' own terms are
-      // priced below for the most loaded stage.
+      // state, the workspaces of libraries other than cuBLAS) is overhead.fragmentation_fraction x
+      // peak_allocated: the reserve is at least that, and the band takes it as its uncertainty
+      // term. The rules' own terms are priced below for the most loaded stage.
       g.allocator_uncertainty = peak * s.fragmentation_fraction;
       g.peak_reserved = peak + *g.allocator_uncertainty;
       g.cuda_context = cuda_context_bytes(s);

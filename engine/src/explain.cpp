@@ -227,8 +227,10 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   }
   if (g.temporary_buffers) {
     std::string parts = "logits and loss (and logits the training loop holds, loss.held_logits), ZeRO-3/FSDP gathered layers, "
-                        "gradient buckets, optimizer-step copies, cuBLAS workspaces (" + bytes(cublas_workspace_bytes(s)) +
-                        (s.framework == Framework::megatron ? ": PyTorch's two and Transformer Engine's)" : ": PyTorch's two)");
+                        "gradient buckets, optimizer-step copies";
+    if (const double workspaces = cublas_workspace_bytes(s); workspaces > 0)
+      parts += ", cuBLAS workspaces (" + bytes(workspaces) +
+               (s.framework == Framework::megatron ? ": PyTorch's two and Transformer Engine's)" : ": PyTorch's two)");
     if (precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(precision.compute_dtype)) + " copies of the linear weights";
     if (s.method == Method::qlora) parts += ", one dequantized 4-bit weight";
     if (e.rollout_vllm_bytes) parts += ", colocated vLLM's pool (rollout_vllm_bytes) where the phase holds it";

@@ -42,7 +42,7 @@ struct PerGpu {
   std::optional<double> allocator_rounding;
   std::optional<double> allocator_cache;
   // An uncertainty term for the band, not part of peak_reserved: overhead.fragmentation_fraction x
-  // peak_allocated (what the rules above do not model: cuBLAS workspaces, interleaved frees).
+  // peak_allocated (what the rules above do not model: interleaved frees, lazily created state).
   std::optional<double> allocator_uncertainty;
   std::optional<double> cuda_context;
   // Transformer Engine's userbuffers under parallel.tp_comm_overlap (userbuffers.hpp): registered
