@@ -266,6 +266,14 @@ TEST_CASE("the strategy search proposes only the parallelism the framework offer
     CHECK_FALSE(any(r, [](const auto& c) { return c.tensor_parallel_size * c.pipeline_parallel_size * c.context_parallel_size > 1; }));
     CHECK_FALSE(any(r, [](const auto& c) { return c.zero_stage == 1; }));
   }
+  // Selective recompute only where the framework's configuration has it: not the HF Trainer,
+  // accelerate's FSDP or DeepSpeed around a transformers model (whole-layer checkpointing).
+  const auto selective = [](const auto& c) { return c.activation_checkpointing == Checkpointing::selective; };
+  for (const char* framework : {"hf_trainer", "fsdp", "deepspeed"}) {
+    CAPTURE(framework);
+    CHECK_FALSE(any(search(framework), selective));
+  }
+  CHECK(any(search("torchtitan"), selective));
   // Megatron: every split, but only the distributed optimizer's ZeRO-1 or none.
   const auto megatron = search("megatron");
   CHECK(any(megatron, [](const auto& c) { return c.tensor_parallel_size > 1; }));

@@ -1,5 +1,6 @@
 // Make it fit: suggestions for a setup that does not fit or is borderline, each a single change
 // re-estimated (engine/src/json/suggestions_document.cpp).
+#include <algorithm>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -93,6 +94,21 @@ TEST_CASE("Never a change already on, never one impossible for the setup", "[sug
     const json out = estimate_json_doc(gpt2);
     REQUIRE(out["verdict"] != "fits");
     CHECK(!has(codes(out), "liger_kernel"));
+  }
+  SECTION("the HF Trainer has no selective recompute to turn on; Megatron-LM and torchtitan have") {
+    // kTooBig states no checkpointing: the HF Trainer's default, none.
+    const auto policies = [](const json& out) {
+      std::vector<std::string> p;
+      for (const auto& s : out["suggestions"])
+        if (s["code"] == "checkpointing") p.push_back(s["change"]["activation_checkpointing"]);
+      return p;
+    };
+    CHECK(policies(estimate_json_doc(kTooBig)) == std::vector<std::string>{"full"});
+    json titan = kTooBig;
+    titan["framework"] = "torchtitan";
+    titan["activation_checkpointing"] = "none";
+    const auto t = policies(estimate_json_doc(titan));
+    CHECK(std::find(t.begin(), t.end(), "selective") != t.end());
   }
   SECTION("torchtitan has no adapters and DeepSpeed no bitsandbytes optimizer") {
     json titan = kTooBig;

@@ -21,6 +21,10 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s) {
 
 bool adapters_available(Framework f) { return f != Framework::torchtitan && f != Framework::megatron; }
 
+bool selective_checkpointing_available(Framework f) {
+  return f == Framework::megatron || f == Framework::torchtitan || f == Framework::torchtune;
+}
+
 std::vector<std::string> fields_beyond_framework(const TrainingSetup& s) {
   // What each can run at all in a current release, wider than what the search proposes:
   //  - Megatron-LM: context parallelism of either kind (--cp-comm-type p2p, a2a, allgather, a2a+p2p).

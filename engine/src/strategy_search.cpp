@@ -194,6 +194,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     if (!validate(work).empty()) continue;
         for (int zero : offered.zero_stages) {
           for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
+            if (ckpt == Checkpointing::selective && !selective_checkpointing_available(base.framework)) continue;
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
               work_meter::add(1);
               // ZeRO stages shard over D x CP; with nothing to shard they only matter for offload

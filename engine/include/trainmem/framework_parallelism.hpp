@@ -52,6 +52,16 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s);
 // adapters are Hugging Face's; torchtune has its own).
 bool adapters_available(Framework f);
 
+// Whether the framework's own configuration turns on selective recompute: Megatron-LM
+// (--recompute-granularity selective, megatron/training/arguments.py), torchtitan
+// (activation_checkpoint.mode "selective", torchtitan/config/job_config.py) and torchtune
+// (ac_mode "selective", torchtune/training/activations.py apply_selective_activation_checkpointing).
+// The HF Trainer, DeepSpeed around a transformers model and accelerate's FSDP recompute whole
+// decoder layers (transformers modeling_utils.py gradient_checkpointing_enable; accelerate
+// fsdp_activation_checkpointing): the strategy search and the suggestions propose no selective
+// recompute there.
+bool selective_checkpointing_available(Framework f);
+
 // The fields of the setup that state what its framework cannot run at all in a current release
 // (wider than the search's table above, which proposes only the common layouts), in document order
 // (paths: "method", "parallel.tensor_parallel_size", "parallel.pipeline_parallel_size",

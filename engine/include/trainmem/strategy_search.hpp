@@ -2,7 +2,7 @@
 // modelled step time. Enumerates data x tensor x pipeline x context parallel factorizations the
 // model allows (heads and kv heads divisible by TP, layers by PP, the sequence by CP) and the
 // setup's framework offers (framework_parallelism.hpp), the ZeRO/FSDP stages it offers,
-// activation checkpointing modes, optimizer offload and, for each, finds the largest fitting
+// activation checkpointing modes (selective where the framework has it), optimizer offload and, for each, finds the largest fitting
 // micro-batch (the peak grows with it, so every smaller one fits too). With a global batch
 // (sequences per optimizer step) every candidate keeps it: micro-batch x gradient accumulation x
 // data parallel equals it, so the micro-batch divides the global batch over data parallel and a

@@ -3,6 +3,7 @@
 // (docs/api.md, `suggestions`). A change is a JSON merge patch (RFC 7396) of the input document.
 // A change is offered only where the setup's framework offers it and it is not already on: no
 // ZeRO stage without data-parallel ranks to shard over, no LoRA under frameworks without adapters,
+// no selective recompute where the framework has none (framework_parallelism.hpp),
 // no bitsandbytes optimizer under DeepSpeed or Megatron, no vLLM setting without colocated vLLM; a
 // change the engine rejects is dropped.
 #include <algorithm>
@@ -37,7 +38,7 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
   const ShardingEngine engine = sharding_engine(s);
   if (arch && s.activation_checkpointing != Checkpointing::full)
     out.push_back({"checkpointing", {{"activation_checkpointing", "full"}}, {{"policy", "full"}}});
-  if (arch && s.activation_checkpointing == Checkpointing::none)
+  if (arch && s.activation_checkpointing == Checkpointing::none && selective_checkpointing_available(s.framework))
     out.push_back({"checkpointing", {{"activation_checkpointing", "selective"}}, {{"policy", "selective"}}});
   const LossImplementation loss = s.loss.implementation.value_or(framework_behaviour(s).loss);
   if (arch && loss == LossImplementation::full && s.framework != Framework::megatron) {
