@@ -131,18 +131,20 @@ TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (
   // The tiny model: embedding and head 128 x 64 each (16,384), per layer q 4096 + k 2048 + v 2048 +
   // o 4096 + gate, up, down 3 x 8192 + two norms 128 = 36,992, x 2 layers = 73,984, final norm 64:
   // 90,432 parameters x 2 B (bf16) = 180,864 B gathered on each GPU beside its shard.
-  // A long rollout (64 sequences of 8 + 4,096 tokens) makes generation the peak phase.
+  // A long rollout (64 sequences of 8 + 4,096 tokens) makes generation the peak phase, which holds
+  // the process's two cuBLAS workspaces too (no GPU named: 2 x 8,519,680 = 17,039,360 B,
+  // cublas_workspaces.hpp): the generation's matmuls made them before the first training step.
   const std::string rollout = R"("rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 4096}},
     "batch": {"micro_batch_size": 1, "seq_length": 8, "gradient_accumulation_steps": 64}, "framework": "deepspeed",
     "precision": {"param_dtype": "bf16"}, "parallel": {"world_size": 2, "zero_stage": )";
   const auto z3 = estimate_from(doc(rollout + "3}"));
   REQUIRE(z3.per_gpu.peak_phase == "rollout");
   REQUIRE(z3.rollout_kv_cache_bytes);
-  CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states + *z3.rollout_kv_cache_bytes + 180864.0);
+  CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states + *z3.rollout_kv_cache_bytes + 180864.0 + 17039360.0);
   // ZeRO-2 keeps whole weights anyway: nothing is gathered.
   const auto z2 = estimate_from(doc(rollout + "2}"));
   REQUIRE(z2.per_gpu.peak_phase == "rollout");
-  CHECK(*z2.per_gpu.peak_allocated == z2.per_gpu.model_states + *z2.rollout_kv_cache_bytes);
+  CHECK(*z2.per_gpu.peak_allocated == z2.per_gpu.model_states + *z2.rollout_kv_cache_bytes + 17039360.0);
 }
 
 TEST_CASE("an RLHF job's training phase is the policy's own peak plus the other models' states", "[rlhf]") {
@@ -189,8 +191,9 @@ TEST_CASE("colocated vLLM holds its share of the device through training unless 
   // TRL GRPO with use_vllm in colocate mode: vLLM sizes its pool to vllm_gpu_memory_utilization of
   // the device's total memory. On an H100 SXM (driver total 85,520,809,984 B) at TRL's default 0.3:
   // 25,656,242,995.2 B. Awake, the share adds to the training peak (server mode has none); with
-  // sleep mode it exists only while generating, beside the resident model states.
-  const double share = 0.3 * 85520809984.0;
+  // sleep mode it exists only while generating, beside the resident model states and the process's
+  // cuBLAS workspaces (2 x 33,554,432 B on Hopper, cublas_workspaces.hpp).
+  const double share = 0.3 * 85520809984.0, workspaces = 67108864.0;
   const std::string base = R"("gpu": "h100-sxm-80gb", "batch": {"micro_batch_size": 4, "seq_length": 32}, "rlhf": {"algorithm": "grpo",
     "reference": {"method": "none"}, "rollout": {"max_new_tokens": 96, )";
   const auto server = estimate_from(doc(base + R"("use_vllm": true, "colocated": false}})"));
@@ -200,7 +203,8 @@ TEST_CASE("colocated vLLM holds its share of the device through training unless 
   CHECK(*awake.rollout_vllm_bytes == share);
   CHECK(!server.rollout_vllm_bytes);
   CHECK(*awake.per_gpu.peak_allocated == Approx(*server.per_gpu.peak_allocated + share).epsilon(1e-12));
-  CHECK(*asleep.per_gpu.peak_allocated == Approx(std::max(*server.per_gpu.peak_allocated, asleep.per_gpu.model_states + share)).epsilon(1e-12));
+  CHECK(*asleep.per_gpu.peak_allocated ==
+        Approx(std::max(*server.per_gpu.peak_allocated, asleep.per_gpu.model_states + workspaces + share)).epsilon(1e-12));
   CHECK(asleep.per_gpu.peak_phase == "rollout");
   // vLLM replaces transformers' generate: no KV cache of its own beside the pool.
   CHECK(!awake.rollout_kv_cache_bytes);
@@ -220,17 +224,17 @@ TEST_CASE("colocated vLLM's weight sync under ZeRO-3: one parameter at a time, t
   // trl/generation/vllm_generation.py sync_weights @f2cd577: a PEFT model is gathered whole to merge
   // its adapters; otherwise each parameter is gathered alone, the largest being kTinyGqaLlama's 128 x 64
   // embedding (or head) in bf16: 8,192 x 2 = 16,384 B. Asleep, the rollout holds the model states,
-  // vLLM's share and that gather.
-  const double share = 0.3 * 85520809984.0;
+  // the cuBLAS workspaces (2 x 33,554,432 B on Hopper), vLLM's share and that gather.
+  const double share = 0.3 * 85520809984.0, workspaces = 67108864.0;
   const std::string rest = R"("gpu": "h100-sxm-80gb", "framework": "deepspeed", "precision": {"param_dtype": "bf16"},
     "parallel": {"world_size": 2, "zero_stage": 3}, "rlhf": {"algorithm": "grpo", "reference": {"method": "none"},
     "rollout": {"use_vllm": true, "vllm_enable_sleep_mode": true}})";
   const auto full = estimate_from(doc(rest));
   CHECK(full.per_gpu.peak_phase == "rollout");
-  CHECK(*full.per_gpu.peak_allocated == Approx(full.per_gpu.model_states + share + 16384.0).epsilon(1e-12));
+  CHECK(*full.per_gpu.peak_allocated == Approx(full.per_gpu.model_states + workspaces + share + 16384.0).epsilon(1e-12));
   const auto lora = estimate_from(doc(std::string(R"("method": "lora", )") + rest));
   CHECK(*lora.per_gpu.peak_allocated ==
-        Approx(lora.per_gpu.model_states + share + role(lora, "policy")->parameters * 2).epsilon(1e-12));
+        Approx(lora.per_gpu.model_states + workspaces + share + role(lora, "policy")->parameters * 2).epsilon(1e-12));
 }
 
 TEST_CASE("a colocated vLLM share below the policy's weights is named: vLLM cannot load the model", "[rlhf][vllm][warnings]") {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "trainmem/activations.hpp"
+#include "trainmem/cublas_workspaces.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/loss_memory.hpp"
 #include "trainmem/model_states.hpp"
@@ -13,7 +14,9 @@ namespace trainmem {
 
 namespace {
 
-ModelBudget budget_of(const std::string& role, const Estimate& e) {
+// The process's cuBLAS workspaces (cublas_workspaces.hpp) are in every phase of the job once; a
+// trained model's own estimate holds them too, so its working set leaves them out.
+ModelBudget budget_of(const std::string& role, const Estimate& e, double workspaces) {
   ModelBudget b;
   b.role = role;
   b.parameters = e.per_gpu.parameters;
@@ -24,8 +27,9 @@ ModelBudget budget_of(const std::string& role, const Estimate& e) {
   // Its peak above its states and activations: a trained model's peak leaves out what its states
   // hold only in the optimizer step (DeepSpeed's fp32 gradient partition), so the buffers alone
   // would count those bytes twice.
-  b.transient = e.per_gpu.peak_allocated ? std::max(0.0, *e.per_gpu.peak_allocated - b.model_states - b.activations)
-                                         : e.per_gpu.temporary_buffers.value_or(0.0);
+  b.transient = std::max(0.0, (e.per_gpu.peak_allocated ? *e.per_gpu.peak_allocated - b.model_states - b.activations
+                                                        : e.per_gpu.temporary_buffers.value_or(0.0)) -
+                                   workspaces);
   return b;
 }
 
@@ -44,7 +48,7 @@ ModelBudget frozen_model(const std::string& role, TrainingSetup sub, bool value_
   sub.freeze_trainable_layers = 0;
   if (sub.model.architecture && value_head) sub.model.architecture->vocab_logits = false;
   const Estimate e = estimate(sub);
-  ModelBudget b = budget_of(role, e);
+  ModelBudget b = budget_of(role, e, 0.0);
   b.activations = 0;
   b.transient = 0;
   if (sub.model.architecture) {
@@ -131,7 +135,8 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   if (rl.algorithm == RlhfAlgorithm::grpo) policy_setup.loss.logits_positions = rl.max_new_tokens + 1;
   const Estimate policy = estimate(policy_setup);
 
-  std::vector<ModelBudget> models{budget_of("policy", policy)};
+  const double workspaces = cublas_workspace_bytes(s);
+  std::vector<ModelBudget> models{budget_of("policy", policy, workspaces)};
   const bool lora_policy = uses_adapters(s.method);
   if (rl.reference == ReferenceModel::frozen || (rl.reference == ReferenceModel::shared_base && !lora_policy)) {
     models.push_back(frozen_model("reference", policy_setup, false));
@@ -147,11 +152,13 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     critic_setup.method = rl.critic_method;
     if (critic_setup.model.architecture) critic_setup.model.architecture->vocab_logits = false;  // value head
     critic = estimate(critic_setup);
-    models.push_back(budget_of("critic", *critic));
+    models.push_back(budget_of("critic", *critic, workspaces));
   }
 
   double resident = 0;
   for (const auto& m : models) resident += m.model_states;
+  // Every phase after load: the states of every model and the process's cuBLAS workspaces.
+  const double held = resident + workspaces;
 
   Estimate e = policy;
   e.per_gpu_models = models;
@@ -159,11 +166,11 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
 
   // Phase peaks (allocated bytes): each model's working set on top of every model's states.
   const ModelBudget& pol = models.front();
-  double peak = resident + pol.activations + pol.transient;  // policy training
+  double peak = held + pol.activations + pol.transient;  // policy training
   std::string phase = "policy_training";
   for (const auto& m : models) {
     const double working = m.activations + m.transient;
-    if (resident + working > peak) peak = resident + working, phase = m.role + (m.role == "critic" ? "_training" : "_scoring");
+    if (held + working > peak) peak = held + working, phase = m.role + (m.role == "critic" ? "_training" : "_scoring");
   }
   // Under DeepSpeed ZeRO-3 TRL gathers every policy weight for generate (trl/models/utils.py
   // @f2cd577 _unwrap_model_for_generation: deepspeed.zero.GatheredParameters(model.parameters());
@@ -189,14 +196,14 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
       const Architecture& a = *s.model.architecture;
       gathered = static_cast<double>(std::max(a.embedding_params, a.lm_head_params)) * dtype_bytes(resolve_precision(s).param_dtype);
     }
-    const double rollout = resident + vllm + gathered;
+    const double rollout = held + vllm + gathered;
     if (rollout > peak) peak = rollout, phase = "rollout", vllm_in_peak = vllm;
   } else if (generates && rl.colocated && s.model.architecture) {
     const ResolvedPrecision p = resolve_precision(s);
     const double sequences = static_cast<double>(generated);
     e.rollout_kv_cache_bytes = kv_cache_bytes(*s.model.architecture, sequences, static_cast<double>(prompt + rl.max_new_tokens),
                                               p.compute_dtype, static_cast<double>(s.parallel.tensor_parallel_size));
-    const double rollout = resident + *e.rollout_kv_cache_bytes + (gathers ? whole_policy : 0.0);
+    const double rollout = held + *e.rollout_kv_cache_bytes + (gathers ? whole_policy : 0.0);
     if (rollout > peak) peak = rollout, phase = "rollout";
   }
 
