@@ -722,7 +722,7 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   }
   per_gpu["timeline"] = timeline_json(e);
   per_gpu["peak_breakdown"] = peak_breakdown_json(e);
-  out["per_gpu"] = per_gpu;
+  out["per_gpu"] = std::move(per_gpu);
   out["pipeline_stages"] = pipeline_stages_json(e);
   out["bytes_per_param"] = {{"param", e.bytes_per_param.param}, {"grad", e.bytes_per_param.grad}, {"optimizer", e.bytes_per_param.optimizer}};
   out["precision"] = {{"param_dtype", dtype_name(e.precision.param_dtype)},
@@ -753,7 +753,7 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
       models[m.role] = {{"parameters", bytes_json(m.parameters)},   {"gradients", bytes_json(m.gradients)},
                         {"optimizer_states", bytes_json(m.optimizer_states)}, {"model_states", bytes_json(m.model_states)},
                         {"activations", bytes_json(m.activations)}, {"transient", bytes_json(m.transient)}};
-    out["per_gpu_models"] = models;
+    out["per_gpu_models"] = std::move(models);
     out["rollout_kv_cache_bytes"] = optional_bytes(e.rollout_kv_cache_bytes);
     out["rollout_vllm_bytes"] = optional_bytes(e.rollout_vllm_bytes);
   }
