@@ -149,6 +149,26 @@ TEST_CASE("every trainer-config fixture maps to its hand-written document", "[im
   CHECK(cases >= 20);
 }
 
+TEST_CASE("a full fine-tune under the HF Trainer with a bitsandbytes optimizer keeps no fp32 master copy", "[import]") {
+  // axolotl examples/llama-3/fft-8b.yaml: bf16 weights, optimizer paged_adamw_8bit. bitsandbytes'
+  // optimizer updates the bf16 weights in place, like torch's: no master copy. Llama-3.1-8B,
+  // P = 8,030,261,248 parameters, every tensor a multiple of 256 elements and none under
+  // bitsandbytes' min_8bit_size (4,096), so two 1-byte moments and one fp32 absmax per 256-element
+  // block each: 2 (1 + 4/256) = 2.03125 B/param, 16,311,468,160 B; weights and gradients 2P each
+  // (16,060,522,496 B); model states 48,432,513,152 B (an fp32 master would add 4P = 32,121,044,992).
+  const auto dir = fs::path(kConfigs) / "axolotl";
+  trainmem::ImportOptions options;
+  options.model_preset = "llama-3.1-8b";
+  const auto r = trainmem::import_configs(load(dir, {"llama3_fft_8b.yaml"}), trainmem::builtin_catalog(), options);
+  REQUIRE(r.errors.empty());
+  const json out = json::parse(trainmem::estimate_json(as_json(r.document).dump()).json);
+  CHECK(out.at("bytes_per_param").at("optimizer").get<double>() == 2.03125);
+  CHECK(out.at("per_gpu").at("optimizer_states").get<std::int64_t>() == 16311468160);
+  CHECK(out.at("per_gpu").at("parameters").get<std::int64_t>() == 16060522496);
+  CHECK(out.at("per_gpu").at("gradients").get<std::int64_t>() == 16060522496);
+  CHECK(out.at("per_gpu").at("model_states").get<std::int64_t>() == 48432513152);
+}
+
 TEST_CASE("YAML scalars follow PyYAML's YAML 1.1 rules", "[import][yaml]") {
   using trainmem::cli::yaml11_plain_scalar;
   // PyYAML 6.0 yaml.safe_load, checked by hand against yaml/resolver.py's regular expressions.

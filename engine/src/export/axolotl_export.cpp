@@ -119,21 +119,24 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   if (p.compute_dtype != compute_written)
     out.not_expressible.emplace_back("precision.compute_dtype", "axolotl computes in the dtype it loads the weights in");
   if (s.precision.fp8_compute) c.set("fp8", true);
-  // A full run loaded in 16 bits outside DeepSpeed trains in 16 bits: torch's optimizers keep their
-  // states in the parameters' dtype (torch/optim/adamw.py zeros_like) and the HF Trainer keeps no
-  // fp32 master copy. A setup with a master copy or fp32 states cannot be written so.
+  // A run loaded in 16 bits outside DeepSpeed trains in 16 bits: the HF Trainer keeps no fp32 master
+  // copy, whatever the optimizer and method, and in a full run torch's optimizers keep their states in
+  // the parameters' dtype (torch/optim/adamw.py zeros_like). A setup with a master copy or (full, torch
+  // optimizer) fp32 states cannot be written so.
   const bool deepspeed_sharded = sharding_engine(s) == ShardingEngine::deepspeed && s.parallel.zero_stage > 0;
   const bool torch_optimizer = s.precision.optimizer == Optimizer::adamw || s.precision.optimizer == Optimizer::adam ||
                                s.precision.optimizer == Optimizer::sgd || s.precision.optimizer == Optimizer::sgd_momentum;
-  if (s.method == Method::full && !deepspeed_sharded && torch_optimizer && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {
+  if (!deepspeed_sharded && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {
     if (p.master_weights)
       out.not_expressible.emplace_back("precision.master_weights", "axolotl loads the weights in 16 bits and the HF Trainer keeps no fp32 master copy");
     else
       out.carried.push_back("precision.master_weights");
-    if (p.optimizer_state_dtype != p.param_dtype)
-      out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torch's optimizers keep their states in the weights' 16-bit dtype");
-    else
-      out.carried.push_back("precision.optimizer_state_dtype");
+    if (s.method == Method::full && torch_optimizer) {
+      if (p.optimizer_state_dtype != p.param_dtype)
+        out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torch's optimizers keep their states in the weights' 16-bit dtype");
+      else
+        out.carried.push_back("precision.optimizer_state_dtype");
+    }
   }
 
   if (const char* o = optimizer_name(s)) {

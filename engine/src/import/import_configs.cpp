@@ -1199,9 +1199,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   else if (!dtype_key.empty() && !chosen.count("precision.param_dtype"))
     result.unresolved.push_back({dtype_key, "dtype \"auto\": the checkpoint's dtype, unknown without its config.json", "auto"});
 
-  // torch optimizers keep their states in the parameters' dtype (torch/optim/adamw.py: zeros_like)
-  // and the HF Trainer / FSDP keep no fp32 master copy: a model loaded in 16 bits trains in 16 bits.
-  // DeepSpeed's cast (and Megatron) keep fp32 masters instead.
+  // The HF Trainer and accelerate's FSDP keep no fp32 master copy: the optimizer, torch's or
+  // bitsandbytes', updates the weights as loaded, in their own dtype (a model loaded in 16 bits trains
+  // in 16 bits), whatever the method (the trainable non-adapter weights, e.g. PEFT's
+  // modules_to_save, stay in the base dtype). In a full fine-tune torch optimizers also keep their
+  // states in the parameters' dtype (torch/optim/adamw.py: zeros_like); bitsandbytes' keep theirs
+  // (8-bit, or fp32 for the 32-bit ones); adapters keep states in lora.adapter_dtype. DeepSpeed's
+  // cast (and Megatron) keep fp32 masters instead.
   if (auto p = chosen.find("precision.param_dtype"); p != chosen.end() && p->second.a.strength < Strength::engine_cast) {
     const std::string dtype = p->second.a.value.is_string() ? p->second.a.value.as_string() : "";
     auto engine = chosen.find("parallel.sharding_engine");
@@ -1212,16 +1216,20 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     const std::string optimizer = opt != chosen.end() && opt->second.a.value.is_string() ? opt->second.a.value.as_string() : "adamw";
     const bool torch_optimizer = optimizer == "adamw" || optimizer == "adam" || optimizer == "sgd" || optimizer == "sgd_momentum";
     auto m = chosen.find("method");
-    const std::string method = m != chosen.end() && m->second.a.value.is_string() ? m->second.a.value.as_string() : "full";
-    const bool adapters = method == "lora" || method == "qlora";
+    const bool full = m == chosen.end() || !m->second.a.value.is_string() || m->second.a.value.as_string() == "full";
     const bool deepspeed_or_megatron = sharding == "deepspeed" || sharding == "megatron";
-    if (!adapters && !deepspeed_or_megatron && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp") &&
-        torch_optimizer) {
-      const std::string why = "framework default (torch/optim/adamw.py keeps states in the parameter dtype; the HF Trainer keeps no fp32 master copy)";
+    if (!deepspeed_or_megatron && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp")) {
       if (!chosen.count("precision.master_weights"))
-        chosen["precision.master_weights"] = Chosen{{"precision.master_weights", false, why, "", Strength::trainer_default}, {}};
-      if (!chosen.count("precision.optimizer_state_dtype"))
-        chosen["precision.optimizer_state_dtype"] = Chosen{{"precision.optimizer_state_dtype", dtype, why, "", Strength::trainer_default}, {}};
+        chosen["precision.master_weights"] = Chosen{{"precision.master_weights", false,
+                                                     "framework default (the HF Trainer keeps no fp32 master copy: the optimizer updates "
+                                                     "the weights as loaded, in their own dtype)",
+                                                     "", Strength::trainer_default},
+                                                    {}};
+      if (full && torch_optimizer && !chosen.count("precision.optimizer_state_dtype"))
+        chosen["precision.optimizer_state_dtype"] = Chosen{
+            {"precision.optimizer_state_dtype", dtype, "framework default (torch/optim/adamw.py keeps states in the parameter dtype)", "",
+             Strength::trainer_default},
+            {}};
     }
   }
 
