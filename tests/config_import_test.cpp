@@ -1494,6 +1494,14 @@ TEST_CASE("--document-only refuses every field an unresolved note leaves out: th
   // not refused here: `trainmem estimate` refuses a document without one (missing_field).
   CHECK(refused_fields(load(kConfigs / "deepspeed", {"zero_stage1_config.json"})) ==
         std::set<std::string>{"parallel.world_size", "batch.micro_batch_size"});
+  // torchtune llama3_1/8B_full.yaml with its launch line: tokenizer.max_seq_len null leaves the
+  // sequence length to the data (the longest sample, which no file says); a max_seq_len on the line
+  // closes it.
+  CHECK(refused_fields(load(kConfigs / "torchtune", {"8B_full.yaml", "8B_full.sh"})) == std::set<std::string>{"batch.seq_length"});
+  CHECK(refused_fields({load(kConfigs / "torchtune", {"8B_full.yaml"}).front(),
+                        command_line("run.sh", "tune run --nproc_per_node 4 full_finetune_distributed --config llama3_1/8B_full "
+                                               "tokenizer.max_seq_len=4096\n")})
+            .empty());
   // With the launch line the TOML's GPU count is known (8 x 2 nodes) and the document stands alone.
   CHECK(refused_fields({load(kConfigs / "torchtitan", {"llama3_8b.toml"}).front(),
                         command_line("run.sh", "torchrun --nproc_per_node 8 --nnodes 2 -m torchtitan.train --job.config_file ./llama3_8b.toml\n")})

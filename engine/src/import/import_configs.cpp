@@ -1287,11 +1287,16 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   }
   // A note keyed by a field path (`parallel.world_size` when no file gives the GPU count,
   // `batch.seq_length` for `--max_length $SEQ`) names a field the document leaves out.
-  for (const auto& n : result.unresolved) {
-    if (n.key == "model" || n.key.find(':') != std::string::npos || !is_document_field_absent(result.document, n.key)) continue;
-    const bool listed = std::any_of(result.open_fields.begin(), result.open_fields.end(), [&](const auto& f) { return f.first == n.key; });
-    if (!listed) result.open_fields.emplace_back(n.key, n.key);
-  }
+  // A key that leaves a field to the data (Reading::unresolved_field) opens it likewise.
+  auto open_field = [&](const std::string& field, const std::string& note_key) {
+    if (!is_document_field_absent(result.document, field)) return;
+    const bool listed = std::any_of(result.open_fields.begin(), result.open_fields.end(), [&](const auto& f) { return f.first == field; });
+    if (!listed) result.open_fields.emplace_back(field, note_key);
+  };
+  for (const auto& n : result.unresolved)
+    if (n.key != "model" && n.key.find(':') == std::string::npos) open_field(n.key, n.key);
+  for (const auto& r : readings)
+    for (const auto& [field, note_key] : r.left_open) open_field(field, note_key);
   return result;
 }
 

@@ -75,6 +75,12 @@ class Reading {
   void unresolved_key(const std::string& k, const ConfigValue& v, std::string reason) {
     unresolved.push_back({key(k), std::move(reason), v});
   }
+  // A key that leaves a document field to the data (torchtune's max_seq_len null: the longest
+  // sample): listed under `unresolved`, and the field stays open unless another file gives it.
+  void unresolved_field(const std::string& field, const std::string& k, const ConfigValue& v, std::string reason) {
+    unresolved_key(k, v, std::move(reason));
+    left_open.emplace_back(field, key(k));
+  }
   void error(const char* code, const std::string& k, std::string message, Params params = {}) {
     errors.push_back({code, key(k), key(k) + ": " + std::move(message), std::move(params)});
   }
@@ -101,6 +107,8 @@ class Reading {
     std::string field, origin, key, value, file;
   };
   std::vector<OpenField> open_fields;
+  // Fields left to the data (unresolved_field): field path -> the key of its note in `unresolved`.
+  std::vector<std::pair<std::string, std::string>> left_open;
   std::vector<ImportNote> ignored, unmodelled, unresolved;
   // Other files this one names (a DeepSpeed JSON named by a trainer config), with the naming key.
   std::vector<std::pair<std::string, std::string>> named_files;
