@@ -1767,3 +1767,62 @@ TEST_CASE("FlashAttention-3 as each trainer names it is attention flash3; FlashA
     CHECK(as_json(r.document).at("attention") == c.attention);
   }
 }
+
+// LLaMA-Factory's launchers (src/llamafactory/cli.py, hiyouga/LLaMA-Factory@0f53217): `llamafactory-cli
+// train CONFIG` runs torchrun over NNODES x NPROC_PER_NODE processes (by default 1 node and the GPUs
+// the machine shows), and its README's `accelerate launch ... src/train.py CONFIG` gives the config as
+// the script's first word. The config is read by the LLaMA-Factory reader, the GPU count from the line.
+TEST_CASE("LLaMA-Factory launch lines name the config and give the GPU count from the environment", "[import][llamafactory]") {
+  const auto dir = fs::path(kConfigs) / "llamafactory";
+  trainmem::ImportOptions options;
+  options.model_preset = "qwen3-4b";
+  auto with_line = [&](const std::vector<std::string>& names, const std::string& line) {
+    auto files = load(dir, names);
+    files.push_back(command_line("run.sh", line));
+    return trainmem::import_configs(files, trainmem::builtin_catalog(), options);
+  };
+  {
+    // 2 nodes x 4 processes: 8 GPUs; the DeepSpeed JSON the config names shards over them.
+    const auto r = with_line({"qwen3_full_sft.yaml", "ds_z3_config.json"},
+                             "NNODES=2 NPROC_PER_NODE=4 FORCE_TORCHRUN=1 llamafactory-cli train examples/train_full/qwen3_full_sft.yaml\n");
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/parallel/world_size") == 8);
+    CHECK(document_value(r, "/parallel/gpus_per_node") == 4);
+    CHECK(origin_of(r, "parallel.world_size") == "read from run.sh:NNODES");
+    CHECK(document_value(r, "/parallel/zero_stage") == 3);
+    CHECK(document_value(r, "/method") == "full");
+    CHECK_FALSE(has_key(r.unresolved, "parallel.world_size"));
+  }
+  {
+    // FORCE_TORCHRUN alone: as many processes as the machine has GPUs, which no file says.
+    const auto r = with_line({"qwen3_full_sft.yaml", "ds_z3_config.json"},
+                             "FORCE_TORCHRUN=1 llamafactory-cli train examples/train_full/qwen3_full_sft.yaml\n");
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/parallel/world_size").is_null());
+    CHECK(has_key(r.unresolved, "run.sh:1"));
+    CHECK(has_key(r.unresolved, "parallel.world_size"));  // ZeRO-3 with no GPU count
+  }
+  {
+    // Two visible GPUs: two processes; a key=value override is listed, not read.
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, "CUDA_VISIBLE_DEVICES=0,1 llamafactory-cli train qwen3_lora_sft.yaml learning_rate=1e-4\n");
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/parallel/world_size") == 2);
+    CHECK(origin_of(r, "parallel.world_size") == "read from run.sh:CUDA_VISIBLE_DEVICES");
+    CHECK(document_value(r, "/method") == "lora");
+    CHECK(has_key(r.unresolved, "run.sh:1"));
+  }
+  {
+    // The FSDP+QLoRA example's train.sh: accelerate's config gives 2 processes; src/train.py's
+    // first word is the LLaMA-Factory config.
+    options.model_preset = "llama-3-8b";
+    const auto r = with_line({"llama3_lora_sft_fsdp_qlora.yaml", "fsdp_config.yaml"},
+                             "CUDA_VISIBLE_DEVICES=0,1 accelerate launch \\\n    --config_file examples/accelerate/fsdp_config.yaml \\\n"
+                             "    src/train.py examples/extras/fsdp_qlora/llama3_lora_sft_fsdp_qlora.yaml\n");
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/method") == "qlora");
+    CHECK(document_value(r, "/parallel/world_size") == 2);
+    CHECK(document_value(r, "/parallel/sharding_engine") == "fsdp");
+  }
+}

@@ -107,9 +107,18 @@ struct LaunchCommand {
   Flags launcher_flags, program_flags;
   // axolotl's trainer (-m axolotl.cli.train, `axolotl train`): the config file it is given.
   std::optional<ShellWord> axolotl_config;
+  // A config file given as the program's first word (`llamafactory-cli train CONFIG`, LLaMA-Factory's
+  // `src/train.py CONFIG`), read by its own reader when given beside the line; the words after it.
+  std::optional<ShellWord> config_file;
+  std::vector<ShellWord> config_overrides;
   int line = 0;
   std::map<std::string, ShellWord> environment;  // what the script passes the command's program
 };
+
+// A word naming a YAML or JSON file (a program's config given as its first argument).
+bool is_config_file_name(const std::string& word) {
+  return word.rfind("-", 0) != 0 && (ends_with(word, ".yaml") || ends_with(word, ".yml") || ends_with(word, ".json"));
+}
 
 std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::string& file) {
   const auto& w = c.words;
@@ -157,6 +166,19 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
     }
     return out;
   }
+  if ((first == "llamafactory-cli" || first == "lmf") && i + 1 < w.size() && w[i + 1].text == "train") {
+    // LLaMA-Factory's CLI (src/llamafactory/cli.py, hiyouga/LLaMA-Factory@0f53217): `train CONFIG
+    // [key=value ...]` runs torchrun over NNODES x NPROC_PER_NODE processes (the environment's; by
+    // default 1 node and get_device_count(), the GPUs the machine shows) when FORCE_TORCHRUN is set or
+    // more than one GPU is visible, else one process.
+    out.launcher = "llamafactory-cli";
+    out.program = "llamafactory-cli train";
+    if (i + 2 < w.size() && w[i + 2].text.rfind("-", 0) != 0) {
+      out.config_file = w[i + 2];
+      out.config_overrides.assign(w.begin() + static_cast<std::ptrdiff_t>(i + 3), w.end());
+    }
+    return out;
+  }
   if (first == "accelerate" && i + 1 < w.size() && w[i + 1].text == "launch") { out.launcher = "accelerate"; launcher_begin = i + 2; }
   else if (first == "torchrun") out.launcher = "torchrun";
   else if (first == "deepspeed") out.launcher = "deepspeed";
@@ -182,6 +204,10 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
     out.axolotl_config = w[program + 1];
   out.launcher_flags = parse_flags(w, launcher_begin, program, file);
   out.program_flags = parse_flags(w, program + 1, w.size(), file);
+  if (program + 1 < w.size() && is_config_file_name(w[program + 1].text)) {
+    out.config_file = w[program + 1];
+    out.config_overrides.assign(w.begin() + static_cast<std::ptrdiff_t>(program + 2), w.end());
+  }
   return out;
 }
 
@@ -314,6 +340,56 @@ std::optional<Reading> read_axolotl_launch(const std::string& file, const Launch
   for (const auto& [k, v] : cmd.program_flags.values.as_object())
     if (k != "config" && k != "launcher" && k != "num_processes")
       r.unresolved.push_back({r.key(k), "overrides the axolotl config's " + k + "; axolotl's command-line overrides are not read", v});
+  return r;
+}
+
+// A program given its config file as its first word: the file is read by its own reader when it is
+// given beside the line (named here, like a DeepSpeed JSON a trainer config names); the words after
+// it override the file's keys, which this import does not read. Under `llamafactory-cli train` the
+// GPU count is the environment's (src/llamafactory/cli.py, hiyouga/LLaMA-Factory@0f53217):
+// NPROC_PER_NODE (by default get_device_count(), the GPUs CUDA_VISIBLE_DEVICES leaves visible) x NNODES
+// (by default 1).
+Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
+  Reading r(file, cmd.launcher == "llamafactory-cli" ? "llamafactory" : "launch");
+  const std::string where = file + ":" + std::to_string(cmd.line);
+  const ShellWord& config = *cmd.config_file;
+  if (config.unresolved)
+    r.unresolved.push_back({where, config.unresolved_what + " is not set in the file: the config it names is not read", config.text});
+  else
+    r.named_files.emplace_back(config.text, where);
+  for (const auto& w : cmd.config_overrides)
+    r.unresolved.push_back({where, "overrides the config's keys on the command line; such overrides are not read", w.text});
+  if (cmd.launcher != "llamafactory-cli") return r;
+  auto env = [&](const char* name) -> const ShellWord* {
+    const auto it = cmd.environment.find(name);
+    return it == cmd.environment.end() ? nullptr : &it->second;
+  };
+  std::optional<std::int64_t> per_node, nodes = 1;
+  std::string per_node_key;
+  if (const ShellWord* n = env("NNODES")) {
+    if (n->unresolved) {
+      r.unresolved_key("NNODES", n->text, n->unresolved_what + " is not set in the file: the node count is not known");
+      nodes.reset();
+    } else {
+      nodes = positive_integer(r, "NNODES", n->text);
+    }
+  }
+  if (const ShellWord* n = env("NPROC_PER_NODE")) {
+    if (n->unresolved) r.unresolved_key("NPROC_PER_NODE", n->text, n->unresolved_what + " is not set in the file: the GPUs per node are not known");
+    else per_node = positive_integer(r, "NPROC_PER_NODE", n->text), per_node_key = "NPROC_PER_NODE";
+  } else if (const ShellWord* v = env("CUDA_VISIBLE_DEVICES"); v && !v->unresolved && !v->text.empty()) {
+    per_node = static_cast<std::int64_t>(std::count(v->text.begin(), v->text.end(), ',')) + 1;
+    per_node_key = "CUDA_VISIBLE_DEVICES";
+  } else {
+    r.unresolved.push_back({where,
+                            "llamafactory-cli train runs one process per GPU the machine shows (NPROC_PER_NODE unset: "
+                            "get_device_count()): the GPU count is not in the file; set NPROC_PER_NODE or CUDA_VISIBLE_DEVICES",
+                            cmd.program});
+  }
+  if (per_node && nodes) {
+    r.read("parallel.gpus_per_node", *per_node, per_node_key);
+    r.read("parallel.world_size", *per_node * *nodes, env("NNODES") ? "NNODES" : per_node_key);
+  }
   return r;
 }
 
@@ -828,7 +904,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           readings.push_back(std::move(*program));
           continue;
         }
+        if (cmd->launcher == "llamafactory-cli") {
+          readings.push_back(read_config_launch(f.name, *cmd));
+          continue;
+        }
         Reading program = read_hf_training_arguments(f.name, cmd->program_flags.values, cmd->program, cmd->program_flags.shown);
+        // A script given its config file alone (LLaMA-Factory's src/train.py CONFIG.yaml).
+        if (nothing_read(program) && cmd->config_file) program = read_config_launch(f.name, *cmd);
         if (const ConfigValue* cfg = cmd->program_flags.values.find("config"); cfg && cfg->is_string()) {
           program.named_files.emplace_back(cfg->as_string(), program.key("config"));
           program.overrides.push_back(base_name(cfg->as_string()));
