@@ -1826,3 +1826,33 @@ TEST_CASE("LLaMA-Factory launch lines name the config and give the GPU count fro
     CHECK(document_value(r, "/parallel/sharding_engine") == "fsdp");
   }
 }
+
+// Megatron-LM's Megatron-FSDP example (examples/megatron_fsdp/train_llama3_8b_fsdp_h100_fp8.sh) runs
+// `$VENV_PREFIX "${PROFILE_CMD[@]}" python -m torch.distributed.run ...` with VENV_PREFIX="uv run" and
+// an empty PROFILE_CMD=(): bash expands the empty array to no word at all, and `uv run` runs the
+// command in the project's environment. Megatron-FSDP's --data-parallel-sharding-strategy
+// optim_grads_params shards like ZeRO-3 (megatron/core/distributed/fsdp/README.md).
+TEST_CASE("a Megatron-FSDP launch behind uv run and an empty array is read, its sharding strategy as a ZeRO stage", "[import][megatron][shell]") {
+  const std::string args = "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 512 --max-position-embeddings 512 "
+                           "--micro-batch-size 1 --global-batch-size 8 --use-distributed-optimizer --use-megatron-fsdp ";
+  auto run = [&](const std::string& strategy) {
+    return import_text("train.sh", "VENV_PREFIX=\"uv run\"\nPROFILE_CMD=()\n$VENV_PREFIX \"${PROFILE_CMD[@]}\" python -m "
+                                   "torch.distributed.run --nproc_per_node 8 pretrain_gpt.py " + args +
+                                       "--data-parallel-sharding-strategy " + strategy + "\n");
+  };
+  for (const auto& [strategy, stage] : std::vector<std::pair<std::string, int>>{{"optim_grads_params", 3}, {"optim_grads", 2}, {"optim", 1}}) {
+    const auto r = run(strategy);
+    INFO(strategy << ": " << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json doc = as_json(r.document);
+    CHECK(doc.at("framework") == "megatron");
+    CHECK(doc.at("parallel").at("world_size") == 8);
+    CHECK(doc.at("parallel").at("zero_stage") == stage);
+    CHECK(origin_of(r, "parallel.zero_stage") == "read from train.sh:--data-parallel-sharding-strategy");
+  }
+  // no_shard leaves the distributed optimizer's ZeRO-1; an unknown strategy is refused.
+  CHECK(as_json(run("no_shard").document).at("parallel").at("zero_stage") == 1);
+  const auto bad = run("everything");
+  REQUIRE_FALSE(bad.errors.empty());
+  CHECK(bad.errors.front().code == std::string("unknown_value"));
+}

@@ -123,7 +123,17 @@ bool is_config_file_name(const std::string& word) {
 std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::string& file) {
   const auto& w = c.words;
   std::size_t i = 0;
-  while (i < w.size() && (w[i].text == "nohup" || w[i].text == "time" || w[i].text == "exec" || w[i].text == "env")) ++i;
+  // Words that run the command without changing it: nohup, time, exec, env, and uv's `uv run
+  // [--option ...]` (the project's environment; Megatron-LM's example scripts set VENV_PREFIX="uv run").
+  for (bool skipped = true; skipped && i < w.size();) {
+    skipped = false;
+    if (w[i].text == "nohup" || w[i].text == "time" || w[i].text == "exec" || w[i].text == "env") ++i, skipped = true;
+    else if (w[i].text == "uv" && i + 1 < w.size() && w[i + 1].text == "run") {
+      i += 2;
+      while (i < w.size() && w[i].text.rfind("--", 0) == 0) ++i;
+      skipped = true;
+    }
+  }
   if (i >= w.size()) return std::nullopt;
   LaunchCommand out;
   out.line = c.line;

@@ -13,6 +13,7 @@
 // with bias unless --disable-bias-linear (q/k/v alone with --add-qkv-bias); LayerNorm (weight and
 // bias) or RMSNorm (weight) before attention and MLP and after the last layer; word embeddings,
 // learned position embeddings for learned_absolute, an output layer when untied.
+#include <map>
 #include <algorithm>
 #include <set>
 
@@ -270,7 +271,20 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
     else if (tp == 1) read_because("parallel.sequence_parallel", false, "sequence_parallel", "arguments.py turns it off without tensor parallelism");
     else r.read("parallel.sequence_parallel", true, "sequence_parallel");
   }
-  if (args.flag("use_distributed_optimizer"))
+  // Megatron-FSDP (--use-megatron-fsdp, earlier --use-custom-fsdp) shards by
+  // --data-parallel-sharding-strategy: optim, optim_grads and optim_grads_params are ZeRO-1, -2 and -3
+  // (NVIDIA/Megatron-LM megatron/core/distributed/fsdp/README.md; arguments.py default no_shard).
+  const bool megatron_fsdp = args.flag("use_megatron_fsdp") || args.flag("use_custom_fsdp");
+  std::optional<std::string> fsdp_strategy = megatron_fsdp ? args.text("data_parallel_sharding_strategy") : std::nullopt;
+  static const std::map<std::string, int> fsdp_stages = {{"no_shard", 0}, {"optim", 1}, {"optim_grads", 2}, {"optim_grads_params", 3}};
+  const auto fsdp_stage = fsdp_strategy ? fsdp_stages.find(*fsdp_strategy) : fsdp_stages.end();
+  if (fsdp_strategy && fsdp_stage == fsdp_stages.end())
+    r.error(error_code::unknown_value, "data_parallel_sharding_strategy",
+            "expected no_shard, optim, optim_grads or optim_grads_params, got \"" + *fsdp_strategy + "\"");
+  const bool distributed_optimizer = args.flag("use_distributed_optimizer");
+  if (fsdp_stage != fsdp_stages.end() && fsdp_stage->second > 0)
+    r.read("parallel.zero_stage", fsdp_stage->second, "data_parallel_sharding_strategy");
+  else if (distributed_optimizer)
     r.read("parallel.zero_stage", 1, "use_distributed_optimizer");  // optimizer states and fp32 masters sharded over data parallel
   else
     r.trainer_default("parallel.zero_stage", 0, std::string(kMegatronArgs) + " --use-distributed-optimizer off");

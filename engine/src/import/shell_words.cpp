@@ -191,8 +191,12 @@ class Expander {
   std::vector<ShellWord> expand(const Token& t) {
     std::vector<ShellWord> words(1);
     bool any_quoted = false;
+    // "${ARR[@]}" of an empty array makes no word, as bash expands it (not an empty one, as "" does).
+    bool empty_array = false;
     for (const Piece& p : t.pieces) {
       any_quoted = any_quoted || p.quoted;
+      empty_array = empty_array || (p.quoted && p.expansion && p.text.size() > 4 && p.text.compare(p.text.size() - 4, 4, "[@]}") == 0 &&
+                                    [&] { const auto v = lookup(p.text); return v && v->empty(); }());
       if (!p.expansion) {
         words.back().text += p.text;
         continue;
@@ -254,7 +258,7 @@ class Expander {
     // Unquoted expansions that were empty produce no word ("$EMPTY" produces an empty one).
     std::vector<ShellWord> out;
     for (auto& w : words)
-      if (!w.text.empty() || w.unresolved || (any_quoted && words.size() == 1)) out.push_back(std::move(w));
+      if (!w.text.empty() || w.unresolved || (any_quoted && !empty_array && words.size() == 1)) out.push_back(std::move(w));
     return out;
   }
 
