@@ -1856,3 +1856,16 @@ TEST_CASE("a Megatron-FSDP launch behind uv run and an empty array is read, its 
   REQUIRE_FALSE(bad.errors.empty());
   CHECK(bad.errors.front().code == std::string("unknown_value"));
 }
+
+// An empty file (a YAML or TOML with no keys, which the page sends as "content": null, or a blank
+// launch script) is named as empty, not as a missing "text" or a mapping that is null.
+TEST_CASE("an empty file is named as empty", "[import][errors]") {
+  for (const char* request : {R"({"files": [{"name": "empty.yaml", "content": null}]})", R"({"files": [{"name": "run.sh", "text": " \n\t\n"}]})"}) {
+    const json e = json::parse(trainmem::import_json(request).json);
+    INFO(e.dump());
+    REQUIRE(e.contains("error"));
+    CHECK(e.at("error").at("code") == "unknown_config_format");
+    CHECK(e.at("error").at("params").at("reason") == "empty_file");
+    CHECK(e.at("error").at("message").get<std::string>().find("is empty") != std::string::npos);
+  }
+}

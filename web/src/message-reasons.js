@@ -224,6 +224,9 @@ export const REASON_WORDINGS = {
     file_text_required: { en: () => 'needs "text" or "content"', zh: () => '需要 text 或 content' },
     catalog_key_missing: { en: () => 'is missing from the catalog entry', zh: () => '目录条目缺少此项' },
   },
+  unknown_config_format: {
+    empty_file: { en: (c) => c.s('file') + ' is empty: there is nothing to import', zh: (c) => c.s('file') + ' 是空文件：没有可导入的内容' },
+  },
   unsupported: {
     solve_rlhf: { en: () => 'solve prices single-model runs; remove rlhf', zh: () => '求解只支持单模型训练；请去掉 rlhf' },
     too_many_open_values: {

@@ -118,7 +118,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::invalid_catalog, MessageKind::error, "file problem"},  // and the params of the problem (code `problem`) in the file
     {error_code::internal, MessageKind::error, ""},
     // Trainer configuration import (config_import.hpp).
-    {error_code::unknown_config_format, MessageKind::error, "framework file evidence"},
+    {error_code::unknown_config_format, MessageKind::error, "reason framework file evidence", "empty_file"},
     {error_code::conflicting_values, MessageKind::error, "reason first first_value second second_value", "files_disagree bf16_and_fp16"},
     {error_code::model_config_needed, MessageKind::error, "value suggestion"},
     // YAML and TOML (cli/config_files.cpp; the page parses them alike, web/src/config-files.js).

@@ -764,7 +764,7 @@ void read_torchtitan_files(const std::vector<std::pair<std::string, const Config
     for (std::size_t i = 0; i < launches.size() && !launch; ++i)
       if (!used[i] && base_name(launches[i].second) == base_name(name)) used[i] = true, launch = launches[i].first;
     for (std::size_t i = 0; i < launches.size() && !launch; ++i)
-      if (!used[i] && launches[i].second.empty() && configs.size() == 1) used[i] = true, launch = launches[i].first;
+      if (!used[i] && configs.size() == 1) used[i] = true, launch = launches[i].first;  // the only TOML given, whatever its name
     std::vector<Reading> read = read_torchtitan_config(name, *content, launch);
     if (launch) {
       std::vector<OpenValue> open;
@@ -832,6 +832,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         result.errors.push_back({error_code::invalid_json, f.name,
                                  f.name + " contains a NUL byte at byte offset " + std::to_string(nul) + " (a command line has none)",
                                  {{"reason", "nul_byte"}, {"offset", static_cast<double>(nul)}}});
+        continue;
+      }
+      if (f.text->find_first_not_of(" \t\r\n") == std::string::npos) {
+        result.errors.push_back({error_code::unknown_config_format, f.name, f.name + " is empty: there is nothing to import",
+                                 {{"reason", "empty_file"}, {"file", f.name}}});
         continue;
       }
       const ShellScript script = split_shell_script(*f.text);
@@ -956,6 +961,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       if (!found && !other)
         result.errors.push_back({error_code::unknown_config_format, f.name,
                                  f.name + ": no training command found (python/accelerate launch/torchrun/deepspeed running a *.py script, trl <command>, or tune run)"});
+      continue;
+    }
+    if (f.content.is_null()) {  // an empty YAML or TOML file (a JSON file cannot be empty)
+      result.errors.push_back({error_code::unknown_config_format, f.name, f.name + " is empty: there is nothing to import",
+                               {{"reason", "empty_file"}, {"file", f.name}}});
       continue;
     }
     if (!f.content.is_object()) {

@@ -425,9 +425,7 @@ class TorchtuneReader {
       const ConfigValue& v = resolved(c_, raw);
       if (name == "max_seq_len") {
         if (v.is_null())
-          r_.unresolved_field("batch.seq_length", k, v,
-                              "null: samples are not truncated, so the sequence length is the dataset's longest sample (padded per "
-                              "batch), which the config does not say");
+          r_.unresolved_field("batch.seq_length", k, v, "null: samples are not truncated, so the sequence length is the dataset's longest sample (padded per batch), which the config does not say");
         else if (auto n = positive_integer(r_, k, v))
           r_.read("batch.seq_length", *n, k);
       } else {
@@ -435,9 +433,7 @@ class TorchtuneReader {
       }
     }
     if (!t.find("max_seq_len"))
-      r_.unresolved_field("batch.seq_length", "tokenizer.max_seq_len", nullptr,
-                          "not set: the tokenizer's max_seq_len defaults to None, no truncation; the sequence length is the dataset's "
-                          "longest sample");
+      r_.unresolved_field("batch.seq_length", "tokenizer.max_seq_len", nullptr, "not set: the tokenizer's max_seq_len defaults to None, no truncation; the sequence length is the dataset's longest sample");
   }
 
   void read_dataset(const ConfigValue& d) {

@@ -174,6 +174,8 @@ JsonResult import_json(std::string_view request) {
           file.text = *text;
         } else if (content) {
           file.content = from_json(*content);
+        } else if ((*list)[i].contains("content")) {
+          // "content": null, an empty YAML or TOML file as the page parsed it: the import names it.
         } else {
           errors.push_back({error_code::missing_field, f.field("text"), f.path() + " needs \"text\" or \"content\"", {{"reason", "file_text_required"}}});
           continue;
