@@ -237,7 +237,7 @@ test("a pasted config.json's errors name their values in Chinese", () => {
   const [heads] = errors(config);
   assert.equal(messageText(heads, 'zh'), '7 必须整除 num_attention_heads = 32');
   const [vocab] = errors({ ...config, num_key_value_heads: 8, vocab_size: 'many' });
-  assert.equal(messageText(vocab, 'zh'), '类型不对：应为整数，实际为字符串 "many"');
+  assert.equal(messageText(vocab, 'zh'), '应为整数："many" 不是数字');
 });
 
 test('a field of the wrong type names what was typed, in both languages', () => {
@@ -249,7 +249,8 @@ test('a field of the wrong type names what was typed, in both languages', () => 
   }
   const [e] = out.errors;
   assert.equal(e.field, 'batch.seq_length');
-  assert.equal(messageText(e, 'zh'), '类型不对：应为整数，实际为字符串 "abc"');
+  // Text where a number belongs (a form field holding "4,096" or "abc") is said to be no number.
+  assert.equal(messageText(e, 'zh'), '应为整数："abc" 不是数字');
   assert.equal(messageText(e, 'en'), 'batch.seq_length must be an integer, got string "abc"');
 });
 

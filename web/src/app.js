@@ -102,9 +102,9 @@ export class App {
   /** Fills the GPU list, reads the link (or the stored state), wires the controls, estimates. */
   async start() {
     this.showCatalogErrors();
-    byId('gpu-select').replaceChildren(el('option', { value: '', text: t('model_none') }),
+    byId('gpu-select').replaceChildren(el('option', { value: '', 'data-i18n': 'model_none', text: t('model_none') }),
       ...this.catalog.gpus.map((g) => el('option', { value: g.id, text: g.display_name })),
-      el('option', { value: '__custom', text: t('custom_gpu') }));
+      el('option', { value: '__custom', 'data-i18n': 'custom_gpu', text: t('custom_gpu') }));
     const customs = load(STORE.customs);
     this.store.customs = Array.isArray(customs) ? customs.filter((c) => c && typeof c.name === 'string' && c.config && typeof c.config === 'object'
       && new TextEncoder().encode(JSON.stringify(c.config)).length <= MAX_JSON_BYTES) : [];

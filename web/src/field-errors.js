@@ -26,6 +26,16 @@ function controlFor(field) {
 }
 
 /**
+ * The words a control is labelled with on the page (in its language), or '' without a label.
+ * @param {HTMLElement | null} control
+ */
+function labelOf(control) {
+  const label = control && control.closest('label');
+  const words = label && label.querySelector('span');
+  return words ? (words.textContent || '').trim() : '';
+}
+
+/**
  * Errors of one source ('estimate': the form, or 'solve': the What fits? panel) in its list and
  * next to their controls; the other source's marks stay.
  * @param {EngineError[]} errors
@@ -39,8 +49,12 @@ export function showErrors(errors, scope, list) {
     c.removeAttribute('aria-describedby');
     c.removeAttribute('data-invalid');
   }
-  list.replaceChildren(...errors.map((e) => el('li', { 'data-code': e.code }, [el('code', { text: e.field || e.code }),
-    el('span', { class: 'message', text: ' ' + (e.field ? messageAfterField(e) : messageText(e)) })])));
+  list.replaceChildren(...errors.map((e) => {
+    const label = e.field ? labelOf(controlFor(e.field)) : '';
+    return el('li', { 'data-code': e.code }, [...(label ? [el('span', { class: 'field-label', text: label + ' ' })] : []),
+      el('code', { text: e.field || e.code }),
+      el('span', { class: 'message', text: ' ' + (e.field ? messageAfterField(e) : messageText(e)) })]);
+  }));
   errors.forEach((e, i) => {
     const field = e.field || '';
     if (scope === 'solve' && !field.startsWith('solve.')) return;  // the form's fields are the estimate's to mark

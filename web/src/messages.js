@@ -23,6 +23,8 @@ import { errorText } from './error-text.js';
 /** @typedef {{en: (c: Ctx) => string, zh: (c: Ctx) => string}} Wording */
 
 /** JSON type names (nlohmann's type_name) and the engine's expected kinds in Chinese. */
+/** A string given where a number or an integer belongs, with its text. @param {Ctx} c */
+const textForNumber = (c) => c.has('value') && c.s('got') === 'string' && (c.s('expected') === 'number' || c.s('expected') === 'integer');
 /** @type {Record<string, string>} */
 const TYPE_ZH = { number: '数字', integer: '整数', boolean: '布尔值（true 或 false）', string: '字符串', object: '对象', array: '数组', null: 'null' };
 
@@ -69,10 +71,14 @@ export const WORDINGS = {
   unknown_field: { en: (c) => 'unknown field' + didYouMean.en(c), zh: (c) => '未知字段' + didYouMean.zh(c) },
   missing_field: { en: () => 'a required field is missing', zh: () => '缺少必填项' },
   wrong_type: {
-    en: (c) => 'has the wrong type' + (c.has('expected') ? ': expected ' + c.s('expected') : '') + (c.has('got') ? ', got ' + c.s('got') : '')
-      + (c.has('value') ? ' ' + c.s('value') : ''),
-    zh: (c) => '类型不对' + (c.has('expected') ? '：应为' + (TYPE_ZH[c.s('expected')] || c.s('expected')) : '')
-      + (c.has('got') ? '，实际为' + (TYPE_ZH[c.s('got')] || c.s('got')) : '') + (c.has('value') ? ' ' + c.s('value') : ''),
+    // Text where a number belongs (what a form field holds when its text is not a number: "4,096"):
+    // said so, with the text, rather than as a JSON type.
+    en: (c) => (textForNumber(c) ? 'expected ' + c.s('expected') + ': ' + c.s('value') + ' is not a number'
+      : 'has the wrong type' + (c.has('expected') ? ': expected ' + c.s('expected') : '') + (c.has('got') ? ', got ' + c.s('got') : '')
+        + (c.has('value') ? ' ' + c.s('value') : '')),
+    zh: (c) => (textForNumber(c) ? '应为' + TYPE_ZH[c.s('expected')] + '：' + c.s('value') + ' 不是数字'
+      : '类型不对' + (c.has('expected') ? '：应为' + (TYPE_ZH[c.s('expected')] || c.s('expected')) : '')
+        + (c.has('got') ? '，实际为' + (TYPE_ZH[c.s('got')] || c.s('got')) : '') + (c.has('value') ? ' ' + c.s('value') : '')),
   },
   not_integer: {
     en: (c) => (c.has('value') ? c.s('value') + ' is not a whole number' : 'must be a whole number'),

@@ -193,6 +193,16 @@ export function renderDisk(tbody, out, unit) {
 }
 
 /**
+ * An RLHF model's role in words (policy, reference, reward, critic); an unknown one as given.
+ * @param {string} role
+ */
+function roleName(role) {
+  const key = 'rlhf_role_' + role;
+  const text = t(key);
+  return text === key ? role : text;
+}
+
+/**
  * RLHF: the same breakdown per model, plus the rollout KV cache. Hidden when there is none.
  * @param {HTMLElement} box
  * @param {HTMLTableElement} table
@@ -208,7 +218,7 @@ export function renderRlhf(box, table, out, unit) {
     ...cols.map((c) => el('th', { scope: 'col', class: 'num', text: c === 'transient' ? t('transient') : t('c_' + c) }))]);
   /** @type {HTMLTableSectionElement} */ (table.tHead).replaceChildren(head);
   const rows = Object.entries(models).map(([role, m]) =>
-    el('tr', {}, [el('th', { scope: 'row', text: role }), ...cols.map((c) => bytesCell(/** @type {any} */ (m)[c], unit))]));
+    el('tr', {}, [el('th', { scope: 'row', 'data-role': role, text: roleName(role) }), ...cols.map((c) => bytesCell(/** @type {any} */ (m)[c], unit))]));
   if (out.rollout_kv_cache_bytes !== null && out.rollout_kv_cache_bytes !== undefined) {
     rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('rollout_kv') }), bytesCell(out.rollout_kv_cache_bytes, unit, 'rollout-kv'),
       ...cols.slice(1).map(() => el('td'))]));

@@ -46,7 +46,7 @@ function sortedTerms(out) {
  * @param {Record<string, any>} u
  */
 function termLabel(u) {
-  return t('u_' + u.source) + (u.alternative ? ' (' + String(u.alternative) + ')' : '');
+  return t('u_' + u.source) + (u.alternative ? t('u_alternative', { setting: String(u.alternative) }) : '');
 }
 
 /**
@@ -118,7 +118,7 @@ export function renderSuggestions(box, list, out, unit, apply) {
     const button = el('button', { type: 'button', text: t('s_apply'), 'data-testid': 'apply-suggestion' });
     button.addEventListener('click', () => apply(s.change));
     return el('li', { 'data-testid': 'suggestion', 'data-code': String(s.code) }, [
-      el('span', { text: suggestionText(s) + ': ' }),
+      el('span', { text: suggestionText(s) + ' ' }),
       el('span', { text: t('s_result', { peak: formatBytes(s.peak, unit), saved: formatBytes(s.saved_bytes, unit) }) + ' ' }),
       el('strong', { class: verdictClass(s.verdict), text: verdictWord(s.verdict) }),
       ' ',
