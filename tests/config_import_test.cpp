@@ -1869,3 +1869,17 @@ TEST_CASE("an empty file is named as empty", "[import][errors]") {
     CHECK(e.at("error").at("message").get<std::string>().find("is empty") != std::string::npos);
   }
 }
+
+// A launch line pairs with the TOML its CONFIG_FILE names, or with the only TOML given whatever its
+// name (a download renamed "llama3_8b (1).toml"), as docs/import.md says; run_train.sh's NGPU
+// defaults to 8.
+TEST_CASE("a torchtitan launch pairs with the only TOML given, whatever its name", "[import][torchtitan]") {
+  auto files = load(kConfigs / "torchtitan", {"llama3_8b.toml"});
+  files.front().name = "llama3_8b (1).toml";
+  files.push_back(command_line("run.sh", "CONFIG_FILE=\"./torchtitan/models/llama3/train_configs/llama3_8b.toml\" ./run_train.sh\n"));
+  const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK(document_value(r, "/framework") == "torchtitan");
+}
