@@ -1548,6 +1548,13 @@ TEST_CASE("configs and launch lines of frameworks this import does not read are 
       {"Nanotron", parsed("config_tiny_llama.yaml", "general:\n  project: debug\nparallelism:\n  dp: 2\n  tp: 2\n  pp: 1\n"
                                                     "tokens:\n  micro_batch_size: 2\n  sequence_length: 256\n  batch_accumulation_per_replica: 1\n")},
       {"Colossal-AI", command_line("run.sh", "env OMP_NUM_THREADS=12 colossalai run --nproc_per_node 4 train.py --plugin gemini --batch_size 8\n")},
+      // DeepSpeed-Chat's step-1 script (DeepSpeedExamples applications/DeepSpeed-Chat/training/step1_supervised_finetuning/
+      // training_scripts/llama2/run_llama2_7b_lora.sh): its --deepspeed is DeepSpeed's own store-true flag.
+      {"DeepSpeed-Chat", command_line("run.sh", "deepspeed main.py --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 "
+                                                "--max_seq_len 512 --gradient_checkpointing --zero_stage 3 --deepspeed --lora_dim 128 "
+                                                "--lora_module_name \"layers.\" --output_dir out\n")},
+      {"DeepSpeed-Chat", command_line("run.sh", "deepspeed main.py --data_path Dahoas/rm-static --data_split 2,4,4 --model_name_or_path "
+                                                "facebook/opt-1.3b --zero_stage 2 --deepspeed --output_dir out\n")},
   };
   for (const auto& c : cases) {
     INFO(c.framework << " " << c.file.name);
