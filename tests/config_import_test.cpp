@@ -1890,3 +1890,33 @@ TEST_CASE("a torchtitan launch pairs with the only TOML given, whatever its name
   CHECK(document_value(r, "/parallel/world_size") == 8);
   CHECK(document_value(r, "/framework") == "torchtitan");
 }
+
+// "auto" in a DeepSpeed JSON is filled by the HF Trainer only where it has an argument for it
+// (transformers integrations/deepspeed.py HfTrainerDeepSpeedConfig: batch sizes, gradient clipping,
+// optimizer and scheduler parameters, fp16/bf16, ZeRO's reduce_bucket_size,
+// stage3_prefetch_bucket_size and stage3_param_persistence_threshold); the ZeRO stage and
+// stage3_max_live_parameters are never filled, and DeepSpeed refuses the word: an error, not an
+// open value. stage3_max_live_parameters is a count of parameters, read as a whole number.
+TEST_CASE("DeepSpeed \"auto\" where the HF Trainer fills nothing is an error; max live parameters is a count", "[import][deepspeed][errors]") {
+  auto import = [](const std::string& zero) {
+    trainmem::Errors parse_errors;
+    trainmem::ConfigFile ds;
+    ds.name = "ds.json";
+    ds.content = trainmem::parse_json_config("{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": " + zero + "}", "ds.json",
+                                             parse_errors).value();
+    return trainmem::import_configs({ds}, trainmem::builtin_catalog());
+  };
+  for (const char* key : {"stage", "stage3_max_live_parameters"}) {
+    const auto r = import(std::string("{") + (key == std::string("stage") ? "" : "\"stage\": 3, ") + "\"" + key + "\": \"auto\"}");
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("wrong_type"));
+    CHECK(r.errors[0].field == std::string("ds.json:zero_optimization.") + key);
+    CHECK(r.errors[0].message.find("is not filled here") != std::string::npos);
+  }
+  const auto r = import("{\"stage\": 3, \"stage3_max_live_parameters\": 1e9}");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/zero3_max_live_parameters").is_number_integer());
+  CHECK(document_value(r, "/parallel/zero3_max_live_parameters") == 1000000000);
+}

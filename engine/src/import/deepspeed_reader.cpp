@@ -15,6 +15,16 @@ namespace {
 
 constexpr const char* kDs = "DeepSpeed v0.19.6";
 
+// "auto" where the HF Trainer fills nothing: it fills the batch sizes, gradient clipping, the
+// optimizer's and scheduler's parameters, fp16/bf16 and, for ZeRO, reduce_bucket_size,
+// stage3_prefetch_bucket_size and stage3_param_persistence_threshold (transformers
+// integrations/deepspeed.py HfTrainerDeepSpeedConfig.trainer_config_process and
+// trainer_config_finalize), and DeepSpeed's own config refuses the word.
+constexpr const char* kAutoNotFilled =
+    "\"auto\" is not filled here: the HF Trainer fills batch sizes, gradient clipping, optimizer and scheduler parameters, "
+    "fp16/bf16 and the ZeRO buckets (transformers integrations/deepspeed.py), and DeepSpeed refuses the word";
+const Params kAutoParams{{"expected", "integer"}, {"got", "string"}, {"value", "\"auto\""}};
+
 // "auto": the HF Trainer / accelerate fills the value from its own arguments.
 bool note_auto(Reading& r, const std::string& key, const ConfigValue& v, const std::string& field) {
   if (!is_auto(v)) return false;
@@ -78,7 +88,10 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
     const std::string sub = key + "." + k;
     if (k == "stage") {
       stage_given = true;
-      if (note_auto(r, sub, v, "parallel.zero_stage")) continue;
+      if (is_auto(v)) {
+        r.error(error_code::wrong_type, sub, std::string(kAutoNotFilled) + ": give 0, 1, 2 or 3", kAutoParams);
+        continue;
+      }
       auto stage = typed<std::int64_t>(r, sub, v, integer_value, "0, 1, 2 or 3");
       if (stage && (*stage < 0 || *stage > 3)) r.error(error_code::out_of_range, sub, "ZeRO stage must be 0-3, got " + v.summary());
       else if (stage) r.read("parallel.zero_stage", *stage, sub);
@@ -91,8 +104,12 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
     } else if (k == "cpu_offload_param") {
       if (auto b = boolean(r, sub, v)) r.read("parallel.offload_param", *b ? "cpu" : "none", sub);
     } else if (k == "stage3_max_live_parameters" || k == "max_live_parameters") {
-      if (note_auto(r, sub, v, "parallel.zero3_max_live_parameters")) continue;
-      if (auto n = typed<double>(r, sub, v, number_value, "a number of parameters")) r.read("parallel.zero3_max_live_parameters", *n, sub);
+      if (is_auto(v)) {
+        r.error(error_code::wrong_type, sub, std::string(kAutoNotFilled) + ": give a number of parameters", kAutoParams);
+        continue;
+      }
+      if (auto n = whole_number(r, sub, v); n && *n < 0) r.error(error_code::out_of_range, sub, "must be at least 0, got " + v.summary());
+      else if (n) r.read("parallel.zero3_max_live_parameters", *n, sub);
     } else if (k == "mics_shard_size") {
       // MiCS shards every state within groups of this many ranks and replicates across them.
       auto n = whole_number(r, sub, v);
