@@ -1920,3 +1920,34 @@ TEST_CASE("DeepSpeed \"auto\" where the HF Trainer fills nothing is an error; ma
   CHECK(document_value(r, "/parallel/zero3_max_live_parameters").is_number_integer());
   CHECK(document_value(r, "/parallel/zero3_max_live_parameters") == 1000000000);
 }
+
+// Keys whose effect depends on another: axolotl's torch_compile_mode means nothing without
+// torch_compile, and its CUDA-graph modes (reduce-overhead, max-autotune) keep a private pool the
+// estimate does not model; accelerate's FSDP prefetch flags are off by default (no unit ahead).
+TEST_CASE("compile modes and FSDP prefetch flags are noted by what they do in the file", "[import]") {
+  auto reason = [](const trainmem::ImportResult& r, const std::string& key) {
+    for (const auto* list : {&r.ignored, &r.unmodelled})
+      for (const auto& n : *list)
+        if (n.key == key) return std::string(list == &r.ignored ? "ignored: " : "unmodelled: ") + n.reason;
+    return std::string();
+  };
+  auto axolotl = [](const std::string& extra) {
+    auto f = toml_file("ax.yml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\n" + extra);
+    REQUIRE(f);
+    trainmem::ImportOptions options;
+    options.model_preset = "llama-3.1-8b";
+    return trainmem::import_configs({*f}, trainmem::builtin_catalog(), options);
+  };
+  CHECK(reason(axolotl("torch_compile: false\ntorch_compile_mode: max-autotune\n"), "ax.yml:torch_compile_mode").rfind("ignored: ", 0) == 0);
+  CHECK(reason(axolotl("torch_compile: true\ntorch_compile_mode: max-autotune\n"), "ax.yml:torch_compile_mode").rfind("unmodelled: ", 0) == 0);
+  CHECK(reason(axolotl("torch_compile: true\ntorch_compile_mode: default\n"), "ax.yml:torch_compile_mode").rfind("ignored: ", 0) == 0);
+  auto accelerate = [](const std::string& prefetch) {
+    auto f = toml_file("fsdp.yaml", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n" + prefetch);
+    REQUIRE(f);
+    return trainmem::import_configs({*f}, trainmem::builtin_catalog());
+  };
+  CHECK(reason(accelerate("  fsdp_forward_prefetch: false\n"), "fsdp.yaml:fsdp_config.fsdp_forward_prefetch").rfind("ignored: ", 0) == 0);
+  CHECK(reason(accelerate("  fsdp_backward_prefetch: NO_PREFETCH\n"), "fsdp.yaml:fsdp_config.fsdp_backward_prefetch").rfind("ignored: ", 0) == 0);
+  CHECK(reason(accelerate("  fsdp_forward_prefetch: true\n"), "fsdp.yaml:fsdp_config.fsdp_forward_prefetch").rfind("unmodelled: ", 0) == 0);
+  CHECK(reason(accelerate("  fsdp_backward_prefetch: BACKWARD_PRE\n"), "fsdp.yaml:fsdp_config.fsdp_backward_prefetch").rfind("unmodelled: ", 0) == 0);
+}

@@ -118,7 +118,13 @@ void read_fsdp_plugin(Reading& r, const std::string& prefix, const ConfigValue& 
       if (auto b = boolean(r, k, v); b && *b) r.ignore(k, v, "only rank 0 reads the checkpoint: no extra host copies");
       else if (b) r.unmodelled_key(k, v, "every rank reads the whole checkpoint into host RAM at load: not in cpu_bytes_per_node yet");
     } else if (name == "fsdp_backward_prefetch" || name == "fsdp_forward_prefetch") {
-      r.unmodelled_key(k, v, "prefetching keeps one more gathered FSDP unit alive; the estimate assumes one unit in flight");
+      // Off: fsdp_forward_prefetch false (the default), fsdp_backward_prefetch NO_PREFETCH.
+      const auto text = string_value(v);
+      const auto flag = bool_value(v);
+      if ((flag && !*flag) || (text && (*text == "NO_PREFETCH" || *text == "no_prefetch")))
+        r.ignore(k, v, "off: no FSDP unit is gathered ahead");
+      else
+        r.unmodelled_key(k, v, "prefetching keeps one more gathered FSDP unit alive; the estimate assumes one unit in flight");
     } else if (name == "fsdp_use_orig_params") {
       r.unmodelled_key(k, v, "with use_orig_params a wrapped unit holding any trainable parameter carries gradients for all of them");
     } else if (name == "fsdp_auto_wrap_policy" || name == "fsdp_transformer_layer_cls_to_wrap" || name == "fsdp_min_num_params") {

@@ -233,7 +233,7 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
         r.unmodelled_key(k, v, "prepare_model_for_kbit_training casts the weights left unquantized (embeddings, norms, output head) to fp32; the estimate keeps them in the load dtype");
     } else if (name == "load_in_8bit") {
       if (auto b = boolean(r, k, v); b && !*b) r.ignore(k, v, "off");
-      else if (b) r.unmodelled_key(k, v, "8-bit (LLM.int8) base weights are not modelled; the weights are loaded in fp16 around them (resolve_dtype)");
+      else if (b) r.unmodelled_key(k, v, "8-bit (LLM.int8) base weights are not modelled; the weights left unquantized load in the dtype resolve_dtype picks (bf16 on a GPU with bf16)");
     } else if (name == "lora_r" || name == "lora_dropout" || name == "lora_target_modules" || name == "lora_target_linear" ||
                name == "lora_modules_to_save" || name == "peft_use_dora" || name == "peft_layers_to_transform") {
       if (!peft) {
@@ -333,7 +333,13 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       if (is_auto(v)) r.unresolved_key(k, v, "\"auto\": compiled when the installed torch supports it (core/builders/base.py)");
       else if (auto b = boolean(r, k, v)) r.read("compile", *b, k);
     } else if (name == "torch_compile_backend" || name == "torch_compile_mode" || name == "torch_compile_options") {
-      r.ignore(k, v, "used with torch_compile only");
+      const ConfigValue* compile = c.find("torch_compile");
+      const bool compiled = compile && (is_auto(*compile) || bool_value(*compile).value_or(false));
+      const auto mode = string_value(v);
+      if (!compiled) r.ignore(k, v, "used with torch_compile only, which is off");
+      else if (name == "torch_compile_mode" && mode && (*mode == "reduce-overhead" || *mode == "max-autotune"))
+        r.unmodelled_key(k, v, "this mode captures CUDA graphs, whose private memory pool is not modelled");
+      else r.ignore(k, v, "no memory effect the estimate models");
     } else if (name == "fp8") {
       if (auto b = boolean(r, k, v)) r.read("precision.fp8_compute", *b, k);
     } else if (name == "chunked_cross_entropy") {

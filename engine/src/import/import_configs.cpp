@@ -1335,8 +1335,9 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     }
   }
 
-  // PEFT upcasts adapters to fp32 (get_peft_model autocast_adapter_dtype=True, PEFT >= 0.12); TRL
-  // turns that off under DeepSpeed ZeRO-3 (trl/trainer/sft_trainer.py), keeping the base dtype.
+  // PEFT upcasts adapters to fp32 (get_peft_model autocast_adapter_dtype=True, PEFT >= 0.12); under
+  // DeepSpeed ZeRO-3 TRL turns that off (trl/trainer/sft_trainer.py) and
+  // LLaMA-Factory skips its own fp32 cast (model/adapter.py init_adapter), keeping the base dtype.
   if (auto m = chosen.find("method"); m != chosen.end() && m->second.a.value.is_string() &&
                                       (m->second.a.value.as_string() == "lora" || m->second.a.value.as_string() == "qlora") &&
                                       !chosen.count("lora.adapter_dtype")) {
@@ -1350,7 +1351,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                              "framework default (peft get_peft_model autocast_adapter_dtype=True: adapters in fp32)", "", Strength::trainer_default}, {}};
     else if (p != chosen.end())
       chosen["lora.adapter_dtype"] = Chosen{{"lora.adapter_dtype", p->second.a.value,
-                                             "framework default (TRL 1.10 sft_trainer.py: autocast_adapter_dtype=False under ZeRO-3)", "", Strength::trainer_default}, {}};
+                                             "framework default (under DeepSpeed ZeRO-3 the adapters are not upcast: TRL 1.10 passes "
+                                             "autocast_adapter_dtype=False (sft_trainer.py), LLaMA-Factory model/adapter.py skips its fp32 cast; "
+                                             "DeepSpeed keeps their fp32 masters)",
+                                             "", Strength::trainer_default}, {}};
   }
 
   // The document and its provenance, in document order.
