@@ -58,6 +58,19 @@ TEST_CASE("malformed JSON, wrong document types and oversized documents", "[docu
   CHECK(error_codes(huge) == std::vector<std::string>{"document_too_large"});
 }
 
+TEST_CASE("another command's error document piped in is named as one, with the error it carries", "[document][errors]") {
+  // `trainmem import --document-only X | trainmem estimate -` where the import failed: its error
+  // document is the input.
+  const std::string failed = error_document({{"unresolved_value", "batch.seq_length", "batch.seq_length is not in the files"}});
+  const nlohmann::json out = nlohmann::json::parse(estimate_json(failed).json);
+  REQUIRE(out.at("errors").size() == 1);
+  CHECK(out.at("error").at("code") == "invalid_json");
+  CHECK(out.at("error").at("params").at("reason") == "error_document");
+  CHECK(out.at("error").at("message").get<std::string>().find("batch.seq_length is not in the files") != std::string::npos);
+  // A document with a model and a key named "error" stays an estimate document (its key unknown).
+  CHECK(error_codes("{" + kModel + R"(, "error": 1, "errors": []})") == std::vector<std::string>{"unknown_field", "unknown_field"});
+}
+
 TEST_CASE("tensor parallel must divide the heads; Megatron's pipeline the layers", "[document][errors]") {
   const std::string cfg = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
     "num_attention_heads": 4, "num_hidden_layers": 3, "vocab_size": 100})";

@@ -259,6 +259,10 @@ export const REASON_WORDINGS = {
     },
   },
   invalid_json: {
+    error_document: {
+      en: () => "the input is an error document (another command's output), not an estimate document",
+      zh: () => '输入是一份错误文档（另一条命令的输出），不是估算文档',
+    },
     nul_byte: {
       en: (c) => 'contains a NUL byte at byte offset ' + c.n('offset') + ' (a text file has none)',
       zh: (c) => '在字节偏移 ' + c.n('offset') + ' 处含有 NUL 字节（文本文件中不应出现）',

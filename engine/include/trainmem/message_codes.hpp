@@ -85,7 +85,7 @@ struct MessageCode {
 inline constexpr MessageCode kMessageCodes[] = {
     // Documents and fields (object_reader.hpp, read_document.cpp).
     {error_code::invalid_json, MessageKind::error, "reason offset limit line column",
-     "nul_byte too_deep number_out_of_range syntax shell_syntax"},
+     "nul_byte too_deep number_out_of_range syntax shell_syntax error_document"},
     {error_code::duplicate_key, MessageKind::error, "file line column key"},  // file...key: a YAML file's (cli/config_files.cpp)
     {error_code::document_too_large, MessageKind::error, "bytes limit"},
     {error_code::unknown_field, MessageKind::error, "suggestion"},

@@ -445,6 +445,18 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
 
 TrainingSetup parse_setup(const json& doc, Errors& errors) {
   TrainingSetup s;
+  // Another command's error document piped in (`trainmem import --document-only ... | trainmem
+  // estimate -` where the import failed): named as such, with the error it carries, instead of
+  // "model is required" and its keys as unknown fields.
+  if (doc.is_object() && doc.contains("error") && doc.contains("errors") && !doc.contains("model")) {
+    const json& e = doc.at("error");
+    const std::string carried = e.is_object() && e.contains("message") && e.at("message").is_string() ? e.at("message").get<std::string>() : "";
+    errors.push_back({error_code::invalid_json, "(document)",
+                      "the input is an error document (another command's output), not an estimate document" +
+                          (carried.empty() ? std::string() : ": " + excerpt(carried, kMaxKeyInMessage * 4)),
+                      {{"reason", "error_document"}}});
+    return s;
+  }
   ObjectReader r(doc, "", errors);
   if (!r.valid()) return s;
   parse_model(r, s, errors);
