@@ -88,3 +88,20 @@ test('a chunk whose load failed is loaded again on the next use: the table appea
   await expect(page.getByTestId('accuracy-row')).toHaveCount(cases.length);
   expect(dropped).toBe(2);
 });
+
+test('on the Chinese page the summaries and case groups are worded in Chinese from the programs\' figures', async ({ app, page }) => {
+  const data = accuracyData();
+  await app.open('http');
+  await page.getByTestId('lang').selectOption('zh');
+  await page.getByTestId('accuracy').locator('summary').click();
+  await expect(page.getByTestId('accuracy-row')).toHaveCount(cases.length);
+  const handed = data.figures.find((f) => f.group === 'peak_per_gpu (handed)');
+  const summary = page.getByTestId('accuracy-summary');
+  await expect(summary).toContainText(`给定案例的每卡峰值（${handed.cases} 例，未覆盖 ${handed.misses} 例）：|误差| 中位数 ${(handed.median_abs_error * 100).toFixed(1)}%`);
+  await expect(summary).toContainText(`实际 OOM 的运行被判为放得下：${data.oom_cases} 例中 ${data.oom_said_to_fit} 例`);
+  await expect(summary).not.toContainText('handed figures');
+  await expect(page.getByTestId('accuracy-figures-row').first().locator('th')).toHaveText('每卡峰值（给定案例）');
+  const time = page.getByTestId('time-accuracy-summary');
+  await expect(time).toContainText('每步时间，给定案例：');
+  await expect(time).not.toContainText('step-time cases');
+});

@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
   using trainmem::accuracy::quantile;
   // The figures of the handed cases, then of those outside the handed set.
   std::ostringstream summary;
+  json figures = json::array();  // the same figures for the page, which words them in its language
   for (const bool outside : {false, true}) {
     std::vector<double> absolute, signed_errors;
     int misses = 0, within_15 = 0;
@@ -129,6 +130,9 @@ int main(int argc, char** argv) {
             << ", within 15%: " << within_15 << ", median |error|: " << unsigned_percent(quantile(absolute, 0.5))
             << ", p90 |error|: " << unsigned_percent(quantile(absolute, 0.9))
             << ", median signed error: " << percent(quantile(signed_errors, 0.5)) << "\n";
+    figures.push_back({{"outside", outside}, {"cases", absolute.size()}, {"misses", misses}, {"within_15_percent", within_15},
+                       {"median_abs_error", quantile(absolute, 0.5)}, {"p90_abs_error", quantile(absolute, 0.9)},
+                       {"median_signed_error", quantile(signed_errors, 0.5)}});
   }
 
   std::ostringstream table;
@@ -157,7 +161,7 @@ int main(int argc, char** argv) {
       write_section(argv[i + 1], section.str());
     }
     if (flag == "--js") {
-      json data = {{"summary", summary.str()}, {"rows", json::array()}};
+      json data = {{"summary", summary.str()}, {"figures", figures}, {"rows", json::array()}};
       for (const auto& r : rows) {
         json row = {{"id", r.id}, {"source", r.source}, {"status", r.status}, {"measured_step_seconds", r.measured}, {"outside", r.outside}};
         if (r.predicted_ok) row.update({{"predicted_step_seconds", r.predicted}, {"error", r.error}, {"mfu", r.mfu}});

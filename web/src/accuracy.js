@@ -5,7 +5,7 @@
 // method (a case the engine cannot express is a miss at 100 %). Each row: the case and its source,
 // what the source measured (allocated / reserved / nvidia-smi / model states ..., from the output
 // field it is compared with), measured and predicted bytes, and the error.
-import { t } from './i18n.js';
+import { t, language } from './i18n.js';
 import { el, bytesCell, numCell } from './dom.js';
 import { formatBytes, formatPercent, formatSeconds } from './format.js';
 
@@ -14,7 +14,8 @@ import { formatBytes, formatPercent, formatSeconds } from './format.js';
 /** @typedef {{group: string, cases: number, misses: number, median_abs_error: number | null, p90_abs_error: number | null, median_signed_error: number | null}} AccuracyFigures */
 /** @typedef {{id: string, source?: string, measured_step_seconds: number, predicted_step_seconds?: number, error?: number, mfu?: number, status?: string, outside?: boolean}} TimeAccuracyRow */
 /** @typedef {{cases: number, inside: number, median_width: number | null}} BandFigures */
-/** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[], band?: BandFigures, time?: {summary: string, rows: TimeAccuracyRow[]}}} AccuracyData */
+/** @typedef {{outside: boolean, cases: number, misses: number, within_15_percent: number, median_abs_error: number, p90_abs_error: number, median_signed_error: number}} TimeFigures */
+/** @typedef {{summary: string, figures?: AccuracyFigures[], rows: AccuracyRow[], band?: BandFigures, oom_cases?: number, oom_said_to_fit?: number, fit_cases?: number, fit_not_ruled_out?: number, fit_verdict_fits?: number, time?: {summary: string, figures?: TimeFigures[], rows: TimeAccuracyRow[]}}} AccuracyData */
 
 // The output field a case is compared with -> what its source measured.
 /** @type {Record<string, string>} */
@@ -46,6 +47,60 @@ function signed(error) {
 /** @param {number | null} error */
 function percent(error) {
   return typeof error === 'number' ? (error * 100).toFixed(1) + '%' : '–';
+}
+
+// The accuracy program names its case groups in English ("peak_per_gpu, source pytorch/torchtune");
+// other languages word them from these patterns, the source or method left as written.
+/** @type {[RegExp, string][]} */
+const GROUPS = [
+  [/^peak_per_gpu \(handed\)$/, 'acc_g_handed'], [/^peak_per_gpu \(outside the handed set\)$/, 'acc_g_outside'],
+  [/^every byte-valued case$/, 'acc_g_every'], [/^value_semantics (.+)$/, 'acc_g_semantics'],
+  [/^peak_per_gpu, source (.+)$/, 'acc_g_source'], [/^peak_per_gpu, method (.+)$/, 'acc_g_method'],
+];
+
+/**
+ * A case group's name in the page's language.
+ * @param {string} group
+ */
+export function groupName(group) {
+  if (language() === 'en') return group;
+  for (const [pattern, key] of GROUPS) {
+    const m = pattern.exec(group);
+    if (m) return t(key, { x: m[1] || '' });
+  }
+  return group;
+}
+
+/**
+ * The memory figures' summary: the program's own lines in English, else worded from its figures.
+ * @param {AccuracyData} data
+ */
+function summaryText(data) {
+  if (language() === 'en' || !Array.isArray(data.figures)) return String(data.summary || '').trim();
+  const lines = [];
+  for (const [group, key] of [['peak_per_gpu (handed)', 'acc_summary_handed'], ['peak_per_gpu (outside the handed set)', 'acc_summary_outside']]) {
+    const f = data.figures.find((g) => g.group === group);
+    if (!f) continue;
+    lines.push(t(key, { cases: String(f.cases), misses: String(f.misses), median: percent(f.median_abs_error), p90: percent(f.p90_abs_error),
+      signed: typeof f.median_signed_error === 'number' ? signed(f.median_signed_error) : '–' }));
+  }
+  if (typeof data.oom_cases === 'number') {
+    lines.push(t('acc_summary_fits', { oom_fit: String(data.oom_said_to_fit), oom: String(data.oom_cases),
+      right: String(data.fit_not_ruled_out), fit: String(data.fit_cases), confident: String(data.fit_verdict_fits) }));
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The step-time figures' summary, likewise.
+ * @param {{summary: string, figures?: TimeFigures[]}} time
+ */
+function timeSummaryText(time) {
+  if (language() === 'en' || !Array.isArray(time.figures)) return String(time.summary || '').trim();
+  return time.figures.map((f) => t(f.outside ? 'acc_time_outside' : 'acc_time_handed', {
+    cases: String(f.cases), misses: String(f.misses), within: String(f.within_15_percent),
+    median: percent(f.median_abs_error), p90: percent(f.p90_abs_error), signed: signed(f.median_signed_error),
+  })).join('\n');
 }
 
 /** @param {AccuracyRow | TimeAccuracyRow} row */
@@ -90,9 +145,9 @@ export function renderAccuracy(summaryEl, figuresBody, bandEl, tbody, data, unit
     tbody.replaceChildren();
     return;
   }
-  summaryEl.textContent = String(data.summary || '').trim();
+  summaryEl.textContent = summaryText(data);
   figuresBody.replaceChildren(...(Array.isArray(data.figures) ? data.figures : []).map((f) => el('tr', { 'data-testid': 'accuracy-figures-row' }, [
-    el('th', { scope: 'row', text: String(f.group) }),
+    el('th', { scope: 'row', text: groupName(String(f.group)) }),
     el('td', { class: 'num', text: String(f.cases) }),
     el('td', { class: 'num', text: String(f.misses) }),
     el('td', { class: 'num', text: percent(f.median_abs_error) }),
@@ -128,7 +183,7 @@ export function renderTimeAccuracy(summaryEl, tbody, data) {
     tbody.replaceChildren();
     return;
   }
-  summaryEl.textContent = String(time.summary || '').trim();
+  summaryEl.textContent = timeSummaryText(time);
   tbody.replaceChildren(...time.rows.map((row) => {
     const err = el('td', { class: typeof row.error === 'number' ? 'num' : '', text: errorText(row), 'data-testid': 'time-accuracy-error' });
     if (typeof row.error === 'number') err.setAttribute('data-value', String(row.error));
