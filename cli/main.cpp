@@ -27,8 +27,8 @@ Usage:
                                torchtitan TOML, command lines and launch scripts (tune run, run_train.sh,
                                torchrun, Megatron-LM)) -> {document, provenance, ignored, unmodelled, unresolved};
                                --document-only prints the estimate document alone (pipe it into
-                               `trainmem estimate -`); --model names a catalog model when the files
-                               name one the catalog lacks
+                               `trainmem estimate -`); --model names a catalog model (its id or its
+                               Hugging Face id) when the files name one the catalog lacks
   trainmem export deepspeed|accelerate|axolotl|torchtune [--config-only] FILE|-
                                an estimate document -> {format, config, not_exported}; --config-only
                                prints the file itself (DeepSpeed JSON, accelerate or axolotl YAML,

@@ -1951,3 +1951,20 @@ TEST_CASE("compile modes and FSDP prefetch flags are noted by what they do in th
   CHECK(reason(accelerate("  fsdp_forward_prefetch: true\n"), "fsdp.yaml:fsdp_config.fsdp_forward_prefetch").rfind("unmodelled: ", 0) == 0);
   CHECK(reason(accelerate("  fsdp_backward_prefetch: BACKWARD_PRE\n"), "fsdp.yaml:fsdp_config.fsdp_backward_prefetch").rfind("unmodelled: ", 0) == 0);
 }
+
+// --model takes what a file may name: a catalog id, or a Hugging Face id the catalog knows (the id
+// a model_config_needed suggestion may give).
+TEST_CASE("--model takes a catalog id or the Hugging Face id of a catalog model", "[import]") {
+  auto files = load(kConfigs / "axolotl", {"llama3_fft_8b.yaml"});
+  for (const char* id : {"llama-3.1-8b", "meta-llama/Llama-3.1-8B", "META-LLAMA/llama-3.1-8b"}) {
+    trainmem::ImportOptions options;
+    options.model_preset = id;
+    const auto r = trainmem::import_configs(files, trainmem::builtin_catalog(), options);
+    INFO(id << ": " << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/model/preset") == "llama-3.1-8b");
+  }
+  trainmem::ImportOptions unknown;
+  unknown.model_preset = "someone/Llama-3.1-8B-finetune";
+  CHECK_FALSE(trainmem::import_configs(files, trainmem::builtin_catalog(), unknown).errors.empty());
+}

@@ -1256,7 +1256,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     if (naming) result.ignored.push_back({naming->model_key, instead, *naming->model_id});
     if (options.model_preset) result.ignored.push_back({"--model", instead, *options.model_preset});
   } else if (options.model_preset) {
-    if (const ModelPreset* p = catalog.find_model(*options.model_preset)) {
+    // A catalog id, or a Hugging Face id the catalog knows (as a file would name it).
+    if (const ModelPreset* p = match_model(*options.model_preset, catalog)) {
       ConfigValue m = ConfigValue::object();
       m.set("preset", p->id);
       model = m;
