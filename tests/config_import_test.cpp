@@ -1968,3 +1968,19 @@ TEST_CASE("--model takes a catalog id or the Hugging Face id of a catalog model"
   unknown.model_preset = "someone/Llama-3.1-8B-finetune";
   CHECK_FALSE(trainmem::import_configs(files, trainmem::builtin_catalog(), unknown).errors.empty());
 }
+
+// A config naming a pre-quantized checkpoint (LLaMA-Factory examples/train_qlora/llama3_lora_sft_awq.yaml
+// names TechxGenus/Meta-Llama-3-8B-Instruct-AWQ) priced as a catalog model given with --model: the
+// 16-bit weights are not the checkpoint's, which is said, not passed over as a mere model name.
+TEST_CASE("--model over a named AWQ or GPTQ checkpoint is noted as unmodelled", "[import]") {
+  auto yaml = toml_file("awq.yaml", "model_name_or_path: TechxGenus/Meta-Llama-3-8B-Instruct-AWQ\nstage: sft\nfinetuning_type: lora\n"
+                                    "per_device_train_batch_size: 1\ncutoff_len: 2048\n");
+  REQUIRE(yaml);
+  trainmem::ImportOptions options;
+  options.model_preset = "llama-3-8b";
+  const auto r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog(), options);
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unmodelled, "awq.yaml:model_name_or_path"));
+  CHECK_FALSE(has_key(r.ignored, "awq.yaml:model_name_or_path"));
+}

@@ -1262,7 +1262,15 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       m.set("preset", p->id);
       model = m;
       model_origin = "given with --model";
-      if (naming) result.ignored.push_back({naming->model_key, "the model given with --model is used instead", *naming->model_id});
+      // A pre-quantized checkpoint named in the files (AWQ, GPTQ: 4-bit weights the trainer keeps
+      // frozen) is not what the catalog model's 16-bit weights price.
+      const std::string named = naming ? lower(*naming->model_id) : "";
+      if (naming && (named.find("awq") != std::string::npos || named.find("gptq") != std::string::npos))
+        result.unmodelled.push_back({naming->model_key,
+                                     "names a pre-quantized (AWQ/GPTQ) checkpoint; the model given with --model is priced with its "
+                                     "16-bit weights, which the quantized checkpoint does not have",
+                                     *naming->model_id});
+      else if (naming) result.ignored.push_back({naming->model_key, "the model given with --model is used instead", *naming->model_id});
       checkpoint_dtype_value = dtype_name(p->param_dtype);
     } else {
       const std::string near = closest_catalog_id(*options.model_preset, catalog.model_ids(), catalog.model_hf_ids());
