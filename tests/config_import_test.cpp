@@ -1555,6 +1555,9 @@ TEST_CASE("configs and launch lines of frameworks this import does not read are 
                                                 "--lora_module_name \"layers.\" --output_dir out\n")},
       {"DeepSpeed-Chat", command_line("run.sh", "deepspeed main.py --data_path Dahoas/rm-static --data_split 2,4,4 --model_name_or_path "
                                                 "facebook/opt-1.3b --zero_stage 2 --deepspeed --output_dir out\n")},
+      // Step 3 (training/step3_rlhf_finetuning/main.py): --actor_zero_stage beside a bare --deepspeed.
+      {"DeepSpeed-Chat", command_line("run.sh", "deepspeed --master_port 12346 main.py --actor_model_name_or_path a --critic_model_name_or_path c "
+                                                "--actor_zero_stage 3 --critic_zero_stage 3 --deepspeed --output_dir out\n")},
   };
   for (const auto& c : cases) {
     INFO(c.framework << " " << c.file.name);
@@ -1811,13 +1814,48 @@ TEST_CASE("LLaMA-Factory launch lines name the config and give the GPU count fro
     CHECK(has_key(r.unresolved, "parallel.world_size"));  // ZeRO-3 with no GPU count
   }
   {
-    // Two visible GPUs: two processes; a key=value override is listed, not read.
-    const auto r = with_line({"qwen3_lora_sft.yaml"}, "CUDA_VISIBLE_DEVICES=0,1 llamafactory-cli train qwen3_lora_sft.yaml learning_rate=1e-4\n");
+    // Two visible GPUs: two processes.
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, "CUDA_VISIBLE_DEVICES=0,1 llamafactory-cli train qwen3_lora_sft.yaml\n");
     REQUIRE(r.errors.empty());
     CHECK(document_value(r, "/parallel/world_size") == 2);
     CHECK(origin_of(r, "parallel.world_size") == "read from run.sh:CUDA_VISIBLE_DEVICES");
     CHECK(document_value(r, "/method") == "lora");
-    CHECK(has_key(r.unresolved, "run.sh:1"));
+  }
+  // CUDA reads the list up to its first invalid entry, and a repeated index shows nothing (CUDA C
+  // Programming Guide, "CUDA Environment Variables"): "0,,1" is one GPU; ",,", "all", "0,0" none.
+  {
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, "CUDA_VISIBLE_DEVICES=0,,1 llamafactory-cli train qwen3_lora_sft.yaml\n");
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/parallel/world_size") == 1);
+  }
+  for (const char* none : {",,", "all", "0,0"}) {
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, std::string("CUDA_VISIBLE_DEVICES=") + none + " llamafactory-cli train qwen3_lora_sft.yaml\n");
+    INFO(none);
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/parallel/world_size").is_null());
+    CHECK(has_key(r.unresolved, "run.sh:CUDA_VISIBLE_DEVICES"));
+  }
+  // Counts as torchrun reads them (int()): 1e3 and 4.0 are refused, not read as 1000 and 4.
+  for (const char* line : {"NPROC_PER_NODE=1e3 llamafactory-cli train qwen3_lora_sft.yaml\n", "NPROC_PER_NODE=4.0 llamafactory-cli train qwen3_lora_sft.yaml\n",
+                           "torchrun --nproc_per_node 1e3 src/train.py qwen3_lora_sft.yaml\n"}) {
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, line);
+    INFO(line);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("wrong_type"));
+  }
+  {
+    // key=value words after the config override it (OmegaConf.from_cli): not read, so refused.
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, "NPROC_PER_NODE=2 llamafactory-cli train qwen3_lora_sft.yaml cutoff_len=8192\n");
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("unsupported"));
+    CHECK(std::get<std::string>(r.errors[0].params.values[0].second) == "config_overrides");
+  }
+  {
+    // No config word: named, never a crash (a new user's trial found a bad_alloc here).
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, "llamafactory-cli train\n");
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("unknown_config_format"));
+    CHECK(r.errors[0].message.find("names no config file") != std::string::npos);
   }
   {
     // The FSDP+QLoRA example's train.sh: accelerate's config gives 2 processes; src/train.py's
@@ -1843,7 +1881,7 @@ TEST_CASE("a Megatron-FSDP launch behind uv run and an empty array is read, its 
   const std::string args = "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 512 --max-position-embeddings 512 "
                            "--micro-batch-size 1 --global-batch-size 8 --use-distributed-optimizer --use-megatron-fsdp ";
   auto run = [&](const std::string& strategy) {
-    return import_text("train.sh", "VENV_PREFIX=\"uv run\"\nPROFILE_CMD=()\n$VENV_PREFIX \"${PROFILE_CMD[@]}\" python -m "
+    return import_text("train.sh", "VENV_PREFIX=\"uv run --with torch --python 3.12 --no-sync\"\nPROFILE_CMD=()\n$VENV_PREFIX \"${PROFILE_CMD[@]}\" python -m "
                                    "torch.distributed.run --nproc_per_node 8 pretrain_gpt.py " + args +
                                        "--data-parallel-sharding-strategy " + strategy + "\n");
   };
@@ -1867,13 +1905,24 @@ TEST_CASE("a Megatron-FSDP launch behind uv run and an empty array is read, its 
 // An empty file (a YAML or TOML with no keys, which the page sends as "content": null, or a blank
 // launch script) is named as empty, not as a missing "text" or a mapping that is null.
 TEST_CASE("an empty file is named as empty", "[import][errors]") {
-  for (const char* request : {R"({"files": [{"name": "empty.yaml", "content": null}]})", R"({"files": [{"name": "run.sh", "text": " \n\t\n"}]})"}) {
+  for (const char* request : {R"({"files": [{"name": "empty.yaml", "content": null}]})", R"({"files": [{"name": "run.sh", "text": " \n\t\n"}]})",
+                              R"({"files": [{"name": "ds.json", "text": ""}]})"}) {
     const json e = json::parse(trainmem::import_json(request).json);
     INFO(e.dump());
     REQUIRE(e.contains("error"));
     CHECK(e.at("error").at("code") == "unknown_config_format");
     CHECK(e.at("error").at("params").at("reason") == "empty_file");
     CHECK(e.at("error").at("message").get<std::string>().find("is empty") != std::string::npos);
+  }
+  // The CLI reads an empty file of any kind alike (a JSON or TOML file with nothing in it).
+  for (const char* name : {"ds.json", "job.toml", "train.yaml", "run.sh"}) {
+    trainmem::Errors errors;
+    const auto f = trainmem::cli::load_config_file(name, "\n  \n", errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(name);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].message == std::string(name) + " is empty: there is nothing to import");
   }
 }
 

@@ -229,6 +229,10 @@ export const REASON_WORDINGS = {
   },
   unsupported: {
     solve_rlhf: { en: () => 'solve prices single-model runs; remove rlhf', zh: () => '求解只支持单模型训练；请去掉 rlhf' },
+    config_overrides: {
+      en: (c) => c.n('entries') + ' key=value word(s) after the config override it on the command line, which the import does not read: put the values in the config file',
+      zh: (c) => '配置文件之后的 ' + c.n('entries') + ' 个 key=value 参数会在命令行上覆盖其中的设置，导入不读取这些参数：请把取值写进配置文件',
+    },
     too_many_open_values: {
       en: (c) => c.n('entries') + ' values hold variables the script does not set (at most ' + c.n('limit') + ' are traced to their fields); set them in the script',
       zh: (c) => '有 ' + c.n('entries') + ' 个值取决于脚本中未设置的变量（最多追踪 ' + c.n('limit') + ' 个）；请在脚本中设置这些变量',

@@ -129,8 +129,14 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
     skipped = false;
     if (w[i].text == "nohup" || w[i].text == "time" || w[i].text == "exec" || w[i].text == "env") ++i, skipped = true;
     else if (w[i].text == "uv" && i + 1 < w.size() && w[i + 1].text == "run") {
+      // uv run's options (docs.astral.sh/uv/reference/cli/#uv-run); those that take a value take the
+      // next word unless written --option=value.
+      static const std::set<std::string> with_value = {"--with", "--with-editable", "--with-requirements", "--project", "--directory",
+                                                       "--python", "-p", "--extra", "--group", "--only-group", "--no-group", "--package",
+                                                       "--env-file", "--index", "--default-index", "--index-url", "--extra-index-url",
+                                                       "--find-links", "-f", "--config-file", "--cache-dir", "--script", "-s"};
       i += 2;
-      while (i < w.size() && w[i].text.rfind("--", 0) == 0) ++i;
+      while (i < w.size() && w[i].text.size() > 1 && w[i].text[0] == '-') i += with_value.count(w[i].text) ? 2 : 1;
       skipped = true;
     }
   }
@@ -353,6 +359,41 @@ std::optional<Reading> read_axolotl_launch(const std::string& file, const Launch
   return r;
 }
 
+// A process count as torchrun reads one (int(): decimal digits, no exponent or fraction), >= 1.
+std::optional<std::int64_t> process_count(Reading& r, const std::string& k, const std::string& text) {
+  if (text.empty() || text.size() > 15 || text.find_first_not_of("0123456789") != std::string::npos) {
+    r.error(error_code::wrong_type, k, "expected a whole number of processes (torchrun reads it with int()), got \"" + text + "\"",
+            {{"expected", "integer"}, {"got", "string"}, {"value", "\"" + text + "\""}});
+    return std::nullopt;
+  }
+  const std::int64_t n = std::stoll(text);
+  if (n < 1) {
+    r.error(error_code::out_of_range, k, "must be at least 1, got " + text, {{"value", text}, {"min", 1.0}});
+    return std::nullopt;
+  }
+  return n;
+}
+
+// The GPUs CUDA_VISIBLE_DEVICES shows: its comma-separated entries up to the first invalid one (an
+// index, or a GPU-/MIG- UUID) and none when an index repeats (CUDA C Programming Guide, "CUDA
+// Environment Variables": only the devices before an invalid index are visible).
+std::int64_t visible_devices(const std::string& list) {
+  std::set<std::string> seen;
+  std::int64_t count = 0;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string entry = list.substr(start, comma - start);
+    const bool index = !entry.empty() && entry.size() <= 6 && entry.find_first_not_of("0123456789") == std::string::npos;
+    const bool uuid = entry.rfind("GPU-", 0) == 0 || entry.rfind("MIG-", 0) == 0;
+    if (!index && !uuid) break;
+    if (!seen.insert(entry).second) return 0;
+    ++count;
+    start = comma + 1;
+  }
+  return count;
+}
+
 // A program given its config file as its first word: the file is read by its own reader when it is
 // given beside the line (named here, like a DeepSpeed JSON a trainer config names); the words after
 // it override the file's keys, which this import does not read. Under `llamafactory-cli train` the
@@ -367,8 +408,14 @@ Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
     r.unresolved.push_back({where, config.unresolved_what + " is not set in the file: the config it names is not read", config.text});
   else
     r.named_files.emplace_back(config.text, where);
-  for (const auto& w : cmd.config_overrides)
-    r.unresolved.push_back({where, "overrides the config's keys on the command line; such overrides are not read", w.text});
+  // key=value words after the config replace its keys (LLaMA-Factory hparams/parser.py read_args:
+  // OmegaConf.from_cli merged over the YAML); they are not read here, so the run they describe is
+  // refused rather than estimated from the YAML's values.
+  if (!cmd.config_overrides.empty())
+    r.errors.push_back({error_code::unsupported, where,
+                        where + ": " + cmd.config_overrides.front().text + (cmd.config_overrides.size() > 1 ? " (and the words after it)" : "") +
+                            " overrides the config on the command line, which this import does not read: put the values in the config file",
+                        {{"reason", "config_overrides"}, {"entries", static_cast<double>(cmd.config_overrides.size())}}});
   if (cmd.launcher != "llamafactory-cli") return r;
   auto env = [&](const char* name) -> const ShellWord* {
     const auto it = cmd.environment.find(name);
@@ -381,15 +428,17 @@ Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
       r.unresolved_key("NNODES", n->text, n->unresolved_what + " is not set in the file: the node count is not known");
       nodes.reset();
     } else {
-      nodes = positive_integer(r, "NNODES", n->text);
+      nodes = process_count(r, "NNODES", n->text);
     }
   }
+  const ShellWord* visible = env("CUDA_VISIBLE_DEVICES");
   if (const ShellWord* n = env("NPROC_PER_NODE")) {
     if (n->unresolved) r.unresolved_key("NPROC_PER_NODE", n->text, n->unresolved_what + " is not set in the file: the GPUs per node are not known");
-    else per_node = positive_integer(r, "NPROC_PER_NODE", n->text), per_node_key = "NPROC_PER_NODE";
-  } else if (const ShellWord* v = env("CUDA_VISIBLE_DEVICES"); v && !v->unresolved && !v->text.empty()) {
-    per_node = static_cast<std::int64_t>(std::count(v->text.begin(), v->text.end(), ',')) + 1;
-    per_node_key = "CUDA_VISIBLE_DEVICES";
+    else per_node = process_count(r, "NPROC_PER_NODE", n->text), per_node_key = "NPROC_PER_NODE";
+  } else if (visible && !visible->unresolved) {
+    const std::int64_t shown = visible_devices(visible->text);
+    if (shown > 0) per_node = shown, per_node_key = "CUDA_VISIBLE_DEVICES";
+    else r.unresolved_key("CUDA_VISIBLE_DEVICES", visible->text, "shows no GPU (CUDA reads the list up to its first invalid or repeated entry): the GPU count is not known");
   } else {
     r.unresolved.push_back({where,
                             "llamafactory-cli train runs one process per GPU the machine shows (NPROC_PER_NODE unset: "
@@ -466,10 +515,10 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
     if (k == per_node_key && torchrun && text && (*text == "auto" || *text == "gpu" || *text == "cpu" || *text == "xpu"))
       // torch/distributed/run.py determine_local_world_size: one process per device the machine has.
       r.unresolved_key(k, v, "one process per device of the machine it runs on: the GPUs per node are not in the file");
-    else if (k == per_node_key) per_node = positive_integer(r, k, v);
+    else if (k == per_node_key) per_node = text ? process_count(r, k, *text) : positive_integer(r, k, v);
     else if (k == nodes_key) {
       if (text && text->find(':') != std::string::npos) r.unresolved_key(k, v, "an elastic node range: the world size is not fixed");
-      else nodes = positive_integer(r, k, v);
+      else nodes = text ? process_count(r, k, *text) : positive_integer(r, k, v);
     } else r.ignore(k, v, "launcher setting without memory effect");
   }
   if (per_node) {
@@ -920,6 +969,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           continue;
         }
         if (cmd->launcher == "llamafactory-cli") {
+          if (!cmd->config_file) {
+            result.errors.push_back({error_code::unknown_config_format, f.name,
+                                     f.name + ":" + std::to_string(c.line) + ": llamafactory-cli train names no config file (llamafactory-cli train CONFIG.yaml)"});
+            continue;
+          }
           readings.push_back(read_config_launch(f.name, *cmd));
           continue;
         }

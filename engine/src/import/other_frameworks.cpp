@@ -156,13 +156,18 @@ std::optional<OtherFramework> other_framework_command(const ShellCommand& comman
   if (starts_with(low, "maxtext.train") || low.find("maxtext/train") != std::string::npos) return OtherFramework{"MaxText", program};
   if (starts_with(program, "nemo.") || low.find("/nemo/") != std::string::npos || starts_with(low, "nemo/")) return OtherFramework{"NeMo", program};
   bool hydra_trainer = false, hydra_model = false, lightning_flags = false, config_file_flag = false;
-  bool ds_chat_lora = false, ds_chat_zero = false, ds_chat_split = false;
-  for (const std::string& s : w) {
+  bool ds_chat_lora = false, ds_chat_zero = false, ds_chat_split = false, bare_deepspeed = false;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const std::string& s = w[i];
+    // DeepSpeed's own store-true --deepspeed (deepspeed.add_config_arguments), which takes no value
+    // (TrainingArguments' --deepspeed takes a config path).
+    bare_deepspeed = bare_deepspeed || (s == "--deepspeed" && (i + 1 == w.size() || starts_with(w[i + 1], "-")));
     // DeepSpeed-Chat's training scripts (deepspeedai/DeepSpeedExamples applications/DeepSpeed-Chat,
     // dschat/utils: their own argparse flags, no TrainingArguments): --lora_dim, --zero_stage with
     // --data_split.
     ds_chat_lora = ds_chat_lora || s == "--lora_dim" || starts_with(s, "--lora_dim=");
-    ds_chat_zero = ds_chat_zero || s == "--zero_stage" || starts_with(s, "--zero_stage=");
+    ds_chat_zero = ds_chat_zero || s == "--zero_stage" || starts_with(s, "--zero_stage=") || s == "--actor_zero_stage" ||
+                   starts_with(s, "--actor_zero_stage=");
     ds_chat_split = ds_chat_split || s == "--data_split" || starts_with(s, "--data_split=");
     hydra_trainer = hydra_trainer || (starts_with(s, "trainer.") && s.find('=') != std::string::npos);
     hydra_model = hydra_model || (starts_with(s, "model.") && s.find('=') != std::string::npos);
@@ -170,8 +175,8 @@ std::optional<OtherFramework> other_framework_command(const ShellCommand& comman
     config_file_flag = config_file_flag || s == "--config-file" || starts_with(s, "--config-file=");
   }
   if (base_name(program) == "run_train.py" && config_file_flag) return OtherFramework{"Nanotron", "run_train.py --config-file"};
-  if (ds_chat_lora || (ds_chat_zero && ds_chat_split))
-    return OtherFramework{"DeepSpeed-Chat", ds_chat_lora ? "--lora_dim" : "--zero_stage with --data_split"};
+  if (ds_chat_lora || (ds_chat_zero && (ds_chat_split || bare_deepspeed)))
+    return OtherFramework{"DeepSpeed-Chat", ds_chat_lora ? "--lora_dim" : ds_chat_split ? "--zero_stage with --data_split" : "--zero_stage with a bare --deepspeed"};
   if (hydra_trainer && hydra_model) return OtherFramework{"NeMo", "Hydra overrides trainer.…= and model.…="};
   if (lightning_flags) return OtherFramework{"PyTorch Lightning (LightningCLI)", "--trainer.… flags"};
   return std::nullopt;
