@@ -52,6 +52,16 @@ test('the inputs take no typing until the page has read its setup into them (app
   await expect.poll(async () => (await app.inputDoc()).batch.seq_length).toBe(3000);
 });
 
+test('hosted: an engine.wasm the server does not give is named with its HTTP status, in the page\'s language', async ({ page, context, guard }) => {
+  guard.allow(/console: Failed to load resource: the server responded with a status of 404/);
+  await context.route('**/engine.wasm', (route) => route.fulfill({ status: 404, body: '' }));
+  await page.goto(WHERE.http + '#');
+  await expect(page.locator('#status')).toHaveText('The engine could not be loaded: engine.wasm: HTTP 404');
+  await expect(page.locator('#status')).toHaveClass('bad');
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(page.locator('#status')).toHaveText('无法加载引擎：engine.wasm: HTTP 404');
+});
+
 test("hosted: an engine.wasm that is not this build's (the config module's served in its place) is reported, not waited on", async ({ page, context }) => {
   const config = fs.readFileSync(path.join(ROOT, 'dist', 'site', 'config-engine.wasm'));
   // The engine worker's fetch: routed on the context (a page route does not see a worker's requests).

@@ -2,6 +2,7 @@
 // in Web Workers) -> the views. Every change re-runs the engine on the whole document, so a result
 // never goes stale: the estimate first, then the GPU table and the What fits? solve; an answer for
 // older inputs is never shown. No formulas live here.
+import { errorText } from './error-text.js';
 import { t, apply as applyLanguage, language } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
@@ -356,7 +357,11 @@ export class App {
       ({ out: overview, ms: engineMs } = await answer);
     } catch (e) {
       if (superseded(e)) return;
-      throw e;
+      // The engine could not run (its module failed to load): said in the page's language on every
+      // update (a language change re-words it), never left as "estimating" or thrown unhandled.
+      status.textContent = t('engine_failed', { message: errorText(e) });
+      status.className = 'bad';
+      return;
     }
     if (gen !== this.generation) return;
     const arrived = performance.now();

@@ -18,6 +18,8 @@
 // two workers do not instantiate the engine at the same time while the page waits for its first
 // estimate.
 
+import { compileFromUrl } from './wasm-fetch.js';
+
 /** Why a call's promise rejected: a newer call took its place. */
 export class Superseded extends Error {
   constructor() {
@@ -302,5 +304,5 @@ export function compileEngine({ wasmUrl, wasmBase64 }) {
     const bytes = Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));
     return WebAssembly.compile(bytes);
   }
-  return WebAssembly.compileStreaming(fetch(/** @type {URL} */ (wasmUrl)));
+  return compileFromUrl(/** @type {URL} */ (wasmUrl));
 }

@@ -13,6 +13,7 @@
 //               or {id, failed: message} where the module has no such function or it threw.
 
 import { errorText } from './error-text.js';
+import { compileFromUrl } from './wasm-fetch.js';
 
 /** @typedef {{type: 'init', module?: WebAssembly.Module, wasmUrl?: string} | {type: 'call', id: number, fn: string, args: unknown[]}} Request */
 
@@ -32,7 +33,7 @@ export function start(createEngine) {
       if (m.module) {
         module = Promise.resolve(m.module);
       } else {
-        module = WebAssembly.compileStreaming(fetch(/** @type {string} */ (m.wasmUrl)));
+        module = compileFromUrl(/** @type {string} */ (m.wasmUrl));
         module.then((compiled) => scope.postMessage({ type: 'module', module: compiled }), () => {});
       }
       const failed = (/** @type {unknown} */ e) => scope.postMessage({ type: 'failed', message: errorText(e) });
