@@ -361,8 +361,11 @@ std::optional<ConfigFile> load_config_file(const std::string& name, const std::s
   }
   ConfigFile f;
   f.name = name;
-  // An empty file, whatever its kind: content null, which the import names as empty.
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return f;
+  // An empty file, whatever its kind, is not parsed: the import names it as empty.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    f.text = text;
+    return f;
+  }
   std::optional<ConfigValue> content;
   const bool yaml = ends_with(name, ".yaml") || ends_with(name, ".yml"), toml = ends_with(name, ".toml");
   // A parser may stop at a NUL byte and read what came before it as the whole file (JSON files are

@@ -307,8 +307,8 @@ export function importFile(name, text) {
   if ((isYaml(name) || isToml(name)) && nul >= 0) {
     return { error: { code: isYaml(name) ? 'invalid_yaml' : 'invalid_toml', field: name, message: `${name} contains a NUL byte at character ${nul} (a text file has none)`, params: { file: name } } };
   }
-  // An empty file of any kind: content null, which the import names as empty (as the CLI does).
-  if (text.trim() === '') return { file: { name, content: null } };
+  // An empty file of any kind is not parsed: the engine names it as empty (as the CLI does).
+  if (text.trim() === '') return { file: { name, text } };
   const parsed = isYaml(name) ? parseYaml(text, name) : isToml(name) ? parseTomlFile(text, name) : null;
   if (parsed === null) return { file: { name, text } };
   if ('error' in parsed) return parsed;

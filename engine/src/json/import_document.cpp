@@ -166,9 +166,7 @@ JsonResult import_json(std::string_view request) {
         file.name = f.string("name").value_or("file" + std::to_string(i + 1));
         auto text = f.string("text");
         const json* content = f.get("content");
-        if (text && text->find_first_not_of(" \t\r\n") == std::string::npos) {
-          // An empty file of any kind: content null, which the import names as empty.
-        } else if (text && ends_with(file.name, ".json")) {
+        if (text && ends_with(file.name, ".json") && text->find_first_not_of(" \t\r\n") != std::string::npos) {
           auto parsed = parse_json_config(*text, file.name, errors);
           if (!parsed) continue;
           file.content = *parsed;
