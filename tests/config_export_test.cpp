@@ -49,7 +49,7 @@ const std::set<std::string> kAccelerateKeys = {
 // (axolotl takes the config itself there) DeepSpeed's own keys.
 const std::set<std::string> kAxolotlKeys = [] {
   std::set<std::string> keys = {
-      "/base_model", "/micro_batch_size", "/gradient_accumulation_steps", "/sequence_len", "/adapter", "/load_in_4bit",
+      "/base_model", "/micro_batch_size", "/gradient_accumulation_steps", "/sequence_len", "/pad_to_sequence_len", "/adapter", "/load_in_4bit",
       "/lora_r", "/lora_dropout", "/lora_target_linear", "/lora_target_modules", "/lora_modules_to_save", "/peft_use_dora",
       "/peft_layers_to_transform", "/peft_autocast_adapter_dtype", "/bf16", "/fp16", "/fp8", "/optimizer",
       "/gradient_checkpointing", "/activation_offloading", "/attn_implementation", "/plugins", "/cut_cross_entropy",
@@ -586,13 +586,14 @@ TEST_CASE("fields a format cannot carry are listed as not exported", "[export]")
 
 // Keys torchtune 0.7.0 defines for the recipes the export names (pytorch/torchtune bd2a0fc:
 // recipes/full_finetune_*.py and lora_finetune_*.py cfg keys; the LoRA builders' arguments in
-// torchtune/models/<family>/_model_builders.py; tokenizer max_seq_len; loss num_output_chunks in
+// torchtune/models/<family>/_model_builders.py; tokenizer max_seq_len; the dataset builders' packed
+// (datasets/_alpaca.py); loss num_output_chunks in
 // modules/loss/cross_entropy_loss.py; torch.optim.AdamW fused) and the torchrun options tune run
 // passes on (_cli/run.py).
 const std::set<std::string> kTorchtuneKeys = {
     "--nnodes", "--nproc_per_node", "model", "model.lora_rank", "model.lora_dropout", "model.use_dora",
     "model.lora_attn_modules", "model.apply_lora_to_mlp", "model.apply_lora_to_output", "batch_size",
-    "gradient_accumulation_steps", "tokenizer.max_seq_len", "dtype", "optimizer", "optimizer.fused", "optimizer_in_bwd",
+    "gradient_accumulation_steps", "tokenizer.max_seq_len", "dataset.packed", "dtype", "optimizer", "optimizer.fused", "optimizer_in_bwd",
     "enable_activation_checkpointing", "enable_activation_offloading", "loss", "loss.num_output_chunks", "compile",
     "fsdp_reshard_after_forward", "fsdp_cpu_offload", "tensor_parallel_dim", "context_parallel_dim", "enable_fp8_training",
     "model.quantize_base"};

@@ -1113,6 +1113,58 @@ TEST_CASE("tune run: overrides on the launch line apply over the recipe config",
   CHECK_FALSE(has_key(r.unresolved, "1.5B_lora.yaml:tokenizer.max_seq_len"));
 }
 
+// Packed or padded: each trainer's collator pads an unpacked batch to its longest sample
+// (batch.padding longest, an upper bound at seq_length); packing, or padding to the maximum, gives
+// every batch seq_length tokens (the engine's default, max_length). Sources in the readers:
+// torchtune data/_collate.py padded_collate_sft; axolotl core/builders/causal.py and
+// utils/schemas/validation.py; LLaMA-Factory hparams/parser.py; TRL sft_trainer.py.
+TEST_CASE("packed or padded: batch.padding follows each trainer's collator", "[import]") {
+  const std::string axolotl = "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\n";
+  const std::string factory = "model_name_or_path: meta-llama/Llama-3.1-8B\nfinetuning_type: lora\ncutoff_len: 1024\n";
+  const std::string trl = "model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\n";
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {axolotl, true},
+      {axolotl + "sample_packing: true\n", false},
+      {axolotl + "pad_to_sequence_len: true\n", false},
+      {axolotl + "sample_packing: false\npad_to_sequence_len: false\n", true},
+      {factory + "stage: sft\n", true},
+      {factory + "stage: sft\npacking: true\n", false},
+      {factory + "stage: sft\nneat_packing: true\n", false},
+      {factory + "stage: pt\n", false},
+      {factory + "stage: pt\npacking: false\n", true},
+      {trl, true},
+      {trl + "packing: true\n", false},
+      {trl + "padding_free: true\n", false},
+  };
+  for (const auto& [text, longest] : cases) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(text << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json batch = as_json(r.document).at("batch");
+    if (longest) CHECK(batch.value("padding", "") == "longest");
+    else CHECK_FALSE(batch.contains("padding"));
+  }
+  // torchtune: the config's unpacked dataset, then packed by the launch line, then a collate_fn of
+  // the user's own, whose padding the import cannot know.
+  for (const auto& [overrides, longest] : std::vector<std::pair<std::string, bool>>{
+           {"", true}, {" dataset.packed=True tokenizer.max_seq_len=2048", false}, {" collate_fn=my.collate", false}}) {
+    auto files = load(kConfigs / "torchtune", {"1.5B_lora.yaml"});
+    trainmem::ConfigFile line;
+    line.name = "run.sh";
+    line.text = "tune run --nproc_per_node 2 lora_finetune_distributed --config qwen2_5/1.5B_lora" + overrides + "\n";
+    files.push_back(line);
+    const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+    INFO(overrides << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json batch = as_json(r.document).at("batch");
+    if (longest) CHECK(batch.value("padding", "") == "longest");
+    else CHECK_FALSE(batch.contains("padding"));
+  }
+}
+
 // "--" ends the options before the recipe (argparse, which tune run's torchrun options go through:
 // torchtune _cli/run.py); a word of dashes alone ("--=x") names no option. Both once threw out of
 // the reader (a fuzz finding: fuzz/regressions/import_files/tune_run_double_dash.txt).
@@ -1224,6 +1276,8 @@ TEST_CASE("a script of its own is a plain transformers.Trainer: no TRL default, 
   CHECK(as_json(r.document).at("batch").at("seq_length") == 2048);
   CHECK(origin_of(r, "batch.seq_length") == "read from train.sh:--model_max_length");
   CHECK_FALSE(has_key(r.unresolved, "train.sh:(sequence length)"));
+  // train.py's DataCollatorForSupervisedDataset pads each batch with pad_sequence: to its longest.
+  CHECK(as_json(r.document).at("batch").at("padding") == "longest");
 }
 
 TEST_CASE("TRL GRPO: the prompt is the sequence length, the completion the rollout's new tokens", "[import][trl]") {

@@ -57,6 +57,10 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   c.set("micro_batch_size", s.batch.micro_batch_size);
   c.set("gradient_accumulation_steps", s.batch.gradient_accumulation_steps);
   if (s.batch.seq_length) c.set("sequence_len", *s.batch.seq_length);
+  // Every batch at sequence_len is pad_to_sequence_len; the collator's default pads each batch to
+  // its longest sample (core/builders/causal.py).
+  out.carried.push_back("batch.padding");
+  if (s.batch.padding.value_or(Padding::max_length) == Padding::max_length) c.set("pad_to_sequence_len", true);
 
   // Adapters (utils/schemas/peft.py; loaders/model.py fixes QLoRA at nf4 with double quantization).
   if (uses_adapters(s.method)) {

@@ -191,6 +191,18 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   set("gradient_accumulation_steps", std::to_string(s.batch.gradient_accumulation_steps));
   // A length the document leaves to the preset's default is not written: the config's own applies.
   if (s.batch.seq_length && !s.unstated.seq_length) set("tokenizer.max_seq_len", std::to_string(*s.batch.seq_length));
+  // Every sample at max_seq_len tokens is a packed dataset (datasets/_packed.py, which needs
+  // max_seq_len); an unpacked one is padded per batch to its longest sample (data/_collate.py).
+  if (s.batch.padding.value_or(Padding::max_length) == Padding::longest) {
+    set("dataset.packed", "False");
+    out.carried.push_back("batch.padding");
+  } else if (s.batch.seq_length && !s.unstated.seq_length) {
+    set("dataset.packed", "True");
+    out.carried.push_back("batch.padding");
+  } else {
+    out.not_expressible.emplace_back("batch.padding", "every sample at the maximum length is a packed dataset, which needs "
+                                                      "tokenizer.max_seq_len: the document leaves the length to the preset");
+  }
   const ResolvedPrecision p = resolve_precision(s);
   if (p.param_dtype == p.compute_dtype && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp32)) {
     set("dtype", p.param_dtype == Dtype::bf16 ? "bf16" : "fp32");

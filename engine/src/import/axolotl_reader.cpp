@@ -218,7 +218,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     } else if (name == "sequence_len") {
       if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
     } else if (name == "sample_packing" || name == "pad_to_sequence_len") {
-      r.ignore(k, v, "the estimate takes every sequence at the maximum length, packed or padded");
+      r.ignore(k, v, flag(name.c_str()) ? "every sequence at sequence_len tokens, packed or padded"
+                                        : "off (batch.padding follows sample_packing, pad_to_sequence_len and reward_model)");
     } else if (name == "adapter") {
       if (adapter.empty()) r.ignore(k, v, "no adapter: full fine-tuning");
       else if (!peft) r.unmodelled_key(k, v, "adapter " + v.summary() + " is not modelled (lora and qlora are)");
@@ -508,6 +509,11 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     r.ignore("batch_size", *batch_size, "gradient_accumulation_steps is given");
   }
   if (!has("sequence_len")) r.trainer_default("batch.seq_length", 512, src("utils/schemas/config.py", "sequence_len = 512"));
+  // core/builders/causal.py: the collator pads each batch to its longest sample (padding=True, to a
+  // multiple of 64) unless pad_to_sequence_len pads it to sequence_len, which sample_packing and
+  // reward_model turn on (utils/schemas/validation.py).
+  if (!flag("sample_packing") && !flag("pad_to_sequence_len") && !flag("reward_model"))
+    r.trainer_default("batch.padding", "longest", src("core/builders/causal.py", "collator padding=True: each batch padded to its longest sample"));
   if (!checkpointing_given && offloading.empty())
     r.trainer_default("activation_checkpointing", "none", src("utils/schemas/config.py", "gradient_checkpointing = False"));
   if (!optimizer_given) {

@@ -390,7 +390,11 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       // truncation length, each batch padded to its longest sequence (tatsu-lab/stanford_alpaca
       // train.py, c8ea92b: AutoTokenizer.from_pretrained(model_max_length=...), padding="longest"),
       // so the longest a batch can be: the peak's length.
-      if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
+      if (auto n = positive_integer(r, k, v)) {
+        r.read("batch.seq_length", *n, k);
+        r.read_from_kind("batch.padding", "longest", "model_max_length: the Alpaca-derived scripts pad each batch to its longest sample "
+                                                     "(tatsu-lab/stanford_alpaca train.py DataCollatorForSupervisedDataset, pad_sequence)");
+      }
     } else if (name == "max_prompt_length") {
       if (trainer == Trainer::grpo) { prompt_length = positive_integer(r, k, v); prompt_key = k; }
       else r.ignore(k, v, "truncates prompts within max_length");
@@ -454,7 +458,8 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (name == "ddp_bucket_cap_mb" || name == "ddp_find_unused_parameters" || name == "ddp_broadcast_buffers") {
       r.unmodelled_key(k, v, "DDP bucket settings: the estimate assumes torch DDP's 25 MB buckets");
     } else if (name == "packing" || name == "padding_free") {
-      r.ignore(k, v, "the estimate takes every sequence at the maximum length, packed or padded");
+      r.ignore(k, v, bool_value(v).value_or(false) ? "every sequence at the maximum length, packed or flattened"
+                                                   : "off (see batch.padding)");
     } else if (name == "beta" && trainer == Trainer::grpo) {
       continue;  // decides the reference model: read with the GRPO settings below
     } else if (no_memory_effect(name)) {
@@ -501,6 +506,14 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
   if ((trainer == Trainer::sft || trainer == Trainer::dpo) && !args.find("max_length") && !args.find("max_seq_length"))
     r.trainer_default("batch.seq_length", 1024,
                       std::string("TRL 1.10 trl/trainer/") + (trainer == Trainer::sft ? "sft_config.py" : "dpo_config.py") + " max_length = 1024");
+  // TRL's collators pad each batch to its longest sample: sft_trainer.py DataCollatorForLanguageModeling
+  // unless packing or padding_free flatten the batch; dpo_trainer.py DataCollatorForPreference (its
+  // padding_free falls back to padding at f2cd577).
+  const auto on = [&](const char* k) { return args.find(k) && bool_value(*args.find(k)).value_or(false); };
+  if (trainer == Trainer::dpo || (trainer == Trainer::sft && !on("packing") && !on("padding_free")))
+    r.trainer_default("batch.padding", "longest",
+                      trainer == Trainer::sft ? "TRL 1.10 trl/trainer/sft_trainer.py DataCollatorForLanguageModeling pads each batch to its longest sample (packing = padding_free = False)"
+                                              : "TRL 1.10 trl/trainer/dpo_trainer.py DataCollatorForPreference pads each batch to its longest pair");
   // transformers.Trainer takes no sequence length: the script's own data code pads and truncates.
   // (Said of a file this import reads; one it reads nothing of is refused as a whole.)
   const bool read_any = r.model_id || std::any_of(r.fields.begin(), r.fields.end(), [](const Assignment& a) { return a.strength == Strength::read; });

@@ -164,7 +164,8 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
     } else if (name == "cutoff_len") {
       if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
     } else if (name == "packing" || name == "neat_packing") {
-      r.ignore(k, v, "the estimate takes every sequence at cutoff_len, packed or padded");
+      r.ignore(k, v, flag(name.c_str()) ? "every sequence at cutoff_len tokens, packed"
+                                        : "off: samples are not packed (see batch.padding)");
     } else if (name == "per_device_train_batch_size") {
       if (auto n = positive_integer(r, k, v)) r.read("batch.micro_batch_size", *n, k);
     } else if (name == "gradient_accumulation_steps") {
@@ -258,6 +259,13 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
   if (type == "freeze" && !pure_bf16)
     r.unmodelled_key("finetuning_type", "freeze", "the trainable layers are cast to fp32 (adapter.py _setup_freeze_tuning), the frozen ones stay in the checkpoint's dtype: one param_dtype cannot say both");
   if (!has("cutoff_len")) r.trainer_default("batch.seq_length", 2048, src("hparams/data_args.py", "cutoff_len = 2048"));
+  // Packing is on for pre-training unless the file says otherwise (hparams/parser.py: packing if not
+  // None else stage == "pt"), and neat_packing turns it on (data_args.py); unpacked samples are
+  // truncated at cutoff_len and each batch padded to its longest (the stages' collators:
+  // transformers DataCollatorForSeq2Seq / DataCollatorForLanguageModeling, padding=True).
+  const bool packing = (has("packing") ? flag("packing") : stage == "pt") || flag("neat_packing");
+  if (!packing)
+    r.trainer_default("batch.padding", "longest", src("data/collator.py", "the collators pad each batch to its longest sample (packing off)"));
   if (!has("per_device_train_batch_size"))
     r.trainer_default("batch.micro_batch_size", 8, std::string(kHf) + " per_device_train_batch_size = 8");
   if (!has("gradient_accumulation_steps"))

@@ -113,6 +113,7 @@ class TorchtuneReader {
   std::string family_;  // the builder's module: llama3_1, phi3, ...
   std::string dtype_ = "fp32";
   bool distributed_ = false, recipe_known_ = false, lora_recipe_ = false;
+  bool packed_ = false;  // a dataset entry says packed: True
   std::optional<Optimizer> bitsandbytes_optimizer_;  // the optimizer when bitsandbytes runs it
   std::string recipe_;
 
@@ -440,9 +441,23 @@ class TorchtuneReader {
     if (d.is_array()) {
       // A list of datasets is concatenated (datasets/_concat.py); each may pack.
       for (std::size_t i = 0; i < d.as_array().size(); ++i) read_dataset_entry(d.as_array()[i], "dataset[" + std::to_string(i) + "]");
-      return;
+    } else {
+      read_dataset_entry(d, "dataset");
     }
-    read_dataset_entry(d, "dataset");
+    padding_from_collator();
+  }
+
+  // Unpacked samples are padded per batch to the longest one by the recipes' collate_fn
+  // (cfg.get("collate_fn", "torchtune.data.padded_collate_sft"); padded_collate_dpo for DPO); a
+  // packed dataset gives every sample tokenizer.max_seq_len tokens (padded_collate_packed).
+  void padding_from_collator() {
+    if (packed_) return;
+    if (const ConfigValue* f = c_.at_path("collate_fn")) {
+      const auto name = string_value(resolved(c_, *f));
+      if (!name || (name->find("padded_collate_sft") == std::string::npos && name->find("padded_collate_dpo") == std::string::npos)) return;
+    }
+    r_.trainer_default("batch.padding", "longest",
+                       src("torchtune/data/_collate.py", "padded_collate_sft pads each batch to its longest sample (dataset packed: False)"));
   }
 
   void read_dataset_entry(const ConfigValue& d, const std::string& path) {
@@ -460,7 +475,8 @@ class TorchtuneReader {
                     {{"reason", "packing_needs_max_seq_len"}});
         else if (b)
           r_.ignore(k, v, *b ? "every sample is packed to tokenizer.max_seq_len tokens: the sequence length read from it"
-                             : "padded to the batch's longest sample, at most tokenizer.max_seq_len: the estimate takes the longest");
+                             : "padded to the batch's longest sample, at most tokenizer.max_seq_len (batch.padding longest)");
+        if (b && *b) packed_ = true;
       } else {
         r_.ignore(k, v, "dataset setting without memory effect");
       }
