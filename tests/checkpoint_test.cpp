@@ -45,6 +45,9 @@ TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (dreamze
   CHECK(excluded.checkpoint.training_state_bytes == 4194304.0 * 14 + 8 * kMetadata);
   CHECK(included.checkpoint.training_state_bytes - excluded.checkpoint.training_state_bytes == 2 * kN);
   CHECK(*excluded.checkpoint.adapter_bytes == 4194304.0 * 2);
+  // An fp32 model's adapters, their dtype not given, are fp32 like its trainable weights: 4 B each.
+  const auto fp32 = estimate_from(base + R"(, "precision": {"param_dtype": "fp32"}})");
+  CHECK(*fp32.checkpoint.adapter_bytes == 4194304.0 * 4);
 }
 
 TEST_CASE("keep-last-K disk and how many checkpoints fit", "[checkpoint]") {

@@ -33,6 +33,11 @@ TEST_CASE("Defaults the user did not give are shown with the framework's reason"
   CHECK(qlora["lora.target_modules"]["value"] == json::array({"q_proj", "v_proj"}));
   CHECK(starts_with(qlora["lora.target_modules"]["origin"], "framework default (PEFT"));
   CHECK(qlora["method"] == json({{"value", "qlora"}, {"origin", "input"}}));
+  // Adapters left without a dtype are held like the trainable weights (model_states.cpp): an fp32
+  // model's in fp32, which resolved says (it said bf16, the field's unused initial value).
+  const json fp32_lora = resolved(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "precision": {"param_dtype": "fp32"}})");
+  CHECK(fp32_lora["lora.adapter_dtype"]["value"] == "fp32");
+  CHECK(starts_with(fp32_lora["lora.adapter_dtype"]["origin"], "engine default"));
 
   // torchtune: chunked cross-entropy in 8 chunks, pure bf16 without an fp32 master copy.
   const json tune = resolved(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtune"})");

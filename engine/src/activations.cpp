@@ -407,7 +407,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
     for (std::size_t g = 0; g < a.layers.size(); ++g)
       for (const auto& l : a.layers[g].linears)
         if (targeting.adapter_params(g, l, 0) > 0) readers.push_back(&l);
-    const Dtype adapter = s.unstated.adapter_dtype ? resolve_precision(s).param_dtype : s.lora.adapter_dtype;
+    const Dtype adapter = adapter_dtype(s);
     c.adapter_input_copies = adapter != compute;
     c.frozen_linears_keep_input = qlora_through_bitsandbytes(s) && s.qlora.saves_base_inputs.value_or(false);
   }

@@ -59,6 +59,10 @@ double small_tensor_fraction(const Architecture& arch) {
 }
 }  // namespace
 
+Dtype adapter_dtype(const TrainingSetup& s) {
+  return s.unstated.adapter_dtype ? resolve_precision(s).param_dtype : s.lora.adapter_dtype;
+}
+
 ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   const Precision& given = s.precision;
   const Framework framework = s.framework;

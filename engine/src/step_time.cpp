@@ -98,8 +98,9 @@ struct AdapterElementwise {
   double forward_per_input = 0, forward_per_output = 0, backward_per_input = 0, backward_per_output = 0;
 };
 
-AdapterElementwise adapter_elementwise_bytes(const Context& c, const LoraSettings& lora) {
-  const double a = c.act, b = dtype_bytes(lora.adapter_dtype);
+AdapterElementwise adapter_elementwise_bytes(const Context& c, const TrainingSetup& s) {
+  const LoraSettings& lora = s.lora;
+  const double a = c.act, b = dtype_bytes(adapter_dtype(s));
   // The input cast to the adapter's dtype and back to the compute dtype by autocast, where they differ.
   const double casts = b != a ? 2 * (a + b) : 0.0;
   // nn.Dropout: read and write the input, write the one-byte mask; backward the same.
@@ -192,7 +193,7 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
       const double r = std::round(adapter / static_cast<double>(l.in_features + l.out_features));
       extra_forward += gemm(c, m, r, in, groups, false) + gemm(c, m, out, r, groups, false);
       extra_backward += 2 * extra_forward;  // input and weight gradients of A and B
-      const AdapterElementwise bytes = adapter_elementwise_bytes(c, s.lora);
+      const AdapterElementwise bytes = adapter_elementwise_bytes(c, s);
       extra_forward += memory_seconds(m * groups * (in * bytes.forward_per_input + out * bytes.forward_per_output), c.rates);
       extra_backward += memory_seconds(m * groups * (in * bytes.backward_per_input + out * bytes.backward_per_output), c.rates);
       if (qlora_bytes > 0) {

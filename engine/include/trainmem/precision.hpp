@@ -50,6 +50,10 @@ struct ResolvedPrecision {
 // training (megatron/training/arguments.py: accumulate_allreduce_grads_in_fp32 under bf16).
 ResolvedPrecision resolve_precision(const TrainingSetup& s);
 
+// The dtype LoRA/QLoRA adapters are held (and saved) in: lora.adapter_dtype when the document gives
+// it, else the trainable weights' param_dtype, as model_states.cpp prices unstated adapters.
+Dtype adapter_dtype(const TrainingSetup& s);
+
 // Per trainable parameter, in bytes.
 struct BytesPerParam {
   double param = 0;      // b_p: the training copy of the weights

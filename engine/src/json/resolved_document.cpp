@@ -202,7 +202,8 @@ void add_method(Resolved& r, const TrainingSetup& s) {
     if (!s.lora.modules_to_save.empty()) r.add("lora.modules_to_save", s.lora.modules_to_save, kEngineDefault);
     r.add("lora.use_dora", s.lora.use_dora, framework_default("PEFT LoraConfig use_dora = False"));
     r.add("lora.lora_dropout", s.lora.lora_dropout, framework_default("PEFT LoraConfig lora_dropout = 0.0"));
-    r.add("lora.adapter_dtype", name_of(kTrainingDtypes, s.lora.adapter_dtype), kEngineDefault);
+    r.add("lora.adapter_dtype", name_of(kTrainingDtypes, adapter_dtype(s)),
+          std::string(kEngineDefault) + " (the trainable weights' precision.param_dtype)");
   }
   if (s.method == Method::qlora) {
     r.add("qlora.quant_type", name_of(kQuantTypes, s.qlora.quant_type), kEngineDefault);
