@@ -1889,6 +1889,20 @@ TEST_CASE("LLaMA-Factory launch lines name the config and give the GPU count fro
     CHECK(document_value(r, "/parallel/world_size").is_null());
     CHECK(has_key(r.unresolved, "run.sh:CUDA_VISIBLE_DEVICES"));
   }
+  // Each process takes the GPU of its local rank: 8 processes over the 2 GPUs CUDA_VISIBLE_DEVICES
+  // shows leave 6 without one (refused); 2 processes over 4 visible GPUs use the first 2.
+  {
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, "CUDA_VISIBLE_DEVICES=0,1 NPROC_PER_NODE=8 llamafactory-cli train qwen3_lora_sft.yaml\n");
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("inconsistent"));
+    CHECK(r.errors[0].field == "run.sh:NPROC_PER_NODE");
+    CHECK(r.errors[0].message.find("shows 2 GPUs") != std::string::npos);
+  }
+  {
+    const auto r = with_line({"qwen3_lora_sft.yaml"}, "CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=2 llamafactory-cli train qwen3_lora_sft.yaml\n");
+    REQUIRE(r.errors.empty());
+    CHECK(document_value(r, "/parallel/world_size") == 2);
+  }
   // Counts as torchrun reads them (int()): 1e3 and 4.0 are refused, not read as 1000 and 4.
   for (const char* line : {"NPROC_PER_NODE=1e3 llamafactory-cli train qwen3_lora_sft.yaml\n", "NPROC_PER_NODE=4.0 llamafactory-cli train qwen3_lora_sft.yaml\n",
                            "torchrun --nproc_per_node 1e3 src/train.py qwen3_lora_sft.yaml\n"}) {

@@ -146,6 +146,10 @@ export const REASON_WORDINGS = {
       zh: (c) => c.s('recipe') + ' 是全量微调 recipe，但 ' + c.s('component') + ' 构建的是 LoRA 模型',
     },
     packing_needs_max_seq_len: { en: () => 'packing needs tokenizer.max_seq_len', zh: () => '样本打包（packing）需要 tokenizer.max_seq_len' },
+    processes_above_visible_devices: {
+      en: (c) => 'starts ' + c.n('value') + ' processes per node but CUDA_VISIBLE_DEVICES shows ' + c.n('limit') + ' GPUs: the ranks beyond them have no device',
+      zh: (c) => '每个节点启动 ' + c.n('value') + ' 个进程，但 CUDA_VISIBLE_DEVICES 只显示 ' + c.n('limit') + ' 块 GPU：多出的进程没有可用设备',
+    },
     train_batch_mismatch: {
       en: (c) => '= ' + c.n('value') + ' but micro-batch x accumulation x GPUs = ' + c.n('product') + ' (DeepSpeed asserts they agree)',
       zh: (c) => '= ' + c.n('value') + '，但微批大小 × 梯度累积步数 × GPU 数 = ' + c.n('product') + '（DeepSpeed 断言二者相等）',

@@ -110,7 +110,8 @@ inline constexpr MessageCode kMessageCodes[] = {
      "global_batch_not_multiple qlora_needs_4bit legacy_attention_with_attn_implementation single_device_recipe "
      "offload_needs_checkpointing optimizer_in_bwd_with_accumulation lora_recipe_full_model full_recipe_lora_model "
      "packing_needs_max_seq_len train_batch_mismatch train_batch_not_multiple deepspeed_precision_differs id_not_file_name "
-     "usable_and_context_above_memory ring_context_parallel_needs_fused_attention optimizer_in_backward_with_accumulation nothing_trains"},
+     "usable_and_context_above_memory ring_context_parallel_needs_fused_attention optimizer_in_backward_with_accumulation nothing_trains "
+     "processes_above_visible_devices"},
     {error_code::unknown_preset, MessageKind::error, "value suggestion"},
     {error_code::unknown_gpu, MessageKind::error, "value suggestion"},
     {error_code::unsupported_model_type, MessageKind::error, "model_type suggestion"},

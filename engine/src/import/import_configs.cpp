@@ -342,7 +342,7 @@ std::optional<Reading> read_axolotl_launch(const std::string& file, const Launch
   Reading r(file, "axolotl");
   r.shown_keys = cmd.program_flags.shown;
   std::optional<ShellWord> config = cmd.axolotl_config;
-  if (const ConfigValue* c = cmd.program_flags.values.find("config"); !config && c && c->is_string()) config = ShellWord{c->as_string()};
+  if (const ConfigValue* c = cmd.program_flags.values.find("config"); !config && c && c->is_string()) config = ShellWord{c->as_string(), false, ""};
   const std::string where = file + ":" + std::to_string(cmd.line);
   if (!config) {
     bool open = false;  // --config $CFG
@@ -421,15 +421,15 @@ Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
     const auto it = cmd.environment.find(name);
     return it == cmd.environment.end() ? nullptr : &it->second;
   };
-  std::optional<std::int64_t> per_node, nodes = 1;
+  std::optional<std::int64_t> per_node;
+  std::int64_t nodes = 1;
+  bool nodes_known = true;
   std::string per_node_key;
   if (const ShellWord* n = env("NNODES")) {
-    if (n->unresolved) {
-      r.unresolved_key("NNODES", n->text, n->unresolved_what + " is not set in the file: the node count is not known");
-      nodes.reset();
-    } else {
-      nodes = process_count(r, "NNODES", n->text);
-    }
+    const auto count = n->unresolved ? std::nullopt : process_count(r, "NNODES", n->text);
+    if (n->unresolved) r.unresolved_key("NNODES", n->text, n->unresolved_what + " is not set in the file: the node count is not known");
+    nodes_known = count.has_value();
+    nodes = count.value_or(1);
   }
   const ShellWord* visible = env("CUDA_VISIBLE_DEVICES");
   if (const ShellWord* n = env("NPROC_PER_NODE")) {
@@ -445,9 +445,19 @@ Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
                             "get_device_count()): the GPU count is not in the file; set NPROC_PER_NODE or CUDA_VISIBLE_DEVICES",
                             cmd.program});
   }
-  if (per_node && nodes) {
+  // Each process takes the GPU of its local rank (transformers TrainingArguments: cuda:LOCAL_RANK):
+  // more processes than the GPUs CUDA_VISIBLE_DEVICES shows leave the extra ranks without one.
+  if (per_node && per_node_key == "NPROC_PER_NODE" && visible && !visible->unresolved) {
+    const std::int64_t shown = visible_devices(visible->text);
+    if (shown > 0 && *per_node > shown)
+      r.error(error_code::inconsistent, "NPROC_PER_NODE",
+              "starts " + std::to_string(*per_node) + " processes per node but CUDA_VISIBLE_DEVICES=" + visible->text + " shows " +
+                  std::to_string(shown) + " GPUs: the ranks beyond them have no device (torch.cuda.set_device fails)",
+              {{"reason", "processes_above_visible_devices"}, {"value", static_cast<double>(*per_node)}, {"limit", static_cast<double>(shown)}});
+  }
+  if (per_node && nodes_known) {
     r.read("parallel.gpus_per_node", *per_node, per_node_key);
-    r.read("parallel.world_size", *per_node * *nodes, env("NNODES") ? "NNODES" : per_node_key);
+    r.read("parallel.world_size", *per_node * nodes, env("NNODES") ? "NNODES" : per_node_key);
   }
   return r;
 }
