@@ -116,6 +116,20 @@ TEST_CASE("DeepSpeed ZeRO-3 keeps its reduce bucket in every phase; ZeRO-1/2 onl
   const TransientBuffers z2 = buffers_of(setup_from(doc + "2}}"));
   CHECK(z2.persistent == 0);
   CHECK(z2.backward == 1e9);
+  // Under overlap_comm ZeRO-1/2 allocate a second bucket (stage_1_and_2.py: buf_1 "if
+  // self.overlap_comm"): 2 x 1e9 B.
+  CHECK(buffers_of(setup_from(doc + R"(2, "overlap_grad_reduce": true}})")).backward == 2e9);
+}
+
+TEST_CASE("DeepSpeed's reduce buckets are reduce_bucket_size elements however few parameters train", "[deepspeed][lora]") {
+  // stage3.py and stage_1_and_2.py allocate torch.empty(reduce_bucket_size) whatever the trainable
+  // count: LoRA r 8 on q_proj and v_proj of Llama-2-7B trains 4,194,304 parameters, yet ZeRO-3 keeps
+  // 5e8 x 2 B = 1e9 B and ZeRO-2 allocates the same in backward (it was priced at the 4,194,304
+  // trainable elements, 8 MB).
+  const std::string doc = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed", "method": "lora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 8, "zero_stage": )";
+  CHECK(buffers_of(setup_from(doc + "3}}")).persistent == 1e9);
+  CHECK(buffers_of(setup_from(doc + "2}}")).backward == 1e9);
 }
 
 TEST_CASE("DeepSpeed under the HF Trainer: buckets of its \"auto\" fill, from hidden_size", "[deepspeed]") {

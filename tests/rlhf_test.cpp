@@ -134,13 +134,16 @@ TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (
   // A long rollout (64 sequences of 8 + 4,096 tokens) makes generation the peak phase, which holds
   // the process's two cuBLAS workspaces too (no GPU named: 2 x 8,519,680 = 17,039,360 B,
   // cublas_workspaces.hpp): the generation's matmuls made them before the first training step.
+  // TRL trains under the HF Trainer, whose DeepSpeed configs leave the buckets "auto": ZeRO-3's
+  // reduce bucket, allocated with the optimizer and kept through the rollout, is hidden_size^2 =
+  // 4,096 elements x 2 B = 8,192 B (transient_buffers.hpp); ZeRO-2's exist in backward only.
   const std::string rollout = R"("rlhf": {"algorithm": "grpo", "rollout": {"max_new_tokens": 4096}},
-    "batch": {"micro_batch_size": 1, "seq_length": 8, "gradient_accumulation_steps": 64}, "framework": "deepspeed",
-    "precision": {"param_dtype": "bf16"}, "parallel": {"world_size": 2, "zero_stage": )";
+    "batch": {"micro_batch_size": 1, "seq_length": 8, "gradient_accumulation_steps": 64}, "framework": "hf_trainer",
+    "precision": {"param_dtype": "bf16"}, "parallel": {"sharding_engine": "deepspeed", "world_size": 2, "zero_stage": )";
   const auto z3 = estimate_from(doc(rollout + "3}"));
   REQUIRE(z3.per_gpu.peak_phase == "rollout");
   REQUIRE(z3.rollout_kv_cache_bytes);
-  CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states + *z3.rollout_kv_cache_bytes + 180864.0 + 17039360.0);
+  CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states + *z3.rollout_kv_cache_bytes + 180864.0 + 17039360.0 + 8192.0);
   // ZeRO-2 keeps whole weights anyway: nothing is gathered.
   const auto z2 = estimate_from(doc(rollout + "2}"));
   REQUIRE(z2.per_gpu.peak_phase == "rollout");
@@ -224,17 +227,18 @@ TEST_CASE("colocated vLLM's weight sync under ZeRO-3: one parameter at a time, t
   // trl/generation/vllm_generation.py sync_weights @f2cd577: a PEFT model is gathered whole to merge
   // its adapters; otherwise each parameter is gathered alone, the largest being kTinyGqaLlama's 128 x 64
   // embedding (or head) in bf16: 8,192 x 2 = 16,384 B. Asleep, the rollout holds the model states,
-  // the cuBLAS workspaces (2 x 33,554,432 B on Hopper), vLLM's share and that gather.
-  const double share = 0.3 * 85520809984.0, workspaces = 67108864.0;
-  const std::string rest = R"("gpu": "h100-sxm-80gb", "framework": "deepspeed", "precision": {"param_dtype": "bf16"},
-    "parallel": {"world_size": 2, "zero_stage": 3}, "rlhf": {"algorithm": "grpo", "reference": {"method": "none"},
+  // the cuBLAS workspaces (2 x 33,554,432 B on Hopper), vLLM's share, that gather and ZeRO-3's
+  // reduce bucket (the HF Trainer's "auto": hidden_size^2 = 4,096 elements x 2 B = 8,192 B).
+  const double share = 0.3 * 85520809984.0, workspaces = 67108864.0, bucket = 8192.0;
+  const std::string rest = R"("gpu": "h100-sxm-80gb", "framework": "hf_trainer", "precision": {"param_dtype": "bf16"},
+    "parallel": {"sharding_engine": "deepspeed", "world_size": 2, "zero_stage": 3}, "rlhf": {"algorithm": "grpo", "reference": {"method": "none"},
     "rollout": {"use_vllm": true, "vllm_enable_sleep_mode": true}})";
   const auto full = estimate_from(doc(rest));
   CHECK(full.per_gpu.peak_phase == "rollout");
-  CHECK(*full.per_gpu.peak_allocated == Approx(full.per_gpu.model_states + workspaces + share + 16384.0).epsilon(1e-12));
+  CHECK(*full.per_gpu.peak_allocated == Approx(full.per_gpu.model_states + workspaces + share + 16384.0 + bucket).epsilon(1e-12));
   const auto lora = estimate_from(doc(std::string(R"("method": "lora", )") + rest));
   CHECK(*lora.per_gpu.peak_allocated ==
-        Approx(lora.per_gpu.model_states + workspaces + share + role(lora, "policy")->parameters * 2).epsilon(1e-12));
+        Approx(lora.per_gpu.model_states + workspaces + share + role(lora, "policy")->parameters * 2 + bucket).epsilon(1e-12));
 }
 
 TEST_CASE("a colocated vLLM share below the policy's weights is named: vLLM cannot load the model", "[rlhf][vllm][warnings]") {

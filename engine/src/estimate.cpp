@@ -377,6 +377,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
     if (arch) {
       const StageRuntime rt = stage_runtime(s, *arch, groups, layer_counts[i], i, last, *loss, vision_saved);
       const TransientBuffers tb = transient_buffers(s, e.precision, ms, behaviour, compute);
+      g.persistent_buffers = tb.persistent;
       const double loss_fwd = last ? loss->forward_transient : 0.0;
       const double loss_bwd = last ? loss->backward_transient : 0.0;
       // Logits the loop keeps referenced are alive in every phase (loss_memory.hpp).

@@ -30,6 +30,7 @@ ModelBudget budget_of(const std::string& role, const Estimate& e, double workspa
   b.transient = std::max(0.0, (e.per_gpu.peak_allocated ? *e.per_gpu.peak_allocated - b.model_states - b.activations
                                                         : e.per_gpu.temporary_buffers.value_or(0.0)) -
                                    workspaces);
+  b.persistent = std::min(b.transient, e.per_gpu.persistent_buffers);
   return b;
 }
 
@@ -51,6 +52,10 @@ ModelBudget frozen_model(const std::string& role, TrainingSetup sub, bool value_
   ModelBudget b = budget_of(role, e, 0.0);
   b.activations = 0;
   b.transient = 0;
+  // Wrapped without an optimizer (TRL trl/models/utils.py prepare_deepspeed: deepspeed.initialize
+  // with no optimizer; accelerate's prepare_model for DDP with nothing to reduce): no gradient
+  // buckets.
+  b.persistent = 0;
   if (sub.model.architecture) {
     const Architecture& a = *sub.model.architecture;
     const ResolvedPrecision p = resolve_precision(sub);
@@ -155,10 +160,12 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     models.push_back(budget_of("critic", *critic, workspaces));
   }
 
-  double resident = 0;
-  for (const auto& m : models) resident += m.model_states;
-  // Every phase after load: the states of every model and the process's cuBLAS workspaces.
-  const double held = resident + workspaces;
+  double resident = 0, setup_buffers = 0;
+  for (const auto& m : models) resident += m.model_states, setup_buffers += m.persistent;
+  // Every phase after load: the states of every model, the buffers their wrappers allocate at
+  // setup (a DeepSpeed ZeRO-3 reduce bucket exists from deepspeed.initialize on, through the
+  // rollout too) and the process's cuBLAS workspaces.
+  const double held = resident + setup_buffers + workspaces;
 
   Estimate e = policy;
   e.per_gpu_models = models;
@@ -166,10 +173,10 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
 
   // Phase peaks (allocated bytes): each model's working set on top of every model's states.
   const ModelBudget& pol = models.front();
-  double peak = held + pol.activations + pol.transient;  // policy training
+  double peak = held + pol.activations + pol.transient - pol.persistent;  // policy training
   std::string phase = "policy_training";
   for (const auto& m : models) {
-    const double working = m.activations + m.transient;
+    const double working = m.activations + m.transient - m.persistent;
     if (held + working > peak) peak = held + working, phase = m.role + (m.role == "critic" ? "_training" : "_scoring");
   }
   // Under DeepSpeed ZeRO-3 TRL gathers every policy weight for generate (trl/models/utils.py

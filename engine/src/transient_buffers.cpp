@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "trainmem/activations.hpp"
+#include "trainmem/communication.hpp"
 
 namespace trainmem {
 
@@ -158,10 +159,10 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       b.forward = live + prefetch;
       b.backward = live + prefetch;
       // ZeRO-3 allocates its reduce bucket when the optimizer is built, under contiguous_gradients
-      // (DeepSpeed's default), and keeps it (stage3.py __init__: bucket.buffer = torch.empty(
-      // reduce_bucket_size)); ZeRO-1/2 free theirs after each step (stage_1_and_2.py
-      // _release_ipg_buffers).
-      b.persistent = std::min(buckets.reduce, rank_trainable) * grad_bytes;
+      // (DeepSpeed's default), and keeps it: reduce_bucket_size elements however few parameters
+      // train (stage3.py _setup_for_real_optimizer: bucket.buffer = torch.empty(
+      // self.reduce_bucket_size, ...), v0.13.5 and edaa722).
+      b.persistent = buckets.reduce * grad_bytes;
     } else {
       b.forward = s.parallel.reshard_after_forward ? 2 * unit_bytes : rank_bytes;
       b.backward = 2 * unit_bytes + 2 * std::min(unit, rank_trainable) * unsharded_grad_bytes;
@@ -169,7 +170,11 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   } else if (zero >= 1 && dp > 1) {
     if (deepspeed) {
       const DeepSpeedBuckets buckets = deepspeed_buckets(s);
-      b.backward = std::min(buckets.reduce, rank_trainable) * grad_bytes;
+      // ZeRO-1/2 allocate reduce_bucket_size elements when backward starts, however few
+      // parameters train, and a second buffer under overlap_comm (stage_1_and_2.py: backward at
+      // v0.13.5, setup_buckets at edaa722: buf_0, and buf_1 "if self.overlap_comm"); they are
+      // freed after the step (_release_ipg_buffers).
+      b.backward = buckets.reduce * grad_bytes * (overlaps_data_parallel(s) ? 2.0 : 1.0);
       b.optimizer_step = std::min(buckets.allgather, rank_params) * A;
     } else if (zero == 2) {
       b.backward = std::min(unit, rank_trainable) * grad_bytes;  // one unit's reduce-scatter input

@@ -54,6 +54,9 @@ struct PerGpu {
   std::optional<double> paged_device_resident;   // the part that stays on the GPU (room left after the peak)
   std::optional<double> paged_host_resident;     // the part paged out to host RAM
   std::optional<double> activations_per_layer;    // saved bytes of one layer (first layer group)
+  // The temporary buffers alive in every phase from setup on (DDP's bucket copy of the gradients,
+  // DeepSpeed ZeRO-3's reduce bucket: transient_buffers.hpp), bytes; part of temporary_buffers.
+  double persistent_buffers = 0;
 };
 
 // One model of a multi-model (RLHF) job, per GPU, bytes.
@@ -62,6 +65,7 @@ struct ModelBudget {
   double parameters = 0, gradients = 0, optimizer_states = 0, model_states = 0;
   double activations = 0;  // saved for backward (trainable models)
   double transient = 0;    // its own peak working set above its model states and activations
+  double persistent = 0;   // the part of `transient` alive in every phase (PerGpu::persistent_buffers)
 };
 
 // How one component was computed, with the setup's own numbers (shown beside each result).

@@ -13,7 +13,9 @@
 //    prefetch bucket (stage3_prefetch_bucket_size, 5e7 elements), and the reduce bucket
 //    (reduce_bucket_size, 5e8), which ZeRO-3 allocates with the optimizer and keeps in every phase. With parameter offload the gathered working set is on
 //    the GPU at any data-parallel size, one GPU included. ZeRO-1/2: reduce and all-gather buckets
-//    of 5e8 elements each. Under the HF Trainer, whose DeepSpeed configs leave them "auto", the
+//    of 5e8 elements each, the reduce bucket twice under overlap_comm. Reduce buckets are their
+//    full size however few parameters train (stage3.py, stage_1_and_2.py: torch.empty(
+//    reduce_bucket_size)). Under the HF Trainer, whose DeepSpeed configs leave them "auto", the
 //    reduce bucket is hidden_size^2 and the ZeRO-3 prefetch bucket 0.9 hidden_size^2 (transformers
 //    integrations/deepspeed.py, HfTrainerDeepSpeedConfig.trainer_config_finalize).
 //  - DDP: the reducer's buckets are a second copy of every gradient unless
