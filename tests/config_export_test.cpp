@@ -30,7 +30,7 @@ const std::set<std::string> kDeepSpeedKeys = {
     "/train_micro_batch_size_per_gpu", "/gradient_accumulation_steps", "/train_batch_size", "/bf16/enabled",
     "/fp16/enabled", "/zero_optimization/stage", "/zero_optimization/offload_optimizer/device",
     "/zero_optimization/offload_param/device", "/zero_optimization/stage3_max_live_parameters",
-    "/zero_optimization/mics_shard_size", "/optimizer/type", "/optimizer/params/adam_w_mode",
+    "/zero_optimization/mics_shard_size", "/zero_optimization/overlap_comm", "/optimizer/type", "/optimizer/params/adam_w_mode",
     "/data_types/grad_accum_dtype", "/tensor_parallel/autotp_size", "/sequence_parallel_size"};
 
 // Keys accelerate 1.15 defines (commands/config/config_args.py ClusterConfig; the plugin keys of
@@ -296,7 +296,7 @@ TEST_CASE("DeepSpeed JSON export round-trips and writes DeepSpeed's own keys", "
       json::parse(R"({"model": {"preset": "qwen2.5-7b"}, "framework": "deepspeed", "precision": {"param_dtype": "fp16", "optimizer": "lion"},
                       "parallel": {"world_size": 16, "zero_stage": 1, "sharding_group_size": 8}, "batch": {"micro_batch_size": 1, "seq_length": 2048}})"),
       json::parse(R"({"model": {"preset": "gpt2"}, "framework": "deepspeed", "precision": {"param_dtype": "fp32"},
-                      "parallel": {"world_size": 2, "zero_stage": 2}, "batch": {"micro_batch_size": 8, "seq_length": 1024}})"),
+                      "parallel": {"world_size": 2, "zero_stage": 2, "overlap_grad_reduce": true}, "batch": {"micro_batch_size": 8, "seq_length": 1024}})"),
       // An HF Trainer front with LoRA, checkpointing and compile: what the JSON cannot say must be
       // listed, and only that.
       json::parse(R"({"model": {"preset": "qwen2.5-7b"}, "framework": "hf_trainer", "method": "lora", "lora": {"r": 16},

@@ -19,7 +19,7 @@ ExportResult export_deepspeed(const TrainingSetup& s) {
   out.carried = {"parallel.sharding_engine", "batch.micro_batch_size", "batch.gradient_accumulation_steps", "parallel.zero_stage",
                  "parallel.offload_optimizer", "parallel.offload_param", "parallel.zero3_max_live_parameters",
                  "parallel.sharding_group_size", "parallel.tensor_parallel_size", "parallel.context_parallel_size",
-                 "precision.param_dtype", "precision.optimizer", "precision.grad_dtype"};
+                 "precision.param_dtype", "precision.optimizer", "precision.grad_dtype", "parallel.overlap_grad_reduce"};
   // Alone, a DeepSpeed config reads back as DeepSpeed's own loop.
   if (s.framework == Framework::deepspeed) out.carried.push_back("framework");
   if (sharding_engine(s) != ShardingEngine::deepspeed)
@@ -61,6 +61,8 @@ ExportResult export_deepspeed(const TrainingSetup& s) {
   // max_live_parameters: int = Field(pp_int(1e9))): written as one, never 1000000000.0.
   if (s.parallel.zero_stage == 3) zero.set("stage3_max_live_parameters", static_cast<std::int64_t>(std::llround(s.parallel.zero3_max_live_parameters)));
   if (s.parallel.sharding_group_size) zero.set("mics_shard_size", *s.parallel.sharding_group_size);
+  // overlap_comm: written when the document says; DeepSpeed's default (on at ZeRO-3 only) otherwise.
+  if (s.parallel.overlap_grad_reduce) zero.set("overlap_comm", *s.parallel.overlap_grad_reduce);
   c.set("zero_optimization", zero);
 
   // DeepSpeed builds Adam and AdamW as its fused kernel (runtime/engine.py _configure_basic_optimizer:

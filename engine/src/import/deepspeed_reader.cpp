@@ -110,6 +110,10 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
       }
       if (auto n = whole_number(r, sub, v); n && *n < 0) r.error(error_code::out_of_range, sub, "must be at least 0, got " + v.summary());
       else if (n) r.read("parallel.zero3_max_live_parameters", *n, sub);
+    } else if (k == "overlap_comm") {
+      // Reduces (and, at ZeRO-3, gathers) under the backward and forward passes, with a second
+      // reduce bucket at ZeRO-1/2 (stage_1_and_2.py); default True at ZeRO-3 only (zero/config.py).
+      if (auto b = boolean(r, sub, v)) r.read("parallel.overlap_grad_reduce", *b, sub);
     } else if (k == "mics_shard_size") {
       // MiCS shards every state within groups of this many ranks and replicates across them.
       auto n = whole_number(r, sub, v);
@@ -121,7 +125,7 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
               "not a ZeRO setting; DeepSpeed refuses unknown keys here (" + std::string(kDs) + " zero/config.py)" +
                   (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
     } else if (k == "reduce_bucket_size" || k == "allgather_bucket_size" || k == "stage3_prefetch_bucket_size" ||
-               k == "stage3_param_persistence_threshold" || k == "overlap_comm" || k == "contiguous_gradients" ||
+               k == "stage3_param_persistence_threshold" || k == "contiguous_gradients" ||
                k == "sub_group_size" || k == "stage3_max_reuse_distance" || k == "zero_hpz_partition_size" ||
                k == "zero_quantized_weights" || k == "zero_quantized_gradients" || k == "round_robin_gradients" ||
                k == "stage3_model_persistence_threshold" || k == "reduce_scatter" || k == "allgather_partitions" ||
