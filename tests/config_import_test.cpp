@@ -1147,6 +1147,16 @@ TEST_CASE("packed or padded: batch.padding follows each trainer's collator", "[i
     if (longest) CHECK(batch.value("padding", "") == "longest");
     else CHECK_FALSE(batch.contains("padding"));
   }
+  // A packing flag that is not a boolean is refused, as the trainers' configs refuse it.
+  for (const std::string& text : {axolotl + "sample_packing: maybe\n", factory + "packing: maybe\n", trl + "packing: maybe\n"}) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(text);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("wrong_type"));
+  }
   // torchtune: the config's unpacked dataset, then packed by the launch line, then a collate_fn of
   // the user's own, whose padding the import cannot know.
   for (const auto& [overrides, longest] : std::vector<std::pair<std::string, bool>>{

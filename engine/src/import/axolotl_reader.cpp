@@ -218,8 +218,9 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     } else if (name == "sequence_len") {
       if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
     } else if (name == "sample_packing" || name == "pad_to_sequence_len") {
-      r.ignore(k, v, flag(name.c_str()) ? "every sequence at sequence_len tokens, packed or padded"
-                                        : "off (batch.padding follows sample_packing, pad_to_sequence_len and reward_model)");
+      if (const auto on = boolean(r, k, v))
+        r.ignore(k, v, *on ? "every sequence at sequence_len tokens, packed or padded"
+                           : "off (batch.padding follows sample_packing, pad_to_sequence_len and reward_model)");
     } else if (name == "adapter") {
       if (adapter.empty()) r.ignore(k, v, "no adapter: full fine-tuning");
       else if (!peft) r.unmodelled_key(k, v, "adapter " + v.summary() + " is not modelled (lora and qlora are)");

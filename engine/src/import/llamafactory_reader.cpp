@@ -164,8 +164,8 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
     } else if (name == "cutoff_len") {
       if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
     } else if (name == "packing" || name == "neat_packing") {
-      r.ignore(k, v, flag(name.c_str()) ? "every sequence at cutoff_len tokens, packed"
-                                        : "off: samples are not packed (see batch.padding)");
+      if (const auto on = boolean(r, k, v))
+        r.ignore(k, v, *on ? "every sequence at cutoff_len tokens, packed" : "off: samples are not packed (see batch.padding)");
     } else if (name == "per_device_train_batch_size") {
       if (auto n = positive_integer(r, k, v)) r.read("batch.micro_batch_size", *n, k);
     } else if (name == "gradient_accumulation_steps") {
