@@ -1113,6 +1113,23 @@ TEST_CASE("tune run: overrides on the launch line apply over the recipe config",
   CHECK_FALSE(has_key(r.unresolved, "1.5B_lora.yaml:tokenizer.max_seq_len"));
 }
 
+TEST_CASE("tune run: a count written as a float is refused, as the recipe refuses it", "[import][torchtune][errors]") {
+  // OmegaConf's YAML float resolver reads 2e3 and 2048.0 as floats (2000.0); the recipes slice the
+  // tokens at max_seq_len and hand batch_size to DataLoader, which need ints; torchrun's int()
+  // refuses 2.0 for --nproc_per_node. Each is wrong_type, never read as 2000 or 2.
+  for (const char* words : {"tokenizer.max_seq_len=2e3", "batch_size=2.0", "model.lora_rank=8.0"}) {
+    auto files = load(kConfigs / "torchtune", {"1.5B_lora.yaml"});
+    trainmem::ConfigFile line;
+    line.name = "run.sh";
+    line.text = std::string("tune run --nproc_per_node 2 lora_finetune_distributed --config qwen2_5/1.5B_lora ") + words + "\n";
+    files.push_back(line);
+    const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+    INFO(words << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("wrong_type"));
+  }
+}
+
 // Packed or padded: each trainer's collator pads an unpacked batch to its longest sample
 // (batch.padding longest, an upper bound at seq_length); packing, or padding to the maximum, gives
 // every batch seq_length tokens (the engine's default, max_length). Sources in the readers:

@@ -35,6 +35,19 @@ const std::map<std::string, std::string>& hub_builders() {
   return builders;
 }
 
+// A count as the recipes take it: OmegaConf's YAML reads 2048.0 and 2e3 as floats (its float
+// resolver accepts an exponent without a dot), which the recipes refuse where an int is needed
+// (DataLoader's batch_size, slicing at max_seq_len, nn.Linear's rank), as torchrun's int() refuses
+// them for --nproc_per_node; written as text or as a YAML float, they are wrong_type here.
+std::optional<std::int64_t> tune_integer(Reading& r, const std::string& k, const ConfigValue& v) {
+  const bool float_text = v.is_string() && v.as_string().find_first_of(".eE") != std::string::npos;
+  if (v.kind() == ConfigValue::Kind::number || float_text) {
+    r.error(error_code::wrong_type, k, "expected a whole number written as one, got " + v.summary() + " (OmegaConf reads it as a float, which the recipe refuses)");
+    return std::nullopt;
+  }
+  return positive_integer(r, k, v);
+}
+
 // A whole-value OmegaConf interpolation "${key}" resolved against the config (one level, as the
 // recipes' configs use it: batch_size_val: ${batch_size}); other values as they are.
 const ConfigValue& resolved(const ConfigValue& content, const ConfigValue& v) {
@@ -155,14 +168,14 @@ class TorchtuneReader {
       if (text && (*text == "auto" || *text == "gpu" || *text == "cpu" || *text == "xpu")) {
         r_.unresolved_key("--nproc_per_node", *run_->nproc_per_node, "one process per device of the machine it runs on: the GPUs per node are not on the line");
         count_unresolved = true;
-      } else per_node = positive_integer(r_, "--nproc_per_node", *run_->nproc_per_node);
+      } else per_node = tune_integer(r_, "--nproc_per_node", *run_->nproc_per_node);
     }
     if (run_->nnodes) {
       const auto text = string_value(*run_->nnodes);
       if (text && text->find(':') != std::string::npos) {
         r_.unresolved_key("--nnodes", *run_->nnodes, "an elastic node range: the world size is not fixed");
         count_unresolved = true;
-      } else nodes = positive_integer(r_, "--nnodes", *run_->nnodes);
+      } else nodes = tune_integer(r_, "--nnodes", *run_->nnodes);
     }
     if (!distributed_) {
       // _cli/run.py _run_cmd: a recipe without distributed support refuses torchrun options.
@@ -213,9 +226,9 @@ class TorchtuneReader {
     }
     if (k == "batch_size") {
       // recipes: the DataLoader's batch_size per rank (micro-batch).
-      if (auto n = positive_integer(r_, k, v)) r_.read("batch.micro_batch_size", *n, k);
+      if (auto n = tune_integer(r_, k, v)) r_.read("batch.micro_batch_size", *n, k);
     } else if (k == "gradient_accumulation_steps") {
-      if (auto n = positive_integer(r_, k, v)) r_.read("batch.gradient_accumulation_steps", *n, k);
+      if (auto n = tune_integer(r_, k, v)) r_.read("batch.gradient_accumulation_steps", *n, k);
     } else if (k == "dtype") {
       // training/precision.py PRECISION_STR_TO_DTYPE: fp32, bf16 (fp16 is refused by every finetune recipe).
       const std::string d = lower(string_value(v).value_or(""));
@@ -268,9 +281,9 @@ class TorchtuneReader {
       if (recipe_known_ && !distributed_) r_.ignore(k, v, "a single-device recipe: no FSDP");
       else if (auto b = boolean(r_, k, v)) r_.read("parallel.reshard_after_forward", *b, k);
     } else if (k == "tensor_parallel_dim") {
-      if (auto n = positive_integer(r_, k, v)) r_.read("parallel.tensor_parallel_size", *n, k);
+      if (auto n = tune_integer(r_, k, v)) r_.read("parallel.tensor_parallel_size", *n, k);
     } else if (k == "context_parallel_dim") {
-      if (auto n = positive_integer(r_, k, v)) r_.read("parallel.context_parallel_size", *n, k);
+      if (auto n = tune_integer(r_, k, v)) r_.read("parallel.context_parallel_size", *n, k);
     } else if (k == "enable_fp8_training") {
       if (auto b = boolean(r_, k, v)) r_.read("precision.fp8_compute", *b, k);
     } else if (k == "data_parallel_replicate_dim") {
@@ -369,7 +382,7 @@ class TorchtuneReader {
       } else if (name == "apply_lora_to_output") {
         if (auto b = boolean(r_, k, v)) output = *b;
       } else if (name == "lora_rank") {
-        if (auto n = positive_integer(r_, k, v)) r_.read("lora.r", *n, k);
+        if (auto n = tune_integer(r_, k, v)) r_.read("lora.r", *n, k);
       } else if (name == "lora_dropout") {
         if (auto d = typed<double>(r_, k, v, number_value, "a number")) r_.read("lora.lora_dropout", *d, k);
       } else if (name == "use_dora") {
@@ -427,7 +440,7 @@ class TorchtuneReader {
       if (name == "max_seq_len") {
         if (v.is_null())
           r_.unresolved_field("batch.seq_length", k, v, "null: samples are not truncated, so the sequence length is the dataset's longest sample (padded per batch), which the config does not say");
-        else if (auto n = positive_integer(r_, k, v))
+        else if (auto n = tune_integer(r_, k, v))
           r_.read("batch.seq_length", *n, k);
       } else {
         r_.ignore(k, v, "tokenizer setting without memory effect");
@@ -570,7 +583,7 @@ class TorchtuneReader {
       const std::string key = "loss." + name;
       const ConfigValue& v = resolved(c_, raw);
       if (name == "num_output_chunks" && chunked) {
-        if (auto c = positive_integer(r_, key, v)) r_.read("loss.num_chunks", *c, key);
+        if (auto c = tune_integer(r_, key, v)) r_.read("loss.num_chunks", *c, key);
       } else {
         r_.ignore(key, v, "loss setting without memory effect");
       }
