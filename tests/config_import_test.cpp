@@ -471,6 +471,27 @@ TEST_CASE("the HF Trainer's bf16/fp16 in front of DeepSpeed: a missing section i
   CHECK(as_json(r.document).at("precision").at("param_dtype") == "bf16");
 }
 
+TEST_CASE("a named file given under another path: the only other file of its kind is read in its place, and said so", "[import]") {
+  // An axolotl YAML names deepspeed_configs/zero2.json; the user gives the JSON they saved as z3.json.
+  // Every given file is read as a file of its own, so the note must not say its settings are not
+  // read (it did); with two unnamed JSON files beside it, which one the YAML meant is not known.
+  trainmem::Errors errors;
+  auto yaml = trainmem::cli::load_config_file("ax.yaml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\n"
+                                                         "deepspeed: deepspeed_configs/zero2.json\n", errors);
+  auto z3 = trainmem::cli::load_config_file("z3.json", R"({"zero_optimization": {"stage": 3}})", errors);
+  auto z2 = trainmem::cli::load_config_file("z2.json", R"({"zero_optimization": {"stage": 2}})", errors);
+  REQUIRE((yaml && z3 && z2));
+  auto r = trainmem::import_configs({*yaml, *z3}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).at("parallel").at("zero_stage") == 3);
+  CHECK_FALSE(has_key(r.unresolved, "ax.yaml:deepspeed"));
+  REQUIRE(has_key(r.ignored, "ax.yaml:deepspeed"));
+  for (const auto& n : r.ignored)
+    if (n.key == "ax.yaml:deepspeed") CHECK(n.reason.find("z3.json, the only other such file given, is read in its place") != std::string::npos);
+  r = trainmem::import_configs({*yaml, *z3, *z2}, trainmem::builtin_catalog());
+  CHECK(has_key(r.unresolved, "ax.yaml:deepspeed"));
+}
+
 TEST_CASE("a DeepSpeed train_batch_size that the GPUs and accumulation do not divide is an error, never rounded", "[import][deepspeed][errors]") {
   // deepspeed/runtime/config.py _batch_assertion: train_batch_size = micro-batch x accumulation x
   // GPUs. 64 over 4 accumulation steps x 6 GPUs (24 per micro-batch row) leaves 64 / 24 = 2.67:

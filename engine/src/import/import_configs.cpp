@@ -1079,11 +1079,31 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   read_torchtune_runs(torchtune_configs, tune_runs, readings, result);
   read_torchtitan_files(titan_configs, titan_launches, readings, result);
 
-  // Files named by others but not given.
+  // Files named by others but not given. Every given file is read as a file of its own; a named
+  // file that was not given, beside exactly one other given file of its extension that nothing
+  // names, is taken to be that file under another path (a config copied out of its repository),
+  // and the note says which file was read in its place.
+  std::set<std::string> named_bases;
+  for (const auto& r : readings)
+    for (const auto& [named, key] : r.named_files) named_bases.insert(base_name(named));
+  const auto extension = [](const std::string& name) {
+    const std::string base = base_name(name);
+    const auto dot = base.rfind('.');
+    return dot == std::string::npos ? std::string() : lower(base.substr(dot));
+  };
+  const auto stand_in = [&](const std::string& named, const std::string& naming_file) {
+    std::set<std::string> candidates;
+    for (const auto& f : files)
+      if (f.name != naming_file && extension(f.name) == extension(named) && !named_bases.count(base_name(f.name))) candidates.insert(f.name);
+    return candidates.size() == 1 ? *candidates.begin() : std::string();
+  };
   for (auto& r : readings) {
     result.formats.emplace_back(r.file(), r.format());
     for (const auto& [named, key] : r.named_files) {
-      if (!given_files.count(base_name(named)))
+      const std::string other = given_files.count(base_name(named)) ? std::string() : stand_in(named, r.file());
+      if (!other.empty())
+        result.ignored.push_back({key, "names " + named + ", which was not given; " + other + ", the only other such file given, is read in its place", named});
+      else if (!given_files.count(base_name(named)))
         result.unresolved.push_back({key, "names " + named + ", which was not given: its settings are not read", named});
       else
         result.ignored.push_back({key, "names " + named + ", which is read as a file of its own", named});
