@@ -267,3 +267,23 @@ test('v4: a damaged check value is named for what it is', () => {
   // One character changed: no re-reading makes it match.
   assert.equal(whole(link.replace('s=512', 's=513'))[0][0], 'check_mismatch');
 });
+
+test('a config.json nested deeper than the engine reads is named, not walked until the stack overflows', () => {
+  // A new user's trial: mc= decompressing to {"a":[[[...5000 levels...]]]} (10 KB, under the 1 MiB
+  // limit) hung the page in JSON.stringify. 65 levels is one past the engine's 64 (json_api.hpp).
+  const deep = (/** @type {number} */ levels) => {
+    let v = /** @type {any} */ (1);
+    for (let i = 1; i < levels; i++) v = [v];
+    return { a: v };
+  };
+  const refused = Url.decode(Url.encode({ model: { hf_config: deep(65) } }));
+  assert.deepEqual(refused.problems.map((p) => [p.path, p.code, p.message]),
+    [['model.hf_config', 'json_too_deep', 'nests arrays/objects deeper than 64 levels']]);
+  assert.equal(refused.doc.model?.hf_config, undefined);
+  const kept = Url.decode(Url.encode({ model: { hf_config: deep(64) } }));
+  assert.deepEqual(kept.problems, []);
+  assert.deepEqual(kept.doc.model.hf_config, deep(64));
+  // Brackets inside strings are text, not nesting.
+  const text = Url.decode(Url.encode({ model: { hf_config: { name: '['.repeat(200) } } }));
+  assert.deepEqual(text.problems, []);
+});

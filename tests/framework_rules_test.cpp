@@ -61,6 +61,12 @@ TEST_CASE("no_sync accumulation keeps unsharded gradients; FSDP1 flat parameters
   CHECK(trainer.per_gpu.gradients == 16777216.0);
   CHECK_FALSE(fsdp1_whole_unit_gradients(setup_from(lora_fsdp("", "hf_trainer"))));
   CHECK(fsdp1_whole_unit_gradients(setup_from(lora_fsdp(""))));
+  // use_orig_params=False: FSDP1 flattens only tensors of one requires_grad, so the adapters are
+  // units of their own (AnswerDotAI/fsdp_qlora's leaf policy): their gradients alone, unsharded
+  // under no_sync, 8,388,608 x 2 B = 16,777,216 B.
+  const auto leaf = estimate_from(lora_fsdp(R"(, "sharding_engine": "fsdp", "gradient_sync": "last_micro_batch", "use_orig_params": false)"));
+  CHECK(leaf.per_gpu.gradients == 16777216.0);
+  CHECK_FALSE(fsdp1_whole_unit_gradients(setup_from(lora_fsdp(R"(, "use_orig_params": false)"))));
   // DeepSpeed ZeRO >= 2 under accelerate never enters no_sync: the default reduces every micro-batch.
   CHECK(gradient_sync(setup_from(lora_fsdp(R"(, "sharding_engine": "deepspeed")", "hf_trainer"))) == GradientSync::every_micro_batch);
   // The DeepSpeed engine itself reduces on every micro-batch where ZeRO partitions the gradients

@@ -107,7 +107,8 @@ ShardingEngine sharding_engine(const TrainingSetup& s) {
 
 bool fsdp1_whole_unit_gradients(const TrainingSetup& s) {
   const bool adapters = uses_adapters(s.method);
-  return sharding_engine(s) == ShardingEngine::fsdp && s.parallel.zero_stage >= 2 && !(s.framework == Framework::hf_trainer && adapters);
+  return sharding_engine(s) == ShardingEngine::fsdp && s.parallel.zero_stage >= 2 && s.parallel.use_orig_params.value_or(true) &&
+         !(s.framework == Framework::hf_trainer && adapters);
 }
 
 GradientSync gradient_sync(const TrainingSetup& s) {

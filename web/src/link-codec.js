@@ -38,6 +38,10 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
 export const VERSION = 4;
 export const MAX_LINK_CHARS = 1 << 20;
 export const MAX_JSON_BYTES = 1 << 20;  // the engine's document limit (engine/include/trainmem/json_api.hpp)
+// The engine's nesting limit (json_api.hpp kMaxNestingDepth): a deeper value is refused before
+// JSON.parse, whose result the page would otherwise walk recursively (JSON.stringify) until the
+// stack overflowed.
+export const MAX_JSON_DEPTH = 64;
 export const LEGACY_JSON_CHARS = 4096;  // a compressed config.json is a few hundred characters
 const INFLATE_STEP = 1024;              // deflate expands at most 1032:1, so about 1 MB between checks
 
@@ -116,6 +120,7 @@ export const KEYS = [
   ['ps', 'parallel.pipeline_schedule', 'str'],
   ['vp', 'parallel.virtual_pipeline_stages', 'num'],
   ['rf', 'parallel.reshard_after_forward', 'bool'],
+  ['uo', 'parallel.use_orig_params', 'bool'],
   ['zl', 'parallel.zero3_max_live_parameters', 'num'],
   ['g', 'gpu', 'str'],
   ['gm', 'gpu.memory_bytes', 'num'],
@@ -235,6 +240,7 @@ export const PROBLEMS = {
   not_page_json: () => 'not the JSON text the page writes (a repeated key?)',
   not_compressed_json: () => 'not a compressed JSON object',
   json_too_large: (p) => 'decompresses to more than ' + p.limit + ' bytes',
+  json_too_deep: (p) => 'nests arrays/objects deeper than ' + p.limit + ' levels',
   legacy_json_too_long: (p) => 'longer than ' + p.limit + ' characters (the limit for a v3 link)',
   not_prices: () => 'expected gpu-id:price pairs',
   not_points: () => 'expected one or two bytes_microbatch_seqlength_measure points',
@@ -403,6 +409,7 @@ function decodeText(type, raw, legacy) {
     case 'json': {
       const { text, problem, params } = decompressJson(unescapePart(raw), legacy);
       if (text === undefined) return { problem, params };
+      if (nestingDepth(text) > MAX_JSON_DEPTH) return { problem: 'json_too_deep', params: { limit: String(MAX_JSON_DEPTH) } };
       try {
         const v = JSON.parse(text);
         if (v === null || typeof v !== 'object' || Array.isArray(v)) return { problem: 'not_json_object' };
@@ -451,6 +458,29 @@ function decodeText(type, raw, legacy) {
     }
     default: return { value: unescapePart(raw) };
   }
+}
+
+/**
+ * The deepest nesting of arrays and objects in JSON text (brackets inside strings not counted).
+ * @param {string} text
+ * @returns {number}
+ */
+function nestingDepth(text) {
+  let depth = 0, deepest = 0, inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === '[' || c === '{') {
+      deepest = Math.max(deepest, ++depth);
+    } else if (c === ']' || c === '}') {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 /**

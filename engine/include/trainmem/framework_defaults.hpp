@@ -119,6 +119,11 @@ ShardingEngine sharding_engine(const TrainingSetup& s);
 // _fsdp_qlora_plugin_updates before it) installs PEFT's fsdp_auto_wrap_policy (peft
 // utils/other.py), which wraps every leaf module whose weight requires grad (LoRA's lora_A and
 // lora_B) as a unit of its own, so a transformer block's flat parameter holds frozen weights only.
+// Nor with use_orig_params=False (parallel.use_orig_params false): FSDP1 then flattens only tensors
+// of one requires_grad into a FlatParameter (torch/distributed/fsdp/_flat_param.py,
+// _validate_tensors_to_flatten: "Must flatten tensors with uniform requires_grad when
+// use_orig_params=False"), so a run that works wraps its adapters apart (AnswerDotAI/fsdp_qlora
+// train.py: a lambda policy for every leaf whose weight requires grad).
 bool fsdp1_whole_unit_gradients(const TrainingSetup& s);
 
 // parallel.gradient_sync when not given. last_micro_batch where the trainer wraps the accumulation

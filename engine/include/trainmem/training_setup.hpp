@@ -162,6 +162,10 @@ struct ParallelSettings {
   PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;
   std::int64_t virtual_pipeline_stages = 1;
   bool reshard_after_forward = true;
+  // FSDP1's FullyShardedDataParallel(use_orig_params=...): not given, True (accelerate's
+  // fsdp_use_orig_params and Lightning's FSDPStrategy default). framework_defaults.hpp
+  // fsdp1_whole_unit_gradients says what it changes.
+  std::optional<bool> use_orig_params;
   double zero3_max_live_parameters = 1e9;  // DeepSpeed stage3_max_live_parameters (elements)
   // Not given: the framework's default (framework_defaults.hpp resolves each).
   std::optional<ShardingEngine> sharding_engine;

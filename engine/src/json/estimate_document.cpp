@@ -308,6 +308,7 @@ void parse_parallel(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     set(p.pipeline_schedule, r.choice("pipeline_schedule", kSchedules));
     set(p.virtual_pipeline_stages, r.integer("virtual_pipeline_stages", 1, 1e4));
     set(p.reshard_after_forward, r.boolean("reshard_after_forward"));
+    p.use_orig_params = r.boolean("use_orig_params");
     set(p.zero3_max_live_parameters, r.number("zero3_max_live_parameters", 0, 1e15));
     p.sharding_engine = r.choice("sharding_engine", kShardingEngines);
     p.gradient_sync = r.choice("gradient_sync", kGradientSync);
@@ -422,6 +423,8 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel (needs tensor_parallel_size > 1)");
   note(s.parallel.virtual_pipeline_stages > 1 && s.parallel.pipeline_parallel_size == 1,
        "parallel.virtual_pipeline_stages (needs pipeline_parallel_size > 1)");
+  note(s.parallel.use_orig_params.has_value() && sharding_engine(s) != ShardingEngine::fsdp,
+       "parallel.use_orig_params (FSDP1 only: sharding_engine fsdp)");
   // Tensor-parallel communication under the GEMMs is Megatron's --tp-comm-overlap (Transformer
   // Engine's userbuffers) and torchtitan's async tensor parallel; elsewhere it changes nothing.
   if (s.parallel.tp_comm_overlap && s.framework != Framework::megatron && s.framework != Framework::torchtitan) {

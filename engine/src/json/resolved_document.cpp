@@ -314,6 +314,9 @@ void add_parallel(Resolved& r, const TrainingSetup& s) {
   r.add("parallel.sharding_engine", name_of(kShardingEngines, engine), sharding_engine_origin(s));
   if (p.zero_stage == 3 && engine != ShardingEngine::deepspeed)
     r.add("parallel.reshard_after_forward", p.reshard_after_forward, framework_default("FSDP reshard_after_forward = True"));
+  if (p.zero_stage >= 2 && engine == ShardingEngine::fsdp && s.method != Method::full)
+    r.add("parallel.use_orig_params", p.use_orig_params.value_or(true),
+          framework_default("accelerate fsdp_use_orig_params = True, Lightning FSDPStrategy use_orig_params=True"));
   if (p.zero_stage == 3 && engine == ShardingEngine::deepspeed)
     r.add("parallel.zero3_max_live_parameters", p.zero3_max_live_parameters,
           framework_default("DeepSpeed zero/config.py stage3_max_live_parameters = 1e9"));
