@@ -129,10 +129,10 @@ export const WORDINGS = {
   },
   conflicting_values: { en: () => 'the files give this setting different values', zh: () => '多个文件对同一设置给出了不同的值' },
   model_config_needed: {
-    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not in the model catalog' + (c.has('suggestion') ? ' (nearest: "' + c.s('suggestion') + '")' : '') + ': give its config.json beside the other files, or choose a catalog model'
-      : "the files describe a model the import cannot build: give the model's config.json, or choose a catalog model"),
-    zh: (c) => (c.has('value') ? '“' + c.s('value') + '”不在模型目录中' + (c.has('suggestion') ? '（最接近的是“' + c.s('suggestion') + '”）' : '') + '：请同时提供它的 config.json，或选择目录中的模型'
-      : '这些文件描述的模型无法由导入构建：请提供模型的 config.json，或选择目录中的模型'),
+    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not in the model catalog' + (c.has('suggestion') ? ' (nearest: "' + c.s('suggestion') + '")' : '') + ': give its config.json beside the other files'
+      : "the files describe a model the import cannot build: give the model's config.json"),
+    zh: (c) => (c.has('value') ? '“' + c.s('value') + '”不在模型目录中' + (c.has('suggestion') ? '（最接近的是“' + c.s('suggestion') + '”）' : '') + '：请同时提供它的 config.json'
+      : '这些文件描述的模型无法由导入构建：请提供模型的 config.json'),
   },
   invalid_yaml: { en: (c) => position(c, 'en') + 'not valid YAML', zh: (c) => position(c, 'zh') + '不是有效的 YAML' },
   invalid_toml: { en: (c) => position(c, 'en') + 'not valid TOML', zh: (c) => position(c, 'zh') + '不是有效的 TOML' },

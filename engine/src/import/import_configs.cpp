@@ -1378,7 +1378,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       result.errors.push_back({error_code::model_config_needed, naming->model_key,
                                naming->model_key + " names \"" + *naming->model_id + "\", which is not in the model catalog" +
                                    (near.empty() ? "" : " (nearest: \"" + near + "\")") +
-                                   ": give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)",
+                                   ": give its config.json beside the other files, or name a catalog model for it (--model on the command line)",
                                near.empty() ? Params{{"value", *naming->model_id}} : Params{{"value", *naming->model_id}, {"suggestion", near}}});
     }
   } else if (!unbuilt) {
