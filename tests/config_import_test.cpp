@@ -1149,6 +1149,16 @@ TEST_CASE("tune run: a count written as a float is refused, as the recipe refuse
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].code == std::string("wrong_type"));
   }
+  // The launch line's own counts are torchrun's, read as every launcher's are (process_count).
+  auto files = load(kConfigs / "torchtune", {"1.5B_lora.yaml"});
+  trainmem::ConfigFile line;
+  line.name = "run.sh";
+  line.text = "tune run --nproc_per_node 2.0 lora_finetune_distributed --config qwen2_5/1.5B_lora\n";
+  files.push_back(line);
+  const auto r = trainmem::import_configs(files, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == std::string("wrong_type"));
+  CHECK(r.errors[0].message.find("torchrun reads it with int()") != std::string::npos);
 }
 
 // Packed or padded: each trainer's collator pads an unpacked batch to its longest sample

@@ -359,21 +359,6 @@ std::optional<Reading> read_axolotl_launch(const std::string& file, const Launch
   return r;
 }
 
-// A process count as torchrun reads one (int(): decimal digits, no exponent or fraction), >= 1.
-std::optional<std::int64_t> process_count(Reading& r, const std::string& k, const std::string& text) {
-  if (text.empty() || text.size() > 15 || text.find_first_not_of("0123456789") != std::string::npos) {
-    r.error(error_code::wrong_type, k, "expected a whole number of processes (torchrun reads it with int()), got \"" + text + "\"",
-            {{"expected", "integer"}, {"got", "string"}, {"value", "\"" + text + "\""}});
-    return std::nullopt;
-  }
-  const std::int64_t n = std::stoll(text);
-  if (n < 1) {
-    r.error(error_code::out_of_range, k, "must be at least 1, got " + text, {{"value", text}, {"min", 1.0}});
-    return std::nullopt;
-  }
-  return n;
-}
-
 // The GPUs CUDA_VISIBLE_DEVICES shows: its comma-separated entries up to the first invalid one (an
 // index, or a GPU-/MIG- UUID) and none when an index repeats (CUDA C Programming Guide, "CUDA
 // Environment Variables": only the devices before an invalid index are visible).

@@ -184,6 +184,9 @@ inline std::optional<std::int64_t> positive_integer(Reading& r, const std::strin
   }
   return i;
 }
+// A process count as torchrun reads one (int(): decimal digits, no exponent or fraction), >= 1;
+// wrong_type or out_of_range naming `k` otherwise.
+std::optional<std::int64_t> process_count(Reading& r, const std::string& k, const std::string& text);
 inline std::optional<bool> boolean(Reading& r, const std::string& k, const ConfigValue& v) {
   return typed<bool>(r, k, v, bool_value, "true or false");
 }

@@ -37,8 +37,8 @@ const std::map<std::string, std::string>& hub_builders() {
 
 // A count as the recipes take it: OmegaConf's YAML reads 2048.0 and 2e3 as floats (its float
 // resolver accepts an exponent without a dot), which the recipes refuse where an int is needed
-// (DataLoader's batch_size, slicing at max_seq_len, nn.Linear's rank), as torchrun's int() refuses
-// them for --nproc_per_node; written as text or as a YAML float, they are wrong_type here.
+// (DataLoader's batch_size, slicing at max_seq_len, nn.Linear's rank); written as text or as a
+// YAML float, they are wrong_type here. The launch line's counts are torchrun's (process_count).
 std::optional<std::int64_t> tune_integer(Reading& r, const std::string& k, const ConfigValue& v) {
   const bool float_text = v.is_string() && v.as_string().find_first_of(".eE") != std::string::npos;
   if (v.kind() == ConfigValue::Kind::number || float_text) {
@@ -168,14 +168,14 @@ class TorchtuneReader {
       if (text && (*text == "auto" || *text == "gpu" || *text == "cpu" || *text == "xpu")) {
         r_.unresolved_key("--nproc_per_node", *run_->nproc_per_node, "one process per device of the machine it runs on: the GPUs per node are not on the line");
         count_unresolved = true;
-      } else per_node = tune_integer(r_, "--nproc_per_node", *run_->nproc_per_node);
+      } else per_node = process_count(r_, "--nproc_per_node", text.value_or(run_->nproc_per_node->summary()));
     }
     if (run_->nnodes) {
       const auto text = string_value(*run_->nnodes);
       if (text && text->find(':') != std::string::npos) {
         r_.unresolved_key("--nnodes", *run_->nnodes, "an elastic node range: the world size is not fixed");
         count_unresolved = true;
-      } else nodes = tune_integer(r_, "--nnodes", *run_->nnodes);
+      } else nodes = process_count(r_, "--nnodes", text.value_or(run_->nnodes->summary()));
     }
     if (!distributed_) {
       // _cli/run.py _run_cmd: a recipe without distributed support refuses torchrun options.

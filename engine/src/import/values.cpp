@@ -64,6 +64,21 @@ std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const
   return std::nullopt;
 }
 
+// A process count as torchrun reads one (int(): decimal digits, no exponent or fraction), >= 1.
+std::optional<std::int64_t> process_count(Reading& r, const std::string& k, const std::string& text) {
+  if (text.empty() || text.size() > 15 || text.find_first_not_of("0123456789") != std::string::npos) {
+    r.error(error_code::wrong_type, k, "expected a whole number of processes (torchrun reads it with int()), got \"" + text + "\"",
+            {{"expected", "integer"}, {"got", "string"}, {"value", "\"" + text + "\""}});
+    return std::nullopt;
+  }
+  const std::int64_t n = std::stoll(text);
+  if (n < 1) {
+    r.error(error_code::out_of_range, k, "must be at least 1, got " + text, {{"value", text}, {"min", 1.0}});
+    return std::nullopt;
+  }
+  return n;
+}
+
 std::optional<bool> bool_value(const ConfigValue& v) {
   if (v.is_bool()) return v.as_bool();
   if (v.kind() == ConfigValue::Kind::integer && (v.as_integer() == 0 || v.as_integer() == 1)) return v.as_integer() == 1;
