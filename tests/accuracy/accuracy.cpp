@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error_figures.hpp"
+#include "fixture_file.hpp"
 #include "trainmem/json_api.hpp"
 
 using nlohmann::json;
@@ -226,12 +227,12 @@ int main(int argc, char** argv) {
     std::cerr << "usage: accuracy FIXTURE [--markdown OUT.md] [--js OUT.js] [--summary]\n";
     return 1;
   }
-  std::ifstream in(argv[1]);
-  const json fixture = json::parse(in, nullptr, false);
-  if (fixture.is_discarded() || !fixture.contains("cases")) {
+  const std::optional<json> read = trainmem::accuracy::read_fixture(argv[1]);
+  if (!read) {
     std::cerr << "accuracy: cannot read " << argv[1] << "\n";
     return 1;
   }
+  const json& fixture = *read;
   bool summary_only = false;
   for (int i = 2; i < argc; ++i) summary_only |= std::string(argv[i]) == "--summary";
 

@@ -15,12 +15,14 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "fixture_file.hpp"
 #include "trainmem/json_api.hpp"
 
 using nlohmann::json;
@@ -50,12 +52,12 @@ int main(int argc, char** argv) {
     std::cerr << "usage: strategy_ranking FIXTURE\n";
     return 1;
   }
-  std::ifstream in(argv[1]);
-  const json fixture = json::parse(in, nullptr, false);
-  if (fixture.is_discarded() || !fixture.contains("cases")) {
+  const std::optional<json> read = trainmem::accuracy::read_fixture(argv[1]);
+  if (!read) {
     std::cerr << "strategy_ranking: cannot read " << argv[1] << "\n";
     return 1;
   }
+  const json& fixture = *read;
   int tuned = 0, tuned_in_top = 0, all = 0, all_in_top = 0;
   std::cout << "| case | tuned for speed | published layout | rank among distinct layouts | top three | note |\n"
                "|---|---|---|---|---|---|\n";

@@ -17,11 +17,13 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "error_figures.hpp"
+#include "fixture_file.hpp"
 #include "trainmem/json_api.hpp"
 
 using nlohmann::json;
@@ -74,12 +76,12 @@ int main(int argc, char** argv) {
     std::cerr << "usage: time_accuracy FIXTURE [--markdown OUT.md] [--js OUT.js]\n";
     return 1;
   }
-  std::ifstream in(argv[1]);
-  const json fixture = json::parse(in, nullptr, false);
-  if (fixture.is_discarded() || !fixture.contains("cases")) {
+  const std::optional<json> read = trainmem::accuracy::read_fixture(argv[1]);
+  if (!read) {
     std::cerr << "time_accuracy: cannot read " << argv[1] << "\n";
     return 1;
   }
+  const json& fixture = *read;
   std::vector<Row> rows;
   for (const auto& c : fixture["cases"]) {
     Row r;
