@@ -40,7 +40,7 @@ const std::set<std::string> kAccelerateKeys = {
     "/deepspeed_config/zero_stage", "/deepspeed_config/offload_optimizer_device", "/deepspeed_config/offload_param_device",
     "/deepspeed_config/gradient_accumulation_steps", "/deepspeed_config/zero3_init_flag",
     "/fsdp_config/fsdp_sharding_strategy", "/fsdp_config/fsdp_version", "/fsdp_config/fsdp_reshard_after_forward",
-    "/fsdp_config/fsdp_offload_params", "/fsdp_config/fsdp_activation_checkpointing",
+    "/fsdp_config/fsdp_offload_params", "/fsdp_config/fsdp_activation_checkpointing", "/fsdp_config/fsdp_use_orig_params",
     "/parallelism_config/parallelism_config_tp_size", "/parallelism_config/parallelism_config_cp_size",
     "/dynamo_config/dynamo_backend"};
 
@@ -55,7 +55,7 @@ const std::set<std::string> kAxolotlKeys = [] {
       "/gradient_checkpointing", "/activation_offloading", "/attn_implementation", "/plugins", "/cut_cross_entropy",
       "/chunked_cross_entropy", "/chunked_cross_entropy_num_chunks", "/torch_compile", "/save_total_limit",
       "/tensor_parallel_size", "/context_parallel_size", "/fsdp", "/fsdp_version", "/fsdp_config/offload_params",
-      "/fsdp_config/reshard_after_forward", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm", "/trl/beta",
+      "/fsdp_config/reshard_after_forward", "/fsdp_config/use_orig_params", "/rl", "/trl/num_generations", "/trl/max_completion_length", "/trl/use_vllm", "/trl/beta",
       "/trl/vllm_mode", "/trl/vllm_enable_sleep_mode", "/vllm/gpu_memory_utilization", "/liger_rope", "/liger_rms_norm",
       "/liger_glu_activation", "/liger_fused_linear_cross_entropy"};
   for (const auto& k : kDeepSpeedKeys) keys.insert("/deepspeed" + k);

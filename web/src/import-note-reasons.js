@@ -53,7 +53,6 @@ export const EXACT_ZH = {
   "transformers' choice: sdpa": '由 transformers 选择：sdpa',
   'checkpoint format / start-up broadcast: no effect on the training step': '检查点格式 / 启动时广播：不影响训练步',
   'prefetching keeps one more gathered FSDP unit alive; the estimate assumes one unit in flight': '预取会多保留一个已聚合的 FSDP 单元；估算假定同时只有一个单元在处理',
-  'with use_orig_params a wrapped unit holding any trainable parameter carries gradients for all of them': '使用 use_orig_params 时，含有任何可训练参数的包装单元会为其全部参数保留梯度',
   'dataset setting without memory effect': '数据集设置，不影响显存',
   'GPU training': '在 GPU 上训练',
   'no file names the model: give its config.json beside the other files, or choose a catalog model (--model on the command line, the model picker on the page)': '没有文件指明模型：请同时提供它的 config.json，或选择目录中的模型（命令行用 --model，页面上用模型选择器）',

@@ -47,7 +47,8 @@ ExportResult export_accelerate(const TrainingSetup& s) {
     c.set("deepspeed_config", ds);
   } else if (fsdp) {
     out.carried.insert(out.carried.end(), {"parallel.offload_optimizer", "parallel.offload_param", "activation_checkpointing",
-                                           "parallel.reshard_after_forward", "parallel.sharding_group_size"});
+                                           "parallel.reshard_after_forward", "parallel.sharding_group_size",
+                                           "parallel.use_orig_params"});
     ConfigValue f = ConfigValue::object();
     const bool hybrid = par.sharding_group_size && *par.sharding_group_size == per_node && par.world_size > per_node;
     if (par.sharding_group_size && !hybrid)
@@ -65,6 +66,9 @@ ExportResult export_accelerate(const TrainingSetup& s) {
       if (par.zero_stage == 1) out.not_expressible.emplace_back("parallel.zero_stage", "FSDP has no optimizer-only sharding (ZeRO-1)");
       if (hybrid && par.zero_stage >= 2) strategy = par.zero_stage == 3 ? "HYBRID_SHARD" : "HYBRID_SHARD_ZERO2";
       f.set("fsdp_sharding_strategy", strategy);
+      // Written as the estimate takes it (default true): accelerate's plugin reads an unset flag
+      // from FSDP_USE_ORIG_PARAMS, whose default has changed between versions.
+      f.set("fsdp_use_orig_params", par.use_orig_params.value_or(true));
     }
     const bool offload = par.offload_param != OffloadTarget::none;
     note_joint_offload(out, par, offload, "FSDP offloads parameters, gradients and the optimizer step to the CPU together");

@@ -243,8 +243,12 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     note_joint_offload(out, s.parallel, offload, "FSDP offloads parameters, gradients and the optimizer step to the CPU together");
     f.set("offload_params", offload);
     if (engine == ShardingEngine::fsdp2) f.set("reshard_after_forward", s.parallel.reshard_after_forward);
-    else if (!s.parallel.reshard_after_forward)
-      out.not_expressible.emplace_back("parallel.reshard_after_forward", "FSDP1 reshards after forward under FULL_SHARD");
+    else {
+      if (!s.parallel.reshard_after_forward)
+        out.not_expressible.emplace_back("parallel.reshard_after_forward", "FSDP1 reshards after forward under FULL_SHARD");
+      f.set("use_orig_params", s.parallel.use_orig_params.value_or(true));
+      out.carried.push_back("parallel.use_orig_params");
+    }
     c.set("fsdp_config", f);
   } else {
     out.carried.push_back("parallel.zero_stage");

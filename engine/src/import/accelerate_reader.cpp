@@ -126,7 +126,10 @@ void read_fsdp_plugin(Reading& r, const std::string& prefix, const ConfigValue& 
       else
         r.unmodelled_key(k, v, "prefetching keeps one more gathered FSDP unit alive; the estimate assumes one unit in flight");
     } else if (name == "fsdp_use_orig_params") {
-      r.unmodelled_key(k, v, "with use_orig_params a wrapped unit holding any trainable parameter carries gradients for all of them");
+      // FSDP1's use_orig_params (torch/distributed/fsdp/fully_sharded_data_parallel.py): true lets a
+      // wrapped unit mix frozen and trainable tensors, so one trainable tensor gives the whole unit
+      // gradients; false flattens only tensors of one requires_grad. FSDP2 has no such flag.
+      if (auto b = boolean(r, k, v)) r.read("parallel.use_orig_params", *b, k);
     } else if (name == "fsdp_auto_wrap_policy" || name == "fsdp_transformer_layer_cls_to_wrap" || name == "fsdp_min_num_params") {
       r.ignore(k, v, "the estimate takes one transformer block as the FSDP unit");
     } else if (name == "fsdp_state_dict_type" || name == "fsdp_sync_module_states") {
