@@ -354,9 +354,10 @@ std::optional<ConfigFile> load_config_file(const std::string& name, const std::s
     const std::size_t column = *bad - line_start + 1;
     char byte[8];
     std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[*bad]));
-    errors.push_back({error_code::invalid_encoding, name,
-                      name + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + byte +
-                          " is not UTF-8; save the file as UTF-8"});
+    FieldError e = parse_error_at(error_code::invalid_encoding, name, static_cast<int>(line), static_cast<int>(column),
+                                  std::string("byte ") + byte + " is not UTF-8; save the file as UTF-8");
+    e.params.values.emplace_back("byte", byte);
+    errors.push_back(std::move(e));
     return std::nullopt;
   }
   ConfigFile f;

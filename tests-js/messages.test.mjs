@@ -34,7 +34,7 @@ const SAMPLE = {
   first: 'train.yaml:micro_batch_size', first_value: '2', second: 'ds_config.json:train_micro_batch_size_per_gpu', second_value: '4',
   product: 64, key: 'learning_rate', problem: 'missing_field',
   gpus: 56, max_gpus: 4096, model_states: 16060522496, max_work: 2000000, covered_splits: 12, splits: 40,
-  answer: 'max_seq_length', cap: 16777216, context: 536870912, quant_method: 'gptq', method: 'lora',
+  answer: 'max_seq_length', byte: '0xFF', cap: 16777216, context: 536870912, quant_method: 'gptq', method: 'lora',
   include_offload: 'true', headroom: 2147483648, share: 0.15, weights: 15231233024, checkpointing: 'full', freed: 32212254720, step_time_increase: 0.33,
 };
 

@@ -137,6 +137,9 @@ TEST_CASE("invalid UTF-8 in a file read by the CLI is refused by name, never an 
   CHECK(errors[0].message == "args.yaml:2:11: byte 0xFF is not UTF-8; save the file as UTF-8");
   const json answer = json::parse(trainmem::error_document(errors));
   CHECK(answer["error"]["code"] == "invalid_encoding");
+  // The position and the byte as params, from which a page words the message in its language:
+  // "run_name: " is 10 characters, so the first bad byte is column 11 of line 2.
+  CHECK(answer["error"]["params"] == json{{"file", "args.yaml"}, {"line", 2}, {"column", 11}, {"byte", "0xFF"}});
 }
 
 TEST_CASE("invalid UTF-8 in a value handed to the engine comes back as U+FFFD, never an internal error", "[import][errors]") {

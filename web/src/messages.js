@@ -136,7 +136,10 @@ export const WORDINGS = {
   },
   invalid_yaml: { en: (c) => position(c, 'en') + 'not valid YAML', zh: (c) => position(c, 'zh') + '不是有效的 YAML' },
   invalid_toml: { en: (c) => position(c, 'en') + 'not valid TOML', zh: (c) => position(c, 'zh') + '不是有效的 TOML' },
-  invalid_encoding: { en: () => 'not UTF-8 text', zh: () => '不是 UTF-8 编码的文本' },
+  invalid_encoding: {
+    en: (c) => position(c, 'en') + (c.has('byte') ? 'byte ' + c.s('byte') + ' is not UTF-8; save the file as UTF-8' : 'not UTF-8 text'),
+    zh: (c) => position(c, 'zh') + (c.has('byte') ? '字节 ' + c.s('byte') + ' 不是 UTF-8 编码；请将文件另存为 UTF-8' : '不是 UTF-8 编码的文本'),
+  },
   unresolved_value: {
     en: (c) => 'set from a variable the script does not set' + (c.has('origin') ? ' (' + c.s('origin') + ')' : ''),
     zh: (c) => '取决于脚本中未设置的变量，无法确定' + (c.has('origin') ? '（' + c.s('origin') + '）' : ''),

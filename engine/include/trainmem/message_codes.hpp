@@ -125,7 +125,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     // YAML and TOML (cli/config_files.cpp; the page parses them alike, web/src/config-files.js).
     {error_code::invalid_yaml, MessageKind::error, "file line column"},
     {error_code::invalid_toml, MessageKind::error, "file line column"},
-    {error_code::invalid_encoding, MessageKind::error, ""},
+    {error_code::invalid_encoding, MessageKind::error, "file line column byte"},
     {error_code::unresolved_value, MessageKind::error, "origin"},
     // Estimate warnings (explain.cpp, hardware_warnings.cpp, multimodal_checks.cpp, estimate_document.cpp).
     {warning_code::ignored_fields, MessageKind::warning, "fields"},
