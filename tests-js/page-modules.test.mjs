@@ -15,6 +15,7 @@ import * as Accuracy from '../web/src/accuracy.js';
 import * as Url from '../web/src/link-codec.js';
 import { suggestionText } from '../web/src/verdict.js';
 import { errorText } from '../web/src/error-text.js';
+import { Store } from '../web/src/store.js';
 import { loadEngine } from './engine-module.mjs';
 
 const engine = await loadEngine();
@@ -236,4 +237,16 @@ test('a thrown value\'s words: an error\'s message, an object\'s message, anythi
   assert.equal(errorText(undefined), 'undefined');
   assert.equal(errorText({ message: '' }), '[object Object]');
   assert.equal(errorText(new Error('')), 'Error');
+});
+
+test('a pasted config.json without a name is named from its type, hidden size and layers, never "llama-"', () => {
+  const store = new Store();
+  const name = (/** @type {Record<string, any>} */ config) => store.customs[store.addCustom(config).index].name;
+  assert.equal(name({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32 }), 'llama, hidden 4096, 32 layers');
+  assert.equal(name({ model_type: 'llama', hidden_size: 0 }), 'llama');
+  assert.equal(name({}), 'custom');
+  assert.equal(name({ model_type: ' ', hidden_size: '4096', num_hidden_layers: 2.5 }), 'custom');
+  assert.equal(name({ _name_or_path: 'org/model', model_type: 'qwen2' }), 'org/model');
+  // The same config again is the same entry.
+  assert.equal(store.addCustom({}).added, false);
 });

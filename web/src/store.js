@@ -32,9 +32,25 @@ export class Store {
     const text = JSON.stringify(config);
     const found = this.customs.findIndex((c) => JSON.stringify(c.config) === text);
     if (found >= 0) return { index: found, added: false };
-    const name = String(config._name_or_path || config.name_or_path || (config.model_type || 'custom') + '-' + (config.hidden_size || '')).slice(0, 80);
+    const name = String(config._name_or_path || config.name_or_path || customName(config)).slice(0, 80);
     this.customs.push({ name, config });
     if (this.customs.length > MAX_CUSTOMS) this.customs.shift();
     return { index: this.customs.length - 1, added: true };
   }
+}
+
+/**
+ * The name of a pasted config.json without a name of its own: its model_type (or "custom"), with
+ * its hidden size and layer count where they are positive integers ("llama, hidden 4096, 32 layers").
+ * @param {Record<string, any>} config
+ * @returns {string}
+ */
+export function customName(config) {
+  /** @param {unknown} v */
+  const positive = (v) => typeof v === 'number' && Number.isInteger(v) && v > 0;
+  const type = typeof config.model_type === 'string' && config.model_type.trim() !== '' ? config.model_type.trim() : 'custom';
+  const parts = [type];
+  if (positive(config.hidden_size)) parts.push('hidden ' + config.hidden_size);
+  if (positive(config.num_hidden_layers)) parts.push(config.num_hidden_layers + ' layers');
+  return parts.join(', ');
 }
