@@ -165,6 +165,31 @@ TEST_CASE("bitsandbytes up to v0.43.1 keeps every 4-bit linear's input (qlora.sa
   CHECK(torchtune.ignored_fields[0].rfind("qlora.saves_base_inputs", 0) == 0);
 }
 
+TEST_CASE("an 8-bit base keeps every linear's input; bitsandbytes up to v0.44.1 also an int8 copy per linear", "[lora][activations]") {
+  // MatMul8bitLt keeps ctx.tensors = (CAt, subA, A) in every version, so the base linears keep
+  // their inputs as the older 4-bit kernel did (the test above: 989,855,744 B); up to v0.44.1 each
+  // 8-bit linear also keeps CAt, an int8 copy of its input (F.double_quant; none for a frozen
+  // weight since bitsandbytes-foundation/bitsandbytes#1401, v0.45.0): per layer the inputs of
+  // q, k, v, o, gate, up (4,096 each) and down (11,008) = 35,584 bytes per token, so
+  // 32 x 1,024 x 35,584 = 1,166,016,512 B.
+  auto activations = [](const char* quant, const char* saves) {
+    return *estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "qlora",
+      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0.0},
+      "qlora": {"quant_type": ")" + std::string(quant) + R"(", "saves_base_inputs": )" + saves + R"(}, "attention": "flash",
+      "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})").per_gpu.activations;
+  };
+  CHECK(activations("int8", "false") - activations("nf4", "false") == 989855744.0);
+  CHECK(activations("int8", "false") == activations("nf4", "true"));
+  CHECK(activations("int8", "true") - activations("int8", "false") == 1166016512.0);
+}
+
+TEST_CASE("an 8-bit base needs bitsandbytes: torchtune and the other frameworks' own models quantize to 4 bits", "[lora][errors]") {
+  const std::string document = R"({"model": {"preset": "llama-2-7b"}, "framework": "torchtune", "method": "qlora",
+    "qlora": {"quant_type": "int8"}})";
+  CHECK(trainmem::test::error_codes(document) == std::vector<std::string>{"inconsistent"});
+  CHECK(trainmem::test::error_fields(document) == std::vector<std::string>{"qlora.quant_type"});
+}
+
 TEST_CASE("a LoRA rank whose adapter outgrows the model is warned about", "[lora][warnings]") {
   // All linear layers of Llama-2-7B: 39,976,960 / 16 = 2,498,560 adapter parameters per unit of
   // rank (above); the model has 6,738,415,616. r = 2696 gives 6,736,117,760 (fewer), r = 2697

@@ -11,6 +11,25 @@ using trainmem::test::kLlama2_7b;
 std::string doc(const std::string& cfg, const std::string& rest) { return R"({"model": {"hf_config": )" + cfg + "}, " + rest + "}"; }
 }  // namespace
 
+TEST_CASE("an 8-bit base (LLM.int8, transformers' load_in_8bit) stores one byte per linear weight", "[qlora]") {
+  // Llama-2-7B: linear weights 32 x (4 x 4,096^2 + 3 x 4,096 x 11,008) = 6,476,005,376 at one byte
+  // (bitsandbytes Int8Params); embeddings and head 2 x 32,000 x 4,096 and norms 65 x 4,096 =
+  // 262,410,240 stay bf16: 6,476,005,376 + 524,820,480 = 7,000,825,856 B.
+  const std::string lora = R"("lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]})";
+  const auto e = estimate_from(doc(kLlama2_7b, R"("method": "qlora", "qlora": {"quant_type": "int8"}, )" + lora));
+  CHECK(e.per_gpu.parameters - static_cast<double>(e.parameters.adapter) * 2 == 7000825856.0);
+  // The same base in NF4 without double quantization: 4 + 32/64 bits per linear weight, 0.4375
+  // bytes fewer than int8 each: 6,476,005,376 x 0.4375 = 2,833,252,352 B.
+  const auto nf4 = estimate_from(doc(kLlama2_7b, R"("method": "qlora", "qlora": {"double_quant": false}, )" + lora));
+  CHECK(e.per_gpu.parameters - nf4.per_gpu.parameters == 2833252352.0);
+  // Double quantization is a 4-bit scheme: given with int8 it is reported, and changes nothing.
+  const TrainingSetup dq = trainmem::test::setup_from(doc(kLlama2_7b, R"("method": "qlora", "qlora": {"quant_type": "int8", "double_quant": false}, )" + lora));
+  REQUIRE(dq.ignored_fields.size() == 1);
+  CHECK(dq.ignored_fields[0].rfind("qlora.double_quant", 0) == 0);
+  CHECK(estimate_from(doc(kLlama2_7b, R"("method": "qlora", "qlora": {"quant_type": "int8", "double_quant": false}, )" + lora)).per_gpu.parameters ==
+        e.per_gpu.parameters);
+}
+
 TEST_CASE("QLoRA stores only the linear weights in 4 bits, plus quantization constants (pytorch/torchtune#1398)", "[qlora][faults]") {
   // Llama-3.1-8B: linear weights 8,030,261,248 - 2 x 525,336,576 (embed, head) - 266,240 (norms)
   // = 6,979,321,856 at 4 + 8/64 + 32/(64 x 256) bits (NF4, double quantization);

@@ -278,6 +278,10 @@ TEST_CASE("QLoRA through bitsandbytes: the band reaches the older MatMul4Bit tha
   // Stated, the term is gone; torchtune (torchao's NF4) has none.
   CHECK_FALSE(term(estimate_doc(base + R"(, "framework": "hf_trainer", "qlora": {"saves_base_inputs": false}})"), "framework_version_bitsandbytes"));
   CHECK_FALSE(term(estimate_doc(base + R"(, "framework": "torchtune"})"), "framework_version_bitsandbytes"));
+  // An 8-bit base: up to v0.44.1 an int8 copy of every 8-bit linear's input, 32 x 1,024 x
+  // (6 x 4,096 + 11,008) x 1 B = 1,166,016,512 B.
+  CHECK(raise_by_term(estimate_doc(base + R"(, "framework": "hf_trainer", "qlora": {"quant_type": "int8"}})"),
+                      "framework_version_bitsandbytes", "qlora.saves_base_inputs: true") == Approx(1166016512.0).epsilon(1e-9));
 }
 
 TEST_CASE("HF Trainer without an attention implementation runs what transformers picks for the model", "[uncertainty][resolved]") {

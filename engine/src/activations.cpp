@@ -353,6 +353,16 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
       t.add(l.name.c_str(), "lora_dropout_mask", rows, in, Dtype::int8, TensorRole::dropout_mask, tensor_region);
     }
   }
+  if (c.int8_input_copies) {
+    // Every 8-bit linear of the layer (bitsandbytes replaces each nn.Linear but the output head),
+    // on the rows it reads, as the dropout copies above.
+    for (const auto& l : g.linears) {
+      if (!l.nn_linear) continue;
+      const double rows = l.routed_expert ? tokens * c.experts_per_token : tokens;
+      const double in = static_cast<double>(l.in_features);
+      t.add(l.name.c_str(), "int8_input_copy", rows, in, Dtype::int8, TensorRole::elementwise, l.tp_sharded && in != c.hidden);
+    }
+  }
 
   std::vector<SavedTensor> tensors = t.take();
   apply_policy(tensors, c);
@@ -409,7 +419,10 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
         if (targeting.adapter_params(g, l, 0) > 0) readers.push_back(&l);
     const Dtype adapter = adapter_dtype(s);
     c.adapter_input_copies = adapter != compute;
-    c.frozen_linears_keep_input = qlora_through_bitsandbytes(s) && s.qlora.saves_base_inputs.value_or(false);
+    const bool bitsandbytes = qlora_through_bitsandbytes(s), int8 = s.qlora.quant_type == Dtype::int8;
+    const bool older_kernels = s.qlora.saves_base_inputs.value_or(false);
+    c.frozen_linears_keep_input = bitsandbytes && (int8 || older_kernels);
+    c.int8_input_copies = bitsandbytes && int8 && older_kernels;
   }
   for (const auto& g : a.layers)
     if (g.mlp.num_experts_per_tok > 0) c.experts_per_token = static_cast<double>(g.mlp.num_experts_per_tok);

@@ -15,6 +15,9 @@ constexpr double kDeepSpeedSubGroup = 1e9;  // elements, ZeRO-3 sub_group_size
 }  // namespace
 
 double qlora_weight_bytes_per_param(const QloraSettings& q) {
+  // LLM.int8(): one int8 byte per weight (Linear8bitLt's Int8Params CB) and one fp32 scale per
+  // output row (SCB), 4 / in_features bytes per weight, under 0.1 % from 4096 inputs: not counted.
+  if (q.quant_type == Dtype::int8) return kInt8Bytes;
   const double weight = dtype_bytes(q.quant_type);
   if (!q.double_quant) return weight + kFp32Bytes / kQloraBlockSize;
   return weight + kInt8Bytes / kQloraBlockSize + kFp32Bytes / (kQloraBlockSize * kDoubleQuantBlockSize);
@@ -76,7 +79,8 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
 
     double frozen_param_bytes_d, frozen_param_bytes_e;
     if (s.method == Method::qlora) {
-      // Frozen linear weights in 4 bits; embeddings, norms and head stay 16-bit (QLoRA §3).
+      // Frozen linear weights in 4 or 8 bits; embeddings, norms and head stay 16-bit (QLoRA §3;
+      // transformers keeps the output head unquantized under load_in_8bit too, get_keys_to_not_convert).
       const double frozen_linear_share =
           r.dense_frozen + r.expert_frozen > 0 ? r.frozen_linear_weights / (r.dense_frozen + r.expert_frozen) : 0.0;
       const double per_param = frozen_linear_share * qlora_bytes + (1 - frozen_linear_share) * frozen_bytes;

@@ -204,12 +204,14 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
 
   // QLoRA dequantizes one 4-bit weight at a time to the compute dtype for its matmul (bitsandbytes
   // dequantize_4bit; the QLoRA paper §3): a workspace of the largest linear layer, in forward and
-  // again in backward.
+  // again in backward. An 8-bit base multiplies its int8 weight directly in forward
+  // (int8_mixed_scaled_mm; igemmlt before v0.45) and dequantizes it for the input gradient
+  // (MatMul8bitLt.backward: state.CB.to(dtype_A, copy=True)): backward only.
   if (s.method == Method::qlora && s.model.architecture) {
     double largest = 0;
     for (const auto& g : s.model.architecture->layers)
       for (const auto& l : g.linears) largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
-    b.forward += largest * A;
+    if (s.qlora.quant_type != Dtype::int8) b.forward += largest * A;
     b.backward += largest * A;
   }
 

@@ -184,8 +184,12 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
   if (arch && !s.qlora.saves_base_inputs && qlora_through_bitsandbytes(s)) {
     out.push_back({"framework_version_bitsandbytes", "qlora.saves_base_inputs: true",
                    [](TrainingSetup& t) { t.qlora.saves_base_inputs = true; },
-                   "bitsandbytes-foundation/bitsandbytes#1270 (v0.43.2, 2024-07-16): MatMul4Bit kept each 4-bit linear's "
-                   "input for the backward (ctx.tensors = (A, B)) up to v0.43.1, and keeps (None, B) since"});
+                   s.qlora.quant_type == Dtype::int8
+                       ? "bitsandbytes-foundation/bitsandbytes#1401 (v0.45.0, 2024-12-05): MatMul8bitLt kept an int8 copy "
+                         "of each 8-bit linear's input (CAt, from F.double_quant) beside the input up to v0.44.1, and skips "
+                         "it for a frozen weight since"
+                       : "bitsandbytes-foundation/bitsandbytes#1270 (v0.43.2, 2024-07-16): MatMul4Bit kept each 4-bit "
+                         "linear's input for the backward (ctx.tensors = (A, B)) up to v0.43.1, and keeps (None, B) since"});
   }
   if (!s.parallel.sharding_engine && s.framework == Framework::torchtune && s.parallel.zero_stage > 0 &&
       s.parallel.data_parallel_size > 1) {

@@ -150,6 +150,13 @@ Errors validate(const TrainingSetup& s) {
                  "accumulate: it needs batch.gradient_accumulation_steps 1, got " + str(s.batch.gradient_accumulation_steps),
                  {{"reason", "optimizer_in_backward_with_accumulation"}, {"value", static_cast<double>(s.batch.gradient_accumulation_steps)}}});
 
+  // LLM.int8() bases are bitsandbytes' (transformers' load_in_8bit); torchtune's and the other
+  // frameworks' own models quantize to 4 bits only (torchtune: torchao NF4).
+  if (s.method == Method::qlora && s.qlora.quant_type == Dtype::int8 && !qlora_through_bitsandbytes(s))
+    e.push_back({error_code::inconsistent, "qlora.quant_type",
+                 "qlora.quant_type \"int8\" is bitsandbytes' LLM.int8() base (transformers' load_in_8bit): it needs "
+                 "framework hf_trainer, fsdp or deepspeed",
+                 {{"reason", "int8_needs_bitsandbytes"}}});
   if (s.checkpoint.save == CheckpointSave::adapter && s.method != Method::lora && s.method != Method::qlora)
     e.push_back({error_code::inconsistent, "checkpoint.save",
                  "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\"", {{"reason", "adapter_save_needs_lora"}}});

@@ -367,7 +367,7 @@ export const STRINGS = {
     config_paste: 'config.json 文本', config_use: '使用此配置', config_file: '或选择文件',
     sec_method: '方法', method: '微调方法', method_full: '全参数', method_freeze: '冻结（训练最后 k 层）',
     rlhf_algorithm: '偏好 / 强化学习', none: '无', lora_r: 'LoRA 秩 r', lora_targets: '目标模块（逗号分隔或 all-linear）',
-    quant_type: '4 位量化类型', default: '默认', double_quant: '双重量化', saves_base_inputs: '4 位线性层保留输入（bitsandbytes 0.43.1 及更早）', on: '开', off: '关',
+    quant_type: '量化基座类型（4 位或 int8）', default: '默认', double_quant: '双重量化（仅 4 位）', saves_base_inputs: '量化线性层按旧版 bitsandbytes 保留输入（4 位：0.43.1 及更早；int8：0.44.1 及更早）', on: '开', off: '关',
     trainable_layers: '可训练的最后几层', reference: '参考模型', ref_frozen: '冻结副本', ref_shared: '共享基座（LoRA）', ref_none: '无（GRPO，beta 为 0）',
     reward_model: '奖励模型', reward_count: '奖励模型参数量', critic_model: '价值（critic）模型',
     critic_count: 'critic 参数量', critic_method: 'critic 训练方式', max_new_tokens: '采样新生成 token 数',

@@ -46,6 +46,10 @@ export const REASON_WORDINGS = {
       en: () => 'checkpoint.save "adapter" needs method "lora" or "qlora"',
       zh: () => 'checkpoint.save 为“adapter”时，method 须为“lora”或“qlora”',
     },
+    int8_needs_bitsandbytes: {
+      en: () => '"int8" is bitsandbytes\' LLM.int8() base (transformers\' load_in_8bit): it needs framework hf_trainer, fsdp or deepspeed',
+      zh: () => '“int8”是 bitsandbytes 的 LLM.int8() 基座（transformers 的 load_in_8bit）：需要 framework 为 hf_trainer、fsdp 或 deepspeed',
+    },
     experts_needed: {
       en: (c) => '= ' + c.n('value') + ' needs a mixture-of-experts architecture, and this model has no routed experts',
       zh: (c) => '= ' + c.n('value') + ' 需要混合专家（MoE）结构，而此模型没有路由专家',

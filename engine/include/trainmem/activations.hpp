@@ -88,12 +88,18 @@ struct ActivationContext {
   // dropout the adapter keeps the dropout's output instead, above).
   bool weights_train = true;
   std::vector<const Linear*> adapter_readers;
-  // QLoRA through bitsandbytes up to v0.43.1 (TrainingSetup::qlora.saves_base_inputs): every 4-bit
-  // linear keeps its input for the backward (MatMul4Bit ctx.tensors = (A, B),
-  // bitsandbytes/autograd/_functions.py before bitsandbytes-foundation/bitsandbytes#1270), so the
-  // norms' outputs, the down projections' inputs and an MoE layer's dispatched tokens are kept
-  // whether or not an adapter reads them, in the compute dtype, beside any adapter's own cast.
+  // A quantized base through bitsandbytes whose linears keep their inputs for the backward: 4-bit
+  // up to v0.43.1 (TrainingSetup::qlora.saves_base_inputs; MatMul4Bit ctx.tensors = (A, B),
+  // bitsandbytes/autograd/_functions.py before bitsandbytes-foundation/bitsandbytes#1270), and
+  // 8-bit in every version (MatMul8bitLt ctx.tensors = (CAt, subA, A)). The norms' outputs, the
+  // down projections' inputs and an MoE layer's dispatched tokens are then kept whether or not an
+  // adapter reads them, in the compute dtype, beside any adapter's own cast.
   bool frozen_linears_keep_input = false;
+  // bitsandbytes up to v0.44.1 with an 8-bit base (qlora.saves_base_inputs): each 8-bit linear
+  // also keeps CAt, its own int8 copy of its input, one byte per element (F.double_quant in
+  // MatMul8bitLt.forward; a frozen weight skips it since bitsandbytes-foundation/bitsandbytes#1401,
+  // v0.45.0).
+  bool int8_input_copies = false;
   // Adapters in a dtype other than the compute dtype (PEFT's fp32 adapters over a 16-bit base):
   // PEFT casts the input to the adapter's dtype before lora_A (peft src/peft/tuners/lora/layer.py
   // Linear.forward, BaseTunerLayer._cast_input_dtype) and autocast casts it back for the matmul,

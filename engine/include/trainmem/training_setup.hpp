@@ -85,11 +85,17 @@ struct LoraSettings {
 };
 
 struct QloraSettings {
-  Dtype quant_type = Dtype::nf4;  // nf4 or int4 (fp4)
-  bool double_quant = true;
-  // Each 4-bit linear keeps its input for the backward, as bitsandbytes' MatMul4Bit did up to
-  // v0.43.1 (ctx.tensors = (A, B); (None, B) since bitsandbytes-foundation/bitsandbytes#1270,
-  // v0.43.2). Not given: the current behaviour (none kept); the band re-estimates the older one.
+  // nf4 or int4 (fp4): a 4-bit base (QLoRA, Dettmers et al. 2023, arXiv 2305.14314); int8:
+  // bitsandbytes' LLM.int8() base (Dettmers et al. 2022, arXiv 2208.07339), transformers'
+  // load_in_8bit under a LoRA adapter.
+  Dtype quant_type = Dtype::nf4;
+  bool double_quant = true;  // 4-bit only
+  // What bitsandbytes' older kernels kept beyond the current ones. 4-bit: each linear keeps its
+  // input for the backward, as MatMul4Bit did up to v0.43.1 (ctx.tensors = (A, B); (None, B)
+  // since bitsandbytes-foundation/bitsandbytes#1270, v0.43.2). int8: MatMul8bitLt keeps its input
+  // in every version (ctx.tensors = (CAt, subA, A)), and up to v0.44.1 also each linear's own int8
+  // copy of it, CAt (F.double_quant; none for a frozen weight since #1401, v0.45.0). Not given: the
+  // current behaviour; the band re-estimates the older one.
   std::optional<bool> saves_base_inputs;
 };
 
@@ -337,6 +343,7 @@ struct TrainingSetup {
     bool attention = false;              // attention (the engine's flash was used)
     bool lora = false;                   // the lora block (r 16 on the family's PEFT targets was used)
     bool adapter_dtype = true;           // lora.adapter_dtype (the adapters' memory follows precision)
+    bool double_quant = true;            // qlora.double_quant (true was used; an int8 base has none)
   } unstated;
 };
 

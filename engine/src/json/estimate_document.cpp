@@ -414,8 +414,10 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   note(r.has("qlora") && s.method != Method::qlora, "qlora (method is not qlora)");
   note(r.has("freeze") && s.method != Method::freeze, "freeze (method is not freeze)");
   note(s.qlora.saves_base_inputs && s.method == Method::qlora && !qlora_through_bitsandbytes(s),
-       "qlora.saves_base_inputs (bitsandbytes' 4-bit linears, under hf_trainer, fsdp and deepspeed, only; torchtune's NF4 "
+       "qlora.saves_base_inputs (bitsandbytes' quantized linears, under hf_trainer, fsdp and deepspeed, only; torchtune's NF4 "
        "linears keep the weight alone)");
+  note(!s.unstated.double_quant && s.method == Method::qlora && s.qlora.quant_type == Dtype::int8,
+       "qlora.double_quant (4-bit bases only: an int8 base keeps one fp32 scale per row)");
   note(r.has("selective_policy") && s.activation_checkpointing != Checkpointing::selective,
        "selective_policy (activation_checkpointing is not selective)");
   note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none,
@@ -470,6 +472,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     ObjectReader q(*v, "qlora", errors);
     set(s.qlora.quant_type, q.choice("quant_type", kQuantTypes));
     set(s.qlora.double_quant, q.boolean("double_quant"));
+    s.unstated.double_quant = !q.has("double_quant");
     s.qlora.saves_base_inputs = q.boolean("saves_base_inputs");
     q.finish();
   }
