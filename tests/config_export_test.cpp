@@ -49,7 +49,7 @@ const std::set<std::string> kAccelerateKeys = {
 // (axolotl takes the config itself there) DeepSpeed's own keys.
 const std::set<std::string> kAxolotlKeys = [] {
   std::set<std::string> keys = {
-      "/base_model", "/micro_batch_size", "/gradient_accumulation_steps", "/sequence_len", "/pad_to_sequence_len", "/adapter", "/load_in_4bit",
+      "/base_model", "/micro_batch_size", "/gradient_accumulation_steps", "/sequence_len", "/pad_to_sequence_len", "/adapter", "/load_in_4bit", "/load_in_8bit",
       "/lora_r", "/lora_dropout", "/lora_target_linear", "/lora_target_modules", "/lora_modules_to_save", "/peft_use_dora",
       "/peft_layers_to_transform", "/peft_autocast_adapter_dtype", "/bf16", "/fp16", "/fp8", "/optimizer",
       "/gradient_checkpointing", "/activation_offloading", "/attn_implementation", "/plugins", "/cut_cross_entropy",
@@ -365,6 +365,11 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
                       "lora_dropout": 0.05}, "precision": {"param_dtype": "bf16", "optimizer": "paged_adamw_8bit"},
                       "batch": {"micro_batch_size": 1, "seq_length": 2048, "gradient_accumulation_steps": 4},
                       "activation_checkpointing": "full", "attention": "flash"})"),
+      // LoRA over an 8-bit base: adapter lora + load_in_8bit.
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "qlora": {"quant_type": "int8"},
+                      "lora": {"r": 16, "target_modules": "all-linear", "lora_dropout": 0.05}, "precision": {"param_dtype": "bf16"},
+                      "batch": {"micro_batch_size": 2, "seq_length": 1024, "gradient_accumulation_steps": 4},
+                      "activation_checkpointing": "full", "attention": "sdpa"})"),
       // Full fine-tuning under FSDP2 with chunked loss, compile and activation offload.
       json::parse(R"({"model": {"preset": "qwen2.5-7b"}, "framework": "hf_trainer", "precision": {"param_dtype": "bf16"},
                       "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp2", "reshard_after_forward": false,

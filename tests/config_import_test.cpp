@@ -2159,3 +2159,40 @@ TEST_CASE("--model over a named AWQ or GPTQ checkpoint is noted as unmodelled", 
   CHECK(has_key(r.unmodelled, "awq.yaml:model_name_or_path"));
   CHECK_FALSE(has_key(r.ignored, "awq.yaml:model_name_or_path"));
 }
+
+TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8 in each trainer's reader", "[import]") {
+  // TRL ModelConfig: use_peft + load_in_8bit (trl/trainer/utils.py get_quantization_config);
+  // axolotl: adapter lora + load_in_8bit (loaders/model.py BitsAndBytesConfig(load_in_8bit=True));
+  // LLaMA-Factory: finetuning_type lora (the default) + quantization_bit 8 (model_utils/quantization.py).
+  const std::vector<std::string> texts = {
+      "model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nuse_peft: true\nload_in_8bit: true\n",
+      "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\nadapter: lora\nload_in_8bit: true\n",
+      "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nquantization_bit: 8\n",
+  };
+  for (const auto& text : texts) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(text << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json doc = as_json(r.document);
+    CHECK(doc.at("method") == "qlora");
+    CHECK(doc.at("qlora").at("quant_type") == "int8");
+    CHECK_FALSE(doc.at("qlora").contains("double_quant"));
+  }
+  // Without an adapter an 8-bit base cannot train: listed, not estimated as a quantized run.
+  trainmem::Errors errors;
+  auto f = trainmem::cli::load_config_file("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nload_in_8bit: true\n", errors);
+  REQUIRE(f);
+  const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(as_json(r.document).value("method", "") != "qlora");
+  // TRL's ModelConfig takes one of load_in_4bit and load_in_8bit.
+  auto both = trainmem::cli::load_config_file(
+      "a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nuse_peft: true\nload_in_4bit: true\nload_in_8bit: true\n", errors);
+  REQUIRE(both);
+  const auto refused = trainmem::import_configs({*both}, trainmem::builtin_catalog());
+  REQUIRE(refused.errors.size() == 1);
+  CHECK(refused.errors[0].code == std::string("inconsistent"));
+}

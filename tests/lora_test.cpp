@@ -188,6 +188,16 @@ TEST_CASE("an 8-bit base needs bitsandbytes: torchtune and the other frameworks'
     "qlora": {"quant_type": "int8"}})";
   CHECK(trainmem::test::error_codes(document) == std::vector<std::string>{"inconsistent"});
   CHECK(trainmem::test::error_fields(document) == std::vector<std::string>{"qlora.quant_type"});
+  // FSDP and ZeRO-3 shard the frozen weights too, which an int8 base cannot join; ZeRO-2 under
+  // DeepSpeed and DDP leave them whole.
+  auto sharded = [](const char* parallel) {
+    return trainmem::test::error_codes(R"({"model": {"preset": "llama-2-7b"}, "framework": "hf_trainer", "method": "qlora",
+      "qlora": {"quant_type": "int8"}, "parallel": )" + std::string(parallel) + "}");
+  };
+  CHECK(sharded(R"({"world_size": 8, "zero_stage": 3, "sharding_engine": "deepspeed"})") == std::vector<std::string>{"inconsistent"});
+  CHECK(sharded(R"({"world_size": 8, "zero_stage": 2, "sharding_engine": "fsdp"})") == std::vector<std::string>{"inconsistent"});
+  CHECK(sharded(R"({"world_size": 8, "zero_stage": 2, "sharding_engine": "deepspeed"})").empty());
+  CHECK(sharded(R"({"world_size": 8, "zero_stage": 0})").empty());
 }
 
 TEST_CASE("a LoRA rank whose adapter outgrows the model is warned about", "[lora][warnings]") {

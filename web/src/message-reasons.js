@@ -50,6 +50,10 @@ export const REASON_WORDINGS = {
       en: () => '"int8" is bitsandbytes\' LLM.int8() base (transformers\' load_in_8bit): it needs framework hf_trainer, fsdp or deepspeed',
       zh: () => '“int8”是 bitsandbytes 的 LLM.int8() 基座（transformers 的 load_in_8bit）：需要 framework 为 hf_trainer、fsdp 或 deepspeed',
     },
+    int8_not_sharded: {
+      en: () => '"int8" cannot be sharded: FSDP and ZeRO-3 take 4-bit bases only (bitsandbytes\' quant_storage); use zero_stage 0-2 under DeepSpeed, or DDP',
+      zh: () => '“int8”基座无法分片：FSDP 与 ZeRO-3 只支持 4 位基座（bitsandbytes 的 quant_storage）；请在 DeepSpeed 下使用 zero_stage 0-2，或使用 DDP',
+    },
     experts_needed: {
       en: (c) => '= ' + c.n('value') + ' needs a mixture-of-experts architecture, and this model has no routed experts',
       zh: (c) => '= ' + c.n('value') + ' 需要混合专家（MoE）结构，而此模型没有路由专家',
@@ -120,6 +124,10 @@ export const REASON_WORDINGS = {
     global_batch_not_multiple: {
       en: (c) => c.n('value') + ' is not a multiple of local batch x data-parallel = ' + c.n('divisor') + ' (torchtitan asserts it)',
       zh: (c) => c.n('value') + ' 不是本地批大小 × 数据并行规模 = ' + c.n('divisor') + ' 的倍数（torchtitan 断言整除）',
+    },
+    both_4bit_and_8bit: {
+      en: () => 'load_in_4bit and load_in_8bit are both true: TRL\'s ModelConfig takes one',
+      zh: () => 'load_in_4bit 与 load_in_8bit 同时为 true：TRL 的 ModelConfig 只接受其一',
     },
     qlora_needs_4bit: {
       en: () => 'qlora needs load_in_4bit: true (axolotl quantizes only then)',

@@ -62,11 +62,16 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   out.carried.push_back("batch.padding");
   if (s.batch.padding.value_or(Padding::max_length) == Padding::max_length) c.set("pad_to_sequence_len", true);
 
-  // Adapters (utils/schemas/peft.py; loaders/model.py fixes QLoRA at nf4 with double quantization).
+  // Adapters (utils/schemas/peft.py; loaders/model.py fixes QLoRA at nf4 with double quantization,
+  // and loads an 8-bit base for adapter lora with load_in_8bit).
   if (uses_adapters(s.method)) {
     out.carried.push_back("lora");
-    c.set("adapter", s.method == Method::qlora ? "qlora" : "lora");
-    if (s.method == Method::qlora) {
+    const bool int8 = s.method == Method::qlora && s.qlora.quant_type == Dtype::int8;
+    c.set("adapter", s.method == Method::qlora && !int8 ? "qlora" : "lora");
+    if (int8) {
+      c.set("load_in_8bit", true);
+      out.carried.push_back("qlora");
+    } else if (s.method == Method::qlora) {
       c.set("load_in_4bit", true);
       out.carried.push_back("qlora");
       if (s.qlora.quant_type != Dtype::nf4 || !s.qlora.double_quant)

@@ -110,6 +110,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   const bool peft = adapter == "lora" || adapter == "qlora";
   const bool four_bit = flag("load_in_4bit"), eight_bit = flag("load_in_8bit");
   const bool qlora = adapter == "qlora" && four_bit;
+  // loaders/model.py: adapter lora with load_in_8bit loads BitsAndBytesConfig(load_in_8bit=True).
+  const bool int8_lora = adapter == "lora" && eight_bit;
 
   // Precision: utils/config/__init__.py resolve_dtype, then core/builders/base.py.
   const ConfigValue* bf16_value = c.find("bf16");
@@ -197,6 +199,12 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   for (const auto& [f, impl] : legacy_attention_flags())
     if (flag(f.c_str()) && attention_legacy.empty()) attention_legacy = f;
 
+  // loaders/model.py runs PEFT's prepare_model_for_kbit_training on a 4- or 8-bit base unless FSDP
+  // or ZeRO-3 shard the model; it casts the 16-bit weights left unquantized to fp32 (peft utils/other.py).
+  auto note_kbit_cast = [&](const std::string& k, const ConfigValue& v) {
+    if (!has("fsdp") && !has("fsdp_config") && !has("deepspeed"))
+      r.unmodelled_key(k, v, "prepare_model_for_kbit_training casts the weights left unquantized (embeddings, norms, output head) to fp32; the estimate keeps them in the load dtype");
+  };
   for (const auto& [name, v] : c.as_object()) {
     const std::string& k = name;
     if (v.is_null()) {
@@ -229,13 +237,11 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     } else if (name == "load_in_4bit") {
       if (auto b = boolean(r, k, v); b && !*b) r.ignore(k, v, "off");
       else if (b && adapter != "qlora") r.unmodelled_key(k, v, "4-bit base weights without adapter: qlora are not modelled");
-      else if (b && !has("fsdp") && !has("fsdp_config") && !has("deepspeed"))
-        // loaders/model.py runs PEFT's prepare_model_for_kbit_training unless FSDP or ZeRO-3 shard
-        // the model; it casts the 16-bit weights left unquantized to fp32 (peft utils/other.py).
-        r.unmodelled_key(k, v, "prepare_model_for_kbit_training casts the weights left unquantized (embeddings, norms, output head) to fp32; the estimate keeps them in the load dtype");
+      else if (b) note_kbit_cast(k, v);
     } else if (name == "load_in_8bit") {
       if (auto b = boolean(r, k, v); b && !*b) r.ignore(k, v, "off");
-      else if (b) r.unmodelled_key(k, v, "8-bit (LLM.int8) base weights are not modelled; the weights left unquantized load in the dtype resolve_dtype picks (bf16 on a GPU with bf16)");
+      else if (b && !int8_lora) r.unmodelled_key(k, v, "8-bit base weights without adapter: lora are not modelled (loaders/model.py quantizes to 8 bits only under a LoRA adapter)");
+      else if (b) note_kbit_cast(k, v);
     } else if (name == "lora_r" || name == "lora_dropout" || name == "lora_target_modules" || name == "lora_target_linear" ||
                name == "lora_modules_to_save" || name == "peft_use_dora" || name == "peft_layers_to_transform") {
       if (!peft) {
@@ -532,6 +538,9 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     // loaders/model.py: BitsAndBytesConfig(bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True).
     r.trainer_default("qlora.quant_type", "nf4", src("loaders/model.py", "bnb_4bit_quant_type = \"nf4\""));
     r.trainer_default("qlora.double_quant", true, src("loaders/model.py", "bnb_4bit_use_double_quant = True"));
+  } else if (int8_lora) {
+    r.fields.push_back({"method", ConfigValue("qlora"), "read from " + r.key("adapter") + " and " + r.key("load_in_8bit"), r.key("adapter"), Strength::read});
+    r.read("qlora.quant_type", "int8", "load_in_8bit");
   } else if (adapter == "lora") {
     r.read("method", "lora", "adapter");
   }

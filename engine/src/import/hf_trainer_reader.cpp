@@ -306,7 +306,7 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
   if (trainer == Trainer::other_trl)
     r.unmodelled_key("(trainer)", script, "TRL trainer \"" + other + "\" is estimated as supervised fine-tuning (its extra models and paired sequences are not modelled)");
 
-  bool peft = false, four_bit = false, bf16_given = false, fp16_given = false, fp16 = false;
+  bool peft = false, four_bit = false, eight_bit = false, bf16_given = false, fp16_given = false, fp16 = false;
   std::optional<std::int64_t> prompt_length, completion_length;
   std::string prompt_key, completion_key;
   std::optional<bool> use_vllm;
@@ -354,8 +354,8 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       if (auto b = boolean(r, k, v)) four_bit = *b;
       if (!four_bit) r.ignore(k, v, "off");
     } else if (name == "load_in_8bit") {
-      if (auto b = boolean(r, k, v); b && *b) r.unmodelled_key(k, v, "8-bit (LLM.int8) base weights are not modelled");
-      else r.ignore(k, v, "off");
+      if (auto b = boolean(r, k, v)) eight_bit = *b;
+      if (!eight_bit) r.ignore(k, v, "off");
     } else if (name == "lora_r") {
       if (auto n = positive_integer(r, k, v)) r.read("lora.r", *n, k);
     } else if (name == "lora_dropout") {
@@ -472,12 +472,23 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     }
   }
 
-  // Method: use_peft (+ load_in_4bit for QLoRA) from TRL's ModelConfig.
-  if (peft && four_bit)
-    r.fields.push_back({"method", ConfigValue("qlora"), "read from " + r.key("use_peft") + " and " + r.key("load_in_4bit"), r.key("use_peft"), Strength::read});
-  else if (peft) r.read("method", "lora", "use_peft");
-  else if (args.find("use_peft")) r.ignore("use_peft", *args.find("use_peft"), "off");
-  else if (four_bit) r.unmodelled_key("load_in_4bit", true, "a 4-bit base without adapters cannot be trained");
+  // Method: use_peft (+ load_in_4bit or load_in_8bit for a quantized base) from TRL's ModelConfig;
+  // trl/trainer/utils.py get_quantization_config builds BitsAndBytesConfig(load_in_4bit=...) or
+  // (load_in_8bit=True), and ModelConfig refuses both at once.
+  if (four_bit && eight_bit) {
+    r.error(error_code::inconsistent, "load_in_8bit", "load_in_4bit and load_in_8bit are both true: TRL's ModelConfig takes one",
+            {{"reason", "both_4bit_and_8bit"}});
+  } else if (peft && (four_bit || eight_bit)) {
+    const char* quant_key = four_bit ? "load_in_4bit" : "load_in_8bit";
+    r.fields.push_back({"method", ConfigValue("qlora"), "read from " + r.key("use_peft") + " and " + r.key(quant_key), r.key("use_peft"), Strength::read});
+    if (eight_bit) r.read("qlora.quant_type", "int8", "load_in_8bit");
+  } else if (peft) {
+    r.read("method", "lora", "use_peft");
+  } else if (args.find("use_peft")) {
+    r.ignore("use_peft", *args.find("use_peft"), "off");
+  }
+  if (!peft && four_bit) r.unmodelled_key("load_in_4bit", true, "a 4-bit base without adapters cannot be trained");
+  if (!peft && eight_bit) r.unmodelled_key("load_in_8bit", true, "an 8-bit base without adapters cannot be trained");
 
   // Defaults where the file is silent (each framework's documented value).
   if (!args.find("per_device_train_batch_size"))

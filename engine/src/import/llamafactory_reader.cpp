@@ -87,6 +87,9 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
   std::optional<std::int64_t> quant_bits;
   if (const ConfigValue* q = c.find("quantization_bit"); q && !q->is_null()) quant_bits = integer_value(*q);
   const bool qlora = (type == "lora") && quant_bits == std::int64_t{4} && quant_method == "bnb";
+  // model/model_utils/quantization.py: quantization_bit 8 loads BitsAndBytesConfig(load_in_8bit=True).
+  const bool int8_lora = (type == "lora") && quant_bits == std::int64_t{8} && quant_method == "bnb";
+  const bool quantized_lora = qlora || int8_lora;
   const bool pure_bf16 = flag("pure_bf16");
 
   for (const auto& [name, v] : c.as_object()) {
@@ -104,7 +107,7 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       else if (stage == "dpo") r.unmodelled_key(k, v, "DPO with " + pref_loss + " loss keeps no reference model (finetuning_args.py use_ref_model); its paired sequences are estimated as supervised fine-tuning");
       else r.unmodelled_key(k, v, "stage " + v.summary() + " (reward model, PPO or KTO) is estimated as supervised fine-tuning");
     } else if (name == "finetuning_type") {
-      if (type == "lora" && !qlora) r.read("method", "lora", k);
+      if (type == "lora" && !quantized_lora) r.read("method", "lora", k);
       else if (type == "full") r.read("method", "full", k);
       else if (type == "freeze") r.read("method", "freeze", k);
       else if (!qlora) r.unmodelled_key(k, v, "fine-tuning type " + v.summary() + " is not modelled (lora, freeze, full are)");
@@ -137,7 +140,7 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       else if (name == "freeze_trainable_modules" && text("freeze_trainable_modules", "all") == "all") r.ignore(k, v, "whole layers: as the estimate's freeze");
       else r.unmodelled_key(k, v, "trains only these modules of the last layers (or extra ones): the estimate trains whole layers");
     } else if (name == "quantization_bit") {
-      if (qlora) continue;  // cited by the method
+      if (quantized_lora) continue;  // cited by the method
       if (quant_bits && *quant_bits >= 16) r.ignore(k, v, "no quantization");
       else r.unmodelled_key(k, v, "quantized base weights other than 4-bit bitsandbytes under LoRA are not modelled");
     } else if (name == "quantization_method") {
@@ -229,15 +232,17 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
 
   // Defaults where the file is silent.
   if (!has("finetuning_type")) {
-    if (!qlora) r.trainer_default("method", "lora", src("hparams/finetuning_args.py", "finetuning_type = \"lora\""));
+    if (!quantized_lora) r.trainer_default("method", "lora", src("hparams/finetuning_args.py", "finetuning_type = \"lora\""));
   }
-  if (qlora) {
+  if (quantized_lora)
     r.fields.push_back({"method", ConfigValue("qlora"),
                         "read from " + r.key("quantization_bit") + (has("finetuning_type") ? " and " + r.key("finetuning_type") : ""),
                         r.key("quantization_bit"), Strength::read});
+  if (qlora) {
     if (!has("quantization_type")) r.trainer_default("qlora.quant_type", "nf4", src("hparams/model_args.py", "quantization_type = \"nf4\""));
     if (!has("double_quantization")) r.trainer_default("qlora.double_quant", true, src("hparams/model_args.py", "double_quantization = True"));
   }
+  if (int8_lora) r.read("qlora.quant_type", "int8", "quantization_bit");
   if (type == "lora") {
     if (!has("lora_rank")) r.trainer_default("lora.r", 8, src("hparams/finetuning_args.py", "lora_rank = 8"));
     if (!has("lora_target")) r.trainer_default("lora.target_modules", "all-linear", src("hparams/finetuning_args.py", "lora_target = \"all\""));
