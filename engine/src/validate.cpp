@@ -4,6 +4,7 @@
 #include <string>
 
 #include "trainmem/estimate.hpp"
+#include "trainmem/framework_defaults.hpp"
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/pipeline_split.hpp"
 #include "trainmem/rlhf.hpp"
