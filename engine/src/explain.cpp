@@ -121,7 +121,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::quantized_checkpoint,
                  "the checkpoint is stored quantized (quantization_config.quant_method \"" + arch->checkpoint_quantization +
                      "\"); its weights are priced in the training dtype" +
-                     (uses_adapters(s.method) ? " though LoRA keeps the quantized base as stored (method \"qlora\" prices a 4-bit base)"
+                     (uses_adapters(s.method) ? " though LoRA keeps the quantized base as stored (method \"qlora\" prices a 4-bit or int8 base)"
                                               : ", as a de-quantized copy"),
                  {{"quant_method", arch->checkpoint_quantization},
                   {"method", uses_adapters(s.method) ? "lora" : s.method == Method::freeze ? "freeze" : "full"}}});
@@ -185,7 +185,9 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   out.push_back({"parameters",
                  grouped(e.gpu_parameters) + " params on this GPU (" + method_name(s.method) + ")" + shard_p + " -> " + bytes(g.parameters) +
                      "; trainable at b_p = " + number(e.bytes_per_param.param) + " B/param" +
-                     (s.method == Method::qlora ? ", frozen linear weights at 4 bits + quantization constants" : ""),
+                     (s.method == Method::qlora ? (s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
+                                                                         : ", frozen linear weights at 4 bits + quantization constants")
+                                 : ""),
                  zero_source});
   std::string gradient_rule;
   if (e.bytes_per_param.optimizer_gradient > 0)
@@ -232,7 +234,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
       parts += ", cuBLAS workspaces (" + bytes(workspaces) +
                (s.framework == Framework::megatron ? ": PyTorch's two and Transformer Engine's)" : ": PyTorch's two)");
     if (precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(precision.compute_dtype)) + " copies of the linear weights";
-    if (s.method == Method::qlora) parts += ", one dequantized 4-bit weight";
+    if (s.method == Method::qlora) parts += s.qlora.quant_type == Dtype::int8 ? ", one dequantized int8 weight (backward)" : ", one dequantized 4-bit weight";
     if (e.rollout_vllm_bytes) parts += ", colocated vLLM's pool (rollout_vllm_bytes) where the phase holds it";
     out.push_back({"temporary_buffers", bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase + " peak: " + parts,
                    "docs/memory-model.md, \"Buffers\" and \"Activations\" (torch FSDP notes, DeepSpeed zero/config.py, "

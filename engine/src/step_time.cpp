@@ -198,9 +198,11 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
       extra_backward += memory_seconds(m * groups * (in * bytes.backward_per_input + out * bytes.backward_per_output), c.rates);
       if (qlora_bytes > 0) {
         // bitsandbytes dequantizes the 4-bit weight to 16 bits for the forward and again for the
-        // input gradient.
+        // input gradient; an int8 weight only for the input gradient (MatMul8bitLt.backward), its
+        // forward quantizing the input instead (int8_vectorwise_quant: read 16-bit, write 8-bit),
+        // the matmul itself priced at the 16-bit rate.
         const double dequant = memory_seconds(in * out * groups * (qlora_bytes + c.act), c.rates);
-        extra_forward += dequant;
+        extra_forward += s.qlora.quant_type == Dtype::int8 ? memory_seconds(m * groups * in * (c.act + 1), c.rates) : dequant;
         extra_backward += dequant;
       }
     }
