@@ -365,6 +365,11 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
                       "lora_dropout": 0.05}, "precision": {"param_dtype": "bf16", "optimizer": "paged_adamw_8bit"},
                       "batch": {"micro_batch_size": 1, "seq_length": 2048, "gradient_accumulation_steps": 4},
                       "activation_checkpointing": "full", "attention": "flash"})"),
+      // QLoRA as axolotl runs it on one GPU: prepare_model_for_kbit_training casts the weights around
+      // the 4-bit base to fp32 under bf16 compute, written as bf16: true (the loaded dtype).
+      json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "lora": {"r": 8, "target_modules": "all-linear"},
+                      "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 2048},
+                      "activation_checkpointing": "full", "attention": "flash"})"),
       // LoRA over an 8-bit base: adapter lora + load_in_8bit.
       json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "qlora": {"quant_type": "int8"},
                       "lora": {"r": 16, "target_modules": "all-linear", "lora_dropout": 0.05}, "precision": {"param_dtype": "bf16"},

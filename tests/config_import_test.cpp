@@ -986,7 +986,9 @@ TEST_CASE("axolotl's dtypes follow resolve_dtype", "[import][axolotl]") {
       {"bf16: false\n", "fp32", "fp32"},
       {"bf16: false\nbfloat16: true\n", "bf16", "bf16"},
       {"bf16: false\nfloat16: true\n", "fp16", "fp16"},
-      {"bf16: false\nadapter: lora\nload_in_8bit: true\n", "fp16", "fp16"},
+      // An 8-bit base loads in fp16 and computes in it; prepare_model_for_kbit_training then casts
+      // the weights left unquantized to fp32 (loaders/model.py, no FSDP or DeepSpeed here).
+      {"bf16: false\nadapter: lora\nload_in_8bit: true\n", "fp32", "fp16"},
       {"bf16: full\n", "bf16", "bf16"},
   };
   for (const auto& c : cases) {

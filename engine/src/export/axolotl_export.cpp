@@ -119,13 +119,20 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   }
 
   // Precision: bf16 loads bf16 weights and computes in bf16; fp16 likewise in fp16; bf16 false
-  // with no other flag trains in fp32 (utils/config/__init__.py resolve_dtype).
-  if (p.param_dtype == Dtype::bf16) c.set("bf16", true);
-  else if (p.param_dtype == Dtype::fp16) { c.set("bf16", false); c.set("fp16", true); }
-  else if (p.param_dtype == Dtype::fp32) c.set("bf16", false);
+  // with no other flag trains in fp32 (utils/config/__init__.py resolve_dtype). A quantized base
+  // outside DeepSpeed and FSDP (the file written below has neither) then goes through PEFT's
+  // prepare_model_for_kbit_training (loaders/model.py), which casts the weights left unquantized
+  // to fp32 while the compute stays in the loaded dtype: the flag follows the compute dtype there.
+  const bool kbit_prepared = s.method == Method::qlora && s.parallel.zero_stage == 0;
+  const Dtype loaded = kbit_prepared ? p.compute_dtype : p.param_dtype;
+  if (loaded == Dtype::bf16) c.set("bf16", true);
+  else if (loaded == Dtype::fp16) { c.set("bf16", false); c.set("fp16", true); }
+  else if (loaded == Dtype::fp32) c.set("bf16", false);
   else out.not_expressible.emplace_back("precision.param_dtype", "axolotl loads the weights in bf16, fp16 or fp32");
-  const Dtype compute_written = p.param_dtype == Dtype::fp32 ? Dtype::fp32 : p.param_dtype;
-  if (p.compute_dtype != compute_written)
+  if (kbit_prepared && p.param_dtype != Dtype::fp32)
+    out.not_expressible.emplace_back("precision.param_dtype", "axolotl casts the weights around a quantized base to fp32 "
+                                                              "(prepare_model_for_kbit_training) outside DeepSpeed and FSDP");
+  if (p.compute_dtype != loaded)
     out.not_expressible.emplace_back("precision.compute_dtype", "axolotl computes in the dtype it loads the weights in");
   if (s.precision.fp8_compute) c.set("fp8", true);
   // A run loaded in 16 bits outside DeepSpeed trains in 16 bits: the HF Trainer keeps no fp32 master

@@ -147,13 +147,22 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   }
   const std::string resolve_src = src("utils/config/__init__.py", "resolve_dtype");
   const std::string auto_why = "\"auto\": bf16 on a GPU with bf16 (Ampere and newer), fp16 on older ones; " + resolve_src;
+  // loaders/model.py runs PEFT's prepare_model_for_kbit_training on a 4- or 8-bit base unless FSDP
+  // or ZeRO-3 shard the model: it casts every 16-bit parameter left unquantized (embeddings, norms,
+  // output head; peft src/peft/utils/other.py "cast all non INT8 parameters to fp32") to fp32, the
+  // weights around the quantized linears then, which the document says as param_dtype fp32 under
+  // the 16-bit compute dtype.
+  const bool kbit_prepared = (qlora || int8_lora) && !has("fsdp") && !has("fsdp_config") && !has("deepspeed");
+  const std::string prepare_src = src("loaders/model.py", "prepare_model_for_kbit_training (peft utils/other.py: non-quantized parameters to fp32)");
   if (decider.empty()) {
-    r.trainer_default("precision.param_dtype", "bf16", src("utils/schemas/config.py", "bf16 = \"auto\"") + ": " + auto_why);
+    if (kbit_prepared) r.trainer_default("precision.param_dtype", "fp32", prepare_src);
+    else r.trainer_default("precision.param_dtype", "bf16", src("utils/schemas/config.py", "bf16 = \"auto\"") + ": " + auto_why);
     r.trainer_default("precision.compute_dtype", "bf16", src("utils/schemas/config.py", "bf16 = \"auto\"") + ": " + auto_why);
   } else {
     const std::string why = decider == "bf16" && bf16_auto ? " (" + auto_why + ")" : "";
-    for (const auto& [field, value] : {std::make_pair("precision.param_dtype", load_dtype), std::make_pair("precision.compute_dtype", compute_dtype)})
-      r.fields.push_back({field, ConfigValue(value), "read from " + r.key(decider) + why, r.key(decider), Strength::read});
+    if (kbit_prepared) r.trainer_default("precision.param_dtype", "fp32", prepare_src);
+    else r.fields.push_back({"precision.param_dtype", ConfigValue(load_dtype), "read from " + r.key(decider) + why, r.key(decider), Strength::read});
+    r.fields.push_back({"precision.compute_dtype", ConfigValue(compute_dtype), "read from " + r.key(decider) + why, r.key(decider), Strength::read});
   }
 
   bool attention_given = false, optimizer_given = false, checkpointing_given = false;
@@ -199,12 +208,6 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   for (const auto& [f, impl] : legacy_attention_flags())
     if (flag(f.c_str()) && attention_legacy.empty()) attention_legacy = f;
 
-  // loaders/model.py runs PEFT's prepare_model_for_kbit_training on a 4- or 8-bit base unless FSDP
-  // or ZeRO-3 shard the model; it casts the 16-bit weights left unquantized to fp32 (peft utils/other.py).
-  auto note_kbit_cast = [&](const std::string& k, const ConfigValue& v) {
-    if (!has("fsdp") && !has("fsdp_config") && !has("deepspeed"))
-      r.unmodelled_key(k, v, "prepare_model_for_kbit_training casts the weights left unquantized (embeddings, norms, output head) to fp32; the estimate keeps them in the load dtype");
-  };
   for (const auto& [name, v] : c.as_object()) {
     const std::string& k = name;
     if (v.is_null()) {
@@ -237,11 +240,9 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     } else if (name == "load_in_4bit") {
       if (auto b = boolean(r, k, v); b && !*b) r.ignore(k, v, "off");
       else if (b && adapter != "qlora") r.unmodelled_key(k, v, "4-bit base weights without adapter: qlora are not modelled");
-      else if (b) note_kbit_cast(k, v);
     } else if (name == "load_in_8bit") {
       if (auto b = boolean(r, k, v); b && !*b) r.ignore(k, v, "off");
       else if (b && !int8_lora) r.unmodelled_key(k, v, "8-bit base weights without adapter: lora are not modelled (loaders/model.py quantizes to 8 bits only under a LoRA adapter)");
-      else if (b) note_kbit_cast(k, v);
     } else if (name == "lora_r" || name == "lora_dropout" || name == "lora_target_modules" || name == "lora_target_linear" ||
                name == "lora_modules_to_save" || name == "peft_use_dora" || name == "peft_layers_to_transform") {
       if (!peft) {
