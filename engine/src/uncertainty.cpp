@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "trainmem/framework_defaults.hpp"
+#include "trainmem/precision.hpp"
 #include "trainmem/userbuffers.hpp"
 #include "trainmem/vision_activations.hpp"
 
@@ -190,6 +191,25 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                          "it for a frozen weight since"
                        : "bitsandbytes-foundation/bitsandbytes#1270 (v0.43.2, 2024-07-16): MatMul4Bit kept each 4-bit "
                          "linear's input for the backward (ctx.tensors = (A, B)) up to v0.43.1, and keeps (None, B) since"});
+  }
+  // PEFT's prepare_model_for_kbit_training casts every parameter left unquantized around a 4- or
+  // 8-bit base to fp32 (peft src/peft/utils/other.py), which the document says as param_dtype fp32
+  // under 16-bit compute. Callers differ by version: only where the weights' dtype is unstated and
+  // the model is not sharded (TRL and axolotl skip it under FSDP and ZeRO-3).
+  const ShardingEngine engine = sharding_engine(s);
+  const bool sharded = s.parallel.zero_stage == 3 ||
+                       ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage >= 2);
+  if (arch && qlora_through_bitsandbytes(s) && !s.precision.param_dtype && !sharded &&
+      resolve_precision(s).compute_dtype != Dtype::fp32) {
+    const Dtype compute = resolve_precision(s).compute_dtype;
+    out.push_back({"framework_version_kbit_preparation", "precision.param_dtype: fp32",
+                   [compute](TrainingSetup& t) {
+                     t.precision.param_dtype = Dtype::fp32;
+                     t.precision.compute_dtype = compute;
+                   },
+                   "huggingface/trl#4577 (2025-12-04): SFTTrainer called PEFT's prepare_model_for_kbit_training on a "
+                   "quantized, unsharded base from huggingface/trl#728 (2023-09) until then, as axolotl still does "
+                   "(loaders/model.py) and PEFT's QLoRA examples do; it casts the weights left unquantized to fp32"});
   }
   if (!s.parallel.sharding_engine && s.framework == Framework::torchtune && s.parallel.zero_stage > 0 &&
       s.parallel.data_parallel_size > 1) {
