@@ -2183,6 +2183,21 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
     CHECK(doc.at("qlora").at("quant_type") == "int8");
     CHECK_FALSE(doc.at("qlora").contains("double_quant"));
   }
+  // TRL's 4-bit settings beside an 8-bit base do not apply (get_quantization_config): ignored, and
+  // LLaMA-Factory's finetuning_type lora is the method's, not an unmodelled type.
+  for (const std::string& text : {"model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nuse_peft: true\nload_in_8bit: true\n"
+                                  "bnb_4bit_quant_type: nf4\nuse_bnb_nested_quant: true\n",
+                                  "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nfinetuning_type: lora\nquantization_bit: 8\n"}) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(text << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    const json doc = as_json(r.document);
+    CHECK(doc.at("qlora") == json{{"quant_type", "int8"}});
+    CHECK(r.unmodelled.empty());
+  }
   // Without an adapter an 8-bit base cannot train: listed, not estimated as a quantized run.
   trainmem::Errors errors;
   auto f = trainmem::cli::load_config_file("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nload_in_8bit: true\n", errors);

@@ -30,6 +30,20 @@ TEST_CASE("an 8-bit base (LLM.int8, transformers' load_in_8bit) stores one byte 
         e.per_gpu.parameters);
 }
 
+TEST_CASE("bitsandbytes quantizes nn.Linear modules only: gpt-oss's expert and router parameters stay 16-bit", "[qlora]") {
+  // gpt-oss-20b: 24 layers of q (2,880 x 4,096), k and v (2,880 x 512 each) and o (4,096 x 2,880)
+  // nn.Linear weights, 637,009,920 in all; the experts' gate_up_proj / down_proj and the router are
+  // nn.Parameters (transformers modeling_gpt_oss.py GptOssExperts, GptOssTopKRouter) that
+  // bitsandbytes' Linear replacement leaves alone. int8 against nf4 without double quantization
+  // (0.5 + 4/64 B) moves those weights only: 637,009,920 x 0.4375 = 278,691,840 B.
+  auto parameters = [](const char* qlora) {
+    return estimate_from(R"({"model": {"preset": "gpt-oss-20b"}, "framework": "hf_trainer", "method": "qlora", "qlora": )" +
+                         std::string(qlora) + R"(, "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "precision": {"param_dtype": "bf16"}})")
+        .per_gpu.parameters;
+  };
+  CHECK(parameters(R"({"quant_type": "int8"})") - parameters(R"({"double_quant": false})") == 278691840.0);
+}
+
 TEST_CASE("QLoRA stores only the linear weights in 4 bits, plus quantization constants (pytorch/torchtune#1398)", "[qlora][faults]") {
   // Llama-3.1-8B: linear weights 8,030,261,248 - 2 x 525,336,576 (embed, head) - 266,240 (norms)
   // = 6,979,321,856 at 4 + 8/64 + 32/(64 x 256) bits (NF4, double quantization);

@@ -301,12 +301,14 @@ TEST_CASE("QLoRA through bitsandbytes with the weights' dtype unstated: the band
   // The term re-estimates exactly that setup.
   CHECK(raise_by_term(plain, "framework_version_kbit_preparation", "precision.param_dtype: fp32") ==
         Approx(prepared["per_gpu"]["peak_allocated"].get<double>() - plain["per_gpu"]["peak_allocated"].get<double>()).epsilon(1e-9));
-  // Stated weights, or a model FSDP or ZeRO-3 shards (TRL and axolotl skip the cast there): no term.
+  // Stated weights, a model FSDP or ZeRO-3 shards (TRL and axolotl skip the cast there), or
+  // DeepSpeed at any stage (its 16-bit engine casts the parameters back): no term. DDP keeps it.
   CHECK_FALSE(term(prepared, "framework_version_kbit_preparation"));
   CHECK_FALSE(term(estimate_doc(base + R"(, "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "deepspeed"}})"),
                    "framework_version_kbit_preparation"));
-  CHECK(term(estimate_doc(base + R"(, "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "deepspeed"}})"),
-             "framework_version_kbit_preparation"));
+  CHECK_FALSE(term(estimate_doc(base + R"(, "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "deepspeed"}})"),
+                   "framework_version_kbit_preparation"));
+  CHECK(term(estimate_doc(base + R"(, "parallel": {"world_size": 8, "zero_stage": 0}})"), "framework_version_kbit_preparation"));
 }
 
 TEST_CASE("HF Trainer without an attention implementation runs what transformers picks for the model", "[uncertainty][resolved]") {

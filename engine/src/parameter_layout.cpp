@@ -46,7 +46,9 @@ RankParameters one_layer(const LayerGroup& g, std::size_t group, bool layer_trai
     const double split = split_of(l, splits);
     const double weights = static_cast<double>(l.weight_params() * l.copies) / split;
     const double bias = static_cast<double>((l.bias ? l.out_features : 0) * l.copies) / split;
-    add(r, weights, layer_trainable, l.routed_expert, true);
+    // bitsandbytes quantizes nn.Linear modules only: weights held as raw parameters (gpt-oss's
+    // experts) stay 16-bit under QLoRA.
+    add(r, weights, layer_trainable, l.routed_expert, l.nn_linear);
     add(r, bias, layer_trainable, l.routed_expert, false);
     r.linear_params += weights + bias;
     if (lora) {

@@ -195,11 +195,14 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
   // PEFT's prepare_model_for_kbit_training casts every parameter left unquantized around a 4- or
   // 8-bit base to fp32 (peft src/peft/utils/other.py), which the document says as param_dtype fp32
   // under 16-bit compute. Callers differ by version: only where the weights' dtype is unstated and
-  // the model is not sharded (TRL and axolotl skip it under FSDP and ZeRO-3).
+  // the model is not sharded (TRL and axolotl skip it under FSDP and ZeRO-3), and not under
+  // DeepSpeed, whose bf16/fp16 engine casts every floating parameter back to 16 bits
+  // (deepspeed/runtime/engine.py _configure_distributed_model, _cast_module_mixed_precision).
   const ShardingEngine engine = sharding_engine(s);
   const bool sharded = s.parallel.zero_stage == 3 ||
                        ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage >= 2);
-  if (arch && qlora_through_bitsandbytes(s) && !s.precision.param_dtype && !sharded &&
+  const bool deepspeed = engine == ShardingEngine::deepspeed && (s.parallel.zero_stage > 0 || s.framework == Framework::deepspeed);
+  if (arch && qlora_through_bitsandbytes(s) && !s.precision.param_dtype && !sharded && !deepspeed &&
       resolve_precision(s).compute_dtype != Dtype::fp32) {
     const Dtype compute = resolve_precision(s).compute_dtype;
     out.push_back({"framework_version_kbit_preparation", "precision.param_dtype: fp32",

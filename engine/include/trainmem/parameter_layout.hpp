@@ -22,7 +22,8 @@ struct RankParameters {
   // Routed-expert parameters (sharded by ZeRO over the expert-data-parallel group, D / EP).
   double expert_trainable = 0;
   double expert_frozen = 0;
-  // Frozen linear weights (the part QLoRA stores in 4 bits), a subset of the two frozen counts.
+  // Frozen nn.Linear weights (the part QLoRA stores in 4 or 8 bits; weights held as raw parameters,
+  // gpt-oss's experts, are not), a subset of the two frozen counts.
   double frozen_linear_weights = 0;
   // LoRA/DoRA adapter parameters on this GPU (a subset of the trainable counts; which modules get
   // them: lora_targeting.hpp).

@@ -68,6 +68,8 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     out.carried.push_back("lora");
     const bool int8 = s.method == Method::qlora && s.qlora.quant_type == Dtype::int8;
     c.set("adapter", s.method == Method::qlora && !int8 ? "qlora" : "lora");
+    if (s.method == Method::qlora && s.qlora.saves_base_inputs.value_or(false))
+      out.not_expressible.emplace_back("qlora.saves_base_inputs", "an older bitsandbytes's kernels, which axolotl's file does not choose");
     if (int8) {
       c.set("load_in_8bit", true);
       out.carried.push_back("qlora");

@@ -307,6 +307,11 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     r.unmodelled_key("(trainer)", script, "TRL trainer \"" + other + "\" is estimated as supervised fine-tuning (its extra models and paired sequences are not modelled)");
 
   bool peft = false, four_bit = false, eight_bit = false, bf16_given = false, fp16_given = false, fp16 = false;
+  // TRL's get_quantization_config builds BitsAndBytesConfig(load_in_8bit=True) alone for an 8-bit
+  // base: its bnb_4bit_* settings do not apply then.
+  const ConfigValue* load_8bit = args.find("load_in_8bit");
+  const ConfigValue* load_4bit = args.find("load_in_4bit");
+  const bool only_8bit = load_8bit && bool_value(*load_8bit).value_or(false) && !(load_4bit && bool_value(*load_4bit).value_or(false));
   std::optional<std::int64_t> prompt_length, completion_length;
   std::string prompt_key, completion_key;
   std::optional<bool> use_vllm;
@@ -372,6 +377,8 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       if (!v.is_null()) r.unmodelled_key(k, v, "LoRA on parameters (MoE experts) is not modelled");
     } else if (name == "use_dora") {
       if (auto b = boolean(r, k, v)) r.read("lora.use_dora", *b, k);
+    } else if ((name == "bnb_4bit_quant_type" || name == "use_bnb_nested_quant") && only_8bit) {
+      r.ignore(k, v, "a 4-bit setting: the base is 8-bit (load_in_8bit)");
     } else if (name == "bnb_4bit_quant_type") {
       auto t = string_value(v);
       if (t && (*t == "nf4" || *t == "fp4")) r.read("qlora.quant_type", *t, k);

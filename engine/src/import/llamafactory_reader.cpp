@@ -110,7 +110,7 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       if (type == "lora" && !quantized_lora) r.read("method", "lora", k);
       else if (type == "full") r.read("method", "full", k);
       else if (type == "freeze") r.read("method", "freeze", k);
-      else if (!qlora) r.unmodelled_key(k, v, "fine-tuning type " + v.summary() + " is not modelled (lora, freeze, full are)");
+      else if (!quantized_lora) r.unmodelled_key(k, v, "fine-tuning type " + v.summary() + " is not modelled (lora, freeze, full are)");
     } else if (name == "lora_rank" || name == "lora_dropout" || name == "lora_target" || name == "additional_target" || name == "use_dora") {
       if (type != "lora") {
         r.ignore(k, v, "not a LoRA run: LoRA settings do not apply");
@@ -142,7 +142,7 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
     } else if (name == "quantization_bit") {
       if (quantized_lora) continue;  // cited by the method
       if (quant_bits && *quant_bits >= 16) r.ignore(k, v, "no quantization");
-      else r.unmodelled_key(k, v, "quantized base weights other than 4-bit bitsandbytes under LoRA are not modelled");
+      else r.unmodelled_key(k, v, "quantized base weights other than 4- or 8-bit bitsandbytes under LoRA are not modelled");
     } else if (name == "quantization_method") {
       if (quant_method == "bnb") r.ignore(k, v, "bitsandbytes, the default");
       else r.unmodelled_key(k, v, "quantization with " + v.summary() + " is not modelled");

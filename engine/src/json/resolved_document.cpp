@@ -207,10 +207,13 @@ void add_method(Resolved& r, const TrainingSetup& s) {
   }
   if (s.method == Method::qlora) {
     r.add("qlora.quant_type", name_of(kQuantTypes, s.qlora.quant_type), kEngineDefault);
-    r.add("qlora.double_quant", s.qlora.double_quant, kEngineDefault);
+    const bool int8 = s.qlora.quant_type == Dtype::int8;
+    if (!int8) r.add("qlora.double_quant", s.qlora.double_quant, kEngineDefault);  // 4-bit only
     if (qlora_through_bitsandbytes(s))
       r.add("qlora.saves_base_inputs", s.qlora.saves_base_inputs.value_or(false),
-            framework_default("bitsandbytes >= 0.43.2: MatMul4Bit keeps (None, B), bitsandbytes-foundation/bitsandbytes#1270"));
+            framework_default(int8 ? "bitsandbytes >= 0.45.0: MatMul8bitLt keeps no int8 copy of a frozen weight's input, "
+                                     "bitsandbytes-foundation/bitsandbytes#1401"
+                                   : "bitsandbytes >= 0.43.2: MatMul4Bit keeps (None, B), bitsandbytes-foundation/bitsandbytes#1270"));
   }
   if (s.method == Method::freeze) r.add("freeze.trainable_layers", s.freeze_trainable_layers, kEngineDefault);
 }
