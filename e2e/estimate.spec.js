@@ -378,3 +378,30 @@ test('QLoRA on bitsandbytes up to 0.43.1: the control shows the engine default, 
   expect(older.per_gpu.activations).toBeGreaterThan(current.per_gpu.activations);
   await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(older.per_gpu.peak);
 });
+
+test('an 8-bit base: int8 travels in the link, is refused under ZeRO-3 as the CLI refuses it, prices one byte per linear weight, and the peak is the CLI\'s', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-2-7b');
+  await app.set('framework', 'hf_trainer');
+  await app.set('method', 'qlora');
+  await app.set('gpu', 'a100-80gb');
+  await app.set('qlora.quant_type', 'int8');
+  await expect(page).toHaveURL(/[&:]qt=int8(&|$)/);
+  // The page's default layout shards with ZeRO-3 over 8 GPUs, which an int8 base cannot join: the
+  // field says so, as the CLI does.
+  expect((await app.inputDoc()).parallel.zero_stage).toBe(3);
+  await expect(app.field('qlora.quant_type').locator('xpath=following-sibling::p[@data-testid="field-error"]')).toContainText('cannot be sharded');
+  await app.set('parallel.zero_stage', '0');
+  const doc = await app.inputDoc();
+  expect(doc.qlora.quant_type).toBe('int8');
+  const int8 = cli(doc);
+  // One byte per linear weight: Llama-2-7B's 6,476,005,376 linear weights at 1 B and the other
+  // 262,410,240 parameters at 2 B, plus the adapters.
+  expect(int8.per_gpu.parameters - int8.parameters.adapter * 2).toBe(7000825856);
+  await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(int8.per_gpu.peak);
+  // The same page on a 4-bit base: the peak follows.
+  await app.set('qlora.quant_type', 'nf4');
+  const nf4 = cli(await app.inputDoc());
+  expect(nf4.per_gpu.parameters).toBeLessThan(int8.per_gpu.parameters);
+  await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(nf4.per_gpu.peak);
+});
