@@ -37,16 +37,21 @@ TEST_CASE("ZeRO shards the optimizer files per rank; rank 0 writes the weights b
 }
 
 TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (dreamzero0/dreamzero#90)", "[checkpoint][faults]") {
+  // Adapters in bf16 (PEFT's autocast_adapter_dtype=False), as the figures below take them.
   const std::string base = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
-    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 8, "zero_stage": 2})";
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16"}, "parallel": {"world_size": 8, "zero_stage": 2})";
   const auto excluded = estimate_from(base + "}");
   const auto included = estimate_from(base + R"(, "checkpoint": {"exclude_frozen_parameters": false}})");
   // adapter: 4,194,304 params x (2 bf16 + 12 master/Adam) + 8 ranks' metadata
   CHECK(excluded.checkpoint.training_state_bytes == 4194304.0 * 14 + 8 * kMetadata);
   CHECK(included.checkpoint.training_state_bytes - excluded.checkpoint.training_state_bytes == 2 * kN);
   CHECK(*excluded.checkpoint.adapter_bytes == 4194304.0 * 2);
-  // An fp32 model's adapters, their dtype not given, are fp32 like its trainable weights: 4 B each.
-  const auto fp32 = estimate_from(base + R"(, "precision": {"param_dtype": "fp32"}})");
+  // Their dtype not given, over bf16 weights PEFT upcasts them to fp32 (autocast_adapter_dtype),
+  // and an fp32 model's are fp32 like its trainable weights: 4 B each either way.
+  const std::string unstated = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 8, "zero_stage": 2})";
+  CHECK(*estimate_from(unstated + "}").checkpoint.adapter_bytes == 4194304.0 * 4);
+  const auto fp32 = estimate_from(unstated + R"(, "precision": {"param_dtype": "fp32"}})");
   CHECK(*fp32.checkpoint.adapter_bytes == 4194304.0 * 4);
 }
 

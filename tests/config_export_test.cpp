@@ -251,7 +251,7 @@ const std::vector<RoundTripField> kRoundTripFields = {
     {"method", [](const auto& s) { return str(static_cast<int>(s.method)); }},
     {"lora", [](const auto& s) {
        std::string t = str(s.lora.r) + " " + std::to_string(s.lora.lora_dropout) + " " + str(s.lora.use_dora) + " " +
-                       str(static_cast<int>(s.lora.adapter_dtype));
+                       str(static_cast<int>(trainmem::adapter_dtype(s)));  // the dtype the estimate holds them in
        for (const auto& m : s.lora.target_modules) t += " " + m;
        return t;
      }},

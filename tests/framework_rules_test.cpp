@@ -27,8 +27,10 @@ TransientBuffers buffers_of(const TrainingSetup& s) {
   return transient_buffers(s, p, states, framework_behaviour(s), p.compute_dtype);
 }
 
+// Adapters held in bf16 (PEFT's autocast_adapter_dtype=False), as the derivations below take them.
 std::string lora_fsdp(const std::string& parallel_extra, const std::string& framework = "fsdp") {
   return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": ")" + framework + R"(", "method": "lora",
+    "lora": {"adapter_dtype": "bf16"},
     "batch": {"seq_length": 16, "gradient_accumulation_steps": 4},
     "parallel": {"world_size": 2, "zero_stage": 3)" + parallel_extra + "}}";
 }

@@ -127,10 +127,11 @@ TEST_CASE("lora_dropout saves a dropout copy of each targeted linear's input and
   // dropout output (bf16, 2 B) and mask (1 B) of [tokens, in_features]. Llama-2-7B, q_proj and
   // v_proj (in 4,096), 2,048 tokens: 32 layers x 2 modules x 2,048 x 4,096 x 3 B = 1,610,612,736 B;
   // and no adapter reads the attention norm's output itself any more, which the frozen q/k/v keep
-  // not: 32 x 2,048 x 4,096 x 2 B = 536,870,912 B fewer. Net 1,073,741,824 B.
+  // not: 32 x 2,048 x 4,096 x 2 B = 536,870,912 B fewer. Net 1,073,741,824 B. (Adapters in bf16,
+  // the compute dtype: they read the shared tensor rather than each its own cast.)
   auto activations = [](const char* dropout, const char* checkpointing) {
     return *estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
-      "lora": {"r": 16, "target_modules": ["q_proj", "v_proj"], "lora_dropout": )" + std::string(dropout) + R"(},
+      "lora": {"r": 16, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16", "lora_dropout": )" + std::string(dropout) + R"(},
       "batch": {"micro_batch_size": 1, "seq_length": 2048}, "activation_checkpointing": ")" + checkpointing + R"("})")
                 .per_gpu.activations;
   };
@@ -149,7 +150,7 @@ TEST_CASE("bitsandbytes up to v0.43.1 keeps every 4-bit linear's input (qlora.sa
   // 32 x 1,024 x (4,096 + 4,096 + 11,008) x 2 = 1,258,291,200 B.
   auto document = [](const std::string& framework, const char* dropout, const char* saves) {
     return R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": ")" + framework +
-           R"(", "method": "qlora", "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": )" + dropout +
+           R"(", "method": "qlora", "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16", "lora_dropout": )" + dropout +
            R"(}, "qlora": {"saves_base_inputs": )" + saves + R"(}, "attention": "flash",
       "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})";
   };
@@ -174,7 +175,7 @@ TEST_CASE("an 8-bit base keeps every linear's input; bitsandbytes up to v0.44.1 
   // 32 x 1,024 x 35,584 = 1,166,016,512 B.
   auto activations = [](const char* quant, const char* saves) {
     return *estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "qlora",
-      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0.0},
+      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16", "lora_dropout": 0.0},
       "qlora": {"quant_type": ")" + std::string(quant) + R"(", "saves_base_inputs": )" + saves + R"(}, "attention": "flash",
       "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})").per_gpu.activations;
   };

@@ -272,7 +272,7 @@ TEST_CASE("QLoRA through bitsandbytes: the band reaches the older MatMul4Bit tha
   // output: 32 x 1,024 x (4,096 + 11,008) x 2 B = 989,855,744 B above the expected allocated peak.
   // (The weights' dtype stated: the kbit-preparation term, below, would share the band's end.)
   const std::string base = R"({"model": {"preset": "llama-2-7b"}, "method": "qlora", "precision": {"param_dtype": "bf16"},
-    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0}, "activation_checkpointing": "none",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0, "adapter_dtype": "bf16"}, "activation_checkpointing": "none",
     "attention": "flash", "zero_grad_set_to_none": true, "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "a100-80gb")";
   CHECK(raise_by_term(estimate_doc(base + R"(, "framework": "hf_trainer"})"), "framework_version_bitsandbytes",
                       "qlora.saves_base_inputs: true") == Approx(989855744.0).epsilon(1e-9));
@@ -288,16 +288,16 @@ TEST_CASE("QLoRA through bitsandbytes: the band reaches the older MatMul4Bit tha
 TEST_CASE("QLoRA through bitsandbytes with the weights' dtype unstated: the band reaches PEFT's prepare_model_for_kbit_training", "[uncertainty]") {
   // prepare_model_for_kbit_training casts the weights left unquantized to fp32: Llama-2-7B's
   // embeddings and head (2 x 32,000 x 4,096) and norms (65 x 4,096), 262,410,240 parameters, at
-  // 4 B instead of 2: +524,820,480 B; the adapters (r 8 on q_proj and v_proj: 32 x 2 x 8 x 8,192 =
-  // 4,194,304 parameters), unstated in dtype, follow the weights: +8,388,608 B.
-  // (bitsandbytes' and zero_grad's terms stated away: the band's end would be shared with them.)
+  // 4 B instead of 2: +524,820,480 B (the adapters fp32 either way).
+  // (bitsandbytes', zero_grad's and PEFT's adapter-dtype terms stated away: the band's end would be
+  // shared with them.)
   const std::string base = R"({"model": {"preset": "llama-2-7b"}, "framework": "hf_trainer", "method": "qlora",
     "qlora": {"saves_base_inputs": false}, "zero_grad_set_to_none": true,
-    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "activation_checkpointing": "full", "attention": "flash",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "fp32"}, "activation_checkpointing": "full", "attention": "flash",
     "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "a100-80gb")";
   const json plain = estimate_doc(base + "}");
   const json prepared = estimate_doc(base + R"(, "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"}})");
-  CHECK(prepared["per_gpu"]["parameters"].get<double>() - plain["per_gpu"]["parameters"].get<double>() == 533209088.0);
+  CHECK(prepared["per_gpu"]["parameters"].get<double>() - plain["per_gpu"]["parameters"].get<double>() == 524820480.0);
   // The term re-estimates exactly that setup.
   CHECK(raise_by_term(plain, "framework_version_kbit_preparation", "precision.param_dtype: fp32") ==
         Approx(prepared["per_gpu"]["peak_allocated"].get<double>() - plain["per_gpu"]["peak_allocated"].get<double>()).epsilon(1e-9));
@@ -309,6 +309,24 @@ TEST_CASE("QLoRA through bitsandbytes with the weights' dtype unstated: the band
   CHECK_FALSE(term(estimate_doc(base + R"(, "parallel": {"world_size": 8, "zero_stage": 2, "sharding_engine": "deepspeed"}})"),
                    "framework_version_kbit_preparation"));
   CHECK(term(estimate_doc(base + R"(, "parallel": {"world_size": 8, "zero_stage": 0}})"), "framework_version_kbit_preparation"));
+}
+
+TEST_CASE("adapters without a dtype over 16-bit weights are PEFT's fp32, and the band reaches the weights' dtype", "[uncertainty][resolved]") {
+  // Llama-2-7B, LoRA r 8 on q_proj and v_proj: 32 x 2 x 8 x (4,096 + 4,096) = 4,194,304 adapter
+  // parameters, fp32 under PEFT >= 0.12 (autocast_adapter_dtype=True): 16,777,216 B.
+  const std::string base = R"({"model": {"preset": "llama-2-7b"}, "method": "lora", "precision": {"param_dtype": "bf16"},
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "a100-80gb")";
+  const json peft = estimate_doc(base + R"(, "framework": "hf_trainer"})");
+  CHECK(peft["resolved"]["lora.adapter_dtype"]["value"] == "fp32");
+  CHECK(peft["checkpoint"]["adapter_bytes"].get<double>() == 16777216.0);
+  CHECK(term(peft, "framework_version_peft_adapter_dtype"));
+  // Stated, or built by torchtune in the model's dtype: no term.
+  CHECK_FALSE(term(estimate_doc(R"({"model": {"preset": "llama-2-7b"}, "method": "lora", "framework": "hf_trainer",
+    "lora": {"r": 8, "adapter_dtype": "bf16"}, "precision": {"param_dtype": "bf16"}, "gpu": "a100-80gb"})"),
+                   "framework_version_peft_adapter_dtype"));
+  const json torchtune = estimate_doc(base + R"(, "framework": "torchtune"})");
+  CHECK(torchtune["resolved"]["lora.adapter_dtype"]["value"] == "bf16");
+  CHECK_FALSE(term(torchtune, "framework_version_peft_adapter_dtype"));
 }
 
 TEST_CASE("HF Trainer without an attention implementation runs what transformers picks for the model", "[uncertainty][resolved]") {

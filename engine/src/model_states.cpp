@@ -54,12 +54,13 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   // autocast_adapter_dtype keeps them in fp32 over a 16-bit base (peft >= 0.12, get_peft_model),
   // torchtune builds them in the model's dtype. Their gradients take the weights' dtype (autograd),
   // an fp32 adapter keeps fp32 optimizer moments (torch AdamW's state dtype is the parameter's) and
-  // needs no master copy. Unstated, the adapters follow the precision block like any trainable weight.
+  // needs no master copy. Unstated, the adapters follow the precision block like any trainable
+  // weight, but where PEFT upcasts them to fp32 (peft_upcasts_adapters).
   std::optional<BytesPerParam> adapter_bytes;
-  if (uses_adapters(s.method) && !s.unstated.adapter_dtype) {
+  if (uses_adapters(s.method) && (!s.unstated.adapter_dtype || peft_upcasts_adapters(s))) {
     ResolvedPrecision a = precision;
-    a.param_dtype = a.grad_dtype = s.lora.adapter_dtype;
-    if (s.lora.adapter_dtype == Dtype::fp32) {
+    a.param_dtype = a.grad_dtype = adapter_dtype(s);
+    if (a.param_dtype == Dtype::fp32) {
       a.optimizer_state_dtype = Dtype::fp32;
       a.master_weights = false;
     }

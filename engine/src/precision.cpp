@@ -59,8 +59,15 @@ double small_tensor_fraction(const Architecture& arch) {
 }
 }  // namespace
 
+bool peft_upcasts_adapters(const TrainingSetup& s) {
+  if (!s.unstated.adapter_dtype || !trains_transformers_model(s.framework)) return false;
+  const Dtype param = resolve_precision(s).param_dtype;
+  return param == Dtype::bf16 || param == Dtype::fp16;
+}
+
 Dtype adapter_dtype(const TrainingSetup& s) {
-  return s.unstated.adapter_dtype ? resolve_precision(s).param_dtype : s.lora.adapter_dtype;
+  if (!s.unstated.adapter_dtype) return s.lora.adapter_dtype;
+  return peft_upcasts_adapters(s) ? Dtype::fp32 : resolve_precision(s).param_dtype;
 }
 
 ResolvedPrecision resolve_precision(const TrainingSetup& s) {

@@ -192,6 +192,20 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
                        : "bitsandbytes-foundation/bitsandbytes#1270 (v0.43.2, 2024-07-16): MatMul4Bit kept each 4-bit "
                          "linear's input for the backward (ctx.tensors = (A, B)) up to v0.43.1, and keeps (None, B) since"});
   }
+  // Adapters without a dtype over 16-bit weights are fp32 under PEFT >= 0.12 (peft_upcasts_adapters);
+  // earlier PEFT, and TRL under ZeRO-3 for a 16-bit base (autocast_adapter_dtype=False,
+  // huggingface/trl#6089), hold them in the weights' dtype.
+  if (arch && uses_adapters(s.method) && peft_upcasts_adapters(s)) {
+    const Dtype weights = resolve_precision(s).param_dtype;
+    out.push_back({"framework_version_peft_adapter_dtype", "lora.adapter_dtype: " + std::string(dtype_name(weights)),
+                   [weights](TrainingSetup& t) {
+                     t.lora.adapter_dtype = weights;
+                     t.unstated.adapter_dtype = false;
+                   },
+                   "huggingface/peft v0.12.0 (2024-07): get_peft_model(autocast_adapter_dtype=True) upcasts 16-bit "
+                   "adapters to fp32; before, and where TRL passes autocast_adapter_dtype=False (ZeRO-3 over a 16-bit "
+                   "base, huggingface/trl#6089), they take the weights' dtype"});
+  }
   // PEFT's prepare_model_for_kbit_training casts every parameter left unquantized around a 4- or
   // 8-bit base to fp32 (peft src/peft/utils/other.py), which the document says as param_dtype fp32
   // under 16-bit compute. Callers differ by version: only where the weights' dtype is unstated and

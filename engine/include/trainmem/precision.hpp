@@ -50,8 +50,17 @@ struct ResolvedPrecision {
 // training (megatron/training/arguments.py: accumulate_allreduce_grads_in_fp32 under bf16).
 ResolvedPrecision resolve_precision(const TrainingSetup& s);
 
+// Whether PEFT upcasts adapters the document leaves without a dtype: under the frameworks that
+// train transformers models through PEFT (hf_trainer, fsdp, deepspeed) over 16-bit weights,
+// get_peft_model(autocast_adapter_dtype=True), PEFT's default since v0.12.0 (2024-07), casts the
+// bf16/fp16 adapters to fp32 (huggingface/peft src/peft/mapping_func.py, tuners_utils.py
+// _cast_adapter_dtype; over a quantized base they stay fp32, _move_adapter_to_device_of_base_layer
+// moving only floating weights' dtype).
+bool peft_upcasts_adapters(const TrainingSetup& s);
+
 // The dtype LoRA/QLoRA adapters are held (and saved) in: lora.adapter_dtype when the document gives
-// it, else the trainable weights' param_dtype, as model_states.cpp prices unstated adapters.
+// it; else fp32 where PEFT upcasts them (above); else the trainable weights' param_dtype, as
+// model_states.cpp prices unstated adapters.
 Dtype adapter_dtype(const TrainingSetup& s);
 
 // Per trainable parameter, in bytes.

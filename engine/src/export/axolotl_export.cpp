@@ -111,9 +111,9 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       out.not_expressible.emplace_back("lora", "axolotl's LoRA keys name no excluded modules and no rank pattern by module");
     // PEFT upcasts adapters to fp32 unless peft_autocast_adapter_dtype is false (they then keep
     // the weights' dtype).
-    if (s.lora.adapter_dtype != Dtype::fp32) {
+    if (adapter_dtype(s) != Dtype::fp32) {
       c.set("peft_autocast_adapter_dtype", false);
-      if (s.lora.adapter_dtype != p.param_dtype)
+      if (adapter_dtype(s) != p.param_dtype)
         out.not_expressible.emplace_back("lora.adapter_dtype", "without the fp32 upcast, adapters take the weights' dtype");
     }
   } else if (s.method == Method::freeze) {

@@ -220,7 +220,7 @@ ExportResult export_torchtune(const TrainingSetup& s) {
   if (p.optimizer_state_dtype == (bnb_32bit ? Dtype::fp32 : p.param_dtype)) out.carried.push_back("precision.optimizer_state_dtype");
   else if (bnb_32bit) out.not_expressible.emplace_back("precision.optimizer_state_dtype", "bitsandbytes' 32-bit optimizers keep fp32 states");
   else out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torchtune's optimizer states are in the training dtype");
-  if (adapters && s.lora.adapter_dtype != p.param_dtype)
+  if (adapters && adapter_dtype(s) != p.param_dtype)
     out.not_expressible.emplace_back("lora.adapter_dtype", "torchtune builds the adapters in the training dtype");
 
   // Optimizer (recipes instantiate cfg.optimizer; torch's AdamW takes fused / foreach).

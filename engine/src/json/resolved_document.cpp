@@ -203,7 +203,8 @@ void add_method(Resolved& r, const TrainingSetup& s) {
     r.add("lora.use_dora", s.lora.use_dora, framework_default("PEFT LoraConfig use_dora = False"));
     r.add("lora.lora_dropout", s.lora.lora_dropout, framework_default("PEFT LoraConfig lora_dropout = 0.0"));
     r.add("lora.adapter_dtype", name_of(kTrainingDtypes, adapter_dtype(s)),
-          std::string(kEngineDefault) + " (the trainable weights' precision.param_dtype)");
+          peft_upcasts_adapters(s) ? framework_default("PEFT >= 0.12 get_peft_model(autocast_adapter_dtype=True): 16-bit adapters upcast to fp32")
+                                   : std::string(kEngineDefault) + " (the trainable weights' precision.param_dtype)");
   }
   if (s.method == Method::qlora) {
     r.add("qlora.quant_type", name_of(kQuantTypes, s.qlora.quant_type), kEngineDefault);
