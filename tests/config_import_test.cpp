@@ -574,6 +574,14 @@ trainmem::ImportResult import_text(const std::string& name, const std::string& t
   return trainmem::import_configs({f}, trainmem::builtin_catalog());
 }
 
+// A YAML or JSON file's text parsed as the CLI parses it (cli/config_files.cpp), then imported.
+trainmem::ImportResult import_file_text(const std::string& name, const std::string& text) {
+  trainmem::Errors errors;
+  auto f = trainmem::cli::load_config_file(name, text, errors);
+  REQUIRE(f);
+  return trainmem::import_configs({*f}, trainmem::builtin_catalog());
+}
+
 // parameters.total of the estimate of an imported document.
 double estimated_parameters(const trainmem::ImportResult& r) {
   const auto estimate = trainmem::estimate_json(as_json(r.document).dump());
@@ -1187,10 +1195,7 @@ TEST_CASE("packed or padded: batch.padding follows each trainer's collator", "[i
       {trl + "padding_free: true\n", false},
   };
   for (const auto& [text, longest] : cases) {
-    trainmem::Errors errors;
-    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
-    REQUIRE(f);
-    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    const auto r = import_file_text("a.yaml", text);
     INFO(text << trainmem::error_document(r.errors));
     REQUIRE(r.errors.empty());
     const json batch = as_json(r.document).at("batch");
@@ -1199,10 +1204,7 @@ TEST_CASE("packed or padded: batch.padding follows each trainer's collator", "[i
   }
   // A packing flag that is not a boolean is refused, as the trainers' configs refuse it.
   for (const std::string& text : {axolotl + "sample_packing: maybe\n", factory + "packing: maybe\n", trl + "packing: maybe\n"}) {
-    trainmem::Errors errors;
-    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
-    REQUIRE(f);
-    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    const auto r = import_file_text("a.yaml", text);
     INFO(text);
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].code == std::string("wrong_type"));
@@ -2172,10 +2174,7 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
       "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nquantization_bit: 8\n",
   };
   for (const auto& text : texts) {
-    trainmem::Errors errors;
-    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
-    REQUIRE(f);
-    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    const auto r = import_file_text("a.yaml", text);
     INFO(text << trainmem::error_document(r.errors));
     REQUIRE(r.errors.empty());
     const json doc = as_json(r.document);
@@ -2188,10 +2187,7 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
   for (const std::string& text : {"model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nuse_peft: true\nload_in_8bit: true\n"
                                   "bnb_4bit_quant_type: nf4\nuse_bnb_nested_quant: true\n",
                                   "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nfinetuning_type: lora\nquantization_bit: 8\n"}) {
-    trainmem::Errors errors;
-    auto f = trainmem::cli::load_config_file("a.yaml", text, errors);
-    REQUIRE(f);
-    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    const auto r = import_file_text("a.yaml", text);
     INFO(text << trainmem::error_document(r.errors));
     REQUIRE(r.errors.empty());
     const json doc = as_json(r.document);
@@ -2199,17 +2195,11 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
     CHECK(r.unmodelled.empty());
   }
   // Without an adapter an 8-bit base cannot train: listed, not estimated as a quantized run.
-  trainmem::Errors errors;
-  auto f = trainmem::cli::load_config_file("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nload_in_8bit: true\n", errors);
-  REQUIRE(f);
-  const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+  const auto r = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nload_in_8bit: true\n");
   REQUIRE(r.errors.empty());
   CHECK(as_json(r.document).value("method", "") != "qlora");
   // TRL's ModelConfig takes one of load_in_4bit and load_in_8bit.
-  auto both = trainmem::cli::load_config_file(
-      "a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nuse_peft: true\nload_in_4bit: true\nload_in_8bit: true\n", errors);
-  REQUIRE(both);
-  const auto refused = trainmem::import_configs({*both}, trainmem::builtin_catalog());
+  const auto refused = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nuse_peft: true\nload_in_4bit: true\nload_in_8bit: true\n");
   REQUIRE(refused.errors.size() == 1);
   CHECK(refused.errors[0].code == std::string("inconsistent"));
 }
