@@ -2184,7 +2184,7 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
   }
   // TRL's 4-bit settings beside an 8-bit base do not apply (get_quantization_config): ignored, and
   // LLaMA-Factory's finetuning_type lora is the method's, not an unmodelled type.
-  for (const std::string& text : {"model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nuse_peft: true\nload_in_8bit: true\n"
+  for (const char* text : {"model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nuse_peft: true\nload_in_8bit: true\n"
                                   "bnb_4bit_quant_type: nf4\nuse_bnb_nested_quant: true\n",
                                   "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nfinetuning_type: lora\nquantization_bit: 8\n"}) {
     const auto r = import_file_text("a.yaml", text);

@@ -105,6 +105,11 @@ ShardingEngine sharding_engine(const TrainingSetup& s) {
   return ShardingEngine::fsdp;
 }
 
+bool shards_frozen_weights(const TrainingSetup& s) {
+  const ShardingEngine engine = sharding_engine(s);
+  return s.parallel.zero_stage == 3 || ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage >= 2);
+}
+
 bool fsdp1_whole_unit_gradients(const TrainingSetup& s) {
   const bool adapters = uses_adapters(s.method);
   return sharding_engine(s) == ShardingEngine::fsdp && s.parallel.zero_stage >= 2 && s.parallel.use_orig_params.value_or(true) &&

@@ -212,11 +212,8 @@ std::vector<Alternative> alternatives(const TrainingSetup& s) {
   // the model is not sharded (TRL and axolotl skip it under FSDP and ZeRO-3), and not under
   // DeepSpeed, whose bf16/fp16 engine casts every floating parameter back to 16 bits
   // (deepspeed/runtime/engine.py _configure_distributed_model, _cast_module_mixed_precision).
-  const ShardingEngine engine = sharding_engine(s);
-  const bool sharded = s.parallel.zero_stage == 3 ||
-                       ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage >= 2);
-  const bool deepspeed = engine == ShardingEngine::deepspeed && (s.parallel.zero_stage > 0 || s.framework == Framework::deepspeed);
-  if (arch && qlora_through_bitsandbytes(s) && !s.precision.param_dtype && !sharded && !deepspeed &&
+  const bool deepspeed = sharding_engine(s) == ShardingEngine::deepspeed && (s.parallel.zero_stage > 0 || s.framework == Framework::deepspeed);
+  if (arch && qlora_through_bitsandbytes(s) && !s.precision.param_dtype && !shards_frozen_weights(s) && !deepspeed &&
       resolve_precision(s).compute_dtype != Dtype::fp32) {
     const Dtype compute = resolve_precision(s).compute_dtype;
     out.push_back({"framework_version_kbit_preparation", "precision.param_dtype: fp32",

@@ -159,11 +159,8 @@ Errors validate(const TrainingSetup& s) {
                  "framework hf_trainer, fsdp or deepspeed",
                  {{"reason", "int8_needs_bitsandbytes"}}});
   // FSDP flattens and ZeRO-3 partitions the frozen weights too, which an int8 base cannot join
-  // (LLaMA-Factory src/llamafactory/model/model_utils/quantization.py: "Only 4-bit quantized model
-  // can use fsdp+qlora"; bitsandbytes' FSDP support is the 4-bit quant_storage).
-  const ShardingEngine engine = sharding_engine(s);
-  const bool shards_frozen = p.zero_stage == 3 || ((engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && p.zero_stage >= 2);
-  if (s.method == Method::qlora && s.qlora.quant_type == Dtype::int8 && qlora_through_bitsandbytes(s) && shards_frozen)
+  // (bitsandbytes' FSDP support is the 4-bit quant_storage).
+  if (s.method == Method::qlora && s.qlora.quant_type == Dtype::int8 && qlora_through_bitsandbytes(s) && shards_frozen_weights(s))
     e.push_back({error_code::inconsistent, "qlora.quant_type",
                  "qlora.quant_type \"int8\" cannot be sharded: FSDP and ZeRO-3 take 4-bit bases only (bitsandbytes' "
                  "quant_storage); use zero_stage 0-2 under DeepSpeed, or DDP",

@@ -126,6 +126,12 @@ ShardingEngine sharding_engine(const TrainingSetup& s);
 // train.py: a lambda policy for every leaf whose weight requires grad).
 bool fsdp1_whole_unit_gradients(const TrainingSetup& s);
 
+// Whether the sharding engine holds the frozen weights in its own flat or partitioned storage:
+// ZeRO-3 (any engine) or FSDP from SHARD_GRAD_OP (zero_stage 2) up. An int8 base cannot join it
+// (LLaMA-Factory src/llamafactory/model/model_utils/quantization.py: "Only 4-bit quantized model
+// can use fsdp+qlora"), and TRL and axolotl skip prepare_model_for_kbit_training there.
+bool shards_frozen_weights(const TrainingSetup& s);
+
 // parallel.gradient_sync when not given. last_micro_batch where the trainer wraps the accumulation
 // micro-batches in no_sync: HF Trainer through accelerate's Accelerator.accumulate (accelerate
 // v1.x accelerator.py: no_sync for DDP, FSDP1 and FSDP2) and framework "fsdp" (accelerate,
