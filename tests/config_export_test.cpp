@@ -1,6 +1,7 @@
 // Export: each written key is one the target framework defines (a key table per format, read from
 // the framework's source), and exporting then importing gives back every field the format carries.
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -413,6 +414,27 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
                       "optimizer_implementation": "fused"}, "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp2",
                       "offload_optimizer": "cpu"}, "batch": {"micro_batch_size": 2, "seq_length": 4096}})"),
                    trainmem::ExportFormat::axolotl, kAxolotlKeys);
+}
+
+TEST_CASE("axolotl export: adapters in 16 bits over an 8-bit base cannot be asked for", "[export]") {
+  // PEFT moves adapters to the base layer's dtype only where that is floating; bitsandbytes' 8-bit
+  // weights are int8 with no compute dtype, so the adapters stay in the fp32 nn.Linear builds them in
+  // whatever autocast_adapter_dtype says (huggingface/peft#2893, v0.19.0, "There is still an issue
+  // left with 8bit bnb weights"). Over a 4-bit base the flag still gives the compute dtype.
+  const json int8 = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "qlora": {"quant_type": "int8"},
+      "lora": {"r": 16, "target_modules": "all-linear", "adapter_dtype": "bf16"}, "precision": {"param_dtype": "bf16"},
+      "batch": {"micro_batch_size": 1, "seq_length": 1024}})");
+  const auto exported = trainmem::export_config(setup_of(int8), trainmem::ExportFormat::axolotl, "meta-llama/Llama-3.1-8B");
+  const json written = json::parse(trainmem::config_value_json(exported.config));
+  CHECK_FALSE(written.contains("peft_autocast_adapter_dtype"));
+  CHECK(std::any_of(exported.not_expressible.begin(), exported.not_expressible.end(),
+                    [](const auto& n) { return n.first == "lora.adapter_dtype"; }));
+
+  json nf4 = int8;
+  nf4["qlora"] = {{"quant_type", "nf4"}, {"double_quant", true}};
+  nf4["precision"] = {{"param_dtype", "fp32"}, {"compute_dtype", "bf16"}};
+  const auto four_bit = trainmem::export_config(setup_of(nf4), trainmem::ExportFormat::axolotl, "meta-llama/Llama-3.1-8B");
+  CHECK(json::parse(trainmem::config_value_json(four_bit.config)).at("peft_autocast_adapter_dtype") == false);
 }
 
 TEST_CASE("axolotl export: a colocated vLLM is written as axolotl passes it to TRL, and read back", "[export]") {

@@ -2198,6 +2198,13 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
   const auto r = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\nload_in_8bit: true\n");
   REQUIRE(r.errors.empty());
   CHECK(as_json(r.document).value("method", "") != "qlora");
+  // axolotl's peft_autocast_adapter_dtype: false leaves adapters over a 4-bit base in its compute
+  // dtype (bnb_4bit_compute_dtype, the loaded bf16) and over an 8-bit base in fp32: PEFT moves them
+  // to a floating base dtype only, and int8 weights carry no compute dtype (huggingface/peft#2893).
+  const std::string no_upcast = "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\nbf16: true\n"
+                                "peft_autocast_adapter_dtype: false\n";
+  CHECK(as_json(import_file_text("a.yaml", no_upcast + "adapter: lora\nload_in_8bit: true\n").document).at("lora").at("adapter_dtype") == "fp32");
+  CHECK(as_json(import_file_text("a.yaml", no_upcast + "adapter: qlora\nload_in_4bit: true\n").document).at("lora").at("adapter_dtype") == "bf16");
   // TRL's ModelConfig takes one of load_in_4bit and load_in_8bit.
   const auto refused = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nuse_peft: true\nload_in_4bit: true\nload_in_8bit: true\n");
   REQUIRE(refused.errors.size() == 1);

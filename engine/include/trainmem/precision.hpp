@@ -54,8 +54,9 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s);
 // train transformers models through PEFT (hf_trainer, fsdp, deepspeed) over 16-bit weights,
 // get_peft_model(autocast_adapter_dtype=True), PEFT's default since v0.12.0 (2024-07), casts the
 // bf16/fp16 adapters to fp32 (huggingface/peft src/peft/mapping_func.py, tuners_utils.py
-// _cast_adapter_dtype; over a quantized base they stay fp32, _move_adapter_to_device_of_base_layer
-// moving only floating weights' dtype).
+// _cast_adapter_dtype; over a quantized base they are fp32 too: _move_adapter_to_device_of_base_layer
+// moves them to a 4-bit layer's compute dtype (peft#2893, v0.19.0) before the upcast, and leaves them
+// in fp32 over 8-bit weights, which carry no compute dtype).
 bool peft_upcasts_adapters(const TrainingSetup& s);
 
 // The dtype LoRA/QLoRA adapters are held (and saved) in: lora.adapter_dtype when the document gives

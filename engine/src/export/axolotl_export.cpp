@@ -110,11 +110,16 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     if (!s.lora.exclude_modules.empty() || s.lora.exclude_pattern || !s.lora.rank_pattern.empty())
       out.not_expressible.emplace_back("lora", "axolotl's LoRA keys name no excluded modules and no rank pattern by module");
     // PEFT upcasts adapters to fp32 unless peft_autocast_adapter_dtype is false (they then keep
-    // the weights' dtype).
+    // the weights' dtype). Over an 8-bit base they stay fp32 either way: bitsandbytes' int8
+    // weights carry no compute dtype to move them to (huggingface/peft#2893, v0.19.0).
     if (adapter_dtype(s) != Dtype::fp32) {
-      c.set("peft_autocast_adapter_dtype", false);
-      if (adapter_dtype(s) != p.param_dtype)
-        out.not_expressible.emplace_back("lora.adapter_dtype", "without the fp32 upcast, adapters take the weights' dtype");
+      if (int8) {
+        out.not_expressible.emplace_back("lora.adapter_dtype", "PEFT keeps the adapters over an 8-bit base in fp32");
+      } else {
+        c.set("peft_autocast_adapter_dtype", false);
+        if (adapter_dtype(s) != p.param_dtype)
+          out.not_expressible.emplace_back("lora.adapter_dtype", "without the fp32 upcast, adapters take the weights' dtype");
+      }
     }
   } else if (s.method == Method::freeze) {
     out.not_expressible.emplace_back("method", "axolotl freezes by parameter patterns (unfrozen_parameters), not by a layer count");

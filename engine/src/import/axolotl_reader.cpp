@@ -275,7 +275,13 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     } else if (name == "lora_target_parameters") {
       r.unmodelled_key(k, v, "LoRA on parameters (MoE experts) is not modelled");
     } else if (name == "peft_autocast_adapter_dtype") {
-      if (auto b = boolean(r, k, v); b && peft) r.read("lora.adapter_dtype", *b ? "fp32" : load_dtype, k);
+      // Over an 8-bit base PEFT leaves the adapters in fp32 either way: bitsandbytes' int8 weights
+      // carry no compute dtype to move them to (huggingface/peft#2893, v0.19.0).
+      if (auto b = boolean(r, k, v); b && int8_lora && !*b && !has("deepspeed"))
+        r.fields.push_back({"lora.adapter_dtype", ConfigValue("fp32"),
+                            "read from " + r.key(k) + " (no upcast asked, but PEFT keeps adapters over an 8-bit base in fp32: huggingface/peft#2893)",
+                            r.key(k), Strength::read});
+      else if (b && peft) r.read("lora.adapter_dtype", *b ? "fp32" : load_dtype, k);
       else if (b) r.ignore(k, v, "no LoRA adapter");
     } else if (name == "bnb_config_kwargs") {
       r.unmodelled_key(k, v, "BitsAndBytesConfig overrides: the estimate keeps axolotl's nf4 with double quantization");
