@@ -1,5 +1,6 @@
 // The uncertainty band and the three-way verdict (engine/src/uncertainty.cpp, docs/memory-model.md
 // "Uncertainty band"), through the estimate document as the CLI and the page read it.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -101,6 +102,22 @@ TEST_CASE("The terms add up to the width of the peak band", "[uncertainty]") {
   CHECK(width == Approx(bytes(r["high"]) - bytes(r["low"])).epsilon(1e-9));
   CHECK(bytes(r["low"]) <= bytes(r["expected"]));
   CHECK(bytes(r["expected"]) <= bytes(r["high"]));
+}
+
+TEST_CASE("A term's bytes are its below_bytes plus its above_bytes to the byte", "[uncertainty]") {
+  // Each of the three is a whole number of bytes: the width is the sum of the two printed halves,
+  // not the rounded sum of the unrounded halves (which can differ from theirs by one byte).
+  for (const char* doc : {R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "rtx-4090-24gb"})",
+                          R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora", "batch": {"micro_batch_size": 3, "seq_length": 1000,
+                              "padding": "longest"}, "gpu": "a100-80gb"})",
+                          R"({"model": {"preset": "llama-3.2-1b"}, "framework": "torchtune", "gpu": "rtx-4090-24gb"})"}) {
+    const json out = estimate_doc(doc);
+    REQUIRE_FALSE(out["uncertainty"].empty());
+    for (const auto& t : out["uncertainty"]) {
+      INFO(doc << " " << t.dump());
+      CHECK(t["bytes"].get<std::int64_t>() == t["below_bytes"].get<std::int64_t>() + t["above_bytes"].get<std::int64_t>());
+    }
+  }
 }
 
 TEST_CASE("Reserved never lies below allocated at either end of the band", "[uncertainty]") {

@@ -31,14 +31,17 @@ void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out) 
   g["peak_range"] = band ? range_json(band->peak) : nlohmann::json(nullptr);
   out["uncertainty"] = nlohmann::json::array();
   if (band) {
-    for (const auto& t : band->terms)
+    for (const auto& t : band->terms) {
+      // The width is the sum of the two halves as written (whole bytes each), not the rounded sum.
+      const nlohmann::json below = bytes_value(t.below), above = bytes_value(t.above);
       out["uncertainty"].push_back({{"source", t.source},
-                                    {"bytes", bytes_value(t.below + t.above)},
-                                    {"below_bytes", bytes_value(t.below)},
-                                    {"above_bytes", bytes_value(t.above)},
+                                    {"bytes", bytes_value(below.get<double>() + above.get<double>())},
+                                    {"below_bytes", below},
+                                    {"above_bytes", above},
                                     {"level", level_name(t.level)},
                                     {"alternative", t.alternative.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.alternative)},
                                     {"reference", t.reference}});
+    }
   }
   const std::optional<Verdict> verdict = judge_verdict(s, e, band);
   out["verdict"] = verdict ? nlohmann::json(verdict_name(*verdict)) : nlohmann::json(nullptr);
