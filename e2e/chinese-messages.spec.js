@@ -118,15 +118,15 @@ test('warnings are worded in Chinese with their values, each keeping its code', 
 });
 
 test("an error of a check with a reason is worded per check in Chinese; in English, the engine's own message", async ({ app, page }) => {
-  // LoRA on a bare parameter count: missing_field, worded from its params.reason (web/src/message-reasons.js).
-  const doc = { model: { num_parameters: 7000000000 }, method: 'lora' };
+  // Freezing layers of a bare parameter count: missing_field, worded from its params.reason (web/src/message-reasons.js).
+  const doc = { model: { num_parameters: 7000000000 }, method: 'freeze' };
   const expected = cli(doc);
   expect(expected.errors.map((e) => [e.code, e.params.reason])).toEqual([['missing_field', 'method_needs_architecture']]);
   await app.open('http', Url.encode(doc));
   const error = page.locator('#errors li');
   await expect(error).toHaveCount(1);
   await expect(error).toHaveAttribute('data-code', 'missing_field');
-  await expect(error).toContainText('method 为“lora”“qlora”或“freeze”时需要模型结构：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters');
+  await expect(error).toContainText('method 为“freeze”时需要模型结构（它按层计数）：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters');
   await expectChinese(error.locator('.message'));
   await page.getByTestId('lang').selectOption('en');
   await app.settled();

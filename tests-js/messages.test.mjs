@@ -279,7 +279,7 @@ test("the engine's real errors and warnings read in Chinese without an English s
     { model: { preset: 'llama-3.1-8b' }, gpu: { memory_bytes: 1000000, usable_bytes: 2000000 } },
     { model: { preset: 'llama-3.1-8b' }, parallel: { world_size: 2, zero_stage: 2, offload_param: 'cpu' } },
     { model: { preset: 'llama-3.1-8b' }, checkpoint: { save: 'adapter' } },
-    { model: { num_parameters: 7e9 }, method: 'lora' },
+    { model: { num_parameters: 7e9 }, method: 'freeze' },
     { model: { preset: 'llama-3.1-8b' }, parallel: { world_size: 2, pipeline_parallel_size: 2, pipeline_layers: [16, 15] } },
   ];
   const seen = new Set();

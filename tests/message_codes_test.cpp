@@ -200,6 +200,7 @@ TEST_CASE("every warning carries each params key its registry entry names", "[co
           "precision": {"optimizer": "paged_adamw_8bit"}, "lora": {"r": 16}, "attention": "flash"})",
       R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "h100-sxm-80gb", "batch": {"seq_length": 262144}})",
       R"({"model": {"num_parameters": 7e9}, "gpu": "h100-sxm-80gb"})",
+      R"({"model": {"num_parameters": 7e9}, "method": "qlora"})",
   };
   std::set<std::string> seen;
   for (const auto& document : documents) {
@@ -220,7 +221,7 @@ TEST_CASE("every warning carries each params key its registry entry names", "[co
   // The setups raised the warnings named in their comment.
   for (const char* code : {"bf16_unsupported", "flash_attention_unsupported", "paged_optimizer", "eight_bit_small_tensors",
                            "zero_does_not_shard_activations", "global_batch_does_not_set_memory", "beyond_context",
-                           "model_states_only", "time_unavailable"}) {
+                           "model_states_only", "adapters_need_architecture", "time_unavailable"}) {
     INFO(code);
     CHECK(seen.count(code) == 1);
   }

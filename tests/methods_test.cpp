@@ -1,9 +1,12 @@
 // Fine-tuning methods and optimizers: QLoRA storage, ordering, 8-bit, factored and one-moment states.
+#include <algorithm>
 #include "test_support.hpp"
 
 using namespace trainmem;
 using trainmem::test::estimate_from;
 using trainmem::test::GiB;
+using trainmem::test::estimate_doc;
+using nlohmann::json;
 
 namespace {
 const std::string& kLlama31_8b = trainmem::test::kLlama3_8b;  // same shapes
@@ -61,6 +64,29 @@ TEST_CASE("QLoRA stores only the linear weights in 4 bits, plus quantization con
     "lora": {"r": 8, "target_modules": ["q_proj"]})"));
   CHECK((single.per_gpu.parameters - e.per_gpu.parameters) / GiB == Approx(linear * (4.0 / 64 - 1.0 / 64 - 4.0 / 16384) / GiB).epsilon(1e-9));
   CHECK((single.per_gpu.parameters - e.per_gpu.parameters) / GiB == Approx(0.30).epsilon(0.05));
+}
+
+TEST_CASE("LoRA and QLoRA on a bare parameter count price the frozen base alone, with a warning", "[qlora][lora]") {
+  // LLaMA-Factory's README sizes "LoRA 16-bit" at 2x and "QLoRA 4-bit" at x/2 GB for an xB model:
+  // the frozen weights. 7e9 parameters: bf16, 2 B each, 14,000,000,000 B; NF4 with double
+  // quantization, 0.5 + 1/64 (int8 absmax per 64) + 4/(64 x 256) (fp32 second-level constant)
+  // = 0.515869140625 B each, 3,611,083,984.375 B; LLM.int8, 1 B each, 7,000,000,000 B. No trainable
+  // parameter is known, so no gradients and no optimizer states.
+  const std::string model = R"({"model": {"num_parameters": 7e9}, "parallel": {"world_size": 1}, )";
+  const auto lora = estimate_from(model + R"("method": "lora"})");
+  CHECK(lora.per_gpu.model_states == 14e9);
+  CHECK(lora.per_gpu.gradients == 0);
+  CHECK(lora.per_gpu.optimizer_states == 0);
+  CHECK(estimate_from(model + R"("method": "qlora"})").per_gpu.model_states == Approx(3611083984.375));
+  CHECK(estimate_from(model + R"("method": "qlora", "qlora": {"quant_type": "int8"}})").per_gpu.model_states == 7e9);
+  const json out = estimate_doc(model + R"("method": "qlora"})");
+  REQUIRE_FALSE(out.contains("error"));
+  const auto& w = out["warnings"];
+  CHECK(std::any_of(w.begin(), w.end(), [](const json& x) { return x["code"] == "adapters_need_architecture"; }));
+  // Freezing layers needs layers.
+  const JsonResult freeze = estimate_json(model + R"("method": "freeze"})");
+  REQUIRE_FALSE(freeze.ok);
+  CHECK(json::parse(freeze.json)["error"]["params"]["reason"] == "method_needs_architecture");
 }
 
 TEST_CASE("QLoRA <= LoRA <= full, for model states and the peak (RahulSChand/gpu_poor#1)", "[qlora][faults][property]") {

@@ -114,6 +114,13 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::model_states_only,
                           "only a parameter count was given: activations, buffers and the peak need an architecture "
                           "(model.preset or model.hf_config); the figures are the model-state lower bound"});
+  // LoRA and QLoRA on a bare count: the frozen base alone, every weight at the quantized width under
+  // QLoRA (a lower bound: embeddings, norms and head stay 16-bit in a real run).
+  if (!arch && uses_adapters(s.method))
+    w.push_back({warning_code::adapters_need_architecture,
+                 "LoRA on a parameter count: the adapters, their gradients and optimizer states are not counted (their size "
+                 "needs the architecture); under QLoRA every weight is priced at the quantized width, although embeddings, "
+                 "norms and the output head stay 16-bit"});
   // A checkpoint stored quantized (GPTQ, AWQ, FP8, MXFP4, ...): training its weights needs them
   // de-quantized, and LoRA over it keeps the base as stored; the estimate prices the weights in the
   // training dtype. QLoRA prices a quantized base already.

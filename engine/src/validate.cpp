@@ -169,9 +169,11 @@ Errors validate(const TrainingSetup& s) {
     e.push_back({error_code::inconsistent, "checkpoint.save",
                  "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\"", {{"reason", "adapter_save_needs_lora"}}});
   if (!s.model.architecture) {
-    if (uses_adapters(s.method) || s.method == Method::freeze)
+    // LoRA and QLoRA on a bare count price the frozen base alone (warning adapters_need_architecture);
+    // freezing counts layers, which a bare count does not have.
+    if (s.method == Method::freeze)
       e.push_back({error_code::missing_field, "model",
-                   "method \"lora\", \"qlora\" and \"freeze\" need the architecture: give model.preset or model.hf_config, not only num_parameters",
+                   "method \"freeze\" needs the architecture (it counts layers): give model.preset or model.hf_config, not only num_parameters",
                    {{"reason", "method_needs_architecture"}}});
     if (p.expert_parallel_size > 1)
       e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",

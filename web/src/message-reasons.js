@@ -192,8 +192,8 @@ export const REASON_WORDINGS = {
       zh: () => '计算激活需要模型结构：请选择 model.preset 或提供 model.hf_config',
     },
     method_needs_architecture: {
-      en: () => 'method "lora", "qlora" and "freeze" need the architecture: give model.preset or model.hf_config, not only num_parameters',
-      zh: () => 'method 为“lora”“qlora”或“freeze”时需要模型结构：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters',
+      en: () => 'method "freeze" needs the architecture (it counts layers): give model.preset or model.hf_config, not only num_parameters',
+      zh: () => 'method 为“freeze”时需要模型结构（它按层计数）：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters',
     },
     measured_bytes_required: { en: () => 'measured_bytes is required', zh: () => '缺少必填项 measured_bytes（实测显存字节数）' },
     vllm_needs_gpu: {

@@ -173,6 +173,10 @@ export const WORDINGS = {
     en: () => 'only a parameter count was given: activations, buffers and the peak need an architecture (model.preset or model.hf_config); the figures are the model-state lower bound',
     zh: () => '只给出了参数量：激活、临时缓冲区和峰值需要模型结构（model.preset 或 model.hf_config）；这些数字是模型状态的下限',
   },
+  adapters_need_architecture: {
+    en: () => 'LoRA on a parameter count: the adapters, their gradients and optimizer states are not counted (their size needs the architecture); under QLoRA every weight is priced at the quantized width, although embeddings, norms and the output head stay 16-bit',
+    zh: () => '只给参数量时的 LoRA：适配器及其梯度和优化器状态未计入（其大小需要模型结构）；QLoRA 下所有权重都按量化宽度计价，但实际训练中嵌入层、归一化层和输出头仍为 16 位',
+  },
   zero_does_not_shard_activations: {
     en: () => 'ZeRO/FSDP shard parameters, gradients and optimizer states, not activations: activations shrink only with micro-batch, sequence length, checkpointing or sequence/context parallelism',
     zh: () => 'ZeRO/FSDP 切分参数、梯度和优化器状态，但不切分激活：激活只随微批大小、序列长度、激活检查点或序列/上下文并行而减小',

@@ -29,6 +29,7 @@ inline constexpr const char* beyond_context = "beyond_context";
 inline constexpr const char* flash_unsupported = "flash_unsupported";
 inline constexpr const char* lora_rank_exceeds_model = "lora_rank_exceeds_model";
 inline constexpr const char* model_states_only = "model_states_only";
+inline constexpr const char* adapters_need_architecture = "adapters_need_architecture";
 inline constexpr const char* zero_does_not_shard_activations = "zero_does_not_shard_activations";
 inline constexpr const char* global_batch_does_not_set_memory = "global_batch_does_not_set_memory";
 inline constexpr const char* paged_optimizer = "paged_optimizer";
@@ -135,6 +136,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::flash_unsupported, MessageKind::warning, "model_type"},
     {warning_code::lora_rank_exceeds_model, MessageKind::warning, "r adapter_parameters parameters"},
     {warning_code::model_states_only, MessageKind::warning, ""},
+    {warning_code::adapters_need_architecture, MessageKind::warning, ""},
     {warning_code::zero_does_not_shard_activations, MessageKind::warning, ""},
     {warning_code::global_batch_does_not_set_memory, MessageKind::warning, "global_batch_size"},
     {warning_code::paged_optimizer, MessageKind::warning, ""},
