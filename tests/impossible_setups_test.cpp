@@ -163,3 +163,21 @@ TEST_CASE("virtual pipeline stages without a pipeline are reported as ignored", 
   CHECK(s.ignored_fields[0].rfind("parallel.virtual_pipeline_stages", 0) == 0);
   CHECK(trainmem::test::setup_from(base + "}}").ignored_fields.empty());
 }
+
+TEST_CASE("QLoRA computes in 16 or 32 bits: fp8 weights or compute are refused at their field", "[impossible][qlora]") {
+  // bitsandbytes dequantizes its 4-bit base to bnb_4bit_compute_dtype (fp16, bf16 or fp32) and
+  // torchao's NF4 linear to the model's dtype before every matmul; the unquantized weights and the
+  // adapters train in that dtype, never in fp8.
+  for (const char* framework : {"hf_trainer", "torchtune"}) {
+    const std::string base = std::string(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "framework": ")") + framework + "\", ";
+    const nlohmann::json compute = first_error(base + R"("precision": {"compute_dtype": "fp8"}})");
+    CHECK(compute["code"] == "inconsistent");
+    CHECK(compute["field"] == "precision.compute_dtype");
+    CHECK(compute["params"]["reason"] == "qlora_fp8");
+    const nlohmann::json weights = first_error(base + R"("precision": {"param_dtype": "fp8"}})");
+    CHECK(weights["field"] == "precision.param_dtype");
+    CHECK(weights["params"]["reason"] == "qlora_fp8");
+  }
+  // fp8 compute under LoRA over a 16-bit base stays Transformer Engine's or torchao's fp8 training.
+  CHECK(trainmem::estimate_json(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "precision": {"compute_dtype": "fp8"}})").ok);
+}

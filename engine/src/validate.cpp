@@ -151,6 +151,22 @@ Errors validate(const TrainingSetup& s) {
                  "accumulate: it needs batch.gradient_accumulation_steps 1, got " + str(s.batch.gradient_accumulation_steps),
                  {{"reason", "optimizer_in_backward_with_accumulation"}, {"value", static_cast<double>(s.batch.gradient_accumulation_steps)}}});
 
+  // QLoRA runs its matmuls in 16 or 32 bits: bitsandbytes dequantizes the base to
+  // bnb_4bit_compute_dtype (fp16, bf16 or fp32; LLM.int8() to fp16) and torchao's NF4 linear to the
+  // model's dtype, in which the weights left unquantized and the adapters train too.
+  if (s.method == Method::qlora) {
+    if (s.precision.compute_dtype == Dtype::fp8)
+      e.push_back({error_code::inconsistent, "precision.compute_dtype",
+                   "precision.compute_dtype \"fp8\" cannot go with method \"qlora\": the quantized base is dequantized to "
+                   "16 or 32 bits for every matmul (bitsandbytes' compute dtype, torchao's NF4 linear)",
+                   {{"reason", "qlora_fp8"}}});
+    if (s.precision.param_dtype == Dtype::fp8)
+      e.push_back({error_code::inconsistent, "precision.param_dtype",
+                   "precision.param_dtype \"fp8\" cannot go with method \"qlora\": the weights QLoRA leaves unquantized "
+                   "(embeddings, norms, head) and the adapters train in 16 or 32 bits",
+                   {{"reason", "qlora_fp8"}}});
+  }
+
   // LLM.int8() bases are bitsandbytes' (transformers' load_in_8bit); torchtune's and the other
   // frameworks' own models quantize to 4 bits only (torchtune: torchao NF4).
   if (s.method == Method::qlora && s.qlora.quant_type == Dtype::int8 && !qlora_through_bitsandbytes(s))

@@ -50,6 +50,14 @@ export const REASON_WORDINGS = {
       en: () => '"int8" is bitsandbytes\' LLM.int8() base (transformers\' load_in_8bit): it needs framework hf_trainer, fsdp or deepspeed',
       zh: () => '“int8”是 bitsandbytes 的 LLM.int8() 基座（transformers 的 load_in_8bit）：需要 framework 为 hf_trainer、fsdp 或 deepspeed',
     },
+    qlora_fp8: {
+      en: (c) => '"fp8" cannot go with method "qlora": ' + (c.field === 'precision.param_dtype'
+        ? 'the weights QLoRA leaves unquantized (embeddings, norms, head) and the adapters train in 16 or 32 bits'
+        : 'the quantized base is dequantized to 16 or 32 bits for every matmul (bitsandbytes\' compute dtype, torchao\'s NF4 linear)'),
+      zh: (c) => '“fp8”不能与 method“qlora”同用：' + (c.field === 'precision.param_dtype'
+        ? 'QLoRA 未量化的权重（嵌入层、归一化层、输出头）和适配器以 16 或 32 位训练'
+        : '量化基座在每次矩阵乘法前都被反量化为 16 或 32 位（bitsandbytes 的计算精度、torchao 的 NF4 线性层）'),
+    },
     int8_not_sharded: {
       en: () => '"int8" cannot be sharded: FSDP and ZeRO-3 take 4-bit bases only (bitsandbytes\' quant_storage); use zero_stage 0-2 under DeepSpeed, or DDP',
       zh: () => '“int8”基座无法分片：FSDP 与 ZeRO-3 只支持 4 位基座（bitsandbytes 的 quant_storage）；请在 DeepSpeed 下使用 zero_stage 0-2，或使用 DDP',
