@@ -1169,6 +1169,15 @@ TEST_CASE("tune run: a count written as a float is refused, as the recipe refuse
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].code == std::string("wrong_type"));
   CHECK(r.errors[0].message.find("torchrun reads it with int()") != std::string::npos);
+  // int("-8") is a whole number, below the one process a launch needs: out_of_range, as
+  // --gradient_accumulation_steps -1 is.
+  auto negative = load(kConfigs / "torchtune", {"1.5B_lora.yaml"});
+  line.text = "tune run --nproc_per_node -8 lora_finetune_distributed --config qwen2_5/1.5B_lora\n";
+  negative.push_back(line);
+  const auto below = trainmem::import_configs(negative, trainmem::builtin_catalog());
+  REQUIRE(below.errors.size() == 1);
+  CHECK(below.errors[0].code == std::string("out_of_range"));
+  CHECK(below.errors[0].message == "run.sh:--nproc_per_node: must be at least 1, got -8");
 }
 
 // Packed or padded: each trainer's collator pads an unpacked batch to its longest sample
@@ -2205,6 +2214,13 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
                                 "peft_autocast_adapter_dtype: false\n";
   CHECK(as_json(import_file_text("a.yaml", no_upcast + "adapter: lora\nload_in_8bit: true\n").document).at("lora").at("adapter_dtype") == "fp32");
   CHECK(as_json(import_file_text("a.yaml", no_upcast + "adapter: qlora\nload_in_4bit: true\n").document).at("lora").at("adapter_dtype") == "bf16");
+  // axolotl refuses adapter qlora over an 8-bit load (utils/schemas/peft.py validate_qlora), 4-bit set or not.
+  for (const char* four : {"", "load_in_4bit: true\n"}) {
+    const auto qlora8 = import_file_text("a.yaml", std::string("base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\n"
+                                                               "adapter: qlora\nload_in_8bit: true\n") + four);
+    REQUIRE(qlora8.errors.size() >= 1);
+    CHECK(trainmem::error_document(qlora8.errors).find("\"qlora_in_8bit\"") != std::string::npos);
+  }
   // TRL's ModelConfig takes one of load_in_4bit and load_in_8bit.
   const auto refused = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nuse_peft: true\nload_in_4bit: true\nload_in_8bit: true\n");
   REQUIRE(refused.errors.size() == 1);

@@ -141,6 +141,10 @@ export const REASON_WORDINGS = {
       en: () => 'qlora needs load_in_4bit: true (axolotl quantizes only then)',
       zh: () => 'qlora 需要 load_in_4bit: true（axolotl 只在此时量化基座权重）',
     },
+    qlora_in_8bit: {
+      en: () => 'adapter qlora cannot load in 8 bits (axolotl: "Can\'t load qlora in 8bit"); use adapter lora for an 8-bit base',
+      zh: () => 'adapter 为 qlora 时不能以 8 位加载（axolotl：“Can\'t load qlora in 8bit”）；8 位基座请用 adapter lora',
+    },
     legacy_attention_with_attn_implementation: {
       en: () => 'cannot be combined with attn_implementation (axolotl refuses both)',
       zh: () => '不能与 attn_implementation 同时使用（axolotl 会拒绝）',

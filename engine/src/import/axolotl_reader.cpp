@@ -242,6 +242,9 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       else if (b && adapter != "qlora") r.unmodelled_key(k, v, "4-bit base weights without adapter: qlora are not modelled");
     } else if (name == "load_in_8bit") {
       if (auto b = boolean(r, k, v); b && !*b) r.ignore(k, v, "off");
+      else if (b && adapter == "qlora") r.error(error_code::inconsistent, k, "adapter qlora cannot load in 8 bits (axolotl utils/schemas/peft.py "
+                                                                          "validate_qlora: \"Can't load qlora in 8bit\"); use adapter lora for an 8-bit base",
+                                                  {{"reason", "qlora_in_8bit"}});
       else if (b && !int8_lora) r.unmodelled_key(k, v, "8-bit base weights without adapter: lora are not modelled (loaders/model.py quantizes to 8 bits only under a LoRA adapter)");
     } else if (name == "lora_r" || name == "lora_dropout" || name == "lora_target_modules" || name == "lora_target_linear" ||
                name == "lora_modules_to_save" || name == "peft_use_dora" || name == "peft_layers_to_transform") {
