@@ -64,9 +64,11 @@ std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const
   return std::nullopt;
 }
 
-// A process count as torchrun reads one (int(): decimal digits, no exponent or fraction), >= 1.
+// A process count as torchrun reads one (int(): an optional sign and decimal digits, no exponent or
+// fraction), >= 1: "-8" is a whole number out of range, "8.0" is not a whole number.
 std::optional<std::int64_t> process_count(Reading& r, const std::string& k, const std::string& text) {
-  if (text.empty() || text.size() > 15 || text.find_first_not_of("0123456789") != std::string::npos) {
+  const std::size_t digits = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  if (text.size() == digits || text.size() > 15 || text.find_first_not_of("0123456789", digits) != std::string::npos) {
     r.error(error_code::wrong_type, k, "expected a whole number of processes (torchrun reads it with int()), got \"" + text + "\"",
             {{"expected", "integer"}, {"got", "string"}, {"value", "\"" + text + "\""}});
     return std::nullopt;
