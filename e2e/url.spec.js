@@ -243,7 +243,7 @@ test('a v3 link with an oversized compressed config is refused before decompress
   const value = LZString.compressToEncodedURIComponent(letters);
   expect(value.length).toBeGreaterThan(4096);
   await app.open('http', '#v3:m=gpt2&s=512&mc=' + value);
-  await expect(page.getByTestId('link-problems')).toContainText('"mc" (model.hf_config) = "' + value.slice(0, 40) + '" is invalid: longer than 4096 characters (the limit for a v3 link)');
+  await expect(page.getByTestId('link-problems')).toContainText('"mc" (model.hf_config) = "' + value.slice(0, 40) + '…" is invalid: longer than 4096 characters (the limit for a v3 link)');
   // Kept as the link gave it, as every invalid value is: no estimate of a model the link does not name.
   expect(await app.inputDoc()).toEqual({ model: { preset: 'gpt2', hf_config: value }, batch: { seq_length: 512 } });
   await expect(page.locator('#result-body')).toBeHidden();

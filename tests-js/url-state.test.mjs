@@ -287,3 +287,12 @@ test('a config.json nested deeper than the engine reads is named, not walked unt
   const text = Url.decode(Url.encode({ model: { hf_config: { name: '['.repeat(200) } } }));
   assert.deepEqual(text.problems, []);
 });
+
+test('a problem quotes at most 40 characters of a value, with an ellipsis where it was cut', () => {
+  // "hidden_size":1e+300 cut at 40 characters would read as 1e+3.
+  assert.equal(Url.clipped('x'.repeat(40)), 'x'.repeat(40));
+  assert.equal(Url.clipped('{"model_type":"llama","hidden_size":1e+300}'), '{"model_type":"llama","hidden_size":1e+3…');
+  const r = Url.decode('#v3:m=gpt2&mc=' + 'a'.repeat(Url.LEGACY_JSON_CHARS + 1));
+  assert.equal(r.problems.length, 1);
+  assert.equal(r.problems[0].value, 'a'.repeat(40) + '…');
+});

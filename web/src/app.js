@@ -7,7 +7,7 @@ import { t, apply as applyLanguage, language } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
 import { clone, deletePath, getPath, setPath } from './doc-paths.js';
-import { KEYS, MAX_JSON_BYTES, VERSION, decode, encode } from './link-codec.js';
+import { KEYS, MAX_JSON_BYTES, VERSION, clipped, decode, encode } from './link-codec.js';
 import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
@@ -214,7 +214,7 @@ export class App {
       if (!path || paths.has(path)) continue;
       paths.add(path);
       const v = getPath(doc, path);
-      const value = (typeof v === 'string' ? v : JSON.stringify(v)).slice(0, 40);
+      const value = clipped(typeof v === 'string' ? v : JSON.stringify(v));
       problems.push({ invalid: true, param: KEY_FOR_PATH.get(path) || path, path, value, message: messageText(e), error: e });
     }
   }

@@ -524,14 +524,23 @@ function splitPairs(payload) {
 }
 
 /**
- * A value as shown in a problem: decoded when it decodes, at most 40 characters.
+ * A value as a problem quotes it: its first 40 characters, and an ellipsis where it goes on (a cut
+ * "1e+300" must not read as "1e+3").
+ * @param {string} text
+ */
+export function clipped(text) {
+  return text.length > 40 ? text.slice(0, 40) + '…' : text;
+}
+
+/**
+ * A value as shown in a problem: decoded when it decodes, clipped.
  * @param {string} raw
  */
 function shown(raw) {
   try {
-    return unescapePart(raw).slice(0, 40);
+    return clipped(unescapePart(raw));
   } catch (e) {
-    return raw.slice(0, 40);
+    return clipped(raw);
   }
 }
 
@@ -624,7 +633,7 @@ export function decode(hash) {
   const refuse = (code, params, where = {}) => ({ doc: null, problems: [linkProblem(code, params, { ...where, whole: true })], version: null });
   if (text.length > MAX_LINK_CHARS) return refuse('too_long', { length: text.length, limit: MAX_LINK_CHARS });
   const prefix = /^v(\d+)(:|%3a)/i.exec(text);
-  if (!prefix) return refuse('not_a_link', { version: VERSION }, { value: text.slice(0, 40) });
+  if (!prefix) return refuse('not_a_link', { version: VERSION }, { value: clipped(text) });
   let version = Number(prefix[1]);
   if (version < 1 || version > VERSION) {
     const r = refuse(version > VERSION ? 'newer_version' : 'unknown_version', { version, latest: VERSION }, { param: 'v' + version });
@@ -670,7 +679,7 @@ export function decode(hash) {
       continue;
     }
     for (const entry of r.entries || []) {
-      const problem = linkProblem(entry.problem, {}, { param: key, path: spec.path + '.' + entry.key, value: entry.text.slice(0, 40) });
+      const problem = linkProblem(entry.problem, {}, { param: key, path: spec.path + '.' + entry.key, value: clipped(entry.text) });
       problem.text = entry.text;
       problems.push(problem);
     }
