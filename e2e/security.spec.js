@@ -38,7 +38,10 @@ test('a hostile config.json, search text and local storage run nothing', async (
   await app.open();
   for (const payload of PAYLOADS) {
     await page.locator('#custom-model').evaluate((d) => { d.open = true; });
-    await page.getByTestId('config-text').fill(JSON.stringify({ ...hostile(payload), hidden_size: 64, num_hidden_layers: 2 }));
+    // A config the engine reads (its unknown model_type as a generic decoder from the standard keys),
+    // so it is added to the custom models under its hostile name.
+    await page.getByTestId('config-text').fill(JSON.stringify({ ...hostile(payload), hidden_size: 64, num_hidden_layers: 2,
+      intermediate_size: 128, num_attention_heads: 4, vocab_size: 1000 }));
     await page.getByTestId('config-use').click();
     await page.getByTestId('model-search').fill(payload);
     await page.getByTestId('model-search').fill('huggingface.co/' + payload + '/x');

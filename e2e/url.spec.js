@@ -397,6 +397,17 @@ test('a pasted config with a repeated key is refused by the engine, which names 
   expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
 });
 
+test('a pasted config with a value out of range is refused, not added to the custom models', async ({ app, page }) => {
+  await app.open();
+  await page.locator('#custom-model > summary').click();
+  await page.getByTestId('config-text').fill('{"model_type": "llama", "hidden_size": -64, "intermediate_size": 128, "num_hidden_layers": 2, '
+    + '"num_attention_heads": 4, "vocab_size": 1000}');
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('config-note')).toHaveText('Not used: model.hf_config.hidden_size = -64 is out of range (1 to 100000000)');
+  await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveCount(0);
+  expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
+});
+
 // The page's first estimate answers while the test holds it: what happens in between is the user's.
 async function holdFirstEstimate(page) {
   await interceptEngine(page, () => {

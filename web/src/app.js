@@ -275,8 +275,10 @@ export class App {
   }
 
   /**
-   * What the engine finds wrong with a pasted config.json's raw text before the page parses it
-   * (JSON.parse keeps the last of two equal keys silently; the engine names them), or null.
+   * What the engine finds wrong with a pasted config.json's raw text, in the page's language, or
+   * null: a repeated key (JSON.parse keeps the last of two equal keys silently; the engine names
+   * them), a value out of range, a model_type without the keys its layout needs. The document holds
+   * the config alone, so each of its errors is the config's.
    * @param {string} text
    * @returns {Promise<string | null>}
    */
@@ -284,8 +286,8 @@ export class App {
     // Its own queue key: a later paste must not replace (and reject) this check.
     this.configChecks += 1;
     const { out } = await this.engine.estimate('estimate', ['{"model": {"hf_config": ' + text + '\n}}'], 'config:' + this.configChecks);
-    const found = (out.errors || []).find((/** @type {any} */ e) => e.code === 'duplicate_key' || e.code === 'invalid_json');
-    return found ? found.message : null;
+    const found = (out.errors || [])[0];
+    return found ? messageText(found) : null;
   }
 
   /**
