@@ -416,6 +416,13 @@ TEST_CASE("axolotl YAML export round-trips and writes axolotl's own keys", "[exp
                    trainmem::ExportFormat::axolotl, kAxolotlKeys);
 }
 
+TEST_CASE("torchtune export: LoRA on a bare parameter count names no modules to adapt, and says so", "[export]") {
+  const auto exported = trainmem::export_config(setup_of(json::parse(R"({"model": {"num_parameters": 8e9}, "method": "lora"})")),
+                                                trainmem::ExportFormat::torchtune, "");
+  CHECK(std::any_of(exported.not_expressible.begin(), exported.not_expressible.end(),
+                    [](const auto& n) { return n.first == "lora.target_modules"; }));
+}
+
 TEST_CASE("axolotl export: adapters in 16 bits over an 8-bit base cannot be asked for", "[export]") {
   // PEFT moves adapters to the base layer's dtype only where that is floating; bitsandbytes' 8-bit
   // weights are int8 with no compute dtype, so the adapters stay in the fp32 nn.Linear builds them in

@@ -83,6 +83,18 @@ TEST_CASE("LoRA and QLoRA on a bare parameter count price the frozen base alone,
   REQUIRE_FALSE(out.contains("error"));
   const auto& w = out["warnings"];
   CHECK(std::any_of(w.begin(), w.end(), [](const json& x) { return x["code"] == "adapters_need_architecture"; }));
+  // Nothing about the adapters is claimed: no adapter checkpoint size, no targets, and a save of the
+  // adapters alone, whose size is unknown, is refused.
+  const json lora_out = estimate_doc(model + R"("method": "lora"})");
+  CHECK(lora_out["checkpoint"]["adapter_bytes"].is_null());
+  CHECK(lora_out["resolved"]["lora.target_modules"]["origin"].get<std::string>().find("parameter count") != std::string::npos);
+  const JsonResult adapter_save = estimate_json(model + R"("method": "lora", "checkpoint": {"save": "adapter"}})");
+  REQUIRE_FALSE(adapter_save.ok);
+  CHECK(json::parse(adapter_save.json)["error"]["params"]["reason"] == "adapter_size_needs_architecture");
+  // A PPO critic trained with LoRA on a bare count is warned about too.
+  const json ppo = estimate_doc(R"({"model": {"preset": "llama-3.2-1b"}, "rlhf": {"algorithm": "ppo", "reward": {"model": {"num_parameters": 1e9}},
+      "critic": {"model": {"num_parameters": 1e9}, "method": "lora"}}})");
+  CHECK(std::any_of(ppo["warnings"].begin(), ppo["warnings"].end(), [](const json& x) { return x["code"] == "adapters_need_architecture"; }));
   // Freezing layers needs layers.
   const JsonResult freeze = estimate_json(model + R"("method": "freeze"})");
   REQUIRE_FALSE(freeze.ok);

@@ -30,7 +30,8 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
   // accelerate's FSDP upcast (precision.hpp) leaves fp32 weights to save.
   const Dtype weights_dtype = s.checkpoint.weights_dtype.value_or(p.trainable_upcast_to_fp32 ? Dtype::fp32 : p.param_dtype);
   c.inference_weights_bytes = total * dtype_bytes(weights_dtype);
-  if (adapters) c.adapter_bytes = adapter * dtype_bytes(adapter_dtype(s));
+  // Adapters on a bare parameter count have no known size: no adapter figure (estimate.hpp).
+  if (adapters && s.model.architecture) c.adapter_bytes = adapter * dtype_bytes(adapter_dtype(s));
 
   const bool keep_frozen = !(adapters && s.checkpoint.exclude_frozen_parameters);
   const double weights = trainable * b.param + (keep_frozen ? frozen * frozen_bytes_per_param : 0.0);

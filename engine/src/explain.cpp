@@ -116,7 +116,10 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
                           "(model.preset or model.hf_config); the figures are the model-state lower bound"});
   // LoRA and QLoRA on a bare count: the frozen base alone, every weight at the quantized width under
   // QLoRA (a lower bound: embeddings, norms and head stay 16-bit in a real run).
-  if (!arch && uses_adapters(s.method))
+  // The policy, or a PPO critic trained with adapters, on a bare count.
+  const bool critic_adapters_unsized = s.rlhf && s.rlhf->critic_model && uses_adapters(s.rlhf->critic_method) &&
+                                       !s.rlhf->critic_model->architecture;
+  if ((!arch && uses_adapters(s.method)) || critic_adapters_unsized)
     w.push_back({warning_code::adapters_need_architecture,
                  "LoRA on a parameter count: the adapters, their gradients and optimizer states are not counted (their size "
                  "needs the architecture); under QLoRA every weight is priced at the quantized width, although embeddings, "

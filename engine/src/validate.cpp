@@ -160,6 +160,11 @@ Errors validate(const TrainingSetup& s) {
                    "precision.compute_dtype \"fp8\" cannot go with method \"qlora\": the quantized base is dequantized to "
                    "16 or 32 bits for every matmul (bitsandbytes' compute dtype, torchao's NF4 linear)",
                    {{"reason", "qlora_fp8"}}});
+    if (s.precision.fp8_compute)
+      e.push_back({error_code::inconsistent, "precision.fp8_compute",
+                   "precision.fp8_compute cannot go with method \"qlora\": the quantized base is dequantized to 16 or 32 "
+                   "bits for every matmul (bitsandbytes' compute dtype, torchao's NF4 linear), not run as fp8 linears",
+                   {{"reason", "qlora_fp8"}}});
     if (s.precision.param_dtype == Dtype::fp8)
       e.push_back({error_code::inconsistent, "precision.param_dtype",
                    "precision.param_dtype \"fp8\" cannot go with method \"qlora\": the weights QLoRA leaves unquantized "
@@ -191,6 +196,11 @@ Errors validate(const TrainingSetup& s) {
       e.push_back({error_code::missing_field, "model",
                    "method \"freeze\" needs the architecture (it counts layers): give model.preset or model.hf_config, not only num_parameters",
                    {{"reason", "method_needs_architecture"}}});
+    if (uses_adapters(s.method) && s.checkpoint.save == CheckpointSave::adapter)
+      e.push_back({error_code::missing_field, "model",
+                   "checkpoint.save \"adapter\" writes the adapters, whose size needs the architecture: give model.preset or "
+                   "model.hf_config, not only num_parameters",
+                   {{"reason", "adapter_size_needs_architecture"}}});
     if (p.expert_parallel_size > 1)
       e.push_back({error_code::inconsistent, "parallel.expert_parallel_size",
                    "parallel.expert_parallel_size > 1 needs a mixture-of-experts architecture",

@@ -207,6 +207,10 @@ export const REASON_WORDINGS = {
       en: () => 'method "freeze" needs the architecture (it counts layers): give model.preset or model.hf_config, not only num_parameters',
       zh: () => 'method 为“freeze”时需要模型结构（它按层计数）：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters',
     },
+    adapter_size_needs_architecture: {
+      en: () => 'checkpoint.save "adapter" writes the adapters, whose size needs the architecture: give model.preset or model.hf_config, not only num_parameters',
+      zh: () => 'checkpoint.save 为“adapter”时只保存适配器，其大小需要模型结构：请选择 model.preset 或提供 model.hf_config，不能只给 num_parameters',
+    },
     measured_bytes_required: { en: () => 'measured_bytes is required', zh: () => '缺少必填项 measured_bytes（实测显存字节数）' },
     vllm_needs_gpu: {
       en: () => 'rlhf.rollout.use_vllm colocated: vLLM takes vllm_gpu_memory_utilization of the device\'s memory, so a gpu is needed',

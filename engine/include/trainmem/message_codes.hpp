@@ -92,7 +92,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::unknown_field, MessageKind::error, "suggestion"},
     {error_code::missing_field, MessageKind::error, "reason given allowed origin value model_type",
      "one_model_source model_required rlhf_algorithm_required custom_gpu_memory activations_need_architecture "
-     "method_needs_architecture measured_bytes_required solve_needs_gpu text_config_required dense_layers_need_width "
+     "method_needs_architecture adapter_size_needs_architecture measured_bytes_required solve_needs_gpu text_config_required dense_layers_need_width "
      "config_key_required recompute_method_required lora_attn_modules_required recipe_key_required tune_run_no_recipe vllm_needs_gpu "
      "tune_run_config_missing files_required file_text_required catalog_key_missing"},
     {error_code::wrong_type, MessageKind::error, "expected got value"},

@@ -172,7 +172,9 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     const bool output = names.erase("lm_head") > 0;
     const bool other = s.lora.target_pattern || !s.lora.exclude_modules.empty() || s.lora.exclude_pattern ||
                        !s.lora.layers_to_transform.empty() || !s.lora.rank_pattern.empty() || !s.lora.modules_to_save.empty();
-    if (!names.empty() || (mlp != 0 && mlp != 3) || other)
+    if (!s.model.architecture)
+      out.not_expressible.emplace_back("lora.target_modules", "a parameter count names no modules to adapt; torchtune's builders need them");
+    else if (!names.empty() || (mlp != 0 && mlp != 3) || other)
       out.not_expressible.emplace_back("lora.target_modules", "torchtune adapts a subset of q/k/v/output projections, the whole MLP (apply_lora_to_mlp) and the output (apply_lora_to_output), on every layer");
     std::string list;
     for (const auto& a : attn) list += (list.empty() ? "" : ",") + a;

@@ -197,8 +197,9 @@ void add_method(Resolved& r, const TrainingSetup& s) {
                    : !s.lora.target_modules.empty() || !a ? json(s.lora.target_modules)
                                                           : json(a->default_lora_targets);
     r.add("lora.target_modules", targets,
-          !a || a->peft_default_targets ? framework_default("PEFT TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for " + type)
-                                        : std::string(kEngineDefault) + " (PEFT has no default for " + type + ")");
+          !a ? std::string(kEngineDefault) + " (a parameter count has no modules to target: the adapters are not priced)"
+          : a->peft_default_targets ? framework_default("PEFT TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for " + type)
+                                    : std::string(kEngineDefault) + " (PEFT has no default for " + type + ")");
     if (!s.lora.modules_to_save.empty()) r.add("lora.modules_to_save", s.lora.modules_to_save, kEngineDefault);
     r.add("lora.use_dora", s.lora.use_dora, framework_default("PEFT LoraConfig use_dora = False"));
     r.add("lora.lora_dropout", s.lora.lora_dropout, framework_default("PEFT LoraConfig lora_dropout = 0.0"));
