@@ -1178,6 +1178,22 @@ TEST_CASE("tune run: a count written as a float is refused, as the recipe refuse
   REQUIRE(below.errors.size() == 1);
   CHECK(below.errors[0].code == std::string("out_of_range"));
   CHECK(below.errors[0].message == "run.sh:--nproc_per_node: must be at least 1, got -8");
+  // What else int() reads: surrounding spaces and underscores between digits ("1_6" is 16); a count
+  // beyond 15 digits is out of range, not a type error.
+  for (const auto& [count, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"' 2'", ""}, {"1_6", ""}, {"99999999999999999999", "out_of_range"}, {"1__6", "wrong_type"}, {"_16", "wrong_type"}}) {
+    auto files = load(kConfigs / "torchtune", {"1.5B_lora.yaml"});
+    line.text = "tune run --nproc_per_node " + count + " lora_finetune_distributed --config qwen2_5/1.5B_lora\n";
+    files.push_back(line);
+    const auto read = trainmem::import_configs(files, trainmem::builtin_catalog());
+    INFO(count << trainmem::error_document(read.errors));
+    if (expected.empty()) {
+      CHECK(read.errors.empty());
+    } else {
+      REQUIRE(read.errors.size() == 1);
+      CHECK(read.errors[0].code == expected);
+    }
+  }
 }
 
 // Packed or padded: each trainer's collator pads an unpacked batch to its longest sample

@@ -64,21 +64,34 @@ std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const
   return std::nullopt;
 }
 
-// A process count as torchrun reads one (int(): an optional sign and decimal digits, no exponent or
-// fraction), >= 1: "-8" is a whole number out of range, "8.0" is not a whole number.
+// A process count as torchrun reads one (Python's int(): surrounding whitespace, an optional sign,
+// decimal digits with single underscores between them; no exponent or fraction), >= 1: "-8" is a
+// whole number out of range, "8.0" is not a whole number. Digits in other scripts are refused.
 std::optional<std::int64_t> process_count(Reading& r, const std::string& k, const std::string& text) {
-  const std::size_t digits = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
-  if (text.size() == digits || text.size() > 15 || text.find_first_not_of("0123456789", digits) != std::string::npos) {
+  const std::string t = trimmed(text);
+  const std::size_t first = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  std::string digits;
+  bool valid = t.size() > first;
+  for (std::size_t i = first; valid && i < t.size(); ++i) {
+    if (t[i] >= '0' && t[i] <= '9') digits += t[i];
+    else valid = t[i] == '_' && i > first && i + 1 < t.size() && t[i - 1] != '_' && t[i + 1] >= '0' && t[i + 1] <= '9';
+  }
+  if (!valid) {
     r.error(error_code::wrong_type, k, "expected a whole number of processes (torchrun reads it with int()), got \"" + text + "\"",
             {{"expected", "integer"}, {"got", "string"}, {"value", "\"" + text + "\""}});
     return std::nullopt;
   }
-  const std::int64_t n = std::stoll(text);
-  if (n < 1) {
-    r.error(error_code::out_of_range, k, "must be at least 1, got " + text, {{"value", text}, {"min", 1.0}});
+  const std::size_t significant = digits.find_first_not_of('0');
+  const bool negative = first == 1 && t[0] == '-' && significant != std::string::npos;
+  if (negative || significant == std::string::npos) {
+    r.error(error_code::out_of_range, k, "must be at least 1, got " + t, {{"value", t}, {"min", 1.0}});
     return std::nullopt;
   }
-  return n;
+  if (digits.size() - significant > 15) {
+    r.error(error_code::out_of_range, k, "must be at most 999999999999999 processes, got " + t, {{"value", t}, {"max", 999999999999999.0}});
+    return std::nullopt;
+  }
+  return std::stoll(digits.substr(significant));
 }
 
 std::optional<bool> bool_value(const ConfigValue& v) {
