@@ -177,6 +177,9 @@ TEST_CASE("QLoRA computes in 16 or 32 bits: fp8 weights or compute are refused a
     const nlohmann::json weights = first_error(base + R"("precision": {"param_dtype": "fp8"}})");
     CHECK(weights["field"] == "precision.param_dtype");
     CHECK(weights["params"]["reason"] == "qlora_fp8");
+    const nlohmann::json linears = first_error(base + R"("precision": {"fp8_compute": true}})");
+    CHECK(linears["field"] == "precision.fp8_compute");
+    CHECK(linears["params"]["reason"] == "qlora_fp8");
   }
   // fp8 compute under LoRA over a 16-bit base stays Transformer Engine's or torchao's fp8 training.
   CHECK(trainmem::estimate_json(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "precision": {"compute_dtype": "fp8"}})").ok);
