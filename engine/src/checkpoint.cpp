@@ -30,7 +30,7 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
   // accelerate's FSDP upcast (precision.hpp) leaves fp32 weights to save.
   const Dtype weights_dtype = s.checkpoint.weights_dtype.value_or(p.trainable_upcast_to_fp32 ? Dtype::fp32 : p.param_dtype);
   c.inference_weights_bytes = total * dtype_bytes(weights_dtype);
-  // Adapters on a bare parameter count have no known size: no adapter figure (estimate.hpp).
+  // Adapters on a bare parameter count have no known size: no adapter figure (docs/api.md, `method`).
   if (adapters && s.model.architecture) c.adapter_bytes = adapter * dtype_bytes(adapter_dtype(s));
 
   const bool keep_frozen = !(adapters && s.checkpoint.exclude_frozen_parameters);

@@ -114,9 +114,8 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::model_states_only,
                           "only a parameter count was given: activations, buffers and the peak need an architecture "
                           "(model.preset or model.hf_config); the figures are the model-state lower bound"});
-  // LoRA and QLoRA on a bare count: the frozen base alone, every weight at the quantized width under
-  // QLoRA (a lower bound: embeddings, norms and head stay 16-bit in a real run).
-  // The policy, or a PPO critic trained with adapters, on a bare count.
+  // LoRA and QLoRA on a bare count (the policy's, or a PPO critic's): the frozen base alone, every
+  // weight at the quantized width under QLoRA (a lower bound: embeddings, norms and head stay 16-bit).
   const bool critic_adapters_unsized = s.rlhf && s.rlhf->critic_model && uses_adapters(s.rlhf->critic_method) &&
                                        !s.rlhf->critic_model->architecture;
   if ((!arch && uses_adapters(s.method)) || critic_adapters_unsized)

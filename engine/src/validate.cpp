@@ -155,21 +155,23 @@ Errors validate(const TrainingSetup& s) {
   // bnb_4bit_compute_dtype (fp16, bf16 or fp32; LLM.int8() to fp16) and torchao's NF4 linear to the
   // model's dtype, in which the weights left unquantized and the adapters train too.
   if (s.method == Method::qlora) {
-    if (s.precision.compute_dtype == Dtype::fp8)
-      e.push_back({error_code::inconsistent, "precision.compute_dtype",
-                   "precision.compute_dtype \"fp8\" cannot go with method \"qlora\": the quantized base is dequantized to "
-                   "16 or 32 bits for every matmul (bitsandbytes' compute dtype, torchao's NF4 linear)",
-                   {{"reason", "qlora_fp8"}}});
-    if (s.precision.fp8_compute)
-      e.push_back({error_code::inconsistent, "precision.fp8_compute",
-                   "precision.fp8_compute cannot go with method \"qlora\": the quantized base is dequantized to 16 or 32 "
-                   "bits for every matmul (bitsandbytes' compute dtype, torchao's NF4 linear), not run as fp8 linears",
-                   {{"reason", "qlora_fp8"}}});
-    if (s.precision.param_dtype == Dtype::fp8)
-      e.push_back({error_code::inconsistent, "precision.param_dtype",
-                   "precision.param_dtype \"fp8\" cannot go with method \"qlora\": the weights QLoRA leaves unquantized "
-                   "(embeddings, norms, head) and the adapters train in 16 or 32 bits",
-                   {{"reason", "qlora_fp8"}}});
+    const char* dequantized = "the quantized base is dequantized to 16 or 32 bits for every matmul (bitsandbytes' compute dtype, "
+                              "torchao's NF4 linear)";
+    const struct {
+      bool fp8;
+      const char* field;
+      const char* said;
+      const char* why;
+    } fp8_settings[] = {
+        {s.precision.compute_dtype == Dtype::fp8, "precision.compute_dtype", " \"fp8\"", dequantized},
+        {s.precision.fp8_compute, "precision.fp8_compute", "", dequantized},
+        {s.precision.param_dtype == Dtype::fp8, "precision.param_dtype", " \"fp8\"",
+         "the weights QLoRA leaves unquantized (embeddings, norms, head) and the adapters train in 16 or 32 bits"},
+    };
+    for (const auto& f : fp8_settings)
+      if (f.fp8)
+        e.push_back({error_code::inconsistent, f.field,
+                     std::string(f.field) + f.said + " cannot go with method \"qlora\": " + f.why, {{"reason", "qlora_fp8"}}});
   }
 
   // LLM.int8() bases are bitsandbytes' (transformers' load_in_8bit); torchtune's and the other
