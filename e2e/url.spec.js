@@ -386,27 +386,25 @@ test('a pasted config over the document limit is refused before it is parsed or 
   await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveCount(0);
 });
 
-test('a pasted config with a repeated key is refused by the engine, which names the key', async ({ app, page }) => {
-  await app.open();
-  await page.locator('#custom-model > summary').click();
-  // JSON.parse would keep the last hidden_size silently; the page hands the raw text to the engine.
-  await page.getByTestId('config-text').fill('{"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, '
-    + '"num_attention_heads": 4, "vocab_size": 1000, "hidden_size": 4096}');
-  await page.getByTestId('config-use').click();
-  await expect(page.getByTestId('config-note')).toHaveText('Not used: model.hf_config.hidden_size appears more than once in its object');
-  expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
-});
-
-test('a pasted config with a value out of range is refused, not added to the custom models', async ({ app, page }) => {
-  await app.open();
-  await page.locator('#custom-model > summary').click();
-  await page.getByTestId('config-text').fill('{"model_type": "llama", "hidden_size": -64, "intermediate_size": 128, "num_hidden_layers": 2, '
-    + '"num_attention_heads": 4, "vocab_size": 1000}');
-  await page.getByTestId('config-use').click();
-  await expect(page.getByTestId('config-note')).toHaveText('Not used: model.hf_config.hidden_size = -64 is out of range (1 to 100000000)');
-  await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveCount(0);
-  expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
-});
+// A pasted config the engine refuses is named in the note and not added to the custom models. JSON.parse
+// would keep the last of two hidden_size keys silently: the page hands the raw text to the engine.
+const TINY = '"model_type": "llama", "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 1000';
+for (const [what, text, note] of [
+  ['a repeated key, which the engine names', '{' + TINY + ', "hidden_size": 64, "hidden_size": 4096}',
+    'Not used: model.hf_config.hidden_size appears more than once in its object'],
+  ['a value out of range', '{' + TINY + ', "hidden_size": -64}',
+    'Not used: model.hf_config.hidden_size = -64 is out of range (1 to 100000000)'],
+]) {
+  test(`a pasted config with ${what} is refused, not added to the custom models`, async ({ app, page }) => {
+    await app.open();
+    await page.locator('#custom-model > summary').click();
+    await page.getByTestId('config-text').fill(text);
+    await page.getByTestId('config-use').click();
+    await expect(page.getByTestId('config-note')).toHaveText(note);
+    await expect(page.getByTestId('model').locator('optgroup[label="Custom models"] option')).toHaveCount(0);
+    expect((await app.inputDoc()).model).toEqual({ preset: 'llama-3.1-8b' });
+  });
+}
 
 // The page's first estimate answers while the test holds it: what happens in between is the user's.
 async function holdFirstEstimate(page) {
