@@ -93,6 +93,41 @@ TEST_CASE("malformed catalog entries name the file and the field", "[catalog][er
   CHECK(broken);
 }
 
+TEST_CASE("a GPU's default price is one of its hyperscaler on-demand offers", "[catalog][errors]") {
+  // The default is what the cheapest-GPU answer, a run's cost and tokens per dollar compare: a
+  // specialist cloud's or a reserved price as the default would set one GPU's hyperscaler rate
+  // against another's discount. Prices per GPU-hour, USD.
+  const auto gpu = [](const std::string& id, const std::string& price, const std::string& offer) {
+    return R"({"id": ")" + id + R"(", "memory": {"value": 80, "unit": "GB", "bytes": 80000000000},
+               "price_per_gpu_hour_usd": )" + price + R"(, "prices": [)" + offer + "]}";
+  };
+  const std::string aws = R"({"usd_per_gpu_hour": 6.88, "kind": "on_demand", "provider_type": "hyperscaler",
+                              "provider": "AWS", "read_on": "2026-11-09", "source": "https://example.org/aws"})";
+  const std::string runpod = R"({"usd_per_gpu_hour": 2.89, "kind": "on_demand", "provider_type": "specialist",
+                                 "provider": "RunPod", "read_on": "2026-11-09", "source": "https://example.org/runpod"})";
+  const std::string reserved = R"({"usd_per_gpu_hour": 1.85, "kind": "reserved", "provider_type": "hyperscaler",
+                                   "provider": "AWS", "read_on": "2026-11-09", "source": "https://example.org/aws"})";
+  const Catalog c = parse_catalog({
+      {"gpus/hyperscaler.json", gpu("hyperscaler", "6.88", aws + ", " + runpod)},
+      {"gpus/specialist.json", gpu("specialist", "2.89", aws + ", " + runpod)},
+      {"gpus/reserved.json", gpu("reserved", "1.85", reserved)},
+      {"gpus/unlisted.json", gpu("unlisted", "5.0", aws)},
+      {"gpus/unpriced.json", gpu("unpriced", "null", runpod)},
+  });
+  std::set<std::string> refused;
+  for (const auto& e : c.errors) {
+    CHECK(e.code == "invalid_catalog");
+    refused.insert(e.field);
+  }
+  CHECK(refused == std::set<std::string>{"gpus/specialist.json: price_per_gpu_hour_usd", "gpus/reserved.json: price_per_gpu_hour_usd",
+                                         "gpus/unlisted.json: price_per_gpu_hour_usd"});
+  REQUIRE(c.find_gpu("hyperscaler"));
+  CHECK(*c.find_gpu("hyperscaler")->price_per_gpu_hour_usd == 6.88);
+  REQUIRE(c.find_gpu("unpriced"));
+  CHECK_FALSE(c.find_gpu("unpriced")->price_per_gpu_hour_usd);
+  CHECK(c.find_gpu("unpriced")->prices.size() == 1);
+}
+
 TEST_CASE("a catalog file that is not JSON says where, and a mistyped required field is not also called missing", "[catalog][errors]") {
   const Catalog c = parse_catalog({
       // The comma before '}' is the 11th character, so the parser stops at column 12.

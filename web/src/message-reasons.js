@@ -187,6 +187,10 @@ export const REASON_WORDINGS = {
       zh: (c) => '与训练器的 ' + c.s('dtype') + ' 设置不一致：HF Trainer 会拒绝与自身设置不同的 DeepSpeed 值；请写“auto”或使二者一致',
     },
     id_not_file_name: { en: () => 'the id must equal the file name', zh: () => 'id 必须与文件名相同' },
+    default_price_not_hyperscaler_on_demand: {
+      en: () => "the default price must be one of the entry's hyperscaler on-demand offers, so that GPUs are compared like with like",
+      zh: () => '默认价格必须是该条目所列的超大规模云按需报价之一，以便同类价格相互比较',
+    },
   },
   missing_field: {
     one_model_source: oneModelSource,

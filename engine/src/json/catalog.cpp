@@ -200,6 +200,20 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
   g.spec.price_per_gpu_hour_usd = g.price_per_gpu_hour_usd;
   g.spec.price_source = r.string("price_source").value_or("");
   read_prices(r, g, errors);
+  // The default price is what every comparison uses (the cheapest fitting GPU, a run's cost, the
+  // strategies' tokens per dollar), so it is one class of offer for every GPU: a hyperscaler's
+  // on-demand price, listed among the entry's offers (catalog/README.md, "Prices").
+  if (g.price_per_gpu_hour_usd) {
+    const double price = *g.price_per_gpu_hour_usd;
+    const bool listed = std::any_of(g.prices.begin(), g.prices.end(), [price](const PriceOffer& o) {
+      return o.kind == "on_demand" && o.provider_type == "hyperscaler" && o.usd_per_gpu_hour == price;
+    });
+    if (!listed)
+      errors.push_back({error_code::inconsistent, "price_per_gpu_hour_usd",
+                        "price_per_gpu_hour_usd must be one of the entry's hyperscaler on-demand offers in prices, so that GPUs "
+                        "are compared like with like (catalog/README.md, \"Prices\")",
+                        {{"reason", "default_price_not_hyperscaler_on_demand"}}});
+  }
   g.source = r.string("source").value_or("");
   r.string("note");
   r.finish();
