@@ -83,6 +83,24 @@ TEST_CASE("no_sync accumulation keeps unsharded gradients; FSDP1 flat parameters
   CHECK(deepspeed_at(3) == GradientSync::every_micro_batch);
 }
 
+
+TEST_CASE("under QLoRA an FSDP1 flat parameter holds the 4-bit weights packed, and its gradient is that size", "[gradient_sync]") {
+  // Llama-2-7B QLoRA (NF4) on 2 GPUs under FSDP1, use_orig_params=True, accumulation 4 (no_sync):
+  // bitsandbytes packs a 4-bit weight two to a byte into the bf16 quant_storage FSDP flattens
+  // (Params4bit, quantize_4bit), so a layer's 4 x 4096^2 + 3 x 4096 x 11008 = 202,375,168 linear
+  // weights are 202,375,168 x 0.5 B / 2 B = 50,593,792 flat elements, beside its 8,192 norm weights:
+  // 50,601,984 per layer, 1,619,263,488 for 32. With the adapters (8,388,608), in bf16, unsharded:
+  // (1,619,263,488 + 8,388,608) x 2 B = 3,255,304,192 B (a quarter of the LoRA case's frozen part).
+  const std::string qlora = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "fsdp", "method": "qlora",
+    "qlora": {"quant_type": "nf4"}, "lora": {"adapter_dtype": "bf16"},
+    "batch": {"seq_length": 16, "gradient_accumulation_steps": 4},
+    "parallel": {"world_size": 2, "zero_stage": 3, "sharding_engine": "fsdp", "gradient_sync": "last_micro_batch"}})";
+  const auto packed = estimate_from(qlora);
+  CHECK(packed.per_gpu.gradients == 3255304192.0);
+  // The same layout under LoRA flattens the weights whole: (6,476,267,520 + 8,388,608) x 2 B.
+  CHECK(estimate_from(lora_fsdp(R"(, "sharding_engine": "fsdp", "gradient_sync": "last_micro_batch")")).per_gpu.gradients ==
+        12969312256.0);
+}
 TEST_CASE("no_sync with full fine-tuning accumulates full gradients in the reduce dtype", "[gradient_sync]") {
   // Llama-2-7B full, FSDP2, fp32 sharded parameters with bf16 compute (MixedPrecisionPolicy), 4 GPUs,
   // accumulation 2, no_sync: 6,738,415,616 x 2 B (bf16 reduce dtype) = 13,476,831,232 B of gradients,

@@ -96,7 +96,15 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     all.parameters = (r.dense_trainable * b.param + frozen_param_bytes_d) / param_shard_d +
                      (r.expert_trainable * b.param + frozen_param_bytes_e) / param_shard_e;
     // Elements with gradients: the trainable ones, or whole layers under FSDP1's flat parameters.
-    const double grad_dense = flat_units ? std::max(r.dense_trainable, r.trainable_units - r.expert_trainable) : r.dense_trainable;
+    // A flat parameter's gradient has its numel: under QLoRA a 4-bit weight enters it packed, two
+    // weights a byte, in the float quant_storage the other parameters share (bitsandbytes
+    // nn/modules.py Params4bit and functional.py quantize_4bit, v0.43: ceil(n / 2) bytes viewed as
+    // quant_storage), so n x 0.5 B / frozen_bytes elements instead of n; its quantization state
+    // (absmax) is no parameter and has no gradient.
+    const double packed_elements =
+        s.method == Method::qlora && s.qlora.quant_type != Dtype::int8 ? dtype_bytes(s.qlora.quant_type) / frozen_bytes : 1.0;
+    const double unit_elements = r.trainable_units - r.unit_frozen_linear_weights * (1.0 - packed_elements);
+    const double grad_dense = flat_units ? std::max(r.dense_trainable, unit_elements - r.expert_trainable) : r.dense_trainable;
     all.gradients = grad_dense * b.grad / grad_shard_d + r.expert_trainable * b.grad / grad_shard_e;
     if (no_sync) {
       // Accumulated unsharded until the last micro-batch's reduce-scatter replaces them.

@@ -63,6 +63,7 @@ RankParameters one_layer(const LayerGroup& g, std::size_t group, bool layer_trai
   add(r, replicated, layer_trainable, false, false);
   // A layer is one FSDP unit: with any trainable parameter, the whole unit has gradients.
   r.trainable_units = r.trainable() > 0 ? r.total() : 0.0;
+  r.unit_frozen_linear_weights = r.trainable() > 0 ? r.frozen_linear_weights : 0.0;
   return r;
 }
 
@@ -77,6 +78,7 @@ void accumulate(RankParameters& into, const RankParameters& layer, double times)
   into.adapter += layer.adapter * times;
   into.linear_params += layer.linear_params * times;
   into.trainable_units += layer.trainable_units * times;
+  into.unit_frozen_linear_weights += layer.unit_frozen_linear_weights * times;
 }
 
 std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, std::int64_t pp_i) {
@@ -141,7 +143,9 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
         stage.adapter += adapter;
         stage.linear_params += adapter;
         // A layer with any adapter is an FSDP unit with gradients: its whole weight plus its adapters.
-        stage.trainable_units += base.total() * static_cast<double>(lora->adapted_layers(g, begin, begin + n)) + adapter;
+        const double adapted = static_cast<double>(lora->adapted_layers(g, begin, begin + n));
+        stage.trainable_units += base.total() * adapted + adapter;
+        stage.unit_frozen_linear_weights += base.frozen_linear_weights * adapted;
       }
       group_start = group_end;
     }

@@ -22,7 +22,7 @@ void add_params(RankParameters& r, double params, bool trainable, bool linear_we
 // the parameters go to `r`.
 void add_module(RankParameters& r, const std::vector<Linear>& linears, double other, double times, bool trainable,
                 const LoraTargeting* lora, std::size_t group, double tp) {
-  double added = 0, trained = 0;
+  double added = 0, trained = 0, frozen_linear = 0;
   for (const auto& l : linears) {
     const double split = l.tp_sharded ? tp : 1.0;
     const double weights = static_cast<double>(l.weight_params() * l.copies) / split * times;
@@ -32,6 +32,7 @@ void add_module(RankParameters& r, const std::vector<Linear>& linears, double ot
     added += weights + bias;
     r.linear_params += weights + bias;
     if (trainable) trained += weights + bias;
+    else frozen_linear += weights;
     if (!lora) continue;
     // Per layer when the matching can differ between layers (patterns, layers_to_transform).
     double adapter = 0;
@@ -52,6 +53,7 @@ void add_module(RankParameters& r, const std::vector<Linear>& linears, double ot
   if (trainable) trained += other * times;
   // One FSDP unit per module: with anything trainable, the whole unit carries gradients.
   r.trainable_units += trained > 0 ? added : 0.0;
+  r.unit_frozen_linear_weights += trained > 0 ? frozen_linear : 0.0;
 }
 
 }  // namespace

@@ -39,6 +39,9 @@ struct RankParameters {
   // the layers: what FSDP1's flat parameters (one per wrapped layer, use_orig_params=True) carry
   // gradients for, frozen weights included.
   double trainable_units = 0;
+  // The frozen nn.Linear weights among trainable_units: under QLoRA FSDP flattens them as
+  // bitsandbytes packs them (model_states.cpp).
+  double unit_frozen_linear_weights = 0;
   double total() const { return dense_trainable + dense_frozen + expert_trainable + expert_frozen; }
   double trainable() const { return dense_trainable + expert_trainable; }
 };
