@@ -316,14 +316,17 @@ TEST_CASE("the WASM request gives the CLI's answer", "[import][wasm]") {
   const auto wasm_only = trainmem::import_json(request.dump());
   CHECK_FALSE(wasm_only.ok);
   CHECK(json::parse(wasm_only.json) == json::parse(trainmem::import_files_json(cli_files, {}, true).json));
-  // A file that leaves no field open: the document alone is the full answer's document.
-  const auto zero3 = load(folder, {"trl_deepspeed_zero3.yaml"});
+  // Files that leave no field open (an accelerate config and the TRL command line it launches,
+  // which sets the sequence length): the document alone is the full answer's document.
+  auto run = load(folder, {"trl_deepspeed_zero3.yaml"});
+  run.push_back(load(kConfigs / "trl", {"trl_sft_lora.sh"})[0]);
   json alone;
-  alone["files"] = json::array({{{"name", "trl_deepspeed_zero3.yaml"}, {"content", as_json(zero3[0].content)}}});
+  alone["files"] = json::array({{{"name", "trl_deepspeed_zero3.yaml"}, {"content", as_json(run[0].content)}},
+                                {{"name", "trl_sft_lora.sh"}, {"text", read_text(kConfigs / "trl" / "trl_sft_lora.sh")}}});
   alone["document_only"] = true;
   const auto wasm_document = trainmem::import_json(alone.dump());
   REQUIRE(wasm_document.ok);
-  CHECK(json::parse(wasm_document.json) == json::parse(trainmem::import_files_json(zero3, {}, false).json).at("document"));
+  CHECK(json::parse(wasm_document.json) == json::parse(trainmem::import_files_json(run, {}, false).json).at("document"));
 }
 
 TEST_CASE("a file that is not UTF-8 is refused where its first bad byte is", "[import][errors]") {
@@ -1633,8 +1636,12 @@ TEST_CASE("--document-only refuses every field an unresolved note leaves out: th
   // DeepSpeed's zero_stage1_config.json alone: ZeRO stage 1 without a GPU count, and
   // train_micro_batch_size_per_gpu "auto" with no trainer to fill it. No model either, which is
   // not refused here: `trainmem estimate` refuses a document without one (missing_field).
+  // Nor does it set a sequence length (no DeepSpeed or accelerate file does: the training script's
+  // data code sets it).
   CHECK(refused_fields(load(kConfigs / "deepspeed", {"zero_stage1_config.json"})) ==
-        std::set<std::string>{"parallel.world_size", "batch.micro_batch_size"});
+        std::set<std::string>{"parallel.world_size", "batch.micro_batch_size", "batch.seq_length"});
+  // An accelerate config alone likewise: TRL's launch line (its max_length default) would set it.
+  CHECK(refused_fields(load(kConfigs / "accelerate", {"trl_deepspeed_zero3.yaml"})) == std::set<std::string>{"batch.seq_length"});
   // torchtune llama3_1/8B_full.yaml with its launch line: tokenizer.max_seq_len null leaves the
   // sequence length to the data (the longest sample, which no file says); a max_seq_len on the line
   // closes it.

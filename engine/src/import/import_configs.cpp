@@ -1212,6 +1212,20 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                  nullptr});
   }
 
+  // The sequence length is the run's own, and no default stands in for it: where no given file sets
+  // it (a DeepSpeed JSON, an accelerate config or a launcher command carries none; the training
+  // script's data code does) and no reader has said so already, it is listed as the GPU count is.
+  const auto says_sequence = [](const ImportNote& n) { return n.key == "batch.seq_length" || n.key == "(sequence length)"; };
+  const bool sequence_noted = std::any_of(readings.begin(), readings.end(), [&](const Reading& r) {
+    return std::any_of(r.unresolved.begin(), r.unresolved.end(), says_sequence) ||
+           std::any_of(r.left_open.begin(), r.left_open.end(), [](const auto& f) { return f.first == "batch.seq_length"; });
+  });
+  if (!chosen.count("batch.seq_length") && !open.count("batch.seq_length") && !sequence_noted)
+    result.unresolved.push_back({"batch.seq_length",
+                                 "no given file sets the sequence length (a DeepSpeed JSON, an accelerate config or a launcher "
+                                 "command carries none: the training script's data code does); set batch.seq_length",
+                                 nullptr});
+
   // Mixed precision through the HF Trainer in front of DeepSpeed (TRL, axolotl, LLaMA-Factory).
   // The trainer's bf16/fp16 flag becomes accelerate's mixed precision (transformers
   // training_args.py __post_init__: ACCELERATE_MIXED_PRECISION = "bf16" | "fp16"), and accelerate
