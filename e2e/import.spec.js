@@ -77,14 +77,16 @@ for (const where of ['http', 'offline']) {
     // ones it had (and says so), and the inputs the CLI leaves to the engine's default.
     const answer = cliImportFull(path.join(CONFIGS, 'accelerate'), [YAML, JSON_FILE]);
     // --document-only refuses them (exit status 2): the JSON's micro-batch is DeepSpeed's "auto" and
-    // no trainer's file fills it, so a document alone would take the engine's default.
+    // no trainer's file fills it, and no file sets the sequence length (the training script does), so
+    // a document alone would take the engine's defaults.
     let refused = null;
     try {
       cliImport(path.join(CONFIGS, 'accelerate'), [YAML, JSON_FILE]);
     } catch (err) {
       refused = JSON.parse(err.stdout.toString());
     }
-    expect(refused && refused.errors.map((e) => [e.code, e.field])).toEqual([['unresolved_value', 'batch.micro_batch_size']]);
+    expect(refused && refused.errors.map((e) => [e.code, e.field])).toEqual([['unresolved_value', 'batch.micro_batch_size'],
+      ['unresolved_value', 'batch.seq_length']]);
     const expected = importedDoc(answer, before);
     expect(answer.provenance['batch.seq_length']).toMatch(/^engine default/);  // no file gives the sequence length
     expect(expected.batch.seq_length).toBe(before.batch.seq_length);
@@ -126,6 +128,32 @@ for (const where of ['http', 'offline']) {
     expect(await app.inputDoc()).toEqual(expected);
   });
 }
+
+test('LoRA on chosen layers and a regex target list imported from axolotl: priced as the CLI prices them, and the link reproduces them', async ({ app, page }) => {
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await app.open();
+  const before = await app.inputDoc();
+  const text = 'base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nlora_target_modules: ".*\\\\.(q_proj|v_proj)"\n' +
+    'peft_layers_to_transform: [0, 1]\nmicro_batch_size: 1\nsequence_len: 2048\n';
+  await drop(page, [{ name: 'lora.yaml', text }]);
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  const expected = importedDoc(cliImportText('lora.yaml', text), before);
+  expect(expected.lora.target_modules).toBe('.*\\.(q_proj|v_proj)');
+  expect(expected.lora.layers_to_transform).toEqual([0, 1]);
+  await expect.poll(() => app.inputDoc()).toEqual(expected);
+  await expect.poll(() => app.bytes('b-peak')).toBe(cli(expected).per_gpu.peak);
+  const link = page.url();
+  expect(link).toMatch(/&lt=~/);
+  expect(link).toMatch(/&ll=0,1&/);
+  const fresh = await page.context().browser().newContext();
+  const other = await fresh.newPage();
+  await other.goto(link);
+  await expect(other.getByTestId('input-json')).not.toBeEmpty();
+  expect(JSON.parse(await other.getByTestId('input-json').textContent())).toEqual(expected);
+  await fresh.close();
+  expect(errors).toEqual([]);
+});
 
 test('a torchtune recipe config dropped with its tune run line gives the CLI\'s document and estimate', async ({ app, page }) => {
   await app.open('http');

@@ -63,7 +63,9 @@ const BY_TYPE = {
   },
   str: (path) => (ENUMS[path] ? fc.constantFrom(...ENUMS[path]) : text),
   list: (path) => fc.array(ENUMS[path] ? fc.constantFrom(...ENUMS[path]) : text, { maxLength: 3 }),
-  modules: () => fc.oneof(fc.constant('all-linear'), fc.array(text.filter((s) => s !== 'all-linear'), { minLength: 1, maxLength: 4 })),
+  // "all-linear", names, or a regex string (any text).
+  modules: () => fc.oneof(fc.constant('all-linear'), fc.array(text.filter((s) => s !== 'all-linear'), { minLength: 1, maxLength: 4 }),
+    text.filter((s) => s !== 'all-linear')),
   // Canonical JSON objects (what JSON.parse gives back), as a pasted config.json becomes.
   json: () => fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
     .map((o) => JSON.parse(JSON.stringify(o))),

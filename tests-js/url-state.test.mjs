@@ -38,6 +38,16 @@ test('the engine knows every field the key table names (no typo becomes an unkno
   }
 });
 
+test('a regex target_modules travels as text, a list as names (a name may start with "~")', () => {
+  // PEFT reads a string target_modules as a regex (re.fullmatch); a link must not split it at commas.
+  for (const target of ['.*\\.(q_proj|v_proj)', 'model\\.layers\\.\\d{1,2}\\.mlp\\..*', 'all-linear', ['q_proj', 'v_proj'], ['~odd', 'x,y']]) {
+    const doc = { lora: { target_modules: target, exclude_modules: target } };
+    const back = Url.decode(Url.encode(doc));
+    assert.deepEqual(back.problems, []);
+    assert.deepEqual(back.doc, doc);
+  }
+});
+
 test('every field survives a round trip through a link', () => {
   const link = Url.encode(every);
   const back = Url.decode(link);

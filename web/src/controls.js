@@ -1,6 +1,7 @@
 // Form controls <-> the document. A control names its field with data-path="batch.seq_length" and
 // how its text maps to a value with data-type (num, bytes, bool, flag: a boolean or a word, list,
-// modules, gpu, size: "<height>x<width>" pixels or one side of a square, str); a group
+// modules: a comma list of names, all-linear, or a regex, json: an object, gpu, size: "<height>x<width>"
+// pixels or one side of a square, str); a group
 // of controls with data-show="name" is shown only when the name's rule holds for the document.
 import { getPath } from './doc-paths.js';
 import { UNIT_BYTES } from './format.js';
@@ -38,7 +39,16 @@ export function readControl(elem, store) {
       const items = raw.split(',').map((s) => parseNumber(s.trim()));
       return items.every((x) => typeof x === 'number') ? items : raw;  // text the engine refuses, kept as typed
     }
-    case 'modules': return raw === 'all-linear' ? raw : raw.split(',').map((s) => s.trim()).filter(Boolean);
+    // A regex (PEFT's re.fullmatch of a string) when the text has a metacharacter module names lack.
+    case 'modules':
+      if (raw === 'all-linear' || /[*+?()[\]{}|^$\\]/.test(raw)) return raw;
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'json':
+      try {
+        return JSON.parse(raw);
+      } catch {
+        return raw;  // text the engine refuses, naming the field, kept as typed
+      }
     case 'gpu': return raw === '__custom' ? store.lastCustomGpu || { ...NEW_CUSTOM_GPU } : raw;
     case 'size': {
       const sides = raw.split(/\s*[x×,]\s*/).map(parseNumber);

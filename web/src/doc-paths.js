@@ -5,8 +5,9 @@
 
 const INDEX = /^(0|[1-9]\d{0,2})$/;  // a list element in a path: "solve.calibration.1.seq_length"
 
-// Object-valued fields that count as one leaf: a pasted config.json, the price table.
-const OBJECT_LEAVES = new Set(['solve.prices']);
+// Object-valued fields that count as one leaf: a pasted config.json, the price table, LoRA's ranks
+// by module pattern.
+const OBJECT_LEAVES = new Set(['solve.prices', 'lora.rank_pattern']);
 
 /**
  * The value at `path`, or undefined.

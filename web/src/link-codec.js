@@ -60,6 +60,9 @@ export const KEYS = [
   ['lo', 'lora.lora_dropout', 'num'],
   ['la', 'lora.adapter_dtype', 'str'],
   ['lal', 'lora.lora_alpha', 'num'],
+  ['lx', 'lora.exclude_modules', 'modules'],
+  ['ll', 'lora.layers_to_transform', 'nums'],
+  ['lrp', 'lora.rank_pattern', 'json'],
   ['qt', 'qlora.quant_type', 'str'],
   ['qd', 'qlora.double_quant', 'bool'],
   ['qs', 'qlora.saves_base_inputs', 'bool'],
@@ -315,7 +318,11 @@ function encodeValue(type, v) {
     case 'bool': return v ? '1' : '0';
     case 'flag': return typeof v === 'boolean' ? encodeValue('bool', v) : encodeURIComponent(String(v));
     case 'list': return v.map((/** @type {any} */ x) => encodeURIComponent(String(x))).join(',');
-    case 'modules': return Array.isArray(v) ? encodeValue('list', v) : encodeURIComponent(String(v));
+    // Module names as a list; "all-linear"; any other text is a regex (PEFT matches a string with
+    // re.fullmatch), written after "~", which a list's names carry escaped.
+    case 'modules':
+      if (Array.isArray(v)) return v.map((x) => encodeURIComponent(String(x)).replace(/~/g, '%7E')).join(',');
+      return v === 'all-linear' ? v : '~' + encodeURIComponent(String(v));
     case 'size': return Array.isArray(v) ? v.map((x) => encodeURIComponent(String(x))).join('x') : encodeURIComponent(String(v));
     case 'nums': return Array.isArray(v) ? v.map((x) => encodeURIComponent(String(x))).join(',') : encodeURIComponent(String(v));
     case 'json': return typeof v === 'string' ? encodeURIComponent(v) : compressedJson(v);  // a string: an unreadable value kept
@@ -395,7 +402,10 @@ function decodeText(type, raw, legacy) {
       return { value: n };
     }
     case 'list': return { value: raw === '' ? [] : raw.split(',').map(unescapePart) };
-    case 'modules': return { value: raw === 'all-linear' ? raw : raw.split(',').map(unescapePart) };
+    case 'modules': {
+      if (raw === 'all-linear') return { value: raw };
+      return { value: raw.startsWith('~') ? unescapePart(raw.slice(1)) : raw.split(',').map(unescapePart) };
+    }
     case 'size': {
       const parts = raw.split('x').map(number);
       if (parts.length !== 2 || parts.some((p) => p.problem)) return { problem: 'not_size' };
