@@ -44,7 +44,7 @@ TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (dreamze
   const auto included = estimate_from(base + R"(, "checkpoint": {"exclude_frozen_parameters": false}})");
   // adapter: 4,194,304 params x (2 bf16 + 12 master/Adam) + 8 ranks' metadata
   CHECK(excluded.checkpoint.training_state_bytes == 4194304.0 * 14 + 8 * kMetadata);
-  CHECK(included.checkpoint.training_state_bytes - excluded.checkpoint.training_state_bytes == 2 * kN);
+  CHECK(*included.checkpoint.training_state_bytes - *excluded.checkpoint.training_state_bytes == 2 * kN);
   CHECK(*excluded.checkpoint.adapter_bytes == 4194304.0 * 2);
   // Their dtype not given, over bf16 weights PEFT upcasts them to fp32 (autocast_adapter_dtype),
   // and an fp32 model's are fp32 like its trainable weights: 4 B each either way.
@@ -62,6 +62,23 @@ TEST_CASE("keep-last-K disk and how many checkpoints fit", "[checkpoint]") {
   CHECK(e.checkpoint.keep_last_bytes == 42e9);
   CHECK(*e.checkpoint.checkpoints_that_fit == 7);  // floor(100 / 14)
   CHECK(e.cpu_ram_fits == true);                   // nothing offloaded
+}
+
+TEST_CASE("adapters on a bare parameter count: the files that hold them have no size", "[checkpoint]") {
+  // QLoRA on {"num_parameters": 7e9}: the adapters' count is unknown, so the resumable state (the
+  // adapters, their optimizer states, 16 KiB of metadata) is too, and so is how many fit on a disk;
+  // it said 16,384 B and 61,035,156 checkpoints on 1 TB. The merged weights (7e9 x 2 B bf16) are known.
+  const auto e = estimate_from(R"({"model": {"num_parameters": 7e9}, "method": "qlora", "checkpoint": {"free_disk_bytes": 1e12}})");
+  CHECK_FALSE(e.checkpoint.training_state_bytes);
+  CHECK_FALSE(e.checkpoint.largest_rank_bytes);
+  CHECK_FALSE(e.checkpoint.bytes_per_checkpoint);
+  CHECK_FALSE(e.checkpoint.keep_last_bytes);
+  CHECK_FALSE(e.checkpoint.checkpoints_that_fit);
+  CHECK(e.checkpoint.inference_weights_bytes == 14e9);
+  const auto weights = estimate_from(R"({"model": {"num_parameters": 7e9}, "method": "lora",
+    "checkpoint": {"save": "weights", "free_disk_bytes": 1e11}})");
+  CHECK(*weights.checkpoint.bytes_per_checkpoint == 14e9);
+  CHECK(*weights.checkpoint.checkpoints_that_fit == 7);  // floor(100 / 14)
 }
 
 TEST_CASE("an adapter-only save needs an adapter", "[checkpoint][errors]") {

@@ -52,7 +52,7 @@ TEST_CASE("invariants hold for generated configurations", "[invariants][property
     const PerGpu& g = e.per_gpu;
     // Every byte count is finite and non-negative; the peak is at least the model states.
     for (double v : {g.parameters, g.gradients, g.optimizer_states, g.model_states, *g.activations, *g.temporary_buffers,
-                     *g.peak_allocated, *g.peak_reserved, *g.peak, e.checkpoint.training_state_bytes, e.cpu_bytes_per_node}) {
+                     *g.peak_allocated, *g.peak_reserved, *g.peak, e.checkpoint.training_state_bytes.value_or(0.0), e.cpu_bytes_per_node}) {
       CHECK(std::isfinite(v));
       CHECK(v >= 0);
     }

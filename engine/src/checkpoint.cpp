@@ -33,32 +33,37 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
   // Adapters on a bare parameter count have no known size: no adapter figure (docs/api.md, `method`).
   if (adapters && s.model.architecture) c.adapter_bytes = adapter * dtype_bytes(adapter_dtype(s));
 
-  const bool keep_frozen = !(adapters && s.checkpoint.exclude_frozen_parameters);
-  const double weights = trainable * b.param + (keep_frozen ? frozen * frozen_bytes_per_param : 0.0);
-  const double optimizer = trainable * b.optimizer;
-  c.training_state_bytes = weights + optimizer + kMetadataBytesPerRank * ranks;
-  const double shard = s.parallel.zero_stage >= 1 ? sharding_degree(s.parallel) : 1.0;
-  const double weight_shard = s.parallel.zero_stage >= 3 ? shard : 1.0;
-  c.largest_rank_bytes = weights / weight_shard + optimizer / shard + kMetadataBytesPerRank;
-  // A trainer that fronts DeepSpeed saves the Hugging Face weights (save_model: the model, or the
-  // adapter, in its dtype; gathered to rank 0 under ZeRO-3 with stage3_gather_16bit_weights_on_model_save)
-  // beside DeepSpeed's own state (global_step*/: 16-bit model states, sharded at ZeRO-3, and fp32
-  // optimizer shards per rank): transformers trainer.py _save_checkpoint.
-  if (s.framework == Framework::hf_trainer && sharding_engine(s) == ShardingEngine::deepspeed) {
-    const double hf_weights = adapters ? c.adapter_bytes.value_or(0.0) : c.inference_weights_bytes;
-    c.training_state_bytes += hf_weights;
-    c.largest_rank_bytes += hf_weights;
+  // The resumable state holds the adapters and their optimizer states: unknown on a count.
+  if (!adapters || s.model.architecture) {
+    const bool keep_frozen = !(adapters && s.checkpoint.exclude_frozen_parameters);
+    const double weights = trainable * b.param + (keep_frozen ? frozen * frozen_bytes_per_param : 0.0);
+    const double optimizer = trainable * b.optimizer;
+    double state = weights + optimizer + kMetadataBytesPerRank * ranks;
+    const double shard = s.parallel.zero_stage >= 1 ? sharding_degree(s.parallel) : 1.0;
+    const double weight_shard = s.parallel.zero_stage >= 3 ? shard : 1.0;
+    double largest = weights / weight_shard + optimizer / shard + kMetadataBytesPerRank;
+    // A trainer that fronts DeepSpeed saves the Hugging Face weights (save_model: the model, or the
+    // adapter, in its dtype; gathered to rank 0 under ZeRO-3 with stage3_gather_16bit_weights_on_model_save)
+    // beside DeepSpeed's own state (global_step*/: 16-bit model states, sharded at ZeRO-3, and fp32
+    // optimizer shards per rank): transformers trainer.py _save_checkpoint.
+    if (s.framework == Framework::hf_trainer && sharding_engine(s) == ShardingEngine::deepspeed) {
+      const double hf_weights = adapters ? c.adapter_bytes.value_or(0.0) : c.inference_weights_bytes;
+      state += hf_weights;
+      largest += hf_weights;
+    }
+    c.training_state_bytes = state;
+    c.largest_rank_bytes = largest;
   }
 
   switch (s.checkpoint.save) {
     case CheckpointSave::full_state: c.bytes_per_checkpoint = c.training_state_bytes; break;
     case CheckpointSave::weights: c.bytes_per_checkpoint = c.inference_weights_bytes; break;
-    case CheckpointSave::adapter: c.bytes_per_checkpoint = c.adapter_bytes.value_or(c.inference_weights_bytes); break;
+    case CheckpointSave::adapter: c.bytes_per_checkpoint = c.adapter_bytes; break;
   }
-  c.keep_last_bytes = c.bytes_per_checkpoint * static_cast<double>(s.checkpoint.keep_last);
-  if (s.checkpoint.free_disk_bytes && c.bytes_per_checkpoint > 0)
+  if (c.bytes_per_checkpoint) c.keep_last_bytes = *c.bytes_per_checkpoint * static_cast<double>(s.checkpoint.keep_last);
+  if (s.checkpoint.free_disk_bytes && c.bytes_per_checkpoint && *c.bytes_per_checkpoint > 0)
     c.checkpoints_that_fit =
-        static_cast<std::int64_t>(std::floor(static_cast<double>(*s.checkpoint.free_disk_bytes) / c.bytes_per_checkpoint));
+        static_cast<std::int64_t>(std::floor(static_cast<double>(*s.checkpoint.free_disk_bytes) / *c.bytes_per_checkpoint));
   return c;
 }
 

@@ -16,12 +16,13 @@
 namespace trainmem {
 
 struct CheckpointBudget {
-  double training_state_bytes = 0;     // the resumable state, all ranks' files together
-  double largest_rank_bytes = 0;       // the biggest single rank's files of that state
+  // Null where a part is unknown: adapters on a bare parameter count have no known size.
+  std::optional<double> training_state_bytes;  // the resumable state, all ranks' files together
+  std::optional<double> largest_rank_bytes;    // the biggest single rank's files of that state
   double inference_weights_bytes = 0;  // weights only (safetensors), in checkpoint.weights_dtype
   std::optional<double> adapter_bytes; // LoRA/QLoRA adapter only (adapter_model.safetensors)
-  double bytes_per_checkpoint = 0;     // what one save writes, per checkpoint.save
-  double keep_last_bytes = 0;          // keep_last x bytes_per_checkpoint
+  std::optional<double> bytes_per_checkpoint;  // what one save writes, per checkpoint.save
+  std::optional<double> keep_last_bytes;       // keep_last x bytes_per_checkpoint
   std::optional<std::int64_t> checkpoints_that_fit;  // with checkpoint.free_disk_bytes
 };
 

@@ -755,12 +755,12 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
   out["cpu_bytes_per_node"] = bytes_json(e.cpu_bytes_per_node);
   out["nvme_bytes"] = bytes_json(e.nvme_bytes);
   const CheckpointBudget& c = e.checkpoint;
-  out["checkpoint"] = {{"training_state_bytes", bytes_json(c.training_state_bytes)},
-                       {"largest_rank_bytes", bytes_json(c.largest_rank_bytes)},
+  out["checkpoint"] = {{"training_state_bytes", optional_bytes(c.training_state_bytes)},
+                       {"largest_rank_bytes", optional_bytes(c.largest_rank_bytes)},
                        {"inference_weights_bytes", bytes_json(c.inference_weights_bytes)},
                        {"adapter_bytes", optional_bytes(c.adapter_bytes)},
-                       {"bytes_per_checkpoint", bytes_json(c.bytes_per_checkpoint)},
-                       {"keep_last_bytes", bytes_json(c.keep_last_bytes)},
+                       {"bytes_per_checkpoint", optional_bytes(c.bytes_per_checkpoint)},
+                       {"keep_last_bytes", optional_bytes(c.keep_last_bytes)},
                        {"checkpoints_that_fit", c.checkpoints_that_fit ? json(*c.checkpoints_that_fit) : json(nullptr)}};
   out["cpu_ram_fits"] = e.cpu_ram_fits ? json(*e.cpu_ram_fits) : json(nullptr);
   out["gpu_capacity_bytes"] = optional_bytes(e.gpu_capacity_bytes);
@@ -846,7 +846,8 @@ ParsedSetup parse_estimate_document(std::string_view document) {
 namespace json_io {
 
 bool overflowed(const Estimate& e) {
-  return !std::isfinite(e.per_gpu.peak.value_or(e.per_gpu.model_states)) || !std::isfinite(e.checkpoint.training_state_bytes);
+  return !std::isfinite(e.per_gpu.peak.value_or(e.per_gpu.model_states)) ||
+         !std::isfinite(e.checkpoint.training_state_bytes.value_or(0.0));
 }
 
 FieldError overflow_error() {
