@@ -268,7 +268,16 @@ int first_non_blank_column(const std::string& text, int line) {
 
 std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string& name, Errors& errors) {
   try {
-    const YAML::Node root = YAML::Load(text);
+    // One document, as PyYAML's safe_load reads (it refuses a stream of several, "expected a single
+    // document in the stream"); yaml-cpp's Load would take the first and drop the rest in silence.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      const int line = documents[1].Mark().line + 1;
+      errors.push_back(parse_error_at(error_code::invalid_yaml, name, line, first_non_blank_column(text, line),
+                                      "the stream holds a second YAML document (after a \"---\" line): a config file holds one, as PyYAML's safe_load requires"));
+      return std::nullopt;
+    }
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     Builder b;
     auto v = b.build(root, 0);
     if (!v) {

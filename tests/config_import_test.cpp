@@ -240,6 +240,17 @@ TEST_CASE("malformed files name the file, line and column", "[import][errors]") 
   CHECK_FALSE(trainmem::cli::load_config_file("bomb.yaml", bomb, errors));
   REQUIRE(errors.total() == 1);
   CHECK(errors[0].code == "invalid_yaml");
+  // A second document is refused, as PyYAML's safe_load and the page refuse it, not dropped: its
+  // content starts on line 5.
+  errors.clear();
+  CHECK_FALSE(trainmem::cli::load_config_file("two.yaml", "base_model: x\nmicro_batch_size: 2\nsequence_len: 2048\n---\nmicro_batch_size: 99\n", errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "invalid_yaml");
+  CHECK(errors[0].message.rfind("two.yaml:5:1: the stream holds a second YAML document", 0) == 0);
+  // One document that opens with "---" is one document.
+  errors.clear();
+  CHECK(trainmem::cli::load_config_file("one.yaml", "---\na: 1\n", errors));
+  CHECK(errors.empty());
 }
 
 TEST_CASE("two files that disagree are reported with both sources", "[import][conflict]") {
