@@ -1789,6 +1789,20 @@ TEST_CASE("a whole number beyond 2^53 is out of range, not 'not a whole number'"
     const std::string value = params.at("value");
     CHECK((value == "12345678901234567890123" || value == "1.2345678901234568e+22"));
   }
+  // A JSON integer the reader holds exactly as 64 bits, 2^53 + 1, is beyond it too: the document
+  // (and the page, whose numbers are doubles) would hold 2^53. 2^53 itself is read.
+  const auto micro = [](const std::string& number) {
+    trainmem::ConfigFile f;
+    f.name = "ds.json";
+    trainmem::Errors errs;
+    f.content = trainmem::parse_json_config(R"({"train_micro_batch_size_per_gpu": )" + number + "}", "ds.json", errs).value();
+    return trainmem::import_configs({f}, trainmem::builtin_catalog());
+  };
+  const auto over = micro("9007199254740993");
+  REQUIRE(over.errors.size() == 1);
+  CHECK(over.errors[0].code == "out_of_range");
+  CHECK(json::parse(trainmem::error_document(over.errors))["error"]["params"].at("value") == "9007199254740993");
+  CHECK(micro("9007199254740992").errors.empty());
 }
 
 TEST_CASE("NaN in a trainer's JSON file is an error at FILE:key with its params", "[import][errors]") {

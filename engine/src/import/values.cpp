@@ -46,7 +46,13 @@ std::optional<double> number_value(const ConfigValue& v) {
 }
 
 std::optional<std::int64_t> integer_value(const ConfigValue& v) {
-  if (v.kind() == ConfigValue::Kind::integer) return v.as_integer();
+  // Up to 2^53 in magnitude: what a document's reader (and the page, a JavaScript number) keeps
+  // exactly; a 64-bit integer beyond it would reach them changed.
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  if (v.kind() == ConfigValue::Kind::integer) {
+    const std::int64_t i = v.as_integer();
+    return i >= -kExact && i <= kExact ? std::optional<std::int64_t>(i) : std::nullopt;
+  }
   auto d = number_value(v);
   // 2e8 in a DeepSpeed JSON is a whole number; Python's int("2.5") fails, and so do we.
   if (!d || std::floor(*d) != *d || std::fabs(*d) > 9007199254740992.0) return std::nullopt;
