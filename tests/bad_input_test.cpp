@@ -177,6 +177,18 @@ TEST_CASE("a did-you-mean names a near spelling, never an unrelated short name",
   CHECK(closest_match("x", keys).empty());
 }
 
+TEST_CASE("a dtype spelled as PyTorch spells it gets ours as the did-you-mean", "[bad_input]") {
+  // A config.json says torch_dtype "bfloat16"; the document's dtypes are fp32, bf16, fp16, fp8.
+  for (const auto& [torch_name, ours] : std::vector<std::pair<std::string, std::string>>{
+           {"bfloat16", "bf16"}, {"torch.float16", "fp16"}, {"float32", "fp32"}, {"half", "fp16"}}) {
+    const auto r = trainmem::estimate_json(R"({"model": {"preset": "gpt2"}, "precision": {"param_dtype": ")" + torch_name + R"("}})");
+    const nlohmann::json e = nlohmann::json::parse(r.json)["errors"][0];
+    CHECK(e["code"] == "unknown_value");
+    CHECK(e["field"] == "precision.param_dtype");
+    CHECK(e["params"]["suggestion"] == ours);
+  }
+}
+
 TEST_CASE("a solve request sent to the estimate says where it goes", "[bad_input]") {
   const nlohmann::json out = nlohmann::json::parse(estimate_json(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
     "solve": {}})").json);

@@ -168,7 +168,13 @@ class ObjectReader {
     if (errors_.full()) return errors_.push_back({error_code::unknown_value, field(key), ""});  // counted, not listed
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    const std::string near = closest_match(got, names);
+    std::string near = closest_match(got, names);
+    // PyTorch's and Hugging Face's dtype spellings (torch_dtype: "bfloat16") are no typos of ours.
+    static const std::pair<const char*, const char*> kTorchDtypes[] = {
+        {"bfloat16", "bf16"}, {"torch.bfloat16", "bf16"}, {"float16", "fp16"}, {"torch.float16", "fp16"}, {"half", "fp16"},
+        {"float32", "fp32"}, {"torch.float32", "fp32"}, {"float", "fp32"}, {"float8", "fp8"}, {"float8_e4m3fn", "fp8"}};
+    for (const auto& [torch_name, ours] : kTorchDtypes)
+      if (got == torch_name && std::find(names.begin(), names.end(), ours) != names.end()) near = ours;
     Params params{{"value", excerpt(got)}, {"allowed", list}};
     if (!near.empty()) params.values.emplace_back("suggestion", near);
     errors_.push_back({error_code::unknown_value, field(key),
