@@ -233,3 +233,22 @@ TEST_CASE("lora.adapter_dtype given: the adapters' weights, gradients and moment
   // Left out, the adapters follow the precision block: here bf16 like the stated bf16.
   CHECK(unstated.per_gpu.model_states == bf16.per_gpu.model_states);
 }
+
+TEST_CASE("bytes_per_param under LoRA are the adapters' bytes, as the model states price them", "[lora]") {
+  // Llama-2-7B LoRA r=8 on q_proj, v_proj (4,194,304 adapters), bf16 weights, AdamW: PEFT (>= 0.12)
+  // upcasts the adapters to fp32, so each holds 4 B, its gradient 4 B (autograd: the weight's dtype)
+  // and two fp32 moments, 8 B, with no master copy; it said the weights' 2 / 2 / 12.
+  const auto e = trainmem::test::estimate_from(R"({"model": {"hf_config": )" + trainmem::test::kLlama2_7b + R"(}, "method": "lora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}})");
+  CHECK(e.bytes_per_param.param == 4);
+  CHECK(e.bytes_per_param.grad == 4);
+  CHECK(e.bytes_per_param.optimizer == 8);
+  CHECK(e.per_gpu.gradients == 4194304.0 * 4);
+  CHECK(e.per_gpu.optimizer_states == 4194304.0 * 8);
+  // Held in bf16 (lora.adapter_dtype): 2 B, a bf16 gradient, fp32 master and moments, 12 B.
+  const auto bf16 = trainmem::test::estimate_from(R"({"model": {"hf_config": )" + trainmem::test::kLlama2_7b + R"(}, "method": "lora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16"}})");
+  CHECK(bf16.bytes_per_param.param == 2);
+  CHECK(bf16.bytes_per_param.grad == 2);
+  CHECK(bf16.bytes_per_param.optimizer == 12);
+}

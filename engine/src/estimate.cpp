@@ -323,7 +323,8 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
   e.global_batch_size = s.batch.micro_batch_size * s.parallel.data_parallel_size * s.batch.gradient_accumulation_steps;
   e.precision = resolve_precision(s);
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
-  e.bytes_per_param = trainable_bytes_per_param(e.precision, arch);
+  // What the optimizer trains: under LoRA/QLoRA the adapters, in their own dtype where they have one.
+  e.bytes_per_param = adapter_bytes_per_param(s, e.precision).value_or(trainable_bytes_per_param(e.precision, arch));
   const Dtype compute = compute_dtype(e.precision);
   const FrameworkBehaviour behaviour = framework_behaviour(s);
   const bool paged = is_paged(e.precision.optimizer);

@@ -23,6 +23,23 @@ double qlora_weight_bytes_per_param(const QloraSettings& q) {
   return weight + kInt8Bytes / kQloraBlockSize + kFp32Bytes / (kQloraBlockSize * kDoubleQuantBlockSize);
 }
 
+// Adapters held in a dtype of their own (lora.adapter_dtype, when given): PEFT's
+// autocast_adapter_dtype keeps them in fp32 over a 16-bit base (peft >= 0.12, get_peft_model),
+// torchtune builds them in the model's dtype. Their gradients take the weights' dtype (autograd),
+// an fp32 adapter keeps fp32 optimizer moments (torch AdamW's state dtype is the parameter's) and
+// needs no master copy. Unstated, the adapters follow the precision block like any trainable
+// weight, but where PEFT upcasts them to fp32 (peft_upcasts_adapters).
+std::optional<BytesPerParam> adapter_bytes_per_param(const TrainingSetup& s, const ResolvedPrecision& precision) {
+  if (!uses_adapters(s.method) || (s.unstated.adapter_dtype && !peft_upcasts_adapters(s))) return std::nullopt;
+  ResolvedPrecision a = precision;
+  a.param_dtype = a.grad_dtype = adapter_dtype(s);
+  if (a.param_dtype == Dtype::fp32) {
+    a.optimizer_state_dtype = Dtype::fp32;
+    a.master_weights = false;
+  }
+  return trainable_bytes_per_param(a, s.model.architecture ? &*s.model.architecture : nullptr);
+}
+
 double sharding_degree(const ParallelSettings& p) {
   if (p.sharding_group_size) return static_cast<double>(*p.sharding_group_size);
   return static_cast<double>(p.data_parallel_size * p.context_parallel_size);
@@ -50,22 +67,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   const bool fsdp_engine = engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2;
   const double unsharded_grad_bytes = dtype_bytes(fsdp_engine ? precision.compute_dtype : precision.grad_dtype);
 
-  // Adapters held in a dtype of their own (lora.adapter_dtype, when given): PEFT's
-  // autocast_adapter_dtype keeps them in fp32 over a 16-bit base (peft >= 0.12, get_peft_model),
-  // torchtune builds them in the model's dtype. Their gradients take the weights' dtype (autograd),
-  // an fp32 adapter keeps fp32 optimizer moments (torch AdamW's state dtype is the parameter's) and
-  // needs no master copy. Unstated, the adapters follow the precision block like any trainable
-  // weight, but where PEFT upcasts them to fp32 (peft_upcasts_adapters).
-  std::optional<BytesPerParam> adapter_bytes;
-  if (uses_adapters(s.method) && (!s.unstated.adapter_dtype || peft_upcasts_adapters(s))) {
-    ResolvedPrecision a = precision;
-    a.param_dtype = a.grad_dtype = adapter_dtype(s);
-    if (a.param_dtype == Dtype::fp32) {
-      a.optimizer_state_dtype = Dtype::fp32;
-      a.master_weights = false;
-    }
-    adapter_bytes = trainable_bytes_per_param(a, arch);
-  }
+  const std::optional<BytesPerParam> adapter_bytes = adapter_bytes_per_param(s, precision);
 
   std::vector<ModelStates> result;
   const auto stages = stage_parameters(s);

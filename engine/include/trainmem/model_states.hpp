@@ -26,6 +26,7 @@
 #include "trainmem/parameter_layout.hpp"
 #include "trainmem/precision.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace trainmem {
@@ -54,6 +55,11 @@ struct ModelStates {
 // constants (absmax per 64 weights, fp32; with double quantization 8-bit absmax plus one fp32
 // constant per 256 blocks: QLoRA paper, Dettmers et al. 2023, §3 "Double Quantization").
 double qlora_weight_bytes_per_param(const QloraSettings& q);
+
+// Bytes per element of LoRA/QLoRA adapters where they are held in a dtype of their own
+// (lora.adapter_dtype given, or PEFT's fp32 upcast: model_states.cpp); nullopt where they follow
+// the precision block like any trainable weight, or the method has none.
+std::optional<BytesPerParam> adapter_bytes_per_param(const TrainingSetup& s, const ResolvedPrecision& precision);
 
 // The data-parallel sharding degree D for dense parameters (see above).
 double sharding_degree(const ParallelSettings& p);
