@@ -7,6 +7,7 @@
 
 #include "trainmem/calibration.hpp"
 #include "trainmem/catalog.hpp"
+#include "trainmem/message_codes.hpp"
 #include "trainmem/solver.hpp"
 #include "trainmem/strategy_search.hpp"
 
@@ -541,6 +542,21 @@ TEST_CASE("calibration answers at the document's sequence; bad point pairs are r
   CHECK_FALSE(three.ok);
   CHECK_THAT(three.json, Catch::Contains("solve.calibration has 3 measured points; the limit is 2"));
   CHECK_THAT(three.json, Catch::Contains("\"code\": \"out_of_range\""));
+}
+
+TEST_CASE("a calibrated answer at the 2^24 cap says so, as the analytic answers do", "[solver][calibration]") {
+  // Two points 0.1 B apart for 4,096 more tokens: a per-token part of about 2.4e-5 B, so room for
+  // far more than 2^24 (16,777,216) tokens; both answers stop at the cap and each says so.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}})");
+  const auto c = calibrate(s, {Measurement{2e10, 1, 4096, Measurement::Measure::allocated}, Measurement{2.0000001e10, 2, 4096, Measurement::Measure::allocated}}, 80e9);
+  REQUIRE(c);
+  CHECK(*c->max_micro_batch_size == 16777216);
+  CHECK(*c->max_seq_length == 16777216);
+  std::vector<std::string> answers;
+  for (const auto& reason : c->reasons)
+    if (reason.code == std::string(reason_code::answer_at_search_cap)) answers.push_back(std::get<std::string>(reason.params.values.front().second));
+  CHECK(answers == std::vector<std::string>{"calibrated.max_micro_batch_size", "calibrated.max_seq_length"});
 }
 
 TEST_CASE("calibration: two points that shrink as tokens grow give no fit, never a negative byte count", "[solver][calibration]") {

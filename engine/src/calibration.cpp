@@ -87,6 +87,9 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
   const double max_seq = std::min(kCap, std::floor(tokens / mbs));
   if (max_mbs >= 1) c.max_micro_batch_size = static_cast<std::int64_t>(max_mbs);
   if (max_seq >= 1) c.max_seq_length = static_cast<std::int64_t>(max_seq);
+  const auto cap = static_cast<std::int64_t>(kCap);
+  if (max_mbs == kCap) c.reasons.push_back(answer_at_search_cap("calibrated.max_micro_batch_size", cap));
+  if (max_seq == kCap) c.reasons.push_back(answer_at_search_cap("calibrated.max_seq_length", cap));
   return c;
 }
 

@@ -26,13 +26,6 @@ std::int64_t largest(std::int64_t lo, std::int64_t hi, const std::function<bool(
   return lo;
 }
 
-// An answer that stopped at the search's cap: the setup fits at least that much.
-Warning at_search_cap(const char* answer, std::int64_t cap) {
-  return {reason_code::answer_at_search_cap,
-          std::string(answer) + " stops at the search's cap of " + std::to_string(cap) + ": the setup fits at least that much",
-          {{"answer", answer}, {"cap", static_cast<double>(cap)}}};
-}
-
 // Doubles from `start` until it stops fitting (or reaches `cap`), then bisects.
 std::optional<std::int64_t> largest_fitting(std::int64_t start, std::int64_t cap, const std::function<bool(std::int64_t)>& fits) {
   if (!fits(start)) return std::nullopt;
@@ -46,6 +39,12 @@ std::optional<std::int64_t> largest_fitting(std::int64_t start, std::int64_t cap
 }
 
 }  // namespace
+
+Warning answer_at_search_cap(const char* answer, std::int64_t cap) {
+  return {reason_code::answer_at_search_cap,
+          std::string(answer) + " stops at the search's cap of " + std::to_string(cap) + ": the setup fits at least that much",
+          {{"answer", answer}, {"cap", static_cast<double>(cap)}}};
+}
 
 SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalog& catalog) {
   SolveResult r;
@@ -84,7 +83,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     };
     if (auto m = largest_fitting(1, kMaxMicroBatch, [&](std::int64_t m) { return fits(with_mbs(m)); })) {
       r.max_micro_batch_size = answer(with_mbs(*m), *m);
-      if (*m == kMaxMicroBatch) r.reasons.push_back(at_search_cap("max_micro_batch_size", kMaxMicroBatch));
+      if (*m == kMaxMicroBatch) r.reasons.push_back(answer_at_search_cap("max_micro_batch_size", kMaxMicroBatch));
     } else {
       r.reasons.push_back({reason_code::micro_batch_one_does_not_fit,
                            "micro-batch 1 does not fit at seq_length " + std::to_string(seq) +
@@ -102,7 +101,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     if (seq_cap >= 1) {
       if (auto k = largest_fitting(1, seq_cap, [&](std::int64_t k) { return fits(with_seq(k)); })) {
         r.max_seq_length = answer(with_seq(*k), *k * cp);
-        if (!a.learned_positions && *k == seq_cap) r.reasons.push_back(at_search_cap("max_seq_length", seq_cap * cp));
+        if (!a.learned_positions && *k == seq_cap) r.reasons.push_back(answer_at_search_cap("max_seq_length", seq_cap * cp));
       } else {
         r.reasons.push_back({reason_code::model_states_exceed_budget,
                              "even the shortest sequence does not fit: the model states alone exceed the budget", {}});

@@ -84,4 +84,8 @@ struct SolveResult {
 // Runs every inverse query for a validated setup that names a GPU.
 SolveResult solve(const TrainingSetup& setup, const SolveOptions& options, const Catalog& catalog);
 
+// The reason given with an answer that stopped at its search's cap (`answer`: the output field,
+// e.g. "max_micro_batch_size"): the setup fits at least that much.
+Warning answer_at_search_cap(const char* answer, std::int64_t cap);
+
 }  // namespace trainmem
