@@ -75,6 +75,9 @@ test('a borderline verdict names the source the answer turns on', async ({ app, 
   expect(widest.source).toMatch(/^unstated_/);  // a setting the document left to a default
   await expect(page.getByTestId('margin')).toContainText(`Most of that range comes from: `);
   await expect(page.getByTestId('margin')).toContainText(`(${widest.alternative}).`);
+  // The headline says the point estimate is over the memory, not "may or may not fit".
+  expect(expected.margin_bytes).toBeLessThan(0);
+  await expect(page.getByTestId('fit')).toHaveText('borderline on NVIDIA A100 SXM4 80GB: the estimate does not fit; only the low end of its uncertainty band does');
 });
 
 test('a setup that does not fit lists suggestions; applying one gives the estimate of the changed document', async ({ app, page }) => {

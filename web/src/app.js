@@ -436,7 +436,10 @@ export class App {
     byId('lower-bound').textContent = formatBytes(g.model_states, unit) + ' / ' + formatBytes(g.peak, unit);
     const fit = byId('fit');
     // The three-way verdict from the uncertainty band; fits is its conservative reading.
-    const verdict = out.verdict === 'fits' ? 'fits' : out.verdict === 'borderline' ? 'borderline' : out.verdict === 'does_not_fit' ? 'no_fit' : null;
+    // A borderline verdict says on which side of the memory the point estimate lies.
+    const over = typeof out.margin_bytes === 'number' && out.margin_bytes < 0;
+    const verdict = out.verdict === 'fits' ? 'fits' : out.verdict === 'borderline' ? (over ? 'borderline_over' : 'borderline')
+      : out.verdict === 'does_not_fit' ? 'no_fit' : null;
     fit.textContent = verdict !== null ? t(verdict, { gpu: this.gpuName(doc) }) : !doc.gpu ? t('fit_unknown')
       : out.warnings.some((/** @type {{code: string}} */ w) => w.code === 'model_states_only') ? t('fit_needs_architecture') : t('fit_none');
     fit.className = verdictClass(out.verdict);
