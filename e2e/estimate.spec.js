@@ -200,6 +200,16 @@ test('a pasted config.json becomes a custom model; a bad one is named', async ({
   await page.getByTestId('config-use').click();
   await expect(page.getByTestId('config-note')).toHaveText('Not used: model.hf_config.hidden_size = -5 is out of range (1 to 100000000)');
   await expect(page.getByTestId('model').locator('option:checked')).toHaveText('my-org/tiny-qwen');
+
+  // Python's json writes NaN and Infinity: read as null inside hf_config, as the CLI reads them
+  // (docs/api.md); a token inside a string stays text.
+  const text = JSON.stringify({ ...config, _name_or_path: 'NaN-org/Infinity', rope_scaling: 'X' }).replace('"X"', 'NaN');
+  await page.getByTestId('config-text').fill(text);
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('config-note')).toHaveText('Custom model "NaN-org/Infinity" added and selected.');
+  const nan = await app.inputDoc();
+  expect(nan.model.hf_config.rope_scaling).toBe(null);
+  expect(await app.bytes('b-peak')).toBe(cli(nan).per_gpu.peak);
 });
 
 test('DPO, PPO and GRPO: the fields that matter appear, and the per-model budget is shown', async ({ app, page }) => {

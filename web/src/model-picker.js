@@ -11,6 +11,29 @@ import { filterModels, parseHfReference, presetForHfReference, relatedPreset, si
 /** @typedef {import('./model-search.js').ModelEntry} ModelEntry */
 /** @typedef {Record<string, any>} ModelSpec  {preset} | {hf_config} | {num_parameters} */
 
+// Python's json module writes NaN, Infinity and -Infinity (transformers' config.json can hold them),
+// which JSON.parse refuses; inside hf_config the engine reads them as null (docs/api.md), and so does
+// the page. A string is matched whole first, so a token inside one stays as written.
+const NONFINITE = /"(?:[^"\\]|\\.)*"|-?\bInfinity\b|\bNaN\b/g;
+
+/**
+ * A pasted config.json's value, its non-finite tokens read as null.
+ * @param {string} text
+ * @returns {any}
+ */
+function parseConfigJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    if (!/NaN|Infinity/.test(text)) throw e;
+    try {
+      return JSON.parse(text.replace(NONFINITE, (m) => (m.startsWith('"') ? m : 'null')));
+    } catch {
+      throw e;  // the text's own error, not the rewritten text's
+    }
+  }
+}
+
 export class ModelPicker {
   /**
    * @param {Store} store
@@ -146,7 +169,7 @@ export class ModelPicker {
     }
     let config;
     try {
-      config = JSON.parse(text);
+      config = parseConfigJson(text);
     } catch (e) {
       byId('config-note').textContent = jsonErrorText(/** @type {Error} */ (e).message, text);
       return;
