@@ -108,7 +108,7 @@ test('every uncertainty source docs/api.md lists has words (and so, by the test 
 
 test('every suggestion the engine makes has words (and so, by the test above, Chinese words too)', () => {
   // Setups that do not fit, one per family of changes: one GPU, DeepSpeed on 8, FSDP on 8,
-  // torchtune, GRPO with colocated vLLM.
+  // torchtune, GRPO with colocated vLLM, QLoRA under FSDP1.
   const docs = [
     { model: { preset: 'llama-3.1-8b' }, gpu: 'rtx-4090-24gb', batch: { micro_batch_size: 4, seq_length: 4096 } },
     { model: { preset: 'llama-3.1-8b' }, framework: 'deepspeed', gpu: 'a100-40gb', parallel: { world_size: 8, zero_stage: 1 },
@@ -119,6 +119,8 @@ test('every suggestion the engine makes has words (and so, by the test above, Ch
       batch: { micro_batch_size: 4, seq_length: 4096 } },
     { model: { preset: 'llama-3.1-8b' }, method: 'lora', gpu: 'h100-sxm-80gb', batch: { micro_batch_size: 8, seq_length: 1024, gradient_accumulation_steps: 4 },
       rlhf: { algorithm: 'grpo', rollout: { max_new_tokens: 1024, use_vllm: true, vllm_gpu_memory_utilization: 0.9 } } },
+    { model: { preset: 'llama-3.1-70b' }, method: 'qlora', framework: 'fsdp', gpu: 'rtx-4090-24gb', parallel: { world_size: 2, zero_stage: 3 },
+      activation_checkpointing: 'full', batch: { micro_batch_size: 1, seq_length: 2048 } },
   ];
   const seen = new Set();
   for (const doc of docs) {
@@ -131,7 +133,7 @@ test('every suggestion the engine makes has words (and so, by the test above, Ch
     }
   }
   for (const code of ['checkpointing', 'chunked_loss', 'fused_loss', 'liger_kernel', 'zero_stage', 'more_gpus', 'offload_optimizer', 'offload_fsdp',
-    'activation_offload', 'vllm_sleep_mode', 'vllm_memory_share', 'vllm_server']) assert.ok(seen.has(code), code);
+    'activation_offload', 'vllm_sleep_mode', 'vllm_memory_share', 'vllm_server', 'adapter_units']) assert.ok(seen.has(code), code);
 });
 
 test('every link key has a control on the page (a model field: its picker)', () => {

@@ -125,6 +125,26 @@ TEST_CASE("Never a change already on, never one impossible for the setup", "[sug
   }
 }
 
+TEST_CASE("QLoRA under FSDP1 with adapters in the layers' flat parameters: make the adapters units of their own", "[suggestions]") {
+  // A new user's case: Llama-3.1-70B QLoRA on 2 x 24 GB under framework fsdp (FSDP1,
+  // use_orig_params=True by default): every layer's flat parameter carries a gradient, 17.2 GB per
+  // GPU. use_orig_params: false leaves only the adapters' gradients; the suggestion is that change,
+  // re-estimated, and it is not offered once it is on.
+  const json doc = json::parse(R"({"model": {"preset": "llama-3.1-70b"}, "method": "qlora", "framework": "fsdp",
+    "parallel": {"world_size": 2, "zero_stage": 3}, "batch": {"micro_batch_size": 1, "seq_length": 2048},
+    "activation_checkpointing": "full", "gpu": "rtx-4090-24gb"})");
+  const json out = estimate_json_doc(doc);
+  const auto it = std::find_if(out["suggestions"].begin(), out["suggestions"].end(), [](const json& s) { return s["code"] == "adapter_units"; });
+  REQUIRE(it != out["suggestions"].end());
+  CHECK((*it)["change"] == json::parse(R"({"parallel": {"use_orig_params": false}})"));
+  json changed = doc;
+  changed["parallel"]["use_orig_params"] = false;
+  const json after = estimate_json_doc(changed);
+  CHECK((*it)["peak"] == after["per_gpu"]["peak"]);
+  CHECK(out["per_gpu"]["gradients"].get<double>() - after["per_gpu"]["gradients"].get<double>() > 17e9);
+  CHECK_FALSE(has(codes(after), "adapter_units"));
+}
+
 TEST_CASE("Accumulation keeps the global batch: smaller micro-batches, more GPUs", "[suggestions]") {
   const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "fsdp", "gpu": "a100-40gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "activation_checkpointing": "none",

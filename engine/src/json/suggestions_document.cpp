@@ -106,6 +106,11 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
       out.push_back({"offload_optimizer", {{"parallel", {{"offload_optimizer", "cpu"}}}}, json::object()});
     }
   }
+  // Adapters under FSDP1 with use_orig_params=True share their layers' flat parameters, which then
+  // carry gradients for the frozen weights too; with False they are units of their own (PEFT's
+  // FSDP-QLoRA guide sets fsdp_use_orig_params: false; docs/memory-model.md, "FSDP1").
+  if (uses_adapters(s.method) && fsdp1_whole_unit_gradients(s))
+    out.push_back({"adapter_units", {{"parallel", {{"use_orig_params", false}}}}, json::object()});
   if (arch && !s.activation_offload && s.framework == Framework::torchtune)
     out.push_back({"activation_offload", {{"activation_offload", true}}, json::object()});
   // GRPO with vLLM in the training processes (TRL vllm_mode "colocate"): release its pool while the
