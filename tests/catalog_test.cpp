@@ -186,12 +186,39 @@ TEST_CASE("unknown ids suggest the entry a user meant, never a different model o
   auto gpu = [&](const std::string& id) { return suggested(R"({"model": {"num_parameters": 1e9}, "gpu": ")" + id + R"("})"); };
   CHECK(preset("meta-llama/Llama-3.1-8B") == "llama-3.1-8b");  // its Hugging Face id
   CHECK(preset("llama-3.1-8b-instruct") == "llama-3.1-8b");    // the base of an instruct model
-  CHECK(preset("mistral-7b") == "mistral-7b-v0.1");             // not mixtral-8x7b, a 46.7 B MoE
   CHECK(gpu("h200") == "h200-141gb");
-  CHECK(gpu("h100-sxm") == "h100-sxm-80gb");
-  CHECK(gpu("h100-80gb") == "h100-sxm-80gb");  // not a100-80gb, one letter away
   CHECK(gpu("rtx4090") == "rtx-4090-24gb");
   CHECK(gpu("quantum-9000").empty());
+}
+
+TEST_CASE("an id that names several catalog entries lists them all and picks none", "[catalog][errors]") {
+  // "h100" is four GPUs in the catalog (NVL 94 GB, PCIe 80 GB, SXM 80 GB, SXM 96 GB): memory from
+  // 80 to 96 GB and different speeds, so a pick would decide the verdict for the user.
+  auto error = [](const std::string& gpu) {
+    const auto errors = parse_estimate_document(R"({"model": {"num_parameters": 1e9}, "gpu": ")" + gpu + R"("})").errors;
+    REQUIRE(errors.size() == 1);
+    return errors[0];
+  };
+  auto param = [](const FieldError& e, const std::string& key) {
+    for (const auto& [k, v] : e.params.values)
+      if (k == key) return std::get<std::string>(v);
+    return std::string();
+  };
+  const FieldError h100 = error("h100");
+  CHECK(param(h100, "candidates") == R"("h100-nvl-94gb", "h100-sxm-80gb", "h100-sxm-96gb", "h100-pcie-80gb")");
+  CHECK(param(h100, "suggestion").empty());
+  CHECK_THAT(h100.message, Catch::Contains(R"(it names several: "h100-nvl-94gb", "h100-sxm-80gb")"));
+  CHECK(param(error("h100-80gb"), "candidates") == R"("h100-sxm-80gb", "h100-pcie-80gb")");  // not a100-80gb
+  CHECK(param(error("H100-SXM"), "candidates") == R"("h100-sxm-80gb", "h100-sxm-96gb")");
+  // Both Mistral 7B releases (vocabulary 32,000 and 32,768), not mixtral-8x7b, a 46.7 B MoE.
+  const auto mistral = parse_estimate_document(R"({"model": {"preset": "mistral-7b"}})").errors;
+  REQUIRE(mistral.size() == 1);
+  CHECK(param(mistral[0], "candidates") == R"("mistral-7b-v0.1", "mistral-7b-v0.3")");
+  // More than eight are cut: "llama" is every Llama preset, of three generations.
+  const auto llama = parse_estimate_document(R"({"model": {"preset": "llama"}})").errors;
+  REQUIRE(llama.size() == 1);
+  CHECK(llama[0].code == "unknown_preset");
+  CHECK_THAT(param(llama[0], "candidates"), Catch::Matches(R"(("llama-[^"]*", ){7}"llama-[^"]*" and [0-9]+ more)"));
 }
 
 TEST_CASE("every family layout has a preset in the catalog", "[catalog]") {

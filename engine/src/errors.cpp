@@ -71,28 +71,59 @@ std::string squashed(const std::vector<std::string>& parts) {
 
 }  // namespace
 
-std::string closest_catalog_id(const std::string& word, const std::vector<std::string>& ids,
-                               const std::vector<std::string>& aliases) {
+CatalogMatch closest_catalog_id(const std::string& word, const std::vector<std::string>& ids,
+                                const std::vector<std::string>& aliases) {
   constexpr std::size_t kLongestWord = 128;  // a Hugging Face id fits; longer input gets no suggestion
-  if (word.size() > kLongestWord || word.empty()) return "";
+  if (word.size() > kLongestWord || word.empty()) return {};
   const std::string lower = lowercase(word);
   for (std::size_t i = 0; i < ids.size() && i < aliases.size(); ++i)
-    if (!aliases[i].empty() && lowercase(aliases[i]) == lower) return ids[i];
+    if (!aliases[i].empty() && lowercase(aliases[i]) == lower) return {ids[i], {}};
   const std::vector<std::string> wanted = parts(word);
   const std::string flat = squashed(wanted);
-  std::string extends, extended, prefixed;  // the best id of each kind so far
+  std::vector<std::string> extending;  // ids holding every part of the word
+  std::string extended, prefixed;      // the best id of each other kind so far
   std::size_t extended_parts = 0;
   for (const auto& id : ids) {
     const std::vector<std::string> have = parts(id);
-    if (holds_parts(have, wanted) && (extends.empty() || id.size() < extends.size())) extends = id;
+    if (holds_parts(have, wanted)) extending.push_back(id);
     if (holds_parts(wanted, have) && have.size() > extended_parts) extended = id, extended_parts = have.size();
     if (!flat.empty() && squashed(have).compare(0, flat.size(), flat) == 0 && (prefixed.empty() || id.size() < prefixed.size()))
       prefixed = id;
   }
-  if (!extends.empty()) return extends;
-  if (!extended.empty()) return extended;
-  if (!prefixed.empty()) return prefixed;
-  return closest_match(word, ids);
+  if (extending.size() == 1) return {extending.front(), {}};
+  if (extending.size() > 1) {
+    std::sort(extending.begin(), extending.end(),
+              [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; });
+    return {"", extending};
+  }
+  if (!extended.empty()) return {extended, {}};
+  if (!prefixed.empty()) return {prefixed, {}};
+  return {closest_match(word, ids), {}};
+}
+
+namespace {
+
+// "\"a\", \"b\" and 3 more": the candidates a message and its params list.
+std::string listed_candidates(const std::vector<std::string>& candidates) {
+  constexpr std::size_t kListed = 8;
+  std::string out;
+  for (std::size_t i = 0; i < candidates.size() && i < kListed; ++i) out += (i ? ", \"" : "\"") + candidates[i] + "\"";
+  if (candidates.size() > kListed) out += " and " + std::to_string(candidates.size() - kListed) + " more";
+  return out;
+}
+
+}  // namespace
+
+std::string CatalogMatch::message_tail() const {
+  if (!candidates.empty()) return "; it names several: " + listed_candidates(candidates);
+  return id.empty() ? "" : "; did you mean \"" + id + "\"?";
+}
+
+Params CatalogMatch::params(const std::string& word) const {
+  Params out{{"value", excerpt(word)}};
+  if (!candidates.empty()) out.values.emplace_back("candidates", listed_candidates(candidates));
+  if (!id.empty()) out.values.emplace_back("suggestion", id);
+  return out;
 }
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {

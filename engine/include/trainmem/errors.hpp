@@ -91,14 +91,26 @@ std::string excerpt(const std::string& text, std::size_t max_bytes = 40);
 // Closest candidate by edit distance, for "did you mean" messages; empty when none is close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
-// A catalog entry a user most likely meant by `word` (a preset or GPU id), for "did you mean":
-// an entry whose alias is `word` (a preset's Hugging Face id, any case); else the shortest id that
-// holds every part of `word` ("h200" -> "h200-141gb", "h100-80gb" -> "h100-sxm-80gb"; parts split at
-// '-', '_', '.', '/', ' ', any case); else the longest id whose parts `word` all holds
+// What a mistyped catalog id (a preset or GPU id) most likely meant, for "did you mean": `id`, one
+// entry, or `candidates`, several the word names equally, for the user to choose among.
+struct CatalogMatch {
+  std::string id;                       // empty when nothing is near or the word names several
+  std::vector<std::string> candidates;  // two or more: every id holding all of the word's parts
+  // ", did you mean ..." / "; it names several: ..." for a message (empty when nothing is near).
+  std::string message_tail() const;
+  // The params of the failed look-up: `value` (the word, shortened) and `suggestion` (the id) or
+  // `candidates` (the ids, quoted and comma-separated, at most 8 and "and N more").
+  Params params(const std::string& word) const;
+};
+
+// An entry whose alias is `word` (a preset's Hugging Face id, any case); else every id that holds all
+// the parts of `word` (parts split at '-', '_', '.', '/', ' ', any case): one ("h200" -> "h200-141gb")
+// or several, listed by length, then name ("h100-80gb" -> "h100-pcie-80gb", "h100-sxm-80gb": a
+// different GPU each, never one picked for the user); else the longest id whose parts `word` all holds
 // ("llama-3.1-8b-instruct" -> "llama-3.1-8b"); else the shortest id that starts with `word` with
 // the separators dropped ("rtx4090" -> "rtx-4090-24gb"); else closest_match. `aliases[i]` belongs to
-// `ids[i]` (empty: none). Empty when nothing is near.
-std::string closest_catalog_id(const std::string& word, const std::vector<std::string>& ids,
-                               const std::vector<std::string>& aliases = {});
+// `ids[i]` (empty: none). Both fields empty when nothing is near.
+CatalogMatch closest_catalog_id(const std::string& word, const std::vector<std::string>& ids,
+                                const std::vector<std::string>& aliases = {});
 
 }  // namespace trainmem

@@ -113,8 +113,8 @@ inline constexpr MessageCode kMessageCodes[] = {
      "packing_needs_max_seq_len train_batch_mismatch train_batch_not_multiple deepspeed_precision_differs id_not_file_name default_price_not_hyperscaler_on_demand "
      "usable_and_context_above_memory ring_context_parallel_needs_fused_attention optimizer_in_backward_with_accumulation nothing_trains "
      "processes_above_visible_devices"},
-    {error_code::unknown_preset, MessageKind::error, "value suggestion"},
-    {error_code::unknown_gpu, MessageKind::error, "value suggestion"},
+    {error_code::unknown_preset, MessageKind::error, "value suggestion candidates"},
+    {error_code::unknown_gpu, MessageKind::error, "value suggestion candidates"},
     {error_code::unsupported_model_type, MessageKind::error, "model_type suggestion"},
     {error_code::unsupported, MessageKind::error, "reason entries limit", "solve_rlhf too_many_open_values config_overrides"},
     {error_code::invalid_catalog, MessageKind::error, "file problem"},  // and the params of the problem (code `problem`) in the file

@@ -1356,9 +1356,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       else if (naming) result.ignored.push_back({naming->model_key, "the model given with --model is used instead", *naming->model_id});
       checkpoint_dtype_value = dtype_name(p->param_dtype);
     } else {
-      const std::string near = closest_catalog_id(*options.model_preset, catalog.model_ids(), catalog.model_hf_ids());
-      result.errors.push_back({error_code::unknown_preset, "model", "--model \"" + *options.model_preset + "\" is not in the model catalog" +
-                                                                        (near.empty() ? "" : "; did you mean \"" + near + "\"?")});
+      const CatalogMatch near = closest_catalog_id(*options.model_preset, catalog.model_ids(), catalog.model_hf_ids());
+      result.errors.push_back({error_code::unknown_preset, "model",
+                               "--model \"" + excerpt(*options.model_preset) + "\" is not in the model catalog" + near.message_tail(),
+                               near.params(*options.model_preset)});
     }
   } else if (building) {
     ConfigValue m = ConfigValue::object();

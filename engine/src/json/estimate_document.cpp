@@ -36,13 +36,6 @@ void set(T& target, const std::optional<T>& value) {
   if (value) target = *value;
 }
 
-// The params of a catalog look-up that failed: the id as given (shortened) and the nearest id, if any.
-Params value_and_suggestion(const std::string& given, const std::string& near) {
-  Params params{{"value", excerpt(given)}};
-  if (!near.empty()) params.values.emplace_back("suggestion", near);
-  return params;
-}
-
 // A model object at `path`: {"preset": id} | {"hf_config": {...}} | {"num_parameters": N}.
 void parse_model_spec(const json& model, const std::string& path, ModelSpec& out, Errors& errors) {
   ObjectReader m(model, path, errors);
@@ -60,11 +53,11 @@ void parse_model_spec(const json& model, const std::string& path, ModelSpec& out
       out.seq_length_default = p->seq_length;
     } else {
       const Catalog& catalog = builtin_catalog();
-      const std::string near = closest_catalog_id(*preset, catalog.model_ids(), catalog.model_hf_ids());
+      const CatalogMatch near = closest_catalog_id(*preset, catalog.model_ids(), catalog.model_hf_ids());
       errors.push_back({error_code::unknown_preset, m.field("preset"),
-                        m.field("preset") + " \"" + excerpt(*preset) + "\" is not in the model catalog" +
-                            (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (trainmem catalog models lists them)",
-                        value_and_suggestion(*preset, near)});
+                        m.field("preset") + " \"" + excerpt(*preset) + "\" is not in the model catalog" + near.message_tail() +
+                            " (trainmem catalog models lists them)",
+                        near.params(*preset)});
     }
   }
   if (const json* cfg = m.get("hf_config")) {
@@ -353,11 +346,10 @@ void parse_gpu(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     if (const GpuEntry* g = catalog.find_gpu(id)) {
       s.gpu = g->spec;
     } else {
-      const std::string near = closest_catalog_id(id, catalog.gpu_ids());
+      const CatalogMatch near = closest_catalog_id(id, catalog.gpu_ids());
       errors.push_back({error_code::unknown_gpu, "gpu",
-                        "gpu \"" + excerpt(id) + "\" is not in the GPU catalog" + (near.empty() ? "" : "; did you mean \"" + near + "\"?") +
-                            " (trainmem catalog gpus lists them)",
-                        value_and_suggestion(id, near)});
+                        "gpu \"" + excerpt(id) + "\" is not in the GPU catalog" + near.message_tail() + " (trainmem catalog gpus lists them)",
+                        near.params(id)});
     }
     return;
   }
