@@ -321,6 +321,27 @@ test('a command line naming a model the catalog lacks asks for its config.json, 
   await expect(page.locator('#provenance tr[data-field="model"]')).toContainText('read from');
 });
 
+test('a command line naming a model the catalog lacks imports with a catalog model chosen for it, the nearest offered first', async ({ app, page }) => {
+  await app.open();
+  const before = await app.inputDoc();
+  await drop(page, ['trl/trl_dpo_lora.sh']);
+  await expect(page.getByTestId('import-model')).toBeVisible();
+  // The engine's nearest catalog model to Qwen/Qwen2-0.5B-Instruct is its base, Qwen/Qwen2-0.5B.
+  await expect(page.getByTestId('import-model-preset')).toHaveValue('qwen2-0.5b');
+  await page.getByTestId('import-model-preset-use').click();
+  await expect(page.getByTestId('import-result')).toBeVisible();
+  // As `trainmem import --model qwen2-0.5b` reads the same file.
+  const answer = JSON.parse(execFileSync(TRAINMEM, ['import', '--model', 'qwen2-0.5b', 'trl_dpo_lora.sh'], { cwd: path.join(CONFIGS, 'trl') }).toString());
+  expect(answer.document.model).toEqual({ preset: 'qwen2-0.5b' });
+  expect(await app.inputDoc()).toEqual(importedDoc(answer, before));
+  await expect(page.locator('#provenance tr[data-field="model"]')).toHaveAttribute('data-origin', 'given');
+  await expect(page.locator('#provenance tr[data-field="model"]')).toContainText('chosen by you');
+  // Clear forgets the choice: the same file asks again.
+  await page.getByTestId('import-clear').click();
+  await drop(page, ['trl/trl_dpo_lora.sh']);
+  await expect(page.getByTestId('import-model')).toBeVisible();
+});
+
 test('a pasted config.json is listed with the file that asked for it, and goes with it', async ({ app, page }) => {
   await app.open();
   const before = await app.inputDoc();

@@ -64,7 +64,7 @@ export class App {
     this.pickers = new ModelPicker(store, catalog.models, (spec, note) => this.selectModel(spec, note),
       () => save(STORE.customs, store.customs), (text) => this.configTextProblem(text));
     this.gpuTable = new GpuTable(byId('gpu-table'), catalog.gpus);
-    this.importer = new ImportPanel(engine, (answer) => this.applyImport(answer));
+    this.importer = new ImportPanel(engine, (answer) => this.applyImport(answer), catalog.models);
     this.trainerExport = new TrainerExport(engine, () => (this.result ? this.result.doc : null));
     this.stateSave = new DelayedSave(STORE.state, 250);
     this.generation = 0;  // bumps on every update; answers for an older one are dropped

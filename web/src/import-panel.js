@@ -54,7 +54,8 @@ function listedAs(name, listed) {
 
 // Provenance as the engine writes it (docs/api.md "resolved", "Import"): "read from FILE:key",
 // "framework default (source)", "engine default ...", "unresolved: FILE:--flag $VARIABLE".
-const ORIGINS = /** @type {const} */ ([['read', 'read from '], ['framework', 'framework default'], ['engine', 'engine default'], ['unresolved', 'unresolved: ']]);
+// "given with --model" is the catalog model chosen on the page for files naming one the catalog lacks.
+const ORIGINS = /** @type {const} */ ([['read', 'read from '], ['framework', 'framework default'], ['engine', 'engine default'], ['unresolved', 'unresolved: '], ['given', 'given with --model']]);
 
 /**
  * An import error in the page's language: a config of a framework the engine names (its params)
@@ -146,10 +147,14 @@ export class ImportPanel {
   /**
    * @param {{config: (fn: string, args: unknown[], key?: string) => Promise<{out: any}>}} engine  the import call (EngineClient.config)
    * @param {(answer: ImportAnswer) => Applied} apply  puts the imported document into the form
+   * @param {{id: string, display_name: string, hf_id: string}[]} models  the catalog's presets, offered for files naming a model it lacks
    */
-  constructor(engine, apply) {
+  constructor(engine, apply, models) {
     this.engine = engine;
     this.apply = apply;
+    this.models = models;
+    /** @type {string | null} the catalog model chosen for files naming one the catalog lacks (the import's `model`) */
+    this.modelPreset = null;
     /** @type {SourceFile[]} the files chosen or dropped, in order */
     this.files = [];
     /** @type {EngineError[]} the files of the last choice or drop that could not be read: named on every import until cleared or another choice */
@@ -187,6 +192,7 @@ export class ImportPanel {
       this.refused = [];
       byId('import-text').value = '';
       byId('import-model-config').value = '';
+      this.modelPreset = null;
       this.shown = null;
       this.errors = null;
       this.render();
@@ -201,6 +207,10 @@ export class ImportPanel {
       const asker = this.files.find((f) => key.startsWith(f.name + ':'));
       this.files.push({ name: distinctName('config.json', this.files), text, ...(asker ? { askedBy: asker.name } : {}) });
       byId('import-model-config').value = '';
+      this.run();
+    });
+    byId('import-model-preset-use').addEventListener('click', () => {
+      this.modelPreset = /** @type {HTMLSelectElement} */ (byId('import-model-preset')).value || null;
       this.run();
     });
   }
@@ -290,7 +300,7 @@ export class ImportPanel {
       else files.push(r.file);
     }
     if (errors.length === 0) {
-      const request = JSON.stringify({ files });
+      const request = JSON.stringify(this.modelPreset ? { files, model: this.modelPreset } : { files });
       const bytes = new TextEncoder().encode(request).length;
       if (bytes > MAX_JSON_BYTES) {
         errors.push({ code: 'document_too_large', message: t('import_request_too_large', { names: sources.map((s) => s.name).join(', '), bytes, limit: MAX_JSON_BYTES }) });
@@ -357,6 +367,16 @@ export class ImportPanel {
     const needed = errors.find((e) => e.code === 'model_config_needed');
     byId('import-model').hidden = !needed;
     byId('import-model-note').textContent = needed ? t('import_model_needed') : '';
+    if (needed) {
+      // The catalog's presets, the engine's nearest one chosen (params.suggestion, a catalog model's
+      // Hugging Face id, when it found one).
+      const nearest = needed.params && typeof needed.params.suggestion === 'string' ? needed.params.suggestion : '';
+      byId('import-model-preset').replaceChildren(...this.models.map((m) => {
+        const option = el('option', { value: m.id, text: m.display_name + ' (' + m.id + ')' });
+        if (nearest !== '' && (m.hf_id === nearest || m.id === nearest)) option.setAttribute('selected', '');
+        return option;
+      }));
+    }
     const box = byId('import-result');
     box.hidden = !this.shown;
     if (!this.shown) return;

@@ -46,12 +46,15 @@ const TIME_REASON_ZH = {
 };
 
 /**
- * " (did you mean "x"?)" in each language, when the engine found a near match.
+ * "; did you mean "x"?" in each language, when the engine found a near match, or the catalog ids a
+ * name could mean, when it names several.
  * @param {Ctx} c
  */
 const didYouMean = {
-  en: (/** @type {Ctx} */ c) => (c.has('suggestion') ? '; did you mean "' + c.s('suggestion') + '"?' : ''),
-  zh: (/** @type {Ctx} */ c) => (c.has('suggestion') ? '；是否想输入“' + c.s('suggestion') + '”？' : ''),
+  en: (/** @type {Ctx} */ c) => (c.has('suggestion') ? '; did you mean "' + c.s('suggestion') + '"?'
+    : c.has('candidates') ? '; it names several: ' + c.s('candidates') : ''),
+  zh: (/** @type {Ctx} */ c) => (c.has('suggestion') ? '；是否想输入“' + c.s('suggestion') + '”？'
+    : c.has('candidates') ? '；它可指多个条目：' + c.s('candidates') : ''),
 };
 
 /** @type {Record<string, Wording>} */
@@ -129,9 +132,9 @@ export const WORDINGS = {
   },
   conflicting_values: { en: () => 'the files give this setting different values', zh: () => '多个文件对同一设置给出了不同的值' },
   model_config_needed: {
-    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not in the model catalog' + (c.has('suggestion') ? ' (nearest: "' + c.s('suggestion') + '")' : '') + ': give its config.json beside the other files'
+    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not in the model catalog' + (c.has('suggestion') ? ' (nearest: "' + c.s('suggestion') + '")' : '') + ': give its config.json beside the other files, or choose a catalog model for it'
       : "the files describe a model the import cannot build: give the model's config.json"),
-    zh: (c) => (c.has('value') ? '“' + c.s('value') + '”不在模型目录中' + (c.has('suggestion') ? '（最接近的是“' + c.s('suggestion') + '”）' : '') + '：请同时提供它的 config.json'
+    zh: (c) => (c.has('value') ? '“' + c.s('value') + '”不在模型目录中' + (c.has('suggestion') ? '（最接近的是“' + c.s('suggestion') + '”）' : '') + '：请同时提供它的 config.json，或为它选择目录中的模型'
       : '这些文件描述的模型无法由导入构建：请提供模型的 config.json'),
   },
   invalid_yaml: { en: (c) => position(c, 'en') + 'not valid YAML', zh: (c) => position(c, 'zh') + '不是有效的 YAML' },
