@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <unordered_set>
@@ -72,11 +73,13 @@ ConfigValue yaml_float(const std::string& text) {
     sign = v[0] == '-' ? -1 : 1;
     v = v.substr(1);
   }
-  if (v.find(':') != std::string::npos) {
-    const auto dot = v.find('.');
-    return sign * (base60(v.substr(0, dot)) + std::stod("0" + v.substr(dot)));
-  }
-  return sign * std::stod(v);
+  // strtod, not stod: a number below the smallest double reads as 0 (or subnormal), as PyYAML's
+  // float() reads it, where stod throws; one beyond the largest is infinite, kept as written as .inf.
+  const double value = v.find(':') != std::string::npos
+                           ? base60(v.substr(0, v.find('.'))) + std::strtod(("0" + v.substr(v.find('.'))).c_str(), nullptr)
+                           : std::strtod(v.c_str(), nullptr);
+  if (!std::isfinite(value)) return text;
+  return sign * value;
 }
 
 // A parser's error where it stopped in a file: "file:line:column: what", with the position as

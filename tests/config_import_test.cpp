@@ -191,6 +191,12 @@ TEST_CASE("YAML scalars follow PyYAML's YAML 1.1 rules", "[import][yaml]") {
   CHECK(yaml11_plain_scalar("~").is_null());
   CHECK(yaml11_plain_scalar("").is_null());
   CHECK(yaml11_plain_scalar(".5") == ConfigValue(0.5));
+  // Beyond a double's range: PyYAML's float("2.0e-320") is the subnormal 2.0e-320, float("1.0e-400")
+  // 0.0 and float("1.0e+400") inf (kept as written, as .inf is); std::stod threw and aborted the CLI.
+  CHECK(yaml11_plain_scalar("2.0e-320") == ConfigValue(2.0e-320));
+  CHECK(yaml11_plain_scalar("-1.0e-400") == ConfigValue(-0.0));
+  CHECK(yaml11_plain_scalar("1_0.0_1e-400") == ConfigValue(0.0));
+  CHECK(yaml11_plain_scalar("1.0e+400") == ConfigValue("1.0e+400"));
   CHECK(yaml11_plain_scalar("2026-01-02") == ConfigValue("2026-01-02"));
 
   trainmem::Errors errors;
