@@ -267,3 +267,25 @@ TEST_CASE("a colocated vLLM share below the policy's weights is named: vLLM cann
   CHECK(found);
   for (const auto& w : warnings_at("0.3")) CHECK(w.code != "vllm_share_below_weights");
 }
+
+TEST_CASE("a PPO critic trained with LoRA takes its adapters from the lora block, which is then not ignored", "[rlhf]") {
+  // The policy trains in full, the critic with LoRA on q_proj: per layer r x (64 in + 64 out), 2
+  // layers -> 256 r trainable parameters; r 16 instead of 8 adds 2,048, each with two fp32 Adam
+  // moments: 2,048 x 8 B = 16,384 B more optimizer state in the critic, none in the policy.
+  auto ppo = [](int r) {
+    return doc(R"("rlhf": {"algorithm": "ppo", "critic": {"method": "lora"}, "rollout": {"max_new_tokens": 32}},
+      "batch": {"seq_length": 32}, "lora": {"r": )" + std::to_string(r) + R"(, "target_modules": ["q_proj"]})");
+  };
+  const auto r8 = estimate_from(ppo(8));
+  const auto r16 = estimate_from(ppo(16));
+  CHECK(role(r16, "critic")->optimizer_states - role(r8, "critic")->optimizer_states == 16384.0);
+  CHECK(role(r16, "policy")->optimizer_states == role(r8, "policy")->optimizer_states);
+  const auto parsed = parse_estimate_document(ppo(8));
+  REQUIRE(parsed.errors.empty());
+  for (const auto& field : parsed.setup.ignored_fields) CHECK(field.rfind("lora", 0) != 0);
+  // Without a LoRA critic the block is reported as without effect.
+  const auto full_critic = parse_estimate_document(doc(R"("rlhf": {"algorithm": "ppo"}, "lora": {"r": 8})"));
+  REQUIRE(full_critic.errors.empty());
+  CHECK(std::count_if(full_critic.setup.ignored_fields.begin(), full_critic.setup.ignored_fields.end(),
+                      [](const std::string& f) { return f.rfind("lora (", 0) == 0; }) == 1);
+}

@@ -112,7 +112,7 @@ TEST_CASE("a sequence beyond a learned position table is an error", "[robustness
 TEST_CASE("settings without effect are reported", "[robustness]") {
   const JsonResult r = estimate_json(R"({"model": {"num_parameters": 1e9}, "lora": {"r": 8}})");
   REQUIRE(r.ok);
-  CHECK_THAT(r.json, Catch::Contains("ignored_fields") && Catch::Contains("lora (method is not lora/qlora)"));
+  CHECK_THAT(r.json, Catch::Contains("ignored_fields") && Catch::Contains("lora (neither the method nor a PPO critic's rlhf.critic.method is lora/qlora)"));
 }
 
 TEST_CASE("a long string of multi-byte characters is cut on a character boundary in messages", "[robustness]") {

@@ -399,10 +399,12 @@ void parse_training(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
 // Settings given for something this setup does not do: accepted, but reported.
 void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   const bool adapters = uses_adapters(s.method);
+  // A PPO critic trained with LoRA takes its adapters from the lora block (rlhf.cpp), whatever the policy's method.
+  const bool critic_adapters = s.rlhf && s.rlhf->algorithm == RlhfAlgorithm::ppo && uses_adapters(s.rlhf->critic_method);
   auto note = [&](bool ignored, const char* field) {
     if (ignored) s.ignored_fields.emplace_back(field);
   };
-  note(r.has("lora") && !adapters, "lora (method is not lora/qlora)");
+  note(r.has("lora") && !adapters && !critic_adapters, "lora (neither the method nor a PPO critic's rlhf.critic.method is lora/qlora)");
   note(r.has("qlora") && s.method != Method::qlora, "qlora (method is not qlora)");
   note(r.has("freeze") && s.method != Method::freeze, "freeze (method is not freeze)");
   note(s.qlora.saves_base_inputs && s.method == Method::qlora && !qlora_through_bitsandbytes(s),
