@@ -462,3 +462,49 @@ test('a value that cannot be percent-decoded stays in its field as the link gave
   await expect(page.getByTestId('status')).toHaveText('No estimate: the engine rejected the input (fields marked below).');
   expect(new URL(page.url()).hash).toBe(link);
 });
+
+test('a link value for a setting its setup does not use is named, and the estimate of the setup shown is the CLI\'s', async ({ app, page }) => {
+  // lr (lora.r) 0 and an empty ll (lora.layers_to_transform) under full fine-tuning; rg (a
+  // rollout's num_generations) with no RLHF algorithm: the estimate leaves all three out.
+  const hash = v4('v4:m=llama-3.1-8b&me=full&lr=0&ll=&rg=64&g=h100-sxm-80gb');
+  await app.open('http', hash);
+  const problems = page.getByTestId('link-problems');
+  await expect(problems).toContainText('"lr" (lora.r) = "0" is for LoRA (method lora or qlora, or a PPO critic trained with LoRA), which this setup does not use');
+  await expect(problems).toContainText('"ll" (lora.layers_to_transform) = "" is for LoRA');
+  await expect(problems).toContainText('"rg" (rlhf.rollout.num_generations) = "64" is for RLHF (no RLHF algorithm chosen)');
+  await expect(problems).not.toContainText('no estimate is shown');
+  const doc = await app.inputDoc();
+  expect(doc).toEqual({ model: { preset: 'llama-3.1-8b' }, method: 'full', gpu: 'h100-sxm-80gb' });
+  await expect(page.locator('#result-body')).toBeVisible();
+  expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
+  expect(await page.evaluate(() => location.hash)).toBe(hash);  // kept as it came until an input changes
+});
+
+test('a PPO critic trained with LoRA shows the LoRA settings and is estimated with them, as the CLI does', async ({ app, page }) => {
+  await app.open('http', v4('v4:m=llama-3.1-8b&me=full&lr=64&ra=ppo&cme=lora&g=h100-sxm-80gb'));
+  await expect(app.field('lora.r')).toBeVisible();
+  await expect(app.field('lora.r')).toHaveValue('64');
+  await expect(page.getByTestId('link-problems')).toBeEmpty();
+  const doc = await app.inputDoc();
+  expect(doc.lora).toEqual({ r: 64 });
+  expect(await app.bytes('b-peak')).toBe(cli(doc).per_gpu.peak);
+  // The rank moves the critic's states: r 8 is a smaller estimate.
+  await app.set('lora.r', 8);
+  expect(await app.bytes('b-peak')).toBeLessThan(cli(doc).per_gpu.peak);
+});
+
+test('a LoRA rank typed before switching to full fine-tuning is still there after a reload', async ({ app, page }) => {
+  await app.open();
+  await app.set('method', 'lora');
+  await app.set('lora.r', 48);
+  await app.set('method', 'full');
+  expect((await app.inputDoc()).lora).toBeUndefined();  // not estimated, not in the link
+  expect(await page.evaluate(() => location.hash)).not.toContain('lr=');
+  await page.reload();
+  await expect(page.getByTestId('input-json')).not.toBeEmpty();
+  await app.settled();
+  await expect(page.getByTestId('link-problems')).toBeEmpty();
+  await app.set('method', 'lora');
+  await expect(app.field('lora.r')).toHaveValue('48');
+  expect((await app.inputDoc()).lora.r).toBe(48);
+});

@@ -91,6 +91,13 @@ test('migration: a first-release link becomes the current document and link', ()
   assert.equal(Url.encode(r.doc), v4('v4:m=gpt2&me=qlora&lr=4&n=2&z=1&g=l4-24gb'));
 });
 
+test('migration: a first-release link naming an object property is named by what it says', () => {
+  // Each key is unknown to every version: named as written, not as Object.prototype's member of that name.
+  const r = Url.decode('#v1:model=gpt2&constructor=1&__proto__=2&toString=3&gpu=l4-24gb');
+  assert.deepEqual(r.doc, { model: { preset: 'gpt2' }, gpu: 'l4-24gb' });
+  assert.deepEqual(r.problems.map((p) => [p.code, p.param]), [['unknown_parameter', 'constructor'], ['unknown_parameter', '__proto__'], ['unknown_parameter', 'toString']]);
+});
+
 test('migration: a v2 link (no solve options) keeps its document and becomes a v4 link', () => {
   const r = Url.decode('#v2:m=llama-3.1-8b&me=full&b=1&s=4096&n=8&z=3&g=h100-sxm-80gb');
   assert.equal(r.version, 2);

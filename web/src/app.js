@@ -10,7 +10,7 @@ import { clone, deletePath, getPath, setPath } from './doc-paths.js';
 import { KEYS, MAX_JSON_BYTES, VERSION, clipped, decode, encode } from './link-codec.js';
 import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControl, writeControls, showGroups } from './controls.js';
-import { SHOW, effectiveDoc, linkDoc } from './page-rules.js';
+import { SHOW, effectiveDoc, linkDoc, unusedBlocks } from './page-rules.js';
 import { showErrors } from './field-errors.js';
 import { messageAfterField, messageText } from './messages.js';
 import { ModelPicker } from './model-picker.js';
@@ -116,9 +116,12 @@ export class App {
     const problems = [];
     const stored = load(STORE.state);
     const anchor = anchorTarget(location.hash);
-    if (location.hash.length > 1 && !anchor) this.readHash(location.hash, problems);
+    // The page's own stored setup holds what the link leaves out (the LoRA rank typed before switching
+    // to full fine-tuning): a link that is the stored setup's (a reload) loads it whole.
+    const kept = typeof stored === 'string' ? decode(stored).doc : null;
+    if (location.hash.length > 1 && !anchor && !(kept && encode(linkDoc(kept)) === location.hash)) this.readHash(location.hash, problems);
     // The page's own stored link: a value typed that is not valid comes back into its field, unnamed.
-    else if (typeof stored === 'string' && decode(stored).doc) this.readHash(stored, []);
+    else if (typeof stored === 'string' && kept) this.readHash(stored, []);
     else this.readHash(DEFAULT_HASH, problems);
     if (location.hash.length <= 1 || anchor) this.legacyVersion = null;  // the page's own setup, not an old link
     // The first estimate starts at once, the controls are written and wired while the engine
@@ -169,10 +172,38 @@ export class App {
       p.invalid = true;
     }
     problems.push(...decoded.problems);
+    if (decoded.doc) problems.push(...App.unusedValues(decoded.doc, problems));
     // A link that names no model (the page writes one when the parameter count was cleared) loads
     // without one: the engine then says a model is required, rather than the default model's
     // estimate answering for a link that did not name it.
     this.store.doc = decoded.doc || /** @type {Doc} */ (decode(DEFAULT_HASH).doc);
+  }
+
+  /**
+   * The link's values for settings its setup does not use (the LoRA rank under full fine-tuning, a
+   * rollout without an RLHF algorithm): the estimate leaves them out, so each is named rather than
+   * dropped unsaid. A value the codec named already (an invalid one) is marked `unused` instead:
+   * it does not keep the estimate from being shown.
+   * @param {Doc} doc
+   * @param {LinkProblem[]} named  the problems found so far
+   * @returns {LinkProblem[]} the problems to add
+   */
+  static unusedValues(doc, named) {
+    const blocks = unusedBlocks(doc);
+    /** @type {LinkProblem[]} */
+    const out = [];
+    for (const [path, key] of KEY_FOR_PATH) {
+      const block = blocks.find((b) => path === b.path || path.startsWith(b.path + '.'));
+      const v = getPath(doc, path);
+      if (!block || v === undefined) continue;
+      const earlier = named.find((p) => p.path === path || (p.path && p.path.startsWith(path + '.')));
+      if (earlier) {
+        earlier.unused = block.group;
+        continue;
+      }
+      out.push({ param: key, path, value: clipped(typeof v === 'string' ? v : JSON.stringify(v)), message: '', unused: block.group });
+    }
+    return out;
   }
 
   /**
@@ -231,6 +262,7 @@ export class App {
     this.linkProblems = problems;
     const items = problems.map((p) => el('li', {
       text: p.whole ? t('link_refused', { message: message(p) })
+        : p.unused ? t('link_unused', { param: p.param, path: p.path, value: p.value, setting: t('unused_' + p.unused) })
         // After the field the engine's message reads "= -5 is out of range": without its "= ".
         : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? messageAfterField(p.error).replace(/^= /, '') : message(p) })
           : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
@@ -344,8 +376,9 @@ export class App {
     const hash = encode(linkDoc(this.store.doc));
     this.writeUrl(hash, history);
     // A link that came with problems is not the user's setup (a link the page could not load shows
-    // the default): the stored setup stays until an input changes, which replaces the link.
-    if (this.linkProblems.length === 0) this.stateSave.set(hash);
+    // the default): the stored setup stays until an input changes, which replaces the link. The
+    // stored setup keeps every input, those the link leaves out (unusedBlocks) too.
+    if (this.linkProblems.length === 0) this.stateSave.set(encode(this.store.doc));
     byId('results').setAttribute('aria-busy', 'true');
     // The shown estimate is of the previous input until the answer comes: the status line says so.
     const status = byId('status');

@@ -26,7 +26,7 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
 /**
  * A problem with a link: a parameter left out (the rest kept), or, with `whole`, the link refused
  * (doc null).
- * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, error?: import('./messages.js').EngineMessage, whole?: boolean, text?: string, invalid?: boolean}} LinkProblem
+ * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, error?: import('./messages.js').EngineMessage, whole?: boolean, text?: string, invalid?: boolean, unused?: string}} LinkProblem
  *   code and params: what the page words in each language (PROBLEMS; the page's i18n table has lp_<code>);
  *   error: the engine's error for a field it rejects, worded when shown;
  *   text: the whole value as typed, for a field's value that is not of its type or not even
@@ -556,11 +556,11 @@ function shown(raw) {
 
 // The migration ladder: MIGRATIONS[v] turns version v's payload into version v+1's pairs.
 // v1 (the first release) wrote the form's long element names with URLSearchParams.
-/** @type {Record<string, string>} */
-const V1_KEYS = {
+// A Map, not an object literal: a link's "constructor" or "__proto__" is a name, not Object's own.
+const V1_KEYS = new Map(Object.entries({
   model: 'm', method: 'me', lora_r: 'lr', optimizer: 'o', micro_batch_size: 'b', seq_length: 's',
   world_size: 'n', zero_stage: 'z', gpu: 'g',
-};
+}));
 /** @type {Record<number, (payload: string) => string>} */
 const MIGRATIONS = {
   3(payload) {
@@ -576,7 +576,7 @@ const MIGRATIONS = {
     const pairs = [];
     for (const [name, value] of params) {
       if (name === 'lora_r' && method !== 'lora' && method !== 'qlora') continue;  // v1 always wrote the rank
-      pairs.push([V1_KEYS[name] || name, value]);
+      pairs.push([V1_KEYS.get(name) || name, value]);
     }
     return pairs.map(([k, v]) => encodeURIComponent(k) + '=' + encodeURIComponent(v)).join('&');
   },

@@ -12,7 +12,8 @@ const algorithm = (d) => (d.rlhf && d.rlhf.algorithm) || '';
 /** @type {Record<string, (d: Doc) => boolean>} */
 export const SHOW = {
   model_count: (d) => !!d.model && 'num_parameters' in d.model,
-  lora: (d) => method(d) === 'lora' || method(d) === 'qlora',
+  // A PPO critic trained with LoRA takes its adapters from the lora block too (the engine's rlhf.cpp).
+  lora: (d) => method(d) === 'lora' || method(d) === 'qlora' || (algorithm(d) === 'ppo' && getPath(d, 'rlhf.critic.method') === 'lora'),
   qlora: (d) => method(d) === 'qlora',
   freeze: (d) => method(d) === 'freeze',
   rlhf: (d) => algorithm(d) !== '',
@@ -29,6 +30,29 @@ export const SHOW = {
   custom_gpu: (d) => !!d.gpu && typeof d.gpu === 'object',
 };
 
+// The blocks a setup may leave out, each with the group (SHOW) that uses it; a block inside another
+// (rlhf.reward inside rlhf) after it.
+const BLOCKS = /** @type {const} */ ([['lora', 'lora'], ['qlora', 'qlora'], ['freeze', 'freeze'], ['rlhf', 'rlhf'],
+  ['rlhf.reward', 'reward'], ['rlhf.critic', 'critic'], ['rlhf.rollout', 'rollout'], ['selective_policy', 'selective']]);
+
+/**
+ * The blocks of a document that its setup does not use (the LoRA settings under full fine-tuning,
+ * a rollout without an RLHF algorithm): each block's path and the group that would use it, the
+ * outermost only (rlhf, not also rlhf.rollout).
+ * @param {Doc} doc
+ * @returns {{path: string, group: string}[]}
+ */
+export function unusedBlocks(doc) {
+  /** @type {{path: string, group: string}[]} */
+  const out = [];
+  for (const [path, group] of BLOCKS) {
+    if (getPath(doc, path) === undefined || SHOW[group](doc)) continue;
+    if (out.some((b) => path.startsWith(b.path + '.'))) continue;
+    out.push({ path, group });
+  }
+  return out;
+}
+
 /**
  * The estimate document the engine sees: blocks that do not apply to the chosen method are left
  * out, and so are the panel's solve options.
@@ -38,16 +62,11 @@ export const SHOW = {
 export function effectiveDoc(doc) {
   const d = clone(doc);
   delete d.solve;
-  if (!SHOW.lora(d)) delete d.lora;
-  if (!SHOW.qlora(d)) delete d.qlora;
-  if (!SHOW.freeze(d)) delete d.freeze;
-  if (!SHOW.rlhf(d)) delete d.rlhf;
-  else {
-    if (!SHOW.reward(d)) delete d.rlhf.reward;
-    if (!SHOW.critic(d)) delete d.rlhf.critic;
-    if (!SHOW.rollout(d)) delete d.rlhf.rollout;
+  for (const { path } of unusedBlocks(doc)) {
+    const keys = path.split('.');
+    const parent = keys.length > 1 ? getPath(d, keys.slice(0, -1).join('.')) : d;
+    delete parent[keys[keys.length - 1]];
   }
-  if (!SHOW.selective(d)) delete d.selective_policy;
   return d;
 }
 
