@@ -82,8 +82,14 @@ async function expectPanelEqualsCli(app, page) {
     const min = row.getByTestId('min-gpus');
     if (o.min_gpus) await expect(min, o.gpu).toHaveAttribute('data-value', String(o.min_gpus.value));
     else await expect(min, o.gpu).toHaveText('> 4,096');
-    await expect(row.getByTestId('cost'), o.gpu).toHaveText(o.cost_per_hour === null ? '—' : '$' + Render.formatMoney(o.cost_per_hour) + '/h');
+    const cost = o.cost_per_hour === null ? '—' : '$' + Render.formatMoney(o.cost_per_hour) + '/h';
+    // A device the setup cannot run on as written says so (the engine's cannot_run), and is never the cheapest.
+    await expect(row.getByTestId('cost'), o.gpu).toHaveText(o.cannot_run.length ? cost + ' · cannot run this setup' : cost);
+    if (o.cannot_run.length) await expect(row.getByTestId('cost'), o.gpu).toHaveAttribute('data-cannot-run', o.cannot_run.join(' '));
   }
+  // bf16 on a T4 (compute capability 7.5), and a TPU for a CUDA setup, among them.
+  expect(want.gpu_options.find((o) => o.gpu === 't4-16gb').cannot_run).toContain('bf16_unsupported');
+  expect(want.gpu_options.find((o) => o.gpu === 'tpu-v5p-95gb').cannot_run).toEqual(['other_accelerator_kind']);
   return { doc, want };
 }
 

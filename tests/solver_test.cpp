@@ -47,6 +47,37 @@ TEST_CASE("the largest micro-batch fits and one more does not", "[solver]") {
   }
 }
 
+TEST_CASE("the longest sequence is found where a shorter one does not fit", "[solver]") {
+  // Llama-3.1-8B under FSDP on 8 x RTX 4090 with full checkpointing: the caching allocator's blocks
+  // that no later request fits (allocator_cache) shrink as the activations grow, so 256 tokens peak
+  // above the budget and 1,024 below it; the search must not stop at the short end.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "rtx-4090-24gb", "framework": "fsdp",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 4096}, "activation_checkpointing": "full"})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  REQUIRE(*peak_at(s, 1, 256) > r.budget_bytes);  // the premise: a short sequence does not fit
+  REQUIRE(*peak_at(s, 1, 1024) <= r.budget_bytes);
+  REQUIRE(r.max_seq_length);
+  const std::int64_t k = r.max_seq_length->value;
+  CHECK(k >= 1024);
+  CHECK(*peak_at(s, 1, k) <= r.budget_bytes);
+  CHECK(*peak_at(s, 1, k + 1) > r.budget_bytes);
+  for (const auto& w : r.reasons) CHECK(w.code != std::string(reason_code::model_states_exceed_budget));
+}
+
+TEST_CASE("no sequence fits although the model states do: said so, not blamed on the states", "[solver]") {
+  // A custom 4 MiB device without a CUDA context: a 2-layer, 64-wide model's states (16 B x about
+  // 0.1 M parameters, under 2 MB) fit its budget, but PyTorch's cuBLAS workspaces alone (8 MiB and
+  // more) do not, at any sequence length.
+  const TrainingSetup s = setup_from(R"({"model": {"hf_config": )" + trainmem::test::kTinyGqaLlama +
+                                     R"(}, "gpu": {"memory_bytes": 4194304, "cuda_context_bytes": 0}, "batch": {"seq_length": 128}})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  CHECK_FALSE(r.max_seq_length);
+  const auto reason = std::find_if(r.reasons.begin(), r.reasons.end(),
+                                   [](const Warning& w) { return w.code == std::string(reason_code::no_sequence_length_fits); });
+  REQUIRE(reason != r.reasons.end());
+  CHECK_THAT(reason->message, Catch::StartsWith("no sequence length fits at micro-batch 1: the model states fit the budget, but at 1 token(s)"));
+}
+
 TEST_CASE("fewest GPUs: the answer fits and one data-parallel replica fewer does not", "[solver]") {
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-40gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}, "activation_checkpointing": "full"})");
@@ -582,4 +613,27 @@ TEST_CASE("an answer that stops at the search's cap says so", "[solver]") {
   for (const auto& r : out["reason_messages"])
     said = said || (r["code"] == "answer_at_search_cap" && r["params"]["answer"] == "max_seq_length" && r["params"]["cap"] == 16777216);
   CHECK(said);
+}
+
+TEST_CASE("the cheapest GPU is one the setup runs on as written", "[solver]") {
+  // A bf16 QLoRA run of an 8B model fits one 16 GB card; a T4 ($0.978/h on AWS, the cheapest
+  // priced) has no bf16 arithmetic (compute capability 7.5) and a TPU v5e runs XLA, not CUDA: each
+  // is listed with why, and neither is the cheapest.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "rtx-4090-24gb", "method": "qlora",
+    "batch": {"seq_length": 1024}, "activation_checkpointing": "full"})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  auto option = [&](const std::string& id) {
+    const auto it = std::find_if(r.gpu_options.begin(), r.gpu_options.end(), [&](const GpuOption& o) { return o.id == id; });
+    REQUIRE(it != r.gpu_options.end());
+    return *it;
+  };
+  const GpuOption t4 = option("t4-16gb");
+  CHECK(std::count(t4.cannot_run.begin(), t4.cannot_run.end(), "bf16_unsupported") == 1);
+  CHECK(option("tpu-v5e-16gb").cannot_run == std::vector<std::string>{"other_accelerator_kind"});
+  CHECK(option("l4-24gb").cannot_run.empty());
+  REQUIRE(r.cheapest);
+  CHECK(r.cheapest->cannot_run.empty());
+  CHECK(r.cheapest->id != "t4-16gb");
+  for (const auto& o : r.gpu_options)
+    if (o.cost_per_hour && o.cannot_run.empty()) CHECK(*r.cheapest->cost_per_hour <= *o.cost_per_hour);
 }

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "trainmem/calibration.hpp"
+#include "trainmem/explain.hpp"
 #include "trainmem/message_codes.hpp"
 #include "trainmem/work_meter.hpp"
 
@@ -26,16 +27,19 @@ std::int64_t largest(std::int64_t lo, std::int64_t hi, const std::function<bool(
   return lo;
 }
 
-// Doubles from `start` until it stops fitting (or reaches `cap`), then bisects.
+// Largest x in [start, cap] with fits(x). The peak is not monotone at the short end: the caching
+// allocator's blocks that no later request fits (allocator_cache) are largest when the activations
+// are small (a 4,096-token setup can fit where 256 tokens do not). So every doubling of `start` up
+// to `cap` is tried (at most 25), and the largest that fits is bisected up to the next doubling,
+// over which the activations' growth decides.
 std::optional<std::int64_t> largest_fitting(std::int64_t start, std::int64_t cap, const std::function<bool(std::int64_t)>& fits) {
-  if (!fits(start)) return std::nullopt;
-  std::int64_t lo = start;
-  while (lo < cap) {
-    const std::int64_t next = std::min(cap, lo * 2);
-    if (!fits(next)) return largest(lo, next - 1, fits);
-    lo = next;
+  std::optional<std::int64_t> best;
+  for (std::int64_t x = start;; x = std::min(cap, x * 2)) {
+    if (fits(x)) best = x;
+    if (x >= cap) break;
   }
-  return lo;
+  if (!best || *best >= cap) return best;
+  return largest(*best, std::min(cap, *best * 2) - 1, fits);
 }
 
 }  // namespace
@@ -102,9 +106,20 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       if (auto k = largest_fitting(1, seq_cap, [&](std::int64_t k) { return fits(with_seq(k)); })) {
         r.max_seq_length = answer(with_seq(*k), *k * cp);
         if (!a.learned_positions && *k == seq_cap) r.reasons.push_back(answer_at_search_cap("max_seq_length", seq_cap * cp));
-      } else {
+      } else if (const Estimate shortest = estimate(with_seq(1)); shortest.per_gpu.model_states > r.budget_bytes) {
         r.reasons.push_back({reason_code::model_states_exceed_budget,
                              "even the shortest sequence does not fit: the model states alone exceed the budget", {}});
+      } else {
+        const double peak = compared_peak(with_seq(1), shortest).value_or(0.0);
+        r.reasons.push_back({reason_code::no_sequence_length_fits,
+                             "no sequence length fits at micro-batch " + std::to_string(base.batch.micro_batch_size) +
+                                 ": the model states fit the budget, but at " + std::to_string(cp) + " token(s) the peak is already " +
+                                 std::to_string(static_cast<long long>(peak)) + " B against " +
+                                 std::to_string(static_cast<long long>(r.budget_bytes)) + " B",
+                             {{"micro_batch_size", static_cast<double>(base.batch.micro_batch_size)},
+                              {"seq_length", static_cast<double>(cp)},
+                              {"peak", peak},
+                              {"budget", r.budget_bytes}}});
       }
     }
   }
@@ -173,16 +188,26 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
                                (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
                                "; try offload, LoRA/QLoRA or checkpointing",
                            {{"max_gpus", max_gpus}, {"zero_stage", zero_stage}}});
+    // The setup's kind of device: its catalog entry's, a custom device's "gpu".
+    const GpuEntry* own_entry = catalog.find_gpu(base.gpu->id);
+    const std::string own_kind = own_entry ? own_entry->kind : "gpu";
     for (const auto& g : catalog.gpus) {
       GpuOption opt;
       opt.id = g.spec.id;
+      TrainingSetup there = base;
+      there.gpu = g.spec;
+      std::vector<Warning> hardware;
+      hardware_warnings(there, estimate(there), hardware);
+      for (const auto& w : hardware) opt.cannot_run.push_back(w.code);
+      if (g.kind != own_kind) opt.cannot_run.emplace_back("other_accelerator_kind");
       const Fewest fewest = min_gpus_for(g.spec);
       opt.min_gpus = fewest.fits;
       opt.min_gpus_whole_band = fewest.whole_band;
       auto price = o.prices.find(g.spec.id);
       opt.price_per_gpu_hour = price != o.prices.end() ? std::optional<double>(price->second) : g.price_per_gpu_hour_usd;
       if (opt.min_gpus && opt.price_per_gpu_hour) opt.cost_per_hour = *opt.price_per_gpu_hour * static_cast<double>(opt.min_gpus->value);
-      if (opt.cost_per_hour && (!r.cheapest || *opt.cost_per_hour < *r.cheapest->cost_per_hour)) r.cheapest = opt;
+      if (opt.cost_per_hour && opt.cannot_run.empty() && (!r.cheapest || *opt.cost_per_hour < *r.cheapest->cost_per_hour))
+        r.cheapest = opt;
       r.gpu_options.push_back(opt);
     }
   }

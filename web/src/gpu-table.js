@@ -10,7 +10,7 @@ import { verdictClass, verdictWord } from './verdict.js';
 /** @typedef {{id: string, display_name: string, price_per_gpu_hour_usd?: number | null, memory: {bytes: number}, device_total_bytes?: number | null}} GpuEntry */
 /** @typedef {{usable: number | null, peak: number | null, verdict: string | null} | {pending: true} | {error: true}} GpuHere  verdict: the engine's fits | borderline | does_not_fit */
 /** @typedef {{value: number, peak: number, verdict: string | null}} FitPoint  verdict: the engine's fits | borderline at that count */
-/** @typedef {{min_gpus: FitPoint | null, min_gpus_whole_band: FitPoint | null, cost_per_hour: number | null} | {pending: true} | {error: string}} GpuOption */
+/** @typedef {{min_gpus: FitPoint | null, min_gpus_whole_band: FitPoint | null, cost_per_hour: number | null, cannot_run?: string[]} | {pending: true} | {error: string}} GpuOption */
 
 export class GpuTable {
   /**
@@ -95,6 +95,8 @@ function fillHere(tr, here, unit) {
 function fillOption(tr, option, maxGpus) {
   const min = tr.cells[4];
   const cost = tr.cells[6];
+  cost.title = '';
+  cost.removeAttribute('data-cannot-run');
   min.title = '';
   min.className = 'num';
   min.removeAttribute('data-min-verdict');
@@ -116,6 +118,13 @@ function fillOption(tr, option, maxGpus) {
     }
   } else min.removeAttribute('data-value');
   cost.textContent = typeof option.cost_per_hour === 'number' ? '$' + formatMoney(option.cost_per_hour) + t('per_hour') : '—';
+  // The engine's reasons the setup cannot run there as written (solve's cannot_run): never the cheapest.
+  const cannot = option.cannot_run || [];
+  if (cannot.length) {
+    cost.textContent += ' · ' + t('cannot_run');
+    cost.title = t('cannot_run_title', { reasons: cannot.map((c) => t('cr_' + c)).join('; ') });
+    cost.setAttribute('data-cannot-run', cannot.join(' '));
+  }
 }
 
 /**

@@ -275,6 +275,12 @@ export const WORDINGS = {
     en: () => 'even the shortest sequence does not fit: the model states alone exceed the budget',
     zh: () => '即使最短的序列也放不下：仅模型状态就已超出预算',
   },
+  no_sequence_length_fits: {
+    en: (c) => 'no sequence length fits at micro-batch ' + c.n('micro_batch_size') + ': the model states fit the budget, but at ' + c.n('seq_length')
+      + ' token(s) the peak is already ' + c.b('peak') + ' against ' + c.b('budget'),
+    zh: (c) => '微批为 ' + c.n('micro_batch_size') + ' 时没有放得下的序列长度：模型状态在预算之内，但序列长度为 ' + c.n('seq_length')
+      + ' 时峰值已达 ' + c.b('peak') + '，预算为 ' + c.b('budget'),
+  },
   band_past_gpu_at_every_count: {
     en: (c) => 'at ' + gpuCount(c, 'gpus') + ' the estimate fits the budget but its band reaches past the GPU, and no count up to ' + c.n('max_gpus') +
       ' fits with the whole band' + (Number(c.p.zero_stage) < 3 ? ' (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)' : '') +

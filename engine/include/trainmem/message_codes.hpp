@@ -59,6 +59,7 @@ inline constexpr const char* answer_needs_architecture = "answer_needs_architect
 inline constexpr const char* answer_at_search_cap = "answer_at_search_cap";
 inline constexpr const char* micro_batch_one_does_not_fit = "micro_batch_one_does_not_fit";
 inline constexpr const char* model_states_exceed_budget = "model_states_exceed_budget";
+inline constexpr const char* no_sequence_length_fits = "no_sequence_length_fits";
 inline constexpr const char* band_past_gpu_at_every_count = "band_past_gpu_at_every_count";
 inline constexpr const char* no_gpu_count_fits = "no_gpu_count_fits";
 inline constexpr const char* calibration_below_model_states = "calibration_below_model_states";
@@ -164,6 +165,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {reason_code::answer_at_search_cap, MessageKind::reason, "answer cap"},
     {reason_code::micro_batch_one_does_not_fit, MessageKind::reason, "seq_length"},
     {reason_code::model_states_exceed_budget, MessageKind::reason, ""},
+    {reason_code::no_sequence_length_fits, MessageKind::reason, "micro_batch_size seq_length peak budget"},
     {reason_code::band_past_gpu_at_every_count, MessageKind::reason, "gpus max_gpus zero_stage"},
     {reason_code::no_gpu_count_fits, MessageKind::reason, "max_gpus zero_stage"},
     {reason_code::calibration_below_model_states, MessageKind::reason, "model_states"},

@@ -49,6 +49,13 @@ struct GpuOption {
   std::optional<FitPoint> min_gpus_whole_band;
   std::optional<double> price_per_gpu_hour;
   std::optional<double> cost_per_hour;
+  // Why the setup cannot run there as it is written, empty when it can: the hardware warnings it
+  // raises on that device (bf16_unsupported, fp8_unsupported, flash_attention_unsupported,
+  // flash_attention_3_unsupported: explain.hpp) and "other_accelerator_kind" for a device of
+  // another kind than the setup's GPU (a TPU or Gaudi for a CUDA/ROCm setup, catalog "kind"),
+  // whose runtime neither runs the same framework code nor allocates as PyTorch's CUDA caching
+  // allocator does. `cheapest` is chosen among the devices where this is empty.
+  std::vector<std::string> cannot_run;
 };
 
 struct GlobalBatchPlan {

@@ -144,7 +144,7 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
   for (const auto& g : r.gpu_options)
     out["gpu_options"].push_back({{"gpu", g.id}, {"min_gpus", fit_point(g.min_gpus)}, {"min_gpus_whole_band", fit_point(g.min_gpus_whole_band)},
                                   {"price_per_gpu_hour", g.price_per_gpu_hour ? json(*g.price_per_gpu_hour) : json(nullptr)},
-                                  {"cost_per_hour", g.cost_per_hour ? json(*g.cost_per_hour) : json(nullptr)}});
+                                  {"cost_per_hour", g.cost_per_hour ? json(*g.cost_per_hour) : json(nullptr)}, {"cannot_run", g.cannot_run}});
   out["cheapest"] = r.cheapest ? json{{"gpu", r.cheapest->id}, {"gpus", r.cheapest->min_gpus->value},
                                       {"cost_per_hour", *r.cheapest->cost_per_hour},
                                       {"verdict", r.cheapest->min_gpus->verdict ? json(verdict_name(*r.cheapest->min_gpus->verdict)) : json(nullptr)}}
