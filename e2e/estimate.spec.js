@@ -139,7 +139,8 @@ test('the GPU table: every GPU at this count (CLI estimate), the fewest that fit
       await expect(row.getByTestId('min-gpus'), o.gpu).toHaveText(text);
       await expect(row.getByTestId('min-gpus'), o.gpu).toHaveAttribute('data-min-verdict', o.min_gpus.verdict || '');
     } else await expect(row.getByTestId('min-gpus'), o.gpu).toHaveText('> 4,096');
-    await expect(row.getByTestId('cost'), o.gpu).toHaveText(o.cost_per_hour === null ? '—' : '$' + Render.formatMoney(o.cost_per_hour) + '/h');
+    const cost = o.cost_per_hour === null ? '—' : '$' + Render.formatMoney(o.cost_per_hour) + '/h';
+    await expect(row.getByTestId('cost'), o.gpu).toHaveText(o.cannot_run.length ? cost + ' · cannot run this setup' : cost);
   }
   // the fewest found fits with the margin kept free, one data-parallel step fewer does not
   for (const gpu of ['a100-40gb', 'h100-sxm-80gb', 'mi300x-192gb']) {

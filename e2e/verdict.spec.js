@@ -180,13 +180,19 @@ test('controls left at default show the value the engine used, from resolved', a
   await expect(app.field('batch.seq_length')).toHaveAttribute('placeholder', 'default');
 });
 
-test('the GPU list\'s default option names the GPU the engine used by its display name, not its id', async ({ app, page }) => {
-  await app.open();
+test('a select with a value chosen names no default value; left at its default, it names the engine\'s by its option\'s label', async ({ app, page }) => {
+  await app.open();  // the default page chooses ZeRO-3 and an H100
+  // The value chosen is what the engine resolved: "default: 3" would echo it, and choosing that
+  // option would let the HF Trainer's default, no sharding, take over.
+  const zero = app.field('parallel.zero_stage').locator('option[value=""]');
+  await expect(zero).toHaveText('default');
+  await expect(app.field('gpu').locator('option[value=""]')).toHaveText('default');
+  await app.set('parallel.zero_stage', '');
   const expected = cli(await app.inputDoc());
-  const gpus = JSON.parse(require('child_process').execFileSync(require('path').join(ROOT, 'build-native', 'trainmem'), ['catalog', 'gpus']).toString()).gpus;
-  const used = gpus.find((g) => g.id === expected.resolved.gpu.value);
-  expect(used.display_name).not.toBe(used.id);
-  await expect(app.field('gpu').locator('option[value=""]')).toHaveText('default: ' + used.display_name);
+  expect(expected.resolved['parallel.zero_stage'].value).toBe(0);
+  const label = await app.field('parallel.zero_stage').locator('option[value="0"]').textContent();
+  await expect(zero).toHaveText('default: ' + label);
+  await expect(zero).toHaveAttribute('title', expected.resolved['parallel.zero_stage'].origin);
 });
 
 // A parameter count alone gives model states but no peak (the engine's model_states_only warning): the

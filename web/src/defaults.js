@@ -57,7 +57,7 @@ function selectValueText(select, value, unit) {
 }
 
 /**
- * Shows the engine's value in every control of `root` left empty; restores the page's own
+ * Shows the engine's value in every control of `root` left empty (a select at its "default" option); restores the page's own
  * placeholder where the engine resolved nothing (no estimate, or a field that does not apply).
  * @param {ParentNode} root
  * @param {Record<string, ResolvedEntry> | null} resolved
@@ -68,11 +68,14 @@ export function showDefaults(root, resolved, unit) {
     const path = control.dataset.path || '';
     const entry = resolved && Object.prototype.hasOwnProperty.call(resolved, path) ? resolved[path] : null;
     if (control instanceof HTMLSelectElement) {
+      // A value chosen: the engine resolved that value, not the default, so the "default" option
+      // names none (choosing it lets the engine decide, which may differ from the value chosen).
+      const chosen = control.value !== '' ? null : entry;
       const option = /** @type {HTMLOptionElement | null} */ (control.querySelector('option[value=""]'));
       if (!option) continue;
-      setText(option, entry ? t('default_is', { value: selectValueText(control, entry.value, unit) }) : t('default'));
-      setAttr(option, 'title', entry ? originTitle(entry.origin) : '');
-      setAttr(option, 'data-resolved', entry ? JSON.stringify(entry.value) : null);
+      setText(option, chosen ? t('default_is', { value: selectValueText(control, chosen.value, unit) }) : t('default'));
+      setAttr(option, 'title', chosen ? originTitle(chosen.origin) : '');
+      setAttr(option, 'data-resolved', chosen ? JSON.stringify(chosen.value) : null);
       continue;
     }
     if (!('pagePlaceholder' in control.dataset)) control.dataset.pagePlaceholder = control.getAttribute('placeholder') || '';
