@@ -1244,8 +1244,23 @@ TEST_CASE("packed or padded: batch.padding follows each trainer's collator", "[i
     INFO(text << trainmem::error_document(r.errors));
     REQUIRE(r.errors.empty());
     const json batch = as_json(r.document).at("batch");
-    if (longest) CHECK(batch.value("padding", "") == "longest");
-    else CHECK_FALSE(batch.contains("padding"));
+    CHECK(batch.value("padding", "max_length") == (longest ? "longest" : "max_length"));
+  }
+  // TRL's packing is read as max_length, so the launch line that runs the same config (and reads
+  // no packing of its own) does not bring back the unpacked collator's padding.
+  {
+    trainmem::Errors errors;
+    auto yaml = trainmem::cli::load_config_file("sft.yaml", trl + "packing: true\n", errors);
+    auto line = trainmem::cli::load_config_file("run.sh", "accelerate launch --num_processes 8 trl/scripts/sft.py --config sft.yaml\n", errors);
+    REQUIRE(yaml);
+    REQUIRE(line);
+    const auto r = trainmem::import_configs({*yaml, *line}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(as_json(r.document).at("batch").at("padding") == "max_length");
+    const auto padding = std::find_if(r.provenance.begin(), r.provenance.end(), [](const auto& p) { return p.first == "batch.padding"; });
+    REQUIRE(padding != r.provenance.end());
+    CHECK(padding->second == "read from sft.yaml:packing");
   }
   // A packing flag that is not a boolean is refused, as the trainers' configs refuse it.
   for (const std::string& text : {axolotl + "sample_packing: maybe\n", factory + "packing: maybe\n", trl + "packing: maybe\n"}) {

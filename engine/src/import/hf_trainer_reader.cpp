@@ -465,7 +465,13 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (name == "ddp_bucket_cap_mb" || name == "ddp_find_unused_parameters" || name == "ddp_broadcast_buffers") {
       r.unmodelled_key(k, v, "DDP bucket settings: the estimate assumes torch DDP's 25 MB buckets");
     } else if (name == "packing" || name == "padding_free") {
-      if (const auto on = boolean(r, k, v)) r.ignore(k, v, *on ? "every sequence at the maximum length, packed or flattened" : "off (see batch.padding)");
+      // On: the batch is max_length tokens per sequence, packed or flattened (batch.padding
+      // max_length, a read that another file's collator default does not override); off: the
+      // collator's padding to the longest sample, the trainer default below.
+      if (const auto on = boolean(r, k, v)) {
+        if (*on) r.read("batch.padding", "max_length", k);
+        else r.ignore(k, v, "off (see batch.padding)");
+      }
     } else if (name == "beta" && trainer == Trainer::grpo) {
       continue;  // decides the reference model: read with the GRPO settings below
     } else if (no_memory_effect(name)) {
