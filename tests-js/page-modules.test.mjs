@@ -12,6 +12,7 @@ import * as I18n from '../web/src/i18n.js';
 import * as Format from '../web/src/format.js';
 import * as WhatFits from '../web/src/what-fits.js';
 import * as Accuracy from '../web/src/accuracy.js';
+import * as Export from '../web/src/export.js';
 import * as Url from '../web/src/link-codec.js';
 import { suggestionText } from '../web/src/verdict.js';
 import { errorText } from '../web/src/error-text.js';
@@ -251,4 +252,24 @@ test('a pasted config.json without a name is named from its type, hidden size an
   assert.equal(name({ _name_or_path: 'org/model', model_type: 'qwen2' }), 'org/model');
   // The same config again is the same entry.
   assert.equal(store.addCustom({}).added, false);
+});
+
+test('the Markdown report carries the band, the step time and cost, the checkpoint disk and the changes that make it fit', () => {
+  // Llama-3.1-70B under FSDP on 16 H100s at 8,192 tokens, 1e9 tokens to train: the engine's answer
+  // has all four; the report states each of their numbers as the engine gave them.
+  const doc = { model: { preset: 'llama-3.1-70b' }, framework: 'fsdp', batch: { seq_length: 8192 }, activation_checkpointing: 'full',
+    parallel: { world_size: 16, zero_stage: 3 }, gpu: 'h100-sxm-80gb', training: { total_tokens: 1e9 } };
+  const out = JSON.parse(engine.estimate(JSON.stringify(doc)));
+  assert.equal(out.error, undefined);
+  const md = Export.markdown('https://example.org/#v4:x', doc, out, 'GiB');
+  const range = out.per_gpu.peak_range;
+  assert.ok(md.includes('## Uncertainty band of the peak\n\nPeak ' + Format.formatBytes(range.expected, 'GiB') + ' GiB, between '
+    + Format.formatBytes(range.low, 'GiB') + ' and ' + Format.formatBytes(range.high, 'GiB') + ' GiB.'), md);
+  for (const u of out.uncertainty) assert.ok(md.includes('- `' + u.source + '`: '), u.source);
+  assert.ok(md.includes('- step: ' + out.time.step_seconds.toFixed(3) + ' s\n'), md);
+  assert.ok(md.includes('- cost: $' + out.time.cost.usd.toFixed(2) + ' at $6.88 per GPU-hour'), md);
+  assert.ok(md.includes('- one checkpoint (`bytes_per_checkpoint`): ' + Format.formatBytes(out.checkpoint.bytes_per_checkpoint, 'GiB') + ' GiB'), md);
+  assert.ok(out.suggestions.length > 0);
+  const table = md.slice(md.indexOf('## Make it fit'), md.indexOf('## Warnings')).trim().split('\n');
+  assert.equal(table.length, 4 + out.suggestions.length);  // heading, blank line, header and rule, one row each
 });
