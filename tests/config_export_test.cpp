@@ -777,6 +777,28 @@ TEST_CASE("LoRA with no targets given exports the family's default targets the e
   for (const auto& n : axolotl.at("not_exported")) CHECK(n.at("field") != "lora.target_modules");
 }
 
+TEST_CASE("torchtune export: a regex target names the modules it matches; PEFT-only settings are named by their own fields", "[export][torchtune]") {
+  // PEFT re.fullmatch'es ".*(q|v)_proj" against each module name: model.layers.N.self_attn.q_proj
+  // and v_proj on every layer, nothing else, which torchtune says as lora_attn_modules [q_proj, v_proj].
+  const auto regex = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora",
+      "lora": {"target_modules": ".*(q|v)_proj"}})", "torchtune").json);
+  CHECK_THAT(regex.at("config").get<std::string>(), Catch::Contains("'model.lora_attn_modules=[q_proj,v_proj]'"));
+  for (const auto& n : regex.at("not_exported")) CHECK(n.at("field") != "lora.target_modules");
+  // A regex that adapts some layers only (layer 0's q_proj) is no torchtune setting.
+  const auto some = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora",
+      "lora": {"target_modules": "model\\.layers\\.0\\.self_attn\\.q_proj"}})", "torchtune").json);
+  std::set<std::string> some_fields;
+  for (const auto& n : some.at("not_exported")) some_fields.insert(n.at("field").get<std::string>());
+  CHECK(some_fields.count("lora.target_modules"));
+  // Per-module ranks: torchtune's builders take one lora_rank.
+  const auto ranks = json::parse(trainmem::export_json(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora",
+      "lora": {"target_modules": ["q_proj", "v_proj"], "rank_pattern": {"q_proj": 4}}})", "torchtune").json);
+  std::set<std::string> fields;
+  for (const auto& n : ranks.at("not_exported")) fields.insert(n.at("field").get<std::string>());
+  CHECK(fields.count("lora.rank_pattern"));
+  CHECK_FALSE(fields.count("lora.target_modules"));
+}
+
 TEST_CASE("every torchtune fixture with its launch line: import, export, import again gives the same document", "[export][torchtune]") {
   const json manifest = json::parse(fixture_text("expected.json"));
   std::size_t cases = 0;

@@ -162,6 +162,22 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     const std::vector<std::string>& targets =
         s.model.architecture ? effective_target_modules(*s.model.architecture, s.lora) : s.lora.target_modules;
     std::set<std::string> names(targets.begin(), targets.end());
+    // A regex (PEFT's string target_modules) names the modules it matches: the linears it adapts
+    // in every layer, by name; one it adapts in some layers only is no torchtune setting.
+    bool some_layers_only = false;
+    if (s.lora.target_pattern && s.model.architecture) {
+      const LoraTargeting targeting(*s.model.architecture, s.lora);
+      for (std::size_t g = 0; g < s.model.architecture->layers.size(); ++g) {
+        const LayerGroup& group = s.model.architecture->layers[g];
+        for (std::size_t i = 0; i < group.linears.size(); ++i) {
+          if (targeting.adapter_params(g, i, 0, group.count) <= 0) continue;
+          names.insert(group.linears[i].name);
+          for (std::int64_t layer = 0; layer < group.count && !some_layers_only; ++layer)
+            some_layers_only = targeting.adapter_params(g, group.linears[i], layer) <= 0;
+        }
+      }
+      if (targeting.lm_head_adapter() > 0) names.insert("lm_head");
+    }
     if (names.count("all-linear")) names = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
     if (names.erase("qkv_proj")) names.insert({"q_proj", "k_proj", "v_proj"});
     if (names.erase("gate_up_proj")) names.insert({"gate_proj", "up_proj"});
@@ -170,8 +186,16 @@ ExportResult export_torchtune(const TrainingSetup& s) {
       if (names.erase(n)) attn.push_back(std::string(n) == "o_proj" ? "output_proj" : n);
     const int mlp = static_cast<int>(names.erase("gate_proj") + names.erase("up_proj") + names.erase("down_proj"));
     const bool output = names.erase("lm_head") > 0;
-    const bool other = s.lora.target_pattern || !s.lora.exclude_modules.empty() || s.lora.exclude_pattern ||
-                       !s.lora.layers_to_transform.empty() || !s.lora.rank_pattern.empty() || !s.lora.modules_to_save.empty();
+    // Each PEFT setting torchtune's builders have no argument for, named by its own field.
+    if (!s.lora.rank_pattern.empty())
+      out.not_expressible.emplace_back("lora.rank_pattern", "torchtune's LoRA builders take one lora_rank for every adapted module");
+    if (!s.lora.layers_to_transform.empty())
+      out.not_expressible.emplace_back("lora.layers_to_transform", "torchtune adapts the chosen modules on every layer");
+    if (!s.lora.exclude_modules.empty() || s.lora.exclude_pattern)
+      out.not_expressible.emplace_back("lora.exclude_modules", "torchtune names the modules to adapt, none to leave out");
+    if (!s.lora.modules_to_save.empty())
+      out.not_expressible.emplace_back("lora.modules_to_save", "torchtune trains no whole module beside the adapters");
+    const bool other = some_layers_only;
     if (!s.model.architecture)
       out.not_expressible.emplace_back("lora.target_modules", "a parameter count names no modules to adapt; torchtune's builders need them");
     else if (!names.empty() || (mlp != 0 && mlp != 3) || other)
