@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "trainmem/explain.hpp"
 
 using namespace trainmem;
 using trainmem::test::estimate_from;
@@ -316,4 +317,18 @@ TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 c
   CHECK(accumulating.per_gpu.phases->optimizer_step == 40168345600.0);
   // DeepSpeed's ZeRO-3 keeps its own layout (bf16 weights, an fp32 master): no upcast.
   CHECK(estimate_from(base + R"(, "framework": "deepspeed"})").bytes_per_param.param == 2);
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 holds the fp32 gradient of one optimizer sub-group at a time, and its formula says so", "[model_states]") {
+  // 8e9 bf16 parameters on 2 GPUs: 16-bit gradients 8e9 x 2 B / 2 = 8e9 B; the fp32 gradient of the
+  // optimizer partition would be 8e9 x 4 B / 2 = 16e9 B, but stage3.py steps one sub-group
+  // (sub_group_size 1e9 elements) at a time: 1e9 x 4 B = 4e9 B. Total 12e9 B.
+  const std::string doc = R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed",
+    "parallel": {"world_size": 2, "zero_stage": 3}, "precision": {"param_dtype": "bf16"}})";
+  const Estimate e = estimate_from(doc);
+  CHECK(e.per_gpu.gradients == 12e9);
+  const auto explanations = explain(trainmem::test::setup_from(doc), e);
+  const auto g = std::find_if(explanations.begin(), explanations.end(), [](const Explanation& x) { return x.component == "gradients"; });
+  REQUIRE(g != explanations.end());
+  CHECK_THAT(g->formula, Catch::Contains("one sub-group of at most 1e9 elements at a time under ZeRO-3"));
 }

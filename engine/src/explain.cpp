@@ -201,7 +201,9 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   std::string gradient_rule;
   if (e.bytes_per_param.optimizer_gradient > 0)
     gradient_rule += "; includes DeepSpeed's fp32 gradient of the optimizer partition (" +
-                     number(e.bytes_per_param.optimizer_gradient) + " B/param" + shard_o + ", optimizer step only)";
+                     number(e.bytes_per_param.optimizer_gradient) + " B/param" + shard_o + ", optimizer step only" +
+                     // model_states.cpp: ZeRO-3 steps one sub-group (sub_group_size, 1e9 elements) at a time.
+                     (s.parallel.zero_stage == 3 ? ", one sub-group of at most 1e9 elements at a time under ZeRO-3" : "") + ")";
   if (s.parallel.zero_stage >= 2 && s.batch.gradient_accumulation_steps > 1 && gradient_sync(s) == GradientSync::last_micro_batch) {
     // model_states.cpp: FSDP accumulates in its reduce dtype (the compute dtype) and frees them with
     // the last micro-batch's reduce-scatter.
