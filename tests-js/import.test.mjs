@@ -197,6 +197,7 @@ test('malformed YAML: the page\'s error equals trainmem parse\'s, line and colum
     'eof.yaml': 'a: [1, 2\n',                      // unclosed at the end: line 2, a line of nothing (column 1)
     'tab.yaml': '\tb: 1\n',                        // a tab as indentation: line 1, "b" at column 2
     'dup.yaml': 'a: 1\na: 2\n',                    // a repeated key: line 2, column 1
+    'alias.yaml': 'a: 1\nb:\n  - 1\n  - *gc\n',       // an alias of no anchor (read as null before): line 4, "-" at column 3
   };
   const dir = mkdtempSync(join(tmpdir(), 'trainmem-yaml-'));
   for (const [name, text] of Object.entries(cases)) {

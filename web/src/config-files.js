@@ -103,12 +103,15 @@ class YamlProblem extends Error {
    * @param {[number, number] | undefined} range  character offsets of the node
    * @param {string} [code]
    * @param {string} [key]  the repeated key, for duplicate_key
+   * @param {boolean} [parserError]  a problem yaml-cpp finds while parsing, which the CLI places at its
+   *   line's first character that is not a blank (as the parse errors above)
    */
-  constructor(message, range, code = 'invalid_yaml', key = '') {
+  constructor(message, range, code = 'invalid_yaml', key = '', parserError = false) {
     super(message);
     this.offset = range ? range[0] : 0;
     this.code = code;
     this.key = key;
+    this.parserError = parserError;
   }
 }
 
@@ -152,10 +155,16 @@ class YamlBuilder {
     this.aliased = new Map();
   }
 
-  /** @param {any} alias */
+  /**
+   * The node an alias names; an alias of no anchor is an error, as PyYAML's safe_load ("found
+   * undefined alias") and the CLI's yaml-cpp say, never read as null.
+   * @param {any} alias
+   */
   resolve(alias) {
     if (!this.aliased.has(alias)) this.aliased.set(alias, alias.resolve(this.doc));
-    return this.aliased.get(alias);
+    const node = this.aliased.get(alias);
+    if (node === undefined) throw new YamlProblem('the referenced anchor is not defined', alias.range, 'invalid_yaml', '', true);
+    return node;
   }
 
   /** @param {string} s */
@@ -244,7 +253,8 @@ export function parseYaml(text, name) {
     return { content: new YamlBuilder(doc).build(doc.contents, 0) };
   } catch (e) {
     if (!(e instanceof YamlProblem)) throw e;
-    const where = lineColumn(text, e.offset);
+    const at = lineColumn(text, e.offset);
+    const where = e.parserError ? { line: at.line, col: firstNonBlankColumn(text, at.line) } : at;
     /** @type {Record<string, string | number>} */
     const params = { file: name, line: where.line, column: where.col };
     if (e.key) params.key = e.key;

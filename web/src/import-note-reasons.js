@@ -27,7 +27,6 @@ export const EXACT_ZH = {
   'an elastic node range: the world size is not fixed': '弹性节点范围：GPU 总数不固定',
   'a single-device recipe: no FSDP': '单卡 recipe：不使用 FSDP',
   'LoRA on parameters (MoE experts) is not modelled': '对参数（MoE 专家）施加 LoRA 尚未建模',
-  'every sequence at the maximum length, packed or flattened': '每个序列都按最大长度计算（打包或展平）',
   'off (see batch.padding)': '已关闭（见 batch.padding）',
   'every sequence at cutoff_len tokens, packed': '每个序列都是 cutoff_len 个 token（打包）',
   'off: samples are not packed (see batch.padding)': '已关闭：样本不打包（见 batch.padding）',
