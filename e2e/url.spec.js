@@ -508,3 +508,31 @@ test('a LoRA rank typed before switching to full fine-tuning is still there afte
   await expect(app.field('lora.r')).toHaveValue('48');
   expect((await app.inputDoc()).lora.r).toBe(48);
 });
+
+test('a link\'s config.json that the engine rejects names the key inside it, not only the link value', async ({ app, page }) => {
+  // hidden_size 250 over 3 heads: the engine names model.hf_config.num_attention_heads; the line
+  // names the link value mc (model.hf_config) and, inside it, num_attention_heads.
+  const config = { model_type: 'llama', hidden_size: 250, intermediate_size: 512, num_attention_heads: 3, num_hidden_layers: 2, vocab_size: 1000 };
+  const mc = Buffer.from(require('zlib').deflateRawSync(new TextEncoder().encode(JSON.stringify(config)))).toString('base64url');
+  await app.open('http', v4('v4:mc=' + mc + '&g=h100-sxm-80gb'));
+  const doc = await app.inputDoc();
+  const answer = cli(doc);
+  const heads = answer.errors.find((e) => e.field === 'model.hf_config.num_attention_heads');
+  expect(heads).toBeDefined();
+  const after = heads.message.slice('model.hf_config.num_attention_heads'.length).replace(/^:? /, '');
+  await expect(page.getByTestId('link-problems')).toContainText('(model.hf_config) = ');
+  await expect(page.getByTestId('link-problems')).toContainText('is invalid: num_attention_heads ' + after);
+});
+
+test('a link whose config.json makes the document too large names that value', async ({ app, page }) => {
+  // The config alone is 10 bytes under the engine's 1 MiB document limit; with the document around
+  // it ({"model": {"hf_config": ...}, "gpu": ...}) the whole is over it.
+  const config = { model_type: 'llama', hidden_size: 64, intermediate_size: 128, num_attention_heads: 4, num_hidden_layers: 2, vocab_size: 1000, padding: '' };
+  config.padding = 'x'.repeat(1048576 - 10 - JSON.stringify(config).length);
+  const mc = Buffer.from(require('zlib').deflateRawSync(new TextEncoder().encode(JSON.stringify(config)))).toString('base64url');
+  await app.open('http', v4('v4:mc=' + mc + '&g=h100-sxm-80gb'));
+  const problems = page.getByTestId('link-problems');
+  await expect(problems).toContainText('The link\'s value "mc" (model.hf_config) = ');
+  await expect(problems).toContainText('is invalid: the document it makes is ');
+  await expect(problems).toContainText('the engine reads at most 1,048,576');
+});

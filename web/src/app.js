@@ -50,6 +50,23 @@ const KEY_FOR_PATH = new Map(KEYS.map(([key, path]) => [path, key]));
 /** @param {unknown} e */
 const superseded = (e) => e instanceof Superseded;
 
+/**
+ * The engine's objection to a link's value, after the value's own path (which the line names): "is
+ * out of range" for the field itself; the size of the whole document for the value that made it too large; for a key inside the value (a config.json's
+ * num_attention_heads inside mc=) that key and its objection, "num_attention_heads = 3 must divide ...".
+ * @param {import('./messages.js').EngineMessage} error
+ * @param {string} path  the link value's document path
+ */
+function rejectedText(error, path) {
+  const field = error.field || '';
+  const p = /** @type {Record<string, unknown>} */ (error.params || {});
+  if (error.code === 'document_too_large' && typeof p.bytes === 'number' && typeof p.limit === 'number') {
+    return t('link_document_too_large', { bytes: formatCount(p.bytes), limit: formatCount(p.limit) });
+  }
+  if (field.startsWith(path + '.')) return field.slice(path.length + 1) + ' ' + messageAfterField(error);
+  return messageAfterField(error).replace(/^= /, '');
+}
+
 export class App {
   /**
    * @param {EngineClient} engine
@@ -230,6 +247,21 @@ export class App {
   }
 
   /**
+   * The document field of a link key whose value is the longest, or null.
+   * @param {Doc} doc
+   * @returns {string | null}
+   */
+  static longestLinkPath(doc) {
+    let best = null, longest = -1;
+    for (const path of KEY_FOR_PATH.keys()) {
+      const v = getPath(doc, path);
+      const length = v === undefined ? -1 : JSON.stringify(v).length;
+      if (length > longest) best = path, longest = length;
+    }
+    return best;
+  }
+
+  /**
    * Names in problems every field of a loaded document that the engine rejects, keeping each as
    * the link gave it (one problem per field: a value the codec already named is not named again).
    * @param {LinkProblem[]} problems
@@ -241,7 +273,8 @@ export class App {
     if (!out.error) return;
     const paths = new Set(problems.filter((p) => p.invalid).map((p) => p.path));
     for (const e of out.errors) {
-      const path = App.linkPathFor(doc, e.field);
+      // A document over the engine's limit is the link's longest value's doing (a config.json in mc=).
+      const path = e.code === 'document_too_large' ? App.longestLinkPath(doc) : App.linkPathFor(doc, e.field);
       if (!path || paths.has(path)) continue;
       paths.add(path);
       const v = getPath(doc, path);
@@ -264,7 +297,7 @@ export class App {
       text: p.whole ? t('link_refused', { message: message(p) })
         : p.unused ? t('link_unused', { param: p.param, path: p.path, value: p.value, setting: t('unused_' + p.unused) })
         // After the field the engine's message reads "= -5 is out of range": without its "= ".
-        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? messageAfterField(p.error).replace(/^= /, '') : message(p) })
+        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? rejectedText(p.error, p.path) : message(p) })
           : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
     }));
     if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
