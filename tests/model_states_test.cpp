@@ -332,3 +332,31 @@ TEST_CASE("DeepSpeed ZeRO-3 holds the fp32 gradient of one optimizer sub-group a
   REQUIRE(g != explanations.end());
   CHECK_THAT(g->formula, Catch::Contains("one sub-group of at most 1e9 elements at a time under ZeRO-3"));
 }
+
+TEST_CASE("the optimizer states' formula names a master copy only where the trainable weights have one", "[model_states]") {
+  // QLoRA through PEFT: the adapters train in fp32 (autocast_adapter_dtype), so paged 8-bit AdamW
+  // keeps its moments and no fp32 master copy; a bf16 full fine-tune under DeepSpeed keeps one.
+  auto optimizer_formula = [](const std::string& doc) {
+    const auto explanations = explain(trainmem::test::setup_from(doc), estimate_from(doc));
+    const auto o = std::find_if(explanations.begin(), explanations.end(), [](const Explanation& x) { return x.component == "optimizer_states"; });
+    REQUIRE(o != explanations.end());
+    return o->formula;
+  };
+  CHECK_THAT(optimizer_formula(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "precision": {"optimizer": "paged_adamw_8bit"},
+    "batch": {"seq_length": 2048}})"), Catch::Contains(" B (moments) = "));
+  CHECK_THAT(optimizer_formula(R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed", "parallel": {"world_size": 2, "zero_stage": 3},
+    "precision": {"param_dtype": "bf16"}})"), Catch::Contains(" B (moments + fp32 master)"));
+}
+
+TEST_CASE("under ZeRO-Offload the gradients' formula says where the partition went", "[model_states]") {
+  // DeepSpeed ZeRO-2 with the optimizer on the CPU keeps the gradient partition on the host (Ren et
+  // al. 2021, §4.1): 0 B on the GPU, and the formula says why instead of an arithmetic that reads 0.
+  const std::string doc = R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed",
+    "parallel": {"world_size": 4, "zero_stage": 2, "offload_optimizer": "cpu"}, "precision": {"param_dtype": "bf16"}})";
+  const Estimate e = estimate_from(doc);
+  CHECK(e.per_gpu.gradients == 0);
+  const auto explanations = explain(trainmem::test::setup_from(doc), e);
+  const auto g = std::find_if(explanations.begin(), explanations.end(), [](const Explanation& x) { return x.component == "gradients"; });
+  REQUIRE(g != explanations.end());
+  CHECK_THAT(g->formula, Catch::EndsWith("= 0 B (offloaded with the optimizer: the partition is on the host)"));
+}

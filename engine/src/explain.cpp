@@ -218,10 +218,16 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
   out.push_back({"gradients",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +
-                     gradient_rule + " = " + bytes(g.gradients),
+                     gradient_rule + " = " + bytes(g.gradients) +
+                     // model_states.cpp: ZeRO-Offload keeps the gradient partition on the host with the optimizer.
+                     (s.parallel.offload_optimizer != OffloadTarget::none && sharding_engine(s) != ShardingEngine::megatron
+                          ? " (offloaded with the optimizer: the partition is on the host)"
+                          : ""),
                  "ZeRO paper (Rajbhandari et al. 2020, §5); DeepSpeed stage_1_and_2.py step(); accelerate accumulate/no_sync; "
                  "docs/memory-model.md, \"Model states\""});
-  const ResolvedPrecision precision = resolve_precision(s);
+  // The trainable weights' precision: the adapters' own where they have one (fp32 adapters keep no master).
+  const ResolvedPrecision base_precision = resolve_precision(s);
+  const ResolvedPrecision precision = adapter_precision(s, base_precision).value_or(base_precision);
   out.push_back({"optimizer_states",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_o " + number(e.bytes_per_param.optimizer) +
                      (precision.master_weights && !precision.trainable_upcast_to_fp32 ? " B (moments + fp32 master)" : " B (moments)") + shard_o + " = " + bytes(g.optimizer_states) +
@@ -244,7 +250,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     if (const double workspaces = cublas_workspace_bytes(s); workspaces > 0)
       parts += ", cuBLAS workspaces (" + bytes(workspaces) +
                (s.framework == Framework::megatron ? ": PyTorch's two and Transformer Engine's)" : ": PyTorch's two)");
-    if (precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(precision.compute_dtype)) + " copies of the linear weights";
+    if (base_precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(base_precision.compute_dtype)) + " copies of the linear weights";
     if (s.method == Method::qlora) parts += s.qlora.quant_type == Dtype::int8 ? ", one dequantized int8 weight (backward)" : ", one dequantized 4-bit weight";
     if (e.rollout_vllm_bytes) parts += ", colocated vLLM's pool (rollout_vllm_bytes) where the phase holds it";
     out.push_back({"temporary_buffers", bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase + " peak: " + parts,

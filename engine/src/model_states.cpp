@@ -29,7 +29,7 @@ double qlora_weight_bytes_per_param(const QloraSettings& q) {
 // an fp32 adapter keeps fp32 optimizer moments (torch AdamW's state dtype is the parameter's) and
 // needs no master copy. Unstated, the adapters follow the precision block like any trainable
 // weight, but where PEFT upcasts them to fp32 (peft_upcasts_adapters).
-std::optional<BytesPerParam> adapter_bytes_per_param(const TrainingSetup& s, const ResolvedPrecision& precision) {
+std::optional<ResolvedPrecision> adapter_precision(const TrainingSetup& s, const ResolvedPrecision& precision) {
   if (!uses_adapters(s.method) || (s.unstated.adapter_dtype && !peft_upcasts_adapters(s))) return std::nullopt;
   ResolvedPrecision a = precision;
   a.param_dtype = a.grad_dtype = adapter_dtype(s);
@@ -37,7 +37,13 @@ std::optional<BytesPerParam> adapter_bytes_per_param(const TrainingSetup& s, con
     a.optimizer_state_dtype = Dtype::fp32;
     a.master_weights = false;
   }
-  return trainable_bytes_per_param(a, s.model.architecture ? &*s.model.architecture : nullptr);
+  return a;
+}
+
+std::optional<BytesPerParam> adapter_bytes_per_param(const TrainingSetup& s, const ResolvedPrecision& precision) {
+  const std::optional<ResolvedPrecision> a = adapter_precision(s, precision);
+  if (!a) return std::nullopt;
+  return trainable_bytes_per_param(*a, s.model.architecture ? &*s.model.architecture : nullptr);
 }
 
 double sharding_degree(const ParallelSettings& p) {

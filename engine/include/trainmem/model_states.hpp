@@ -56,9 +56,13 @@ struct ModelStates {
 // constant per 256 blocks: QLoRA paper, Dettmers et al. 2023, §3 "Double Quantization").
 double qlora_weight_bytes_per_param(const QloraSettings& q);
 
-// Bytes per element of LoRA/QLoRA adapters where they are held in a dtype of their own
-// (lora.adapter_dtype given, or PEFT's fp32 upcast: model_states.cpp); nullopt where they follow
-// the precision block like any trainable weight, or the method has none.
+// The precision LoRA/QLoRA adapters train in where they are held in a dtype of their own
+// (lora.adapter_dtype given, or PEFT's fp32 upcast): that dtype for weights and gradients, and
+// with fp32 adapters fp32 optimizer states and no master copy; nullopt where they follow the
+// precision block like any trainable weight, or the method has none.
+std::optional<ResolvedPrecision> adapter_precision(const TrainingSetup& s, const ResolvedPrecision& precision);
+
+// Bytes per element of the adapters at adapter_precision; nullopt where it is.
 std::optional<BytesPerParam> adapter_bytes_per_param(const TrainingSetup& s, const ResolvedPrecision& precision);
 
 // The data-parallel sharding degree D for dense parameters (see above).
