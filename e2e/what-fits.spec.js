@@ -62,7 +62,8 @@ async function expectPanelEqualsCli(app, page) {
     messageText({ code: r.explanation_message.code, params: r.explanation_message.params }, 'en', 'GiB')));
   await expect(page.getByTestId('strategy-headroom')).toHaveText(ranked.map((r) => Render.formatBytes(r.headroom, 'GiB')));
   for (const [i, r] of ranked.entries()) await expect(page.getByTestId('strategy-headroom').nth(i)).toHaveAttribute('data-verdict', r.verdict || '');
-  await expect(page.getByTestId('strategy-summary')).toContainText(want.strategies.candidates.toLocaleString('en-US') + ' candidates');
+  await expect(page.getByTestId('strategy-summary')).toContainText(want.strategies.candidates.toLocaleString('en-US') + ' strategy and micro-batch pairs searched');
+  await expect(page.getByTestId('strategy-summary')).toContainText(want.strategies.feasible.toLocaleString('en-US') + ' of them fit; each fitting strategy is ranked once');
   // curves: the engine's points, in GiB, with the budget as a line
   for (const [id, key] of [['curve-seq', 'peak_vs_seq_length'], ['curve-mbs', 'peak_vs_micro_batch']]) {
     const chart = await page.getByTestId(id).evaluate((c) => {
