@@ -360,6 +360,7 @@ test('a pasted config.json is listed with the file that asked for it, and goes w
   // Removing runA.yaml removes the config.json it asked for.
   await page.getByRole('button', { name: 'Remove runA.yaml' }).click();
   await expect(list.locator('li')).toHaveCount(0);
+  await expect(page.getByTestId('import-result')).toBeHidden();  // no file, no import's summary
   // runB.yaml names a catalog model: that model is estimated (no hidden config.json overrides it).
   const runB = 'model_name_or_path: meta-llama/Llama-3.2-1B\nper_device_train_batch_size: 2\nmax_length: 1024\n';
   await drop(page, [{ name: 'runB.yaml', text: runB }]);

@@ -356,6 +356,8 @@ export class ImportPanel {
       el('button', { type: 'button', class: 'link', text: t('import_remove'), 'aria-label': t('import_remove_file', { name: f.name }),
         onclick: () => {
           this.files = this.files.filter((x) => x !== f && x.askedBy !== f.name);
+          // No file left: nothing is imported, so no import's summary or errors stay on screen.
+          if (this.files.length === 0) this.shown = this.errors = null;
           this.render();
         } }),
     ])));
