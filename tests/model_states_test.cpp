@@ -319,6 +319,16 @@ TEST_CASE("accelerate's FSDP upcasts trainable 16-bit weights to fp32: no fp32 c
   CHECK(estimate_from(base + R"(, "framework": "deepspeed"})").bytes_per_param.param == 2);
 }
 
+namespace {
+// The formula the explanation of `doc` gives for `component` (gradients, optimizer_states, ...).
+std::string formula_of(const std::string& doc, const std::string& component) {
+  const auto explanations = explain(trainmem::test::setup_from(doc), estimate_from(doc));
+  const auto x = std::find_if(explanations.begin(), explanations.end(), [&](const Explanation& e) { return e.component == component; });
+  REQUIRE(x != explanations.end());
+  return x->formula;
+}
+}  // namespace
+
 TEST_CASE("DeepSpeed ZeRO-3 holds the fp32 gradient of one optimizer sub-group at a time, and its formula says so", "[model_states]") {
   // 8e9 bf16 parameters on 2 GPUs: 16-bit gradients 8e9 x 2 B / 2 = 8e9 B; the fp32 gradient of the
   // optimizer partition would be 8e9 x 4 B / 2 = 16e9 B, but stage3.py steps one sub-group
@@ -327,25 +337,16 @@ TEST_CASE("DeepSpeed ZeRO-3 holds the fp32 gradient of one optimizer sub-group a
     "parallel": {"world_size": 2, "zero_stage": 3}, "precision": {"param_dtype": "bf16"}})";
   const Estimate e = estimate_from(doc);
   CHECK(e.per_gpu.gradients == 12e9);
-  const auto explanations = explain(trainmem::test::setup_from(doc), e);
-  const auto g = std::find_if(explanations.begin(), explanations.end(), [](const Explanation& x) { return x.component == "gradients"; });
-  REQUIRE(g != explanations.end());
-  CHECK_THAT(g->formula, Catch::Contains("one sub-group of at most 1e9 elements at a time under ZeRO-3"));
+  CHECK_THAT(formula_of(doc, "gradients"), Catch::Contains("one sub-group of at most 1e9 elements at a time under ZeRO-3"));
 }
 
 TEST_CASE("the optimizer states' formula names a master copy only where the trainable weights have one", "[model_states]") {
   // QLoRA through PEFT: the adapters train in fp32 (autocast_adapter_dtype), so paged 8-bit AdamW
   // keeps its moments and no fp32 master copy; a bf16 full fine-tune under DeepSpeed keeps one.
-  auto optimizer_formula = [](const std::string& doc) {
-    const auto explanations = explain(trainmem::test::setup_from(doc), estimate_from(doc));
-    const auto o = std::find_if(explanations.begin(), explanations.end(), [](const Explanation& x) { return x.component == "optimizer_states"; });
-    REQUIRE(o != explanations.end());
-    return o->formula;
-  };
-  CHECK_THAT(optimizer_formula(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "precision": {"optimizer": "paged_adamw_8bit"},
-    "batch": {"seq_length": 2048}})"), Catch::Contains(" B (moments) = "));
-  CHECK_THAT(optimizer_formula(R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed", "parallel": {"world_size": 2, "zero_stage": 3},
-    "precision": {"param_dtype": "bf16"}})"), Catch::Contains(" B (moments + fp32 master)"));
+  CHECK_THAT(formula_of(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "precision": {"optimizer": "paged_adamw_8bit"},
+    "batch": {"seq_length": 2048}})", "optimizer_states"), Catch::Contains(" B (moments) = "));
+  CHECK_THAT(formula_of(R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed", "parallel": {"world_size": 2, "zero_stage": 3},
+    "precision": {"param_dtype": "bf16"}})", "optimizer_states"), Catch::Contains(" B (moments + fp32 master)"));
 }
 
 TEST_CASE("under ZeRO-Offload the gradients' formula says where the partition went", "[model_states]") {
@@ -355,8 +356,5 @@ TEST_CASE("under ZeRO-Offload the gradients' formula says where the partition we
     "parallel": {"world_size": 4, "zero_stage": 2, "offload_optimizer": "cpu"}, "precision": {"param_dtype": "bf16"}})";
   const Estimate e = estimate_from(doc);
   CHECK(e.per_gpu.gradients == 0);
-  const auto explanations = explain(trainmem::test::setup_from(doc), e);
-  const auto g = std::find_if(explanations.begin(), explanations.end(), [](const Explanation& x) { return x.component == "gradients"; });
-  REQUIRE(g != explanations.end());
-  CHECK_THAT(g->formula, Catch::EndsWith("= 0 B (offloaded with the optimizer: the partition is on the host)"));
+  CHECK_THAT(formula_of(doc, "gradients"), Catch::EndsWith("= 0 B (offloaded with the optimizer: the partition is on the host)"));
 }
