@@ -1872,15 +1872,16 @@ TEST_CASE("a key no HfArgumentParser dataclass defines is named with the nearest
   CHECK(reason_of(r.ignored, "old.yaml:eval_strategy") == "no memory effect");
 
   // A TRL script parses exactly ScriptArguments, its config, ModelConfig and DatasetMixtureConfig
-  // (trl/scripts/sft.py, f2cd577), and TrlParser refuses what none defines: a warning naming it and
-  // the field it leaves at its default (older versions defined fields since removed).
+  // (trl/scripts/sft.py, f2cd577); TRL's CLI hands what none defines to accelerate launch, which
+  // refuses an argument it does not define either: a warning naming it and the field it leaves at
+  // its default (older versions defined fields since removed).
   r = trainmem::import_configs({command_line("run.sh", "trl sft --model_name_or_path Qwen/Qwen2.5-7B "
                                                        "--per_device_train_batch_sise 16 --output_dir out\n")},
                                trainmem::builtin_catalog());
   INFO(trainmem::error_document(r.errors));
   REQUIRE(r.errors.empty());
   CHECK(reason_of(r.unmodelled, "run.sh:--per_device_train_batch_sise").find("did you mean per_device_train_batch_size?") != std::string::npos);
-  CHECK(reason_of(r.unmodelled, "run.sh:--per_device_train_batch_sise").find("TrlParser refuses unknown arguments") != std::string::npos);
+  CHECK(reason_of(r.unmodelled, "run.sh:--per_device_train_batch_sise").find("accelerate launch (trl/cli/commands/training.py, f2cd577), which refuses this argument") != std::string::npos);
   CHECK(as_json(r.document).at("batch").at("micro_batch_size") == 8);  // TrainingArguments' default stands: warned, not read
 
   // A user's own script may define more dataclasses (run_clm.py's block_size): a warning, no error.
@@ -1890,6 +1891,58 @@ TEST_CASE("a key no HfArgumentParser dataclass defines is named with the nearest
   INFO(trainmem::error_document(r.errors));
   REQUIRE(r.errors.empty());
   CHECK(has_key(r.unmodelled, "run.sh:--block_size"));
+}
+
+TEST_CASE("TRL's CLI hands the arguments its dataclasses do not define to accelerate launch", "[import][trl][shell]") {
+  // trl/cli/commands/training.py (huggingface/trl f2cd577): `trl sft|dpo|grpo|kto|reward|rloo` parses
+  // the script's dataclasses and passes the remaining arguments to `accelerate launch`;
+  // --accelerate_config NAME is trl/accelerate_configs/NAME.yaml (zero3.yaml: DEEPSPEED, zero_stage 3,
+  // num_processes 8; fsdp2.yaml: FSDP, fsdp_version 2, num_processes 8), given as --config_file, so
+  // the line's own flags override it (accelerate launch.py).
+  auto yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nmax_length: 2048\n");
+  REQUIRE(yaml);
+  auto r = trainmem::import_configs({*yaml, command_line("run.sh", "trl sft --config sft.yaml --num_processes 8\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK(origin_of(r, "parallel.world_size") == "read from run.sh:--num_processes");
+  CHECK_FALSE(has_key(r.unmodelled, "run.sh:--num_processes"));
+
+  r = trainmem::import_configs({command_line("run.sh", "trl dpo --model_name_or_path Qwen/Qwen2.5-7B --accelerate_config zero3 "
+                                                       "--num_processes 4 --max_length 1024\n")},
+                               trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/zero_stage") == 3);
+  CHECK(document_value(r, "/parallel/sharding_engine") == "deepspeed");
+  CHECK(origin_of(r, "parallel.zero_stage") == "read from trl/accelerate_configs/zero3.yaml:deepspeed_config.zero_stage");
+  CHECK(document_value(r, "/parallel/world_size") == 4);  // the line's --num_processes over the file's 8
+
+  r = trainmem::import_configs({command_line("run.sh", "trl sft --model_name_or_path Qwen/Qwen2.5-7B --accelerate_config fsdp2 --max_length 1024\n")},
+                               trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/sharding_engine") == "fsdp2");
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK(origin_of(r, "parallel.world_size") == "read from trl/accelerate_configs/fsdp2.yaml:num_processes");
+
+  // accelerate launch with neither --num_processes nor a config file: the machine's default config or
+  // one process per visible GPU (launch.py _validate_launch_command): said, not assumed silently.
+  r = trainmem::import_configs({command_line("run.sh", "trl sft --model_name_or_path Qwen/Qwen2.5-7B --max_length 1024\n")},
+                               trainmem::builtin_catalog());
+  CHECK(reason_of(r.unresolved, "run.sh:1").find("one per GPU it shows") != std::string::npos);
+}
+
+TEST_CASE("an accelerate config of distributed_type NO starts one process whatever num_processes says", "[import][accelerate]") {
+  // accelerate launch.py (16cb6eb) launch_command: without a distributed type from the file or a
+  // flag it runs simple_launcher, one process; TRL's shipped single_gpu.yaml says num_processes 8.
+  auto cfg = toml_file("acc.yaml", "distributed_type: \"NO\"\nnum_processes: 8\nmixed_precision: bf16\n");
+  REQUIRE(cfg);
+  const auto r = trainmem::import_configs({*cfg}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 1);
+  CHECK(reason_of(r.ignored, "acc.yaml:num_processes").find("one process") != std::string::npos);
 }
 
 TEST_CASE("an axolotl launch line runs axolotl with its config: the launcher's GPU count applies", "[import][axolotl][shell]") {

@@ -165,17 +165,33 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
   const std::string message = "not a field of " + names + " (" + classes.front()->source +
                               (classes.size() > 1 ? ", " + classes.back()->source : std::string()) + ")" +
                               (near.empty() ? "" : "; did you mean " + near + "?");
-  // A warning on a TRL command line too, though TrlParser refuses unknown arguments: the field lists
-  // are those of one version, and older TRL and transformers releases defined fields since removed
-  // (overwrite_output_dir, group_by_length), which their users still pass.
-  const std::string refusal = trl_command_line
-                                  ? " TrlParser refuses unknown arguments (TRL trl/scripts/utils.py, f2cd577), older versions may define it"
-                                  : " HfArgumentParser refuses keys no dataclass of the script defines (transformers hf_argparser.py "
-                                    "parse_dict, 0024962)";
+  // A warning on a TRL command line too, though accelerate launch refuses the argument: the field
+  // lists are those of one version, and older TRL and transformers releases defined fields since
+  // removed (overwrite_output_dir, group_by_length), which their users still pass.
+  std::string refusal;
+  if (trl_command_line)
+    refusal = " TRL's CLI passes what no dataclass defines to accelerate launch (trl/cli/commands/training.py, f2cd577), "
+              "which refuses this argument; older versions may define it";
+  else if (trainer != Trainer::hf && accelerate_launch_argument(name))
+    refusal = " `trl " + std::string(trainer == Trainer::dpo ? "dpo" : trainer == Trainer::grpo ? "grpo" : "sft") +
+              " --config FILE` passes it to accelerate launch (TRL trl/cli/commands/training.py, f2cd577) and a script run "
+              "directly ignores it (trl/scripts/sft.py: fail_with_unknown_args=False); this import reads launch settings "
+              "from the command line or an accelerate config";
+  else
+    refusal = " HfArgumentParser refuses keys no dataclass of the script defines (transformers hf_argparser.py parse_dict, 0024962)";
   r.unmodelled_key(k, v, message + refusal + "; not read: " + (near.empty() ? std::string("its value is lost") : near + " keeps its default"));
 }
 
 }  // namespace
+
+bool trl_script_argument(const std::string& program, const std::string& key) {
+  std::string other;
+  const Trainer trainer = trainer_of(program, ConfigValue::object(), other);
+  if (key == "config") return true;
+  if (parsed_field(trainer, key)) return true;
+  // HfArgumentParser's --no_X for a boolean field X (hf_argparser.py _parse_dataclass_field).
+  return key.rfind("no_", 0) == 0 && key.size() > 3 && parsed_field(trainer, key.substr(3));
+}
 
 // transformers OptimizerNames -> the document's optimizer, or empty when it has none.
 // adamw_torch_8bit / adamw_torch_4bit: torchao's AdamW8bit / AdamW4bit (training_args.py).

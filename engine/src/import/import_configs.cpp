@@ -113,7 +113,49 @@ struct LaunchCommand {
   std::vector<ShellWord> config_overrides;
   int line = 0;
   std::map<std::string, ShellWord> environment;  // what the script passes the command's program
+  // `trl CMD --accelerate_config NAME` naming one of the configs TRL ships (trl_accelerate_config).
+  std::string trl_accelerate_config;
 };
+
+// The TRL commands that run a training script through accelerate launch (trl/cli/commands/__init__.py,
+// huggingface/trl f2cd577).
+bool trl_training_command(const std::string& command) {
+  return command == "dpo" || command == "grpo" || command == "kto" || command == "reward" || command == "rloo" || command == "sft";
+}
+
+// trl/cli/commands/training.py (f2cd577): TrlParser takes the arguments its dataclasses define and
+// `accelerate launch` the rest; `--accelerate_config NAME` is one of the configs TRL ships or a
+// file (trl/cli/accelerate_config.py). Arguments neither defines stay with the script's flags,
+// where the reader names them (accelerate launch refuses them).
+void split_trl_launch_flags(LaunchCommand& cmd) {
+  Flags& script = cmd.program_flags;
+  Flags& launch = cmd.launcher_flags;
+  auto to_launch = [&](const std::string& key) {
+    return !trl_script_argument(cmd.program, key) && (key == "accelerate_config" || accelerate_launch_argument(key));
+  };
+  ObjectBuilder kept, moved;
+  for (const auto& [k, v] : script.values.as_object()) {
+    if (!to_launch(k)) kept.set(k, v);
+    else if (k != "accelerate_config") moved.set(k, v);
+    else if (v.is_string() && trl_accelerate_config(v.as_string())) cmd.trl_accelerate_config = v.as_string();
+    else {
+      moved.set("config_file", v);
+      launch.shown.emplace("config_file", script.shown.at(k));
+    }
+    if (to_launch(k)) launch.shown.emplace(k, script.shown.at(k));
+  }
+  script.values = kept.take();
+  launch.values = moved.take();
+  std::vector<OpenValue> open;
+  for (auto& o : script.open) {
+    if (!to_launch(o.key)) { open.push_back(std::move(o)); continue; }
+    for (auto n = script.unresolved.begin(); n != script.unresolved.end();)
+      if (n->key == o.shown) { launch.unresolved.push_back(std::move(*n)); n = script.unresolved.erase(n); }
+      else ++n;
+    launch.open.push_back(std::move(o));
+  }
+  script.open = std::move(open);
+}
 
 // A word naming a YAML or JSON file (a program's config given as its first argument).
 bool is_config_file_name(const std::string& word) {
@@ -160,6 +202,10 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
   if (first == "trl" && i + 1 < w.size()) {
     out.program = "trl " + w[i + 1].text;
     out.program_flags = parse_flags(w, i + 2, w.size(), file);
+    if (trl_training_command(w[i + 1].text)) {
+      out.launcher = "accelerate";
+      split_trl_launch_flags(out);
+    }
     return out;
   }
   if (first == "axolotl" && i + 1 < w.size() && w[i + 1].text == "train") {
@@ -495,6 +541,15 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
       r.named_files.emplace_back(cfg->as_string(), r.key("config_file"));
       r.overrides.push_back(base_name(cfg->as_string()));
     }
+    const bool open = std::any_of(cmd.launcher_flags.open.begin(), cmd.launcher_flags.open.end(),
+                                  [](const OpenValue& o) { return o.key == "num_processes" || o.key == "config_file"; });
+    if (!f.find("num_processes") && !f.find("config_file") && cmd.trl_accelerate_config.empty() && !open)
+      // launch.py _validate_launch_command: the machine's default config file, else one process per GPU it shows.
+      r.unresolved.push_back({file + ":" + std::to_string(cmd.line),
+                              "accelerate launch without --num_processes or --config_file starts the processes the machine's "
+                              "default accelerate config says (`accelerate config`), else one per GPU it shows: the GPU count is "
+                              "not in the file unless that config is given too",
+                              nullptr});
     return r;
   }
   Reading r(file, cmd.launcher);
@@ -999,6 +1054,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
             stand_in.launcher_flags.values = with_stand_in(cmd->launcher_flags.values, o.key);
             return std::vector<Reading>{read_launcher(f.name, stand_in)};
           });
+          if (!cmd->trl_accelerate_config.empty()) {
+            // The config TRL ships, read as the file accelerate launch is given; the line's flags override it.
+            const std::string shipped = "trl/accelerate_configs/" + cmd->trl_accelerate_config + ".yaml";
+            readings.push_back(read_accelerate_config(shipped, *trl_accelerate_config(cmd->trl_accelerate_config)));
+            launcher.overrides.push_back(base_name(shipped));
+            launcher.ignore("accelerate_config", cmd->trl_accelerate_config, "names " + shipped + " (TRL f2cd577), read as a file of its own");
+          }
           readings.push_back(std::move(launcher));
         }
         readings.push_back(std::move(program));

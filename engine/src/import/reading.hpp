@@ -196,6 +196,16 @@ Reading read_deepspeed_config(const std::string& file, const ConfigValue& conten
 // `shown_keys`: for flags, how each key was written on the command line.
 using ShownKeys = std::unordered_map<std::string, std::string>;
 Reading read_accelerate_config(const std::string& file, const ConfigValue& content, const ShownKeys& shown_keys = {});
+// Whether `key` (a flag's name without dashes, '-' as '_') is an argument of `accelerate launch`
+// (accelerate src/accelerate/commands/launch.py, 16cb6eb).
+bool accelerate_launch_argument(const std::string& key);
+// The accelerate config TRL ships under `name` (`trl CMD --accelerate_config zero3`:
+// trl/accelerate_configs/<name>.yaml, huggingface/trl f2cd577), its keys as written there; nothing
+// for another name.
+std::optional<ConfigValue> trl_accelerate_config(const std::string& name);
+// Whether TrlParser parses `key` for the TRL command `program` ("trl sft"): a field of the script's
+// dataclasses, the `no_` flag of one, or `config` (trl/scripts/utils.py, f2cd577).
+bool trl_script_argument(const std::string& program, const std::string& key);
 // HF TrainingArguments / TRL configs: a YAML or JSON file, or the arguments of a command line
 // (`script` is the program the command runs, e.g. "trl/scripts/dpo.py" or "trl sft").
 Reading read_hf_training_arguments(const std::string& file, const ConfigValue& args, const std::string& script,
