@@ -128,33 +128,34 @@ TEST_CASE("the GPU table writes values that read back exactly", "[catalog]") {
   CHECK_THAT(s, Catch::Contains("\nspec.performance.generation = 5LL\n"));
   CHECK_THAT(s, Catch::Contains("\nprices count = 1LL\nprices[0].usd_per_gpu_hour = 2.5\nprices[0].kind = {\"\", 0}\n"));
   // Read back through the table: the NUL and what follows it kept.
-  const TableString strings[] = {{"x", 1}, {"a\0b", 3}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {nullptr, 0}};
+  const TableString strings[] = {{"x", 1}, {"a\0b", 3}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {"", 0}, {nullptr, 0}};
   const double numbers[13] = {};
   const std::int64_t integers[7] = {};
   const bool flags[9] = {};
-  const std::vector<GpuEntry> read = read_gpu_table({1, strings, 8, numbers, 12, integers, 6, flags, 8});
+  const std::vector<GpuEntry> read = read_gpu_table({1, strings, 9, numbers, 12, integers, 6, flags, 8});
   REQUIRE(read.size() == 1);
   CHECK(read[0].spec.display_name == "a\0b"s);
 }
 
 TEST_CASE("a GPU table that does not match the build's fields is refused", "[catalog]") {
-  // With every optional unset and no price offer, one entry takes (gpu_entry_fields.hpp) 8 strings
-  // (id, display_name, price_source, vendor, kind, interconnect_name, source, raw_json), 12 numbers
+  // With every optional unset and no price offer, one entry takes (gpu_entry_fields.hpp) 9 strings
+  // (id, display_name, spec.kind, price_source, vendor, kind, interconnect_name, source, raw_json), 12 numbers
   // (9 of spec.performance, bf16_dense_tflops, memory_bandwidth_bytes_per_s,
   // interconnect_bytes_per_s), 6 integers (memory_bytes, gpus_per_node, streaming_multiprocessors,
   // generation, intra_node_gpus, the offers' count) and 8 flags (5 optionals unset, has_cuda_context,
   // bf16, flash_attention_2). A table written for other fields has other counts.
-  const TableString strings[9] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}, {"h", 1}, {nullptr, 0}};
+  const TableString strings[10] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}, {"h", 1}, {"i", 1}, {nullptr, 0}};
   const double numbers[13] = {};
   const std::int64_t integers[7] = {};
   const bool flags[9] = {};
-  const GpuTableData exact{1, strings, 8, numbers, 12, integers, 6, flags, 8};
+  const GpuTableData exact{1, strings, 9, numbers, 12, integers, 6, flags, 8};
   const std::vector<GpuEntry> read = read_gpu_table(exact);
   REQUIRE(read.size() == 1);
   CHECK(read[0].spec.id == "a");
-  CHECK(read[0].vendor == "d");
-  CHECK(read[0].raw_json == "h");
+  CHECK(read[0].spec.kind == "c");
+  CHECK(read[0].vendor == "e");
+  CHECK(read[0].raw_json == "i");
   CHECK_FALSE(read[0].spec.usable_bytes.has_value());
-  CHECK_THROWS_AS(read_gpu_table({1, strings, 7, numbers, 12, integers, 6, flags, 8}), std::logic_error);
-  CHECK_THROWS_AS(read_gpu_table({1, strings, 8, numbers, 13, integers, 6, flags, 8}), std::logic_error);
+  CHECK_THROWS_AS(read_gpu_table({1, strings, 8, numbers, 12, integers, 6, flags, 8}), std::logic_error);
+  CHECK_THROWS_AS(read_gpu_table({1, strings, 9, numbers, 13, integers, 6, flags, 8}), std::logic_error);
 }

@@ -101,3 +101,19 @@ TEST_CASE("FP8 training on a GPU without FP8 tensor cores is warned about; its a
   CHECK(a100["per_gpu"]["activations"] == a100_bf16["per_gpu"]["activations"]);
   CHECK(h100["per_gpu"]["activations"].get<double>() < a100_bf16["per_gpu"]["activations"].get<double>());
 }
+
+TEST_CASE("On a TPU, the libraries without a TPU back end are named; a plain LoRA run there is not warned about", "[warnings][hardware]") {
+  // bitsandbytes' installation guide (v0.50.2): NVIDIA, AMD, Intel XPU, Apple Silicon and Intel Gaudi,
+  // no TPU; DeepSpeed's SUPPORTED_ACCELERATOR_LIST has no XLA device.
+  const json qlora = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "tpu-v5p-95gb",
+    "parallel": {"world_size": 4, "zero_stage": 3, "sharding_engine": "deepspeed"}})");
+  REQUIRE(has(warning_codes(qlora), "tpu_unsupported_software"));
+  for (const auto& w : qlora["warnings"])
+    if (w["code"] == "tpu_unsupported_software") CHECK(w["params"]["parts"] == "bitsandbytes 4-bit base, DeepSpeed");
+  const json lora = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "gpu": "tpu-v5p-95gb"})");
+  CHECK_FALSE(has(warning_codes(lora), "tpu_unsupported_software"));
+  // Gaudi has bitsandbytes and DeepSpeed back ends.
+  const json gaudi = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "gaudi2-96gb",
+    "parallel": {"world_size": 4, "zero_stage": 3, "sharding_engine": "deepspeed"}})");
+  CHECK_FALSE(has(warning_codes(gaudi), "tpu_unsupported_software"));
+}

@@ -1,7 +1,9 @@
 // What the setup asks of a GPU that it cannot do: bf16 arithmetic or FlashAttention-2 kernels on
 // a GPU without them (Volta, Turing; asked for as FlashAttention-2 or -3), FlashAttention-3 off
-// Hopper, FP8 matmuls below compute capability 8.9. The catalog says what each GPU can run (catalog/README.md).
+// Hopper, FP8 matmuls below compute capability 8.9, and on a TPU the libraries that have no TPU
+// back end. The catalog says what each GPU can run (catalog/README.md).
 #include "trainmem/explain.hpp"
+#include "trainmem/framework_defaults.hpp"
 #include "trainmem/message_codes.hpp"
 
 namespace trainmem {
@@ -40,6 +42,26 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
                  "\"FlashAttention-3 beta release\"): the step time is priced with FlashAttention-2's rates, which keep the "
                  "same tensors; set attention \"flash\" (or \"sdpa\") for what the run will use",
                  {{"gpu", g.display_name}}});
+  // On a TPU (PyTorch/XLA): bitsandbytes runs on NVIDIA, AMD, Intel XPU and Gaudi devices and the
+  // CPU, not TPUs (bitsandbytes docs, installation.md at v0.50.2), its paged optimizers on CUDA
+  // unified memory; DeepSpeed's accelerators are cuda, cpu, xpu, npu, mps, hpu, mlu and sdaa
+  // (deepspeed/accelerator/real_accelerator.py SUPPORTED_ACCELERATOR_LIST); Megatron-LM needs CUDA.
+  if (g.kind == "tpu") {
+    std::string parts;
+    auto add = [&](const char* part) { parts += (parts.empty() ? "" : ", ") + std::string(part); };
+    if (s.method == Method::qlora && qlora_through_bitsandbytes(s)) add("bitsandbytes 4-bit base");
+    if (is_paged(p.optimizer)) add("bitsandbytes paged optimizer");
+    const ShardingEngine engine = sharding_engine(s);
+    if (engine == ShardingEngine::deepspeed) add("DeepSpeed");
+    if (engine == ShardingEngine::megatron || s.framework == Framework::megatron) add("Megatron-LM");
+    if (!parts.empty())
+      w.push_back({warning_code::tpu_unsupported_software,
+                   g.display_name + " is a TPU: " + parts + " ha" + (parts.find(", ") == std::string::npos ? "s" : "ve") +
+                       " no TPU back end (bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices; DeepSpeed: no XLA "
+                       "accelerator; Megatron-LM: CUDA), so the run cannot start as written; this estimate prices PyTorch's "
+                       "CUDA allocator, not XLA's",
+                   {{"gpu", g.display_name}, {"parts", parts}}});
+  }
 }
 
 }  // namespace trainmem

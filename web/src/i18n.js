@@ -152,6 +152,7 @@ export const STRINGS = {
     cr_fp8_unsupported: 'no FP8 tensor cores',
     cr_flash_attention_unsupported: 'no FlashAttention-2 kernels',
     cr_flash_attention_3_unsupported: 'no FlashAttention-3 kernels (Hopper only)',
+    cr_tpu_unsupported_software: 'a library of the setup has no TPU back end (bitsandbytes, DeepSpeed or Megatron-LM)',
     cr_other_accelerator_kind: 'another kind of accelerator than the chosen GPU (TPU or Gaudi against a CUDA/ROCm GPU): other framework code and another allocator than the one this estimate prices',
     pinned: 'Pinned',
     current: 'Current',
@@ -503,6 +504,7 @@ export const STRINGS = {
     cr_fp8_unsupported: '没有 FP8 张量核心',
     cr_flash_attention_unsupported: '不支持 FlashAttention-2 内核',
     cr_flash_attention_3_unsupported: '不支持 FlashAttention-3 内核（仅 Hopper）',
+    cr_tpu_unsupported_software: '配置中的某个库没有 TPU 后端（bitsandbytes、DeepSpeed 或 Megatron-LM）',
     cr_other_accelerator_kind: '与所选 GPU 不是同一类加速器（TPU 或 Gaudi 与 CUDA/ROCm GPU）：框架代码不同，内存分配器也不是此估算所依据的那一个', pinned: '已固定', current: '当前', difference: '差值',
     changed_inputs: '与固定配置不同的输入：{list}', same_inputs: '输入与固定配置相同。',
     // A link's problems by code (link-codec.js PROBLEMS; English there).

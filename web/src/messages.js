@@ -224,6 +224,10 @@ export const WORDINGS = {
     en: (c) => c.s('gpu') + ' cannot run FlashAttention-3 (H100 / H800, Hopper only): the step time is priced with FlashAttention-2\'s rates, which keep the same tensors; set attention "flash" (or "sdpa") for what the run will use',
     zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-3（仅支持 Hopper：H100 / H800）：步时按 FlashAttention-2 的速率估算（两者保存的张量相同）；请将 attention 设为“flash”（或“sdpa”）以反映实际使用的内核',
   },
+  tpu_unsupported_software: {
+    en: (c) => c.s('gpu') + ' is a TPU: ' + c.s('parts') + ' cannot run there (bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices; DeepSpeed: no XLA accelerator; Megatron-LM: CUDA), so the run cannot start as written; this estimate prices PyTorch\'s CUDA allocator, not XLA\'s',
+    zh: (c) => c.s('gpu') + ' 是 TPU：' + c.s('parts') + ' 在其上无法运行（bitsandbytes 支持 NVIDIA、AMD、Intel 和 Gaudi 设备；DeepSpeed 没有 XLA 加速器；Megatron-LM 需要 CUDA），按当前写法无法启动；本估算按 PyTorch 的 CUDA 分配器计算，而非 XLA 的',
+  },
   unpriced_part: {
     en: (c) => c.s('field') + ' has no layout here and is left out of every figure' + (Number(c.p.parameters) > 0 ? ': about ' + c.n('parameters') + ' parameters as a generic transformer encoder of its sizes' : ': its parameters cannot be counted from its keys'),
     zh: (c) => c.s('field') + ' 在此没有结构定义，未计入任何数字' + (Number(c.p.parameters) > 0 ? '：按同尺寸的通用 Transformer 编码器估计约 ' + c.n('parameters') + ' 个参数' : '：无法从其配置键计算参数量'),

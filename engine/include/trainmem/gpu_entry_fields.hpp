@@ -33,6 +33,7 @@ void for_each_gpu_entry_field(Entry& g, Visit&& visit) {
   visit("spec.usable_bytes", g.spec.usable_bytes);
   visit("spec.cuda_context_bytes", g.spec.cuda_context_bytes);
   visit("spec.has_cuda_context", g.spec.has_cuda_context);
+  visit("spec.kind", g.spec.kind);
   visit("spec.bf16", g.spec.bf16);
   visit("spec.flash_attention_2", g.spec.flash_attention_2);
   visit("spec.gpus_per_node", g.spec.gpus_per_node);

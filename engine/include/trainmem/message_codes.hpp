@@ -40,6 +40,7 @@ inline constexpr const char* sharded_checkpoint_resume = "sharded_checkpoint_res
 inline constexpr const char* bf16_unsupported = "bf16_unsupported";
 inline constexpr const char* flash_attention_unsupported = "flash_attention_unsupported";
 inline constexpr const char* flash_attention_3_unsupported = "flash_attention_3_unsupported";
+inline constexpr const char* tpu_unsupported_software = "tpu_unsupported_software";
 inline constexpr const char* fp8_unsupported = "fp8_unsupported";
 inline constexpr const char* unpriced_part = "unpriced_part";
 inline constexpr const char* image_size_assumed = "image_size_assumed";
@@ -148,6 +149,8 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::bf16_unsupported, MessageKind::warning, "gpu"},
     {warning_code::flash_attention_unsupported, MessageKind::warning, "gpu"},
     {warning_code::flash_attention_3_unsupported, MessageKind::warning, "gpu"},
+    // parts: what of the setup has no TPU back end, comma-separated ("bitsandbytes 4-bit base", "DeepSpeed").
+    {warning_code::tpu_unsupported_software, MessageKind::warning, "gpu parts"},
     {warning_code::fp8_unsupported, MessageKind::warning, "gpu"},
     {warning_code::unpriced_part, MessageKind::warning, "field parameters"},
     {warning_code::image_size_assumed, MessageKind::warning, "model_type height width"},

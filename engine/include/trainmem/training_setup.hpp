@@ -216,6 +216,7 @@ struct GpuSpec {
   std::optional<std::int64_t> usable_bytes;        // what a framework can allocate (context excluded)
   std::optional<std::int64_t> cuda_context_bytes;
   bool has_cuda_context = true;  // false for TPU and Gaudi
+  std::string kind = "gpu";      // the catalog's kind: gpu, hpu (Gaudi) or tpu; a custom device is a gpu
   // What the hardware can run (the catalog's "bf16" and "flash_attention_2"; a custom device is
   // assumed capable): bf16 arithmetic, and FlashAttention-2's kernels.
   bool bf16 = true;

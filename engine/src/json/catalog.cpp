@@ -124,6 +124,7 @@ std::optional<GpuEntry> parse_gpu(const json& doc, const std::string& file, Erro
   g.vendor = r.string("vendor").value_or("");
   g.kind = r.choice<std::string>("kind", {{"gpu", "gpu"}, {"hpu", "hpu"}, {"tpu", "tpu"}}).value_or("gpu");
   g.spec.has_cuda_context = g.kind == "gpu";
+  g.spec.kind = g.kind;
   if (const json* mem = r.get("memory")) {
     ObjectReader m(*mem, "memory", errors);
     m.number("value", 0, 1e6, true);
