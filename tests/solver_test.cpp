@@ -78,6 +78,18 @@ TEST_CASE("no sequence fits although the model states do: said so, not blamed on
   CHECK_THAT(reason->message, Catch::StartsWith("no sequence length fits at micro-batch 1: the model states fit the budget, but at 1 token(s)"));
 }
 
+TEST_CASE("micro-batch 1 not fitting names only the changes not already made", "[solver]") {
+  // Llama-3.1-405B at ZeRO-3 with full checkpointing on eight 24 GB cards: 16 B x 405e9 / 8 = 810 GB
+  // of states per GPU. Checkpointing and ZeRO-3 are on: a shorter sequence or more GPUs remain.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-405b"}, "gpu": "rtx-4090-24gb", "framework": "fsdp",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "activation_checkpointing": "full", "batch": {"seq_length": 8192}})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  const auto reason = std::find_if(r.reasons.begin(), r.reasons.end(),
+                                   [](const Warning& w) { return w.code == std::string(reason_code::micro_batch_one_does_not_fit); });
+  REQUIRE(reason != r.reasons.end());
+  CHECK(reason->message == "micro-batch 1 does not fit at seq_length 8192: shorten the sequence or add GPUs");
+}
+
 TEST_CASE("fewest GPUs: the answer fits and one data-parallel replica fewer does not", "[solver]") {
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-40gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}, "activation_checkpointing": "full"})");

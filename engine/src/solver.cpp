@@ -89,10 +89,20 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       r.max_micro_batch_size = answer(with_mbs(*m), *m);
       if (*m == kMaxMicroBatch) r.reasons.push_back(answer_at_search_cap("max_micro_batch_size", kMaxMicroBatch));
     } else {
+      // The changes that can still lower the peak, none already on: checkpointing below full, ZeRO-3
+      // below it, more GPUs where something is sharded.
+      std::vector<std::pair<std::string, std::string>> actions = {{"shorter_sequence", "shorten the sequence"}};
+      if (base.activation_checkpointing != Checkpointing::full) actions.emplace_back("checkpointing", "checkpoint activations");
+      if (base.parallel.zero_stage < 3) actions.emplace_back("zero_3", "shard more (ZeRO-3)");
+      if (base.parallel.zero_stage >= 1) actions.emplace_back("more_gpus", "add GPUs");
+      std::string codes, words;
+      for (std::size_t i = 0; i < actions.size(); ++i) {
+        codes += (i ? " " : "") + actions[i].first;
+        words += (i == 0 ? "" : i + 1 == actions.size() ? " or " : ", ") + actions[i].second;
+      }
       r.reasons.push_back({reason_code::micro_batch_one_does_not_fit,
-                           "micro-batch 1 does not fit at seq_length " + std::to_string(seq) +
-                               ": shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs",
-                           {{"seq_length", static_cast<double>(seq)}}});
+                           "micro-batch 1 does not fit at seq_length " + std::to_string(seq) + ": " + words,
+                           {{"seq_length", static_cast<double>(seq)}, {"actions", codes}}});
     }
     // Longest sequence (a multiple of the context-parallel size) at the given micro-batch.
     auto with_seq = [&](std::int64_t k) {

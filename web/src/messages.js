@@ -57,6 +57,19 @@ const didYouMean = {
     : c.has('candidates') ? '；它可指多个条目：' + c.s('candidates') : ''),
 };
 
+/** What can still lower the peak where micro-batch 1 does not fit (the solver's params.actions). */
+const MB1_ACTIONS = {
+  en: { shorter_sequence: 'shorten the sequence', checkpointing: 'checkpoint activations', zero_3: 'shard more (ZeRO-3)', more_gpus: 'add GPUs' },
+  zh: { shorter_sequence: '缩短序列', checkpointing: '开启激活检查点', zero_3: '加大切分（ZeRO-3）', more_gpus: '增加 GPU' },
+};
+/**
+ * params.actions' codes in words, the last joined by `last`; an unknown code as written.
+ * @param {Ctx} c @param {Record<string, string>} words @param {string} sep @param {string} last
+ */
+function joinActions(c, words, sep, last) {
+  const parts = c.s('actions').split(' ').filter(Boolean).map((a) => words[a] || a);
+  return parts.length < 2 ? parts.join('') : parts.slice(0, -1).join(sep) + last + parts[parts.length - 1];
+}
 /** @type {Record<string, Wording>} */
 export const WORDINGS = {
   // ---- errors: documents and fields ----
@@ -272,8 +285,8 @@ export const WORDINGS = {
     zh: (c) => c.s('answer') + ' 达到了搜索上限 ' + c.n('cap') + '：该设置至少能容纳这么多',
   },
   micro_batch_one_does_not_fit: {
-    en: (c) => 'micro-batch 1 does not fit at seq_length ' + c.n('seq_length') + ': shorten the sequence, checkpoint activations, shard more (ZeRO-3) or add GPUs',
-    zh: (c) => '序列长度为 ' + c.n('seq_length') + ' 时，微批为 1 也放不下：请缩短序列、开启激活检查点、加大切分（ZeRO-3）或增加 GPU',
+    en: (c) => 'micro-batch 1 does not fit at seq_length ' + c.n('seq_length') + ': ' + joinActions(c, MB1_ACTIONS.en, ', ', ' or '),
+    zh: (c) => '序列长度为 ' + c.n('seq_length') + ' 时，微批为 1 也放不下：请' + joinActions(c, MB1_ACTIONS.zh, '、', '或'),
   },
   model_states_exceed_budget: {
     en: () => 'even the shortest sequence does not fit: the model states alone exceed the budget',

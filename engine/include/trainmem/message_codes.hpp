@@ -166,7 +166,8 @@ inline constexpr MessageCode kMessageCodes[] = {
     // recompute; include_offload "true" or "false".
     {reason_code::answer_needs_architecture, MessageKind::reason, ""},
     {reason_code::answer_at_search_cap, MessageKind::reason, "answer cap"},
-    {reason_code::micro_batch_one_does_not_fit, MessageKind::reason, "seq_length"},
+    // actions: what can still lower the peak, space-separated: shorter_sequence checkpointing zero_3 more_gpus.
+    {reason_code::micro_batch_one_does_not_fit, MessageKind::reason, "seq_length actions"},
     {reason_code::model_states_exceed_budget, MessageKind::reason, ""},
     {reason_code::no_sequence_length_fits, MessageKind::reason, "micro_batch_size seq_length peak budget"},
     {reason_code::band_past_gpu_at_every_count, MessageKind::reason, "gpus max_gpus zero_stage"},
