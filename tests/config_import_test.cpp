@@ -535,6 +535,14 @@ TEST_CASE("a DeepSpeed train_batch_size that the GPUs and accumulation do not di
   INFO(trainmem::error_document(r.errors));
   REQUIRE(r.errors.empty());
   CHECK(as_json(r.document).at("batch").at("micro_batch_size") == 2);
+  // Without a GPU count: 7 is no multiple of micro-batch 2 x accumulation 4 = 8, whatever the count.
+  ds = trainmem::cli::load_config_file("ds.json", R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4,
+    "train_batch_size": 7, "zero_optimization": {"stage": 3}})", errors);
+  REQUIRE(ds);
+  r = trainmem::import_configs({*ds}, trainmem::builtin_catalog());
+  REQUIRE_FALSE(r.errors.empty());
+  CHECK(r.errors[0].code == "inconsistent");
+  CHECK(r.errors[0].message.find("ds.json:train_batch_size = 7 is not a multiple of micro-batch 2 x accumulation 4 = 8") != std::string::npos);
 }
 
 TEST_CASE("a ZeRO-3 config with no GPU count lists the GPU count as unresolved", "[import][deepspeed]") {
@@ -1548,6 +1556,15 @@ TEST_CASE("torchtitan: degrees the GPUs do not divide, and a launch without its 
   r = trainmem::import_configs({command_line("run.sh", "NGPU=8 CONFIG_FILE=llama3_8b.toml ./run_train.sh\n")}, trainmem::builtin_catalog());
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].message.find("give its job config TOML") != std::string::npos);
+  // [[training]]: an array of tables, where JobConfig's sections are tables; its micro-batch is not
+  // silently replaced by the default 8.
+  toml = toml_file("aot.toml", "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ndata_parallel_shard_degree = -1\n"
+                               "[[training]]\nlocal_batch_size = 2\n");
+  REQUIRE(toml);
+  r = trainmem::import_configs({*toml}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "wrong_type");
+  CHECK(r.errors[0].field == "aot.toml:training");
 }
 
 TEST_CASE("torchtitan: the NGPU a script exports reaches run_train.sh; one it does not set is the script's default", "[import][torchtitan][shell]") {
@@ -1841,6 +1858,25 @@ std::string reason_of(const std::vector<trainmem::ImportNote>& notes, const std:
   return "";
 }
 }  // namespace
+
+TEST_CASE("a null batch size or sequence length is what HfArgumentParser passes: None, never the default", "[import][trl]") {
+  // transformers hf_argparser.py parse_dict builds TrainingArguments from the keys as given:
+  // per_device_train_batch_size None fails in train_batch_size (None * n_gpu), and TRL's max_length
+  // None truncates nothing (the longest sample sets the length).
+  auto yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_size: null\nmax_length: 2048\n");
+  REQUIRE(yaml);
+  auto r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors.front().code == std::string("wrong_type"));
+  CHECK(r.errors.front().field == "sft.yaml:per_device_train_batch_size");
+  yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_size: 2\nmax_length: null\n");
+  REQUIRE(yaml);
+  r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "sft.yaml:max_length"));
+  CHECK(document_value(r, "/batch/seq_length").is_null());  // not TRL's 1024 default, not a guess
+}
 
 TEST_CASE("a key no HfArgumentParser dataclass defines is named with the nearest field, never ignored", "[import][trl]") {
   // transformers hf_argparser.py parse_dict (0024962) raises "Some keys are not used by the

@@ -13,6 +13,8 @@ export const EXACT_ZH = {
   'no memory effect during the training step': '不影响训练步的显存',
   'backend choice: no memory effect modelled': '后端选择：不影响显存估算',
   'null: the default applies': 'null：使用默认值',
+  'null: passed to the trainer as None': 'null：以 None 传给训练器',
+  'null: no truncation, the longest sample sets the length; set batch.seq_length': 'null：不截断，由最长样本决定长度；请设置 batch.seq_length',
   "null: the recipe's default applies": 'null：使用 recipe 的默认值',
   'pipeline parallelism is off': '未开启流水线并行',
   'tensor parallelism is off': '未开启张量并行',

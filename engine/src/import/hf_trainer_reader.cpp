@@ -343,8 +343,21 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     const bool negation = key.rfind("no_", 0) == 0 && key.size() > 3 && key != "no_cuda" && given.is_bool();
     const std::string name = negation ? key.substr(3) : key;
     const ConfigValue v = negation ? ConfigValue(!given.as_bool()) : given;
+    // HfArgumentParser passes a null as None, never the field's default (hf_argparser.py parse_dict
+    // builds the dataclass from the keys as given): None batch sizes fail in the trainer
+    // (training_args.py train_batch_size multiplies per_device_train_batch_size; trainer.py the
+    // accumulation steps), and a None max_length truncates nothing (TRL sft_config.py, dpo_config.py).
+    if (v.is_null() && (name == "per_device_train_batch_size" || name == "gradient_accumulation_steps")) {
+      r.error(error_code::wrong_type, k, "expected a positive integer, got null: the trainer multiplies it (None fails)",
+              {{"expected", "integer"}, {"got", "null"}});
+      continue;
+    }
+    if (v.is_null() && (name == "max_length" || name == "max_seq_length")) {
+      r.unresolved_field("batch.seq_length", k, v, "null: no truncation, the longest sample sets the length; set batch.seq_length");
+      continue;
+    }
     if (v.is_null() && name != "dtype" && name != "torch_dtype") {
-      r.ignore(k, v, "null: the default applies");
+      r.ignore(k, v, "null: passed to the trainer as None");
       continue;
     }
     if (name == "model_name_or_path" || name == "model") {
@@ -406,7 +419,6 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     } else if (name == "gradient_accumulation_steps") {
       if (auto n = positive_integer(r, k, v)) r.read("batch.gradient_accumulation_steps", *n, k);
     } else if (name == "max_length" || name == "max_seq_length") {
-      if (v.is_null()) { r.ignore(k, v, "no truncation"); continue; }
       if (auto n = positive_integer(r, k, v)) r.read("batch.seq_length", *n, k);
     } else if (name == "model_max_length" && trainer == Trainer::hf) {
       // A field the Alpaca-derived scripts add to their TrainingArguments: the tokenizer's

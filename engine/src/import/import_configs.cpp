@@ -1223,6 +1223,16 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     auto micro = value_of("batch.micro_batch_size");
     auto accumulation = value_of("batch.gradient_accumulation_steps");
     const std::string key = r.key(r.train_batch->key);
+    if (!world && micro && accumulation && tb % (*micro * *accumulation) != 0) {
+      // No GPU count makes it agree (deepspeed/runtime/config.py _batch_assertion).
+      result.errors.push_back({error_code::inconsistent, key,
+                               key + " = " + std::to_string(tb) + " is not a multiple of micro-batch " + std::to_string(*micro) +
+                                   " x accumulation " + std::to_string(*accumulation) + " = " + std::to_string(*micro * *accumulation) +
+                                   ", whatever the GPU count (DeepSpeed asserts train_batch_size = micro-batch x accumulation x GPUs)",
+                               {{"reason", "train_batch_not_multiple"}, {"value", static_cast<double>(tb)},
+                                {"divisor", static_cast<double>(*micro * *accumulation)}}});
+      continue;
+    }
     if (!world) {
       result.unresolved.push_back({key, "train_batch_size = micro-batch x accumulation x data-parallel GPUs, and no file gives the GPU count", tb});
       continue;

@@ -94,8 +94,15 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
 
   for (const auto& [name, v] : c.as_object()) {
     const std::string& k = name;
+    // HfArgumentParser passes a null as None (hf_argparser.py parse_dict), and the trainer
+    // multiplies the batch sizes (None fails), as under the HF Trainer (hf_trainer_reader.cpp).
+    if (v.is_null() && (name == "per_device_train_batch_size" || name == "gradient_accumulation_steps")) {
+      r.error(error_code::wrong_type, k, "expected a positive integer, got null: the trainer multiplies it (None fails)",
+              {{"expected", "integer"}, {"got", "null"}});
+      continue;
+    }
     if (v.is_null()) {
-      r.ignore(k, v, "null: the default applies");
+      r.ignore(k, v, "null: passed to the trainer as None");
       continue;
     }
     if (name == "model_name_or_path") {

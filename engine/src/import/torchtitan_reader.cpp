@@ -16,6 +16,7 @@
 //   torchtitan/components/quantization/float8.py (the float8 converter), run_train.sh (NGPU).
 // Older releases named training.local_batch_size `batch_size`, switched compile with training.compile
 // and float8 with a [float8] table: those names are read too.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -133,6 +134,15 @@ class TorchtitanReader {
   }
 
   std::vector<Reading> read(const std::optional<TorchtitanLaunch>& launch) {
+    // A section written as an array of tables ([[training]]): JobConfig's sections are single
+    // tables (torchtitan/config/job_config.py), so its keys would reach no field.
+    for (const auto& [k, v] : file_keys_) {
+      const bool tables = v->is_array() && std::any_of(v->as_array().begin(), v->as_array().end(), [](const ConfigValue& e) { return e.is_object(); });
+      if (k.find('.') != std::string::npos || !tables) continue;
+      toml_.error(error_code::wrong_type, k, "expected a table ([" + k + "]), got an array of tables ([[" + k + "]])",
+                  {{"expected", "object"}, {"got", "array"}});
+      handled_.insert(k);
+    }
     toml_.read_from_kind("framework", "torchtitan", "a torchtitan job config");
     toml_.trainer_default("parallel.sharding_engine", "fsdp2",
                           src("torchtitan/models/llama3/infra/parallelize.py", "apply_fsdp: FSDP2 fully_shard"));
