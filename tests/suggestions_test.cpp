@@ -145,6 +145,29 @@ TEST_CASE("QLoRA under FSDP1 with adapters in the layers' flat parameters: make 
   CHECK_FALSE(has(codes(after), "adapter_units"));
 }
 
+TEST_CASE("FSDP under accelerate with accumulation: reduce the gradients on every micro-batch", "[suggestions]") {
+  // A new user's case: Llama-3-70B (70.55e9 parameters) under framework fsdp on 16 GPUs with 4
+  // accumulation steps. accelerate's accumulate() runs the first three micro-batches in no_sync, so
+  // the whole bf16 gradients stay (70.55e9 x 2 B = 141 GB); sync_each_batch reduce-scatters them
+  // each time, leaving the fp32 shard (70.55e9 x 4 B / 16 = 17.6 GB): about 123 GB less.
+  const json doc = json::parse(R"({"model": {"preset": "llama-3-70b"}, "framework": "fsdp", "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 16, "zero_stage": 3}, "activation_checkpointing": "full",
+    "batch": {"micro_batch_size": 1, "seq_length": 4096, "gradient_accumulation_steps": 4}})");
+  const json out = estimate_json_doc(doc);
+  const auto it = std::find_if(out["suggestions"].begin(), out["suggestions"].end(), [](const json& s) { return s["code"] == "gradient_sync"; });
+  REQUIRE(it != out["suggestions"].end());
+  CHECK((*it)["change"] == json::parse(R"({"parallel": {"gradient_sync": "every_micro_batch"}})"));
+  json changed = doc;
+  changed["parallel"]["gradient_sync"] = "every_micro_batch";
+  const json after = estimate_json_doc(changed);
+  CHECK((*it)["peak"] == after["per_gpu"]["peak"]);
+  CHECK(out["per_gpu"]["gradients"].get<double>() - after["per_gpu"]["gradients"].get<double>() > 120e9);
+  CHECK_FALSE(has(codes(after), "gradient_sync"));
+  json one_step = doc;
+  one_step["batch"]["gradient_accumulation_steps"] = 1;
+  CHECK_FALSE(has(codes(estimate_json_doc(one_step)), "gradient_sync"));
+}
+
 TEST_CASE("Accumulation keeps the global batch: smaller micro-batches, more GPUs", "[suggestions]") {
   const json doc = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "fsdp", "gpu": "a100-40gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "activation_checkpointing": "none",

@@ -111,6 +111,14 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
   // FSDP-QLoRA guide sets fsdp_use_orig_params: false; docs/memory-model.md, "FSDP1").
   if (uses_adapters(s.method) && fsdp1_whole_unit_gradients(s))
     out.push_back({"adapter_units", {{"parallel", {{"use_orig_params", false}}}}, json::object()});
+  // Gradients reduced on every micro-batch where accelerate's no_sync keeps them whole through the
+  // accumulation (FSDP at SHARD_GRAD_OP or FULL_SHARD under the HF Trainer or accelerate):
+  // accelerate's GradientAccumulationPlugin(sync_each_batch=True) (utils/dataclasses.py, "can reduce
+  // memory requirements when using gradient accumulation with distributed training").
+  if ((s.framework == Framework::hf_trainer || s.framework == Framework::fsdp) &&
+      (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && p.zero_stage >= 2 &&
+      s.batch.gradient_accumulation_steps > 1 && gradient_sync(s) == GradientSync::last_micro_batch)
+    out.push_back({"gradient_sync", {{"parallel", {{"gradient_sync", "every_micro_batch"}}}}, json::object()});
   if (arch && !s.activation_offload && s.framework == Framework::torchtune)
     out.push_back({"activation_offload", {{"activation_offload", true}}, json::object()});
   // GRPO with vLLM in the training processes (TRL vllm_mode "colocate"): release its pool while the
