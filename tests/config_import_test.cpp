@@ -1969,6 +1969,29 @@ TEST_CASE("TRL's CLI hands the arguments its dataclasses do not define to accele
   CHECK(reason_of(r.unresolved, "run.sh:1").find("one per GPU it shows") != std::string::npos);
 }
 
+TEST_CASE("a launcher or DeepSpeed config named but not given leaves the sharding open, never DDP", "[import][shell]") {
+  // TRL's usual DPO line names its accelerate config (ZeRO-3 by its name), not given here: the
+  // sharding it decides is unresolved, so --document-only refuses the document; the line's own
+  // --num_processes still gives the GPU count.
+  const std::string line = "accelerate launch --config_file examples/accelerate_configs/deepspeed_zero3.yaml --num_processes 8 "
+                           "trl/scripts/dpo.py --model_name_or_path Qwen/Qwen2.5-7B --max_length 2048 --bf16\n";
+  auto r = trainmem::import_configs({command_line("run.sh", line)}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  const auto open = std::find_if(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "parallel.zero_stage"; });
+  REQUIRE(open != r.open_fields.end());
+  CHECK(open->second == "run.sh:--config_file");
+  const auto only = trainmem::import_files_json({command_line("run.sh", line)}, {}, true);
+  CHECK_FALSE(only.ok);
+  CHECK(json::parse(only.json).at("error").at("field") == "parallel.zero_stage");
+  // The HF Trainer's --deepspeed file likewise.
+  r = trainmem::import_configs({command_line("run.sh", "torchrun --nproc_per_node 4 train.py --model_name_or_path Qwen/Qwen2.5-7B "
+                                                       "--deepspeed ds_z3.json --max_length 1024\n")},
+                               trainmem::builtin_catalog());
+  CHECK(std::any_of(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "parallel.zero_stage"; }));
+}
+
 TEST_CASE("an accelerate config of distributed_type NO starts one process whatever num_processes says", "[import][accelerate]") {
   // accelerate launch.py (16cb6eb) launch_command: without a distributed type from the file or a
   // flag it runs simple_launcher, one process; TRL's shipped single_gpu.yaml says num_processes 8.

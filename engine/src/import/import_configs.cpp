@@ -1144,9 +1144,24 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       if (f.name != naming_file && extension(f.name) == extension(named) && !named_bases.count(base_name(f.name))) candidates.insert(f.name);
     return candidates.size() == 1 ? *candidates.begin() : std::string();
   };
+  // A launcher or DeepSpeed config named but not given decides the sharding (and a launcher's the
+  // GPU count): those fields stay open unless another file states them, never DDP on one GPU.
+  std::vector<std::pair<std::string, std::string>> decided_by_missing;  // (field, the naming key)
+  const auto ends_with_key = [](const std::string& key, const std::string& tail) {
+    return key.size() > tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0 &&
+           (key[key.size() - tail.size() - 1] == ':' || key[key.size() - tail.size() - 1] == '.' || key[key.size() - tail.size() - 1] == '-');
+  };
   for (auto& r : readings) {
     result.formats.emplace_back(r.file(), r.format());
     for (const auto& [named, key] : r.named_files) {
+      if (!given_files.count(base_name(named)) && stand_in(named, r.file()).empty()) {
+        if (ends_with_key(key, "config_file") && !ends_with_key(key, "deepspeed_config_file")) {
+          decided_by_missing.emplace_back("parallel.world_size", key);
+          decided_by_missing.emplace_back("parallel.zero_stage", key);
+        } else if (ends_with_key(key, "deepspeed") || ends_with_key(key, "deepspeed_config_file") || ends_with_key(key, "deepspeed_config")) {
+          decided_by_missing.emplace_back("parallel.zero_stage", key);
+        }
+      }
       const std::string other = given_files.count(base_name(named)) ? std::string() : stand_in(named, r.file());
       if (!other.empty())
         result.ignored.push_back({key, "names " + named + ", which was not given; " + other + ", the only other such file given, is read in its place", named});
@@ -1568,6 +1583,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     if (n.key != "model" && n.key.find(':') == std::string::npos) open_field(n.key, n.key);
   for (const auto& r : readings)
     for (const auto& [field, note_key] : r.left_open) open_field(field, note_key);
+  for (const auto& [field, note_key] : decided_by_missing) open_field(field, note_key);
   return result;
 }
 
