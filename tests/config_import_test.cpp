@@ -1992,6 +1992,19 @@ TEST_CASE("a launcher or DeepSpeed config named but not given leaves the shardin
   CHECK(std::any_of(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "parallel.zero_stage"; }));
 }
 
+TEST_CASE("an imported value the estimate would refuse is an import error naming the key it was read from", "[import][errors]") {
+  // parallel.world_size is at most 10,000,000 (docs/api.md, Limits): torchrun's --nproc_per_node
+  // 99999999999 is named as written, not as a document field the user never typed.
+  const auto r = trainmem::import_files_json({command_line("run.sh", "torchrun --nproc_per_node 99999999999 pretrain_gpt.py --num-layers 24 "
+                                                                      "--hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
+                                                                      "--micro-batch-size 4 --vocab-size 32000 --max-position-embeddings 4096\n")},
+                                             {}, false);
+  REQUIRE_FALSE(r.ok);
+  const json e = json::parse(r.json).at("error");
+  CHECK(e.at("code") == "out_of_range");
+  CHECK(e.at("field") == "run.sh:--nproc_per_node");
+}
+
 TEST_CASE("an accelerate config of distributed_type NO starts one process whatever num_processes says", "[import][accelerate]") {
   // accelerate launch.py (16cb6eb) launch_command: without a distributed type from the file or a
   // flag it runs simple_launcher, one process; TRL's shipped single_gpu.yaml says num_processes 8.

@@ -81,6 +81,36 @@ json notes(std::vector<ImportNote> list) {
   return out;
 }
 
+// What the estimate's document reader would refuse in the imported document (a value past the
+// engine's limits, a model config it cannot build), named by the key it was read from: "run.sh:--nproc_per_node" rather
+// than parallel.world_size, whose value the user never wrote. A field the provenance does not
+// list takes its nearest listed parent's origin (model.hf_config.n_embd: the model's). A document
+// without a model is not checked (its model is listed as unresolved).
+Errors refused_by_estimate(const ImportResult& r) {
+  Errors out;
+  const json document = to_json(r.document);
+  if (!document.contains("model")) return out;
+  // The document reader's checks alone (types, ranges, a model it cannot build): the checks across
+  // fields would meet the defaults of fields the import leaves open (no GPU count in the files).
+  Errors errors;
+  json_io::read_setup(document, errors);
+  for (const auto& e : errors) {
+    std::string origin, path = e.field;
+    while (origin.empty() && !path.empty()) {
+      for (const auto& [field, o] : r.provenance)
+        if (field == path) origin = o;
+      const auto dot = path.rfind('.');
+      path = dot == std::string::npos ? std::string() : path.substr(0, dot);
+    }
+    constexpr std::string_view kRead = "read from ";
+    std::string key = origin.rfind(kRead, 0) == 0 ? origin.substr(kRead.size(), origin.find(" (") - kRead.size()) : std::string();
+    const std::string where = key.empty() ? e.field : key;
+    out.push_back({e.code, where, where + ": " + e.message + " (imported as " + e.field + (origin.empty() || !key.empty() ? "" : ", " + origin) + ")",
+                   e.params});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<ConfigValue> parse_json_config(std::string_view text, const std::string& name, Errors& errors) {
@@ -102,6 +132,7 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
   try {
     const ImportResult r = import_configs(files, builtin_catalog(), options);
     if (!r.errors.empty()) return {error_document(r.errors), false};
+    if (const Errors refused = refused_by_estimate(r); !refused.empty()) return {error_document(refused), false};
     if (document_only) {
       // The document alone cannot say that a field is open; `trainmem estimate` would fill it with
       // the engine's default. Every such field stops --document-only instead, whatever left it open
