@@ -664,7 +664,7 @@ export const STRINGS = {
     pb_share: '占峰值比例',
     pictures: '图示', pictures_timeline: '一个训练步中的显存',
     pictures_timeline_note: '每个阶段之后每卡的已分配与已保留显存：加载权重、逐层前向、损失、逐层反向（重算检查点丢弃的部分）、优化器步。',
-    pictures_no_timeline: '引擎未给出此设置的时间线：需要模型结构（预设或 config.json，仅有参数量不够），且每卡最多 1,024 层。',
+    pictures_no_timeline: '引擎未给出此设置的时间线：它只画单个模型的训练步（不含 RLHF 任务的多个模型），需要模型结构（预设或 config.json，仅有参数量不够），且每卡最多 1,024 层。',
     timeline_label: '折线图：一个训练步中每卡的已分配与已保留显存，及 GPU 容量',
     chart_numbers: '数值', pictures_no_stages: '没有时间线就没有按层视图。',
     stage_label: '堆叠条形图：每个流水线段按组成部分的显存及该段峰值，或每层前向新增的显存',
