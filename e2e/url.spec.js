@@ -536,3 +536,16 @@ test('a link whose config.json makes the document too large names that value', a
   await expect(problems).toContainText('is invalid: the document it makes is ');
   await expect(problems).toContainText('the engine reads at most 1,048,576');
 });
+
+test('a saved setup that no longer decodes is said to be lost, never swapped for the default in silence', async ({ app, page }) => {
+  // A stored link whose check value does not match its body (changed outside the page).
+  await app.open();
+  await page.evaluate(() => localStorage.setItem('trainmem.state', JSON.stringify('#v4:m=llama-3.1-70b&b=2&c=deadbeef')));
+  await app.open();
+  const problems = page.getByTestId('link-problems');
+  await expect(problems).toContainText('The setup saved in this browser could not be restored');
+  await expect(problems).not.toContainText('stays in the address bar');
+  await expect(page.getByTestId('status')).toHaveText(/up to date/);
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(problems).toContainText('无法恢复此浏览器中保存的设置');
+});

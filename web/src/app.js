@@ -139,7 +139,12 @@ export class App {
     if (location.hash.length > 1 && !anchor && !(kept && encode(linkDoc(kept)) === location.hash)) this.readHash(location.hash, problems);
     // The page's own stored link: a value typed that is not valid comes back into its field, unnamed.
     else if (typeof stored === 'string' && kept) this.readHash(stored, []);
-    else this.readHash(DEFAULT_HASH, problems);
+    else {
+      // A stored setup that does not decode (changed outside the page, or cut short) is said to be
+      // lost, never replaced by the default in silence.
+      if (stored !== null) problems.push(...App.storedProblems(stored));
+      this.readHash(DEFAULT_HASH, problems);
+    }
     if (location.hash.length <= 1 || anchor) this.legacyVersion = null;  // the page's own setup, not an old link
     // The first estimate starts at once, the controls are written and wired while the engine
     // computes it, and its answer names the fields the engine rejects before anything is shown.
@@ -171,6 +176,17 @@ export class App {
   }
 
   // ---- links ----
+
+  /**
+   * Why the setup stored in this browser cannot be restored: its link's refusal, or not a link.
+   * @param {unknown} stored
+   * @returns {LinkProblem[]}
+   */
+  static storedProblems(stored) {
+    const whole = typeof stored === 'string' ? decode(stored).problems.filter((p) => p.whole) : [];
+    const found = whole.length ? whole : [{ param: '', path: '', value: '', message: 'not a link the page wrote', code: 'not_page_link', whole: true }];
+    return found.map((p) => ({ ...p, stored: true }));
+  }
 
   /**
    * The document of a link. An invalid value (b=abc, b=-5) is an error that keeps the link, never a
@@ -294,13 +310,14 @@ export class App {
     const message = (p) => (p.code && language() !== 'en' ? t('lp_' + p.code, p.params) : p.message);
     this.linkProblems = problems;
     const items = problems.map((p) => el('li', {
-      text: p.whole ? t('link_refused', { message: message(p) })
+      text: p.stored ? t('stored_refused', { message: message(p) })
+        : p.whole ? t('link_refused', { message: message(p) })
         : p.unused ? t('link_unused', { param: p.param, path: p.path, value: p.value, setting: t('unused_' + p.unused) })
         // After the field the engine's message reads "= -5 is out of range": without its "= ".
         : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? rejectedText(p.error, p.path) : message(p) })
           : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
     }));
-    if (problems.length) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
+    if (problems.some((p) => !p.stored)) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
     byId('link-problems').replaceChildren(...items);
     this.showLegacyNote();
   }

@@ -26,7 +26,7 @@ import { getPath, setPath, leafPaths } from './doc-paths.js';
 /**
  * A problem with a link: a parameter left out (the rest kept), or, with `whole`, the link refused
  * (doc null).
- * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, error?: import('./messages.js').EngineMessage, whole?: boolean, text?: string, invalid?: boolean, unused?: string}} LinkProblem
+ * @typedef {{param: string, path: string, value: string, message: string, code?: string, params?: Record<string, string | number>, error?: import('./messages.js').EngineMessage, whole?: boolean, text?: string, invalid?: boolean, unused?: string, stored?: boolean}} LinkProblem
  *   code and params: what the page words in each language (PROBLEMS; the page's i18n table has lp_<code>);
  *   error: the engine's error for a field it rejects, worded when shown;
  *   text: the whole value as typed, for a field's value that is not of its type or not even
