@@ -120,6 +120,11 @@ TEST_CASE("LoRA settings that target nothing or name a missing layer are refused
                                              R"(}, "method": "lora", "lora": {"layers_to_transform": [32]}})");
   REQUIRE(layer.errors.size() == 1);
   CHECK(layer.errors[0].field == "lora.layers_to_transform");
+  // A negative index names the model's range too (PEFT matches it against no layer), not the list's type.
+  const auto negative = parse_estimate_document(R"({"model": {"hf_config": )" + kLlama2_7b +
+                                                R"(}, "method": "lora", "lora": {"layers_to_transform": [-1]}})");
+  REQUIRE(negative.errors.size() == 1);
+  CHECK(negative.errors[0].message == "lora.layers_to_transform: layer -1 is outside 0 to 31");
 }
 
 TEST_CASE("lora_dropout saves a dropout copy of each targeted linear's input and its mask", "[lora][activations]") {

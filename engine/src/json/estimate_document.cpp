@@ -184,9 +184,9 @@ void parse_lora(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   }
   if (const json* t = r.get("layers_to_transform")) {
     const json list = t->is_array() ? *t : json::array({*t});
-    const bool ok = !list.empty() && std::all_of(list.begin(), list.end(), [](const json& x) {
-      return x.is_number_integer() && x.get<std::int64_t>() >= 0;
-    });
+    // Integers here; one outside the model's layers (a negative one included) is named by the
+    // validation, which knows the layer count.
+    const bool ok = !list.empty() && std::all_of(list.begin(), list.end(), [](const json& x) { return x.is_number_integer(); });
     if (list.size() > kMaxListEntries) r.too_many_entries("layers_to_transform", list.size());
     else if (ok) s.lora.layers_to_transform = list.get<std::vector<std::int64_t>>();
     else r.type_error("layers_to_transform", "a layer index or a non-empty list of layer indices", *t);
