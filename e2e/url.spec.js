@@ -218,6 +218,9 @@ test('a price in the link that is not a number is named and kept in its field; t
   const link = v4('v4:m=gpt2&b=1&s=1024&n=1&g=a100-80gb&xp=a100-40gb:2.5,a100-80gb:3%2C5');
   await app.open('http', link);
   await expect(page.getByTestId('link-problems')).toContainText('The link\'s value "xp" (solve.prices.a100-80gb) = "3,5" is invalid');
+  // A What fits? value: the estimate does not use it and is shown; the note says so.
+  await expect(page.getByTestId('link-problems')).toContainText('the estimate does not use it');
+  await expect(page.getByTestId('status')).toHaveText(/up to date/);
   await expect(page.locator('tr[data-gpu="a100-40gb"] [data-testid="price"]')).toHaveValue('2.5');
   await expect(page.locator('tr[data-gpu="a100-80gb"] [data-testid="price"]')).toHaveValue('3,5');
   expect(new URL(page.url()).hash).toBe(link);

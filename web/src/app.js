@@ -314,7 +314,7 @@ export class App {
         : p.whole ? t('link_refused', { message: message(p) })
         : p.unused ? t('link_unused', { param: p.param, path: p.path, value: p.value, setting: t('unused_' + p.unused) })
         // After the field the engine's message reads "= -5 is out of range": without its "= ".
-        : p.invalid ? t('link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? rejectedText(p.error, p.path) : message(p) })
+        : p.invalid ? t(p.path.startsWith('solve.') ? 'link_invalid_solve' : 'link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? rejectedText(p.error, p.path) : message(p) })
           : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
     }));
     if (problems.some((p) => !p.stored)) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
