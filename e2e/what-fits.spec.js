@@ -90,7 +90,8 @@ async function expectPanelEqualsCli(app, page) {
   }
   // bf16 on a T4 (compute capability 7.5), and a TPU for a CUDA setup, among them.
   expect(want.gpu_options.find((o) => o.gpu === 't4-16gb').cannot_run).toContain('bf16_unsupported');
-  expect(want.gpu_options.find((o) => o.gpu === 'tpu-v5p-95gb').cannot_run).toEqual(['other_accelerator_kind']);
+  // (DeepSpeed and Megatron-LM have no TPU back end either: tpu_unsupported_software beside it there.)
+  expect(want.gpu_options.find((o) => o.gpu === 'tpu-v5p-95gb').cannot_run).toContain('other_accelerator_kind');
   return { doc, want };
 }
 

@@ -9,6 +9,7 @@
 #include "trainmem/catalog.hpp"
 #include "trainmem/message_codes.hpp"
 #include "trainmem/solver.hpp"
+#include "trainmem/step_time.hpp"
 #include "trainmem/strategy_search.hpp"
 
 using namespace trainmem;
@@ -167,6 +168,30 @@ TEST_CASE("the cheapest option is the lowest GPUs x price among fitting catalog 
   REQUIRE(r.cheapest);
   for (const auto& g : r.gpu_options)
     if (g.cost_per_hour) CHECK(*r.cheapest->cost_per_hour <= *g.cost_per_hour);
+}
+
+TEST_CASE("the cheapest per trained token: the hourly cost over the tokens the modelled step trains in an hour", "[solver][time]") {
+  // Llama-3.1-8B LoRA fits one GPU of most catalog sizes. Each priced, runnable option's cost per
+  // million tokens is its cost per hour over (tokens/s per GPU x GPUs x 3,600 s) x 1e6, from the
+  // step time of the setup at that count; the cheapest per token is the lowest of them.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "h100-sxm-80gb", "method": "lora",
+    "batch": {"micro_batch_size": 2, "seq_length": 4096}, "activation_checkpointing": "full"})");
+  const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
+  REQUIRE(r.cheapest_per_token);
+  int priced = 0;
+  for (const auto& o : r.gpu_options) {
+    if (!o.usd_per_million_tokens) continue;
+    ++priced;
+    CHECK(o.cannot_run.empty());
+    CHECK(*r.cheapest_per_token->usd_per_million_tokens <= *o.usd_per_million_tokens);
+    TrainingSetup at = s;
+    at.gpu = builtin_catalog().find_gpu(o.id)->spec;
+    at.parallel.world_size = at.parallel.data_parallel_size = o.min_gpus->value;
+    const auto t = step_time(at, estimate(at));
+    REQUIRE(t);
+    CHECK(*o.usd_per_million_tokens == Approx(*o.cost_per_hour / (t->tokens_per_second_per_gpu * o.min_gpus->value * 3600.0) * 1e6));
+  }
+  CHECK(priced >= 3);  // A100 40/80 GB, H100 SXM/NVL, H200, L40S carry prices and speeds in the catalog
 }
 
 TEST_CASE("a target global batch: micro-batch x D x GA equals it with the largest fitting divisor", "[solver]") {

@@ -8,6 +8,7 @@
 #include "trainmem/calibration.hpp"
 #include "trainmem/explain.hpp"
 #include "trainmem/message_codes.hpp"
+#include "trainmem/step_time.hpp"
 #include "trainmem/work_meter.hpp"
 
 namespace trainmem {
@@ -216,6 +217,18 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       auto price = o.prices.find(g.spec.id);
       opt.price_per_gpu_hour = price != o.prices.end() ? std::optional<double>(price->second) : g.price_per_gpu_hour_usd;
       if (opt.min_gpus && opt.price_per_gpu_hour) opt.cost_per_hour = *opt.price_per_gpu_hour * static_cast<double>(opt.min_gpus->value);
+      if (opt.cost_per_hour && opt.cannot_run.empty()) {
+        // The modelled step at that count: tokens per hour over those GPUs.
+        TrainingSetup at = there;
+        at.parallel.sharding_group_size.reset();
+        at.parallel.world_size = opt.min_gpus->value;
+        at.parallel.data_parallel_size = opt.min_gpus->value / (at.parallel.tensor_parallel_size * at.parallel.pipeline_parallel_size * cp);
+        if (validate(at).empty())
+          if (const auto t = step_time(at, estimate(at)); t && t->tokens_per_second_per_gpu > 0)
+            opt.usd_per_million_tokens = *opt.cost_per_hour / (t->tokens_per_second_per_gpu * static_cast<double>(opt.min_gpus->value) * 3600.0) * 1e6;
+      }
+      if (opt.usd_per_million_tokens && (!r.cheapest_per_token || *opt.usd_per_million_tokens < *r.cheapest_per_token->usd_per_million_tokens))
+        r.cheapest_per_token = opt;
       if (opt.cost_per_hour && opt.cannot_run.empty() && (!r.cheapest || *opt.cost_per_hour < *r.cheapest->cost_per_hour))
         r.cheapest = opt;
       r.gpu_options.push_back(opt);

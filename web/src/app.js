@@ -7,7 +7,7 @@ import { t, apply as applyLanguage, language } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatSeconds } from './format.js';
 import { el, byId } from './dom.js';
 import { clone, deletePath, getPath, setPath } from './doc-paths.js';
-import { KEYS, MAX_JSON_BYTES, VERSION, clipped, decode, encode } from './link-codec.js';
+import { KEYS, MAX_JSON_BYTES, PROBLEMS, VERSION, clipped, decode, encode } from './link-codec.js';
 import { STORE, DelayedSave, load, save } from './storage.js';
 import { readControl, writeControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc, unusedBlocks } from './page-rules.js';
@@ -184,7 +184,7 @@ export class App {
    */
   static storedProblems(stored) {
     const whole = typeof stored === 'string' ? decode(stored).problems.filter((p) => p.whole) : [];
-    const found = whole.length ? whole : [{ param: '', path: '', value: '', message: 'not a link the page wrote', code: 'not_page_link', whole: true }];
+    const found = whole.length ? whole : [{ param: '', path: '', value: '', message: PROBLEMS.not_page_link({}), code: 'not_page_link', whole: true }];
     return found.map((p) => ({ ...p, stored: true }));
   }
 

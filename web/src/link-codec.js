@@ -227,6 +227,7 @@ export const PROBLEMS = {
   unknown_version: (p) => 'link version ' + p.version + ' is not a trainmem link version (this page reads 1 to ' + p.latest + ')',
   check_missing: () => 'the link is incomplete: its check value (the last parameter, c=) is missing, so it was probably cut off when it was copied',
   check_mismatch: () => 'the link does not match its check value: it was cut off or changed after it was made',
+  not_page_link: () => 'not a link the page wrote',
   check_malformed: (p) => 'its check value (the last parameter, c=) is "' + p.value + '", not 8 hexadecimal digits',
   unknown_parameter: () => 'unknown parameter',
   given_twice: () => 'given twice; the first is kept',

@@ -137,6 +137,10 @@ export function renderAnswers(table, out, unit, gpuName) {
   const cheap = out.cheapest;
   rows.push(row(t('q_cheapest'), numCell(cheap ? t(cheap.verdict === 'borderline' ? 'cheapest_is_borderline' : 'cheapest_is', { gpu: gpuName(cheap.gpu), n: formatCount(cheap.gpus), cost: usd(cheap.cost_per_hour) })
     : t('no_cheapest'), 'a-cheapest', cheap && cheap.gpu)));
+  const perToken = out.cheapest_per_token;
+  rows.push(row(t('q_cheapest_per_token'), numCell(perToken ? t(perToken.verdict === 'borderline' ? 'per_token_is_borderline' : 'per_token_is', {
+    gpu: gpuName(perToken.gpu), n: formatCount(perToken.gpus), cost: usd(perToken.usd_per_million_tokens), hour: usd(perToken.cost_per_hour) })
+    : t('no_per_token'), 'a-cheapest_per_token', perToken && perToken.gpu)));
   const plan = out.global_batch;
   rows.push(row(t('q_global_batch'), numCell(plan ? t(plan.exact ? 'plan_exact' : 'plan_nearest', { m: formatCount(plan.micro_batch_size),
     ga: formatCount(plan.gradient_accumulation_steps), n: formatCount(plan.global_batch_size) }) : t('plan_none'), 'a-global_batch',

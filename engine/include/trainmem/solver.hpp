@@ -49,6 +49,10 @@ struct GpuOption {
   std::optional<FitPoint> min_gpus_whole_band;
   std::optional<double> price_per_gpu_hour;
   std::optional<double> cost_per_hour;
+  // What a million trained tokens cost there, USD: cost_per_hour over the tokens min_gpus GPUs
+  // train in an hour at the modelled step time (step_time.hpp); empty without a price, a step time
+  // (no GPU speeds in the catalog, an RLHF job) or a runnable setup.
+  std::optional<double> usd_per_million_tokens;
   // Why the setup cannot run there as it is written, empty when it can: the hardware warnings it
   // raises on that device (bf16_unsupported, fp8_unsupported, flash_attention_unsupported,
   // flash_attention_3_unsupported: explain.hpp) and "other_accelerator_kind" for a device of
@@ -82,6 +86,9 @@ struct SolveResult {
   std::optional<FitPoint> min_gpus_whole_band;  // as GpuOption's, for the document's GPU
   std::vector<GpuOption> gpu_options;
   std::optional<GpuOption> cheapest;
+  // The lowest usd_per_million_tokens among the runnable options: a faster GPU at a higher hourly
+  // price can train the same tokens for less.
+  std::optional<GpuOption> cheapest_per_token;
   std::optional<GlobalBatchPlan> global_batch;
   std::optional<Calibrated> calibrated;
   std::vector<std::pair<std::int64_t, double>> peak_vs_seq_length, peak_vs_micro_batch;  // curves (bytes)

@@ -144,11 +144,19 @@ json write_solve(const SolveResult& r, const std::optional<StrategySearchResult>
   for (const auto& g : r.gpu_options)
     out["gpu_options"].push_back({{"gpu", g.id}, {"min_gpus", fit_point(g.min_gpus)}, {"min_gpus_whole_band", fit_point(g.min_gpus_whole_band)},
                                   {"price_per_gpu_hour", g.price_per_gpu_hour ? json(*g.price_per_gpu_hour) : json(nullptr)},
-                                  {"cost_per_hour", g.cost_per_hour ? json(*g.cost_per_hour) : json(nullptr)}, {"cannot_run", g.cannot_run}});
+                                  {"cost_per_hour", g.cost_per_hour ? json(*g.cost_per_hour) : json(nullptr)},
+                                  {"usd_per_million_tokens", g.usd_per_million_tokens ? json(*g.usd_per_million_tokens) : json(nullptr)},
+                                  {"cannot_run", g.cannot_run}});
   out["cheapest"] = r.cheapest ? json{{"gpu", r.cheapest->id}, {"gpus", r.cheapest->min_gpus->value},
                                       {"cost_per_hour", *r.cheapest->cost_per_hour},
                                       {"verdict", r.cheapest->min_gpus->verdict ? json(verdict_name(*r.cheapest->min_gpus->verdict)) : json(nullptr)}}
                                : json(nullptr);
+  out["cheapest_per_token"] = r.cheapest_per_token
+                                  ? json{{"gpu", r.cheapest_per_token->id}, {"gpus", r.cheapest_per_token->min_gpus->value},
+                                         {"cost_per_hour", *r.cheapest_per_token->cost_per_hour},
+                                         {"usd_per_million_tokens", *r.cheapest_per_token->usd_per_million_tokens},
+                                         {"verdict", r.cheapest_per_token->min_gpus->verdict ? json(verdict_name(*r.cheapest_per_token->min_gpus->verdict)) : json(nullptr)}}
+                                  : json(nullptr);
   out["global_batch"] = r.global_batch ? json{{"micro_batch_size", r.global_batch->micro_batch_size},
                                               {"gradient_accumulation_steps", r.global_batch->gradient_accumulation_steps},
                                               {"global_batch_size", r.global_batch->global_batch_size},
