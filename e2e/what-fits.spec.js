@@ -40,6 +40,9 @@ async function expectPanelEqualsCli(app, page) {
     await expect(page.getByTestId('a-cheapest')).toContainText(gpuById.get(want.cheapest.gpu).display_name);
     await expect(page.getByTestId('a-cheapest')).toContainText('$' + Render.formatMoney(want.cheapest.cost_per_hour));
   }
+  expect(await value(page, 'a-cheapest_per_token')).toBe(want.cheapest_per_token ? want.cheapest_per_token.gpu : null);
+  if (want.cheapest_per_token)
+    await expect(page.getByTestId('a-cheapest_per_token')).toContainText('$' + Render.formatMoney(want.cheapest_per_token.usd_per_million_tokens) + ' per million tokens');
   expect(await value(page, 'a-global_batch')).toBe(want.global_batch ? String(want.global_batch.gradient_accumulation_steps) : null);
   if (want.global_batch) await expect(page.getByTestId('a-global_batch')).toContainText('global batch ' + want.global_batch.global_batch_size);
   if (want.calibrated) {
