@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 scripts/sanitize_build.sh test_programs || { echo "0 passed, 1 failed"; exit 1; }
 rm -f build-sanitize/ctest.xml
 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  ctest --test-dir build-sanitize --output-on-failure --no-tests=error --output-junit "$PWD/build-sanitize/ctest.xml"
+  ctest --test-dir build-sanitize -j2 --output-on-failure --no-tests=error --output-junit "$PWD/build-sanitize/ctest.xml"
 scripts/ctest-summary.py build-sanitize/ctest.xml

@@ -27,7 +27,7 @@ add_summary() {
 }
 
 # Catch2 counts its cases (tests/run_every_case.cmake); every other ctest test counts once.
-ctest --test-dir build-native --output-on-failure --no-tests=error --output-junit "$PWD/test-results/ctest.xml" \
+ctest --test-dir build-native -j2 --output-on-failure --no-tests=error --output-junit "$PWD/test-results/ctest.xml" \
   | tee test-results/ctest.log
 scripts/ctest-summary.py test-results/ctest.xml | tee -a test-results/ctest.log
 add_summary test-results/ctest.log

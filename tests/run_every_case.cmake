@@ -1,7 +1,11 @@
 # Runs every Catch2 test case of one test binary in one process and fails unless the number of
 # cases that ran equals the number the binary lists.
 #
-#   cmake -DTEST_BINARY=path/to/engine_tests -P tests/run_every_case.cmake
+#   cmake -DTEST_BINARY=path/to/engine_tests [-DTEST_FILTER=<spec>] -P tests/run_every_case.cmake
+#
+# TEST_FILTER runs a part of the cases, named by their files' tags (Catch2's -#, "[#solver_test]";
+# "~[#solver_test]" for every other file), listed and counted with the same filter, so that two
+# complementary parts run side by side (tests/CMakeLists.txt).
 #
 # Why not catch_discover_tests: Catch2 2.13's discovery stores the names in a CMake list, so a
 # name containing ';' becomes several ctest tests whose filters match nothing; Catch2 prints
@@ -20,7 +24,11 @@ function(count_lines text out)
   set(${out} ${n} PARENT_SCOPE)
 endfunction()
 
-execute_process(COMMAND "${TEST_BINARY}" --list-test-names-only OUTPUT_VARIABLE listed_names RESULT_VARIABLE rc)
+set(filter "")
+if(TEST_FILTER)
+  set(filter "-#" "${TEST_FILTER}")
+endif()
+execute_process(COMMAND "${TEST_BINARY}" --list-test-names-only ${filter} OUTPUT_VARIABLE listed_names RESULT_VARIABLE rc)
 # Catch2 v2 exits with the number of cases listed.
 if(rc LESS 0 OR rc MATCHES "[^0-9]")
   message(FATAL_ERROR "${TEST_BINARY} --list-test-names-only failed: ${rc}")
@@ -33,7 +41,7 @@ execute_process(COMMAND "${TEST_BINARY}" --list-test-names-only "[.]" OUTPUT_VAR
 string(REPLACE ";" "," hidden_names "${hidden_names}")
 count_lines("${hidden_names}" hidden)
 
-execute_process(COMMAND "${TEST_BINARY}" --warn NoAssertions
+execute_process(COMMAND "${TEST_BINARY}" --warn NoAssertions ${filter}
                 OUTPUT_VARIABLE output ERROR_VARIABLE output RESULT_VARIABLE run_rc
                 ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
 
