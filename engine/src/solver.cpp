@@ -143,25 +143,26 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
   struct Fewest {
     std::optional<FitPoint> fits, whole_band;
   };
+  // The setup on `gpus` of `gpu`, the model-parallel sizes kept and the rest data-parallel.
+  const std::int64_t mp = base.parallel.tensor_parallel_size * base.parallel.pipeline_parallel_size * cp;
+  auto on_gpus = [&](const GpuSpec& gpu, std::int64_t gpus) {
+    TrainingSetup t = base;
+    t.gpu = gpu;
+    t.parallel.sharding_group_size.reset();
+    t.parallel.data_parallel_size = gpus / mp;
+    t.parallel.world_size = gpus;
+    return t;
+  };
   auto min_gpus_for = [&](const GpuSpec& gpu) -> Fewest {
-    TrainingSetup s = base;
-    s.gpu = gpu;
-    s.parallel.sharding_group_size.reset();
-    const std::int64_t mp = s.parallel.tensor_parallel_size * s.parallel.pipeline_parallel_size * cp;
-    const std::int64_t ep = s.parallel.expert_parallel_size;
+    const std::int64_t ep = base.parallel.expert_parallel_size;
     const std::int64_t step = ep / std::gcd(ep, cp);
     const std::int64_t max_k = o.max_gpus / mp / step;
     if (max_k < 1) return {};
-    auto with_k = [&](std::int64_t k) {
-      TrainingSetup t = s;
-      t.parallel.data_parallel_size = k * step;
-      t.parallel.world_size = k * step * mp;
-      return t;
-    };
+    auto with_k = [&](std::int64_t k) { return on_gpus(gpu, k * step * mp); };
     auto point = [&](std::int64_t k) { return answer(with_k(k), k * step * mp); };
     // The first k in [from, max_k] that passes `test`, or 0 when none does.
     auto first = [&](std::int64_t from, const std::function<bool(const TrainingSetup&)>& test) -> std::int64_t {
-      if (s.parallel.zero_stage == 0 || from > max_k || !test(with_k(max_k))) return 0;
+      if (base.parallel.zero_stage == 0 || from > max_k || !test(with_k(max_k))) return 0;
       std::int64_t lo = from, hi = max_k;
       while (lo < hi) {
         const std::int64_t mid = lo + (hi - lo) / 2;
@@ -219,10 +220,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       if (opt.min_gpus && opt.price_per_gpu_hour) opt.cost_per_hour = *opt.price_per_gpu_hour * static_cast<double>(opt.min_gpus->value);
       if (opt.cost_per_hour && opt.cannot_run.empty()) {
         // The modelled step at that count: tokens per hour over those GPUs.
-        TrainingSetup at = there;
-        at.parallel.sharding_group_size.reset();
-        at.parallel.world_size = opt.min_gpus->value;
-        at.parallel.data_parallel_size = opt.min_gpus->value / (at.parallel.tensor_parallel_size * at.parallel.pipeline_parallel_size * cp);
+        const TrainingSetup at = on_gpus(g.spec, opt.min_gpus->value);
         if (validate(at).empty())
           if (const auto t = step_time(at, estimate(at)); t && t->tokens_per_second_per_gpu > 0)
             opt.usd_per_million_tokens = *opt.cost_per_hour / (t->tokens_per_second_per_gpu * static_cast<double>(opt.min_gpus->value) * 3600.0) * 1e6;

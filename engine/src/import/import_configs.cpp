@@ -1147,9 +1147,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   // A launcher or DeepSpeed config named but not given decides the sharding (and a launcher's the
   // GPU count): those fields stay open unless another file states them, never DDP on one GPU.
   std::vector<std::pair<std::string, std::string>> decided_by_missing;  // (field, the naming key)
-  const auto ends_with_key = [](const std::string& key, const std::string& tail) {
-    return key.size() > tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0 &&
-           (key[key.size() - tail.size() - 1] == ':' || key[key.size() - tail.size() - 1] == '.' || key[key.size() - tail.size() - 1] == '-');
+  const auto ends_with_key = [](const std::string& key, const std::string& name) {
+    return ends_with(key, ":" + name) || ends_with(key, "." + name) || ends_with(key, "-" + name);
   };
   for (auto& r : readings) {
     result.formats.emplace_back(r.file(), r.format());
