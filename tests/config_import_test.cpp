@@ -53,7 +53,7 @@ bool has_key(const std::vector<trainmem::ImportNote>& notes, const std::string& 
 }
 
 std::string origin_of(const trainmem::ImportResult& r, const std::string& field) {
-  for (const auto& [f, o] : r.provenance) if (f == field) return o;
+  for (const auto& o : r.provenance) if (o.field == field) return o.origin;
   return "";
 }
 
@@ -68,10 +68,12 @@ void check_every_key_reported(const std::vector<trainmem::ConfigFile>& files, co
       auto starts = [&](const std::string& s) { return s == k || s.rfind(k + ".", 0) == 0; };
       for (const auto* list : {&r.ignored, &r.unmodelled, &r.unresolved})
         for (const auto& n : *list) found = found || starts(n.key);
-      for (const auto& [field, origin] : r.provenance)
+      for (const auto& o : r.provenance) {
+        const std::string& origin = o.origin;
         found = found || origin.find(k + " ") != std::string::npos || origin.find(k + ".") != std::string::npos ||
                 (origin.size() >= k.size() && origin.compare(origin.size() - k.size(), k.size(), k) == 0) ||
                 origin.find(k + ";") != std::string::npos;
+      }
       INFO("key " << k << " is neither mapped, ignored, unmodelled nor unresolved");
       CHECK(found);
     }
@@ -1266,9 +1268,10 @@ TEST_CASE("packed or padded: batch.padding follows each trainer's collator", "[i
     INFO(trainmem::error_document(r.errors));
     REQUIRE(r.errors.empty());
     CHECK(as_json(r.document).at("batch").at("padding") == "max_length");
-    const auto padding = std::find_if(r.provenance.begin(), r.provenance.end(), [](const auto& p) { return p.first == "batch.padding"; });
+    const auto padding = std::find_if(r.provenance.begin(), r.provenance.end(), [](const auto& p) { return p.field == "batch.padding"; });
     REQUIRE(padding != r.provenance.end());
-    CHECK(padding->second == "read from sft.yaml:packing");
+    CHECK(padding->origin == "read from sft.yaml:packing");
+    CHECK(padding->source == "sft.yaml:packing");
   }
   // A packing flag that is not a boolean is refused, as the trainers' configs refuse it.
   for (const std::string& text : {axolotl + "sample_packing: maybe\n", factory + "packing: maybe\n", trl + "packing: maybe\n"}) {

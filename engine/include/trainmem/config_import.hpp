@@ -49,12 +49,23 @@ struct ImportOptions {
   std::optional<std::string> model_preset;
 };
 
+// Where one document field's value came from.
+struct FieldOrigin {
+  std::string field;   // document path, e.g. "parallel.world_size"
+  // As shown: "read from FILE:key" | "framework default (source)" | "engine default" |
+  // "unresolved: FILE:--flag $VARIABLE" (the field is absent from the document: a value the script
+  // leaves to a variable it does not set).
+  std::string origin;
+  // "FILE:key" (or the file, or "--model") the value was read from; for an unresolved field, the
+  // flag and variable as written ("FILE:--flag $VARIABLE"); "" for a default.
+  std::string source;
+  bool unresolved = false;
+};
+
 struct ImportResult {
   ConfigValue document = ConfigValue::object();  // an estimate input document
-  // Every document field the estimate uses -> "read from FILE:key" | "framework default (source)"
-  // | "engine default" | "unresolved: FILE:--flag $VARIABLE" (the field is absent from the document:
-  // a value the script leaves to a variable it does not set), in document order.
-  std::vector<std::pair<std::string, std::string>> provenance;
+  // Every document field the estimate uses, with where its value came from, in document order.
+  std::vector<FieldOrigin> provenance;
   std::vector<ImportNote> ignored;     // keys without an effect on memory
   std::vector<ImportNote> unmodelled;  // keys that affect memory but have no document field yet
   std::vector<ImportNote> unresolved;  // values the files leave open: "auto", $VARIABLES, files named but not given

@@ -1398,7 +1398,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     }
 
   // The model.
-  std::string model_origin;
+  std::string model_origin, model_source;
   ConfigValue model;
   std::string checkpoint_dtype_value, dtype_key;
   for (const auto& r : readings) if (r.dtype_from_checkpoint_key) dtype_key = *r.dtype_from_checkpoint_key;
@@ -1419,6 +1419,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     m.set("hf_config", model_config->second);
     model = m;
     model_origin = "read from " + model_config->first;
+    model_source = model_config->first;
     checkpoint_dtype_value = checkpoint_dtype(model_config->second);
     // The config.json describes the model; a name beside it is listed, never dropped silently.
     const std::string instead = "the model's config.json " + model_config->first + " is used instead";
@@ -1431,6 +1432,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       m.set("preset", p->id);
       model = m;
       model_origin = "given with --model";
+      model_source = "--model";
       // A pre-quantized checkpoint named in the files (AWQ, GPTQ: 4-bit weights the trainer keeps
       // frozen) is not what the catalog model's 16-bit weights price.
       const std::string named = naming ? lower(*naming->model_id) : "";
@@ -1452,12 +1454,14 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     m.set("hf_config", *building->built_model);
     model = m;
     model_origin = building->built_model_origin;
+    model_source = building->built_model_source;
   } else if (naming) {
     if (const ModelPreset* p = match_model(*naming->model_id, catalog)) {
       ConfigValue m = ConfigValue::object();
       m.set("preset", p->id);
       model = m;
       model_origin = "read from " + naming->model_key + " (catalog model " + p->id + ")";
+      model_source = naming->model_key;
       checkpoint_dtype_value = dtype_name(p->param_dtype);
     } else {
       const std::string near = nearest_catalog_model(*naming->model_id, catalog);
@@ -1472,7 +1476,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   }
   if (!model.is_null()) {
     result.document.set("model", model);
-    result.provenance.emplace_back("model", model_origin);
+    result.provenance.push_back({"model", model_origin, model_source});
   }
   if (!dtype_key.empty() && !checkpoint_dtype_value.empty() && !chosen.count("precision.param_dtype"))
     chosen["precision.param_dtype"] = Chosen{{"precision.param_dtype", checkpoint_dtype_value,
@@ -1551,18 +1555,20 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     if (field.rfind("qlora.", 0) == 0 && method != "qlora") continue;
     if (field.rfind("rlhf.", 0) == 0 && !has_rlhf) continue;
     if (const auto o = open.find(field); o != open.end()) {
-      result.provenance.emplace_back(field, o->second.origin);
+      result.provenance.push_back({field, o->second.origin, o->second.key, true});
       continue;
     }
     auto it = chosen.find(field);
     if (it == chosen.end()) {
-      result.provenance.emplace_back(field, "engine default");
+      result.provenance.push_back({field, "engine default", ""});
       continue;
     }
     result.document.set_path(field, it->second.a.value);
     std::string origin = it->second.a.origin;
     for (const auto& other : it->second.agreeing) origin += "; also " + other;
-    result.provenance.emplace_back(field, origin);
+    // A read value's source is the key the user wrote; a default's is the file that was silent, not a source.
+    const bool read = it->second.a.origin.rfind("read from ", 0) == 0;
+    result.provenance.push_back({field, origin, read ? it->second.a.source : ""});
   }
 
   for (const auto& r : readings) {

@@ -417,6 +417,7 @@ Reading read_megatron_arguments(const std::string& file, const ConfigValue& give
              ", the others at their defaults, in the Hugging Face layout with the same modules";
       if (!vocab_origin.empty()) from += "; vocabulary: " + vocab_origin;
       r.built_model_origin = from + ")";
+      r.built_model_source = file + ":" + arch_keys;
     } else {
       r.model_unbuilt = true;
       r.unresolved.push_back({file + ":(architecture)", why + ": give the model's config.json or choose a catalog model" + arch_read, nullptr});

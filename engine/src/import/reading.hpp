@@ -94,6 +94,7 @@ class Reading {
   // config.json and origin.
   std::optional<ConfigValue> built_model;
   std::string built_model_origin;
+  std::string built_model_source;  // "FILE:key" (or FILE:keys) it was built from
   // The file describes the model but it cannot be built (a note in `unresolved` says why).
   bool model_unbuilt = false;
   // dtype "auto": the checkpoint's own dtype (config.json torch_dtype), known once the model is.

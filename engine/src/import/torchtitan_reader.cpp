@@ -219,11 +219,13 @@ class TorchtitanReader {
       for (const auto& f : kLlama3) {
         if (fl != f.name) continue;
         layers_ = f.n_layers;
+        const std::string source = flavor ? flavor->r->key(flavor->k) : toml_.file();
         const std::string origin =
-            (flavor ? flavor->r->key(flavor->k) : toml_.file() + " (model.flavor default \"debugmodel\")") +
+            (flavor ? source : source + " (model.flavor default \"debugmodel\")") +
             " (torchtitan llama3 flavor \"" + fl + "\": torchtitan/models/llama3/__init__.py llama3_args at 238fa99, built as a config.json)";
         toml_.built_model = llama3_hf_config(f, seq_len_);
         toml_.built_model_origin = "read from " + origin;
+        toml_.built_model_source = source;
         return;
       }
     }

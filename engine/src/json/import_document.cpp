@@ -95,18 +95,16 @@ Errors refused_by_estimate(const ImportResult& r) {
   Errors errors;
   json_io::read_setup(document, errors);
   for (const auto& e : errors) {
-    std::string origin, path = e.field;
-    while (origin.empty() && !path.empty()) {
-      for (const auto& [field, o] : r.provenance)
-        if (field == path) origin = o;
+    const FieldOrigin* from = nullptr;
+    for (std::string path = e.field; !from && !path.empty();) {
+      for (const auto& o : r.provenance)
+        if (o.field == path) from = &o;
       const auto dot = path.rfind('.');
       path = dot == std::string::npos ? std::string() : path.substr(0, dot);
     }
-    constexpr std::string_view kRead = "read from ";
-    std::string key = origin.rfind(kRead, 0) == 0 ? origin.substr(kRead.size(), origin.find(" (") - kRead.size()) : std::string();
-    const std::string where = key.empty() ? e.field : key;
-    out.push_back({e.code, where, where + ": " + e.message + " (imported as " + e.field + (origin.empty() || !key.empty() ? "" : ", " + origin) + ")",
-                   e.params});
+    const std::string where = from && !from->source.empty() ? from->source : e.field;
+    const std::string how = from && from->source.empty() ? ", " + from->origin : "";
+    out.push_back({e.code, where, where + ": " + e.message + " (imported as " + e.field + how + ")", e.params});
   }
   return out;
 }
@@ -138,12 +136,12 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
       // the engine's default. Every such field stops --document-only instead, whatever left it open
       // (a variable the script does not set, no GPU count, an "auto" nothing fills): docs/api.md "Import".
       Errors open;
-      for (const auto& [field, origin] : r.provenance)
-        if (origin.rfind("unresolved: ", 0) == 0)
-          open.push_back({error_code::unresolved_value, field,
-                          field + " is " + origin + " (a variable the script does not set); set it in the script or give the "
-                                                    "value (trainmem import without --document-only lists every value it read)",
-                          {{"origin", origin.substr(12)}}});
+      for (const auto& o : r.provenance)
+        if (o.unresolved)
+          open.push_back({error_code::unresolved_value, o.field,
+                          o.field + " is " + o.origin + " (a variable the script does not set); set it in the script or give the "
+                                                        "value (trainmem import without --document-only lists every value it read)",
+                          {{"origin", o.source}}});
       for (const auto& open_field : r.open_fields) {
         const std::string& field = open_field.first;  // named references: a lambda may not capture a structured binding (C++17)
         const std::string& key = open_field.second;
@@ -160,7 +158,7 @@ JsonResult import_files_json(const std::vector<ConfigFile>& files, const ImportO
     json out;
     out["document"] = to_json(r.document);
     json provenance = json::object();
-    for (const auto& [field, origin] : r.provenance) provenance[field] = origin;
+    for (const auto& o : r.provenance) provenance[o.field] = o.origin;
     out["provenance"] = provenance;
     out["ignored"] = notes(r.ignored);
     out["unmodelled"] = notes(r.unmodelled);
