@@ -1879,6 +1879,16 @@ TEST_CASE("a null batch size or sequence length is what HfArgumentParser passes:
   REQUIRE(r.errors.empty());
   CHECK(has_key(r.unresolved, "sft.yaml:max_length"));
   CHECK(document_value(r, "/batch/seq_length").is_null());  // not TRL's 1024 default, not a guess
+  CHECK(origin_of(r, "batch.seq_length") == "unresolved: sft.yaml:max_length");
+  // Through `trl sft --config`: the line's own reading of SFTConfig's defaults (max_length = 1024)
+  // does not fill what the file's null left open; a --max_length on the line does.
+  r = trainmem::import_configs({command_line("run.sh", "trl sft --config sft.yaml --num_processes 2\n"), *yaml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/batch/seq_length").is_null());
+  r = trainmem::import_configs({command_line("run.sh", "trl sft --config sft.yaml --max_length 2048\n"), *yaml}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/batch/seq_length") == 2048);
 }
 
 TEST_CASE("a key no HfArgumentParser dataclass defines is named with the nearest field, never ignored", "[import][trl]") {
@@ -2018,6 +2028,30 @@ TEST_CASE("an accelerate config of distributed_type NO starts one process whatev
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/parallel/world_size") == 1);
   CHECK(reason_of(r.ignored, "acc.yaml:num_processes").find("one process") != std::string::npos);
+  // Unquoted, NO is YAML 1.1's false to accelerate's yaml.safe_load (config_args.py): no distributed
+  // type matches it, so it launches one process too, and num_machines says nothing more.
+  auto unquoted = toml_file("acc.yaml", "distributed_type: NO\nnum_processes: 8\nnum_machines: 1\n");
+  REQUIRE(unquoted);
+  const auto u = trainmem::import_configs({*unquoted}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(u.errors));
+  REQUIRE(u.errors.empty());
+  CHECK(document_value(u, "/parallel/world_size") == 1);
+  CHECK(u.unmodelled.empty());
+  CHECK(reason_of(u.ignored, "acc.yaml:num_machines").find("one process") != std::string::npos);
+}
+
+TEST_CASE("an accelerate launch line without a process count leaves the GPU count open, whatever the trainer file says", "[import][accelerate][unresolved]") {
+  // accelerate launch.py _validate_launch_command (16cb6eb): without --num_processes or a config
+  // file the machine's default config, else torch.cuda.device_count(), sets the process count.
+  auto yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_size: 2\nmax_length: 2048\n");
+  REQUIRE(yaml);
+  const auto r = trainmem::import_configs({command_line("run.sh", "accelerate launch train.py --config sft.yaml\n"), *yaml},
+                                          trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size").is_null());
+  CHECK(has_key(r.unresolved, "run.sh:1"));
+  CHECK(std::any_of(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "parallel.world_size"; }));
 }
 
 TEST_CASE("an axolotl launch line runs axolotl with its config: the launcher's GPU count applies", "[import][axolotl][shell]") {

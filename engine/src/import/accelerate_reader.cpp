@@ -174,13 +174,20 @@ Reading read_accelerate_config(const std::string& file, const ConfigValue& conte
   Reading r(file, "accelerate");
   r.shown_keys = shown_keys;
   std::optional<std::int64_t> processes, machines;
+  // An unquoted `distributed_type: NO` is YAML 1.1's false to the yaml.safe_load that accelerate
+  // reads its config with (commands/config/config_args.py load_config_from_file, 16cb6eb): no
+  // distributed type matches it in launch.py _validate_launch_command, so it launches as NO does.
+  const auto distributed_name = [](const ConfigValue& v) -> std::string {
+    if (v.is_bool() && !v.as_bool()) return "NO";
+    const auto t = string_value(v);
+    return t ? upper(*t) : "";
+  };
   std::string distributed = "NO";
-  if (const ConfigValue* d = content.find("distributed_type"); d && d->is_string()) distributed = upper(d->as_string());
+  if (const ConfigValue* d = content.find("distributed_type")) distributed = distributed_name(*d);
   for (const auto& [name, v] : content.as_object()) {
     const std::string& k = name;
     if (name == "distributed_type") {
-      auto t = string_value(v);
-      distributed = t ? upper(*t) : "";
+      distributed = distributed_name(v);
       // Who shards (parallel.sharding_engine); the trainer's file names the loop (framework).
       if (distributed == "DEEPSPEED") {
         r.read("parallel.sharding_engine", "deepspeed", k);
@@ -263,7 +270,9 @@ Reading read_accelerate_config(const std::string& file, const ConfigValue& conte
     r.read("parallel.gpus_per_node", *processes, "num_processes");
     if (machines) r.ignore("num_machines", *content.find("num_machines"), "one machine: all GPUs on one node");
   } else if (machines) {
-    r.ignore("num_machines", *content.find("num_machines"), "without num_processes the GPUs per node are unknown");
+    r.ignore("num_machines", *content.find("num_machines"),
+             distributed == "NO" ? "distributed_type NO: one process on this machine (launch.py, simple_launcher)"
+                                 : "without num_processes the GPUs per node are unknown");
   }
   if (!r.hybrid_shard_key.empty() && !processes)
     r.unresolved_key(r.hybrid_shard_key, "HYBRID_SHARD", "hybrid sharding groups are one node's GPUs: give num_processes and num_machines");

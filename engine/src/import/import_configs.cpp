@@ -545,11 +545,10 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
                                   [](const OpenValue& o) { return o.key == "num_processes" || o.key == "config_file"; });
     if (!f.find("num_processes") && !f.find("config_file") && cmd.trl_accelerate_config.empty() && !open)
       // launch.py _validate_launch_command: the machine's default config file, else one process per GPU it shows.
-      r.unresolved.push_back({file + ":" + std::to_string(cmd.line),
-                              "accelerate launch without --num_processes or --config_file starts the processes the machine's "
-                              "default accelerate config says (`accelerate config`), else one per GPU it shows: the GPU count is "
-                              "not in the file unless that config is given too",
-                              nullptr});
+      r.unresolved_field("parallel.world_size", std::to_string(cmd.line), nullptr,
+                         "accelerate launch without --num_processes or --config_file starts the processes the machine's "
+                         "default accelerate config says (`accelerate config`), else one per GPU it shows: the GPU count is "
+                         "not in the file unless that config is given too");
     return r;
   }
   Reading r(file, cmd.launcher);
@@ -1223,6 +1222,17 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                                 "set the variable in the script or give the value (the page keeps the form's)",
                                    o.value});
     }
+  // A key that leaves a field open (TRL's max_length: null, no truncation; an accelerate launch that
+  // takes the machine's GPU count) is filled only by a value a file states, never by a framework's
+  // default that another file's reading supplies (the `trl sft` line's max_length = 1024 is the
+  // dataclass default the null replaced).
+  std::map<std::string, std::string> left_to_data;  // field -> the key that left it open
+  for (const auto& r : readings)
+    for (const auto& [field, key] : r.left_open) {
+      left_to_data.emplace(field, key);
+      const auto c = chosen.find(field);
+      if (c != chosen.end() && c->second.a.origin.rfind("read from ", 0) != 0) chosen.erase(c);
+    }
 
   // DeepSpeed's train_batch_size with a missing micro-batch or accumulation count.
   for (const auto& r : readings) {
@@ -1283,7 +1293,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   // give no GPU count is listed, not estimated on one GPU in silence.
   if (const auto zero = chosen.find("parallel.zero_stage");
       zero != chosen.end() && integer_value(zero->second.a.value).value_or(0) > 0 && !chosen.count("parallel.world_size") &&
-      !open.count("parallel.world_size"))
+      !open.count("parallel.world_size") && !left_to_data.count("parallel.world_size"))
   {
     auto degree = [&](const char* field) {
       const auto c = chosen.find(field);
@@ -1560,6 +1570,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     }
     auto it = chosen.find(field);
     if (it == chosen.end()) {
+      if (const auto l = left_to_data.find(field); l != left_to_data.end()) {
+        result.provenance.push_back({field, "unresolved: " + l->second, ""});
+        continue;
+      }
       result.provenance.push_back({field, "engine default", ""});
       continue;
     }

@@ -75,8 +75,9 @@ class Reading {
   void unresolved_key(const std::string& k, const ConfigValue& v, std::string reason) {
     unresolved.push_back({key(k), std::move(reason), v});
   }
-  // A key that leaves a document field to the data (torchtune's max_seq_len null: the longest
-  // sample): listed under `unresolved`, and the field stays open unless another file gives it.
+  // A key that leaves a document field open (torchtune's max_seq_len null: the longest sample; an
+  // accelerate launch without a process count: the machine's GPUs): listed under `unresolved`, and
+  // the field stays open unless another file states it (a framework default does not fill it).
   void unresolved_field(const std::string& field, const std::string& k, const ConfigValue& v, std::string reason) {
     unresolved_key(k, v, std::move(reason));
     left_open.emplace_back(field, key(k));
