@@ -418,3 +418,22 @@ test('an 8-bit base: int8 travels in the link, is refused under ZeRO-3 as the CL
   expect(nf4.per_gpu.parameters).toBeLessThan(int8.per_gpu.parameters);
   await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(nf4.per_gpu.peak);
 });
+
+test('a device that cannot run the setup as written never reads as a plain "fits": the headline names why, as the CLI\'s cannot_run', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('framework', 'hf_trainer');
+  await app.set('method', 'qlora');
+  await app.set('parallel.zero_stage', '0');
+  await app.set('gpu', 'tpu-v5p-95gb');
+  const out = cli(await app.inputDoc());
+  // bitsandbytes has no TPU back end (its installation guide): the CLI says so beside memory's verdict.
+  expect(out.cannot_run).toEqual(['tpu_unsupported_software']);
+  const fit = page.getByTestId('fit');
+  await expect(fit).toHaveAttribute('data-cannot-run', 'tpu_unsupported_software');
+  await expect(fit).toContainText('cannot run as written here');
+  if (out.verdict === 'fits') await expect(fit).not.toHaveClass(/\bok\b/);
+  await app.set('method', 'lora');
+  await expect(fit).toHaveAttribute('data-cannot-run', '');
+  await expect(fit).not.toContainText('cannot run');
+});

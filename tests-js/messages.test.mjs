@@ -36,7 +36,7 @@ const SAMPLE = {
   gpus: 56, max_gpus: 4096, model_states: 16060522496, max_work: 2000000, covered_splits: 12, splits: 40,
   answer: 'max_seq_length', byte: '0xFF', cap: 16777216, context: 536870912, quant_method: 'gptq', method: 'lora',
   candidates: '"h100-nvl-94gb", "h100-sxm-80gb"', micro_batch_size: 1, peak: 24546552832, budget: 24469359821,
-  parts: 'bitsandbytes 4-bit base, DeepSpeed', actions: 'shorter_sequence checkpointing more_gpus', include_offload: 'true', headroom: 2147483648, share: 0.15, weights: 15231233024, checkpointing: 'full', freed: 32212254720, step_time_increase: 0.33,
+  parts: 'bitsandbytes 4-bit base, DeepSpeed', part_ids: 'bitsandbytes_4bit_base,deepspeed', actions: 'shorter_sequence checkpointing more_gpus', include_offload: 'true', headroom: 2147483648, share: 0.15, weights: 15231233024, checkpointing: 'full', freed: 32212254720, step_time_increase: 0.33,
 };
 
 /**
@@ -211,6 +211,12 @@ test('numbers keep their values, with thousands separators', () => {
   assert.equal(messageText(divides, 'zh'), '3 必须整除 num_attention_heads = 32');
   const accumulation = { code: 'global_batch_does_not_set_memory', message: '', params: { global_batch_size: 1048576 } };
   assert.match(messageText(accumulation, 'zh'), /（1,048,576）/);
+});
+
+test('a TPU warning names, in both languages, only the libraries the setup uses and why each has no TPU back end', () => {
+  const w = { code: 'tpu_unsupported_software', message: '', params: { gpu: 'Google TPU v5p 95GB', parts: 'bitsandbytes 8-bit optimizer, Liger Kernel', part_ids: 'bitsandbytes_8bit_optimizer,liger_kernel' } };
+  assert.equal(messageText(w, 'zh'), 'Google TPU v5p 95GB 是 TPU：bitsandbytes 8 位优化器、Liger Kernel 在其上无法运行（bitsandbytes 支持 NVIDIA、AMD、Intel 和 Gaudi 设备；Liger Kernel 支持 CUDA、ROCm、Intel XPU 和昇腾 NPU），按当前写法无法启动；本估算按 PyTorch 的 CUDA 分配器计算，而非 XLA 的');
+  assert.doesNotMatch(messageText(w, 'zh'), /DeepSpeed|Megatron/);
 });
 
 test("English shows the engine's own message; a code the page does not know falls back to it", () => {

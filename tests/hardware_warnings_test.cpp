@@ -109,9 +109,25 @@ TEST_CASE("On a TPU, the libraries without a TPU back end are named; a plain LoR
     "parallel": {"world_size": 4, "zero_stage": 3, "sharding_engine": "deepspeed"}})");
   REQUIRE(has(warning_codes(qlora), "tpu_unsupported_software"));
   for (const auto& w : qlora["warnings"])
-    if (w["code"] == "tpu_unsupported_software") CHECK(w["params"]["parts"] == "bitsandbytes 4-bit base, DeepSpeed");
+    if (w["code"] == "tpu_unsupported_software") {
+      CHECK(w["params"]["parts"] == "bitsandbytes 4-bit base, DeepSpeed");
+      CHECK(w["params"]["part_ids"] == "bitsandbytes_4bit_base,deepspeed");
+      CHECK(w["message"].get<std::string>().find("Megatron") == std::string::npos);  // only what the setup uses
+    }
+  // The memory verdict stays memory's; cannot_run says the run cannot start as written.
+  CHECK(qlora["cannot_run"] == json::array({"tpu_unsupported_software"}));
+  // An LLM.int8() base, bitsandbytes' 8-bit AdamW (the HF Trainer's adamw_bnb_8bit) and Liger
+  // Kernel's Triton kernels (no XLA platform in its setup.py) have no TPU back end either;
+  // flash-attn is a CUDA/ROCm package (catalog: flash_attention_2 false on TPUs).
+  const json int8 = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "qlora": {"quant_type": "int8"},
+    "precision": {"optimizer": "adamw_8bit"}, "use_liger_kernel": true, "attention": "flash", "gpu": "tpu-v5p-95gb"})");
+  for (const auto& w : int8["warnings"])
+    if (w["code"] == "tpu_unsupported_software")
+      CHECK(w["params"]["parts"] == "bitsandbytes 8-bit base, bitsandbytes 8-bit optimizer, Liger Kernel");
+  CHECK(int8["cannot_run"] == json::array({"flash_attention_unsupported", "tpu_unsupported_software"}));
   const json lora = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "gpu": "tpu-v5p-95gb"})");
   CHECK_FALSE(has(warning_codes(lora), "tpu_unsupported_software"));
+  CHECK(lora["cannot_run"] == json::array());
   // Gaudi has bitsandbytes and DeepSpeed back ends.
   const json gaudi = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "gaudi2-96gb",
     "parallel": {"world_size": 4, "zero_stage": 3, "sharding_engine": "deepspeed"}})");

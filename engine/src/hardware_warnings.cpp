@@ -44,23 +44,47 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
                  {{"gpu", g.display_name}}});
   // On a TPU (PyTorch/XLA): bitsandbytes runs on NVIDIA, AMD, Intel XPU and Gaudi devices and the
   // CPU, not TPUs (bitsandbytes docs, installation.md at v0.50.2), its paged optimizers on CUDA
-  // unified memory; DeepSpeed's accelerators are cuda, cpu, xpu, npu, mps, hpu, mlu and sdaa
+  // unified memory; Liger Kernel's Triton kernels install for CUDA, ROCm, Intel XPU and Ascend NPU
+  // (linkedin/Liger-Kernel setup.py get_default_dependencies), no XLA; DeepSpeed's accelerators are cuda, cpu, xpu, npu, mps, hpu, mlu and sdaa
   // (deepspeed/accelerator/real_accelerator.py SUPPORTED_ACCELERATOR_LIST); Megatron-LM needs CUDA.
   if (g.kind == "tpu") {
-    std::string parts;
-    auto add = [&](const char* part) { parts += (parts.empty() ? "" : ", ") + std::string(part); };
-    if (s.method == Method::qlora && qlora_through_bitsandbytes(s)) add("bitsandbytes 4-bit base");
-    if (is_paged(p.optimizer)) add("bitsandbytes paged optimizer");
+    // params.parts: what of the setup has no TPU back end, as English names; params.part_ids: the
+    // same as ids (the page names them in its language): bitsandbytes_4bit_base,
+    // bitsandbytes_8bit_base, bitsandbytes_paged_optimizer, bitsandbytes_8bit_optimizer,
+    // liger_kernel, deepspeed, megatron.
+    std::string parts, ids, why;
+    auto add = [&](const char* id, const char* part) {
+      parts += (parts.empty() ? "" : ", ") + std::string(part);
+      ids += (ids.empty() ? "" : ",") + std::string(id);
+    };
+    if (s.method == Method::qlora && qlora_through_bitsandbytes(s)) {
+      if (s.qlora.quant_type == Dtype::int8) add("bitsandbytes_8bit_base", "bitsandbytes 8-bit base");
+      else add("bitsandbytes_4bit_base", "bitsandbytes 4-bit base");
+    }
+    if (is_paged(p.optimizer)) add("bitsandbytes_paged_optimizer", "bitsandbytes paged optimizer");
+    // The HF integrations' 8-bit AdamW is bitsandbytes' (transformers' optim adamw_bnb_8bit).
+    else if (p.optimizer == Optimizer::adamw_8bit && trains_transformers_model(s.framework))
+      add("bitsandbytes_8bit_optimizer", "bitsandbytes 8-bit optimizer");
+    if (!parts.empty()) why = "bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices";
+    if (s.use_liger_kernel && liger_applies(s)) {
+      add("liger_kernel", "Liger Kernel");
+      why += (why.empty() ? "" : "; ") + std::string("Liger Kernel: CUDA, ROCm, Intel XPU and Ascend NPU");
+    }
     const ShardingEngine engine = sharding_engine(s);
-    if (engine == ShardingEngine::deepspeed) add("DeepSpeed");
-    if (engine == ShardingEngine::megatron || s.framework == Framework::megatron) add("Megatron-LM");
+    if (engine == ShardingEngine::deepspeed) {
+      add("deepspeed", "DeepSpeed");
+      why += (why.empty() ? "" : "; ") + std::string("DeepSpeed: no XLA accelerator");
+    }
+    if (engine == ShardingEngine::megatron || s.framework == Framework::megatron) {
+      add("megatron", "Megatron-LM");
+      why += (why.empty() ? "" : "; ") + std::string("Megatron-LM: CUDA");
+    }
     if (!parts.empty())
       w.push_back({warning_code::tpu_unsupported_software,
                    g.display_name + " is a TPU: " + parts + " ha" + (parts.find(", ") == std::string::npos ? "s" : "ve") +
-                       " no TPU back end (bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices; DeepSpeed: no XLA "
-                       "accelerator; Megatron-LM: CUDA), so the run cannot start as written; this estimate prices PyTorch's "
+                       " no TPU back end (" + why + "), so the run cannot start as written; this estimate prices PyTorch's "
                        "CUDA allocator, not XLA's",
-                   {{"gpu", g.display_name}, {"parts", parts}}});
+                   {{"gpu", g.display_name}, {"parts", parts}, {"part_ids", ids}}});
   }
 }
 

@@ -525,8 +525,13 @@ export class App {
       : out.verdict === 'does_not_fit' ? 'no_fit' : null;
     fit.textContent = verdict !== null ? t(verdict, { gpu: this.gpuName(doc) }) : !doc.gpu ? t('fit_unknown')
       : out.warnings.some((/** @type {{code: string}} */ w) => w.code === 'model_states_only') ? t('fit_needs_architecture') : t('fit_none');
-    fit.className = verdictClass(out.verdict);
+    // A device that cannot run the setup as written (the engine's cannot_run): memory's verdict
+    // stays, with the reasons beside it, never a green "fits".
+    const cannot = Array.isArray(out.cannot_run) ? out.cannot_run : [];
+    if (cannot.length) fit.textContent += ' · ' + t('cannot_run_here', { reasons: cannot.map((/** @type {string} */ c) => t('cr_' + c)).join('; ') });
+    fit.className = cannot.length && out.verdict === 'fits' ? verdictClass('borderline') : verdictClass(out.verdict);
     fit.dataset.verdict = out.verdict || '';
+    fit.dataset.cannotRun = cannot.join(' ');
     mini.textContent = t('peak_per_gpu') + ' ' + peak.textContent + ' · ' + fit.textContent + ' ↓';
     // Headroom: the GPU's capacity minus the quantity the verdict compares (the engine's margin).
     const headroom = typeof out.margin_bytes === 'number' ? out.margin_bytes : null;

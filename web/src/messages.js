@@ -28,6 +28,31 @@ const textForNumber = (c) => c.has('value') && c.s('got') === 'string' && (c.s('
 /** @type {Record<string, string>} */
 const TYPE_ZH = { number: '数字', integer: '整数', boolean: '布尔值（true 或 false）', string: '字符串', object: '对象', array: '数组', null: 'null' };
 
+/** What of a setup has no TPU back end (tpu_unsupported_software's params.part_ids), and why, by library. */
+/** @type {Record<string, {en: string, zh: string, library: string}>} */
+const TPU_PARTS = {
+  bitsandbytes_4bit_base: { en: 'bitsandbytes 4-bit base', zh: 'bitsandbytes 4 位量化基座', library: 'bitsandbytes' },
+  bitsandbytes_8bit_base: { en: 'bitsandbytes 8-bit base', zh: 'bitsandbytes 8 位量化基座', library: 'bitsandbytes' },
+  bitsandbytes_paged_optimizer: { en: 'bitsandbytes paged optimizer', zh: 'bitsandbytes 分页优化器', library: 'bitsandbytes' },
+  bitsandbytes_8bit_optimizer: { en: 'bitsandbytes 8-bit optimizer', zh: 'bitsandbytes 8 位优化器', library: 'bitsandbytes' },
+  liger_kernel: { en: 'Liger Kernel', zh: 'Liger Kernel', library: 'liger' },
+  deepspeed: { en: 'DeepSpeed', zh: 'DeepSpeed', library: 'deepspeed' },
+  megatron: { en: 'Megatron-LM', zh: 'Megatron-LM', library: 'megatron' },
+};
+/** @type {Record<string, {en: string, zh: string}>} */
+const TPU_WHY = {
+  bitsandbytes: { en: 'bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices', zh: 'bitsandbytes 支持 NVIDIA、AMD、Intel 和 Gaudi 设备' },
+  liger: { en: 'Liger Kernel: CUDA, ROCm, Intel XPU and Ascend NPU', zh: 'Liger Kernel 支持 CUDA、ROCm、Intel XPU 和昇腾 NPU' },
+  deepspeed: { en: 'DeepSpeed: no XLA accelerator', zh: 'DeepSpeed 没有 XLA 加速器' },
+  megatron: { en: 'Megatron-LM: CUDA', zh: 'Megatron-LM 需要 CUDA' },
+};
+/** The known part ids of the message, in its order. @param {Ctx} c */
+const tpuIds = (c) => String(c.p.part_ids || '').split(',').filter((id) => id in TPU_PARTS);
+/** The parts named in a language; the engine's English names where it gave no ids. @param {Ctx} c @param {'en' | 'zh'} lang */
+const tpuParts = (c, lang) => (tpuIds(c).length ? tpuIds(c).map((id) => TPU_PARTS[id][lang]).join(lang === 'zh' ? '、' : ', ') : c.s('parts'));
+/** Why each library of the parts has no TPU back end. @param {Ctx} c @param {'en' | 'zh'} lang */
+const tpuWhy = (c, lang) => [...new Set(tpuIds(c).map((id) => TPU_PARTS[id].library))].map((l) => TPU_WHY[l][lang]).join(lang === 'zh' ? '；' : '; ');
+
 /** @type {Record<string, string>} */
 const TIME_REASON_EN = {
   no_architecture: 'the step time needs an architecture: give model.preset or model.hf_config',
@@ -238,8 +263,8 @@ export const WORDINGS = {
     zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-3（仅支持 Hopper：H100 / H800）：步时按 FlashAttention-2 的速率估算（两者保存的张量相同）；请将 attention 设为“flash”（或“sdpa”）以反映实际使用的内核',
   },
   tpu_unsupported_software: {
-    en: (c) => c.s('gpu') + ' is a TPU: ' + c.s('parts') + ' cannot run there (bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices; DeepSpeed: no XLA accelerator; Megatron-LM: CUDA), so the run cannot start as written; this estimate prices PyTorch\'s CUDA allocator, not XLA\'s',
-    zh: (c) => c.s('gpu') + ' 是 TPU：' + c.s('parts') + ' 在其上无法运行（bitsandbytes 支持 NVIDIA、AMD、Intel 和 Gaudi 设备；DeepSpeed 没有 XLA 加速器；Megatron-LM 需要 CUDA），按当前写法无法启动；本估算按 PyTorch 的 CUDA 分配器计算，而非 XLA 的',
+    en: (c) => c.s('gpu') + ' is a TPU: ' + tpuParts(c, 'en') + ' cannot run there (' + tpuWhy(c, 'en') + '), so the run cannot start as written; this estimate prices PyTorch\'s CUDA allocator, not XLA\'s',
+    zh: (c) => c.s('gpu') + ' 是 TPU：' + tpuParts(c, 'zh') + ' 在其上无法运行（' + tpuWhy(c, 'zh') + '），按当前写法无法启动；本估算按 PyTorch 的 CUDA 分配器计算，而非 XLA 的',
   },
   unpriced_part: {
     en: (c) => c.s('field') + ' has no layout here and is left out of every figure' + (Number(c.p.parameters) > 0 ? ': about ' + c.n('parameters') + ' parameters as a generic transformer encoder of its sizes' : ': its parameters cannot be counted from its keys'),
