@@ -546,9 +546,26 @@ test('a saved setup that no longer decodes is said to be lost, never swapped for
   await page.evaluate(() => localStorage.setItem('trainmem.state', JSON.stringify('#v4:m=llama-3.1-70b&b=2&c=deadbeef')));
   await app.open();
   const problems = page.getByTestId('link-problems');
-  await expect(problems).toContainText('The setup saved in this browser could not be restored');
+  await expect(problems).toContainText('The setup saved in this browser (kept as a link) could not be restored');
   await expect(problems).not.toContainText('stays in the address bar');
   await expect(page.getByTestId('status')).toHaveText(/up to date/);
   await page.getByTestId('lang').selectOption('zh');
   await expect(problems).toContainText('无法恢复此浏览器中保存的设置');
+});
+
+test('a saved setup that is not JSON, is JSON null, or has a part the page cannot read is named, and stays saved until an input changes', async ({ app, page }) => {
+  await app.open();
+  const problems = page.getByTestId('link-problems');
+  for (const raw of ['{{{', '', 'null']) {
+    await page.evaluate((v) => localStorage.setItem('trainmem.state', v), raw);
+    await app.open();
+    await expect(problems).toContainText('The setup saved in this browser (kept as a link) could not be restored');
+    expect(await page.evaluate(() => localStorage.getItem('trainmem.state'))).toBe(raw);
+  }
+  // An old version's link whose only parameter the page does not know: named, not dropped unsaid.
+  await page.evaluate(() => localStorage.setItem('trainmem.state', JSON.stringify('#v1:zzzz')));
+  await app.open();
+  await expect(problems).toContainText('The setup saved in this browser has a part the page cannot read, left out: "zzzz"');
+  await page.getByTestId('lang').selectOption('zh');
+  await expect(problems).toContainText('此浏览器中保存的设置有页面无法读取的部分');
 });

@@ -8,7 +8,7 @@ import { formatBytes, formatCount, formatPercent, formatSeconds } from './format
 import { el, byId } from './dom.js';
 import { clone, deletePath, getPath, setPath } from './doc-paths.js';
 import { KEYS, MAX_JSON_BYTES, PROBLEMS, VERSION, clipped, decode, encode } from './link-codec.js';
-import { STORE, DelayedSave, load, save } from './storage.js';
+import { STORE, DelayedSave, load, loadStored, save } from './storage.js';
 import { readControl, writeControl, writeControls, showGroups } from './controls.js';
 import { SHOW, effectiveDoc, linkDoc, unusedBlocks } from './page-rules.js';
 import { showErrors } from './field-errors.js';
@@ -131,18 +131,23 @@ export class App {
 
     /** @type {LinkProblem[]} */
     const problems = [];
-    const stored = load(STORE.state);
+    const stored = loadStored(STORE.state);
     const anchor = anchorTarget(location.hash);
     // The page's own stored setup holds what the link leaves out (the LoRA rank typed before switching
     // to full fine-tuning): a link that is the stored setup's (a reload) loads it whole.
     const kept = typeof stored === 'string' ? decode(stored).doc : null;
     if (location.hash.length > 1 && !anchor && !(kept && encode(linkDoc(kept)) === location.hash)) this.readHash(location.hash, problems);
-    // The page's own stored link: a value typed that is not valid comes back into its field, unnamed.
-    else if (typeof stored === 'string' && kept) this.readHash(stored, []);
-    else {
-      // A stored setup that does not decode (changed outside the page, or cut short) is said to be
-      // lost, never replaced by the default in silence.
-      if (stored !== null) problems.push(...App.storedProblems(stored));
+    // The page's own stored link: a value typed that is not valid comes back into its field, unnamed;
+    // a part the page cannot read (changed outside the page, an old version's) is named.
+    else if (typeof stored === 'string' && kept) {
+      /** @type {LinkProblem[]} */
+      const found = [];
+      this.readHash(stored, found);
+      problems.push(...found.filter((p) => !p.invalid).map((p) => ({ ...p, stored: true })));
+    } else {
+      // A stored setup that does not decode (changed outside the page, cut short, not JSON, or
+      // JSON null) is said to be lost, never replaced by the default in silence.
+      if (stored !== undefined) problems.push(...App.storedProblems(stored));
       this.readHash(DEFAULT_HASH, problems);
     }
     if (location.hash.length <= 1 || anchor) this.legacyVersion = null;  // the page's own setup, not an old link
@@ -310,7 +315,7 @@ export class App {
     const message = (p) => (p.code && language() !== 'en' ? t('lp_' + p.code, p.params) : p.message);
     this.linkProblems = problems;
     const items = problems.map((p) => el('li', {
-      text: p.stored ? t('stored_refused', { message: message(p) })
+      text: p.stored ? (p.whole ? t('stored_refused', { message: message(p) }) : t('stored_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }))
         : p.whole ? t('link_refused', { message: message(p) })
         : p.unused ? t('link_unused', { param: p.param, path: p.path, value: p.value, setting: t('unused_' + p.unused) })
         // After the field the engine's message reads "= -5 is out of range": without its "= ".

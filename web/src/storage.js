@@ -19,6 +19,28 @@ export function load(key) {
 }
 
 /**
+ * What is stored under a key that the page reads whole (its setup): undefined when nothing is (or
+ * storage is disabled), the JSON value, or the text itself where it is not JSON (changed outside
+ * the page), so that a stored value is never taken for an absent one.
+ * @param {string} key
+ * @returns {unknown}
+ */
+export function loadStored(key) {
+  let text;
+  try {
+    text = localStorage.getItem(key);
+  } catch (e) {
+    return undefined;
+  }
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return text;
+  }
+}
+
+/**
  * Stores a JSON value; a full or disabled storage is ignored.
  * @param {string} key
  * @param {unknown} value
