@@ -2457,3 +2457,24 @@ TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8
   REQUIRE(refused.errors.size() == 1);
   CHECK(refused.errors[0].code == std::string("inconsistent"));
 }
+
+TEST_CASE("DeepSpeed's offload_param below ZeRO stage 3 is listed as without effect, and the document estimates", "[import][deepspeed]") {
+  // deepspeed/runtime/zero/config.py (edaa722): offload_param is "valid only with stage 3"; only
+  // the stage-3 paths of runtime/engine.py pass it on. OpenRLHF-style helpers write it at stage 2.
+  auto ds = toml_file("ds.json", R"({"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}, "train_micro_batch_size_per_gpu": 2})");
+  REQUIRE(ds);
+  const auto line = command_line("run.sh", "deepspeed --num_gpus 8 train.py --deepspeed ds.json --model_name_or_path meta-llama/Llama-3.1-8B "
+                                           "--max_seq_length 2048 --bf16\n");
+  const auto r = trainmem::import_configs({line, *ds}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/offload_param").is_null());
+  CHECK(reason_of(r.ignored, "ds.json:zero_optimization.offload_param").find("stage 3") != std::string::npos);
+  const auto only = trainmem::import_files_json({line, *ds}, {}, true);
+  REQUIRE(only.ok);
+  CHECK(trainmem::estimate_json(only.json).ok);
+  // At stage 3 it is read.
+  auto ds3 = toml_file("ds.json", R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}, "train_micro_batch_size_per_gpu": 2})");
+  REQUIRE(ds3);
+  CHECK(document_value(trainmem::import_configs({line, *ds3}, trainmem::builtin_catalog()), "/parallel/offload_param") == "cpu");
+}

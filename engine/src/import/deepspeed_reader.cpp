@@ -84,8 +84,18 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
     return;
   }
   bool stage_given = false;
+  // offload_param is "valid only with stage 3" (deepspeed/runtime/zero/config.py at edaa722): only
+  // the stage-3 paths of runtime/engine.py _configure_zero_optimizer pass it on, so a file that
+  // states a lower stage runs without it.
+  const ConfigValue* stated = zero.find("stage");
+  const std::optional<std::int64_t> stage_stated = stated ? integer_value(*stated) : std::nullopt;
+  const bool below_3 = stage_stated && *stage_stated >= 0 && *stage_stated < 3;
   for (const auto& [k, v] : zero.as_object()) {
     const std::string sub = key + "." + k;
+    if (below_3 && (k == "offload_param" || k == "cpu_offload_param")) {
+      r.ignore(sub, v, "valid only with ZeRO stage 3 (zero/config.py); stage " + std::to_string(*stage_stated) + " runs without it");
+      continue;
+    }
     if (k == "stage") {
       stage_given = true;
       if (is_auto(v)) {
