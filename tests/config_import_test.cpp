@@ -2478,3 +2478,23 @@ TEST_CASE("DeepSpeed's offload_param below ZeRO stage 3 is listed as without eff
   REQUIRE(ds3);
   CHECK(document_value(trainmem::import_configs({line, *ds3}, trainmem::builtin_catalog()), "/parallel/offload_param") == "cpu");
 }
+
+TEST_CASE("torchtitan: a launch naming another job config than the one given says which is read in its place", "[import][torchtitan][shell]") {
+  // run_train.sh's CONFIG_FILE and --job.config_file name the TOML torchtitan reads
+  // (torchtitan/config/manager.py); the only TOML given stands in for one not given, and says so.
+  auto toml = toml_file("llama3_8b.toml", "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 1\nseq_len = 2048\n");
+  REQUIRE(toml);
+  auto r = trainmem::import_configs({*toml, command_line("l.sh", "NGPU=8 CONFIG_FILE=./llama3_70b.toml ./run_train.sh\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(reason_of(r.ignored, "l.sh:CONFIG_FILE") ==
+        "names ./llama3_70b.toml, which was not given; llama3_8b.toml, the only job config given, is read in its place");
+  r = trainmem::import_configs({*toml, command_line("t.sh", "torchrun --nproc_per_node 4 -m torchtitan.train --job.config_file other.toml\n")},
+                               trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(reason_of(r.ignored, "t.sh:--job.config_file").rfind("names other.toml, which was not given", 0) == 0);
+  r = trainmem::import_configs({*toml, command_line("t.sh", "torchrun --nproc_per_node 4 -m torchtitan.train --job.config_file ./cfg/llama3_8b.toml\n")},
+                               trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(reason_of(r.ignored, "t.sh:--job.config_file") == "names the job config, read as a file of its own");
+}

@@ -120,10 +120,7 @@ class TorchtitanReader {
     if (launch) {
       launch_.shown_keys = launch->shown;
       for (const auto& [k, v] : launch->flags.as_object()) {
-        if (k == "job.config_file") {
-          launch_.ignore(k, v, "names the job config, read as a file of its own");
-          continue;
-        }
+        if (k == "job.config_file") continue;  // the pairing with the given TOML is noted (read_torchtitan_files)
         if (auto it = values_.find(k); it != values_.end() && it->second.r == &toml_)
           toml_.ignore(k, *it->second.v, "overridden by " + launch_.key(k) + " (torchtitan/config/manager.py: the command line over the file)");
         values_[k] = Source{&v, &launch_, k};
