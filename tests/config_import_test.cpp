@@ -2498,3 +2498,29 @@ TEST_CASE("torchtitan: a launch naming another job config than the one given say
   REQUIRE(r.errors.empty());
   CHECK(reason_of(r.ignored, "t.sh:--job.config_file") == "names the job config, read as a file of its own");
 }
+
+TEST_CASE("LLaMA-Factory: a stage or fine-tuning type it does not take is an error; PPO and KTO leave the RLHF setting open", "[import][llamafactory]") {
+  // hparams/finetuning_args.py (ff6d4d1): stage: Literal["pt", "sft", "rm", "ppo", "dpo", "kto"],
+  // finetuning_type: Literal["lora", "oft", "freeze", "full"]; HfArgumentParser refuses others.
+  auto typo = toml_file("lf.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: loar\n");
+  REQUIRE(typo);
+  auto r = trainmem::import_configs({*typo}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == std::string("unknown_value"));
+  CHECK(r.errors[0].field == "lf.yaml:finetuning_type");
+  CHECK(json::parse(trainmem::error_document(r.errors))["error"]["params"].at("suggestion") == "lora");
+  auto stage = toml_file("lf.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sfft\n");
+  REQUIRE(stage);
+  r = trainmem::import_configs({*stage}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].field == "lf.yaml:stage");
+  // PPO keeps reward and reference models beside the policy: not priced as SFT in silence.
+  auto ppo = toml_file("lf.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: ppo\nper_device_train_batch_size: 2\n");
+  REQUIRE(ppo);
+  r = trainmem::import_configs({*ppo}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "lf.yaml:stage"));
+  CHECK(std::any_of(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "rlhf.algorithm"; }));
+  CHECK_FALSE(trainmem::import_files_json({*ppo}, {}, true).ok);
+}

@@ -112,8 +112,35 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       if (stage == "dpo" && pref_loss != "orpo" && pref_loss != "simpo") r.read("rlhf.algorithm", "dpo", k);
       else if (stage == "sft" || stage == "pt") r.ignore(k, v, "supervised or pre-training: one model, one sequence per sample");
       else if (stage == "dpo") r.unmodelled_key(k, v, "DPO with " + pref_loss + " loss keeps no reference model (finetuning_args.py use_ref_model); its paired sequences are estimated as supervised fine-tuning");
-      else r.unmodelled_key(k, v, "stage " + v.summary() + " (reward model, PPO or KTO) is estimated as supervised fine-tuning");
+      else if (stage == "rm") r.unmodelled_key(k, v, "stage \"rm\" (a reward model: one model with a value head) is estimated as supervised fine-tuning");
+      // PPO keeps a reward and a reference model beside the policy and its value head, KTO a
+      // reference model (LLaMA-Factory train/ppo, train/kto): priced as supervised fine-tuning they
+      // would be under-estimated, so the RLHF setting is left open (`rlhf` in the document).
+      else if (stage == "ppo" || stage == "kto")
+        r.unresolved_field("rlhf.algorithm", k, v, "stage " + v.summary() + " keeps further models (" +
+                                                       (stage == "ppo" ? "reward, reference, value head" : "a reference model") +
+                                                       ") that this import does not read: set rlhf (ppo: rlhf.algorithm \"ppo\")");
+      else {
+        // hparams/finetuning_args.py: stage: Literal["pt", "sft", "rm", "ppo", "dpo", "kto"].
+        static const std::vector<std::string> kStages = {"pt", "sft", "rm", "ppo", "dpo", "kto"};
+        const std::string near = closest_match(stage, kStages);
+        r.error(error_code::unknown_value, k,
+                "LLaMA-Factory takes pt, sft, rm, ppo, dpo or kto (hparams/finetuning_args.py), got " + v.summary() +
+                    (near.empty() ? "" : " (nearest: \"" + near + "\")"),
+                near.empty() ? Params{{"value", v.summary()}} : Params{{"value", v.summary()}, {"suggestion", near}});
+      }
     } else if (name == "finetuning_type") {
+      // hparams/finetuning_args.py: finetuning_type: Literal["lora", "oft", "freeze", "full"];
+      // HfArgumentParser refuses any other value (argparse choices).
+      static const std::vector<std::string> kTypes = {"lora", "oft", "freeze", "full"};
+      if (std::find(kTypes.begin(), kTypes.end(), type) == kTypes.end()) {
+        const std::string near = closest_match(type, kTypes);
+        r.error(error_code::unknown_value, k,
+                "LLaMA-Factory takes lora, oft, freeze or full (hparams/finetuning_args.py), got " + v.summary() +
+                    (near.empty() ? "" : " (nearest: \"" + near + "\")"),
+                near.empty() ? Params{{"value", v.summary()}} : Params{{"value", v.summary()}, {"suggestion", near}});
+        continue;
+      }
       if (type == "lora" && !quantized_lora) r.read("method", "lora", k);
       else if (type == "full") r.read("method", "full", k);
       else if (type == "freeze") r.read("method", "freeze", k);
