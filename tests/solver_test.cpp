@@ -79,16 +79,35 @@ TEST_CASE("no sequence fits although the model states do: said so, not blamed on
   CHECK_THAT(reason->message, Catch::StartsWith("no sequence length fits at micro-batch 1: the model states fit the budget, but at 1 token(s)"));
 }
 
-TEST_CASE("micro-batch 1 not fitting names only the changes not already made", "[solver]") {
+TEST_CASE("micro-batch 1 not fitting names only the changes not already made, and none that cannot make room", "[solver]") {
   // Llama-3.1-405B at ZeRO-3 with full checkpointing on eight 24 GB cards: 16 B x 405e9 / 8 = 810 GB
-  // of states per GPU. Checkpointing and ZeRO-3 are on: a shorter sequence or more GPUs remain.
+  // of states per GPU, past the 24 GB alone: a shorter sequence cannot make room until they come
+  // down; more GPUs, offload or adapters do (checkpointing and ZeRO-3 are on already).
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-405b"}, "gpu": "rtx-4090-24gb", "framework": "fsdp",
     "parallel": {"world_size": 8, "zero_stage": 3}, "activation_checkpointing": "full", "batch": {"seq_length": 8192}})");
   const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
   const auto reason = std::find_if(r.reasons.begin(), r.reasons.end(),
                                    [](const Warning& w) { return w.code == std::string(reason_code::micro_batch_one_does_not_fit); });
   REQUIRE(reason != r.reasons.end());
-  CHECK(reason->message == "micro-batch 1 does not fit at seq_length 8192: shorten the sequence or add GPUs");
+  CHECK(reason->message == "micro-batch 1 does not fit at seq_length 8192: add GPUs, offload the optimizer to the CPU or train LoRA/QLoRA adapters");
+  // Llama-3.1-8B fully fine-tuned on one RTX 4090: 16 B x 8.03e9 = 128 GB of states on one GPU,
+  // where ZeRO-3 has no second rank to shard over.
+  const TrainingSetup one = setup_from(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "rtx-4090-24gb", "framework": "hf_trainer",
+    "batch": {"seq_length": 8192}})");
+  const SolveResult r1 = solve(one, SolveOptions{}, builtin_catalog());
+  const auto on_one = std::find_if(r1.reasons.begin(), r1.reasons.end(),
+                                   [](const Warning& w) { return w.code == std::string(reason_code::micro_batch_one_does_not_fit); });
+  REQUIRE(on_one != r1.reasons.end());
+  CHECK(on_one->message == "micro-batch 1 does not fit at seq_length 8192: offload the optimizer to the CPU or train LoRA/QLoRA adapters");
+  // States that fit, activations that do not (Llama-3-8B at ZeRO-3 over 64 A100 40GB, 1 GB of
+  // states each, at 131,072 tokens without checkpointing): a shorter sequence and checkpointing.
+  const TrainingSetup longer = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-40gb", "framework": "fsdp",
+    "parallel": {"world_size": 64, "zero_stage": 3}, "batch": {"seq_length": 131072}})");
+  const SolveResult r2 = solve(longer, SolveOptions{}, builtin_catalog());
+  const auto activations = std::find_if(r2.reasons.begin(), r2.reasons.end(),
+                                        [](const Warning& w) { return w.code == std::string(reason_code::micro_batch_one_does_not_fit); });
+  REQUIRE(activations != r2.reasons.end());
+  CHECK(activations->message == "micro-batch 1 does not fit at seq_length 131072: shorten the sequence, checkpoint activations or add GPUs");
 }
 
 TEST_CASE("fewest GPUs: the answer fits and one data-parallel replica fewer does not", "[solver]") {

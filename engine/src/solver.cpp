@@ -7,6 +7,7 @@
 
 #include "trainmem/calibration.hpp"
 #include "trainmem/explain.hpp"
+#include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
 #include "trainmem/step_time.hpp"
 #include "trainmem/work_meter.hpp"
@@ -90,12 +91,24 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       r.max_micro_batch_size = answer(with_mbs(*m), *m);
       if (*m == kMaxMicroBatch) r.reasons.push_back(answer_at_search_cap("max_micro_batch_size", kMaxMicroBatch));
     } else {
-      // The changes that can still lower the peak, none already on: checkpointing below full, ZeRO-3
-      // below it, more GPUs where something is sharded.
-      std::vector<std::pair<std::string, std::string>> actions = {{"shorter_sequence", "shorten the sequence"}};
-      if (base.activation_checkpointing != Checkpointing::full) actions.emplace_back("checkpointing", "checkpoint activations");
-      if (base.parallel.zero_stage < 3) actions.emplace_back("zero_3", "shard more (ZeRO-3)");
+      // The changes that can still lower the peak, none already on: ZeRO-3 below it where there is
+      // more than one data-parallel rank to shard over, more GPUs where something is sharded. Where
+      // the model states alone exceed the budget, a shorter sequence or checkpointing cannot make
+      // room until they come down: offload, adapters (not under torchtitan or Megatron-LM) do;
+      // else a shorter sequence, and checkpointing below full.
+      const bool states_over = estimate(with_mbs(1)).per_gpu.model_states > r.budget_bytes;
+      std::vector<std::pair<std::string, std::string>> actions;
+      if (!states_over) {
+        actions.emplace_back("shorter_sequence", "shorten the sequence");
+        if (base.activation_checkpointing != Checkpointing::full) actions.emplace_back("checkpointing", "checkpoint activations");
+      }
+      if (base.parallel.zero_stage < 3 && base.parallel.data_parallel_size > 1) actions.emplace_back("zero_3", "shard more (ZeRO-3)");
       if (base.parallel.zero_stage >= 1) actions.emplace_back("more_gpus", "add GPUs");
+      if (states_over && base.parallel.offload_optimizer == OffloadTarget::none)
+        actions.emplace_back("offload", "offload the optimizer to the CPU");
+      if (states_over && (base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework))
+        actions.emplace_back("lora", "train LoRA/QLoRA adapters");
+      if (actions.empty()) actions.emplace_back("larger_gpu", "use a GPU with more memory");
       std::string codes, words;
       for (std::size_t i = 0; i < actions.size(); ++i) {
         codes += (i ? " " : "") + actions[i].first;
@@ -194,12 +207,25 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
                (base.parallel.zero_stage < 3 ? " (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)" : "") +
                "; try checkpointing, a shorter sequence, offload, LoRA/QLoRA or a larger GPU",
            {{"gpus", static_cast<double>(own.fits->value)}, {"max_gpus", max_gpus}, {"zero_stage", zero_stage}}});
-    if (!r.min_gpus)
+    if (!r.min_gpus) {
+      // What is left to try, none already on.
+      std::vector<std::pair<std::string, std::string>> left;
+      if (base.parallel.offload_optimizer == OffloadTarget::none) left.emplace_back("offload", "offload");
+      if ((base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework))
+        left.emplace_back("lora", "LoRA/QLoRA");
+      if (base.activation_checkpointing != Checkpointing::full) left.emplace_back("checkpointing", "checkpointing");
+      left.emplace_back("shorter_sequence", "a shorter sequence");
+      std::string codes, words;
+      for (std::size_t i = 0; i < left.size(); ++i) {
+        codes += (i ? " " : "") + left[i].first;
+        words += (i == 0 ? "" : i + 1 == left.size() ? " or " : ", ") + left[i].second;
+      }
       r.reasons.push_back({reason_code::no_gpu_count_fits,
                            "no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
                                (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
-                               "; try offload, LoRA/QLoRA or checkpointing",
-                           {{"max_gpus", max_gpus}, {"zero_stage", zero_stage}}});
+                               "; try " + words,
+                           {{"max_gpus", max_gpus}, {"zero_stage", zero_stage}, {"actions", codes}}});
+    }
     // The setup's kind of device: its catalog entry's, a custom device's "gpu".
     const GpuEntry* own_entry = catalog.find_gpu(base.gpu->id);
     const std::string own_kind = own_entry ? own_entry->kind : "gpu";

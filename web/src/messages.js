@@ -84,8 +84,15 @@ const didYouMean = {
 
 /** What can still lower the peak where micro-batch 1 does not fit (the solver's params.actions). */
 const MB1_ACTIONS = {
-  en: { shorter_sequence: 'shorten the sequence', checkpointing: 'checkpoint activations', zero_3: 'shard more (ZeRO-3)', more_gpus: 'add GPUs' },
-  zh: { shorter_sequence: '缩短序列', checkpointing: '开启激活检查点', zero_3: '加大切分（ZeRO-3）', more_gpus: '增加 GPU' },
+  en: { shorter_sequence: 'shorten the sequence', checkpointing: 'checkpoint activations', zero_3: 'shard more (ZeRO-3)', more_gpus: 'add GPUs',
+    offload: 'offload the optimizer to the CPU', lora: 'train LoRA/QLoRA adapters', larger_gpu: 'use a GPU with more memory' },
+  zh: { shorter_sequence: '缩短序列', checkpointing: '开启激活检查点', zero_3: '加大切分（ZeRO-3）', more_gpus: '增加 GPU',
+    offload: '将优化器卸载到 CPU', lora: '改用 LoRA/QLoRA 适配器', larger_gpu: '换用显存更大的 GPU' },
+};
+/** What no_gpu_count_fits' params.actions leaves to try, as words. */
+const LEFT_TO_TRY = {
+  en: { offload: 'offload', lora: 'LoRA/QLoRA', checkpointing: 'checkpointing', shorter_sequence: 'a shorter sequence' },
+  zh: { offload: '卸载', lora: 'LoRA/QLoRA', checkpointing: '激活检查点', shorter_sequence: '缩短序列' },
 };
 /**
  * params.actions' codes in words, the last joined by `last`; an unknown code as written.
@@ -333,9 +340,9 @@ export const WORDINGS = {
   },
   no_gpu_count_fits: {
     en: (c) => 'no GPU count up to ' + c.n('max_gpus') + ' fits with this strategy' +
-      (Number(c.p.zero_stage) === 0 ? ' (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)' : '') + '; try offload, LoRA/QLoRA or checkpointing',
+      (Number(c.p.zero_stage) === 0 ? ' (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)' : '') + '; try ' + joinActions(c, LEFT_TO_TRY.en, ', ', ' or '),
     zh: (c) => '在此策略下，直到 ' + c.n('max_gpus') + ' 张 GPU 都放不下' +
-      (Number(c.p.zero_stage) === 0 ? '（ZeRO 阶段 0 在每张卡上复制全部状态：请用 ZeRO/FSDP 切分）' : '') + '；可尝试卸载、LoRA/QLoRA 或激活检查点',
+      (Number(c.p.zero_stage) === 0 ? '（ZeRO 阶段 0 在每张卡上复制全部状态：请用 ZeRO/FSDP 切分）' : '') + '；可尝试' + joinActions(c, LEFT_TO_TRY.zh, '、', '或'),
   },
   calibration_below_model_states: {
     en: (c) => 'calibration: the measured peak is below the model states alone (' + c.n('model_states') + ' bytes): check the measure and the setup',
