@@ -2524,3 +2524,21 @@ TEST_CASE("LLaMA-Factory: a stage or fine-tuning type it does not take is an err
   CHECK(std::any_of(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "rlhf.algorithm"; }));
   CHECK_FALSE(trainmem::import_files_json({*ppo}, {}, true).ok);
 }
+
+TEST_CASE("a launch line's --config is noted once, as the file it names, never also as an unknown flag", "[import][trl]") {
+  // TRL's TrlParser takes --config off the arguments before the dataclasses parse them
+  // (trl/scripts/utils.py parse_args_and_config, f2cd577); a script of one's own is read alike.
+  auto yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_size: 2\nmax_length: 2048\n");
+  REQUIRE(yaml);
+  for (const char* line : {"trl sft --config sft.yaml\n", "accelerate launch --num_processes 2 train_sft.py --config sft.yaml\n"}) {
+    INFO(line);
+    const auto r = trainmem::import_configs({command_line("run.sh", line), *yaml}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    std::size_t notes = 0;
+    for (const auto* list : {&r.ignored, &r.unmodelled, &r.unresolved})
+      notes += std::count_if(list->begin(), list->end(), [](const trainmem::ImportNote& n) { return n.key == "run.sh:--config"; });
+    CHECK(notes == 1);
+    CHECK(reason_of(r.ignored, "run.sh:--config") == "names sft.yaml, which is read as a file of its own");
+  }
+}

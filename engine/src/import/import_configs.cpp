@@ -1044,7 +1044,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         // A script given its config file alone (LLaMA-Factory's src/train.py CONFIG.yaml).
         if (nothing_read(program) && cmd->config_file) program = read_config_launch(f.name, *cmd);
         if (const ConfigValue* cfg = cmd->program_flags.values.find("config"); cfg && cfg->is_string()) {
-          program.named_files.emplace_back(cfg->as_string(), program.key("config"));
+          // The script's config file (TRL's TrlParser takes --config off the arguments,
+          // trl/scripts/utils.py parse_args_and_config): one note, the named file's, not also a
+          // flag of the dataclasses.
+          const std::string key = program.key("config");
+          for (auto* notes : {&program.ignored, &program.unmodelled})
+            notes->erase(std::remove_if(notes->begin(), notes->end(), [&](const ImportNote& n) { return n.key == key; }), notes->end());
+          program.named_files.emplace_back(cfg->as_string(), key);
           program.overrides.push_back(base_name(cfg->as_string()));
         }
         for (auto& n : cmd->program_flags.unresolved) program.unresolved.push_back(n);
