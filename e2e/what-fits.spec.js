@@ -43,6 +43,8 @@ async function expectPanelEqualsCli(app, page) {
   expect(await value(page, 'a-cheapest_per_token')).toBe(want.cheapest_per_token ? want.cheapest_per_token.gpu : null);
   if (want.cheapest_per_token)
     await expect(page.getByTestId('a-cheapest_per_token')).toContainText('$' + Render.formatMoney(want.cheapest_per_token.usd_per_million_tokens) + ' per million tokens');
+  // Where no priced GPU fits, the per-token answer says so, as the per-hour one does.
+  else if (!want.cheapest) await expect(page.getByTestId('a-cheapest_per_token')).toContainText('no catalog GPU with a price fits');
   expect(await value(page, 'a-global_batch')).toBe(want.global_batch ? String(want.global_batch.gradient_accumulation_steps) : null);
   if (want.global_batch) await expect(page.getByTestId('a-global_batch')).toContainText('global batch ' + want.global_batch.global_batch_size);
   if (want.calibrated) {
@@ -253,6 +255,7 @@ test('an impossible request says why, for every question that has no answer', as
   const { want } = await expectPanelEqualsCli(app, page);
   expect(want.max_micro_batch_size).toBeNull();
   expect(want.min_gpus).toBeNull();
+  expect(want.cheapest).toBeNull();  // 810 GB of bf16 weights replicated at ZeRO stage 0: no count of any GPU
   await expect(page.getByTestId('a-max_micro_batch_size')).toHaveText('none');
   await expect(page.getByTestId('solve-reason').first()).toBeVisible();
   expect(await page.getByTestId('solve-reason').count()).toBeGreaterThanOrEqual(3);

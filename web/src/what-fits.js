@@ -140,7 +140,8 @@ export function renderAnswers(table, out, unit, gpuName) {
   const perToken = out.cheapest_per_token;
   rows.push(row(t('q_cheapest_per_token'), numCell(perToken ? t(perToken.verdict === 'borderline' ? 'per_token_is_borderline' : 'per_token_is', {
     gpu: gpuName(perToken.gpu), n: formatCount(perToken.gpus), cost: usd(perToken.usd_per_million_tokens), hour: usd(perToken.cost_per_hour) })
-    : t('no_per_token'), 'a-cheapest_per_token', perToken && perToken.gpu)));
+    // No priced GPU fits at all: the same answer as the cheapest per hour, not a missing step time.
+    : t(cheap ? 'no_per_token' : 'no_cheapest'), 'a-cheapest_per_token', perToken && perToken.gpu)));
   const plan = out.global_batch;
   rows.push(row(t('q_global_batch'), numCell(plan ? t(plan.exact ? 'plan_exact' : 'plan_nearest', { m: formatCount(plan.micro_batch_size),
     ga: formatCount(plan.gradient_accumulation_steps), n: formatCount(plan.global_batch_size) }) : t('plan_none'), 'a-global_batch',
