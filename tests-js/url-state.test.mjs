@@ -313,3 +313,17 @@ test('a problem quotes at most 40 characters of a value, with an ellipsis where 
   assert.equal(r.problems.length, 1);
   assert.equal(r.problems[0].value, 'a'.repeat(40) + '…');
 });
+
+test('a link upper-cased on the way loads when its check value matches it in lower case, and is named as changed when not', () => {
+  const doc = { model: { preset: 'llama-3.1-8b' }, batch: { micro_batch_size: 2 } };
+  const link = Url.encode(doc);
+  const upper = Url.decode(link.toUpperCase());
+  assert.deepEqual(upper.doc, Url.decode(link).doc);
+  assert.deepEqual(upper.problems, []);
+  // A base64 config does not survive a change of case: the check value says the link was changed.
+  const config = Url.encode({ model: { hf_config: { model_type: 'llama', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4,
+    intermediate_size: 128, vocab_size: 1000 } } });
+  const broken = Url.decode(config.toUpperCase());
+  assert.equal(broken.doc, null);
+  assert.equal(broken.problems[0].code, 'check_mismatch');
+});

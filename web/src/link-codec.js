@@ -658,6 +658,13 @@ export function decode(hash) {
     text = text.replace(APPENDED, '');
     let r = checked(text);
     if (r.body === undefined) r = checked(asWritten(text));
+    // Upper-cased on the way (a QR code's alphanumeric mode, some SMS apps): the page writes
+    // lower-case names, so the link in lower case is loaded when its check value matches it, and
+    // named as changed (not cut short) when it does not.
+    if (r.body === undefined && /[A-Z]/.test(text)) {
+      const lower = checked(text.toLowerCase());
+      if (lower.body !== undefined || r.problem === 'check_missing') r = lower;
+    }
     if (r.body === undefined) return { ...refuse(/** @type {string} */ (r.problem), r.params || {}, { param: 'c' }), version };
     payload = r.body.slice(r.body.indexOf(':') + 1);
   }
