@@ -694,3 +694,12 @@ TEST_CASE("the cheapest GPU is one the setup runs on as written", "[solver]") {
   for (const auto& o : r.gpu_options)
     if (o.cost_per_hour && o.cannot_run.empty()) CHECK(*r.cheapest->cost_per_hour <= *o.cost_per_hour);
 }
+
+TEST_CASE("solve given as null is not given: the answer equals the one without it", "[solver][json]") {
+  // docs/api.md: a field given as null counts as not given.
+  const JsonResult with_null = solve_json(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb", "solve": null})");
+  const JsonResult without = solve_json(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb"})");
+  REQUIRE(with_null.ok);
+  CHECK(json::parse(with_null.json) == json::parse(without.json));
+  CHECK_FALSE(solve_json(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb", "solve": 3})").ok);
+}

@@ -218,7 +218,8 @@ JsonResult solve_json(std::string_view document) {
     if (!doc) return {error_document(errors), false};
     json solve_block = json::object();
     if (doc->is_object() && doc->contains("solve")) {
-      solve_block = (*doc)["solve"];
+      // A field given as null is not given (docs/api.md): the defaults of every question.
+      if (!(*doc)["solve"].is_null()) solve_block = (*doc)["solve"];
       doc->erase("solve");
     }
     TrainingSetup s = json_io::read_setup(*doc, errors);
