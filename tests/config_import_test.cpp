@@ -2542,3 +2542,16 @@ TEST_CASE("a launch line's --config is noted once, as the file it names, never a
     CHECK(reason_of(r.ignored, "run.sh:--config") == "names sft.yaml, which is read as a file of its own");
   }
 }
+
+TEST_CASE("axolotl: a near miss of a key that sets memory is a warning naming it, never silence", "[import][axolotl]") {
+  // micro_batch_sіze (a Cyrillic і) and sequnce_len leave micro_batch_size and sequence_len at
+  // their defaults in axolotl too; the import says which key was meant.
+  auto yaml = toml_file("ax.yml", "base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nmicro_batch_s\xd1\x96ze: 2\nsequnce_len: 4096\nlearning_rate: 0.0002\n");
+  REQUIRE(yaml);
+  const auto r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(reason_of(r.unmodelled, "ax.yml:micro_batch_s\xd1\x96ze").find("did you mean micro_batch_size?") != std::string::npos);
+  CHECK(reason_of(r.unmodelled, "ax.yml:sequnce_len").find("did you mean sequence_len?") != std::string::npos);
+  CHECK(reason_of(r.unmodelled, "ax.yml:learning_rate").empty());
+}

@@ -208,6 +208,13 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   for (const auto& [f, impl] : legacy_attention_flags())
     if (flag(f.c_str()) && attention_legacy.empty()) attention_legacy = f;
 
+  // The keys that set memory, for a near miss's suggestion; the first few unknown keys get one, so
+  // the work stays linear in the file's keys.
+  static const std::vector<std::string> kMemoryKeys = {
+      "base_model", "micro_batch_size", "gradient_accumulation_steps", "sequence_len", "adapter", "lora_r", "lora_target_modules",
+      "lora_target_linear", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16", "optimizer", "deepspeed",
+      "fsdp", "fsdp_config", "sample_packing", "flash_attention", "sdp_attention", "torch_dtype", "chunked_cross_entropy"};
+  int suggestions_left = 16;
   for (const auto& [name, v] : c.as_object()) {
     const std::string& k = name;
     if (v.is_null()) {
@@ -509,6 +516,12 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       else r.unmodelled_key(k, v, "affects memory; the estimate has no field for it");
     } else if (no_memory_effect(name)) {
       r.ignore(k, v, "no memory effect");
+    } else if (const std::string near = suggestions_left > 0 ? (--suggestions_left, closest_match(name, kMemoryKeys)) : std::string();
+               !near.empty()) {
+      // A near miss of a key that sets memory (micro_batch vs micro_batch_size) leaves that key at
+      // its default: a warning naming it, never silence.
+      r.unmodelled_key(k, v, "not a key axolotl's schema defines (" + std::string(kAxolotl) + " utils/schemas/config.py); did you mean " +
+                                 near + "? Its value is not read");
     } else {
       r.ignore(k, v, std::string("not a key this reader maps; assumed without memory effect (") + kAxolotl + " utils/schemas/config.py)");
     }
