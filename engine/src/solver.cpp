@@ -16,6 +16,16 @@ namespace trainmem {
 
 namespace {
 
+// Actions (code, words) as params.actions' codes ("a b c") and an English list ("a, b or c").
+std::pair<std::string, std::string> listed(const std::vector<std::pair<std::string, std::string>>& actions) {
+  std::string codes, words;
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    codes += (i ? " " : "") + actions[i].first;
+    words += (i == 0 ? "" : i + 1 == actions.size() ? " or " : ", ") + actions[i].second;
+  }
+  return {codes, words};
+}
+
 constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxSeqLength = std::int64_t{1} << 24;
 
@@ -109,11 +119,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       if (states_over && (base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework))
         actions.emplace_back("lora", "train LoRA/QLoRA adapters");
       if (actions.empty()) actions.emplace_back("larger_gpu", "use a GPU with more memory");
-      std::string codes, words;
-      for (std::size_t i = 0; i < actions.size(); ++i) {
-        codes += (i ? " " : "") + actions[i].first;
-        words += (i == 0 ? "" : i + 1 == actions.size() ? " or " : ", ") + actions[i].second;
-      }
+      const auto [codes, words] = listed(actions);
       r.reasons.push_back({reason_code::micro_batch_one_does_not_fit,
                            "micro-batch 1 does not fit at seq_length " + std::to_string(seq) + ": " + words,
                            {{"seq_length", static_cast<double>(seq)}, {"actions", codes}}});
@@ -215,11 +221,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         left.emplace_back("lora", "LoRA/QLoRA");
       if (base.activation_checkpointing != Checkpointing::full) left.emplace_back("checkpointing", "checkpointing");
       left.emplace_back("shorter_sequence", "a shorter sequence");
-      std::string codes, words;
-      for (std::size_t i = 0; i < left.size(); ++i) {
-        codes += (i ? " " : "") + left[i].first;
-        words += (i == 0 ? "" : i + 1 == left.size() ? " or " : ", ") + left[i].second;
-      }
+      const auto [codes, words] = listed(left);
       r.reasons.push_back({reason_code::no_gpu_count_fits,
                            "no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
                                (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
