@@ -2555,3 +2555,24 @@ TEST_CASE("axolotl: a near miss of a key that sets memory is a warning naming it
   CHECK(reason_of(r.unmodelled, "ax.yml:sequnce_len").find("did you mean sequence_len?") != std::string::npos);
   CHECK(reason_of(r.unmodelled, "ax.yml:learning_rate").empty());
 }
+
+TEST_CASE("a whole number written on a command line is read as Python's int() reads it", "[import][errors]") {
+  // argparse type=int (HfArgumentParser) calls int(): int("1e2") and int("8.0") raise, int("1_6")
+  // is 16 (Python 3.6+, PEP 515).
+  const auto read = [](const std::string& value) {
+    return trainmem::import_configs({command_line("run.sh", "python train.py --model_name_or_path meta-llama/Llama-3.1-8B --max_length 2048 "
+                                                            "--per_device_train_batch_size " + value + "\n")},
+                                    trainmem::builtin_catalog());
+  };
+  for (const char* bad : {"1e2", "8.0"}) {
+    INFO(bad);
+    const auto r = read(bad);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == std::string("wrong_type"));
+    CHECK(r.errors[0].field == "run.sh:--per_device_train_batch_size");
+  }
+  const auto r = read("1_6");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/batch/micro_batch_size") == 16);
+}

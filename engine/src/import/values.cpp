@@ -45,6 +45,28 @@ std::optional<double> number_value(const ConfigValue& v) {
   return std::nullopt;
 }
 
+namespace {
+// Text as Python's int() reads it (surrounding whitespace, an optional sign, decimal digits with
+// single underscores between them; no exponent or fraction): argparse's type=int and pydantic's
+// integer fields from a string. The digits without underscores and the sign, or nothing.
+struct IntText {
+  bool negative = false;
+  std::string digits;
+};
+std::optional<IntText> python_int_text(const std::string& text) {
+  const std::string t = trimmed(text);
+  const std::size_t first = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  IntText out;
+  out.negative = first == 1 && t[0] == '-';
+  if (t.size() <= first) return std::nullopt;
+  for (std::size_t i = first; i < t.size(); ++i) {
+    if (t[i] >= '0' && t[i] <= '9') out.digits += t[i];
+    else if (!(t[i] == '_' && i > first && i + 1 < t.size() && t[i - 1] != '_' && t[i + 1] >= '0' && t[i + 1] <= '9')) return std::nullopt;
+  }
+  return out;
+}
+}  // namespace
+
 std::optional<std::int64_t> integer_value(const ConfigValue& v) {
   // Up to 2^53 in magnitude: what a document's reader (and the page, a JavaScript number) keeps
   // exactly; a 64-bit integer beyond it would reach them changed.
@@ -52,6 +74,18 @@ std::optional<std::int64_t> integer_value(const ConfigValue& v) {
   if (v.kind() == ConfigValue::Kind::integer) {
     const std::int64_t i = v.as_integer();
     return i >= -kExact && i <= kExact ? std::optional<std::int64_t>(i) : std::nullopt;
+  }
+  // A string (a command-line word, a quoted value) is read as Python's int() reads it: "1e2" and
+  // "8.0" are no whole numbers to argparse's type=int or a pydantic integer field.
+  if (v.is_string()) {
+    const auto text = python_int_text(v.as_string());
+    if (!text) return std::nullopt;
+    const std::size_t significant = text->digits.find_first_not_of('0');
+    if (significant == std::string::npos) return 0;
+    if (text->digits.size() - significant > 16) return std::nullopt;
+    const std::int64_t magnitude = std::stoll(text->digits.substr(significant));
+    if (magnitude > kExact) return std::nullopt;
+    return text->negative ? -magnitude : magnitude;
   }
   auto d = number_value(v);
   // 2e8 in a DeepSpeed JSON is a whole number; Python's int("2.5") fails, and so do we.
@@ -61,6 +95,12 @@ std::optional<std::int64_t> integer_value(const ConfigValue& v) {
 
 std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const ConfigValue& v) {
   if (auto i = integer_value(v)) return i;
+  const bool int_text = v.is_string() && python_int_text(v.as_string());
+  if (v.is_string() && !int_text) {
+    r.error(error_code::wrong_type, k, "expected a whole number as Python's int() reads it (no exponent or fraction), got " + v.summary(),
+            {{"expected", "integer"}, {"got", "string"}, {"value", v.summary()}});
+    return std::nullopt;
+  }
   if (const auto d = number_value(v); d && std::floor(*d) == *d) {
     r.error(error_code::out_of_range, k, v.summary() + " is beyond 9007199254740992 (2^53), the largest whole number read exactly",
             {{"value", v.is_string() ? v.as_string() : v.summary()}, {"max", 9007199254740992.0}});
@@ -75,20 +115,15 @@ std::optional<std::int64_t> whole_number(Reading& r, const std::string& k, const
 // whole number out of range, "8.0" is not a whole number. Digits in other scripts are refused.
 std::optional<std::int64_t> process_count(Reading& r, const std::string& k, const std::string& text) {
   const std::string t = trimmed(text);
-  const std::size_t first = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
-  std::string digits;
-  bool valid = t.size() > first;
-  for (std::size_t i = first; valid && i < t.size(); ++i) {
-    if (t[i] >= '0' && t[i] <= '9') digits += t[i];
-    else valid = t[i] == '_' && i > first && i + 1 < t.size() && t[i - 1] != '_' && t[i + 1] >= '0' && t[i + 1] <= '9';
-  }
-  if (!valid) {
+  const auto parsed = python_int_text(text);
+  if (!parsed) {
     r.error(error_code::wrong_type, k, "expected a whole number of processes (torchrun reads it with int()), got \"" + text + "\"",
             {{"expected", "integer"}, {"got", "string"}, {"value", "\"" + text + "\""}});
     return std::nullopt;
   }
+  const std::string& digits = parsed->digits;
   const std::size_t significant = digits.find_first_not_of('0');
-  const bool negative = first == 1 && t[0] == '-' && significant != std::string::npos;
+  const bool negative = parsed->negative && significant != std::string::npos;
   if (negative || significant == std::string::npos) {
     r.error(error_code::out_of_range, k, "must be at least 1, got " + t, {{"value", t}, {"min", 1.0}});
     return std::nullopt;
