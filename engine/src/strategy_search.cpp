@@ -197,6 +197,12 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
             if (ckpt == Checkpointing::selective && !selective_checkpointing_available(base.framework)) continue;
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
               work_meter::add(1);
+              // The budget holds between candidates too: a split's candidates together may run
+              // many micro-batch searches.
+              if (r.work >= o.max_work) {
+                r.truncated = true;
+                break;
+              }
               // ZeRO stages shard over D x CP; with nothing to shard they only matter for offload
               // (ZeRO-Offload on one GPU).
               if (zero > 0 && dp * cp == 1 && off == OffloadTarget::none) continue;
