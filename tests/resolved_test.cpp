@@ -140,3 +140,20 @@ TEST_CASE("resolved says which loss and held logits the estimate priced, under L
   CHECK(out["resolved"]["loss.held_logits"]["origin"] == "input");
   for (const auto& w : out["warnings"]) CHECK(w["code"] != "ignored_fields");
 }
+
+TEST_CASE("selective checkpointing without a policy is the framework's own: op-level SAC under torchtitan", "[resolved]") {
+  // torchtitan's shipped configs (train_configs/*.toml) set selective_ac_option = "op"; it has no
+  // attention-core policy, which under flash attention saves nothing (Korthikanti et al. 2022's
+  // selective recompute drops the attention scores, which flash attention never stores).
+  const std::string doc = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtitan", "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8}, "batch": {"seq_length": 8192}, "attention": "flash", "activation_checkpointing": "selective")";
+  const json titan = resolved(doc + "}");
+  CHECK(titan["selective_policy"]["value"] == "op_level");
+  CHECK(starts_with(titan["selective_policy"]["origin"], "framework default (torchtitan"));
+  const json op = json::parse(estimate_json(doc + "}").json);
+  const json attention_core = json::parse(estimate_json(doc + R"(, "selective_policy": "attention_core"})").json);
+  CHECK(op["per_gpu"]["activations"].get<double>() < attention_core["per_gpu"]["activations"].get<double>());
+  // Megatron-LM's selective recompute is the core attention.
+  const json megatron = resolved(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron", "activation_checkpointing": "selective"})");
+  CHECK(megatron["selective_policy"]["value"] == "attention_core");
+}

@@ -188,6 +188,10 @@ int default_zero_stage(Framework f, std::int64_t world_size) {
   return fsdp_native && world_size > 1 ? 3 : 0;
 }
 
+SelectivePolicy default_selective_policy(Framework f) {
+  return f == Framework::torchtitan ? SelectivePolicy::op_level : SelectivePolicy::attention_core;
+}
+
 Checkpointing default_checkpointing(Framework f, Method m) {
   if (f == Framework::torchtune) return Checkpointing::full;
   if (m == Method::qlora && f == Framework::hf_trainer) return Checkpointing::full;

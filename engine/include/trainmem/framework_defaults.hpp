@@ -194,4 +194,10 @@ int default_zero_stage(Framework f, std::int64_t world_size);
 // gradient checkpointing for QLoRA by default; otherwise none.
 Checkpointing default_checkpointing(Framework f, Method m);
 
+// selective_policy when not given: torchtitan's selective checkpointing is op-level SAC in the
+// configs it ships (torchtitan/models/llama3/train_configs/*.toml: selective_ac_option = "op";
+// torchtitan has no attention-core policy); elsewhere Megatron-LM's --recompute-granularity
+// selective, the core attention (Korthikanti et al. 2022, section 4).
+SelectivePolicy default_selective_policy(Framework f);
+
 }  // namespace trainmem

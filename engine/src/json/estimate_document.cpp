@@ -482,7 +482,7 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   const auto checkpointing = r.choice("activation_checkpointing", kCheckpointing);
   s.activation_checkpointing = checkpointing.value_or(default_checkpointing(s.framework, s.method));
   s.unstated.activation_checkpointing = !r.has("activation_checkpointing");
-  set(s.selective_policy, r.choice("selective_policy", kSelective));
+  s.selective_policy = r.choice("selective_policy", kSelective).value_or(default_selective_policy(s.framework));
   s.checkpointed_layers = r.integer("checkpointed_layers", 0, 1e6);
   set(s.activation_offload, r.boolean("activation_offload"));
   set(s.use_liger_kernel, r.boolean("use_liger_kernel"));

@@ -254,7 +254,10 @@ void add_batch_and_activations(Resolved& r, const TrainingSetup& s, const json& 
   if (!a) return;  // the rest shapes activations, which need an architecture
   r.add("activation_checkpointing", name_of(kCheckpointing, s.activation_checkpointing), checkpointing_origin(s));
   if (s.activation_checkpointing == Checkpointing::selective)
-    r.add("selective_policy", name_of(kSelective, s.selective_policy), kEngineDefault);
+    r.add("selective_policy", name_of(kSelective, s.selective_policy),
+          s.framework == Framework::torchtitan
+              ? framework_default("torchtitan train_configs/*.toml: selective_ac_option = \"op\" (op-level SAC)")
+              : std::string(kEngineDefault) + " (Megatron-LM's selective recompute: the core attention)");
   if (s.activation_checkpointing != Checkpointing::none)
     r.add("checkpointed_layers", s.checkpointed_layers.value_or(a->num_hidden_layers()), std::string(kEngineDefault) + " (every layer)");
   r.add("activation_offload", s.activation_offload, kEngineDefault);
