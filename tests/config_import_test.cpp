@@ -1740,6 +1740,12 @@ TEST_CASE("configs and launch lines of frameworks this import does not read are 
       {"ms-swift", command_line("run.sh", "CUDA_VISIBLE_DEVICES=0 \\\nswift sft --model Qwen/Qwen2.5-7B-Instruct --train_type lora "
                                           "--per_device_train_batch_size 1 --max_length 2048\n")},
       {"ms-swift", parsed("sft.yaml", "model: Qwen/Qwen2.5-7B-Instruct\ntrain_type: lora\nper_device_train_batch_size: 1\nlearning_rate: 1.0e-4\n")},
+      // ms-swift's entry script run directly (ms-swift 3602360 examples/train/multi-node/deepspeed/train.sh).
+      {"ms-swift", command_line("run.sh", "deepspeed --hostfile=./host.txt \\\n    swift/cli/sft.py --model Qwen/Qwen2.5-7B-Instruct --tuner_type lora "
+                                          "--lora_rank 8 --gradient_accumulation_steps 16\n")},
+      // LLaMA-Factory's v1 trainer (hiyouga/LLaMA-Factory ff6d4d1 examples/v1/train_lora/train_lora_sft.yaml).
+      {"LLaMA-Factory v1", parsed("train_lora_sft.yaml", "model: Qwen/Qwen3-4B\nmodel_class: llm\npeft_config:\n  name: lora\n  r: 16\n"
+                                                         "dist_config:\n  name: fsdp2\nmicro_batch_size: 1\ncutoff_len: 2048\n")},
       {"LitGPT", command_line("run.sh", "litgpt finetune_lora meta-llama/Llama-2-7b-hf --train.micro_batch_size 2 --lora_r 8\n")},
       {"LitGPT", parsed("lora.yaml", "checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nprecision: bf16-true\nlora_r: 8\n"
                                      "train:\n  global_batch_size: 8\n  micro_batch_size: 2\n  max_seq_length: 512\n")},

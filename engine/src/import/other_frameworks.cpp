@@ -93,6 +93,13 @@ const std::vector<ConfigMarker>& config_markers() {
          }
          return n >= 2;
        }},
+      // LLaMA-Factory's v1 trainer (src/llamafactory/v1/config/training_args.py, model_args.py:
+      // run under USE_V1=1): model:, micro_batch_size and cutoff_len beside peft_config: or
+      // dist_config: blocks; this import reads the v0 keys (finetuning_type, per_device_train_batch_size).
+      {"LLaMA-Factory v1", "model: with peft_config:, dist_config: or kernel_config: (the v1 trainer, USE_V1=1)",
+       [](const ConfigValue& c) {
+         return key(c, "model") && (key(c, "peft_config") || key(c, "dist_config") || key(c, "kernel_config") || key(c, "model_class"));
+       }},
       {"ms-swift", "train_type: with model:/dataset:",
        [](const ConfigValue& c) { return key(c, "train_type") && (key(c, "model") || key(c, "dataset")); }},
       {"Nanotron", "top-level general:, parallelism: and tokens: (or data_stages:)",
@@ -152,6 +159,9 @@ std::optional<OtherFramework> other_framework_command(const ShellCommand& comman
   const std::string low = lowered(program);
   if (starts_with(program, "openrlhf.cli.") || low.find("openrlhf/cli/") != std::string::npos) return OtherFramework{"OpenRLHF", program};
   if (starts_with(program, "swift.cli.")) return OtherFramework{"ms-swift", "-m " + program};
+  // ms-swift's entry scripts run directly (examples/train/multi-node/deepspeed/train.sh: deepspeed
+  // swift/cli/sft.py): its own arguments (--tuner_type, --quant_bits), not TRL's.
+  if (starts_with(low, "swift/cli/") || low.find("/swift/cli/") != std::string::npos) return OtherFramework{"ms-swift", program};
   if (starts_with(program, "litgpt") || low.find("litgpt/") != std::string::npos) return OtherFramework{"LitGPT", program};
   if (starts_with(low, "maxtext.train") || low.find("maxtext/train") != std::string::npos) return OtherFramework{"MaxText", program};
   if (starts_with(program, "nemo.") || low.find("/nemo/") != std::string::npos || starts_with(low, "nemo/")) return OtherFramework{"NeMo", program};
