@@ -2582,3 +2582,31 @@ TEST_CASE("a whole number written on a command line is read as Python's int() re
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/batch/micro_batch_size") == 16);
 }
+
+TEST_CASE("axolotl: the fsdp option list beside fsdp_config's version, and checkpointing off beside FSDP's own, are one run, not a conflict", "[import][axolotl]") {
+  // axolotl 067b021 utils/schemas/validation.py check_fsdp_version_in_fsdp_config: the list gives
+  // the strategy, fsdp_config.fsdp_version the version (examples/llama-3/3b-qat-fsdp2.yaml).
+  auto v2 = toml_file("ax.yml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\n"
+                                "fsdp:\n  - full_shard\n  - auto_wrap\nfsdp_config:\n  fsdp_version: 2\n");
+  REQUIRE(v2);
+  auto r = trainmem::import_configs({*v2}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/sharding_engine") == "fsdp2");
+  CHECK(document_value(r, "/parallel/zero_stage") == 3);
+  // examples/archived/dbrx/16bit-lora.yaml: gradient_checkpointing false "don't use with
+  // fsdp_activation_checkpointing", which accelerate's FSDP plugin applies itself.
+  auto dbrx = toml_file("ax.yml", "base_model: meta-llama/Llama-3.1-8B\nmicro_batch_size: 1\nsequence_len: 2048\ngradient_checkpointing: false\n"
+                                  "fsdp:\n  - full_shard\n  - auto_wrap\nfsdp_config:\n  fsdp_activation_checkpointing: true\n");
+  REQUIRE(dbrx);
+  r = trainmem::import_configs({*dbrx}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/activation_checkpointing") == "full");
+  // Off alone stays off, even beside a TRL line whose SFTConfig default would turn it on.
+  auto yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_size: 2\nmax_length: 2048\ngradient_checkpointing: false\n");
+  REQUIRE(yaml);
+  r = trainmem::import_configs({command_line("run.sh", "trl sft --config sft.yaml\n"), *yaml}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/activation_checkpointing") == "none");
+}

@@ -310,7 +310,11 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       checkpointing_given = true;
       auto b = bool_value(v);
       const std::string mode = lower(string_value(v).value_or(""));
-      if (b) r.read("activation_checkpointing", *b ? "full" : "none", k);
+      // Off, transformers' checkpointing is off; accelerate's FSDP fsdp_activation_checkpointing
+      // applies its own (FullyShardedDataParallelPlugin.activation_checkpointing), which a stated
+      // true overrides (the dbrx examples pair them: "don't use with fsdp_activation_checkpointing").
+      if (b && !*b) r.read_yielding("activation_checkpointing", "none", k);
+      else if (b) r.read("activation_checkpointing", "full", k);
       else if (mode == "offload" || mode == "offload_disk") {
         // utils/schemas/validation.py: gradient_checkpointing true with activation_offloading true
         // (or "disk"); loaders/model.py then keeps recompute for a full run only.

@@ -256,7 +256,9 @@ void read_fsdp_option(Reading& r, const std::string& k, const ConfigValue& v) {
     r.ignore(k, v, "FSDP off");
     return;
   }
-  r.read("parallel.sharding_engine", "fsdp", k);
+  // The option turns FSDP on and picks the strategy; fsdp_config's version picks FSDP1 or FSDP2
+  // (axolotl utils/schemas/validation.py check_fsdp_version_in_fsdp_config; accelerate's plugin).
+  r.read_yielding("parallel.sharding_engine", "fsdp", k);
   for (const auto& w : words) {
     if (w == "full_shard") r.read("parallel.zero_stage", 3, k);
     else if (w == "shard_grad_op") r.read("parallel.zero_stage", 2, k);
@@ -457,7 +459,9 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       if (auto b = boolean(r, k, v); b && *b) r.unmodelled_key(k, v, "reference log-probs computed before training: no reference model in memory during the step");
       else r.ignore(k, v, "off");
     } else if (name == "gradient_checkpointing") {
-      if (auto b = boolean(r, k, v)) r.read("activation_checkpointing", *b ? "full" : "none", k);
+      // Off, accelerate's FSDP activation_checkpointing may still apply its own (see the axolotl reader).
+      if (auto b = boolean(r, k, v); b && !*b) r.read_yielding("activation_checkpointing", "none", k);
+      else if (b) r.read("activation_checkpointing", "full", k);
     } else if (name == "bf16") {
       bf16_given = true;
       if (auto b = boolean(r, k, v); b && *b) r.read("precision.compute_dtype", "bf16", k);
@@ -567,7 +571,7 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
                                               : "TRL 1.10 trl/trainer/dpo_trainer.py DataCollatorForPreference pads each batch to its longest pair");
   // transformers.Trainer takes no sequence length: the script's own data code pads and truncates.
   // (Said of a file this import reads; one it reads nothing of is refused as a whole.)
-  const bool read_any = r.model_id || std::any_of(r.fields.begin(), r.fields.end(), [](const Assignment& a) { return a.strength == Strength::read; });
+  const bool read_any = r.model_id || std::any_of(r.fields.begin(), r.fields.end(), [](const Assignment& a) { return a.strength >= Strength::read_yielding; });
   if (trainer == Trainer::hf && read_any && !args.find("max_length") && !args.find("max_seq_length") && !args.find("model_max_length"))
     r.unresolved_key("(sequence length)", nullptr,
                      "transformers.Trainer takes no sequence length: the script's own data code pads and truncates; set batch.seq_length");

@@ -497,7 +497,7 @@ Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
 // nothing unresolved, no value refused): a script with its own flags, not TrainingArguments.
 bool nothing_read(const Reading& program) {
   return !program.model_id && program.named_files.empty() && program.unresolved.empty() && program.errors.empty() &&
-         std::none_of(program.fields.begin(), program.fields.end(), [](const Assignment& a) { return a.strength == Strength::read; });
+         std::none_of(program.fields.begin(), program.fields.end(), [](const Assignment& a) { return a.strength >= Strength::read_yielding; });
 }
 
 // accelerate launch flags -> the config file's layout (launch.py takes the file's values as defaults).

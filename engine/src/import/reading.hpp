@@ -16,7 +16,10 @@ namespace trainmem::import_detail {
 // documented default beats a launcher's; either default yields to a value a file states.
 // engine_cast: the sharding engine converts the weights whatever dtype the trainer loaded them in
 // (DeepSpeed's fp16/bf16 sections: deepspeed/runtime/engine.py _configure_distributed_model).
-enum class Strength { launcher_default = 0, trainer_default = 1, read = 2, engine_cast = 3 };
+// read_yielding: a stated value that another file's stated value overrides without a conflict, as
+// the framework lets it (gradient_checkpointing: false beside accelerate's FSDP activation
+// checkpointing; a TrainingArguments fsdp option beside fsdp_config's version), yet no default does.
+enum class Strength { launcher_default = 0, trainer_default = 1, read_yielding = 2, read = 3, engine_cast = 4 };
 
 struct Assignment {
   std::string field;   // document path, e.g. "batch.micro_batch_size"
@@ -51,6 +54,10 @@ class Reading {
   // otherwise (accelerate's mixed_precision under the HF Trainer, which sets it from bf16/fp16).
   void read_overridable(const std::string& field, ConfigValue value, const std::string& key, const std::string& why) {
     fields.push_back({field, std::move(value), "read from " + this->key(key) + " (" + why + ")", this->key(key), Strength::launcher_default});
+  }
+  // A value read from `key` that a value another file states overrides (Strength::read_yielding).
+  void read_yielding(const std::string& field, ConfigValue value, const std::string& key) {
+    fields.push_back({field, std::move(value), "read from " + this->key(key), this->key(key), Strength::read_yielding});
   }
   // A field that follows from what the file is (e.g. a DeepSpeed config means DeepSpeed shards).
   void read_from_kind(const std::string& field, ConfigValue value, const std::string& why) {
