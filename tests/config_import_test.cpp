@@ -2610,3 +2610,26 @@ TEST_CASE("axolotl: the fsdp option list beside fsdp_config's version, and check
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/activation_checkpointing") == "none");
 }
+
+TEST_CASE("keys that change memory without a document field are warned about, never ignored as without effect", "[import]") {
+  // LLaMA-Factory ff6d4d1: fp8 is FP8 mixed precision through accelerate (hparams/training_args.py
+  // Fp8Arguments); examples/megatron/*.yaml set Megatron-Core's parallel layout.
+  auto lf = toml_file("lf.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\ncutoff_len: 2048\n"
+                                 "fp8: true\ntensor_model_parallel_size: 4\n");
+  REQUIRE(lf);
+  auto r = trainmem::import_configs({*lf}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/precision/fp8_compute") == true);
+  CHECK(has_key(r.unmodelled, "lf.yaml:tensor_model_parallel_size"));
+  // axolotl 067b021 examples/expert_parallel/qwen3_30ba3b_ep_fft_4gpu.yaml; a misspelt
+  // context_parallel_size (examples/falcon-h1/falcon-h1-1b-qlora-cp.yaml).
+  auto ax = toml_file("ax.yml", "base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nlora_r: 16\nmicro_batch_size: 1\nsequence_len: 2048\n"
+                                "expert_parallel_size: 4\ncontext_parapllel_size: 2\n");
+  REQUIRE(ax);
+  r = trainmem::import_configs({*ax}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unmodelled, "ax.yml:expert_parallel_size"));
+  CHECK(reason_of(r.unmodelled, "ax.yml:context_parapllel_size").find("did you mean context_parallel_size?") != std::string::npos);
+}

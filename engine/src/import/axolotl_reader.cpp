@@ -213,7 +213,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   static const std::vector<std::string> kMemoryKeys = {
       "base_model", "micro_batch_size", "gradient_accumulation_steps", "sequence_len", "adapter", "lora_r", "lora_target_modules",
       "lora_target_linear", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16", "optimizer", "deepspeed",
-      "fsdp", "fsdp_config", "sample_packing", "flash_attention", "sdp_attention", "torch_dtype", "chunked_cross_entropy"};
+      "fsdp", "fsdp_config", "sample_packing", "flash_attention", "sdp_attention", "torch_dtype", "chunked_cross_entropy",
+      "context_parallel_size", "tensor_parallel_size", "dp_shard_size", "sequence_parallel_degree"};
   int suggestions_left = 16;
   for (const auto& [name, v] : c.as_object()) {
     const std::string& k = name;
@@ -510,7 +511,9 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     } else if (name == "layer_offloading") {
       if (!bool_value(v).value_or(false)) r.ignore(k, v, "off");
       else r.unmodelled_key(k, v, "layer parameters offloaded to the CPU between forward and backward");
-    } else if (name == "relora" || name == "lisa_n_layers" || name == "gptq" || name == "qat" || name == "quantization" ||
+    } else if (name == "expert_parallel_size" || name == "use_scattermoe" || name == "use_sonicmoe" ||
+               name == "fp8_enable_fsdp_float8_all_gather" || name == "relora_cpu_offload" ||
+               name == "relora" || name == "lisa_n_layers" || name == "gptq" || name == "qat" || name == "quantization" ||
                name == "quantize_moe_experts" || name == "selective_checkpointing" || name == "fp32_norms" ||
                name == "experts_implementation" || name == "deepcompile" || name == "llama4_linearized_experts" ||
                name == "sdpa_varlen" || name == "large_head_attention" || name == "ddp_find_unused_parameters" ||

@@ -254,9 +254,20 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
                name == "use_llama_pro" || name == "shift_attn" || name == "rope_scaling" || name == "mixture_of_depths" ||
                name == "use_kt" || name == "sequence_parallel_size" || name == "freeze_vision_tower" ||
                name == "freeze_multi_modal_projector" || name == "freeze_language_model" || name == "pissa_init" ||
-               name == "use_dft_loss" || name == "use_eaft_loss" || name == "fp8" || name == "moe_aux_loss_coef") {
+               name == "use_dft_loss" || name == "use_eaft_loss" || name == "moe_aux_loss_coef" ||
+               // Megatron-Core training through mcore_adapter (examples/megatron/*.yaml): the
+               // parallel layout and its optimizer, which the HF-Trainer estimate does not take.
+               name == "tensor_model_parallel_size" || name == "pipeline_model_parallel_size" || name == "expert_model_parallel_size" ||
+               name == "context_parallel_size" || name == "sequence_parallel" || name == "use_distributed_optimizer" ||
+               name == "recompute_granularity" || name == "virtual_pipeline_model_parallel_size" ||
+               // KTransformers: experts on the CPU (examples/ktransformers/).
+               name == "kt_config" || name == "kt_cpu_activation") {
       if (v.is_bool() && !v.as_bool()) r.ignore(k, v, "off");
       else r.unmodelled_key(k, v, "affects memory; the estimate has no field for it");
+    } else if (name == "fp8") {
+      // hparams/training_args.py Fp8Arguments: FP8 mixed precision through accelerate (torchao or
+      // Transformer Engine).
+      if (auto b = boolean(r, k, v)) r.read("precision.fp8_compute", *b, k);
     } else if (no_memory_effect(name)) {
       r.ignore(k, v, "no memory effect");
     } else {

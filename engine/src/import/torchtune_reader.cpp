@@ -301,6 +301,10 @@ class TorchtuneReader {
       else r_.unmodelled_key(k, v, "the vocabulary resized to the tokenizer's: the estimate keeps the checkpoint's");
     } else if (k == "ref_model") {
       r_.unmodelled_key(k, v, "a reference model of its own: the estimate takes the policy's architecture");
+    } else if (k == "teacher_model" || k == "teacher_checkpointer") {
+      // knowledge_distillation_{single_device,distributed}.py load a teacher beside the student
+      // (recipes/configs/llama3_2/8B_to_1B_KD_lora_distributed.yaml).
+      r_.unmodelled_key(k, v, "a distillation teacher held beside the model: its weights and forward activations are not priced");
     } else if (no_memory_effect(k)) {
       r_.ignore(k, v, "no memory effect");
     } else {
