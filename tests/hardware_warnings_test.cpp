@@ -133,3 +133,11 @@ TEST_CASE("On a TPU, the libraries without a TPU back end are named; a plain LoR
     "parallel": {"world_size": 4, "zero_stage": 3, "sharding_engine": "deepspeed"}})");
   CHECK_FALSE(has(warning_codes(gaudi), "tpu_unsupported_software"));
 }
+
+TEST_CASE("the sharded-checkpoint warning needs more than one rank to shard over", "[warnings]") {
+  // ZeRO/FSDP shard the checkpoint over the data-parallel ranks: on one GPU it is one whole file.
+  const json one = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "parallel": {"world_size": 1, "zero_stage": 3}})");
+  CHECK_FALSE(has(warning_codes(one), "sharded_checkpoint_resume"));
+  const json eight = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(has(warning_codes(eight), "sharded_checkpoint_resume"));
+}

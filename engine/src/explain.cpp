@@ -172,7 +172,8 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
                  "precision.param_dtype fp8 prices FP8-only weights (Transformer Engine fp8_model_init) with bf16 "
                  "gradients: FP8 training computes gradients in 16 or 32 bits (set precision.grad_dtype to change "
                  "them); for FP8 matmuls over 16-bit weights set precision.fp8_compute instead"});
-  if (arch && s.parallel.zero_stage >= 1)
+  // Sharded over the data-parallel (and context-parallel) ranks: one rank writes one whole shard.
+  if (arch && s.parallel.zero_stage >= 1 && s.parallel.data_parallel_size * s.parallel.context_parallel_size > 1)
     w.push_back({warning_code::sharded_checkpoint_resume,
                           "ZeRO/FSDP checkpoints are sharded per rank: resuming on a different GPU count needs a "
                           "conversion (e.g. DeepSpeed zero_to_fp32, torch.distributed.checkpoint resharding)"});
