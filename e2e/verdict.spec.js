@@ -97,6 +97,10 @@ test('a setup that does not fit lists suggestions; applying one gives the estima
   for (const [i, s] of expected.suggestions.entries()) {
     await expect(items.nth(i)).toHaveAttribute('data-code', s.code);
     await expect(items.nth(i)).toContainText(`peak ${Render.formatBytes(s.peak, 'GiB')}, saves ${Render.formatBytes(s.saved_bytes, 'GiB')}`);
+    // A borderline change whose estimate is over the GPU's usable memory says the estimate is over.
+    const over = s.verdict === 'borderline' && s.peak > expected.gpu_capacity_bytes;
+    await expect(items.nth(i).locator('strong')).toHaveText(over ? "borderline: the estimate is over, only the band's low end fits"
+      : { fits: 'fits', borderline: 'borderline', does_not_fit: 'does not fit' }[s.verdict]);
   }
   // No suggestion that is already on, none impossible on one GPU.
   const codes = expected.suggestions.map((s) => s.code);

@@ -120,7 +120,9 @@ export function renderSuggestions(box, list, out, unit, apply) {
     return el('li', { 'data-testid': 'suggestion', 'data-code': String(s.code) }, [
       el('span', { text: suggestionText(s) + ' ' }),
       el('span', { text: t('s_result', { peak: formatBytes(s.peak, unit), saved: formatBytes(s.saved_bytes, unit) }) + ' ' }),
-      el('strong', { class: verdictClass(s.verdict), text: verdictWord(s.verdict) }),
+      // A borderline change whose estimate is still over the device says so (as the headline does).
+      el('strong', { class: verdictClass(s.verdict), text: s.verdict === 'borderline' && typeof out.gpu_capacity_bytes === 'number'
+        && s.peak > out.gpu_capacity_bytes ? t('v_borderline_over') : verdictWord(s.verdict) }),
       ' ',
       button,
     ]);
