@@ -34,6 +34,11 @@ TEST_CASE("ZeRO shards the optimizer files per rank; rank 0 writes the weights b
   const auto ds3 = estimate_from(R"({"model": {"num_parameters": 8e9}, "framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3}})");
   CHECK(ds3.checkpoint.largest_rank_bytes == (16e9 + 96e9) / 8 + kMetadata);
   CHECK(ds3.checkpoint.training_state_bytes == 112e9 + 8 * kMetadata);
+  // torchtitan's FSDP2 parameters are fp32 (its MixedPrecisionPolicy gathers bf16 copies to
+  // compute): the distributed checkpoint holds them and the Adam moments, 8e9 x (4 + 8) = 96 GB.
+  const auto titan = estimate_from(R"({"model": {"num_parameters": 8e9}, "framework": "torchtitan", "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(titan.checkpoint.training_state_bytes == 96e9 + 8 * kMetadata);
+  CHECK(titan.checkpoint.largest_rank_bytes == 96e9 / 8 + kMetadata);
 }
 
 TEST_CASE("LoRA saves exclude the frozen backbone unless told otherwise (dreamzero0/dreamzero#90)", "[checkpoint][faults]") {

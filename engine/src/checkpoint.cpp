@@ -36,8 +36,14 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
   // The resumable state holds the adapters and their optimizer states: unknown on a count.
   if (!adapters || s.model.architecture) {
     const bool keep_frozen = !(adapters && s.checkpoint.exclude_frozen_parameters);
-    const double weights = trainable * b.param + (keep_frozen ? frozen * frozen_bytes_per_param : 0.0);
-    const double optimizer = trainable * b.optimizer;
+    // torchtitan keeps its parameters in fp32 under FSDP2's MixedPrecisionPolicy (param_dtype
+    // bf16 is the dtype of the gathered compute copies, torchtitan/models/llama3/infra/parallelize.py
+    // apply_fsdp): the fp32 parameter is the master copy, and its distributed checkpoint holds it
+    // with the Adam moments, 4 + 8 bytes per parameter, no 16-bit copy beside it.
+    const bool master_is_weight = s.framework == Framework::torchtitan && p.master_weights && p.param_dtype != Dtype::fp32;
+    const double master = master_is_weight ? dtype_bytes(Dtype::fp32) : 0.0;
+    const double weights = trainable * (master_is_weight ? master : b.param) + (keep_frozen ? frozen * frozen_bytes_per_param : 0.0);
+    const double optimizer = trainable * (b.optimizer - master);
     double state = weights + optimizer + kMetadataBytesPerRank * ranks;
     const double shard = s.parallel.zero_stage >= 1 ? sharding_degree(s.parallel) : 1.0;
     const double weight_shard = s.parallel.zero_stage >= 3 ? shard : 1.0;
