@@ -52,6 +52,21 @@ TEST_CASE("ZeRO-3: two parameter all-gathers and a gradient reduce-scatter per m
   CHECK(t.bytes_per_step.data_parallel / 2 == Approx(1.5 * ddp.bytes_per_step.data_parallel).epsilon(1e-12));
 }
 
+TEST_CASE("ZeRO-3 under QLoRA gathers the frozen linear weights as stored, 4 bits and their constants", "[communication]") {
+  // bitsandbytes' bnb_4bit_quant_storage packs the 4-bit weights into 16-bit tensors that FSDP
+  // shards and gathers (PEFT docs, "FSDP-QLoRA"). The small Llama's linear weights: 4 layers x
+  // 16,777,216 = 67,108,864 at 4 bits + double-quantized constants, 0.5 + 1/64 + 4/(64 x 256) B each;
+  // the rest (embedding, head, norms: 65,545,216) and the q/v adapters (r 16: 4 x 16 x (2 x 1024) x 2
+  // = 262,144, bf16 here) at 2 B. Forward and backward gathers move 7/8 of that, and the
+  // reduce-scatter 7/8 of the adapters' 2-byte gradients.
+  const StepTime t = time_of(R"({"model": )" + kSmallLlama + R"(, "framework": "fsdp", "method": "qlora",
+    "lora": {"r": 16, "adapter_dtype": "bf16"}, "precision": {"param_dtype": "bf16", "grad_dtype": "bf16"},
+    "batch": {"micro_batch_size": 1, "seq_length": 1024}, "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8, "zero_stage": 3}})");
+  const double quantized = 67'108'864, rest = kParams - quantized, adapters = 262'144;
+  const double gathered = quantized * (0.5 + 1.0 / 64 + 4.0 / (64 * 256)) + (rest + adapters) * 2;
+  CHECK(t.bytes_per_step.data_parallel == Approx(7.0 / 8 * (2 * gathered + adapters * 2)).epsilon(1e-12));
+}
+
 TEST_CASE("Tensor parallel: 4 all-reduces of [b s, h] per layer, 6 with full recompute", "[communication]") {
   const std::string base = R"({"model": )" + kSmallLlama + R"(, "framework": "megatron", "batch": {"micro_batch_size": 2,
     "seq_length": 1024}, "parallel": {"world_size": 2, "tensor_parallel_size": 2}, "gpu": "h100-sxm-80gb")";

@@ -96,6 +96,8 @@ struct Estimate {
   double gpu_parameters = 0, gpu_trainable_parameters = 0, sharding_degree = 1;
   // Of those, the routed-expert parameters (sharded over D / EP).
   double gpu_expert_parameters = 0, gpu_expert_trainable_parameters = 0;
+  // Of those, the frozen linear weights QLoRA stores quantized (0 for other methods).
+  double gpu_quantized_weights = 0;
   double layers_on_gpu = 0, micro_batches_in_flight = 1;
   // Filled only for EstimateDetail::step (the output document); empty otherwise, for RLHF, and
   // (timeline, peak_breakdown) without an architecture. step_timeline.hpp.
