@@ -2633,3 +2633,14 @@ TEST_CASE("keys that change memory without a document field are warned about, ne
   CHECK(has_key(r.unmodelled, "ax.yml:expert_parallel_size"));
   CHECK(reason_of(r.unmodelled, "ax.yml:context_parapllel_size").find("did you mean context_parallel_size?") != std::string::npos);
 }
+
+TEST_CASE("GRPO without a prompt length leaves the sequence length open: GRPOConfig no longer truncates prompts", "[import][trl][unresolved]") {
+  // TRL f2cd577 trl/trainer/grpo_config.py defines max_completion_length but no max_prompt_length.
+  const auto r = trainmem::import_configs({command_line("run.sh", "trl grpo --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 2 "
+                                                                  "--num_generations 8 --max_completion_length 512 --num_processes 8\n")},
+                                          trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(reason_of(r.unresolved, "run.sh:(prompt length)").find("does not truncate prompts") != std::string::npos);
+  CHECK(std::any_of(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "batch.seq_length"; }));
+}

@@ -618,7 +618,11 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
     if (!use_vllm) r.trainer_default("rlhf.rollout.colocated", true, "TRL 1.10 grpo_config.py use_vllm = False: generation runs on the training GPUs");
     // batch.seq_length is the prompt under rlhf: the engine adds rlhf.rollout.max_new_tokens.
     if (prompt_length) r.read("batch.seq_length", *prompt_length, prompt_key);
-    else r.unresolved_key("max_prompt_length", nullptr, "GRPO sequences are prompt + completion; the prompt length is not given: set batch.seq_length");
+    // GRPOConfig at f2cd577 has no max_prompt_length (older TRL releases truncated prompts with it):
+    // the dataset's longest prompt sets the length.
+    else r.unresolved_field("batch.seq_length", "(prompt length)", nullptr,
+                            "GRPO sequences are prompt + completion; GRPOConfig (TRL f2cd577) does not truncate prompts, so "
+                            "the dataset's longest prompt sets their length: set batch.seq_length");
   }
 
   for (const auto& d : inline_deepspeed) absorb(r, d);
