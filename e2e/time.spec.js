@@ -37,6 +37,15 @@ test('step time, MFU, communication and cost equal the CLI\'s for the same docum
   });
   const sum = (await parts.jsonValue()).reduce((a, b) => a + b, 0);
   expect(sum).toBeCloseTo(expected.step_seconds, 9);
+  // The memory chart stacks what is alive at the peak (per_gpu.peak_breakdown): it reaches the
+  // peak, not the sum of each component's own maximum (the gradients are freed before the forward).
+  const whole = cli(doc).per_gpu;
+  const segments = await page.waitForFunction(() => {
+    const chart = window.__Chart && window.__Chart.getChart(document.getElementById('chart'));
+    return chart && chart.data.datasets.length ? chart.data.datasets.map((d) => d.data[0]) : null;
+  });
+  const gib = (await segments.jsonValue()).reduce((a, b) => a + b, 0);
+  expect(gib).toBeCloseTo(whole.peak / 2 ** 30, 6);
 });
 
 test('tensor-parallel traffic under the GEMMs: the control travels in the link and hides the traffic as the CLI does', async ({ app, page }) => {

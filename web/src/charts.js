@@ -13,8 +13,10 @@ import { afterPaint } from './after-paint.js';
 /** @typedef {{fg: string, grid: string}} Colors */
 /** @typedef {(Chart: any, chart: any, canvas: HTMLCanvasElement) => any} Draw  makes or updates a chart */
 
-// The stack, bottom to top: these components add up to per_gpu.peak.
-const STACK = ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'fragmentation', 'cuda_context', 'userbuffers'];
+// The stack, bottom to top: what is alive at the peak (per_gpu.peak_breakdown's eight components,
+// which add up to per_gpu.peak). Components peak at different moments (gradients are freed before
+// the forward that holds the most activations), so their own maxima would add up to more.
+const STACK = ['parameters', 'gradients', 'optimizer_states', 'activations', 'temporary_buffers', 'allocator', 'cuda_context', 'userbuffers'];
 const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#b07aa1', '#9c755f', '#edc948'];
 const PEAK_COLOR = '#4e79a7';
 const CAPACITY_COLOR = '#e15759';
@@ -95,6 +97,22 @@ function stackedBars({ labels, datasets, axis, format }, { fg, grid }) {
 }
 
 /**
+ * A component's bytes alive at the peak (per_gpu.peak_breakdown); without a breakdown (a parameter
+ * count alone, RLHF), the component's own figure, which per_gpu.peak then adds up from.
+ * @param {Record<string, any>} out
+ * @param {string} key
+ * @returns {number}
+ */
+function atPeak(out, key) {
+  const parts = out.per_gpu.peak_breakdown;
+  if (Array.isArray(parts)) {
+    const part = parts.find((p) => p && p.component === key);
+    return part && typeof part.bytes === 'number' ? part.bytes : 0;
+  }
+  return out.per_gpu[key === 'allocator' ? 'fragmentation' : key] || 0;
+}
+
+/**
  * The memory chart: one bar per configuration (current, then pinned), one stack segment per component.
  * @param {{label: string, out: Record<string, any>}[]} bars
  * @param {Unit} unit
@@ -105,8 +123,8 @@ export function memoryBars(bars, unit, colors) {
   return stackedBars({
     labels: bars.map((b) => b.label),
     datasets: STACK.map((key, i) => ({
-      label: t('c_' + key),
-      data: bars.map((b) => (b.out.per_gpu[key] || 0) / UNIT_BYTES[unit]),
+      label: t('pb_' + key),
+      data: bars.map((b) => atPeak(b.out, key) / UNIT_BYTES[unit]),
       backgroundColor: COLORS[i],
       stack: 'memory',
     })),
