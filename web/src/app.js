@@ -143,7 +143,9 @@ export class App {
       /** @type {LinkProblem[]} */
       const found = [];
       this.readHash(stored, found);
-      problems.push(...found.filter((p) => !p.invalid).map((p) => ({ ...p, stored: true })));
+      // The page's own setup keeps inputs the current method leaves unused (the LoRA rank under full
+      // fine-tuning): not problems either.
+      problems.push(...found.filter((p) => !p.invalid && !p.unused).map((p) => ({ ...p, stored: true })));
     } else {
       // A stored setup that does not decode (changed outside the page, cut short, not JSON, or
       // JSON null) is said to be lost, never replaced by the default in silence.
