@@ -391,7 +391,7 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   };
   if (!s.model.architecture) return fail("no_architecture", "the step time needs an architecture: give model.preset or model.hf_config");
   if (!s.gpu) return fail("no_gpu", "the step time needs a gpu");
-  if (s.rlhf) return fail("rlhf", "RLHF jobs (generation, several models) are not timed");
+  if (s.rlhf) return fail("rlhf", "RLHF jobs are not timed yet (several models; DPO's pairs, PPO's and GRPO's generation)");
   const GpuPerformance& perf = s.gpu->performance;
   if (perf.bf16_dense_flops_per_s <= 0 || perf.memory_bandwidth_bytes_per_s <= 0)
     return fail("no_gpu_speeds",
