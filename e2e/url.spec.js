@@ -289,7 +289,9 @@ test('Hugging Face references in the search box select the preset by hf_id', asy
   await expect(page.getByTestId('model-note')).toContainText('someone/unknown-model is not in the catalog');
   await expect(page.locator('#custom-model')).toHaveAttribute('open', '');
   await page.getByTestId('model-search').fill('mixtral');
-  await expect(page.getByTestId('model').locator('optgroup option')).toHaveText([/Qwen2.5 7B/, /Mixtral 8x22B/, /Mixtral 8x7B/]);  // the selected model stays listed, first
+  // The matches first (Enter picks the first); the selected model stays listed after them, in a group of its own.
+  await expect(page.getByTestId('model').locator('optgroup option')).toHaveText([/Mixtral 8x22B/, /Mixtral 8x7B/, /Qwen2.5 7B/]);
+  await expect(page.getByTestId('model').locator('optgroup').last()).toHaveAttribute('label', 'Current');
   await expect(page.getByTestId('model-note')).toHaveText('2 presets match.');
   await page.getByTestId('model-search').fill('8x22');
   await expect(page.getByTestId('model-note')).toHaveText('1 preset matches.');

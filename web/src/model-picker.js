@@ -93,11 +93,13 @@ export class ModelPicker {
     if (path !== 'model') options.push(opt('', t('model_none')));
     const presets = el('optgroup', { label: t('presets') },
       models.map((m) => opt('p:' + m.id, m.display_name + ' · ' + sizeLabel(m.parameters))));
+    options.push(presets);
+    // The selected preset when the search leaves it out: kept selectable in a group of its own
+    // after the matches, never listed first as if it were the best match.
     if (current.startsWith('p:') && !models.some((m) => 'p:' + m.id === current)) {
       const m = this.models.find((x) => 'p:' + x.id === current);
-      presets.prepend(opt(current, m ? m.display_name + ' · ' + sizeLabel(m.parameters) : current.slice(2)));
+      options.push(el('optgroup', { label: t('current') }, [opt(current, m ? m.display_name + ' · ' + sizeLabel(m.parameters) : current.slice(2))]));
     }
-    options.push(presets);
     if (this.store.customs.length) {
       options.push(el('optgroup', { label: t('customs') }, this.store.customs.map((c, i) => opt('c:' + i, c.name))));
     }
