@@ -284,6 +284,10 @@ test('compare a pinned configuration, then export Markdown and JSON', async ({ a
   const current = cli(doc);
   expect(await app.bytes('diff-activations')).toBe(current.per_gpu.activations - pinned.per_gpu.activations);
   expect(await app.bytes('diff-peak')).toBe(current.per_gpu.peak - pinned.per_gpu.peak);
+  // Step time and throughput side by side, the CLI's for each document.
+  expect(Number(await page.getByTestId('cmp-step-pinned').getAttribute('data-value'))).toBe(pinned.time.step_seconds);
+  expect(Number(await page.getByTestId('cmp-step-current').getAttribute('data-value'))).toBe(current.time.step_seconds);
+  expect(Number(await page.getByTestId('cmp-tokens-current').getAttribute('data-value'))).toBe(current.time.tokens_per_second_per_gpu);
 
   const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
   const text = require('fs').readFileSync(await md.path(), 'utf8');

@@ -1,7 +1,7 @@
 // Pin and compare: the pinned configuration's output beside the current one, component by
 // component with the difference, and the inputs that differ.
 import { t } from './i18n.js';
-import { formatBytes, formatCount } from './format.js';
+import { formatBytes, formatCount, formatMoney, formatSeconds } from './format.js';
 import { verdictClass, verdictWord } from './verdict.js';
 import { el, bytesCell } from './dom.js';
 import { getPath, leafPaths } from './doc-paths.js';
@@ -38,6 +38,25 @@ export function renderCompare(table, pinnedOut, currentOut, unit) {
   });
   rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('f_trainable') }), el('td', { class: 'num', text: formatCount(pinnedOut.parameters.trainable) }),
     el('td', { class: 'num', text: formatCount(currentOut.parameters.trainable) }), el('td')]));
+  // Time and cost side by side (the engine's time block; — where a configuration has none): what
+  // decides between two setups that both fit. Less is better for all but the throughput.
+  /** @type {[string, string, (time: Record<string, any>) => unknown, (x: number) => string, boolean][]} */
+  const timed = [
+    ['t_step', 'step', (x) => x.step_seconds, formatSeconds, false],
+    ['t_tokens', 'tokens', (x) => x.tokens_per_second_per_gpu, (x) => formatCount(Math.round(x)), true],
+    ['t_to_train', 'to-train', (x) => x.time_to_train_seconds, formatSeconds, false],
+    ['t_cost', 'cost', (x) => x.cost && x.cost.usd, (x) => '$' + formatMoney(x), false],
+  ];
+  for (const [label, id, pick, format, higherIsBetter] of timed) {
+    const [a, b] = [pinnedOut, currentOut].map((out) => (out.time ? pick(out.time) : null));
+    if (typeof a !== 'number' && typeof b !== 'number') continue;
+    const cell = (/** @type {unknown} */ v, /** @type {string} */ side) =>
+      el('td', { class: 'num', text: typeof v === 'number' ? format(v) : '—', 'data-testid': 'cmp-' + id + '-' + side, 'data-value': typeof v === 'number' ? String(v) : '' });
+    const diff = typeof a === 'number' && typeof b === 'number' ? b - a : null;
+    const better = diff === null || diff === 0 ? '' : (diff > 0) === higherIsBetter ? 'ok' : 'bad';
+    rows.push(el('tr', {}, [el('th', { scope: 'row', text: t(label) }), cell(a, 'pinned'), cell(b, 'current'),
+      el('td', { class: 'num ' + better, text: diff === null ? '—' : (diff > 0 ? '+' : diff < 0 ? '−' : '±') + format(Math.abs(diff)) })]));
+  }
   // The engine's three-way verdict, as the headline shows it (`fits` is only its conservative reading).
   rows.push(el('tr', {}, [el('th', { scope: 'row', text: t('fit') }),
     ...[pinnedOut, currentOut].map((out) => el('td', { class: 'num ' + verdictClass(out.verdict), text: verdictWord(out.verdict), 'data-verdict': String(out.verdict || '') })),
