@@ -157,3 +157,19 @@ TEST_CASE("selective checkpointing without a policy is the framework's own: op-l
   const json megatron = resolved(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron", "activation_checkpointing": "selective"})");
   CHECK(megatron["selective_policy"]["value"] == "attention_core");
 }
+
+TEST_CASE("precision.trainable_dtype names the dtype bytes_per_param.param prices", "[precision]") {
+  const auto out = [](const std::string& doc) { return json::parse(estimate_json(doc).json); };
+  // accelerate's FSDP upcasts a full fine-tune's bf16 weights to fp32 (huggingface/accelerate#2674): 4 B.
+  const json fsdp = out(R"({"model": {"preset": "llama-3.1-8b"}, "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(fsdp["precision"]["trainable_dtype"] == "fp32");
+  CHECK(fsdp["bytes_per_param"]["param"] == 4.0);
+  // PEFT keeps the adapters in fp32 over the bf16 base (get_peft_model autocast_adapter_dtype).
+  const json lora = out(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora"})");
+  CHECK(lora["precision"]["trainable_dtype"] == "fp32");
+  CHECK(lora["precision"]["param_dtype"] == "bf16");
+  // DeepSpeed keeps 16-bit weights beside its fp32 master: 2 B.
+  const json ds = out(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(ds["precision"]["trainable_dtype"] == "bf16");
+  CHECK(ds["bytes_per_param"]["param"] == 2.0);
+}

@@ -25,6 +25,14 @@ namespace trainmem {
 
 namespace {
 
+// The dtype the trained weights are held in, which bytes_per_param.param prices: the adapters' under
+// LoRA/QLoRA (lora.adapter_dtype), fp32 where accelerate's FSDP upcasts the trainable weights
+// (precision.hpp), else the model's.
+Dtype trainable_dtype(const TrainingSetup& s, const ResolvedPrecision& p) {
+  if (uses_adapters(s.method)) return adapter_dtype(s);
+  return p.trainable_upcast_to_fp32 ? Dtype::fp32 : p.param_dtype;
+}
+
 using namespace json_io;  // the enum tables (enum_names.hpp)
 using json_io::json;
 using json_io::ObjectReader;
@@ -741,7 +749,8 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
                       {"grad_dtype", dtype_name(e.precision.grad_dtype)},
                       {"compute_dtype", dtype_name(e.precision.compute_dtype)},
                       {"master_weights", e.precision.master_weights},
-                      {"optimizer_state_dtype", dtype_name(e.precision.optimizer_state_dtype)}};
+                      {"optimizer_state_dtype", dtype_name(e.precision.optimizer_state_dtype)},
+                      {"trainable_dtype", dtype_name(trainable_dtype(s, e.precision))}};
   out["data_parallel_size"] = e.data_parallel_size;
   if (s.model.architecture && s.parallel.pipeline_parallel_size > 1)
     out["pipeline_layers"] = pipeline_split(s, s.model.architecture->num_hidden_layers()).chunk_layers;
