@@ -859,24 +859,25 @@ void read_torchtitan_files(const std::vector<std::pair<std::string, const Config
     const std::string& name = config.first;
     const ConfigValue* content = config.second;  // named, not bound: the stand-in reading below captures them
     std::optional<TorchtitanLaunch> launch;
+    std::string named;  // the job config the paired line names ("" when it names none)
     for (std::size_t i = 0; i < launches.size() && !launch; ++i)
-      if (!used[i] && base_name(launches[i].second) == base_name(name)) used[i] = true, launch = launches[i].first;
+      if (!used[i] && base_name(launches[i].second) == base_name(name)) used[i] = true, launch = launches[i].first, named = launches[i].second;
     for (std::size_t i = 0; i < launches.size() && !launch; ++i)
-      if (!used[i] && configs.size() == 1) used[i] = true, launch = launches[i].first;  // the only TOML given, whatever its name
+      if (!used[i] && configs.size() == 1)  // the only TOML given, whatever its name
+        used[i] = true, launch = launches[i].first, named = launches[i].second;
     std::vector<Reading> read = read_torchtitan_config(name, *content, launch);
     // The job config the line names (--job.config_file, else run_train.sh's CONFIG_FILE), and the
     // given TOML read as it: the same file, or the only TOML given standing in for one not given.
-    const auto named = std::find_if(launches.begin(), launches.end(), [&](const auto& l) { return launch && l.first.file == launch->file; });
-    if (launch && named != launches.end() && !named->second.empty()) {
+    if (launch && !named.empty()) {
       const ShownKeys& shown = launch->shown;
       const std::string key = launch->file + ":" +
                               (launch->flags.find("job.config_file") ? (shown.count("job.config_file") ? shown.at("job.config_file") : "--job.config_file")
                                                                      : "CONFIG_FILE");
-      if (base_name(named->second) == base_name(name))
-        result.ignored.push_back({key, "names the job config, read as a file of its own", named->second});
+      if (base_name(named) == base_name(name))
+        result.ignored.push_back({key, "names the job config, read as a file of its own", named});
       else
-        result.ignored.push_back({key, "names " + named->second + ", which was not given; " + name +
-                                           ", the only job config given, is read in its place", named->second});
+        result.ignored.push_back({key, "names " + named + ", which was not given; " + name + ", the only job config given, is read in its place",
+                                  named});
     }
     if (launch) {
       std::vector<OpenValue> open;
