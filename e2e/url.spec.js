@@ -68,7 +68,7 @@ for (const g of golden) {
     expect(await app.inputDoc()).toEqual(estimateDoc);
     await expect(page.getByTestId('link-problems')).toBeEmpty();
     await expect(page.locator('#result-body')).toBeVisible();
-    if (estimateDoc.rlhf || !estimateDoc.gpu) return;  // the panel answers single-model runs on a GPU
+    if (!estimateDoc.gpu) return;  // the panel answers runs on a GPU
     const solveDoc = await app.solveDoc();
     expect(solveDoc.solve).toEqual({ ...solve, max_gpus: 4096, strategies: { ...(solve && solve.strategies), limit: 10 } });
     expect(new URL(page.url()).hash).toBe(Url.encode(g.document));

@@ -703,3 +703,30 @@ TEST_CASE("solve given as null is not given: the answer equals the one without i
   CHECK(json::parse(with_null.json) == json::parse(without.json));
   CHECK_FALSE(solve_json(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb", "solve": 3})").ok);
 }
+
+TEST_CASE("An RLHF job is solved with every model it loads; PPO and GRPO strategies rank by headroom and say so", "[solver][rlhf]") {
+  // DPO at micro-batch m trains 2 m sequences (chosen and rejected) beside a frozen reference's
+  // weights: it fits at most half the micro-batch the same supervised run fits.
+  const std::string base = R"({"model": {"preset": "llama-3.2-1b"}, "gpu": "a100-40gb", "batch": {"seq_length": 2048},
+    "activation_checkpointing": "none")";
+  const json sft = json::parse(solve_json(base + "}").json);
+  const json dpo = json::parse(solve_json(base + R"(, "rlhf": {"algorithm": "dpo"}})").json);
+  REQUIRE(sft.at("max_micro_batch_size").is_object());
+  REQUIRE(dpo.at("max_micro_batch_size").is_object());
+  const auto sft_max = sft.at("max_micro_batch_size").at("value").get<std::int64_t>();
+  const auto dpo_max = dpo.at("max_micro_batch_size").at("value").get<std::int64_t>();
+  CHECK(dpo_max >= 1);
+  CHECK(dpo_max <= sft_max / 2);
+  // GRPO's rollout is not timed: its strategies are ranked by headroom, with the reason.
+  const json grpo = json::parse(solve_json(base + R"(, "rlhf": {"algorithm": "grpo"}, "solve": {"strategies": {}}})").json);
+  REQUIRE(grpo.at("strategies").at("ranked").size() > 0);
+  CHECK(grpo.at("strategies").at("ranked").at(0).at("step_time_s").is_null());
+  const json& why = grpo.at("strategies").at("reason_messages");
+  REQUIRE(why.size() == 1);
+  CHECK(why.at(0).at("code") == reason_code::strategies_untimed);
+  CHECK(why.at(0).at("params").at("reason") == "rlhf");
+  // DPO's are timed: no such reason.
+  const json dpo_search = json::parse(solve_json(base + R"(, "rlhf": {"algorithm": "dpo"}, "solve": {"strategies": {}}})").json);
+  CHECK(dpo_search.at("strategies").at("ranked").at(0).at("step_time_s").is_number());
+  CHECK(dpo_search.at("strategies").at("reason_messages").empty());
+}

@@ -428,3 +428,33 @@ TEST_CASE("ALiBi models rotate nothing: no rotary passes in their step", "[step_
   const StepTime rotary = time_of(falcon("false")), alibi = time_of(falcon("true"));
   CHECK(rotary.breakdown.compute - alibi.breakdown.compute == Approx(2048.0 * 32 * 304128 / bandwidth));
 }
+
+TEST_CASE("DPO: the policy trains on chosen and rejected sequences, the reference runs their forward", "[step_time][rlhf]") {
+  // A 2-layer Llama (h = 64, 4 heads of 16, intermediate 128, vocabulary 1,000), sequences of 128
+  // tokens, one pair per micro-batch: the policy trains on 2 sequences, 256 tokens per step.
+  // Forward model FLOPs per token: linears q, k, v, o 4 x 64^2 = 16,384 and gate, up, down
+  // 3 x 64 x 128 = 24,576 weights per layer, 2 FLOPs each over 2 layers = 163,840; attention
+  // 4 s h = 4 x 128 x 64 = 32,768 per layer, 65,536; head 2 x 64 x 1,000 = 128,000: 357,376.
+  // Training counts 3x the forward (PaLM), the reference's forward 1x more: 4 x 357,376 x 256.
+  const std::string model = R"({"model": {"hf_config": {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 1000}},
+    "gpu": "h100-sxm-80gb")";
+  const StepTime dpo = time_of(model + R"(, "batch": {"micro_batch_size": 1, "seq_length": 128}, "rlhf": {"algorithm": "dpo"}})");
+  CHECK(dpo.model_flops_per_step == 4.0 * 357'376 * 256);
+  CHECK(dpo.tokens_per_second_per_gpu * dpo.step_seconds == Approx(256));
+  CHECK(dpo.mfu == Approx(dpo.model_flops_per_step / (dpo.step_seconds * 989.4e12)));
+  // The step is the policy's step on both sequences and a forward more.
+  const StepTime pairs = time_of(model + R"(, "batch": {"micro_batch_size": 2, "seq_length": 128}})");
+  CHECK(pairs.model_flops_per_step == 3.0 * 357'376 * 256);
+  CHECK(dpo.step_seconds > pairs.step_seconds);
+  CHECK(dpo.step_seconds < pairs.step_seconds * 1.5);  // a forward is about a third of forward + backward
+  const TimeBreakdown& b = dpo.breakdown;
+  CHECK(b.compute + b.recompute + b.exposed_communication + b.overlap_slowdown + b.pipeline_bubble + b.optimizer + b.offload ==
+        Approx(dpo.step_seconds));
+  // PPO and GRPO (their generation) are not timed; the estimate says why.
+  for (const char* algorithm : {"ppo", "grpo"}) {
+    const JsonResult r = estimate_json(model + R"(, "batch": {"seq_length": 128}, "rlhf": {"algorithm": ")" + algorithm + R"("}})");
+    REQUIRE(r.ok);
+    CHECK_THAT(r.json, Catch::Contains("\"time\": null") && Catch::Contains("\"reason\": \"rlhf\""));
+  }
+}

@@ -75,6 +75,7 @@ TrainingFlops training_flops(const TrainingSetup& s) {
     t.forward = 2 * n * t.tokens_per_step;
     t.backward = 4 * n * t.tokens_per_step;
     t.model_per_step = t.forward + t.backward;
+    t.model_forward = t.forward;
     return t;
   }
   const Architecture& a = *s.model.architecture;
@@ -107,6 +108,7 @@ TrainingFlops training_flops(const TrainingSetup& s) {
       const bool backward = trained || s.method != Method::freeze;
       t.forward += n * tokens * (f.matmul + f.adapter_matmul + f.attention_executed);
       t.model_per_step += n * tokens * (f.matmul + f.adapter_matmul + f.attention);
+      t.model_forward += n * tokens * (f.matmul + f.adapter_matmul + f.attention);
       if (!backward) continue;
       // Input gradients of every linear, weight gradients of the trained ones and the adapters.
       const double matmul_backward = f.matmul + f.trained_matmul + 2 * f.adapter_matmul;
@@ -135,6 +137,7 @@ TrainingFlops training_flops(const TrainingSetup& s) {
                               std::find(s.lora.modules_to_save.begin(), s.lora.modules_to_save.end(), "lm_head") !=
                                   s.lora.modules_to_save.end();
     t.forward += head;
+    t.model_forward += head;
     t.backward += head * (head_trained ? 2 : 1);
     t.model_per_step += head * (head_trained ? 3 : 2);
   }

@@ -116,12 +116,8 @@ std::optional<double> vllm_share_for_generation_batch(const TrainingSetup& s) {
   return std::max(share, 0.01);
 }
 
-Estimate estimate_rlhf(const TrainingSetup& s) {
+TrainingSetup rlhf_policy_setup(const TrainingSetup& s) {
   const RlhfSettings& rl = *s.rlhf;
-  const bool generates = rl.algorithm != RlhfAlgorithm::dpo;
-  const std::int64_t prompt = prompt_tokens(s);
-  const std::int64_t generated = generated_sequences(s);
-
   // The policy, trained on what the algorithm feeds it: prompt + completion sequences.
   TrainingSetup policy_setup = sub_setup(s, std::nullopt);
   // Liger's fused loss never runs under TRL (default_loss); its RMSNorm and SwiGLU still apply.
@@ -129,7 +125,7 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   if (rl.algorithm == RlhfAlgorithm::dpo) {
     policy_setup.batch.micro_batch_size *= 2;  // chosen + rejected
   } else {
-    policy_setup.batch.seq_length = prompt + rl.max_new_tokens;
+    policy_setup.batch.seq_length = prompt_tokens(s) + rl.max_new_tokens;
   }
   // TRL computes every algorithm's log-probs with selective_log_softmax (trl/trainer/utils.py
   // @f2cd5771; dpo_trainer.py _compute_loss, grpo_trainer.py, experimental/ppo/ppo_trainer.py) on the
@@ -138,6 +134,24 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   // GRPO asks the model for the completion's logits only (grpo_trainer.py
   // _get_per_token_logps_and_entropies: logits_to_keep = completion + 1).
   if (rl.algorithm == RlhfAlgorithm::grpo) policy_setup.loss.logits_positions = rl.max_new_tokens + 1;
+  return policy_setup;
+}
+
+std::optional<TrainingSetup> rlhf_reference_setup(const TrainingSetup& s) {
+  if (s.rlhf->reference == ReferenceModel::none) return std::nullopt;
+  TrainingSetup reference = rlhf_policy_setup(s);
+  reference.method = Method::freeze;
+  reference.freeze_trainable_layers = 0;
+  return reference;
+}
+
+Estimate estimate_rlhf(const TrainingSetup& s) {
+  const RlhfSettings& rl = *s.rlhf;
+  const bool generates = rl.algorithm != RlhfAlgorithm::dpo;
+  const std::int64_t prompt = prompt_tokens(s);
+  const std::int64_t generated = generated_sequences(s);
+
+  const TrainingSetup policy_setup = rlhf_policy_setup(s);
   const Estimate policy = estimate(policy_setup);
 
   const double workspaces = cublas_workspace_bytes(s);

@@ -10,6 +10,7 @@
 #include "trainmem/lora_targeting.hpp"
 #include "trainmem/model_states.hpp"
 #include "trainmem/parameter_layout.hpp"
+#include "trainmem/rlhf.hpp"
 #include "trainmem/run_cost.hpp"
 #include "trainmem/vision_activations.hpp"
 #include "trainmem/vision_parameters.hpp"
@@ -381,9 +382,17 @@ struct Overlapped {
   }
 };
 
-}  // namespace
+// A step's forward passes alone (all micro-batches, the slowest pipeline stage).
+struct ForwardPasses {
+  double compute = 0;               // seconds of the forward kernels
+  double communication = 0;         // seconds of the forward's blocking collectives and exposed gathers
+  CommunicationByKind bytes, seconds;  // their traffic per GPU, as StepTime's
+};
 
-std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std::string* why_not, std::string* reason) {
+// The step time of one model trained by `s` (no rlhf block), and where `forward` is given the
+// seconds of its forward passes alone.
+std::optional<StepTime> model_step_time(const TrainingSetup& s, const Estimate& e, std::string* why_not, std::string* reason,
+                                        ForwardPasses* forward) {
   auto fail = [&](const char* key, const char* text) -> std::optional<StepTime> {
     if (why_not) *why_not = text;
     if (reason) *reason = key;
@@ -391,7 +400,6 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   };
   if (!s.model.architecture) return fail("no_architecture", "the step time needs an architecture: give model.preset or model.hf_config");
   if (!s.gpu) return fail("no_gpu", "the step time needs a gpu");
-  if (s.rlhf) return fail("rlhf", "RLHF jobs are not timed yet (several models; DPO's pairs, PPO's and GRPO's generation)");
   const GpuPerformance& perf = s.gpu->performance;
   if (perf.bf16_dense_flops_per_s <= 0 || perf.memory_bandwidth_bytes_per_s <= 0)
     return fail("no_gpu_speeds",
@@ -551,6 +559,21 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   data_parallel.add(reducing, dp.gather_backward.seconds + dp.reduce.seconds, bwd);
   data_parallel.add(1, dp.parameter_sync.seconds, fwd);
   const double dp_exposed = data_parallel.exposed_seconds;
+  if (forward) {
+    // The forward's half of the layers' blocking collectives (each forward all-reduce, all-gather
+    // or all-to-all has its backward twin) and its parameter gathers against its own compute.
+    Overlapped gathers{overlap, dp.layers};
+    gathers.add(ga, dp.gather_forward.seconds, fwd);
+    forward->compute = ga * slowest->forward;
+    forward->communication = ga * slowest->communication / 2 + gathers.exposed_seconds;
+    const auto half = [ga](const CommunicationByKind& k) {
+      return CommunicationByKind{0, ga * k.tensor_parallel / 2, ga * k.pipeline / 2, ga * k.context / 2, ga * k.expert / 2};
+    };
+    forward->bytes = half(slowest->bytes);
+    forward->seconds = half(slowest->seconds);
+    forward->bytes.data_parallel = ga * dp.gather_forward.bytes;
+    forward->seconds.data_parallel = ga * dp.gather_forward.seconds;
+  }
   double offload = dp.optimizer_offload.seconds;
   offload += ga * std::max(0.0, dp.parameter_offload.seconds + dp.activation_offload.seconds - (fwd + bwd));
 
@@ -602,6 +625,48 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   t.mfu = flops.model_per_step / peak;
   t.hfu = t.flops_per_step / peak;
   add_run_cost(s, flops.tokens_per_step, t);
+  return t;
+}
+
+}  // namespace
+
+std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std::string* why_not, std::string* reason) {
+  if (!s.rlhf) return model_step_time(s, e, why_not, reason, nullptr);
+  if (s.rlhf->algorithm != RlhfAlgorithm::dpo) {
+    if (why_not) *why_not = "PPO and GRPO jobs are not timed yet (their rollout generation)";
+    if (reason) *reason = "rlhf";
+    return std::nullopt;
+  }
+  // DPO (TRL DPOTrainer, trl/trainer/dpo_trainer.py @f2cd577): each step trains the policy on the
+  // chosen and rejected sequences together and runs the reference model's forward on the same
+  // sequences (compute_ref_log_probs, under no_grad; a PEFT policy with its adapters disabled),
+  // unless precompute_ref_log_probs computed them once before training. Tokens are the policy's:
+  // chosen and rejected both.
+  const TrainingSetup policy = rlhf_policy_setup(s);
+  std::optional<StepTime> t = model_step_time(policy, estimate(policy), why_not, reason, nullptr);
+  const std::optional<TrainingSetup> reference = rlhf_reference_setup(s);
+  if (!t || !reference) return t;
+  ForwardPasses forward;
+  if (!model_step_time(*reference, estimate(*reference), why_not, reason, &forward)) return std::nullopt;
+  const auto add = [](CommunicationByKind& to, const CommunicationByKind& k) {
+    to.data_parallel += k.data_parallel, to.tensor_parallel += k.tensor_parallel, to.pipeline += k.pipeline;
+    to.context += k.context, to.expert += k.expert;
+  };
+  add(t->bytes_per_step, forward.bytes);
+  add(t->seconds_per_step, forward.seconds);
+  t->step_seconds += forward.compute + forward.communication;
+  t->breakdown.compute += forward.compute;
+  t->breakdown.exposed_communication += forward.communication;
+  t->exposed_communication_seconds = t->breakdown.exposed_communication;
+  const TrainingFlops policy_flops = training_flops(policy), reference_flops = training_flops(*reference);
+  t->flops_per_step += reference_flops.forward;
+  t->model_flops_per_step += reference_flops.model_forward;
+  const double world = static_cast<double>(s.parallel.world_size);
+  t->tokens_per_second_per_gpu = policy_flops.tokens_per_step / (t->step_seconds * world);
+  const double peak = t->step_seconds * world * s.gpu->performance.bf16_dense_flops_per_s;
+  t->mfu = t->model_flops_per_step / peak;
+  t->hfu = t->flops_per_step / peak;
+  add_run_cost(s, policy_flops.tokens_per_step, *t);
   return t;
 }
 

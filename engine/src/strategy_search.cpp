@@ -334,6 +334,13 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     return key(x) < key(y);
   });
   if (feasible.size() > o.limit) feasible.resize(o.limit);
+  // Untimed (a device without speeds, a PPO or GRPO job): ranked by headroom, and said why.
+  if (!feasible.front().step_time_s) {
+    apply_candidate(work, feasible.front(), o.world_size);
+    std::string why, key;
+    if (!step_time(work, estimate(work), &why, &key))
+      r.reasons.push_back({reason_code::strategies_untimed, "strategies are ranked by headroom: " + why, {{"reason", key}}});
+  }
   // Judge the top choices with their bands, and explain them against the same strategy without
   // checkpointing.
   for (auto& c : feasible) {

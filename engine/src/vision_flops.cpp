@@ -38,6 +38,7 @@ void add_vision_flops(const TrainingSetup& s, TrainingFlops& t) {
     const double n = static_cast<double>(g.count) * tokens;
     t.forward += n * (f.matmul + f.adapter_matmul + f.attention_executed);
     t.model_per_step += n * (f.matmul + f.adapter_matmul + f.attention);
+    t.model_forward += n * (f.matmul + f.adapter_matmul + f.attention);
     if (!encoder_trains) continue;
     const double matmul_backward = f.matmul + f.trained_matmul + 2 * f.adapter_matmul;
     t.backward += n * (matmul_backward + attention_backward * f.attention_executed);
@@ -50,6 +51,7 @@ void add_vision_flops(const TrainingSetup& s, TrainingFlops& t) {
     const double linear = rows * 2.0 * static_cast<double>(v.projector[i].weight_params());
     const double backward = (encoder_trains || (projector_trains && i > 0) ? 1.0 : 0.0) + (projector_trains ? 1.0 : 0.0);
     t.forward += linear;
+    t.model_forward += linear;
     t.backward += linear * backward;
     t.model_per_step += linear * (1.0 + backward);
   }

@@ -264,7 +264,6 @@ export const REASON_WORDINGS = {
     empty_file: { en: (c) => c.s('file') + ' is empty: there is nothing to import', zh: (c) => c.s('file') + ' 是空文件：没有可导入的内容' },
   },
   unsupported: {
-    solve_rlhf: { en: () => 'solve prices single-model runs; remove rlhf', zh: () => '求解只支持单模型训练；请去掉 rlhf' },
     config_overrides: {
       en: (c) => c.n('entries') + ' key=value word(s) after the config override it on the command line, which the import does not read: put the values in the config file',
       zh: (c) => '配置文件之后的 ' + c.n('entries') + ' 个 key=value 参数会在命令行上覆盖其中的设置，导入不读取这些参数：请把取值写进配置文件',

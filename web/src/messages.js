@@ -57,7 +57,7 @@ const tpuWhy = (c, lang) => [...new Set(tpuIds(c).map((id) => TPU_PARTS[id].libr
 const TIME_REASON_EN = {
   no_architecture: 'the step time needs an architecture: give model.preset or model.hf_config',
   no_gpu: 'the step time needs a gpu',
-  rlhf: "RLHF jobs are not timed yet (several models; DPO's pairs, PPO's and GRPO's generation)",
+  rlhf: 'PPO and GRPO jobs are not timed yet (their rollout generation)',
   no_gpu_speeds: "the step time needs the GPU's dense bf16 FLOP/s and memory bandwidth",
   not_finite: 'the step time of this setup is out of range',
 };
@@ -65,7 +65,7 @@ const TIME_REASON_EN = {
 const TIME_REASON_ZH = {
   no_architecture: '计算步时需要模型结构：请选择 model.preset 或提供 model.hf_config',
   no_gpu: '计算步时需要选择 GPU',
-  rlhf: 'RLHF 任务暂不计算步时（多个模型；DPO 的成对序列，PPO 与 GRPO 的生成）',
+  rlhf: 'PPO 与 GRPO 任务暂不计算步时（其 rollout 生成）',
   no_gpu_speeds: '计算步时需要该 GPU 的 bf16 稠密算力（FLOP/s）和显存带宽',
   not_finite: '此设置的步时超出可计算的范围',
 };
@@ -390,6 +390,10 @@ export const WORDINGS = {
   strategy_checkpointing_frees: {
     en: (c) => (c.p.checkpointing === 'full' ? 'full' : 'selective') + ' checkpointing frees ' + c.b('freed'),
     zh: (c) => (c.p.checkpointing === 'full' ? '完整' : '选择性') + '激活检查点节省 ' + c.b('freed'),
+  },
+  strategies_untimed: {
+    en: (c) => 'strategies are ranked by headroom: ' + (TIME_REASON_EN[c.s('reason')] || 'the step time cannot be computed for this setup'),
+    zh: (c) => '策略按余量排序：' + (TIME_REASON_ZH[c.s('reason')] || '无法为此设置计算步时'),
   },
   strategy_checkpointing_frees_at_cost: {
     en: (c) => (c.p.checkpointing === 'full' ? 'full' : 'selective') + ' checkpointing frees ' + c.b('freed') + ' at +' + c.pct('step_time_increase') + ' step time',

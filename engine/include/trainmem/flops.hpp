@@ -62,6 +62,7 @@ struct TrainingFlops {
   // PaLM's model FLOPs (Chowdhery et al. 2022, Appendix B): forward + backward, attention counted
   // non-causal, no recompute; the backward pass computes weight gradients only for trained weights.
   double model_per_step = 0;
+  double model_forward = 0;  // the forward passes' part of model_per_step
   // Everything executed: causal attention as the kernel runs it, recompute, adapters.
   double forward = 0, backward = 0, recompute = 0;
   double executed_per_step() const { return forward + backward + recompute; }

@@ -74,6 +74,7 @@ inline constexpr const char* no_strategy_fits = "no_strategy_fits";
 inline constexpr const char* strategy_without_recompute = "strategy_without_recompute";
 inline constexpr const char* strategy_checkpointing_frees = "strategy_checkpointing_frees";
 inline constexpr const char* strategy_checkpointing_frees_at_cost = "strategy_checkpointing_frees_at_cost";
+inline constexpr const char* strategies_untimed = "strategies_untimed";
 }  // namespace reason_code
 
 enum class MessageKind { error, warning, reason };
@@ -118,7 +119,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::unknown_preset, MessageKind::error, "value suggestion candidates"},
     {error_code::unknown_gpu, MessageKind::error, "value suggestion candidates"},
     {error_code::unsupported_model_type, MessageKind::error, "model_type suggestion"},
-    {error_code::unsupported, MessageKind::error, "reason entries limit", "solve_rlhf too_many_open_values config_overrides"},
+    {error_code::unsupported, MessageKind::error, "reason entries limit", "too_many_open_values config_overrides"},
     {error_code::invalid_catalog, MessageKind::error, "file problem"},  // and the params of the problem (code `problem`) in the file
     {error_code::internal, MessageKind::error, ""},
     // Trainer configuration import (config_import.hpp).
@@ -183,6 +184,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {reason_code::strategy_without_recompute, MessageKind::reason, "headroom"},
     {reason_code::strategy_checkpointing_frees, MessageKind::reason, "checkpointing freed"},
     {reason_code::strategy_checkpointing_frees_at_cost, MessageKind::reason, "checkpointing freed step_time_increase"},
+    {reason_code::strategies_untimed, MessageKind::reason, "reason"},  // reason: time_unavailable's reason keys
 };
 
 }  // namespace trainmem

@@ -31,6 +31,18 @@ namespace trainmem {
 // The estimate of a setup with an rlhf block.
 Estimate estimate_rlhf(const TrainingSetup& setup);
 
+// The policy's own training setup inside an RLHF job (what estimate_rlhf prices as the policy):
+// DPO's chosen and rejected sequences (2 x micro_batch_size), PPO's and GRPO's prompt + completion
+// (seq_length + max_new_tokens), log-probs on logits in the model's dtype, GRPO's logits for the
+// completion only. No rlhf block.
+TrainingSetup rlhf_policy_setup(const TrainingSetup& setup);
+
+// The setup of the reference model's forward pass each step, on the policy's sequences: the
+// policy's architecture with nothing trained (a LoRA policy's shared base runs with its adapters
+// disabled, a frozen copy the same weights). nullopt where the job loads no reference (GRPO with
+// reference none).
+std::optional<TrainingSetup> rlhf_reference_setup(const TrainingSetup& setup);
+
 // GRPO generating with vLLM in the training processes (rlhf.rollout.use_vllm, colocated): TRL's
 // GRPOTrainer runs vLLM (PPOTrainer has no vLLM path: trl/trainer/grpo_config.py @f2cd577).
 bool uses_colocated_vllm(const TrainingSetup& setup);

@@ -156,8 +156,12 @@ struct StepTime {
 };
 
 // The step time of a validated setup and its estimate; empty with the reason in `why_not` when the
-// setup cannot be timed (no GPU speeds, no architecture, an RLHF job), and in `reason` as a key a
-// page words: "no_architecture", "no_gpu", "rlhf", "no_gpu_speeds" or "not_finite".
+// setup cannot be timed (no GPU speeds, no architecture, a PPO or GRPO job), and in `reason` as a
+// key a page words: "no_architecture", "no_gpu", "rlhf", "no_gpu_speeds" or "not_finite".
+// A DPO job's step is the policy's training step on the chosen and rejected sequences plus the
+// reference model's forward on them (its compute, the forward's half of the layers' blocking
+// collectives and its exposed parameter gathers); its tokens and MFU count the policy's
+// sequences, its model FLOPs the reference's forward too (2 N per token).
 std::optional<StepTime> step_time(const TrainingSetup& setup, const Estimate& estimate, std::string* why_not = nullptr,
                                   std::string* reason = nullptr);
 

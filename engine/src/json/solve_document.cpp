@@ -227,8 +227,6 @@ JsonResult solve_json(std::string_view document) {
     if (errors.empty() && !s.gpu)
       errors.push_back({error_code::missing_field, "gpu", "solve needs a gpu: a catalog id or {\"memory_bytes\": ...}",
                         {{"reason", "solve_needs_gpu"}}});
-    if (errors.empty() && s.rlhf)
-      errors.push_back({error_code::unsupported, "rlhf", "solve prices single-model runs; remove rlhf", {{"reason", "solve_rlhf"}}});
     const SolveRequest q = read_solve(solve_block, s, errors);
     if (!errors.empty()) return {error_document(errors), false};
     const SolveResult r = solve(s, q.options, builtin_gpus());
