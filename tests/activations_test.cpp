@@ -80,6 +80,31 @@ TEST_CASE("Llama-style block by hand: RMSNorm, GQA, SwiGLU, no dropout, flash", 
   CHECK(saved_bytes(t) == 2456.0 * 64);
 }
 
+TEST_CASE("torchtitan op-level SAC caches every odd matmul's output, the attention kernel's and the block input (Llama-3.1-8B by hand)",
+          "[activations]") {
+  // torchtitan's policy saves aten.mm outputs except every second one in the block's order
+  // (q 1, k 2, v 3, o 4, gate 5, up 6, down 7: q, v, gate and down kept), the SDPA outputs, and
+  // the checkpoint keeps the block input. 8,192 tokens, bf16, h 4,096, kv 1,024, MLP 14,336:
+  //   input 8192 x 4096 x 2 = 67,108,864; q 67,108,864; v 8192 x 1024 x 2 = 16,777,216;
+  //   gate 8192 x 14336 x 2 = 234,881,024; down 67,108,864; attention output 67,108,864;
+  //   log-sum-exp 8192 x 32 heads x 4 = 1,048,576: 521,142,272 bytes per layer.
+  const std::string doc = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "torchtitan", "activation_checkpointing": "selective",
+    "selective_policy": "op_level", "batch": {"micro_batch_size": 1, "seq_length": 8192})";
+  const auto layer = [](const std::string& d) {
+    const TrainingSetup st = setup_from(d);
+    const Architecture& arch = *st.model.architecture;
+    return saved_bytes(layer_activations(arch.layers.front(), activation_context(st, arch, Dtype::bf16)));
+  };
+  CHECK(layer(doc + "}") == 521'142'272.0);
+  // TP 2 with sequence parallelism: the input and the attention kernel's outputs split by 2, the
+  // column-parallel q, v, gate by 2, down's output whole on each rank (partial sums before the
+  // reduce-scatter), and the reduce-scattered outputs of o and down (reduce_scatter_tensor is
+  // saved), 8192 / 2 x 4096 x 2 = 33,554,432 each:
+  //   33,554,432 + 33,554,432 + 8,388,608 + 117,440,512 + 67,108,864 + 2 x 33,554,432
+  //   + 33,554,432 + 524,288 = 361,234,432.
+  CHECK(layer(doc + R"(, "parallel": {"world_size": 2, "tensor_parallel_size": 2, "sequence_parallel": true}})") == 361'234'432.0);
+}
+
 TEST_CASE("FP8 under Transformer Engine: the linears keep their FP8 inputs (Llama-3-70B, Megatron TP 4 + SP, by hand)",
           "[activations][fp8]") {
   // Llama-3-70B (h 8192, 64 heads / 8 kv heads of 128, SwiGLU 28672), one sequence of 8192 tokens,

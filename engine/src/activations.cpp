@@ -25,6 +25,7 @@ class LayerTensors {
     const double split = tensor_region ? c_.tp : seq_split_;
     out_.push_back({scope, name, rows, cols, dtype, rows * cols * dtype_bytes(dtype) / split, role, false});
   }
+  double tp() const { return c_.tp; }
   void mask(const char* scope, double tokens) {
     out_.push_back({scope, "dropout_mask", tokens, c_.hidden, Dtype::int8, tokens * c_.hidden * kMaskBytes / seq_split_,
                     TensorRole::dropout_mask, false});
@@ -217,6 +218,36 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
               inner_input_kept(g, c, m.shared_intermediate_size, false));
 }
 
+// torchtitan's op-level selective activation checkpointing (pytorch/torchtitan
+// torchtitan/models/llama3/infra/parallelize.py @e7c0cae, _apply_ac_to_transformer_block with
+// selective_ac_option "op"): each block runs under torch.utils.checkpoint with a policy that
+// saves the outputs of the ops in _save_list (aten.mm, the SDPA kernels, reduce_scatter_tensor)
+// except every second mm in the block's execution order, and recomputes every other op; the
+// checkpoint keeps the block's input. create_selective_checkpoint_contexts caches each saved op's
+// output whether or not autograd needs it (torch/utils/checkpoint.py, _CachingTorchDispatchMode),
+// and the region saves nothing else. Cached here: the layer input, the output of the 1st, 3rd,
+// ... linear in layout order (Llama: q, v, gate and down projections; routed experts counted as
+// flops.cpp counts them, on their top-k token copies), and under sequence parallelism the
+// reduce-scattered outputs of the row-parallel linears (the last linear of each module), tokens
+// / TP x hidden each. A column-parallel output is split by TP; a row-parallel one is whole.
+void op_level_cache(LayerTensors& t, const LayerGroup& g, const ActivationContext& c, double tokens) {
+  t.add("block", "input", tokens, c.hidden, c.residual, TensorRole::block_input, false);
+  int index = 0;
+  for (std::size_t i = 0; i < g.linears.size(); ++i) {
+    const Linear& l = g.linears[i];
+    const bool row_parallel = l.tp_sharded && (i + 1 == g.linears.size() || g.linears[i + 1].parent != l.parent);
+    const double rows = l.routed_expert ? tokens * c.experts_per_token : tokens;
+    if (++index % 2 == 1) {
+      const double out = static_cast<double>(l.out_features);
+      // Whole [rows, out] on every rank for a row-parallel linear (partial sums before the reduction).
+      if (row_parallel) t.add(l.name.c_str(), "cached_output", rows * t.tp(), out, c.dtype, TensorRole::cached_output, true);
+      else t.add(l.name.c_str(), "cached_output", rows, out, c.dtype, TensorRole::cached_output, l.tp_sharded);
+    }
+    if (row_parallel && c.sequence_parallel)
+      t.add(l.name.c_str(), "reduce_scattered_output", rows, c.hidden, c.dtype, TensorRole::cached_output, true);
+  }
+}
+
 void apply_policy(std::vector<SavedTensor>& tensors, const ActivationContext& c) {
   for (auto& t : tensors) {
     switch (c.checkpointing) {
@@ -226,9 +257,10 @@ void apply_policy(std::vector<SavedTensor>& tensors, const ActivationContext& c)
           // Megatron selective recompute: QK^T, softmax, dropout, attention over V.
           t.recomputed = t.role == TensorRole::attention_core;
         } else {
-          // torchtitan op-level SAC keeps matmul and attention outputs, recomputes the cheap rest.
-          t.recomputed = t.role == TensorRole::norm_internal || t.role == TensorRole::norm_output ||
-                         t.role == TensorRole::elementwise || t.role == TensorRole::dropout_mask;
+          // Op-level SAC (op_level_cache below): the layer input, the attention kernel's outputs
+          // and the cached matmul outputs stay; autograd's own saved tensors are recomputed.
+          t.recomputed = t.role != TensorRole::block_input && t.role != TensorRole::attention_output &&
+                         t.role != TensorRole::attention_core && t.role != TensorRole::cached_output;
         }
         break;
       case Checkpointing::full: t.recomputed = t.role != TensorRole::block_input; break;
@@ -297,6 +329,7 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
   const double tokens = c.micro_batch * (decoder_tokens ? c.seq : c.encoder_seq);
   // The layer input: what full recompute keeps (Korthikanti §4.2: 2sbh per layer).
   if (c.checkpointing == Checkpointing::full) t.add("block", "input", tokens, c.hidden, c.residual, TensorRole::block_input, false);
+  if (c.checkpointing == Checkpointing::selective && c.selective_policy == SelectivePolicy::op_level) op_level_cache(t, g, c, tokens);
 
   std::size_t hidden_norms = 0;
   for (const auto& n : g.norms)
@@ -449,6 +482,7 @@ const char* role_name(TensorRole r) {
     case TensorRole::attention_output: return "attention_output";
     case TensorRole::elementwise: return "elementwise";
     case TensorRole::dropout_mask: return "dropout_mask";
+    case TensorRole::cached_output: return "cached_output";
   }
   return "?";
 }

@@ -62,6 +62,9 @@ struct StageRuntime {
 struct GroupActivations {
   double saved = 0, everything = 0, largest_scores = 0, backward_working = 0;
   double forward_scores = 0;  // eager: one layer's scores before the softmax, bytes
+  // Selective checkpointing: what one layer's recompute rematerializes in its backward (the
+  // tensors the policy drops), bytes.
+  double rematerialized = 0;
   std::vector<double> saved_tensors;  // bytes of each tensor one layer keeps for backward
 };
 
@@ -92,8 +95,10 @@ std::vector<GroupActivations> group_activations(const TrainingSetup& s, const Ar
     GroupActivations g;
     const auto kept = layer_activations(layer, c);
     g.saved = saved_bytes(kept);
-    for (const auto& t : kept)
+    for (const auto& t : kept) {
       if (!t.recomputed) g.saved_tensors.push_back(t.bytes);
+      else g.rematerialized += t.bytes;
+    }
     const auto everything = layer_activations(layer, plain);
     g.everything = saved_bytes(everything);
     for (const auto& t : everything) {
@@ -127,6 +132,11 @@ StageRuntime stage_runtime(const TrainingSetup& s, const Architecture& a, const 
     one_micro_batch += checkpointed * ga.saved + (n - checkpointed) * ga.everything;
     if (r.per_layer == 0) r.per_layer = ga.saved;
     if (s.activation_checkpointing == Checkpointing::full) r.recompute = std::max(r.recompute, ga.everything);
+    // Op-level SAC recomputes a layer's dropped ops in its backward, beside what it cached (as
+    // full checkpointing re-runs the whole layer); Megatron's attention-core recompute is priced
+    // by the attention terms below.
+    if (s.activation_checkpointing == Checkpointing::selective && s.selective_policy == SelectivePolicy::op_level)
+      r.recompute = std::max(r.recompute, ga.rematerialized);
     // Eager softmax backward reads the gradient of the probabilities and writes the gradient of
     // the scores, both scores-sized in the softmax's dtype (torch _softmax_backward_data; with
     // softmax(..., dtype=torch.float32) both fp32), beside the saved probabilities, one layer at a

@@ -38,6 +38,7 @@ enum class TensorRole {
   attention_output,  // the attention result, saved by o_proj
   elementwise,       // activation-function outputs and products
   dropout_mask,      // 1-byte masks of hidden dropout
+  cached_output,     // an op output a selective-checkpointing policy caches (op-level SAC)
 };
 
 // Names are static strings (no allocation: the strategy search evaluates thousands of setups).
