@@ -369,6 +369,12 @@ TEST_CASE("frozen weights keep no input: LoRA on q and v, Llama-style block by h
   const auto fp32 = block(kLlamaStyle, batch + R"(, "method": "lora", "lora": {"r": 4, "target_modules": ["q_proj", "v_proj"],
     "adapter_dtype": "fp32"})");
   CHECK(saved_bytes(fp32) == (1816.0 + 2 * h) * 64);
+  // DoRA (peft lora/dora.py, DoraLinearLayer.forward): (m / ||W + sBA|| - 1) * base_result +
+  // m / ||W + sBA|| * lora_result * s keeps base_result and lora_result for the magnitude's
+  // gradient: q's output 64 and v's 32 wide, 2 tensors of 2 bytes each: 4 x 96 = 384 per token.
+  const auto dora = block(kLlamaStyle, batch + R"(, "method": "lora", "lora": {"r": 4, "target_modules": ["q_proj", "v_proj"],
+    "adapter_dtype": "bf16", "use_dora": true})");
+  CHECK(saved_bytes(dora) == (1816.0 + 384) * 64);
 }
 
 TEST_CASE("eager softmax backward holds the probabilities' and the scores' gradients: two fp32 score tensors", "[activations]") {

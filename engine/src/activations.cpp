@@ -230,20 +230,31 @@ void mlp_block(LayerTensors& t, const LayerGroup& g, const ActivationContext& c,
 // flops.cpp counts them, on their top-k token copies), and under sequence parallelism the
 // reduce-scattered outputs of the row-parallel linears (the last linear of each module), tokens
 // / TP x hidden each. A column-parallel output is split by TP; a row-parallel one is whole.
+// Whether the layout's i-th linear of a layer is row-parallel under tensor parallelism: the last
+// linear of its module (o_proj, down_proj, fc2), whose output is whole on every rank.
+bool row_parallel(const LayerGroup& g, std::size_t i) {
+  return g.linears[i].tp_sharded && (i + 1 == g.linears.size() || g.linears[i + 1].parent != g.linears[i].parent);
+}
+
+// A [rows, out_features] output of the layer's i-th linear in the compute dtype: split by TP for a
+// column-parallel linear, whole on every rank for a row-parallel one (partial sums before the
+// reduction), split by nothing more for a replicated one.
+void linear_output(LayerTensors& t, const LayerGroup& g, std::size_t i, const ActivationContext& c, double rows, const char* name,
+                   TensorRole role) {
+  const Linear& l = g.linears[i];
+  const double out = static_cast<double>(l.out_features);
+  if (row_parallel(g, i)) t.add(l.name.c_str(), name, rows * t.tp(), out, c.dtype, role, true);
+  else t.add(l.name.c_str(), name, rows, out, c.dtype, role, l.tp_sharded);
+}
+
 void op_level_cache(LayerTensors& t, const LayerGroup& g, const ActivationContext& c, double tokens) {
   t.add("block", "input", tokens, c.hidden, c.residual, TensorRole::block_input, false);
   int index = 0;
   for (std::size_t i = 0; i < g.linears.size(); ++i) {
     const Linear& l = g.linears[i];
-    const bool row_parallel = l.tp_sharded && (i + 1 == g.linears.size() || g.linears[i + 1].parent != l.parent);
     const double rows = l.routed_expert ? tokens * c.experts_per_token : tokens;
-    if (++index % 2 == 1) {
-      const double out = static_cast<double>(l.out_features);
-      // Whole [rows, out] on every rank for a row-parallel linear (partial sums before the reduction).
-      if (row_parallel) t.add(l.name.c_str(), "cached_output", rows * t.tp(), out, c.dtype, TensorRole::cached_output, true);
-      else t.add(l.name.c_str(), "cached_output", rows, out, c.dtype, TensorRole::cached_output, l.tp_sharded);
-    }
-    if (row_parallel && c.sequence_parallel)
+    if (++index % 2 == 1) linear_output(t, g, i, c, rows, "cached_output", TensorRole::cached_output);
+    if (row_parallel(g, i) && c.sequence_parallel)
       t.add(l.name.c_str(), "reduce_scattered_output", rows, c.hidden, c.dtype, TensorRole::cached_output, true);
   }
 }
@@ -386,6 +397,16 @@ std::vector<SavedTensor> layer_activations(const LayerGroup& g, const Activation
       t.add(l.name.c_str(), "lora_dropout_mask", rows, in, Dtype::int8, TensorRole::dropout_mask, tensor_region);
     }
   }
+  if (c.dora) {
+    for (std::size_t i = 0; i < g.linears.size(); ++i) {
+      const Linear* l = &g.linears[i];
+      const auto targeted = [l](const std::vector<const Linear*>& list) { return std::find(list.begin(), list.end(), l) != list.end(); };
+      if (!targeted(c.adapter_readers) && !targeted(c.lora_dropout_linears)) continue;
+      const double rows = l->routed_expert ? tokens * c.experts_per_token : tokens;
+      linear_output(t, g, i, c, rows, "dora_base_result", TensorRole::elementwise);
+      linear_output(t, g, i, c, rows, "dora_lora_result", TensorRole::elementwise);
+    }
+  }
   if (c.int8_input_copies) {
     // Every 8-bit linear of the layer (bitsandbytes replaces each nn.Linear but the output head),
     // on the rows it reads, as the dropout copies above.
@@ -452,6 +473,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
         if (targeting.adapter_params(g, l, 0) > 0) readers.push_back(&l);
     const Dtype adapter = adapter_dtype(s);
     c.adapter_input_copies = adapter != compute;
+    c.dora = s.lora.use_dora;
     const bool bitsandbytes = qlora_through_bitsandbytes(s), int8 = s.qlora.quant_type == Dtype::int8;
     const bool older_kernels = s.qlora.saves_base_inputs.value_or(false);
     c.frozen_linears_keep_input = bitsandbytes && (int8 || older_kernels);

@@ -106,6 +106,11 @@ struct ActivationContext {
   // Linear.forward, BaseTunerLayer._cast_input_dtype) and autocast casts it back for the matmul,
   // so each adapted linear keeps its own cast of the input rather than the shared tensor.
   bool adapter_input_copies = false;
+  // DoRA (lora.use_dora; peft src/peft/tuners/lora/dora.py @5d602fdb, DoraLinearLayer.forward):
+  // (m / ||W + s BA|| - 1) * base_result + m / ||W + s BA|| * lora_result * s, whose products keep
+  // base_result and lora_result, [tokens, out_features] each, for the magnitude's gradient, in the
+  // compute dtype (autocast runs both linears there), for each targeted linear.
+  bool dora = false;
   double experts_per_token = 1;  // rows of a routed expert's input per token
   // FP8 training under Transformer Engine (Megatron's linears): each linear whose weight trains
   // keeps its input as the FP8 tensor it quantized for the GEMM, one byte per element, instead of
