@@ -412,6 +412,22 @@ TEST_CASE("DeepSpeed bf16.enabled \"auto\": the trainer's flag fills it, and Dee
   CHECK(has_key(r.unresolved, "ds.json:bf16.enabled"));
 }
 
+TEST_CASE("A DeepSpeed section with enabled false, or without enabled, leaves the model in fp32", "[import][deepspeed]") {
+  // deepspeed/runtime/precision_config.py: fp16 and bf16 "enabled" default to False, and
+  // engine.py keeps torch.float32 unless one is on (DeepSpeed's tests/model/BingBertSquad
+  // deepspeed_bsz24_fp32_config.json states "fp16": {"enabled": false}).
+  for (const char* text : {R"({"train_micro_batch_size_per_gpu": 3, "fp16": {"enabled": false}})",
+                           R"({"train_micro_batch_size_per_gpu": 3, "fp16": {"loss_scale": 0}, "bf16": {"enabled": false}})"}) {
+    CAPTURE(text);
+    trainmem::Errors errors;
+    auto ds = trainmem::cli::load_config_file("ds.json", text, errors);
+    REQUIRE(ds);
+    const auto r = trainmem::import_configs({*ds}, trainmem::builtin_catalog());
+    REQUIRE(r.errors.empty());
+    CHECK(as_json(r.document).at("precision").at("param_dtype") == "fp32");
+  }
+}
+
 TEST_CASE("the HF Trainer's bf16/fp16 in front of DeepSpeed: a missing section is added, a stated one must agree", "[import][deepspeed]") {
   // transformers training_args.py __post_init__ turns --bf16 / --fp16 into accelerate's mixed
   // precision (ACCELERATE_MIXED_PRECISION); accelerate 16cb6eb utils/dataclasses.py

@@ -153,21 +153,27 @@ void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
   if (!stage_given) r.launcher_default("parallel.zero_stage", 0, std::string(kDs) + " zero/config.py stage = 0");
 }
 
-void read_precision_section(Reading& r, const std::string& k, const ConfigValue& v, const char* dtype) {
+// Whether the section turns its dtype on (or leaves it to the HF Trainer, "auto"): DeepSpeed's
+// "enabled" defaults to false (runtime/precision_config.py), so a section without it, or with it
+// false, leaves the model in fp32 unless the other dtype's section is on.
+bool read_precision_section(Reading& r, const std::string& k, const ConfigValue& v, const char* dtype) {
   if (!v.is_object()) {
     r.error(error_code::wrong_type, k, "expected an object {\"enabled\": ...}, got " + v.summary());
-    return;
+    return true;
   }
+  bool stated = false;
   for (const auto& [name, sub] : v.as_object()) {
     const std::string key = k + "." + name;
     if (name == "enabled") {
       if (is_auto(sub)) {
+        stated = true;
         r.auto_casts.push_back({dtype, ImportNote{r.key(key), std::string("\"auto\": the HF Trainer sets it from its ") + dtype +
                                                                    " argument (transformers integrations/deepspeed.py); no file given says whether " + dtype + " is on", sub}});
         continue;
       }
       auto on = boolean(r, key, sub);
       if (on) r.deepspeed_precision.push_back({dtype, *on, r.key(key)});
+      if (!on || *on) stated = true;
       if (on && *on) {
         r.engine_cast("precision.param_dtype", dtype, key, "DeepSpeed casts the model to this dtype");
         r.read("precision.compute_dtype", dtype, key);
@@ -189,6 +195,7 @@ void read_precision_section(Reading& r, const std::string& k, const ConfigValue&
       r.ignore(key, sub, "loss scaling settings: no memory effect");
     }
   }
+  return stated;
 }
 
 void read_optimizer(Reading& r, const std::string& k, const ConfigValue& v) {
@@ -239,11 +246,9 @@ Reading read_deepspeed_config(const std::string& file, const ConfigValue& conten
       if (is_auto(v)) { r.ignore(k, v, "\"auto\": the HF integration sets micro-batch x accumulation x GPUs"); continue; }
       if (auto tb = positive_integer(r, k, v)) r.train_batch = Reading::TrainBatch{*tb, k};
     } else if (name == "fp16") {
-      precision_given = true;
-      read_precision_section(r, k, v, "fp16");
+      precision_given |= read_precision_section(r, k, v, "fp16");
     } else if (name == "bf16" || name == "bfloat16") {
-      precision_given = true;
-      read_precision_section(r, k, v, "bf16");
+      precision_given |= read_precision_section(r, k, v, "bf16");
     } else if (name == "zero_optimization") {
       read_zero(r, k, v);
     } else if (name == "optimizer") {
@@ -282,7 +287,7 @@ Reading read_deepspeed_config(const std::string& file, const ConfigValue& conten
     }
   }
   if (!precision_given)
-    r.launcher_default("precision.param_dtype", "fp32", std::string(kDs) + " runtime/constants.py: fp16 and bf16 disabled -> fp32 training");
+    r.launcher_default("precision.param_dtype", "fp32", std::string(kDs) + " runtime/precision_config.py: fp16 and bf16 enabled default to false -> fp32 training");
   for (const char* dtype : {"bf16", "fp16"})
     if (!content.find(dtype) && !(std::string(dtype) == "bf16" && content.find("bfloat16"))) r.deepspeed_precision.push_back({dtype, std::nullopt, file});
   if (!micro && !r.train_batch && !content.find("train_micro_batch_size_per_gpu"))
