@@ -1756,6 +1756,10 @@ TEST_CASE("configs and launch lines of frameworks this import does not read are 
       {"ms-swift", command_line("run.sh", "CUDA_VISIBLE_DEVICES=0 \\\nswift sft --model Qwen/Qwen2.5-7B-Instruct --train_type lora "
                                           "--per_device_train_batch_size 1 --max_length 2048\n")},
       {"ms-swift", parsed("sft.yaml", "model: Qwen/Qwen2.5-7B-Instruct\ntrain_type: lora\nper_device_train_batch_size: 1\nlearning_rate: 1.0e-4\n")},
+      // ms-swift 3602360 examples/yaml/deepspeed/sft.yaml (tuner_type, its later name for train_type) and an RLHF one.
+      {"ms-swift", parsed("sft.yaml", "model: Qwen/Qwen2.5-7B-Instruct\ntorch_dtype: bfloat16\n\ntuner_type: lora\nlora_rank: 8\n"
+                                      "dataset:\n  - 'AI-ModelScope/alpaca-gpt4-data-zh#500'\nmax_length: 2048\nper_device_train_batch_size: 1\n")},
+      {"ms-swift", parsed("grpo.yaml", "rlhf_type: grpo\nmodel: Qwen/Qwen2.5-7B-Instruct\nper_device_train_batch_size: 4\n")},
       // ms-swift's entry script run directly (ms-swift 3602360 examples/train/multi-node/deepspeed/train.sh).
       {"ms-swift", command_line("run.sh", "deepspeed --hostfile=./host.txt \\\n    swift/cli/sft.py --model Qwen/Qwen2.5-7B-Instruct --tuner_type lora "
                                           "--lora_rank 8 --gradient_accumulation_steps 16\n")},

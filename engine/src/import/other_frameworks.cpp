@@ -13,8 +13,10 @@
 //                 base_mlp_dim, per_device_batch_size, ici_*_parallelism, dcn_*_parallelism,
 //                 max_target_length, remat_policy (AI-Hypercomputer/maxtext MaxText/configs/base.yml);
 //                 a MaxText/train.py or -m MaxText.train command.
-//   ms-swift      train_type: beside model:/dataset: (modelscope/ms-swift
-//                 swift/llm/argument/tuner_args.py TunerArguments.train_type); the `swift sft|pt|rlhf`
+//   ms-swift      train_type: (swift 3.x, swift/llm/argument/tuner_args.py TunerArguments.train_type),
+//                 tuner_type: (its later name, swift/arguments/base_args/base_args.py @3602360) or
+//                 rlhf_type: beside model:/dataset: (modelscope/ms-swift examples/yaml/deepspeed/sft.yaml,
+//                 examples/yaml/megatron/sft.yaml); the `swift sft|pt|rlhf`
 //                 and `megatron sft|pt|rlhf` commands (examples/train/*.sh), -m swift.cli.*.
 //   OpenRLHF      openrlhf.cli.* modules or openrlhf/cli/*.py (OpenRLHF/OpenRLHF
 //                 examples/scripts/train_sft_llama.sh: deepspeed --module openrlhf.cli.train_sft).
@@ -100,8 +102,10 @@ const std::vector<ConfigMarker>& config_markers() {
        [](const ConfigValue& c) {
          return key(c, "model") && (key(c, "peft_config") || key(c, "dist_config") || key(c, "kernel_config") || key(c, "model_class"));
        }},
-      {"ms-swift", "train_type: with model:/dataset:",
-       [](const ConfigValue& c) { return key(c, "train_type") && (key(c, "model") || key(c, "dataset")); }},
+      {"ms-swift", "train_type:, tuner_type: or rlhf_type: with model:/dataset:",
+       [](const ConfigValue& c) {
+         return (key(c, "train_type") || key(c, "tuner_type") || key(c, "rlhf_type")) && (key(c, "model") || key(c, "dataset"));
+       }},
       {"Nanotron", "top-level general:, parallelism: and tokens: (or data_stages:)",
        [](const ConfigValue& c) { return key(c, "general") && key(c, "parallelism") && (key(c, "tokens") || key(c, "data_stages")); }},
   };
