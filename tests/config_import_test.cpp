@@ -2664,3 +2664,18 @@ TEST_CASE("GRPO without a prompt length leaves the sequence length open: GRPOCon
   CHECK(reason_of(r.unresolved, "run.sh:(prompt length)").find("does not truncate prompts") != std::string::npos);
   CHECK(std::any_of(r.open_fields.begin(), r.open_fields.end(), [](const auto& f) { return f.first == "batch.seq_length"; }));
 }
+
+TEST_CASE("trl vllm-serve starts a server: the script's training line is the one read", "[import][trl]") {
+  // huggingface/trl f2cd577 examples/scripts/harbor/data_agent.py's usage: vLLM served on GPU 0,
+  // training on GPUs 1 and 2 (trl/cli/commands/vllm_serve.py is not a trainer).
+  const auto r = trainmem::import_configs(
+      {command_line("run.sh", "CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model Qwen/Qwen3-4B &\n"
+                              "CUDA_VISIBLE_DEVICES=1,2 accelerate launch --num_processes 2 train.py --model_name_or_path Qwen/Qwen3-4B "
+                              "--per_device_train_batch_size 2 --bf16\n")},
+      trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("parallel").at("world_size") == 2);
+  CHECK(doc.at("batch").at("micro_batch_size") == 2);
+  for (const auto& n : r.unmodelled) CHECK(n.reason.find("vllm-serve") == std::string::npos);
+}

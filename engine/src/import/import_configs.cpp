@@ -200,6 +200,10 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
     return out;
   }
   if (first == "trl" && i + 1 < w.size()) {
+    // trl/cli/commands @f2cd577: `trl vllm-serve` starts a generation server (vllm_serve.py), `trl
+    // env` and `trl skills` print; none trains, so the script's training line is read instead.
+    const std::string& command = w[i + 1].text;
+    if (command == "vllm-serve" || command == "env" || command == "skills") return std::nullopt;
     out.program = "trl " + w[i + 1].text;
     out.program_flags = parse_flags(w, i + 2, w.size(), file);
     if (trl_training_command(w[i + 1].text)) {
