@@ -1130,14 +1130,17 @@ TEST_CASE("axolotl GRPO: TRL's beta 0.0 loads no reference; with trl.beta > 0 an
   }
 }
 
-TEST_CASE("axolotl's activation offloading replaces recompute for adapters only", "[import][axolotl]") {
-  // axolotl 0.18.0 loaders/model.py _apply_activation_checkpointing: TRL's offloader replaces
-  // recompute for LoRA/QLoRA; a full run keeps recompute and offloads the checkpoint boundaries.
-  // gradient_checkpointing: offload is gradient_checkpointing + activation_offloading (validation.py).
+TEST_CASE("axolotl's activation offloading keeps recompute, for adapters too", "[import][axolotl]") {
+  // axolotl 0.18.0 (067b021): builders/base.py turns the Trainer's checkpointing off under
+  // activation_offloading and loaders/model.py _apply_activation_checkpointing re-wraps a full run,
+  // but _configure_embedding_dtypes calls model.gradient_checkpointing_enable() for a lora/qlora
+  // adapter whenever gradient_checkpointing is set, which activation_offloading requires
+  // (validation.py): recompute stays on either way. gradient_checkpointing: offload is
+  // gradient_checkpointing + activation_offloading (validation.py).
   const std::pair<const char*, const char*> cases[] = {
       {"gradient_checkpointing: true\nactivation_offloading: true\n", "full"},
-      {"adapter: lora\ngradient_checkpointing: true\nactivation_offloading: legacy\n", "none"},
-      {"adapter: lora\ngradient_checkpointing: offload\n", "none"},
+      {"adapter: lora\ngradient_checkpointing: true\nactivation_offloading: legacy\n", "full"},
+      {"adapter: lora\ngradient_checkpointing: offload\n", "full"},
       {"gradient_checkpointing: offload\n", "full"},
   };
   for (const auto& [yaml, checkpointing] : cases) {

@@ -318,8 +318,8 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       else if (b) r.read("activation_checkpointing", "full", k);
       else if (mode == "offload" || mode == "offload_disk") {
         // utils/schemas/validation.py: gradient_checkpointing true with activation_offloading true
-        // (or "disk"); loaders/model.py then keeps recompute for a full run only.
-        r.read("activation_checkpointing", peft ? "none" : "full", k);
+        // (or "disk"); recompute stays on (see activation_offloading below).
+        r.read("activation_checkpointing", "full", k);
         r.read("activation_offload", true, k);
       } else r.error(error_code::unknown_value, k, "expected true, false, offload or offload_disk, got " + v.summary());
     } else if (name == "activation_offloading") {
@@ -327,12 +327,16 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
       const std::string mode = lower(string_value(v).value_or(""));
       if (b && !*b) r.ignore(k, v, "off");
       else if (b || mode == "legacy" || mode == "disk" || mode == "hidden_states") {
-        // base.py: "hidden_states" offloads the checkpointed layer inputs with checkpointing on.
-        // The other modes use TRL's activation offloader (loaders/model.py
-        // _apply_activation_checkpointing): for LoRA/QLoRA it replaces recompute; a full run keeps
-        // recompute and offloads the checkpoint boundaries.
+        // activation_offloading requires gradient_checkpointing (utils/schemas/validation.py
+        // check_activation_offloading_wo_gc). builders/base.py then turns the HF Trainer's
+        // checkpointing off ("TRL offloader replaces HF recompute") and a full run gets its
+        // recompute back from loaders/model.py _apply_activation_checkpointing, but the model's own
+        // checkpointing stays on for LoRA/QLoRA too: loaders/model.py _configure_embedding_dtypes
+        // calls model.gradient_checkpointing_enable() for a lora/qlora adapter whenever
+        // cfg.gradient_checkpointing is set (as prepare_model_for_kbit_training does for a k-bit
+        // base), and the Trainer never disables it. Recompute with the layer inputs offloaded.
         r.read("activation_offload", true, k);
-        r.read("activation_checkpointing", mode == "hidden_states" || !peft ? "full" : "none", k);
+        r.read("activation_checkpointing", "full", k);
       } else r.error(error_code::unknown_value, k, "expected true, false, legacy, disk or hidden_states, got " + v.summary());
     } else if (name == "attn_implementation") {
       attention_given = true;
