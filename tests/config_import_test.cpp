@@ -2682,3 +2682,24 @@ TEST_CASE("trl vllm-serve starts a server: the script's training line is the one
   CHECK(doc.at("batch").at("micro_batch_size") == 2);
   for (const auto& n : r.unmodelled) CHECK(n.reason.find("vllm-serve") == std::string::npos);
 }
+
+TEST_CASE("A script's own --num_layers and --seq_length are not Megatron-LM's --num-layers and --seq-length", "[import][megatron]") {
+  // deepspeedai/DeepSpeed edaa722 examples/sdma_allgather/run_qwen3_sdma_off.sh runs
+  // train_qwen3_zero3.py, whose argparse defines --num_layers and --seq_length itself; Megatron-LM
+  // declares them with dashes, which argparse does not match to underscores. Not read as Megatron:
+  // refused as a script whose flags this import does not read.
+  const auto r = trainmem::import_configs(
+      {command_line("run.sh", "deepspeed --num_gpus 8 train_qwen3_zero3.py --deepspeed_config ds_z3.json --num_layers 64 "
+                              "--seq_length 4096 --hidden_size 5120\n")},
+      trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == "unknown_config_format");
+  CHECK(r.errors[0].message.find("train_qwen3_zero3.py is given no flag this import reads") != std::string::npos);
+  // The same names with dashes are Megatron-LM's.
+  const auto megatron = trainmem::import_configs(
+      {command_line("run.sh", "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --seq-length 4096 --hidden-size 4096 "
+                              "--num-attention-heads 32 --micro-batch-size 1 --global-batch-size 8 --bf16\n")},
+      trainmem::builtin_catalog());
+  INFO(trainmem::error_document(megatron.errors));
+  CHECK(as_json(megatron.document).value("framework", "") == "megatron");
+}

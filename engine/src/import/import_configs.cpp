@@ -283,8 +283,13 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
 bool megatron_command(const LaunchCommand& c) {
   static const std::set<std::string> entry_points = {"pretrain_gpt.py", "pretrain_bert.py", "pretrain_t5.py",
                                                      "pretrain_mamba.py", "pretrain_vlm.py", "pretrain_retro.py"};
-  // Flags given, their values resolved or not.
-  auto given = [&c](const char* k) { return c.program_flags.shown.count(k) > 0; };
+  // Flags given, their values resolved or not, spelled with dashes as Megatron-LM's argparse
+  // declares them (--num-layers): argparse does not match --num_layers to them, so a script that
+  // takes --num_layers defines its own (DeepSpeed examples/sdma_allgather/train_qwen3_zero3.py).
+  auto given = [&c](const char* k) {
+    const auto it = c.program_flags.shown.find(k);
+    return it != c.program_flags.shown.end() && it->second.find('_') == std::string::npos;
+  };
   if (entry_points.count(base_name(c.program)) > 0 || given("tensor_model_parallel_size") || given("pipeline_model_parallel_size"))
     return true;
   // Two or more of Megatron-LM's own names (no TrainingArguments field has them).
