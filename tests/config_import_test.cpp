@@ -1763,6 +1763,9 @@ TEST_CASE("configs and launch lines of frameworks this import does not read are 
       {"ms-swift", parsed("sft.yaml", "model: Qwen/Qwen2.5-7B-Instruct\ntorch_dtype: bfloat16\n\ntuner_type: lora\nlora_rank: 8\n"
                                       "dataset:\n  - 'AI-ModelScope/alpaca-gpt4-data-zh#500'\nmax_length: 2048\nper_device_train_batch_size: 1\n")},
       {"ms-swift", parsed("grpo.yaml", "rlhf_type: grpo\nmodel: Qwen/Qwen2.5-7B-Instruct\nper_device_train_batch_size: 4\n")},
+      // NVIDIA-NeMo/Megatron-Bridge 067f987 examples/models/qwen/qwen3_vl/sft.sh: the recipe runner and its overrides.
+      {"NeMo Megatron-Bridge", command_line("sft.sh", "uv run python -m torch.distributed.run --nproc_per_node=8 scripts/training/run_recipe.py \\\n"
+                                                      "  --recipe qwen3_vl_8b_sft_config model.seq_length=4096 train.micro_batch_size=2\n")},
       // ms-swift's entry script run directly (ms-swift 3602360 examples/train/multi-node/deepspeed/train.sh).
       {"ms-swift", command_line("run.sh", "deepspeed --hostfile=./host.txt \\\n    swift/cli/sft.py --model Qwen/Qwen2.5-7B-Instruct --tuner_type lora "
                                           "--lora_rank 8 --gradient_accumulation_steps 16\n")},

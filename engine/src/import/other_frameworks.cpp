@@ -23,6 +23,8 @@
 //   Nanotron      general: + parallelism: + tokens: (or data_stages:) (huggingface/nanotron
 //                 examples/config_tiny_llama.yaml); run_train.py --config-file.
 //   Colossal-AI   the `colossalai run` launcher (hpcaitech/ColossalAI examples/language/*/run.sh).
+//   NeMo Megatron-Bridge  scripts/training/run_recipe.py, or --recipe beside train.*=/model.*=
+//                 overrides (NVIDIA-NeMo/Megatron-Bridge examples/models/*/*.sh).
 //
 // Every marker is one none of the formats this import reads uses (axolotl, LLaMA-Factory, TRL /
 // TrainingArguments, accelerate, DeepSpeed, torchtune, torchtitan, Megatron-LM): MaxText's
@@ -169,6 +171,15 @@ std::optional<OtherFramework> other_framework_command(const ShellCommand& comman
   if (starts_with(program, "litgpt") || low.find("litgpt/") != std::string::npos) return OtherFramework{"LitGPT", program};
   if (starts_with(low, "maxtext.train") || low.find("maxtext/train") != std::string::npos) return OtherFramework{"MaxText", program};
   if (starts_with(program, "nemo.") || low.find("/nemo/") != std::string::npos || starts_with(low, "nemo/")) return OtherFramework{"NeMo", program};
+  // NeMo Megatron-Bridge's recipe runner (NVIDIA-NeMo/Megatron-Bridge scripts/training/run_recipe.py
+  // and scripts/performance/run_recipe.py: --recipe NAME, then OmegaConf overrides such as
+  // train.micro_batch_size=2 model.tensor_model_parallel_size=2).
+  const bool recipe_overrides = std::any_of(w.begin(), w.end(), [](const std::string& s) {
+    return (starts_with(s, "train.") || starts_with(s, "model.")) && s.find('=') != std::string::npos;
+  });
+  const bool recipe_flag = std::find(w.begin(), w.end(), "--recipe") != w.end();
+  if (base_name(program) == "run_recipe.py" || (recipe_flag && recipe_overrides))
+    return OtherFramework{"NeMo Megatron-Bridge", program + " --recipe"};
   bool hydra_trainer = false, hydra_model = false, lightning_flags = false, config_file_flag = false;
   bool ds_chat_lora = false, ds_chat_zero = false, ds_chat_split = false, bare_deepspeed = false;
   for (std::size_t i = 0; i < w.size(); ++i) {
