@@ -2706,3 +2706,19 @@ TEST_CASE("A script's own --num_layers and --seq_length are not Megatron-LM's --
   INFO(trainmem::error_document(megatron.errors));
   CHECK(as_json(megatron.document).value("framework", "") == "megatron");
 }
+
+TEST_CASE("A TRL script's teacher or reward model is named as a model the estimate leaves out, not as a misspelling", "[import][trl]") {
+  // huggingface/trl f2cd577 docs/source/distillation_trainer.md: examples/scripts/distillation.py
+  // parses DistillationConfig, whose teacher_model_name_or_path loads a second model.
+  const auto r = trainmem::import_configs(
+      {command_line("run.sh", "accelerate launch --num_processes 1 examples/scripts/distillation.py --model_name_or_path "
+                              "Qwen/Qwen2.5-0.5B --teacher_model_name_or_path Qwen/Qwen2.5-1.5B --per_device_train_batch_size 2 "
+                              "--max_length 1024 --bf16\n")},
+      trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  const auto teacher = std::find_if(r.unmodelled.begin(), r.unmodelled.end(),
+                                    [](const auto& n) { return n.key == "run.sh:--teacher_model_name_or_path"; });
+  REQUIRE(teacher != r.unmodelled.end());
+  CHECK(teacher->reason.find("a second model the script loads") != std::string::npos);
+  CHECK(teacher->reason.find("did you mean") == std::string::npos);
+}

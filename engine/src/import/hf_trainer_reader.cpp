@@ -145,6 +145,19 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
     r.ignore(k, v, "TrlParser's config file (TRL trl/scripts/utils.py parse_args_and_config, f2cd577)");
     return;
   }
+  // TRL's other example scripts parse configs of their own that name a second model: a teacher
+  // (trl/experimental/gkd, examples/scripts/distillation.py DistillationConfig
+  // teacher_model_name_or_path, f2cd577), a reward model (online DPO, XPO, Nash-MD, PPO:
+  // reward_model_path), a value model (PPO) or a judge. Not a misspelling: a model the estimate
+  // leaves out.
+  static const std::set<std::string> extra_models = {"teacher_model_name_or_path", "reward_model_path", "reward_model_name_or_path",
+                                                     "value_model_path", "sft_model_path", "judge"};
+  if (extra_models.count(name)) {
+    r.unmodelled_key(k, v, "a second model the script loads (a teacher, reward, value or judge model, as TRL's distillation, "
+                           "online DPO and PPO scripts take): its weights and forward passes are not in this estimate, which "
+                           "prices the trained model alone (an rlhf job in the form prices a reward and critic model)");
+    return;
+  }
   const auto classes = parsed_classes(trainer);
   std::vector<std::string> known;
   std::string names;
