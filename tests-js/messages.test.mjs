@@ -30,7 +30,7 @@ const SAMPLE = {
   height: 448, width: 448, reason: 'no_architecture',
   framework: 'NeMo', file: 'train.yaml', evidence: 'exp_manager:', origin: 'run.sh:--max_length $SEQ',
   reason: 'no_architecture', given: 2, offset: 17, line: 3, column: 7, chunks: 8, sum: 30, layers: 32, intermediate_size: 5120,
-  zero_stage: 2, recipe: 'lora_finetune_single_device', component: 'torchtune.models.llama3_1.llama3_1_8b', dtype: 'bf16',
+  zero_stage: 2, algorithm: 'ppo', recipe: 'lora_finetune_single_device', component: 'torchtune.models.llama3_1.llama3_1_8b', dtype: 'bf16',
   first: 'train.yaml:micro_batch_size', first_value: '2', second: 'ds_config.json:train_micro_batch_size_per_gpu', second_value: '4',
   product: 64, key: 'learning_rate', problem: 'missing_field',
   gpus: 56, max_gpus: 4096, model_states: 16060522496, max_work: 2000000, covered_splits: 12, splits: 40,

@@ -2722,3 +2722,23 @@ TEST_CASE("A TRL script's teacher or reward model is named as a model the estima
   CHECK(teacher->reason.find("a second model the script loads") != std::string::npos);
   CHECK(teacher->reason.find("did you mean") == std::string::npos);
 }
+
+TEST_CASE("torchtune's PPO and GRPO recipe configs are named as recipes the import does not read", "[import][torchtune]") {
+  // pytorch/torchtune bd2a0fc recipes/configs/mistral/7B_full_ppo_low_memory.yaml (policy_model,
+  // reward_and_value_model) and recipes/configs/dev/3B_full_grpo.yaml (grpo_samples): excerpts.
+  const std::pair<const char*, const char*> cases[] = {
+      {"ppo", "policy_model:\n  _component_: torchtune.models.mistral.mistral_7b\nreward_and_value_model:\n"
+              "  _component_: torchtune.modules.classifier_model\n  base_model_path: torchtune.models.mistral.mistral_7b\nbatch_size: 64\n"},
+      {"grpo", "model:\n  _component_: torchtune.models.llama3_2.llama3_2_3b\ngrpo_samples: 16\nbatch_size: 1\n"},
+  };
+  for (const auto& [algorithm, yaml] : cases) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("recipe.yaml", yaml, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == "unsupported");
+    CHECK(std::get<std::string>(r.errors[0].params.values.at(0).second) == "torchtune_rlhf_recipe");
+    CHECK(r.errors[0].message.find(std::string("as an rlhf ") + algorithm + " job") != std::string::npos);
+  }
+}

@@ -268,6 +268,10 @@ export const REASON_WORDINGS = {
       en: (c) => c.n('entries') + ' key=value word(s) after the config override it on the command line, which the import does not read: put the values in the config file',
       zh: (c) => '配置文件之后的 ' + c.n('entries') + ' 个 key=value 参数会在命令行上覆盖其中的设置，导入不读取这些参数：请把取值写进配置文件',
     },
+    torchtune_rlhf_recipe: {
+      en: (c) => "torchtune's " + (c.s('algorithm') === 'ppo' ? 'PPO' : 'GRPO') + ' recipe is not read by the import, which reads torchtune\'s finetune recipes: enter it in the form as an RLHF ' + (c.s('algorithm') === 'ppo' ? 'PPO' : 'GRPO') + ' job',
+      zh: (c) => 'torchtune 的 ' + (c.s('algorithm') === 'ppo' ? 'PPO' : 'GRPO') + ' 训练配方不在导入范围内（导入只读取 torchtune 的微调配方）：请在表单中按 RLHF ' + (c.s('algorithm') === 'ppo' ? 'PPO' : 'GRPO') + ' 任务填写',
+    },
     too_many_open_values: {
       en: (c) => c.n('entries') + ' values hold variables the script does not set (at most ' + c.n('limit') + ' are traced to their fields); set them in the script',
       zh: (c) => '有 ' + c.n('entries') + ' 个值取决于脚本中未设置的变量（最多追踪 ' + c.n('limit') + ' 个）；请在脚本中设置这些变量',

@@ -119,7 +119,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::unknown_preset, MessageKind::error, "value suggestion candidates"},
     {error_code::unknown_gpu, MessageKind::error, "value suggestion candidates"},
     {error_code::unsupported_model_type, MessageKind::error, "model_type suggestion"},
-    {error_code::unsupported, MessageKind::error, "reason entries limit", "too_many_open_values config_overrides"},
+    {error_code::unsupported, MessageKind::error, "reason entries limit algorithm", "too_many_open_values config_overrides torchtune_rlhf_recipe"},
     {error_code::invalid_catalog, MessageKind::error, "file problem"},  // and the params of the problem (code `problem`) in the file
     {error_code::internal, MessageKind::error, ""},
     // Trainer configuration import (config_import.hpp).

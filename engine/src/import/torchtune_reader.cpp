@@ -110,6 +110,20 @@ class TorchtuneReader {
   TorchtuneReader(Reading& r, const ConfigValue& c, const TuneRun* run) : r_(r), c_(c), run_(run) {}
 
   void read() {
+    // torchtune's RLHF recipes (pytorch/torchtune bd2a0fc): PPO (recipes/ppo_full_finetune_single_device.py,
+    // configs with policy_model: and reward_and_value_model:) trains a policy and a value model
+    // beside a frozen reference and reward model; GRPO (recipes/dev/grpo_full_finetune_distributed.py,
+    // configs with grpo_samples:) generates grpo_samples completions per prompt with a reference
+    // model (ref_checkpointer:). This reader reads the finetune recipes' keys, none of those.
+    const bool ppo = c_.find("policy_model") || c_.find("reward_and_value_model");
+    if (ppo || c_.find("grpo_samples")) {
+      const std::string what = ppo ? "PPO recipe (policy_model, reward_and_value_model)" : "GRPO recipe (grpo_samples)";
+      r_.error(error_code::unsupported, ppo ? "policy_model" : "grpo_samples",
+               "torchtune's " + what + " is not read by this import, which reads torchtune's finetune recipes: enter it in "
+               "the form as an rlhf " + std::string(ppo ? "ppo" : "grpo") + " job",
+               {{"reason", "torchtune_rlhf_recipe"}, {"algorithm", ppo ? "ppo" : "grpo"}});
+      return;
+    }
     read_recipe();
     // The model first: what it builds (full, LoRA) decides how other keys are read.
     if (const ConfigValue* m = c_.find("model")) read_key("model", *m);
@@ -642,8 +656,11 @@ class TorchtuneReader {
 
 bool is_torchtune_config(const ConfigValue& content) {
   if (!content.is_object()) return false;
-  const ConfigValue* m = content.find("model");
-  return m && m->is_object() && m->find("_component_");
+  for (const char* key : {"model", "policy_model"}) {  // policy_model: the PPO recipe's (see TorchtuneReader::read)
+    const ConfigValue* m = content.find(key);
+    if (m && m->is_object() && m->find("_component_")) return true;
+  }
+  return false;
 }
 
 std::optional<TuneRun> tune_run_command(const ShellCommand& c, const std::string& file) {
