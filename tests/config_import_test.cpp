@@ -2742,3 +2742,18 @@ TEST_CASE("torchtune's PPO and GRPO recipe configs are named as recipes the impo
     CHECK(r.errors[0].message.find(std::string("as an rlhf ") + algorithm + " job") != std::string::npos);
   }
 }
+
+TEST_CASE("A script's own adapter or quantization flags leave the method open instead of a full fine-tune", "[import][unresolved]") {
+  // huggingface/peft 5d602fdb examples/sft/run_peft_qlora_fsdp.sh runs examples/sft/train.py, whose
+  // ModelArguments define --use_peft_lora and --use_4bit_quantization (QLoRA on Llama-2-70B): an
+  // estimate of full fine-tuning would be another run.
+  const auto r = trainmem::import_configs(
+      {command_line("run.sh", "accelerate launch --num_processes 2 train.py --model_name_or_path meta-llama/Llama-2-70b-hf "
+                              "--per_device_train_batch_size 2 --max_seq_length 2048 --gradient_checkpointing True --bf16 True "
+                              "--use_peft_lora True --lora_r 8 --use_4bit_quantization True --use_nested_quant True\n")},
+      trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(has_key(r.unresolved, "run.sh:--use_peft_lora"));
+  CHECK_FALSE(as_json(r.document).contains("method"));
+  for (const auto& n : r.unmodelled) CHECK(n.key != "run.sh:--use_peft_lora");
+}

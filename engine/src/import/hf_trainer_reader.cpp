@@ -158,6 +158,21 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
                            "prices the trained model alone (an rlhf job in the form prices a reward and critic model)");
     return;
   }
+  // A script's own flag about adapters or quantization (huggingface/peft 5d602fdb
+  // examples/sft/train.py ModelArguments: use_peft_lora, lora_r, use_4bit_quantization): the
+  // script, not TrainingArguments, decides full fine-tuning, LoRA or QLoRA, so the method is left
+  // open rather than priced as full fine-tuning. (TRL's own scripts define their adapter flags:
+  // an unknown one there is a misspelling, below.)
+  if (!trl_command_line) {
+    const std::string low = lower(name);
+    for (const char* word : {"lora", "peft", "4bit", "8bit", "quant"})
+      if (low.find(word) != std::string::npos) {
+        r.unresolved_field("method", k, v,
+                           "a flag of the script's own (no TrainingArguments field) about adapters or quantization: the script "
+                           "decides full fine-tuning, LoRA or QLoRA, which this import cannot read; set method");
+        return;
+      }
+  }
   const auto classes = parsed_classes(trainer);
   std::vector<std::string> known;
   std::string names;

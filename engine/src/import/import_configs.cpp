@@ -505,7 +505,13 @@ Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
 // A command line none of whose flags the trainer reader read (no field, no model, no named file,
 // nothing unresolved, no value refused): a script with its own flags, not TrainingArguments.
 bool nothing_read(const Reading& program) {
-  return !program.model_id && program.named_files.empty() && program.unresolved.empty() && program.errors.empty() &&
+  // A script's own adapter flag leaves the method open (read_unknown_key) without reading anything.
+  const auto method_left_open = [&](const ImportNote& n) {
+    return std::any_of(program.left_open.begin(), program.left_open.end(),
+                       [&](const auto& open) { return open.first == "method" && open.second == n.key; });
+  };
+  return !program.model_id && program.named_files.empty() && program.errors.empty() &&
+         std::all_of(program.unresolved.begin(), program.unresolved.end(), method_left_open) &&
          std::none_of(program.fields.begin(), program.fields.end(), [](const Assignment& a) { return a.strength >= Strength::read_yielding; });
 }
 
