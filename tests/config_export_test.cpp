@@ -552,15 +552,20 @@ TEST_CASE("an axolotl export keeps ZeRO-2: FSDP1's shard_grad_op, or DeepSpeed's
   check_round_trip(doc, trainmem::ExportFormat::axolotl, kAxolotlKeys);
 }
 
-TEST_CASE("an axolotl export with activation offloading also turns gradient_checkpointing on", "[export]") {
+TEST_CASE("an axolotl export offloads activations only around recomputed layers", "[export]") {
   // axolotl utils/schemas/validation.py check_activation_offloading_wo_gc refuses
-  // activation_offloading without gradient_checkpointing, even for LoRA, where the loader then
-  // offloads instead of recomputing.
-  const auto r = json::parse(trainmem::export_json(R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora",
-      "lora": {"r": 16, "target_modules": "all-linear"}, "activation_checkpointing": "none", "activation_offload": true,
-      "batch": {"micro_batch_size": 1, "seq_length": 8192}})", "axolotl").json);
-  CHECK(r.at("config").at("activation_offloading") == true);
-  CHECK(r.at("config").at("gradient_checkpointing") == true);
+  // activation_offloading without gradient_checkpointing, and with it the layers recompute, for
+  // LoRA too (loaders/model.py _configure_embedding_dtypes): offload without recompute cannot be
+  // written; with full checkpointing both keys are.
+  const std::string lora = R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora", "lora": {"r": 16, "target_modules": "all-linear"},
+      "activation_offload": true, "batch": {"micro_batch_size": 1, "seq_length": 8192}, "activation_checkpointing": )";
+  const auto none = json::parse(trainmem::export_json(lora + R"("none"})", "axolotl").json);
+  CHECK_FALSE(none.at("config").contains("activation_offloading"));
+  CHECK(none.at("config").at("gradient_checkpointing") == false);
+  CHECK(none.at("not_exported").dump().find("activation_offload") != std::string::npos);
+  const auto full = json::parse(trainmem::export_json(lora + R"("full"})", "axolotl").json);
+  CHECK(full.at("config").at("activation_offloading") == true);
+  CHECK(full.at("config").at("gradient_checkpointing") == true);
 }
 
 TEST_CASE("a model without a Hugging Face id round-trips through every export format, listed as not exported", "[export]") {

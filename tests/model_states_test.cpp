@@ -358,3 +358,17 @@ TEST_CASE("under ZeRO-Offload the gradients' formula says where the partition we
   CHECK(e.per_gpu.gradients == 0);
   CHECK_THAT(formula_of(doc, "gradients"), Catch::EndsWith("= 0 B (offloaded with the optimizer: the partition is on the host)"));
 }
+
+TEST_CASE("QLoRA under ZeRO-3: the 4-bit weights shard, their quantization state does not", "[model_states][qlora]") {
+  // bitsandbytes Params4bit keeps absmax and the double-quantization constants in quant_state, a
+  // module attribute and no parameter, which ZeRO-3 and FSDP do not partition. Llama-2-70B's
+  // linears: per layer q, o 8192^2 = 67,108,864 each, k, v 8192 x 1024 = 8,388,608 each, gate, up,
+  // down 8192 x 28672 = 234,881,024 each: 855,638,016 x 80 layers = 68,451,041,280 weights. NF4
+  // with double quantization: 1/64 B (8-bit absmax per 64 weights) + 4/(64 x 256) B per weight:
+  // 1,069,547,520 + 16,711,680 = 1,086,259,200 B. On 2 GPUs each holds half of everything else
+  // and all of these: half of them more than half the one-GPU parameters.
+  const std::string doc = R"({"model": {"preset": "llama-2-70b"}, "method": "qlora", "batch": {"seq_length": 2048}, "parallel": )";
+  const double one = estimate_from(doc + R"({"world_size": 1, "zero_stage": 3}})").per_gpu.parameters;
+  const double two = estimate_from(doc + R"({"world_size": 2, "zero_stage": 3}})").per_gpu.parameters;
+  CHECK(two - one / 2 == 1'086'259'200.0 / 2);
+}

@@ -14,6 +14,12 @@ constexpr double kInt8Bytes = 1.0;
 constexpr double kDeepSpeedSubGroup = 1e9;  // elements, ZeRO-3 sub_group_size
 }  // namespace
 
+double qlora_constant_bytes_per_param(const QloraSettings& q) {
+  if (q.quant_type == Dtype::int8) return 0.0;
+  if (!q.double_quant) return kFp32Bytes / kQloraBlockSize;
+  return kInt8Bytes / kQloraBlockSize + kFp32Bytes / (kQloraBlockSize * kDoubleQuantBlockSize);
+}
+
 double qlora_weight_bytes_per_param(const QloraSettings& q) {
   // LLM.int8(): one int8 byte per weight (Linear8bitLt's Int8Params CB) and one fp32 scale per
   // output row (SCB), 4 / in_features bytes per weight, under 0.1 % from 4096 inputs: not counted.
@@ -103,6 +109,14 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     ModelStateBytes all;
     all.parameters = (r.dense_trainable * b.param + frozen_param_bytes_d) / param_shard_d +
                      (r.expert_trainable * b.param + frozen_param_bytes_e) / param_shard_e;
+    // The 4-bit weights' quantization state (bitsandbytes Params4bit.quant_state: absmax and the
+    // double-quantization constants) is a module attribute, no parameter: FSDP flattens and ZeRO-3
+    // partitions parameters only, so every rank keeps the whole state (bitsandbytes nn/modules.py
+    // Linear4bit.forward restores it from the weight: "the quant state got lost ... for example
+    // for fsdp").
+    // torchao's NF4Tensor (torchtune) is the parameter itself, scalers included, and shards whole.
+    if (qlora_through_bitsandbytes(s) && zero >= 3)
+      all.parameters += r.frozen_linear_weights * qlora_constant_bytes_per_param(s.qlora) * (1.0 - 1.0 / param_shard_d);
     // Elements with gradients: the trainable ones, or whole layers under FSDP1's flat parameters.
     // A flat parameter's gradient has its numel: under QLoRA a 4-bit weight enters it packed, two
     // weights a byte, in the float quant_storage the other parameters share (bitsandbytes

@@ -55,6 +55,8 @@ struct ModelStates {
 // constants (absmax per 64 weights, fp32; with double quantization 8-bit absmax plus one fp32
 // constant per 256 blocks: QLoRA paper, Dettmers et al. 2023, §3 "Double Quantization").
 double qlora_weight_bytes_per_param(const QloraSettings& q);
+// The quantization constants' part of it (0 for int8), bytes per weight.
+double qlora_constant_bytes_per_param(const QloraSettings& q);
 
 // The precision LoRA/QLoRA adapters train in where they are held in a dtype of their own
 // (lora.adapter_dtype given, or PEFT's fp32 upcast): that dtype for weights and gradients, and

@@ -174,19 +174,17 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
 
   if (s.activation_checkpointing == Checkpointing::selective)
     out.not_expressible.emplace_back("activation_checkpointing", "axolotl's gradient_checkpointing recomputes whole layers");
-  // With activation_offloading, axolotl recomputes a full run's layers and offloads their inputs,
-  // and offloads a LoRA run's activations instead of recomputing them (loaders/model.py).
-  const bool adapters = uses_adapters(s.method);
-  const bool recompute = s.activation_checkpointing != Checkpointing::none;
-  const bool offloading = s.activation_offload && recompute != adapters;
   // axolotl refuses activation_offloading without gradient_checkpointing (utils/schemas/validation.py
-  // check_activation_offloading_wo_gc); with both, the loader decides recompute as above.
-  c.set("gradient_checkpointing", recompute || offloading);
-  if (offloading) {
+  // check_activation_offloading_wo_gc), and with both it recomputes the layers and offloads their
+  // inputs, for LoRA/QLoRA too (loaders/model.py _configure_embedding_dtypes enables the model's
+  // checkpointing for an adapter; _apply_activation_checkpointing re-wraps a full run).
+  const bool recompute = s.activation_checkpointing != Checkpointing::none;
+  c.set("gradient_checkpointing", recompute);
+  if (s.activation_offload && recompute) {
     c.set("activation_offloading", true);
   } else if (s.activation_offload) {
-    out.not_expressible.emplace_back("activation_offload", adapters ? "axolotl offloads a LoRA run's activations instead of recomputing them"
-                                                                     : "axolotl offloads a full run's activations around recomputed layers only");
+    out.not_expressible.emplace_back("activation_offload", "axolotl offloads activations around recomputed layers only "
+                                                           "(activation_offloading requires gradient_checkpointing)");
   }
   c.set("attn_implementation", s.attention == AttentionImplementation::flash    ? "flash_attention_2"
                                : s.attention == AttentionImplementation::flash3 ? "flash_attention_3"
