@@ -141,3 +141,20 @@ TEST_CASE("the sharded-checkpoint warning needs more than one rank to shard over
   const json eight = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "parallel": {"world_size": 8, "zero_stage": 3}})");
   CHECK(has(warning_codes(eight), "sharded_checkpoint_resume"));
 }
+
+TEST_CASE("Weights in fp8 on a GPU without FP8 tensor cores, and a vLLM share below the policy's weights, cannot run", "[warnings][hardware]") {
+  // torch._scaled_mm, PyTorch's only fp8 matmul, needs compute capability 8.9: an A100 (8.0) has
+  // none, an H100 (9.0) has them.
+  const std::string fp8 = R"({"model": {"preset": "llama-3.1-8b"}, "precision": {"param_dtype": "fp8"}, "parallel": {"world_size": 8,
+    "zero_stage": 3}, "batch": {"seq_length": 2048}, "gpu": ")";
+  CHECK(estimate_doc(fp8 + R"(a100-80gb"})")["cannot_run"] == json::array({"fp8_unsupported"}));
+  CHECK(estimate_doc(fp8 + R"(h100-sxm-80gb"})")["cannot_run"] == json::array());
+  // Colocated vLLM at 1 % of an H100 SXM's 85,520,809,984 bytes (855 MB) against Qwen2.5-7B's
+  // 7.6e9 weights x 2 bytes: vLLM cannot load the model, so the run cannot start, whatever the
+  // memory verdict (which prices the pool it was given).
+  const json grpo = estimate_doc(R"({"model": {"preset": "qwen2.5-7b"}, "batch": {"seq_length": 2048}, "parallel": {"world_size": 8,
+    "zero_stage": 3}, "gpu": "h100-sxm-80gb", "rlhf": {"algorithm": "grpo", "rollout": {"use_vllm": true,
+    "vllm_gpu_memory_utilization": 0.01}}})");
+  CHECK(grpo["cannot_run"] == json::array({"vllm_share_below_weights"}));
+  CHECK(has(warning_codes(grpo), "vllm_share_below_weights"));
+}

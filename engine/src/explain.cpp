@@ -157,8 +157,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     w.push_back({warning_code::eight_bit_small_tensors,
                  "bitsandbytes keeps 32-bit state for tensors under 4096 elements (min_8bit_size)",
                  {{"min_8bit_size", 4096.0}}});
-  // vLLM sizes its pool to the share and loads the weights into it: a share below them cannot start.
-  if (const auto weights = vllm_weight_bytes(s); weights && e.rollout_vllm_bytes && *weights > *e.rollout_vllm_bytes)
+  if (const auto weights = vllm_weight_bytes(s); weights && vllm_share_below_weights(s, e))
     w.push_back({warning_code::vllm_share_below_weights,
                  "rlhf.rollout.vllm_gpu_memory_utilization " + number_text(s.rlhf->vllm_gpu_memory_utilization) + " gives vLLM " +
                      bytes(*e.rollout_vllm_bytes) + ", less than the policy's " + bytes(*weights) + " of weights: vLLM cannot load the model (raise the share, or run vLLM as a server)",

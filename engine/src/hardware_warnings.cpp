@@ -5,6 +5,7 @@
 #include "trainmem/explain.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/message_codes.hpp"
+#include "trainmem/rlhf.hpp"
 
 namespace trainmem {
 
@@ -19,12 +20,22 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
                  "torch.cuda.is_bf16_supported() is False there and the HF Trainer refuses --bf16; train in fp16 "
                  "(precision.param_dtype / compute_dtype \"fp16\", with loss scaling) or fp32",
                  {{"gpu", g.display_name}}});
-  if (s.precision.fp8_compute && !has_fp8_tensor_cores(g))
+  if (s.precision.fp8_compute && !has_fp8_tensor_cores(g)) {
     w.push_back({warning_code::fp8_unsupported,
                  g.display_name + " has no FP8 tensor cores (compute capability 8.9 and above: Ada, Hopper, Blackwell; "
                  "Transformer Engine refuses FP8 below it): the activations are priced in 16 bits and the step time "
                  "without FP8 matmuls; switch precision.fp8_compute off to estimate what the run will do",
-                 {{"gpu", g.display_name}}});
+                 {{"gpu", g.display_name}, {"field", "precision.fp8_compute"}}});
+  } else if ((p.param_dtype == Dtype::fp8 || p.compute_dtype == Dtype::fp8) && !has_fp8_tensor_cores(g)) {
+    // Weights or compute in fp8 (torch.float8_e4m3fn): PyTorch multiplies them only through
+    // torch._scaled_mm, which needs FP8 tensor cores (compute capability 8.9).
+    const char* field = p.param_dtype == Dtype::fp8 ? "precision.param_dtype" : "precision.compute_dtype";
+    w.push_back({warning_code::fp8_unsupported,
+                 g.display_name + " has no FP8 tensor cores (compute capability 8.9 and above: Ada, Hopper, Blackwell): " +
+                     field + " fp8 has no matmul there (torch._scaled_mm needs them); set it to bf16 or fp16 to estimate what the "
+                     "run will do",
+                 {{"gpu", g.display_name}, {"field", field}}});
+  }
   const bool flash_kernel = s.attention == AttentionImplementation::flash || s.attention == AttentionImplementation::flash3;
   if (s.model.architecture && flash_kernel && !g.flash_attention_2)
     w.push_back({warning_code::flash_attention_unsupported,
@@ -86,6 +97,21 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
                        "CUDA allocator, not XLA's",
                    {{"gpu", g.display_name}, {"parts", parts}, {"part_ids", ids}}});
   }
+}
+
+bool vllm_share_below_weights(const TrainingSetup& s, const Estimate& e) {
+  // vLLM sizes its pool to the share and loads the weights into it: a share below them cannot start.
+  const auto weights = vllm_weight_bytes(s);
+  return weights && e.rollout_vllm_bytes && *weights > *e.rollout_vllm_bytes;
+}
+
+std::vector<std::string> cannot_run_codes(const TrainingSetup& s, const Estimate& e) {
+  std::vector<Warning> hardware;
+  hardware_warnings(s, e, hardware);
+  std::vector<std::string> codes;
+  for (const auto& w : hardware) codes.push_back(w.code);
+  if (vllm_share_below_weights(s, e)) codes.emplace_back(warning_code::vllm_share_below_weights);
+  return codes;
 }
 
 }  // namespace trainmem

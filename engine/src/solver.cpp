@@ -236,9 +236,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       opt.id = g.spec.id;
       TrainingSetup there = base;
       there.gpu = g.spec;
-      std::vector<Warning> hardware;
-      hardware_warnings(there, estimate(there), hardware);
-      for (const auto& w : hardware) opt.cannot_run.push_back(w.code);
+      opt.cannot_run = cannot_run_codes(there, estimate(there));
       if (g.kind != own_kind) opt.cannot_run.emplace_back("other_accelerator_kind");
       const Fewest fewest = min_gpus_for(g.spec);
       opt.min_gpus = fewest.fits;

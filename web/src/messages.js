@@ -262,8 +262,12 @@ export const WORDINGS = {
     zh: (c) => c.s('gpu') + ' 无法运行 FlashAttention-2（仅支持 Ampere、Ada 和 Hopper）：实际会使用 SDPA 的省显存内核或 eager 注意力；请将 attention 设为“sdpa”（或“eager”）以估算实际占用',
   },
   fp8_unsupported: {
-    en: (c) => c.s('gpu') + ' has no FP8 tensor cores (compute capability 8.9 and above: Ada, Hopper, Blackwell; Transformer Engine refuses FP8 below it): the activations are priced in 16 bits and the step time without FP8 matmuls; switch precision.fp8_compute off to estimate what the run will do',
-    zh: (c) => c.s('gpu') + ' 没有 FP8 张量核心（需要计算能力 8.9 及以上：Ada、Hopper、Blackwell；Transformer Engine 在更低的设备上拒绝 FP8）：激活按 16 位估算，步时不计 FP8 矩阵乘；请关闭 precision.fp8_compute 以估算实际运行',
+    en: (c) => c.s('gpu') + ' has no FP8 tensor cores (compute capability 8.9 and above: Ada, Hopper, Blackwell' + (c.p.field === 'precision.fp8_compute' || !c.has('field')
+      ? '; Transformer Engine refuses FP8 below it): the activations are priced in 16 bits and the step time without FP8 matmuls; switch precision.fp8_compute off to estimate what the run will do'
+      : '): ' + c.s('field') + ' fp8 has no matmul there (torch._scaled_mm needs them); set it to bf16 or fp16 to estimate what the run will do'),
+    zh: (c) => c.s('gpu') + ' 没有 FP8 张量核心（需要计算能力 8.9 及以上：Ada、Hopper、Blackwell' + (c.p.field === 'precision.fp8_compute' || !c.has('field')
+      ? '；Transformer Engine 在更低的设备上拒绝 FP8）：激活按 16 位估算，步时不计 FP8 矩阵乘；请关闭 precision.fp8_compute 以估算实际运行'
+      : '）：' + c.s('field') + ' 为 fp8 时在该设备上没有矩阵乘（torch._scaled_mm 需要 FP8 张量核心）；请改为 bf16 或 fp16 以估算实际运行'),
   },
   flash_attention_3_unsupported: {
     en: (c) => c.s('gpu') + ' cannot run FlashAttention-3 (H100 / H800, Hopper only): the step time is priced with FlashAttention-2\'s rates, which keep the same tensors; set attention "flash" (or "sdpa") for what the run will use',

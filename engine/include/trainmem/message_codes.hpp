@@ -152,7 +152,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::flash_attention_3_unsupported, MessageKind::warning, "gpu"},
     // parts: what of the setup has no TPU back end, comma-separated ("bitsandbytes 4-bit base", "DeepSpeed").
     {warning_code::tpu_unsupported_software, MessageKind::warning, "gpu parts part_ids"},
-    {warning_code::fp8_unsupported, MessageKind::warning, "gpu"},
+    {warning_code::fp8_unsupported, MessageKind::warning, "gpu field"},
     {warning_code::unpriced_part, MessageKind::warning, "field parameters"},
     {warning_code::image_size_assumed, MessageKind::warning, "model_type height width"},
     {warning_code::ssm_fused_kernels, MessageKind::warning, ""},

@@ -789,10 +789,7 @@ json write_estimate(const TrainingSetup& s, const Estimate& e) {
     out["warnings"].push_back({{"code", w.code}, {"message", w.message}, {"params", json_io::params_json(w.params)}});
   // What the device cannot run of the setup (the hardware warnings' codes, as solve's
   // gpu_options[].cannot_run): the run cannot start as written there, whatever the memory verdict.
-  std::vector<Warning> hardware;
-  hardware_warnings(s, e, hardware);
-  out["cannot_run"] = json::array();
-  for (const auto& w : hardware) out["cannot_run"].push_back(w.code);
+  out["cannot_run"] = cannot_run_codes(s, e);
   std::string why_not, reason;
   const std::optional<StepTime> time = step_time(s, e, &why_not, &reason);
   out["time"] = time ? time_json(*time) : json(nullptr);
