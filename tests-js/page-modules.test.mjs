@@ -263,12 +263,14 @@ test('the Markdown report carries the band, the step time and cost, the checkpoi
   assert.equal(out.error, undefined);
   const md = Export.markdown('https://example.org/#v4:x', doc, out, 'GiB');
   const range = out.per_gpu.peak_range;
-  assert.ok(md.includes('## Uncertainty band of the peak\n\nPeak ' + Format.formatBytes(range.expected, 'GiB') + ' GiB, between '
-    + Format.formatBytes(range.low, 'GiB') + ' and ' + Format.formatBytes(range.high, 'GiB') + ' GiB.'), md);
+  // formatBytes writes the unit ("35.59 GiB"): once, not again after it.
+  assert.ok(md.includes('## Uncertainty band of the peak\n\nPeak ' + Format.formatBytes(range.expected, 'GiB') + ', between '
+    + Format.formatBytes(range.low, 'GiB') + ' and ' + Format.formatBytes(range.high, 'GiB') + '.'), md);
+  assert.doesNotMatch(md, /GiB GiB/);
   for (const u of out.uncertainty) assert.ok(md.includes('- `' + u.source + '`: '), u.source);
   assert.ok(md.includes('- step: ' + out.time.step_seconds.toFixed(3) + ' s\n'), md);
   assert.ok(md.includes('- cost: $' + out.time.cost.usd.toFixed(2) + ' at $6.88 per GPU-hour'), md);
-  assert.ok(md.includes('- one checkpoint (`bytes_per_checkpoint`): ' + Format.formatBytes(out.checkpoint.bytes_per_checkpoint, 'GiB') + ' GiB'), md);
+  assert.ok(md.includes('- one checkpoint (`bytes_per_checkpoint`): ' + Format.formatBytes(out.checkpoint.bytes_per_checkpoint, 'GiB') + '\n'), md);
   assert.ok(out.suggestions.length > 0);
   const table = md.slice(md.indexOf('## Make it fit'), md.indexOf('## Warnings')).trim().split('\n');
   assert.equal(table.length, 4 + out.suggestions.length);  // heading, blank line, header and rule, one row each

@@ -511,6 +511,7 @@ export class App {
       showDefaults(document, null, this.unit);
       this.importer.showResolved(null);
       this.result = null;
+      this.exportable(false);
       return;
     }
     showErrors([], 'estimate', byId('errors'));
@@ -564,6 +565,12 @@ export class App {
     this.pictures.show(out, unit, () => this.themeColors());
     if (!this.result || JSON.stringify(this.result.doc) !== JSON.stringify(doc)) this.trainerExport.clear();
     this.result = { doc, out };
+    this.exportable(true);
+  }
+
+  /** The downloads offer only an estimate: without one (invalid input) they are off. @param {boolean} on */
+  exportable(on) {
+    for (const id of ['export-md', 'export-json']) /** @type {HTMLButtonElement} */ (byId(id)).disabled = !on;
   }
 
   /** The pinned configuration's result, estimated once per pin. */

@@ -70,9 +70,9 @@ function bandSection(out, unit) {
   const range = out.per_gpu.peak_range;
   if (!range) return [];
   const lines = ['## Uncertainty band of the peak', '',
-    'Peak ' + formatBytes(range.expected, unit) + ' ' + unit + ', between ' + formatBytes(range.low, unit) + ' and ' + formatBytes(range.high, unit) + ' ' + unit + '.', ''];
+    'Peak ' + formatBytes(range.expected, unit) + ', between ' + formatBytes(range.low, unit) + ' and ' + formatBytes(range.high, unit) + '.', ''];
   for (const u of out.uncertainty || []) {
-    lines.push('- `' + u.source + '`: ' + formatBytes(u.bytes, unit) + ' ' + unit + (u.alternative ? ' (' + markdownText(u.alternative) + ')' : ''));
+    lines.push('- `' + u.source + '`: ' + formatBytes(u.bytes, unit) + (u.alternative ? ' (' + markdownText(u.alternative) + ')' : ''));
   }
   return [...lines, ''];
 }
@@ -106,7 +106,7 @@ function checkpointSection(checkpoint, unit) {
   const rows = [['bytes_per_checkpoint', 'one checkpoint'], ['largest_rank_bytes', 'largest rank\'s files'], ['inference_weights_bytes', 'weights for inference'],
     ['keep_last_bytes', 'the checkpoints kept']];
   const lines = rows.filter(([key]) => typeof checkpoint[key] === 'number')
-    .map(([key, label]) => '- ' + label + ' (`' + key + '`): ' + formatBytes(checkpoint[key], unit) + ' ' + unit);
+    .map(([key, label]) => '- ' + label + ' (`' + key + '`): ' + formatBytes(checkpoint[key], unit));
   return lines.length ? ['## Checkpoint disk', '', ...lines, ''] : [];
 }
 

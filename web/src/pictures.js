@@ -86,7 +86,10 @@ export class Pictures {
     const bars = stageBars(out);
     showView('stages', Boolean(bars));
     if (bars) {
-      byId('stages-title').textContent = t(bars.kind === 'layers' ? 'pictures_layers' : 'pictures_stages');
+      // The key too, so that a language switch words the shown view's title.
+      const title = bars.kind === 'layers' ? 'pictures_layers' : 'pictures_stages';
+      byId('stages-title').dataset.i18n = title;
+      byId('stages-title').textContent = t(title);
       byId('stages-note').textContent = t(bars.kind === 'layers' ? 'pictures_layers_note' : 'pictures_stages_note');
       this.charts.stages.draw(stageChart(bars, unit, colors));
       this.stageTable(out, bars, unit);

@@ -94,7 +94,10 @@ export function renderDevice(tbody, out, unit, deviceTotal) {
 export function renderPhases(tbody, out, unit) {
   const phases = out.per_gpu.phases;
   if (!phases) {
-    fillTable(tbody, [[t('unknown'), '—']]);
+    // An RLHF job names only its largest phase (policy training, rollout, a model's scoring).
+    const peak = out.per_gpu.peak_phase;
+    fillTable(tbody, peak ? [[t('ph_' + peak) + ' (' + t('peak_mark') + ')', bytesCell(out.per_gpu.peak_allocated, unit, 'ph-' + peak), 'subtotal']]
+      : [[t('unknown'), '—']]);
     return;
   }
   fillTable(tbody, Object.keys(phases).map((p) => {
@@ -265,7 +268,7 @@ export function renderTime(tbody, out, unit) {
   ];
   const cost = time.cost;
   rows.push([t('t_cost'), el('td', { class: 'num', 'data-testid': 't-cost' }, cost
-    ? ['$' + formatMoney(cost.usd) + ' (' + formatMoney(cost.price_per_gpu_hour_usd) + t('per_gpu_hour') + ') ',
+    ? ['$' + formatMoney(cost.usd) + ' ($' + formatMoney(cost.price_per_gpu_hour_usd) + t('per_gpu_hour') + ') ',
        el('small', { class: 'source', text: cost.source })]
     : [time.gpu_hours === null ? t('t_needs_tokens') : t('t_needs_price')])]);
   fillTable(tbody, rows);
