@@ -76,7 +76,7 @@ TEST_CASE("no sequence fits although the model states do: said so, not blamed on
   const auto reason = std::find_if(r.reasons.begin(), r.reasons.end(),
                                    [](const Warning& w) { return w.code == std::string(reason_code::no_sequence_length_fits); });
   REQUIRE(reason != r.reasons.end());
-  CHECK_THAT(reason->message, Catch::StartsWith("no sequence length fits at micro-batch 1: the model states fit the budget, but at 1 token(s)"));
+  CHECK_THAT(reason->message, Catch::StartsWith("no sequence length fits at micro-batch 1: the model states fit the budget, but at 1 token the peak is already "));
 }
 
 TEST_CASE("micro-batch 1 not fitting names only the changes not already made, and none that cannot make room", "[solver]") {
@@ -729,4 +729,19 @@ TEST_CASE("An RLHF job is solved with every model it loads; PPO and GRPO strateg
   const json dpo_search = json::parse(solve_json(base + R"(, "rlhf": {"algorithm": "dpo"}, "solve": {"strategies": {}}})").json);
   CHECK(dpo_search.at("strategies").at("ranked").at(0).at("step_time_s").is_number());
   CHECK(dpo_search.at("strategies").at("reason_messages").empty());
+}
+
+TEST_CASE("No strategy fitting a QLoRA run does not advise LoRA/QLoRA", "[solver]") {
+  // Llama-3.1-70B QLoRA at 65,536 tokens on 2 RTX 4090s: nothing fits; the run already trains
+  // adapters, so the advice is GPUs and a shorter sequence only (a full run keeps the LoRA advice).
+  const std::string base = R"({"model": {"preset": "llama-3.1-70b"}, "gpu": "rtx-4090-24gb", "batch": {"seq_length": 65536},
+    "parallel": {"world_size": 2, "zero_stage": 3}, "solve": {"strategies": {}}, "method": )";
+  for (const auto& [method, lora] : {std::pair{"qlora", false}, std::pair{"full", true}}) {
+    const json r = json::parse(solve_json(base + "\"" + method + "\"}").json);
+    const json& why = r.at("strategies").at("reason_messages");
+    const auto none = std::find_if(why.begin(), why.end(), [](const json& m) { return m.at("code") == reason_code::no_strategy_fits; });
+    REQUIRE(none != why.end());
+    CHECK((none->at("message").get<std::string>().find("LoRA/QLoRA") != std::string::npos) == lora);
+    CHECK(none->at("params").at("adapters") == (lora ? "true" : "false"));
+  }
 }

@@ -20,4 +20,10 @@ std::string number_text(double d) {
   return buffer;
 }
 
+std::string gib_text(double bytes, int decimals) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*f GiB", decimals, bytes / (1024.0 * 1024.0 * 1024.0));
+  return buffer;
+}
+
 }  // namespace trainmem

@@ -9,6 +9,7 @@
 #include "trainmem/explain.hpp"
 #include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
+#include "trainmem/number_text.hpp"
 #include "trainmem/step_time.hpp"
 #include "trainmem/work_meter.hpp"
 
@@ -141,11 +142,11 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
                              "even the shortest sequence does not fit: the model states alone exceed the budget", {}});
       } else {
         const double peak = compared_peak(with_seq(1), shortest).value_or(0.0);
+        const int decimals = std::max(peak, r.budget_bytes) >= 1024.0 * 1024.0 * 1024.0 ? 2 : 4;  // a small GPU's MiB show
         r.reasons.push_back({reason_code::no_sequence_length_fits,
                              "no sequence length fits at micro-batch " + std::to_string(base.batch.micro_batch_size) +
-                                 ": the model states fit the budget, but at " + std::to_string(cp) + " token(s) the peak is already " +
-                                 std::to_string(static_cast<long long>(peak)) + " B against " +
-                                 std::to_string(static_cast<long long>(r.budget_bytes)) + " B",
+                                 ": the model states fit the budget, but at " + std::to_string(cp) + (cp == 1 ? " token" : " tokens") +
+                                 " the peak is already " + gib_text(peak, decimals) + " against a budget of " + gib_text(r.budget_bytes, decimals),
                              {{"micro_batch_size", static_cast<double>(base.batch.micro_batch_size)},
                               {"seq_length", static_cast<double>(cp)},
                               {"peak", peak},

@@ -9,6 +9,7 @@
 
 #include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
+#include "trainmem/number_text.hpp"
 #include "trainmem/pipeline_split.hpp"
 #include "trainmem/solver.hpp"
 #include "trainmem/step_time.hpp"
@@ -61,11 +62,7 @@ bool divides_heads(const Architecture& a, std::int64_t tp) {
   return true;
 }
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  return buf;
-}
+std::string gib(double bytes) { return gib_text(bytes, 1); }
 
 // Writes a candidate's strategy into a copy of the base setup (every field the search varies is
 // set, so one copy serves every candidate without copying the architecture again).
@@ -309,12 +306,15 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
       // The framework's highest sharding stage (framework_parallelism.hpp), with offload where searched.
       const int zero = offered.zero_stages.back();
       const bool offload = o.include_offload && zero > 0;
+      // Adapters are advice only for a run that trains every weight, where the framework has them.
+      const bool adapters = (base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework);
       r.reasons.push_back({reason_code::no_strategy_fits,
                            "no strategy on " + gpus + " fits, down to micro-batch 1 with ZeRO-" + std::to_string(zero) +
                                (offload ? ", full checkpointing and optimizer offload" : " and full checkpointing") +
-                               ": add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)",
+                               (adapters ? ": add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)"
+                                         : ": add GPUs or shorten the sequence"),
                            {{"world_size", world_size}, {"include_offload", offload ? "true" : "false"},
-                            {"zero_stage", static_cast<double>(zero)}}});
+                            {"zero_stage", static_cast<double>(zero)}, {"adapters", adapters ? "true" : "false"}}});
     }
     return r;
   }

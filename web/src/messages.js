@@ -383,9 +383,10 @@ export const WORDINGS = {
   no_strategy_fits: {
     en: (c) => 'no strategy on ' + gpuCount(c, 'world_size') + ' fits, down to micro-batch 1 with ZeRO-' + (c.has('zero_stage') ? c.n('zero_stage') : '3') +
       (c.p.include_offload === 'true' ? ', full checkpointing and optimizer offload' : ' and full checkpointing') +
-      ': add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)',
+      (c.p.adapters === 'false' ? ': add GPUs or shorten the sequence' : ': add GPUs, shorten the sequence, or train fewer parameters (LoRA/QLoRA)'),
     zh: (c) => c.n('world_size') + ' 张 GPU 上没有放得下的策略，即使微批为 1 并使用 ZeRO-' + (c.has('zero_stage') ? c.n('zero_stage') : '3') +
-      (c.p.include_offload === 'true' ? '、完整激活检查点和优化器卸载' : ' 和完整激活检查点') + '：请增加 GPU、缩短序列或减少可训练参数（LoRA/QLoRA）',
+      (c.p.include_offload === 'true' ? '、完整激活检查点和优化器卸载' : ' 和完整激活检查点') +
+      (c.p.adapters === 'false' ? '：请增加 GPU 或缩短序列' : '：请增加 GPU、缩短序列或减少可训练参数（LoRA/QLoRA）'),
   },
   strategy_without_recompute: {
     en: (c) => 'no recompute; ' + c.b('headroom') + ' of headroom',

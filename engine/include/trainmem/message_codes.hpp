@@ -180,7 +180,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {reason_code::no_covered_strategy_fits, MessageKind::reason, ""},
     {reason_code::no_factorization, MessageKind::reason, "world_size constraints"},
     {reason_code::no_factorization_keeping_global_batch, MessageKind::reason, "world_size global_batch_size constraints"},
-    {reason_code::no_strategy_fits, MessageKind::reason, "world_size include_offload zero_stage"},
+    {reason_code::no_strategy_fits, MessageKind::reason, "world_size include_offload zero_stage adapters"},
     {reason_code::strategy_without_recompute, MessageKind::reason, "headroom"},
     {reason_code::strategy_checkpointing_frees, MessageKind::reason, "checkpointing freed"},
     {reason_code::strategy_checkpointing_frees_at_cost, MessageKind::reason, "checkpointing freed step_time_increase"},

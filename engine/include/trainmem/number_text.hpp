@@ -16,4 +16,7 @@ bool whole_number(double d);
 
 std::string number_text(double d);
 
+// Bytes in GiB (2^30 bytes) for an English message, with `decimals` decimals: "25.87 GiB".
+std::string gib_text(double bytes, int decimals);
+
 }  // namespace trainmem
