@@ -77,7 +77,12 @@ test('a borderline verdict names the source the answer turns on', async ({ app, 
   await expect(page.getByTestId('margin')).toContainText(`(${widest.alternative}).`);
   // The headline says the point estimate is over the memory, not "may or may not fit".
   expect(expected.margin_bytes).toBeLessThan(0);
-  await expect(page.getByTestId('fit')).toHaveText('borderline on NVIDIA A100 SXM4 80GB: the estimate does not fit; only the low end of its uncertainty band does');
+  // And names the unset settings that low end takes, the largest first: the user's to decide.
+  const unset = expected.uncertainty.filter((u) => u.below_bytes > 0 && u.alternative && /^(unstated_|data_dependent_)/.test(u.source))
+    .sort((a, b) => b.below_bytes - a.below_bytes).slice(0, 2).map((u) => u.alternative);
+  expect(unset.length).toBeGreaterThan(0);
+  await expect(page.getByTestId('fit')).toHaveText('borderline on NVIDIA A100 SXM4 80GB: the estimate does not fit; only the low end of its uncertainty band does'
+    + ' · that low end takes ' + unset.join('; ') + ', which this setup leaves unset: set it to decide');
 });
 
 test('a setup that does not fit lists suggestions; applying one gives the estimate of the changed document', async ({ app, page }) => {

@@ -67,6 +67,19 @@ function rejectedText(error, path) {
   return messageAfterField(error).replace(/^= /, '');
 }
 
+/**
+ * The settings the document leaves unset whose other value the band's low end takes (the
+ * uncertainty terms of unstated settings that lower the peak), largest first, at most two.
+ * @param {Record<string, any>} out
+ * @returns {string[]}
+ */
+function lowEndSettings(out) {
+  return (out.uncertainty || [])
+    .filter((/** @type {any} */ u) => u.below_bytes > 0 && u.alternative && /^(unstated_|data_dependent_)/.test(u.source))
+    .sort((/** @type {any} */ a, /** @type {any} */ b) => b.below_bytes - a.below_bytes)
+    .slice(0, 2).map((/** @type {any} */ u) => u.alternative);
+}
+
 export class App {
   /**
    * @param {EngineClient} engine
@@ -533,6 +546,9 @@ export class App {
       : out.verdict === 'does_not_fit' ? 'no_fit' : null;
     fit.textContent = verdict !== null ? t(verdict, { gpu: this.gpuName(doc) }) : !doc.gpu ? t('fit_unknown')
       : out.warnings.some((/** @type {{code: string}} */ w) => w.code === 'model_states_only') ? t('fit_needs_architecture') : t('fit_none');
+    // Over, but for settings the document leaves unset: name them, the user's to decide.
+    const unset = verdict === 'borderline_over' ? lowEndSettings(out) : [];
+    if (unset.length) fit.textContent += ' · ' + t('borderline_unset', { settings: unset.join('; ') });
     // A device that cannot run the setup as written (the engine's cannot_run): memory's verdict
     // stays, with the reasons beside it, never a green "fits".
     const cannot = Array.isArray(out.cannot_run) ? out.cannot_run : [];

@@ -18,6 +18,7 @@ export const STRINGS = {
     // Borderline, by the side of the GPU the point estimate is on (the engine's margin_bytes).
     borderline: 'borderline on {gpu}: the estimate fits, but its uncertainty band reaches past the memory',
     borderline_over: 'borderline on {gpu}: the estimate does not fit; only the low end of its uncertainty band does',
+    borderline_unset: 'that low end takes {settings}, which this setup leaves unset: set it to decide',
     peak_band: 'Peak, uncertainty band',
     band_between: 'between {low} and {high}',
     margin_point: 'Margin {point} (point estimate)',
@@ -457,6 +458,7 @@ export const STRINGS = {
     config_engine_failed: '无法加载训练配置模块（{message}）；请重试。',
     fits: '在 {gpu} 上放得下', no_fit: '在 {gpu} 上放不下', borderline: '在 {gpu} 上处于临界：点估计放得下，但不确定区间超出显存',
     borderline_over: '在 {gpu} 上处于临界：点估计放不下，只有不确定区间的下端放得下',
+    borderline_unset: '该下端取 {settings}，而本设置未指定此项：请明确设置后再判断',
     peak_band: '峰值的不确定区间', band_between: '{low} 到 {high} 之间',
     margin_point: '余量 {point}（点估计）',
     margin_fits: '放得下，至少还剩 {spare}：余量在 {low} 到 {high} 之间（点估计 {point}）。',
