@@ -441,3 +441,18 @@ test('a device that cannot run the setup as written never reads as a plain "fits
   await expect(fit).toHaveAttribute('data-cannot-run', '');
   await expect(fit).not.toContainText('cannot run');
 });
+
+test('a model picked with a learned position table shorter than the sequence length gets the table\'s length, not an error', async ({ app, page }) => {
+  // The default setup carries 4,096 tokens; BERT Base's position table has 512 (its config.json's
+  // max_position_embeddings, absolute positions): the engine refuses 4,096 for it.
+  await app.open();
+  await app.model('bert-base-uncased');
+  expect((await app.inputDoc()).batch.seq_length).toBe(512);
+  await expect(app.field('batch.seq_length')).toHaveValue('512');
+  await expect(page.locator('#model-note')).toHaveText('Sequence length set to 512, the length of this model\'s learned position table.');
+  await expect(page.locator('#result-body')).toBeVisible();
+  // A length typed afterwards is the user's: beyond the table it is refused, not changed.
+  await app.set('batch.seq_length', 1024);
+  await expect(page.getByTestId('field-error')).toContainText('exceeds the model\'s learned position table of 512 positions');
+  expect((await app.inputDoc()).batch.seq_length).toBe(1024);
+});

@@ -112,6 +112,8 @@ export class App {
     /** @type {{hash: string | null, doc: Doc | null, out: Output | null}} */
     this.pinnedCache = { hash: null, doc: null, out: null };
     this.firstEstimateMarked = false;
+    /** @type {string | null} the model spec just picked, until its first answer (fitSequenceToPickedModel) */
+    this.pickedModel = null;
     /** @type {import('./charts.js').Colors | null} */
     this.colors = null;
     this.charts = { memory: new LazyChart(byId('chart')), time: new LazyChart(byId('time-chart')), seq: new LazyChart(byId('curve-seq')),
@@ -400,7 +402,31 @@ export class App {
     this.store.doc.model = spec;
     this.pickers.fill(byId('model-select'), this.pickers.filtered());
     byId('model-note').textContent = note || '';
+    this.pickedModel = JSON.stringify(spec);
     this.update('push');
+  }
+
+  /**
+   * A model just picked whose learned position table is shorter than the sequence length the
+   * setup carries (BERT's 512 against the default 4096): the sequence length becomes the table's,
+   * said beside the model, instead of an error for a length the user did not choose for it.
+   * Once per pick: a length typed afterwards is the user's and is judged as such.
+   * @param {Doc} doc
+   * @param {Output} out
+   * @returns {boolean} whether the setup was changed (and estimated again)
+   */
+  fitSequenceToPickedModel(doc, out) {
+    const picked = this.pickedModel;
+    this.pickedModel = null;
+    if (!picked || picked !== JSON.stringify(doc.model) || !out.error) return false;
+    const over = (out.errors || []).find((/** @type {any} */ e) => e.field === 'batch.seq_length' && e.code === 'out_of_range'
+      && e.params && typeof e.params.limit === 'number');
+    if (!over) return false;
+    setPath(this.store.doc, 'batch.seq_length', over.params.limit);
+    byId('model-note').textContent = t('seq_fitted_to_model', { n: formatCount(over.params.limit) });
+    this.writeControls();
+    this.update('replace');
+    return true;
   }
 
   /** @param {Event} event */
@@ -418,6 +444,7 @@ export class App {
       const v = this.pickers.read(/** @type {HTMLSelectElement} */ (/** @type {unknown} */ (elem)));
       if (v === undefined) deletePath(doc, elem.dataset.picker);
       else setPath(doc, elem.dataset.picker, v);
+      if (elem.dataset.picker === 'model' && v !== undefined) this.pickedModel = JSON.stringify(v);
     } else {
       return;
     }
@@ -471,6 +498,7 @@ export class App {
     if (gen !== this.generation) return;
     const arrived = performance.now();
     const out = overview.error ? overview : overview.estimate;
+    if (this.fitSequenceToPickedModel(doc, out)) return;
     this.renderResult(doc, out);
     byId('results').setAttribute('aria-busy', 'false');
     if (!this.firstEstimateMarked && !out.error) {
