@@ -213,6 +213,12 @@ test('a pasted config that is not JSON is named in Chinese with its line and col
   // Line 3 holds only "}", where another key belongs after the comma: line 3, column 1, the 13th character
   // ("{", "\n", 2 spaces, '"a": 1,' (7), "\n" = 12 before it).
   await expect(page.getByTestId('config-note')).toHaveText('不是有效的 JSON：第 3 行第 1 列（第 13 个字符）处有语法错误');
+  // A config the engine refuses names the key its Chinese wording leaves out.
+  await page.getByTestId('config-text').fill(JSON.stringify({ model_type: 'llama', hidden_size: -5, intermediate_size: 128,
+    num_attention_heads: 4, num_hidden_layers: 2, vocab_size: 1000 }));
+  await page.getByTestId('config-use').click();
+  await expect(page.getByTestId('config-note')).toContainText('model.hf_config.hidden_size');
+  await expect(page.getByTestId('config-note')).toContainText('超出范围');
 });
 
 test('the defaults\' tooltips name their origin in Chinese; the source in parentheses stays as written', async ({ app, page }) => {

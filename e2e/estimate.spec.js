@@ -200,6 +200,7 @@ test('a pasted config.json becomes a custom model; a bad one is named', async ({
   await page.getByTestId('config-text').fill(JSON.stringify({ ...config, hidden_size: -5 }));
   await page.getByTestId('config-use').click();
   await expect(page.getByTestId('config-note')).toHaveText('Not used: model.hf_config.hidden_size = -5 is out of range (1 to 100000000)');
+  await expect(page.getByTestId('config-note')).toHaveClass(/\bbad\b/);  // styled as the error it is
   await expect(page.getByTestId('model').locator('option:checked')).toHaveText('my-org/tiny-qwen');
 
   // Python's json writes NaN and Infinity: read as null inside hf_config, as the CLI reads them
@@ -208,6 +209,7 @@ test('a pasted config.json becomes a custom model; a bad one is named', async ({
   await page.getByTestId('config-text').fill(text);
   await page.getByTestId('config-use').click();
   await expect(page.getByTestId('config-note')).toHaveText('Custom model "NaN-org/Infinity" added and selected.');
+  await expect(page.getByTestId('config-note')).not.toHaveClass(/\bbad\b/);
   const nan = await app.inputDoc();
   expect(nan.model.hf_config.rope_scaling).toBe(null);
   expect(await app.bytes('b-peak')).toBe(cli(nan).per_gpu.peak);

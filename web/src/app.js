@@ -391,7 +391,10 @@ export class App {
     this.configChecks += 1;
     const { out } = await this.engine.estimate('estimate', ['{"model": {"hf_config": ' + text + '\n}}'], 'config:' + this.configChecks);
     const found = (out.errors || [])[0];
-    return found ? messageText(found) : null;
+    if (!found) return null;
+    // The key it names (model.hf_config.hidden_size), where the wording leaves it out.
+    const said = messageText(found);
+    return found.field && !said.includes(found.field) ? found.field + ': ' + said : said;
   }
 
   /**

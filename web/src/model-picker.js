@@ -34,6 +34,17 @@ function parseConfigJson(text) {
   }
 }
 
+/**
+ * A pasted config that is not used, styled as an error (the estimate on screen stays that of the
+ * model picked before it).
+ * @param {string} message
+ */
+function refused(message) {
+  const note = byId('config-note');
+  note.textContent = message;
+  note.className = 'note bad';
+}
+
 export class ModelPicker {
   /**
    * @param {Store} store
@@ -165,28 +176,20 @@ export class ModelPicker {
   async useConfigText(pasted) {
     const text = pasted.charCodeAt(0) === 0xfeff ? pasted.slice(1) : pasted;
     const bytes = new TextEncoder().encode(text).length;
-    if (bytes > MAX_JSON_BYTES) {
-      byId('config-note').textContent = t('config_too_large', { bytes, limit: MAX_JSON_BYTES });
-      return;
-    }
+    if (bytes > MAX_JSON_BYTES) return refused(t('config_too_large', { bytes, limit: MAX_JSON_BYTES }));
     let config;
     try {
       config = parseConfigJson(text);
     } catch (e) {
-      byId('config-note').textContent = jsonErrorText(/** @type {Error} */ (e).message, text);
-      return;
+      return refused(jsonErrorText(/** @type {Error} */ (e).message, text));
     }
-    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-      byId('config-note').textContent = t('config_not_object');
-      return;
-    }
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) return refused(t('config_not_object'));
     const problem = await this.checkText(text);
-    if (problem) {
-      byId('config-note').textContent = t('config_refused', { message: problem });
-      return;
-    }
+    if (problem) return refused(t('config_refused', { message: problem }));
     const i = this.addCustom(config);
-    byId('config-note').textContent = t('config_added', { name: this.store.customs[i].name });
+    const note = byId('config-note');
+    note.textContent = t('config_added', { name: this.store.customs[i].name });
+    note.className = 'note';
     this.select({ hf_config: config });
   }
 
