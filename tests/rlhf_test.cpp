@@ -289,3 +289,14 @@ TEST_CASE("a PPO critic trained with LoRA takes its adapters from the lora block
   CHECK(std::count_if(full_critic.setup.ignored_fields.begin(), full_critic.setup.ignored_fields.end(),
                       [](const std::string& f) { return f.rfind("lora (", 0) == 0; }) == 1);
 }
+
+TEST_CASE("An RLHF job's allocator overhead is its flat share of the job's peak, and its explanation says so", "[rlhf]") {
+  // DPO without vLLM: reserved - allocated = 0.1 x the job's allocated peak (the policy's own
+  // allocator terms describe its step alone), the figure the fragmentation explanation states.
+  const auto e = estimate_from(doc(R"("rlhf": {"algorithm": "dpo"}, "batch": {"micro_batch_size": 2, "seq_length": 64})"));
+  REQUIRE(e.per_gpu.peak_allocated);
+  CHECK(*e.per_gpu.fragmentation == Approx(0.1 * *e.per_gpu.peak_allocated));
+  CHECK(*e.per_gpu.allocator_uncertainty == *e.per_gpu.fragmentation);
+  CHECK(*e.per_gpu.allocator_rounding == 0);
+  CHECK(*e.per_gpu.allocator_cache == 0);
+}

@@ -242,8 +242,12 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     g.temporary_buffers = std::max(0.0, peak - resident - pol.activations);
     g.peak_phase = phase;
     g.phases.reset();
-    // vLLM's pool is one block it sizes itself: the allocator's overhead is on the rest.
+    // vLLM's pool is one block it sizes itself: the allocator's overhead is on the rest, a flat
+    // share of it (the policy's own allocator terms are of its step alone).
     g.fragmentation = (peak - vllm_in_peak) * s.fragmentation_fraction;
+    g.allocator_rounding = 0.0;
+    g.allocator_cache = 0.0;
+    g.allocator_uncertainty = g.fragmentation;
     g.peak_reserved = peak + *g.fragmentation;
     g.peak = *g.peak_reserved + g.cuda_context.value_or(0.0);
   }
