@@ -235,10 +235,13 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                  "ZeRO paper (Rajbhandari et al. 2020, §3.1): 16 bytes/param for mixed-precision Adam; docs/memory-model.md, "
                  "\"Bytes per parameter\""});
   if (g.activations) {
+    // An RLHF job's activations are its policy's, on the sequences the algorithm trains it on
+    // (DPO: chosen and rejected; PPO, GRPO: prompt + completion).
+    const BatchSettings trained = s.rlhf ? rlhf_policy_setup(s).batch : s.batch;
     out.push_back({"activations",
                    number(e.layers_on_gpu) + " layers x " + bytes(g.activations_per_layer.value_or(0)) + " saved per layer (" +
-                       checkpointing_name(s.activation_checkpointing) + ", micro-batch " + std::to_string(s.batch.micro_batch_size) +
-                       ", seq " + std::to_string(s.batch.seq_length.value_or(0)) + ") x " + number(e.micro_batches_in_flight) +
+                       checkpointing_name(s.activation_checkpointing) + ", micro-batch " + std::to_string(trained.micro_batch_size) +
+                       ", seq " + std::to_string(trained.seq_length.value_or(0)) + ") x " + number(e.micro_batches_in_flight) +
                        " micro-batch(es) in flight + head inputs = " + bytes(*g.activations) +
                        "; ZeRO/FSDP do not shard activations",
                    "Korthikanti et al. 2022, Table 2: s b h (34 + 5 a s / h) per GPT layer; per-tensor for this architecture "
