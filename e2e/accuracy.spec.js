@@ -59,8 +59,16 @@ for (const where of ['http', 'offline']) {
         await expect(tr.getByTestId('accuracy-error')).toHaveAttribute('data-value', String(row.error));
         await expect(tr.locator('td').nth(1)).toHaveText(Render.formatBytes(row.measured_bytes, 'GiB'));
         await expect(tr.locator('td').nth(2)).toHaveText(Render.formatBytes(row.predicted_bytes, 'GiB'));
+      } else if (row.outcome === 'fit_check') {
+        // The program's status as data, worded by the page: "fits expected true, verdict borderline (right)".
+        const verdict = { fits: 'fits', borderline: 'borderline', does_not_fit: 'does not fit' }[row.verdict] || '—';
+        await expect(tr.getByTestId('accuracy-error')).toHaveText((row.fit_expected ? 'the run fit' : 'the run ran out of memory')
+          + '; verdict ' + verdict + ': ' + (row.right ? 'right' : 'WRONG'));
+        expect(row.status).toBe('fits expected ' + row.fit_expected + ', verdict ' + row.verdict + (row.right ? ' (right)' : ' (WRONG)'));
       } else {
-        await expect(tr.getByTestId('accuracy-error')).toHaveText(row.status);
+        const outcome = { not_expressible: 'not expressible (miss)', rejected: 'rejected by the engine (miss)',
+          no_measured_bytes: 'no measured bytes (miss)', prediction_null: 'no prediction (miss)' }[row.outcome];
+        await expect(tr.getByTestId('accuracy-error')).toHaveText(outcome + (row.detail ? ': ' + row.detail : ''));
       }
     }
     const measure = (id) => page.locator(`[data-testid="accuracy-row"][data-case="${id}"] td`).first();
@@ -104,4 +112,9 @@ test('on the Chinese page the summaries and case groups are worded in Chinese fr
   const time = page.getByTestId('time-accuracy-summary');
   await expect(time).toContainText('每步时间，给定案例：');
   await expect(time).not.toContainText('step-time cases');
+  // A fit check's verdict in Chinese, not the program's English status.
+  const fit = data.rows.find((r) => r.outcome === 'fit_check' && !r.fit_expected);
+  const cell = page.locator(`[data-testid="accuracy-row"][data-case="${fit.id}"]`).getByTestId('accuracy-error');
+  await expect(cell).toContainText('实际显存溢出；判断为');
+  await expect(cell).not.toContainText('fits expected');
 });

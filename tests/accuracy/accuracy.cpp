@@ -83,6 +83,11 @@ bool is_binary(const std::string& semantics) {
 
 struct Row {
   std::string id, source, kind, method, semantics, field, status;
+  // The status as data, for a page to word: outcome "ok", "not_expressible", "rejected",
+  // "fit_check", "no_measured_bytes" or "prediction_null"; detail the case's why_not or the
+  // engine's error message; a fit check's expected fits, verdict and whether it is right.
+  std::string outcome, detail, verdict;
+  bool fit_expected = false, right = false;
   double measured = 0, predicted = 0, error = 0;
   bool has_error = false;  // a byte-valued case the engine answered
   bool miss = false;       // a byte-valued case the engine could not answer
@@ -166,7 +171,9 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
   const bool binary = is_binary(r.semantics);
   const bool expressible = c.value("expressible", false) && has_document;
   if (!expressible) {
-    r.status = "not expressible (miss): " + c.value("why_not", std::string("-"));
+    r.outcome = "not_expressible";
+    r.detail = c.value("why_not", std::string("-"));
+    r.status = "not expressible (miss): " + r.detail;
     r.miss = !binary;
     if (r.semantics == "oom_lower_bound") ++oom_cases, ++oom_said_to_fit;  // no answer is no warning
     return r;
@@ -174,7 +181,9 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
   const trainmem::JsonResult result = trainmem::estimate_json(c["document"].dump());
   const json out = json::parse(result.json);
   if (!result.ok) {
-    r.status = "rejected (miss): " + out["error"].value("message", std::string("?"));
+    r.outcome = "rejected";
+    r.detail = out["error"].value("message", std::string("?"));
+    r.status = "rejected (miss): " + r.detail;
     r.miss = !binary;
     if (r.semantics == "oom_lower_bound") ++oom_cases, ++oom_said_to_fit;
     return r;
@@ -188,6 +197,10 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
     // borderline verdict warns); a run that fit is right unless the engine rules it out.
     const bool right = expected ? verdict == "fits" || verdict == "borderline" : !said_to_fit && verdict != "unknown";
     r.status = std::string("fits expected ") + (expected ? "true" : "false") + ", verdict " + verdict + (right ? " (right)" : " (WRONG)");
+    r.outcome = "fit_check";
+    r.fit_expected = expected;
+    r.verdict = verdict;
+    r.right = right;
     if (r.semantics == "oom_lower_bound") {
       ++oom_cases;
       oom_said_to_fit += !right;
@@ -202,6 +215,7 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
   const bool measured_known = c.contains("measured_bytes") && c["measured_bytes"].is_number();
   if (!predicted || !measured_known) {
     r.status = predicted ? "no measured bytes (miss)" : "prediction null (miss)";
+    r.outcome = predicted ? "no_measured_bytes" : "prediction_null";
     r.miss = true;
     return r;
   }
@@ -217,6 +231,7 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
     r.in_band = r.band_low <= r.measured && r.measured <= r.band_high;
   }
   r.status = "ok";
+  r.outcome = "ok";
   return r;
 }
 
@@ -312,7 +327,9 @@ int main(int argc, char** argv) {
       for (const auto& [name, f] : groups) data["figures"].push_back(figures_json(name, f));
       for (const auto& r : rows) {
         json row = {{"id", r.id}, {"source", r.source}, {"measure", r.semantics}, {"method", r.method},
-                    {"field", r.field}, {"status", r.status}, {"miss", r.miss}, {"outside", r.outside}};
+                    {"field", r.field}, {"status", r.status}, {"outcome", r.outcome}, {"miss", r.miss}, {"outside", r.outside}};
+        if (!r.detail.empty()) row["detail"] = r.detail;
+        if (r.outcome == "fit_check") row.update({{"fit_expected", r.fit_expected}, {"verdict", r.verdict}, {"right", r.right}});
         if (r.has_error) row.update({{"measured_bytes", r.measured}, {"predicted_bytes", r.predicted}, {"error", r.error}});
         if (r.has_band) row.update({{"band_low_bytes", r.band_low}, {"band_high_bytes", r.band_high}, {"inside_band", r.in_band}});
         data["rows"].push_back(row);

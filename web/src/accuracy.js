@@ -5,12 +5,13 @@
 // method (a case the engine cannot express is a miss at 100 %). Each row: the case and its source,
 // what the source measured (allocated / reserved / nvidia-smi / model states ..., from the output
 // field it is compared with), measured and predicted bytes, and the error.
+import { verdictWord } from './verdict.js';
 import { t, language } from './i18n.js';
 import { el, bytesCell, numCell } from './dom.js';
 import { formatBytes, formatPercent, formatSeconds } from './format.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
-/** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string, band_low_bytes?: number, band_high_bytes?: number, inside_band?: boolean, outside?: boolean}} AccuracyRow */
+/** @typedef {{id: string, source?: string, field: string, measured_bytes?: number, predicted_bytes?: number, error?: number, status?: string, outcome?: string, detail?: string, fit_expected?: boolean, verdict?: string, right?: boolean, band_low_bytes?: number, band_high_bytes?: number, inside_band?: boolean, outside?: boolean}} AccuracyRow */
 /** @typedef {{group: string, cases: number, misses: number, median_abs_error: number | null, p90_abs_error: number | null, median_signed_error: number | null}} AccuracyFigures */
 /** @typedef {{id: string, source?: string, measured_step_seconds: number, predicted_step_seconds?: number, error?: number, mfu?: number, status?: string, outside?: boolean}} TimeAccuracyRow */
 /** @typedef {{cases: number, inside: number, median_width: number | null}} BandFigures */
@@ -105,8 +106,15 @@ function timeSummaryText(time) {
 
 /** @param {AccuracyRow | TimeAccuracyRow} row */
 function errorText(row) {
-  if (typeof row.error !== 'number') return String(row.status);
-  return signed(row.error);
+  if (typeof row.error === 'number') return signed(row.error);
+  // The accuracy program's status as data, worded in the page's language (a case's own detail, a
+  // source's or the engine's English text, is quoted as written).
+  const r = /** @type {AccuracyRow} */ (row);
+  if (r.outcome === 'fit_check')
+    return t('acc_fit_check', { expected: t(r.fit_expected ? 'acc_fit_ran' : 'acc_fit_oom'), verdict: verdictWord(r.verdict || null),
+      judged: t(r.right ? 'acc_right' : 'acc_wrong') });
+  if (r.outcome && r.outcome !== 'ok') return t('acc_outcome_' + r.outcome) + (r.detail ? ': ' + r.detail : '');
+  return String(row.status);
 }
 
 /**
