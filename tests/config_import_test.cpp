@@ -412,6 +412,21 @@ TEST_CASE("DeepSpeed bf16.enabled \"auto\": the trainer's flag fills it, and Dee
   CHECK(has_key(r.unresolved, "ds.json:bf16.enabled"));
 }
 
+TEST_CASE("DeepSpeed's deprecated boolean zero_optimization: true is stage 1, false stage 0", "[import][deepspeed]") {
+  // deepspeed/runtime/zero/config.py at edaa722, read_zero_config_deprecated: stage = 1 if the
+  // value is true else 0 (DeepSpeed's docs/_tutorials/getting-started.md still shows the form).
+  for (const auto& [value, stage] : {std::pair{"true", 1}, std::pair{"false", 0}}) {
+    trainmem::Errors errors;
+    auto ds = trainmem::cli::load_config_file(
+        "ds.json", std::string(R"({"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": true}, "zero_optimization": )") + value + "}", errors);
+    REQUIRE(ds);
+    const auto r = trainmem::import_configs({*ds}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(as_json(r.document).at("parallel").at("zero_stage") == stage);
+  }
+}
+
 TEST_CASE("A DeepSpeed section with enabled false, or without enabled, leaves the model in fp32", "[import][deepspeed]") {
   // deepspeed/runtime/precision_config.py: fp16 and bf16 "enabled" default to False, and
   // engine.py keeps torch.float32 unless one is on (DeepSpeed's tests/model/BingBertSquad

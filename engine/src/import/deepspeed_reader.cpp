@@ -79,8 +79,14 @@ void read_offload(Reading& r, const std::string& key, const ConfigValue& v, cons
 }
 
 void read_zero(Reading& r, const std::string& key, const ConfigValue& zero) {
+  // The deprecated boolean form (deepspeed/runtime/zero/config.py read_zero_config_deprecated at
+  // edaa722): true is stage 1, false stage 0.
+  if (const auto on = bool_value(zero)) {
+    r.read("parallel.zero_stage", static_cast<std::int64_t>(*on ? 1 : 0), key);
+    return;
+  }
   if (!zero.is_object()) {
-    r.error(error_code::wrong_type, key, "expected an object, got " + zero.summary());
+    r.error(error_code::wrong_type, key, "expected an object or true/false, got " + zero.summary());
     return;
   }
   bool stage_given = false;
