@@ -2772,3 +2772,23 @@ TEST_CASE("A script's own adapter or quantization flags leave the method open in
   CHECK_FALSE(as_json(r.document).contains("method"));
   for (const auto& n : r.unmodelled) CHECK(n.key != "run.sh:--use_peft_lora");
 }
+
+TEST_CASE("llamafactory-cli train with flags and no config file reads the flags as the config's keys", "[import][llamafactory]") {
+  // hiyouga/LLaMA-Factory ff6d4d1 examples/train_lora/qwen3_lora_sft.sh (an excerpt):
+  // hparams/parser.py read_args parses the command's arguments with the same dataclasses when no
+  // YAML or JSON file is given.
+  const auto r = trainmem::import_configs(
+      {command_line("qwen3_lora_sft.sh", "NPROC_PER_NODE=2 llamafactory-cli train \\\n    --model_name_or_path Qwen/Qwen3-4B \\\n"
+                                         "    --stage sft \\\n    --do_train \\\n    --finetuning_type lora \\\n    --lora_rank 8 \\\n"
+                                         "    --lora_target all \\\n    --cutoff_len 2048 \\\n    --per_device_train_batch_size 1 \\\n"
+                                         "    --gradient_accumulation_steps 8 \\\n    --bf16\n")},
+      trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("method") == "lora");
+  CHECK(doc.at("lora").at("r") == 8);
+  CHECK(doc.at("batch").at("seq_length") == 2048);
+  CHECK(doc.at("batch").at("gradient_accumulation_steps") == 8);
+  CHECK(doc.at("parallel").at("world_size") == 2);
+}

@@ -242,6 +242,10 @@ std::optional<LaunchCommand> training_command(const ShellCommand& c, const std::
     if (i + 2 < w.size() && w[i + 2].text.rfind("-", 0) != 0) {
       out.config_file = w[i + 2];
       out.config_overrides.assign(w.begin() + static_cast<std::ptrdiff_t>(i + 3), w.end());
+    } else {
+      // No config file: hparams/parser.py read_args parses the command's --key value words with the
+      // same dataclasses (examples/train_lora/qwen3_lora_sft.sh).
+      out.program_flags = parse_flags(w, i + 2, w.size(), file);
     }
     return out;
   }
@@ -443,11 +447,13 @@ std::int64_t visible_devices(const std::string& list) {
 Reading read_config_launch(const std::string& file, const LaunchCommand& cmd) {
   Reading r(file, cmd.launcher == "llamafactory-cli" ? "llamafactory" : "launch");
   const std::string where = file + ":" + std::to_string(cmd.line);
-  const ShellWord& config = *cmd.config_file;
-  if (config.unresolved)
-    r.unresolved.push_back({where, config.unresolved_what + " is not set in the file: the config it names is not read", config.text});
-  else
-    r.named_files.emplace_back(config.text, where);
+  if (cmd.config_file) {
+    const ShellWord& config = *cmd.config_file;
+    if (config.unresolved)
+      r.unresolved.push_back({where, config.unresolved_what + " is not set in the file: the config it names is not read", config.text});
+    else
+      r.named_files.emplace_back(config.text, where);
+  }
   // key=value words after the config replace its keys (LLaMA-Factory hparams/parser.py read_args:
   // OmegaConf.from_cli merged over the YAML); they are not read here, so the run they describe is
   // refused rather than estimated from the YAML's values.
@@ -1048,11 +1054,13 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           continue;
         }
         if (cmd->launcher == "llamafactory-cli") {
-          if (!cmd->config_file) {
+          const bool flags = !cmd->program_flags.values.as_object().empty();
+          if (!cmd->config_file && !flags) {
             result.errors.push_back({error_code::unknown_config_format, f.name,
                                      f.name + ":" + std::to_string(c.line) + ": llamafactory-cli train names no config file (llamafactory-cli train CONFIG.yaml)"});
             continue;
           }
+          if (flags) readings.push_back(read_llamafactory_config(f.name, cmd->program_flags.values));
           readings.push_back(read_config_launch(f.name, *cmd));
           continue;
         }
