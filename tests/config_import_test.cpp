@@ -2792,3 +2792,29 @@ TEST_CASE("llamafactory-cli train with flags and no config file reads the flags 
   CHECK(doc.at("batch").at("gradient_accumulation_steps") == 8);
   CHECK(doc.at("parallel").at("world_size") == 2);
 }
+
+TEST_CASE("torchtune's Qwen3, Llama 3.3 and Phi-4 builders name their catalog models", "[import][torchtune]") {
+  // pytorch/torchtune bd2a0fc recipes/configs/qwen3/8B_lora_single_device.yaml (an excerpt):
+  // lora_qwen3_8b_instruct builds Qwen/Qwen3-8B (qwen3/_model_builders.py: vocabulary 151,936, 36
+  // layers, 4,096 wide, the catalog's qwen3-8b); llama3_3_70b is llama3_1_70b's layout for
+  // Llama 3.3 70B, phi4_14b Phi-4's (vocabulary 100,352, 40 layers, 5,120 wide).
+  const std::string rest = "batch_size: 2\ngradient_accumulation_steps: 8\ndtype: bf16\nenable_activation_checkpointing: True\n"
+                           "optimizer:\n  _component_: torch.optim.AdamW\n  fused: True\n  lr: 3e-4\n"
+                           "loss:\n  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n";
+  const std::pair<const char*, const char*> cases[] = {
+      {"model:\n  _component_: torchtune.models.qwen3.lora_qwen3_8b_instruct\n  lora_attn_modules: ['q_proj', 'v_proj', 'output_proj']\n"
+       "  apply_lora_to_mlp: True\n  apply_lora_to_output: False\n  lora_rank: 8\n  lora_alpha: 16\n  lora_dropout: 0.0\n", "qwen3-8b"},
+      {"model:\n  _component_: torchtune.models.llama3_3.llama3_3_70b\n", "llama-3.3-70b"},
+      {"model:\n  _component_: torchtune.models.phi4.lora_phi4_14b\n  lora_attn_modules: ['q_proj', 'v_proj']\n  lora_rank: 8\n"
+       "  lora_alpha: 16\n", "phi-4"},
+  };
+  for (const auto& [model, preset] : cases) {
+    trainmem::Errors errors;
+    auto f = trainmem::cli::load_config_file("recipe.yaml", std::string(model) + rest, errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    INFO(model << trainmem::error_document(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(as_json(r.document).at("model").at("preset") == preset);
+  }
+}

@@ -38,6 +38,8 @@ inline const std::vector<TorchtuneBuilder>& torchtune_builders() {
       {"llama3_1", "llama3_1_8b", "llama-3.1-8b", "8B", LoraOutput::adaptable, true},
       {"llama3_1", "llama3_1_70b", "llama-3.1-70b", "70B", LoraOutput::adaptable, true},
       {"llama3_1", "llama3_1_405b", "llama-3.1-405b", "405B", LoraOutput::adaptable, false},
+      // llama3_3/_model_builders.py: llama3_3_70b = llama3_1_70b (and its lora_/qlora_ partials).
+      {"llama3_3", "llama3_3_70b", "llama-3.3-70b", "70B", LoraOutput::adaptable, true},
       {"llama3_2", "llama3_2_1b", "llama-3.2-1b", "1B", LoraOutput::tied, true},
       {"llama3_2", "llama3_2_3b", "llama-3.2-3b", "3B", LoraOutput::tied, true},
       {"qwen2", "qwen2_0_5b", "qwen2-0.5b", "0.5B", LoraOutput::absent, true},
@@ -54,21 +56,36 @@ inline const std::vector<TorchtuneBuilder>& torchtune_builders() {
       {"qwen2_5", "qwen2_5_32b_instruct", "qwen2.5-32b", "32B", LoraOutput::adaptable, true},
       {"qwen2_5", "qwen2_5_72b_base", "qwen2.5-72b", "72B", LoraOutput::adaptable, true},
       {"qwen2_5", "qwen2_5_72b_instruct", "qwen2.5-72b", "72B", LoraOutput::adaptable, true},
+      // qwen3/_model_builders.py: 0.6B to 4B tie the output to the embedding (lora_qwen3 raises on
+      // apply_lora_to_output with tie_word_embeddings). Qwen/Qwen3-<size>, the catalog's checkpoint, is
+      // the post-trained release (the base is Qwen3-<size>-Base): the instruct builder first.
+      {"qwen3", "qwen3_0_6b_instruct", "qwen3-0.6b", "0.6B", LoraOutput::tied, true},
+      {"qwen3", "qwen3_0_6b_base", "qwen3-0.6b", "0.6B", LoraOutput::tied, true},
+      {"qwen3", "qwen3_1_7b_instruct", "qwen3-1.7b", "1.7B", LoraOutput::tied, true},
+      {"qwen3", "qwen3_1_7b_base", "qwen3-1.7b", "1.7B", LoraOutput::tied, true},
+      {"qwen3", "qwen3_4b_instruct", "qwen3-4b", "4B", LoraOutput::tied, true},
+      {"qwen3", "qwen3_4b_base", "qwen3-4b", "4B", LoraOutput::tied, true},
+      {"qwen3", "qwen3_8b_instruct", "qwen3-8b", "8B", LoraOutput::adaptable, true},
+      {"qwen3", "qwen3_8b_base", "qwen3-8b", "8B", LoraOutput::adaptable, true},
+      {"qwen3", "qwen3_14b_instruct", "qwen3-14b", "14B", LoraOutput::adaptable, true},
+      {"qwen3", "qwen3_14b_base", "qwen3-14b", "14B", LoraOutput::adaptable, true},
+      {"qwen3", "qwen3_32b", "qwen3-32b", "32B", LoraOutput::adaptable, true},
       {"gemma", "gemma_2b", "gemma-2b", "2B", LoraOutput::absent, true},
       {"gemma", "gemma_7b", "gemma-7b", "7B", LoraOutput::absent, true},
       {"gemma2", "gemma2_2b", "gemma-2-2b", "2B", LoraOutput::absent, true},
       {"gemma2", "gemma2_9b", "gemma-2-9b", "9B", LoraOutput::absent, true},
       {"gemma2", "gemma2_27b", "gemma-2-27b", "27B", LoraOutput::absent, true},
       {"mistral", "mistral_7b", "mistral-7b-v0.1", "7B", LoraOutput::adaptable, true},
-      {"phi3", "phi3_mini", "phi-3-mini-4k", "mini", LoraOutput::adaptable, true}};
+      {"phi3", "phi3_mini", "phi-3-mini-4k", "mini", LoraOutput::adaptable, true},
+      {"phi4", "phi4_14b", "phi-4", "14B", LoraOutput::adaptable, true}};
   return builders;
 }
 
 // Whether the family defines qlora_<builder> partials (models/<family>/_model_builders.py at
-// bd2a0fc); qwen2 and qwen2_5 define none: their QLoRA is lora_<builder> with quantize_base=True.
+// bd2a0fc); qwen2, qwen2_5 and qwen3 define none: their QLoRA is lora_<builder> with quantize_base=True.
 inline bool has_qlora_builders(const TorchtuneBuilder& b) {
   const std::string family = b.family;
-  return family != "qwen2" && family != "qwen2_5";
+  return family != "qwen2" && family != "qwen2_5" && family != "qwen3";
 }
 
 inline const TorchtuneBuilder* torchtune_builder_named(const std::string& builder) {
