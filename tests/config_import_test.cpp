@@ -2022,6 +2022,34 @@ TEST_CASE("TRL's CLI hands the arguments its dataclasses do not define to accele
   CHECK(document_value(r, "/parallel/world_size") == 8);
   CHECK(origin_of(r, "parallel.world_size") == "read from trl/accelerate_configs/fsdp2.yaml:num_processes");
 
+  // The same keys written in the config file (TRL's CLI guide, docs/source/clis.md: `num_processes: 4`
+  // in sft_config.yaml): TrlParser's set_defaults_with_config returns what no dataclass takes, and the
+  // CLI passes it to accelerate launch before the line's own remaining arguments, so the line wins.
+  yaml = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nmax_length: 2048\nnum_processes: 4\naccelerate_config: zero3\n");
+  REQUIRE(yaml);
+  r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 4);  // the file's 4 over zero3.yaml's 8
+  CHECK(origin_of(r, "parallel.world_size") == "read from sft.yaml:num_processes");
+  CHECK(document_value(r, "/parallel/zero_stage") == 3);
+  CHECK(origin_of(r, "parallel.zero_stage") == "read from trl/accelerate_configs/zero3.yaml:deepspeed_config.zero_stage");
+  CHECK_FALSE(has_key(r.unmodelled, "sft.yaml:num_processes"));
+  // The file is shown as TRL's (the document's formats keep a file's last reading).
+  const auto shown = std::find_if(r.formats.rbegin(), r.formats.rend(), [](const auto& f) { return f.first == "sft.yaml"; });
+  REQUIRE(shown != r.formats.rend());
+  CHECK(shown->second == "trl");
+  r = trainmem::import_configs({*yaml, command_line("run.sh", "trl sft --config sft.yaml --num_processes 8\n")}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK(reason_of(r.ignored, "sft.yaml:num_processes").find("yields to run.sh:--num_processes") != std::string::npos);
+  // A plain TrainingArguments file is read by HfArgumentParser, which refuses the key.
+  yaml = toml_file("args.yaml", "output_dir: out\nper_device_train_batch_size: 4\nnum_processes: 4\n");
+  REQUIRE(yaml);
+  r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  CHECK(has_key(r.unmodelled, "args.yaml:num_processes"));
+
   // accelerate launch with neither --num_processes nor a config file: the machine's default config or
   // one process per visible GPU (launch.py _validate_launch_command): said, not assumed silently.
   r = trainmem::import_configs({command_line("run.sh", "trl sft --model_name_or_path Qwen/Qwen2.5-7B --max_length 1024\n")},

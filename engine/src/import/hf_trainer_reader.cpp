@@ -212,6 +212,18 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
 
 }  // namespace
 
+std::string trl_command_for_config(const ConfigValue& args) {
+  std::string other;
+  switch (trainer_of("", args, other)) {
+    case Trainer::sft: return "trl sft";
+    case Trainer::dpo: return "trl dpo";
+    case Trainer::grpo: return "trl grpo";
+    case Trainer::hf:
+    case Trainer::other_trl: return "";
+  }
+  return "";
+}
+
 bool trl_script_argument(const std::string& program, const std::string& key) {
   std::string other;
   const Trainer trainer = trainer_of(program, ConfigValue::object(), other);

@@ -566,7 +566,8 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
                                   [](const OpenValue& o) { return o.key == "num_processes" || o.key == "config_file"; });
     if (!f.find("num_processes") && !f.find("config_file") && cmd.trl_accelerate_config.empty() && !open)
       // launch.py _validate_launch_command: the machine's default config file, else one process per GPU it shows.
-      r.unresolved_field("parallel.world_size", std::to_string(cmd.line), nullptr,
+      // A config file's launch keys (read_training_arguments_file) have no line: the note is the missing key's.
+      r.unresolved_field("parallel.world_size", cmd.line > 0 ? std::to_string(cmd.line) : "num_processes", nullptr,
                          "accelerate launch without --num_processes or --config_file starts the processes the machine's "
                          "default accelerate config says (`accelerate config`), else one per GPU it shows: the GPU count is "
                          "not in the file unless that config is given too");
@@ -596,6 +597,41 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
     r.read("parallel.world_size", *per_node * nodes.value_or(1), nodes ? nodes_key : per_node_key);
   }
   return r;
+}
+
+// A command's launcher reading, after the accelerate config TRL ships that `--accelerate_config NAME`
+// names: read as the file accelerate launch is given, which the command's flags override.
+void push_launcher_readings(const LaunchCommand& cmd, Reading launcher, std::vector<Reading>& readings) {
+  if (!cmd.trl_accelerate_config.empty()) {
+    const std::string shipped = "trl/accelerate_configs/" + cmd.trl_accelerate_config + ".yaml";
+    readings.push_back(read_accelerate_config(shipped, *trl_accelerate_config(cmd.trl_accelerate_config)));
+    launcher.overrides.push_back(base_name(shipped));
+    launcher.ignore("accelerate_config", cmd.trl_accelerate_config, "names " + shipped + " (TRL f2cd577), read as a file of its own");
+  }
+  readings.push_back(std::move(launcher));
+}
+
+// A TrainingArguments or TRL config file. A TRL one runs as `trl CMD --config FILE`, whose TrlParser
+// hands the keys no dataclass of the script defines to accelerate launch (trl/scripts/utils.py
+// set_defaults_with_config returns them; trl/cli/commands/training.py; huggingface/trl f2cd577), as
+// TRL's CLI guide writes `num_processes: 4` in the file (docs/source/clis.md): those keys are read as
+// that command's launch settings, the rest as the trainer's.
+void read_training_arguments_file(const std::string& file, const ConfigValue& content, std::vector<Reading>& readings) {
+  const std::string command = content.is_object() ? trl_command_for_config(content) : std::string();
+  if (command.empty()) {
+    readings.push_back(read_hf_training_arguments(file, content, ""));
+    return;
+  }
+  LaunchCommand cmd;
+  cmd.launcher = "accelerate";
+  cmd.program = command;
+  cmd.program_flags.values = content;
+  for (const auto& entry : content.as_object()) cmd.program_flags.shown.emplace(entry.first, entry.first);
+  split_trl_launch_flags(cmd);
+  // In a command line's order: the launcher, then the trainer (whose format the file is shown as).
+  if (!cmd.launcher_flags.values.as_object().empty() || !cmd.trl_accelerate_config.empty())
+    push_launcher_readings(cmd, read_launcher(file, cmd), readings);
+  readings.push_back(read_hf_training_arguments(file, cmd.program_flags.values, ""));
 }
 
 // ---- values the script leaves unresolved -------------------------------------------------------------
@@ -675,6 +711,7 @@ const std::vector<std::string>& document_fields() {
 struct Chosen {
   Assignment a;
   std::vector<std::string> agreeing;  // other sources with the same value
+  std::vector<const Assignment*> overridden;  // another value, from a file the chosen one's overrides
 };
 
 void merge_field(const std::string& field, std::vector<const Assignment*> candidates,
@@ -704,7 +741,10 @@ void merge_field(const std::string& field, std::vector<const Assignment*> candid
       if (a->source != chosen->source) c.agreeing.push_back(a->source);
       continue;
     }
-    if (overrides(chosen, a)) continue;
+    if (overrides(chosen, a)) {
+      c.overridden.push_back(a);
+      continue;
+    }
     errors.push_back({error_code::conflicting_values, field,
                       field + ": " + chosen->source + " says " + chosen->value.summary() + ", " + a->source + " says " +
                           a->value.summary() + "; make the files agree (the framework rejects or silently picks one)",
@@ -1097,14 +1137,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
             stand_in.launcher_flags.values = with_stand_in(cmd->launcher_flags.values, o.key);
             return std::vector<Reading>{read_launcher(f.name, stand_in)};
           });
-          if (!cmd->trl_accelerate_config.empty()) {
-            // The config TRL ships, read as the file accelerate launch is given; the line's flags override it.
-            const std::string shipped = "trl/accelerate_configs/" + cmd->trl_accelerate_config + ".yaml";
-            readings.push_back(read_accelerate_config(shipped, *trl_accelerate_config(cmd->trl_accelerate_config)));
-            launcher.overrides.push_back(base_name(shipped));
-            launcher.ignore("accelerate_config", cmd->trl_accelerate_config, "names " + shipped + " (TRL f2cd577), read as a file of its own");
-          }
-          readings.push_back(std::move(launcher));
+          push_launcher_readings(*cmd, std::move(launcher), readings);
         }
         readings.push_back(std::move(program));
       }
@@ -1153,7 +1186,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     } else if (format == "deepspeed") {
       readings.push_back(read_deepspeed_config(f.name, f.content));
     } else if (format == "hf_training_arguments") {
-      readings.push_back(read_hf_training_arguments(f.name, f.content, ""));
+      read_training_arguments_file(f.name, f.content, readings);
     } else if (format == "axolotl") {
       readings.push_back(read_axolotl_config(f.name, f.content));
     } else if (format == "llamafactory") {
@@ -1237,6 +1270,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       if (a->strength < c->second.a.strength && a->origin.rfind("read from", 0) == 0)
         result.ignored.push_back({a->source, std::string(a->value == c->second.a.value ? "agrees with " : "yields to ") +
                                                  c->second.a.source + " for " + field, a->value});
+    for (const Assignment* a : c->second.overridden)
+      result.ignored.push_back({a->source, "yields to " + c->second.a.source + " for " + field + ": the command line overrides the file it names", a->value});
   }
 
   // Fields a value the script leaves unresolved would set (`--max_length $SEQ`): absent from the

@@ -215,6 +215,9 @@ std::optional<ConfigValue> trl_accelerate_config(const std::string& name);
 // Whether TrlParser parses `key` for the TRL command `program` ("trl sft"): a field of the script's
 // dataclasses, the `no_` flag of one, or `config` (trl/scripts/utils.py, f2cd577).
 bool trl_script_argument(const std::string& program, const std::string& key);
+// The TRL command a config file's keys are written for ("trl sft", "trl dpo", "trl grpo", as
+// read_hf_training_arguments tells its trainer); empty for a plain TrainingArguments file.
+std::string trl_command_for_config(const ConfigValue& args);
 // HF TrainingArguments / TRL configs: a YAML or JSON file, or the arguments of a command line
 // (`script` is the program the command runs, e.g. "trl/scripts/dpo.py" or "trl sft").
 Reading read_hf_training_arguments(const std::string& file, const ConfigValue& args, const std::string& script,
