@@ -2764,6 +2764,18 @@ TEST_CASE("A TRL script's teacher or reward model is named as a model the estima
   REQUIRE(teacher != r.unmodelled.end());
   CHECK(teacher->reason.find("a second model the script loads") != std::string::npos);
   CHECK(teacher->reason.find("did you mean") == std::string::npos);
+
+  // TRL's PPO script trains the policy it loads from sft_model_path; model_name_or_path is the
+  // tokenizer's (examples/scripts/ppo/ppo.py, f2cd577): the model is the 7B, not the 0.5B.
+  const auto ppo = trainmem::import_configs(
+      {command_line("run.sh", "python examples/scripts/ppo/ppo.py --model_name_or_path Qwen/Qwen2.5-0.5B --sft_model_path "
+                              "Qwen/Qwen2.5-7B --reward_model_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 4 --output_dir o\n")},
+      trainmem::builtin_catalog());
+  INFO(trainmem::error_document(ppo.errors));
+  REQUIRE(ppo.errors.empty());
+  CHECK(as_json(ppo.document)["model"]["preset"] == "qwen2.5-7b");
+  CHECK(reason_of(ppo.ignored, "run.sh:--model_name_or_path").find("sft_model_path") != std::string::npos);
+  CHECK(has_key(ppo.unmodelled, "run.sh:--reward_model_path"));
 }
 
 TEST_CASE("torchtune's PPO and GRPO recipe configs are named as recipes the import does not read", "[import][torchtune]") {
@@ -2799,6 +2811,19 @@ TEST_CASE("A script's own adapter or quantization flags leave the method open in
   CHECK(has_key(r.unresolved, "run.sh:--use_peft_lora"));
   CHECK_FALSE(as_json(r.document).contains("method"));
   for (const auto& n : r.unmodelled) CHECK(n.key != "run.sh:--use_peft_lora");
+  // Whole words of the name: exploration ("exp-lora-tion") and quantile are not about adapters; a
+  // flag turned off (--use_peft_lora False) leaves the line a full fine-tune, listed as ignored.
+  const auto other = trainmem::import_configs(
+      {command_line("run.sh", "python train.py --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 2 --bf16 "
+                              "--exploration_steps 10 --quantile 0.9 --use_peft_lora False --output_dir o\n")},
+      trainmem::builtin_catalog());
+  REQUIRE(other.errors.empty());
+  CHECK_FALSE(has_key(other.unresolved, "run.sh:--exploration_steps"));
+  CHECK_FALSE(has_key(other.unresolved, "run.sh:--quantile"));
+  CHECK_FALSE(has_key(other.unresolved, "run.sh:--use_peft_lora"));
+  CHECK(reason_of(other.ignored, "run.sh:--use_peft_lora").find("turned off") != std::string::npos);
+  CHECK(std::none_of(other.provenance.begin(), other.provenance.end(),
+                     [](const auto& p) { return p.field == "method" && p.origin.rfind("unresolved", 0) == 0; }));
 }
 
 TEST_CASE("llamafactory-cli train with flags and no config file reads the flags as the config's keys", "[import][llamafactory]") {

@@ -137,6 +137,19 @@ bool parsed_field(Trainer trainer, const std::string& name) {
 // TRL. A file (or an HF script's flags) may be read by a script that adds dataclasses of its own:
 // the key is a warning, never silence, naming the nearest field (a mistyped key leaves that field
 // at its default, which can under-estimate).
+// Whether a flag's name, split at '_' into words, has a word about adapters or quantization.
+bool adapter_or_quantization_flag(const std::string& name) {
+  static const std::set<std::string> words = {"lora", "qlora", "dora", "peft", "4bit", "8bit", "quant", "quantize", "quantized", "quantization", "bnb"};
+  const std::string low = lower(name);
+  std::size_t start = 0;
+  while (start <= low.size()) {
+    const std::size_t end = std::min(low.find('_', start), low.size());
+    if (words.count(low.substr(start, end - start))) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const std::string& k, const std::string& name,
                       const ConfigValue& v) {
   if (trainer != Trainer::hf && name == "config") {
@@ -151,7 +164,7 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
   // reward_model_path), a value model (PPO) or a judge. Not a misspelling: a model the estimate
   // leaves out.
   static const std::set<std::string> extra_models = {"teacher_model_name_or_path", "reward_model_path", "reward_model_name_or_path",
-                                                     "value_model_path", "sft_model_path", "judge"};
+                                                     "value_model_path", "judge"};
   if (extra_models.count(name)) {
     r.unmodelled_key(k, v, "a second model the script loads (a teacher, reward, value or judge model, as TRL's distillation, "
                            "online DPO and PPO scripts take): its weights and forward passes are not in this estimate, which "
@@ -163,15 +176,16 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
   // script, not TrainingArguments, decides full fine-tuning, LoRA or QLoRA, so the method is left
   // open rather than priced as full fine-tuning. (TRL's own scripts define their adapter flags:
   // an unknown one there is a misspelling, below.)
-  if (!trl_command_line) {
-    const std::string low = lower(name);
-    for (const char* word : {"lora", "peft", "4bit", "8bit", "quant"})
-      if (low.find(word) != std::string::npos) {
-        r.unresolved_field("method", k, v,
-                           "a flag of the script's own (no TrainingArguments field) about adapters or quantization: the script "
-                           "decides full fine-tuning, LoRA or QLoRA, which this import cannot read; set method");
-        return;
-      }
+  // Whole words of the flag's name (use_peft_lora, load_in_4bit, bnb_4bit_quant_type), so that
+  // exploration_steps or quantile say nothing about adapters; a flag turned off says nothing either.
+  if (!trl_command_line && adapter_or_quantization_flag(name)) {
+    if (bool_value(v) == false)
+      r.ignore(k, v, "a flag of the script's own about adapters or quantization, turned off: no adapters or quantization from it");
+    else
+      r.unresolved_field("method", k, v,
+                         "a flag of the script's own (no TrainingArguments field) about adapters or quantization: the script "
+                         "decides full fine-tuning, LoRA or QLoRA, which this import cannot read; set method");
+    return;
   }
   const auto classes = parsed_classes(trainer);
   std::vector<std::string> known;
@@ -402,7 +416,13 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       r.ignore(k, v, "null: passed to the trainer as None");
       continue;
     }
-    if (name == "model_name_or_path" || name == "model") {
+    // TRL's PPO scripts load the policy (and its reference) from sft_model_path and the tokenizer
+    // from model_name_or_path (examples/scripts/ppo/ppo.py, PPOConfig.sft_model_path; huggingface/trl
+    // f2cd577): the trained model is sft_model_path's.
+    const bool policy_elsewhere = name == "model_name_or_path" && args.find("sft_model_path") && string_value(*args.find("sft_model_path"));
+    if (policy_elsewhere) {
+      r.ignore(k, v, "the tokenizer's: the script loads the trained policy from sft_model_path (TRL examples/scripts/ppo/ppo.py, f2cd577)");
+    } else if (name == "model_name_or_path" || name == "model" || name == "sft_model_path") {
       if (auto id = string_value(v)) r.name_model(*id, k);
       else r.error(error_code::wrong_type, k, "expected a model id, got " + v.summary());
     } else if (name == "dtype" || name == "torch_dtype") {
