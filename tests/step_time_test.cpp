@@ -451,6 +451,23 @@ TEST_CASE("DPO: the policy trains on chosen and rejected sequences, the referenc
   const TimeBreakdown& b = dpo.breakdown;
   CHECK(b.compute + b.recompute + b.exposed_communication + b.overlap_slowdown + b.pipeline_bubble + b.optimizer + b.offload ==
         Approx(dpo.step_seconds));
+  // A QLoRA policy's reference is its own 4-bit base (adapters disabled): under ZeRO-3 its forward
+  // gathers 4-bit linears, not 16-bit ones. Llama-3-8B holds 6.98 B linear weights and 1.05 B
+  // embedding and head weights: 16-bit, 16.1 GB to gather; with the linears at 4 bits (0.5 B per
+  // weight and their constants), about 5.8 GB, 0.36 of it: the reference's share of the traffic
+  // stays under half of LoRA's.
+  const auto reference_traffic = [](const char* method) {
+    const std::string doc = std::string(R"({"model": {"preset": "llama-3-8b"}, "method": ")") + method +
+                            R"(", "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 1024, )";
+    const StepTime pair = time_of(doc + R"("micro_batch_size": 1}, "rlhf": {"algorithm": "dpo"}})");
+    const StepTime twice = time_of(doc + R"("micro_batch_size": 2}})");
+    return std::make_pair(pair.bytes_per_step.data_parallel - twice.bytes_per_step.data_parallel, pair.step_seconds - twice.step_seconds);
+  };
+  const auto lora = reference_traffic("lora"), qlora = reference_traffic("qlora");
+  CHECK(lora.first > 0);
+  CHECK(qlora.first > 0);
+  CHECK(qlora.first < 0.5 * lora.first);
+
   // PPO and GRPO (their generation) are not timed; the estimate says why.
   for (const char* algorithm : {"ppo", "grpo"}) {
     const JsonResult r = estimate_json(model + R"(, "batch": {"seq_length": 128}, "rlhf": {"algorithm": ")" + algorithm + R"("}})");

@@ -262,9 +262,11 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                    "ATen CublasHandlePool.cpp)"});
   }
   if (g.fragmentation && g.peak_allocated) {
+    // With colocated vLLM its pool, one block it sizes itself, is left out of the share (rlhf.cpp).
+    const std::string base = e.rollout_vllm_bytes ? "(peak_allocated - colocated vLLM's pool where the peak holds it)" : "peak_allocated";
     out.push_back({"fragmentation",
                    "caching allocator: rounding " + bytes(g.allocator_rounding.value_or(0)) + ", step temporaries no cached block fits " +
-                       bytes(g.allocator_cache.value_or(0)) + ", at least peak_allocated x " + number(s.fragmentation_fraction) +
+                       bytes(g.allocator_cache.value_or(0)) + ", at least " + base + " x " + number(s.fragmentation_fraction) +
                        " = " + bytes(g.allocator_uncertainty.value_or(0)) + " -> reserved minus allocated " + bytes(*g.fragmentation),
                    "PyTorch c10/cuda/CUDACachingAllocator.cpp (512 B rounding, 2/20 MiB segments, split above 1 MiB, "
                    "best-fit reuse of cached blocks); docs/memory-model.md, \"Reserved memory\""});

@@ -137,11 +137,17 @@ TrainingSetup rlhf_policy_setup(const TrainingSetup& s) {
   return policy_setup;
 }
 
-std::optional<TrainingSetup> rlhf_reference_setup(const TrainingSetup& s) {
-  if (s.rlhf->reference == ReferenceModel::none) return std::nullopt;
+TrainingSetup rlhf_reference_setup(const TrainingSetup& s) {
   TrainingSetup reference = rlhf_policy_setup(s);
-  reference.method = Method::freeze;
-  reference.freeze_trainable_layers = 0;
+  // A LoRA or QLoRA policy's reference is its own model under a frozen "ref" adapter or with the
+  // adapters disabled (TRL trl/trainer/dpo_trainer.py @f2cd577, use_adapter(model, adapter_name="ref"
+  // ...)), or a copy loaded the same way: the same frozen 16-bit or 4-bit linears, their
+  // dequantization and their ZeRO-3 gathers, so the method stays. A full policy's reference is a
+  // frozen copy.
+  if (!uses_adapters(s.method)) {
+    reference.method = Method::freeze;
+    reference.freeze_trainable_layers = 0;
+  }
   return reference;
 }
 

@@ -386,6 +386,8 @@ struct Overlapped {
 struct ForwardPasses {
   double compute = 0;               // seconds of the forward kernels
   double communication = 0;         // seconds of the forward's blocking collectives and exposed gathers
+  double overlap_slowdown = 0;      // seconds the compute loses beside the traffic it hides
+  double pipeline_bubble = 0;       // seconds the stages wait on each other's forwards
   CommunicationByKind bytes, seconds;  // their traffic per GPU, as StepTime's
 };
 
@@ -538,9 +540,10 @@ std::optional<StepTime> model_step_time(const TrainingSetup& s, const Estimate& 
     }
   }
   const Stage* slowest = &stages.front();
-  double stage_sum = 0;
+  double stage_sum = 0, forward_sum = 0;  // a stage's forward: its kernels and half its blocking collectives
   for (const auto& st : stages) {
     stage_sum += st.total();
+    forward_sum += st.forward + (st.communication + st.contention) / 2;
     if (st.total() > slowest->total()) slowest = &st;
   }
   const double chunks = p.pipeline_schedule == PipelineSchedule::interleaved_1f1b ? static_cast<double>(p.virtual_pipeline_stages) : 1.0;
@@ -566,6 +569,9 @@ std::optional<StepTime> model_step_time(const TrainingSetup& s, const Estimate& 
     gathers.add(ga, dp.gather_forward.seconds, fwd);
     forward->compute = ga * slowest->forward;
     forward->communication = ga * slowest->communication / 2 + gathers.exposed_seconds;
+    forward->overlap_slowdown = ga * slowest->contention / 2 + kOverlapComputeSlowdown * gathers.hidden_seconds;
+    // A forward-only pass through the pipeline fills and drains it as the step's does.
+    forward->pipeline_bubble = (forward_sum - (slowest->forward + (slowest->communication + slowest->contention) / 2)) / chunks;
     const auto half = [ga](const CommunicationByKind& k) {
       return CommunicationByKind{0, ga * k.tensor_parallel / 2, ga * k.pipeline / 2, ga * k.context / 2, ga * k.expert / 2};
     };
@@ -644,21 +650,23 @@ std::optional<StepTime> step_time(const TrainingSetup& s, const Estimate& e, std
   // chosen and rejected both.
   const TrainingSetup policy = rlhf_policy_setup(s);
   std::optional<StepTime> t = model_step_time(policy, estimate(policy), why_not, reason, nullptr);
-  const std::optional<TrainingSetup> reference = rlhf_reference_setup(s);
-  if (!t || !reference) return t;
+  if (!t) return t;
+  const TrainingSetup reference = rlhf_reference_setup(s);  // DPO always loads one (validate refuses reference none)
   ForwardPasses forward;
-  if (!model_step_time(*reference, estimate(*reference), why_not, reason, &forward)) return std::nullopt;
+  if (!model_step_time(reference, estimate(reference), why_not, reason, &forward)) return std::nullopt;
   const auto add = [](CommunicationByKind& to, const CommunicationByKind& k) {
     to.data_parallel += k.data_parallel, to.tensor_parallel += k.tensor_parallel, to.pipeline += k.pipeline;
     to.context += k.context, to.expert += k.expert;
   };
   add(t->bytes_per_step, forward.bytes);
   add(t->seconds_per_step, forward.seconds);
-  t->step_seconds += forward.compute + forward.communication;
+  t->step_seconds += forward.compute + forward.communication + forward.overlap_slowdown + forward.pipeline_bubble;
   t->breakdown.compute += forward.compute;
   t->breakdown.exposed_communication += forward.communication;
+  t->breakdown.overlap_slowdown += forward.overlap_slowdown;
+  t->breakdown.pipeline_bubble += forward.pipeline_bubble;
   t->exposed_communication_seconds = t->breakdown.exposed_communication;
-  const TrainingFlops policy_flops = training_flops(policy), reference_flops = training_flops(*reference);
+  const TrainingFlops policy_flops = training_flops(policy), reference_flops = training_flops(reference);
   t->flops_per_step += reference_flops.forward;
   t->model_flops_per_step += reference_flops.model_forward;
   const double world = static_cast<double>(s.parallel.world_size);

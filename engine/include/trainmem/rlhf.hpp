@@ -37,11 +37,11 @@ Estimate estimate_rlhf(const TrainingSetup& setup);
 // completion only. No rlhf block.
 TrainingSetup rlhf_policy_setup(const TrainingSetup& setup);
 
-// The setup of the reference model's forward pass each step, on the policy's sequences: the
-// policy's architecture with nothing trained (a LoRA policy's shared base runs with its adapters
-// disabled, a frozen copy the same weights). nullopt where the job loads no reference (GRPO with
-// reference none).
-std::optional<TrainingSetup> rlhf_reference_setup(const TrainingSetup& setup);
+// The setup of the reference model's forward pass each step, on the policy's sequences: a full
+// policy's architecture with nothing trained, or a LoRA/QLoRA policy's own setup (its base with the
+// adapters disabled: the same frozen, possibly 4-bit, weights). Only for a job that loads a
+// reference (rlhf.reference not none).
+TrainingSetup rlhf_reference_setup(const TrainingSetup& setup);
 
 // GRPO generating with vLLM in the training processes (rlhf.rollout.use_vllm, colocated): TRL's
 // GRPOTrainer runs vLLM (PPOTrainer has no vLLM path: trl/trainer/grpo_config.py @f2cd577).
