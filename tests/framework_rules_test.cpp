@@ -321,6 +321,11 @@ TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit s
   // the layer (404,766,720 B) would be the live set.
   CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": "deepspeed", "method": "qlora",
     "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 1e8}})")).forward == 390177536.0);
+  // bitsandbytes under FSDP keeps its quantization constants whole on every rank (quant_state, not a
+  // parameter): a gathered layer is its packed weights, 101,187,584 B, and the norms, 16,384 B.
+  // Two units and the dequantized weight: 2 x 101,203,968 + 90,177,536 = 292,585,472 B.
+  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": "fsdp", "method": "qlora",
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 2, "zero_stage": 3, "sharding_engine": "fsdp2"}})")).forward == 292585472.0);
 }
 
 TEST_CASE("autocast's 16-bit weight copies: every linear weight through backward, one layer at a time under full recompute",

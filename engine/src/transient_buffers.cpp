@@ -143,9 +143,12 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     unit = rank_params / 32.0;  // parameter count only: assume ~32 equal layers
   }
   unit = std::min(unit, rank_params);
-  // The same in bytes, with QLoRA's frozen linear weights at their 4-bit storage.
+  // The same in bytes, with QLoRA's frozen linear weights at their 4-bit storage. bitsandbytes'
+  // quantization constants stay whole on every rank (model_states.cpp) and are never gathered;
+  // torchao's NF4Tensor gathers its scalers with the data.
   GatherBytes bytes{A, A};
-  if (s.method == Method::qlora) bytes.quantized = qlora_weight_bytes_per_param(s.qlora);
+  if (s.method == Method::qlora)
+    bytes.quantized = qlora_weight_bytes_per_param(s.qlora) - (qlora_through_bitsandbytes(s) ? qlora_constant_bytes_per_param(s.qlora) : 0.0);
   const double rank_bytes = bytes.of(states.params.frozen_linear_weights, rank_params - states.params.frozen_linear_weights);
   const double unit_bytes =
       s.model.architecture ? std::min(gathered_unit_bytes(*s.model.architecture, bytes, tp), rank_bytes) : unit * A;
