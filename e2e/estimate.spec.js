@@ -457,4 +457,11 @@ test('a model picked with a learned position table shorter than the sequence len
   await app.set('batch.seq_length', 1024);
   await expect(page.getByTestId('field-error')).toContainText('exceeds the model\'s learned position table of 512 positions');
   expect((await app.inputDoc()).batch.seq_length).toBe(1024);
+  // ...and the note about the fitted length goes with that change: it would contradict the field.
+  await expect(page.locator('#model-note')).toHaveText('');
+  // RoBERTa's position ids start after its padding index: its 514-row table holds 512 tokens.
+  await app.set('batch.seq_length', 4096);
+  await app.model('roberta-base');
+  await expect(app.field('batch.seq_length')).toHaveValue('512');
+  await expect(page.locator('#model-note')).toHaveText('Sequence length set to 512, the length of this model\'s learned position table.');
 });

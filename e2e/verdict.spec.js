@@ -78,11 +78,23 @@ test('a borderline verdict names the source the answer turns on', async ({ app, 
   // The headline says the point estimate is over the memory, not "may or may not fit".
   expect(expected.margin_bytes).toBeLessThan(0);
   // And names the unset settings that low end takes, the largest first: the user's to decide.
-  const unset = expected.uncertainty.filter((u) => u.below_bytes > 0 && u.alternative && /^(unstated_|data_dependent_)/.test(u.source))
+  const lowEnd = (prefix) => expected.uncertainty.filter((u) => u.below_bytes > 0 && u.alternative && u.source.startsWith(prefix))
     .sort((a, b) => b.below_bytes - a.below_bytes).slice(0, 2).map((u) => u.alternative);
+  const unset = lowEnd('unstated_');
   expect(unset.length).toBeGreaterThan(0);
-  await expect(page.getByTestId('fit')).toHaveText('borderline on NVIDIA A100 SXM4 80GB: the estimate does not fit; only the low end of its uncertainty band does'
-    + ' · that low end takes ' + unset.join('; ') + ', which this setup leaves unset: set it to decide');
+  expect(lowEnd('data_dependent_')).toEqual([]);  // padding is not "longest" here
+  const headline = 'borderline on NVIDIA A100 SXM4 80GB: the estimate does not fit; only the low end of its uncertainty band does'
+    + ' · that low end takes ' + unset.join('; ') + ', which this setup leaves unset: set it to decide';
+  await expect(page.getByTestId('fit')).toHaveText(headline);
+  // Padding to the longest sample adds what the data decides, worded as such (the sequence length
+  // itself is set).
+  await app.set('batch.padding', 'longest');
+  const padded = cli(await app.inputDoc());
+  expect(padded.verdict).toBe('borderline');
+  const shortBatch = padded.uncertainty.find((u) => u.source === 'data_dependent_seq_length');
+  expect(shortBatch.below_bytes).toBeGreaterThan(0);
+  await expect(page.getByTestId('fit')).toContainText(`that low end takes ${shortBatch.alternative}, which the data decides: batches are padded to their longest sample`);
+  await expect(page.getByTestId('fit')).not.toContainText(`${shortBatch.alternative}, which this setup leaves unset`);
 });
 
 test('a setup that does not fit lists suggestions; applying one gives the estimate of the changed document', async ({ app, page }) => {

@@ -300,6 +300,18 @@ TEST_CASE("RoBERTa and XLM-R: BERT's encoder with their position offset and one 
     "num_attention_heads": 12, "num_hidden_layers": 12, "vocab_size": 250002, "max_position_embeddings": 514,
     "type_vocab_size": 1})";
   CHECK(total_of(xlmr) == 277450752 + 2 * 768 + 768 + 590592);
+  // Position ids count from pad_token_id + 1 = 2 (modeling_roberta.py
+  // create_position_ids_from_input_ids): the 514-row table holds 512 tokens, the model's documented
+  // maximum; 513 is refused, as torch's index error would.
+  const auto seq = [&](const std::string& config, int n) {
+    return estimate_json(R"({"model": {"hf_config": )" + config + R"(}, "batch": {"seq_length": )" + std::to_string(n) + "}}");
+  };
+  CHECK(seq(xlmr, 512).ok);
+  const auto refused = seq(xlmr, 513);
+  CHECK_FALSE(refused.ok);
+  CHECK_THAT(refused.json, Catch::Contains("\"field\": \"batch.seq_length\""));
+  CHECK(seq(hf_config_fixture("roberta-base.json"), 512).ok);
+  CHECK_FALSE(seq(hf_config_fixture("roberta-base.json"), 513).ok);
 }
 
 TEST_CASE("generic decoder: DeepSeekMoE 16B within 1 % of its card, the warning names every assumption", "[parameters][generic]") {

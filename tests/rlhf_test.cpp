@@ -1,4 +1,6 @@
 // Multi-model RLHF budgets: DPO, PPO, GRPO.
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
 
 #include "trainmem/explain.hpp"
@@ -53,6 +55,13 @@ TEST_CASE("DPO: a frozen reference copy, and chosen + rejected double the policy
   CHECK(role(dpo, "policy")->activations == *plain_2x.per_gpu.activations);
   CHECK(dpo.per_gpu.model_states == role(dpo, "policy")->model_states + role(dpo, "reference")->model_states);
   CHECK_FALSE(dpo.rollout_kv_cache_bytes);
+  // `trainmem activations` lists the tensors of the batch the policy trains on: the same as a
+  // supervised micro-batch of 4, logits included.
+  const auto listed = nlohmann::json::parse(activations_json(doc(R"("rlhf": {"algorithm": "dpo"}, "batch": {"micro_batch_size": 2, "seq_length": 64})")).json);
+  const auto listed_2x = nlohmann::json::parse(activations_json(doc(R"("batch": {"micro_batch_size": 4, "seq_length": 64})")).json);
+  CHECK(listed["layer_groups"][0]["saved_bytes_per_layer"] == listed_2x["layer_groups"][0]["saved_bytes_per_layer"]);
+  CHECK(listed["head"]["logits_elements"] == listed_2x["head"]["logits_elements"]);
+  CHECK(listed["head"]["logits_elements"] == 4 * 64 * 128);  // 2 pairs of 64 tokens, vocabulary 128
 }
 
 TEST_CASE("a LoRA policy's reference can share the frozen base", "[rlhf]") {

@@ -68,14 +68,16 @@ function rejectedText(error, path) {
 }
 
 /**
- * The settings the document leaves unset whose other value the band's low end takes (the
- * uncertainty terms of unstated settings that lower the peak), largest first, at most two.
+ * The other values the band's low end takes for one kind of uncertainty term that lowers the
+ * peak (`unstated_`: a setting the document leaves unset; `data_dependent_`: what the data
+ * decides), largest first, at most two.
  * @param {Record<string, any>} out
+ * @param {string} prefix
  * @returns {string[]}
  */
-function lowEndSettings(out) {
+function lowEndSettings(out, prefix) {
   return (out.uncertainty || [])
-    .filter((/** @type {any} */ u) => u.below_bytes > 0 && u.alternative && /^(unstated_|data_dependent_)/.test(u.source))
+    .filter((/** @type {any} */ u) => u.below_bytes > 0 && u.alternative && u.source.startsWith(prefix))
     .sort((/** @type {any} */ a, /** @type {any} */ b) => b.below_bytes - a.below_bytes)
     .slice(0, 2).map((/** @type {any} */ u) => u.alternative);
 }
@@ -114,6 +116,8 @@ export class App {
     this.firstEstimateMarked = false;
     /** @type {string | null} the model spec just picked, until its first answer (fitSequenceToPickedModel) */
     this.pickedModel = null;
+    /** whether the note beside the model says the sequence length was fitted to it (fitSequenceToPickedModel) */
+    this.fittedNote = false;
     /** @type {import('./charts.js').Colors | null} */
     this.colors = null;
     this.charts = { memory: new LazyChart(byId('chart')), time: new LazyChart(byId('time-chart')), seq: new LazyChart(byId('curve-seq')),
@@ -219,6 +223,7 @@ export class App {
    * @param {LinkProblem[]} problems
    */
   readHash(hash, problems) {
+    this.clearFittedNote();
     const decoded = decode(hash);
     this.legacyVersion = decoded.doc && decoded.version !== null && decoded.version < VERSION ? decoded.version : null;
     for (const p of decoded.problems) {
@@ -405,6 +410,7 @@ export class App {
     this.store.doc.model = spec;
     this.pickers.fill(byId('model-select'), this.pickers.filtered());
     byId('model-note').textContent = note || '';
+    this.fittedNote = false;
     this.pickedModel = JSON.stringify(spec);
     this.update('push');
   }
@@ -427,15 +433,23 @@ export class App {
     if (!over) return false;
     setPath(this.store.doc, 'batch.seq_length', over.params.limit);
     byId('model-note').textContent = t('seq_fitted_to_model', { n: formatCount(over.params.limit) });
+    this.fittedNote = true;
     this.writeControls();
     this.update('replace');
     return true;
+  }
+
+  /** The note that the sequence length was fitted to a picked model goes with the next change. */
+  clearFittedNote() {
+    if (this.fittedNote) byId('model-note').textContent = '';
+    this.fittedNote = false;
   }
 
   /** @param {Event} event */
   onControlInput(event) {
     const elem = /** @type {HTMLInputElement} */ (event.target);
     const doc = this.store.doc;
+    if (elem.dataset.path || elem.dataset.picker) this.clearFittedNote();
     if (elem.dataset.path) {
       const v = readControl(elem, this.store);
       if (elem.dataset.type === 'gpu' && typeof doc.gpu === 'object') this.store.lastCustomGpu = doc.gpu;
@@ -577,9 +591,13 @@ export class App {
       : out.verdict === 'does_not_fit' ? 'no_fit' : null;
     fit.textContent = verdict !== null ? t(verdict, { gpu: this.gpuName(doc) }) : !doc.gpu ? t('fit_unknown')
       : out.warnings.some((/** @type {{code: string}} */ w) => w.code === 'model_states_only') ? t('fit_needs_architecture') : t('fit_none');
-    // Over, but for settings the document leaves unset: name them, the user's to decide.
-    const unset = verdict === 'borderline_over' ? lowEndSettings(out) : [];
-    if (unset.length) fit.textContent += ' · ' + t('borderline_unset', { settings: unset.join('; ') });
+    // Over, but for settings the document leaves unset (the user's to decide) or the data decides:
+    // name them.
+    if (verdict === 'borderline_over') {
+      const unset = lowEndSettings(out, 'unstated_'), data = lowEndSettings(out, 'data_dependent_');
+      if (unset.length) fit.textContent += ' · ' + t('borderline_unset', { settings: unset.join('; ') });
+      if (data.length) fit.textContent += ' · ' + t('borderline_data', { settings: data.join('; ') });
+    }
     // A device that cannot run the setup as written (the engine's cannot_run): memory's verdict
     // stays, with the reasons beside it, never a green "fits".
     const cannot = Array.isArray(out.cannot_run) ? out.cannot_run : [];

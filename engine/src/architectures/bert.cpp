@@ -32,7 +32,18 @@ std::optional<Architecture> bert(ConfigFields& f, const std::string& model_type)
   a.position_embedding_params = (positions + types) * h;
   a.embedding_norm_params = 2 * h;
   a.head_other_params = h * h + h;  // BertPooler dense
-  a.max_position_embeddings = positions;
+  // RoBERTa's position ids count from padding_idx + 1 (transformers modeling_roberta.py
+  // create_position_ids_from_input_ids: cumsum of the non-padding mask + padding_idx), so its table
+  // of max_position_embeddings rows (514) holds max_position_embeddings - pad_token_id - 1 tokens (512).
+  const bool roberta = model_type == "roberta" || model_type == "xlm-roberta";
+  const std::int64_t pad = roberta ? f.optional_size("pad_token_id", 1, 0) : 0;
+  a.max_position_embeddings = roberta ? positions - pad - 1 : positions;
+  if (roberta && a.max_position_embeddings < 1) {
+    f.fail("max_position_embeddings", error_code::out_of_range,
+           "max_position_embeddings = " + std::to_string(positions) + " leaves no position after padding_idx " + std::to_string(pad) +
+               " (RoBERTa's position ids start at pad_token_id + 1)");
+    return std::nullopt;
+  }
   a.learned_positions = true;
   a.default_lora_targets = {"query", "value"};
   a.embedding_module = "embeddings.word_embeddings";

@@ -17,6 +17,7 @@
 #include "trainmem/message_codes.hpp"
 #include "trainmem/json_api.hpp"
 #include "trainmem/pipeline_split.hpp"
+#include "trainmem/rlhf.hpp"
 #include "trainmem/step_time.hpp"
 #include "trainmem/vision_activations.hpp"
 #include "trainmem/vision_parameters.hpp"
@@ -900,7 +901,9 @@ JsonResult activations_json(std::string_view document) {
                                "activations need an architecture: give model.preset or model.hf_config",
                                {{"reason", "activations_need_architecture"}}});
     if (!parsed.errors.empty()) return {error_document(parsed.errors), false};
-    const TrainingSetup& s = parsed.setup;
+    // An RLHF job's tensors are its policy's, on the sequences the algorithm trains it on (DPO:
+    // chosen and rejected, 2 x micro_batch_size; PPO, GRPO: prompt + completion), as the estimate's.
+    const TrainingSetup s = parsed.setup.rlhf ? rlhf_policy_setup(parsed.setup) : parsed.setup;
     const Architecture& a = *s.model.architecture;
     const ResolvedPrecision p = resolve_precision(s);
     const ActivationContext c = activation_context(s, a, p.compute_dtype);
