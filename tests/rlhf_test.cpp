@@ -309,3 +309,28 @@ TEST_CASE("An RLHF job's allocator overhead is its flat share of the job's peak,
   CHECK(*e.per_gpu.allocator_rounding == 0);
   CHECK(*e.per_gpu.allocator_cache == 0);
 }
+
+TEST_CASE("an RLHF job's model-state formulas are the policy's, plus every other model's share, summing to the job's", "[rlhf]") {
+  // PPO with a LoRA policy: the policy trains its adapters alone; the critic trains every weight.
+  // Each formula's result is the policy's bytes, then the other models', then the job's total.
+  const TrainingSetup s = trainmem::test::setup_from(doc(R"("method": "lora", "rlhf": {"algorithm": "ppo"}, "batch": {"seq_length": 64})"));
+  const Estimate e = estimate(s);
+  const auto digits = [](double bytes) {  // 1234567 -> "1,234,567 B"
+    std::string n = std::to_string(std::llround(bytes));
+    for (int i = static_cast<int>(n.size()) - 3; i > 0; i -= 3) n.insert(static_cast<std::size_t>(i), ",");
+    return n + " B";
+  };
+  const ModelBudget* policy = role(e, "policy");
+  const ModelBudget* critic = role(e, "critic");
+  REQUIRE(policy);
+  REQUIRE(critic);
+  CHECK(policy->gradients + critic->gradients == e.per_gpu.gradients);  // reference and reward train nothing
+  bool seen = false;
+  for (const Explanation& x : explain(s, e)) {
+    if (x.component != "gradients") continue;
+    seen = true;
+    CHECK_THAT(x.formula, Catch::Contains(" = " + digits(policy->gradients) + " (policy) + critic " + digits(critic->gradients) +
+                                          " = " + digits(e.per_gpu.gradients)));
+  }
+  CHECK(seen);
+}

@@ -191,8 +191,20 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
       "ZeRO paper (Rajbhandari et al. 2020, §5): M_DDP = N (b_p + b_g + b_o); ZeRO-1/2/3 divide b_o, b_g, b_p by D; "
       "docs/memory-model.md, \"Model states\"";
 
+  // An RLHF job holds several models (per_gpu_models): each formula is the policy's, and the other
+  // models' shares are added to reach the job's total.
+  const auto of_job = [&](double ModelBudget::*field, double total) {
+    if (e.per_gpu_models.empty()) return bytes(total);
+    double policy = 0;
+    std::string others;
+    for (const ModelBudget& m : e.per_gpu_models) {
+      if (m.role == "policy") policy = m.*field;
+      else if (m.*field > 0) others += " + " + m.role + " " + bytes(m.*field);
+    }
+    return bytes(policy) + (others.empty() ? std::string() : " (policy)" + others + " = " + bytes(total));
+  };
   out.push_back({"parameters",
-                 grouped(e.gpu_parameters) + " params on this GPU (" + method_name(s.method) + ")" + shard_p + " -> " + bytes(g.parameters) +
+                 grouped(e.gpu_parameters) + " params on this GPU (" + method_name(s.method) + ")" + shard_p + " -> " + of_job(&ModelBudget::parameters, g.parameters) +
                      "; trainable at b_p = " + number(e.bytes_per_param.param) + " B/param" +
                      (s.method == Method::qlora ? (s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
                                                                          : ", frozen linear weights at 4 bits + quantization constants")
@@ -218,7 +230,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
   out.push_back({"gradients",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +
-                     gradient_rule + " = " + bytes(g.gradients) +
+                     gradient_rule + " = " + of_job(&ModelBudget::gradients, g.gradients) +
                      // model_states.cpp: ZeRO-Offload keeps the gradient partition on the host with the optimizer.
                      (s.parallel.offload_optimizer != OffloadTarget::none && sharding_engine(s) != ShardingEngine::megatron
                           ? " (offloaded with the optimizer: the partition is on the host)"
@@ -230,7 +242,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   const ResolvedPrecision precision = adapter_precision(s, base_precision).value_or(base_precision);
   out.push_back({"optimizer_states",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_o " + number(e.bytes_per_param.optimizer) +
-                     (precision.master_weights && !precision.trainable_upcast_to_fp32 ? " B (moments + fp32 master)" : " B (moments)") + shard_o + " = " + bytes(g.optimizer_states) +
+                     (precision.master_weights && !precision.trainable_upcast_to_fp32 ? " B (moments + fp32 master)" : " B (moments)") + shard_o + " = " + of_job(&ModelBudget::optimizer_states, g.optimizer_states) +
                      (s.parallel.offload_optimizer != OffloadTarget::none ? " (offloaded: not on the GPU)" : ""),
                  "ZeRO paper (Rajbhandari et al. 2020, §3.1): 16 bytes/param for mixed-precision Adam; docs/memory-model.md, "
                  "\"Bytes per parameter\""});
