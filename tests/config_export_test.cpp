@@ -769,6 +769,24 @@ TEST_CASE("a torchtune export lists what a tune run line cannot say", "[export][
   CHECK(r.at("config").get<std::string>().rfind("tune run lora_finetune_single_device --config llama3_1/8B_lora_single_device ", 0) == 0);
 }
 
+TEST_CASE("torchtune export: Qwen3, Phi-4 and Llama 3.3 start from the configs torchtune ships for them", "[export][torchtune]") {
+  // torchtune/_recipe_registry.py at pytorch/torchtune bd2a0fc lists qwen3/8B_lora_single_device,
+  // qwen3/14B_lora_single_device (Qwen3 has no qlora_ builder: QLoRA is its LoRA config with
+  // quantize_base), phi4/14B_qlora_single_device, phi4/14B_full_low_memory and llama3_3/70B_full.
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"model": {"preset": "qwen3-8b"}, "method": "lora", "parallel": {"world_size": 1}})", "lora_finetune_single_device --config qwen3/8B_lora_single_device "},
+      {R"({"model": {"preset": "qwen3-14b"}, "method": "qlora", "parallel": {"world_size": 1}})", "lora_finetune_single_device --config qwen3/14B_lora_single_device "},
+      {R"({"model": {"preset": "phi-4"}, "method": "qlora", "parallel": {"world_size": 1}})", "lora_finetune_single_device --config phi4/14B_qlora_single_device "},
+      {R"({"model": {"preset": "phi-4"}, "parallel": {"world_size": 1}})", "full_finetune_single_device --config phi4/14B_full_low_memory "},
+      {R"({"model": {"preset": "llama-3.3-70b"}, "parallel": {"world_size": 8}})", "full_finetune_distributed --config llama3_3/70B_full "}};
+  for (const auto& [doc, start] : cases) {
+    INFO(doc);
+    const auto r = json::parse(trainmem::export_json(doc, "torchtune").json);
+    CHECK_THAT(r.at("config").get<std::string>(), Catch::Contains(start));
+    for (const auto& n : r.at("not_exported")) CHECK(n.at("field") != "model");
+  }
+}
+
 TEST_CASE("LoRA with no targets given exports the family's default targets the estimate priced", "[export]") {
   // PEFT's default for llama is q_proj and v_proj (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING):
   // torchtune names them lora_attn_modules [q_proj, v_proj] with no MLP; axolotl lists them.
