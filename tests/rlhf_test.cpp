@@ -334,3 +334,20 @@ TEST_CASE("an RLHF job's model-state formulas are the policy's, plus every other
   }
   CHECK(seen);
 }
+
+TEST_CASE("GRPO as TRL's GRPOConfig takes it: at least 2 completions per prompt, whole prompt groups per generation batch", "[rlhf]") {
+  // trl/trainer/grpo_config.py (huggingface/trl f2cd577) __post_init__: the generation batch is
+  // per_device_train_batch_size x processes x steps_per_generation (gradient_accumulation_steps by
+  // default) and must be divisible by num_generations; num_generations < 2 is refused.
+  const auto warned = [](const std::string& batch) {
+    const TrainingSetup s = trainmem::test::setup_from(doc(R"("rlhf": {"algorithm": "grpo", "rollout": {"num_generations": 8}}, "batch": )" + batch));
+    const auto w = estimate_warnings(s, estimate(s));
+    return std::any_of(w.begin(), w.end(), [](const Warning& x) { return x.code == std::string("grpo_partial_prompt_groups"); });
+  };
+  CHECK(warned(R"({"micro_batch_size": 3, "seq_length": 64})"));                                 // 3 completions
+  CHECK_FALSE(warned(R"({"micro_batch_size": 8, "seq_length": 64})"));                           // one group
+  CHECK_FALSE(warned(R"({"micro_batch_size": 2, "seq_length": 64, "gradient_accumulation_steps": 4})"));  // 2 x 4 = 8
+  const JsonResult one = estimate_json(doc(R"("rlhf": {"algorithm": "grpo", "rollout": {"num_generations": 1}}, "batch": {"seq_length": 64})"));
+  CHECK_FALSE(one.ok);
+  CHECK_THAT(one.json, Catch::Contains("\"field\": \"rlhf.rollout.num_generations\""));
+}

@@ -162,6 +162,22 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
                  "rlhf.rollout.vllm_gpu_memory_utilization " + number_text(s.rlhf->vllm_gpu_memory_utilization) + " gives vLLM " +
                      bytes(*e.rollout_vllm_bytes) + ", less than the policy's " + bytes(*weights) + " of weights: vLLM cannot load the model (raise the share, or run vLLM as a server)",
                  {{"share", s.rlhf->vllm_gpu_memory_utilization}, {"bytes", *e.rollout_vllm_bytes}, {"weights", *weights}}});
+  // TRL GRPOConfig.__post_init__ (trl/trainer/grpo_config.py, huggingface/trl f2cd577) refuses a
+  // generation batch (per_device_train_batch_size x processes x steps_per_generation, by default
+  // gradient_accumulation_steps) that splits a prompt's group of num_generations completions.
+  if (s.rlhf && s.rlhf->algorithm == RlhfAlgorithm::grpo) {
+    const std::int64_t n = s.rlhf->num_generations;
+    const std::int64_t batch = s.batch.micro_batch_size * s.parallel.world_size * s.batch.gradient_accumulation_steps;
+    if (n > 0 && batch % n != 0)
+      w.push_back({warning_code::grpo_partial_prompt_groups,
+                   "TRL refuses this GRPO run: its generation batch, micro_batch_size x world_size x gradient_accumulation_steps = " +
+                       std::to_string(s.batch.micro_batch_size) + " x " + std::to_string(s.parallel.world_size) + " x " +
+                       std::to_string(s.batch.gradient_accumulation_steps) + " = " + std::to_string(batch) +
+                       " completions, must hold whole groups of rlhf.rollout.num_generations = " + std::to_string(n),
+                   {{"num_generations", static_cast<double>(n)}, {"generation_batch", static_cast<double>(batch)},
+                    {"micro_batch_size", static_cast<double>(s.batch.micro_batch_size)}, {"world_size", static_cast<double>(s.parallel.world_size)},
+                    {"gradient_accumulation_steps", static_cast<double>(s.batch.gradient_accumulation_steps)}}});
+  }
   if (s.precision.fp8_compute)
     w.push_back({warning_code::fp8_not_a_saving,
                           "FP8 training keeps weights, gradients and optimizer states in higher precision and adds FP8 "

@@ -42,6 +42,14 @@ void validate_rlhf(const TrainingSetup& s, Errors& e) {
                        " learned positions",
                    {{"value", str(total)}, {"limit", static_cast<double>(a.max_position_embeddings)}}});
   }
+  // TRL GRPOConfig.__post_init__ (trl/trainer/grpo_config.py, huggingface/trl f2cd577): the
+  // advantages compare at least 2 completions per prompt. (Its generation batch holding whole
+  // prompt groups is a warning: grpo_partial_prompt_groups, explain.cpp.)
+  if (rl.algorithm == RlhfAlgorithm::grpo && rl.num_generations < 2)
+    e.push_back({error_code::out_of_range, "rlhf.rollout.num_generations",
+                 "rlhf.rollout.num_generations = " + str(rl.num_generations) +
+                     ": GRPO compares at least 2 completions per prompt (TRL GRPOConfig refuses fewer)",
+                 {{"value", str(rl.num_generations)}, {"limit", 2.0}}});
   // Colocated vLLM takes a fraction of the device's memory: without a device it has no size.
   if (uses_colocated_vllm(s) && !s.gpu)
     e.push_back({error_code::missing_field, "gpu",

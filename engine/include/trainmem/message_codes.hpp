@@ -48,6 +48,7 @@ inline constexpr const char* ssm_fused_kernels = "ssm_fused_kernels";
 inline constexpr const char* time_unavailable = "time_unavailable";
 inline constexpr const char* above_2_53 = "above_2_53";
 inline constexpr const char* vllm_share_below_weights = "vllm_share_below_weights";
+inline constexpr const char* grpo_partial_prompt_groups = "grpo_partial_prompt_groups";
 inline constexpr const char* layout_beyond_framework = "layout_beyond_framework";
 inline constexpr const char* quantized_checkpoint = "quantized_checkpoint";
 }  // namespace warning_code
@@ -162,6 +163,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {warning_code::above_2_53, MessageKind::warning, "fields"},
     // bytes: vLLM's pool (the share of the device); weights: its copy of the policy.
     {warning_code::vllm_share_below_weights, MessageKind::warning, "share bytes weights"},
+    {warning_code::grpo_partial_prompt_groups, MessageKind::warning, "num_generations generation_batch micro_batch_size world_size gradient_accumulation_steps"},
     // Solve and strategy-search reasons (solver.cpp, calibration.cpp, strategy_search.cpp). Bytes
     // in bytes (model_states, headroom, freed); step_time_increase a fraction of the step without
     // recompute; include_offload "true" or "false".
