@@ -78,10 +78,16 @@ test('a borderline verdict names the source the answer turns on', async ({ app, 
   // The headline says the point estimate is over the memory, not "may or may not fit".
   expect(expected.margin_bytes).toBeLessThan(0);
   // And names the unset settings that low end takes, the largest first: the user's to decide.
-  const lowEnd = (prefix) => expected.uncertainty.filter((u) => u.below_bytes > 0 && u.alternative && u.source.startsWith(prefix))
+  // Only settings that move the low end by a tenth of the largest term or more: lora.r (tens of
+  // MB here) decides nothing beside checkpointing (tens of GiB).
+  const largest = Math.max(...expected.uncertainty.map((u) => u.below_bytes));
+  const lowEnd = (prefix) => expected.uncertainty.filter((u) => u.below_bytes > 0 && u.below_bytes >= largest / 10 && u.alternative && u.source.startsWith(prefix))
     .sort((a, b) => b.below_bytes - a.below_bytes).slice(0, 2).map((u) => u.alternative);
   const unset = lowEnd('unstated_');
   expect(unset.length).toBeGreaterThan(0);
+  const lora = expected.uncertainty.find((u) => u.source === 'unstated_lora');
+  expect(lora.below_bytes).toBeLessThan(largest / 10);
+  expect(unset).not.toContain(lora.alternative);
   expect(lowEnd('data_dependent_')).toEqual([]);  // padding is not "longest" here
   const headline = 'borderline on NVIDIA A100 SXM4 80GB: the estimate does not fit; only the low end of its uncertainty band does'
     + ' · that low end takes ' + unset.join('; ') + ', which this setup leaves unset: set it to decide';

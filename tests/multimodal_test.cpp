@@ -479,8 +479,17 @@ TEST_CASE("image tokens count in seq_length: too many images is an error at the 
   // 4 images x 576 tokens = 2304 > 2048.
   CHECK(trainmem::test::error_fields(with_config(cfg, R"("batch": {"seq_length": 2048}, "multimodal": {"images_per_sample": 4})")) ==
         std::vector<std::string>{"batch.seq_length"});
+  // Each side's error is at that side, saying what is wrong with it; a wrong count at the list.
   CHECK(trainmem::test::error_fields(with_config(cfg, R"("multimodal": {"image_size": [0, 5]})")) ==
+        std::vector<std::string>{"multimodal.image_size[0]"});
+  CHECK(trainmem::test::error_fields(with_config(cfg, R"("multimodal": {"image_size": [224, 224.5]})")) ==
+        std::vector<std::string>{"multimodal.image_size[1]"});
+  CHECK(trainmem::test::error_fields(with_config(cfg, R"("multimodal": {"image_size": [0, "a"]})")) ==
+        std::vector<std::string>{"multimodal.image_size[0]", "multimodal.image_size[1]"});
+  CHECK(trainmem::test::error_fields(with_config(cfg, R"("multimodal": {"image_size": [224, 224, 3]})")) ==
         std::vector<std::string>{"multimodal.image_size"});
+  const std::string message = estimate_json(with_config(cfg, R"("multimodal": {"image_size": [224, 224.5]})")).json;
+  CHECK_THAT(message, Catch::Contains("the width") && Catch::Contains("224.5 must be a whole number"));
 }
 
 TEST_CASE("config parts without a layout are named in a warning with a count - never dropped silently",

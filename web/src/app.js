@@ -70,14 +70,17 @@ function rejectedText(error, path) {
 /**
  * The other values the band's low end takes for one kind of uncertainty term that lowers the
  * peak (`unstated_`: a setting the document leaves unset; `data_dependent_`: what the data
- * decides), largest first, at most two.
+ * decides), largest first, at most two, and only those that move the low end by at least a tenth
+ * of the largest term does (a setting worth 25 MB beside one worth 75 GiB decides nothing).
  * @param {Record<string, any>} out
  * @param {string} prefix
  * @returns {string[]}
  */
 function lowEndSettings(out, prefix) {
-  return (out.uncertainty || [])
-    .filter((/** @type {any} */ u) => u.below_bytes > 0 && u.alternative && u.source.startsWith(prefix))
+  const terms = out.uncertainty || [];
+  const largest = Math.max(0, ...terms.map((/** @type {any} */ u) => u.below_bytes || 0));
+  return terms
+    .filter((/** @type {any} */ u) => u.below_bytes > 0 && u.below_bytes >= largest / 10 && u.alternative && u.source.startsWith(prefix))
     .sort((/** @type {any} */ a, /** @type {any} */ b) => b.below_bytes - a.below_bytes)
     .slice(0, 2).map((/** @type {any} */ u) => u.alternative);
 }

@@ -18,7 +18,8 @@ function controlFor(field) {
     if (field === picker + '.num_parameters') return document.querySelector('[data-path="' + field + '"]');
     if (field === picker || field.startsWith(picker + '.')) return document.querySelector('[data-picker="' + picker + '"]');
   }
-  for (let f = field; f; f = f.includes('.') ? f.slice(0, f.lastIndexOf('.')) : '') {
+  // An entry of a list (multimodal.image_size[0], lora.target_modules[2]) is its list's control.
+  for (let f = field.replace(/\[\d+\]/g, ''); f; f = f.includes('.') ? f.slice(0, f.lastIndexOf('.')) : '') {
     const c = /** @type {HTMLElement | null} */ (document.querySelector('[data-path="' + CSS.escape(f) + '"]'));
     if (c) return c;
   }

@@ -247,13 +247,38 @@ void parse_multimodal(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   set(s.multimodal.freeze_projector, r.boolean("freeze_projector"));
   set(s.multimodal.images_per_sample, r.integer("images_per_sample", 0, 1e4));
   if (const json* size = r.get("image_size")) {
-    // Pixels; 1e5 a side bounds the tiling work and every product below 2^53.
-    const bool ok = size->is_array() && size->size() == 2 && std::all_of(size->begin(), size->end(), [](const json& x) {
-      return x.is_number() && std::isfinite(x.get<double>()) && std::floor(x.get<double>()) == x.get<double>() &&
-             x.get<double>() >= 1 && x.get<double>() <= 1e5;
-    });
-    if (ok) s.multimodal.image_size = std::pair{(*size)[0].get<std::int64_t>(), (*size)[1].get<std::int64_t>()};
-    else r.type_error("image_size", "[height, width] in whole pixels from 1 to 100000", *size);
+    // Pixels; 1e5 a side bounds the tiling work and every product below 2^53. Each side's error
+    // names it (multimodal.image_size[0], the height) and what is wrong with it.
+    constexpr double kMaxSide = 1e5;
+    if (!size->is_array()) {
+      r.type_error("image_size", "[height, width] in whole pixels from 1 to 100000", *size);
+    } else if (size->size() != 2) {
+      const std::string f = "multimodal.image_size";
+      errors.push_back({error_code::wrong_type, f, f + " must be [height, width], got an array of " + std::to_string(size->size()) + " entries",
+                        {{"expected", "[height, width]"}, {"got", "array of " + std::to_string(size->size()) + " entries"}}});
+    } else {
+      bool ok = true;
+      for (std::size_t i = 0; i < 2; ++i) {
+        const json& x = (*size)[i];
+        const std::string f = "multimodal.image_size[" + std::to_string(i) + "]";
+        const std::string side = i == 0 ? " (the height)" : " (the width)";
+        const double d = x.is_number() ? x.get<double>() : 0;
+        if (!x.is_number()) {
+          errors.push_back({error_code::wrong_type, f, f + side + " must be a whole number of pixels, got " + type_name(x),
+                            {{"expected", "integer"}, {"got", type_name(x)}}});
+        } else if (!std::isfinite(d) || std::floor(d) != d) {
+          errors.push_back({error_code::not_integer, f, f + side + " = " + scalar_text(x) + " must be a whole number of pixels",
+                            {{"value", scalar_text(x)}}});
+        } else if (d < 1 || d > kMaxSide) {
+          errors.push_back({error_code::out_of_range, f, f + side + " = " + scalar_text(x) + " is out of range (1 to 100000 pixels)",
+                            {{"value", scalar_text(x)}, {"min", 1.0}, {"max", kMaxSide}}});
+        } else {
+          continue;
+        }
+        ok = false;
+      }
+      if (ok) s.multimodal.image_size = std::pair{(*size)[0].get<std::int64_t>(), (*size)[1].get<std::int64_t>()};
+    }
   }
   r.finish();
 }
