@@ -74,6 +74,19 @@ test("a strategy's explanation gives its sizes in the page's unit and its plural
   assert.match(messageText(one, 'en'), /^no factorization of 1 GPU suits/);
 });
 
+test('a byte count out of range is said in the page\'s unit, not in bytes', () => {
+  // 1e15 GiB typed into the custom device's memory: 1e15 x 2^30 B, over the engine's 1e15 B limit
+  // (= 931,322.57 GiB = 1,000,000.00 GB).
+  const e = { code: 'out_of_range', field: 'gpu.memory_bytes', message: 'gpu.memory_bytes = 1.073741824e+24 is out of range (1 to 1000000000000000)',
+    params: { value: '1.073741824e+24', min: 1, max: 1e15 } };
+  assert.equal(messageText(e, 'en', 'GiB'), '1,000,000,000,000,000.00 GiB is out of range (at most 931,322.57 GiB)');
+  assert.equal(messageText(e, 'en', 'GB'), '1,073,741,824,000,000.00 GB is out of range (at most 1,000,000.00 GB)');
+  // Other fields keep the engine's message.
+  const other = { code: 'out_of_range', field: 'batch.micro_batch_size', message: 'batch.micro_batch_size = 0 is out of range (1 to 1000000)',
+    params: { value: '0', min: 1, max: 1e6 } };
+  assert.equal(messageText(other, 'en'), other.message);
+});
+
 test('a list that shows the field beside the message does not repeat its path', () => {
   const e = { code: 'wrong_type', field: 'batch.micro_batch_size', message: 'batch.micro_batch_size must be an integer, got string "two"',
     params: { expected: 'integer', got: 'string', value: '"two"' } };

@@ -134,9 +134,11 @@ export const WORDINGS = {
   },
   out_of_range: {
     en: (c) => (c.has('entries') ? 'has ' + c.n('entries') + ' entries; the limit is ' + c.n('limit')
+      : bytesRange(c) ? c.b('value') + ' is out of range (' + (Number(c.p.value) > Number(c.p.max) ? 'at most ' + c.b('max') : 'at least ' + c.b('min')) + ')'
       : (c.has('value') ? c.s('value') + ' is out of range' : 'is out of range') + range(c, 'en')
         + (c.has('limit') ? ' (the limit is ' + c.n('limit') + ')' : '')),
     zh: (c) => (c.has('entries') ? '有 ' + c.n('entries') + ' 项，上限为 ' + c.n('limit') + ' 项'
+      : bytesRange(c) ? '取值 ' + c.b('value') + ' 超出范围（' + (Number(c.p.value) > Number(c.p.max) ? '至多 ' + c.b('max') : '至少 ' + c.b('min')) + '）'
       : (c.has('value') ? '取值 ' + c.s('value') + ' 超出范围' : '取值超出范围') + range(c, 'zh')
         + (c.has('limit') ? '（上限为 ' + c.n('limit') + '）' : '')),
   },
@@ -443,6 +445,14 @@ function gpuCount(c, key) {
 }
 
 /**
+ * A byte count out of its range (gpu.memory_bytes), said in the page's unit rather than in bytes.
+ * @param {Ctx} c
+ */
+function bytesRange(c) {
+  return /_bytes$/.test(c.field) && c.has('value') && c.has('min') && c.has('max') && Number.isFinite(Number(c.p.value));
+}
+
+/**
  * ", allowed 1 to 1,000,000" from the params min/above and max, in each language.
  * @param {Ctx} c
  * @param {'en' | 'zh'} lang
@@ -525,7 +535,9 @@ export function reasonWording(code, reason) {
  * @returns {string}
  */
 export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en', unit = 'GiB') {
-  if ((lang === 'en' || !m.params) && m.message) return m.message;
+  // English is the engine's message, but for a byte count out of range, which the page says in its unit.
+  const inUnit = m.code === 'out_of_range' && /_bytes$/.test(m.field || '');
+  if ((lang === 'en' || !m.params) && m.message && !inUnit) return m.message;
   const p = m.params && typeof m.params === 'object' ? m.params : {};
   const wording = reasonWording(m.code, p.reason) || WORDINGS[m.code];
   if (!wording) return m.message || m.code;  // a code this page does not know (tests-js forbids one)
@@ -536,7 +548,7 @@ export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en', unit = 
     has: (k) => p[k] !== undefined && p[k] !== null && p[k] !== '',
     n: (k) => text(p[k]),
     s: (k) => text(p[k]),
-    b: (k) => formatBytes(p[k], unit),
+    b: (k) => formatBytes(Number(p[k]), unit),
     pct: (k) => formatPercent(p[k]),
   };
   return wording[lang === 'zh' ? 'zh' : 'en'](c);
