@@ -2778,6 +2778,42 @@ TEST_CASE("A TRL script's teacher or reward model is named as a model the estima
   CHECK(has_key(ppo.unmodelled, "run.sh:--reward_model_path"));
 }
 
+TEST_CASE("torchtune model components that would not instantiate are refused at their key", "[import][torchtune]") {
+  // pytorch/torchtune bd2a0fc: models/qwen3/_model_builders.py defines lora_qwen3_32b and no
+  // qlora_ partials; lora_qwen3_0_6b_instruct's output is tied to the embedding, and
+  // qwen3/_component_builders.py lora_qwen3 raises ValueError("apply_lora_to_output is incompatible
+  // with tie_word_embeddings"); qwen3_32b() takes no arguments (config.instantiate passes them).
+  // The rest of a recipe config: the keys its recipes require.
+  const std::string rest = "batch_size: 2\ngradient_accumulation_steps: 1\noptimizer:\n  _component_: torch.optim.AdamW\n"
+                           "loss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n";
+  const auto refused = [&](const std::string& model) {
+    auto yaml = toml_file("c.yaml", "model:\n" + model + rest);
+    REQUIRE(yaml);
+    const auto r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+    INFO(trainmem::error_document(r.errors));
+    REQUIRE(r.errors.size() == 1);
+    return r.errors.front();
+  };
+  auto e = refused("  _component_: torchtune.models.qwen3.qlora_qwen3_32b\n  lora_attn_modules: [q_proj, v_proj]\n");
+  CHECK(e.field == "c.yaml:model._component_");
+  CHECK(e.message.find("QLoRA is lora_qwen3_32b with quantize_base: True") != std::string::npos);
+  e = refused("  _component_: torchtune.models.qwen3.lora_qwen3_0_6b_instruct\n  lora_attn_modules: [q_proj, v_proj]\n  apply_lora_to_output: True\n");
+  CHECK(e.field == "c.yaml:model.apply_lora_to_output");
+  e = refused("  _component_: torchtune.models.qwen3.qwen3_32b\n  lora_rank: 8\n");
+  CHECK(e.field == "c.yaml:model.lora_rank");
+  // What torchtune takes is read: quantize_base on lora_qwen3_32b, the 8B's adaptable output.
+  auto yaml = toml_file("c.yaml", "model:\n  _component_: torchtune.models.qwen3.lora_qwen3_32b\n  lora_attn_modules: [q_proj]\n  quantize_base: True\n" + rest);
+  REQUIRE(yaml);
+  auto r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/method") == "qlora");
+  yaml = toml_file("c.yaml", "model:\n  _component_: torchtune.models.qwen3.lora_qwen3_8b_instruct\n  lora_attn_modules: [q_proj]\n  apply_lora_to_output: True\n" + rest);
+  REQUIRE(yaml);
+  r = trainmem::import_configs({*yaml}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/lora/target_modules") == json::array({"q_proj", "lm_head"}));
+}
+
 TEST_CASE("torchtune's PPO and GRPO recipe configs are named as recipes the import does not read", "[import][torchtune]") {
   // pytorch/torchtune bd2a0fc recipes/configs/mistral/7B_full_ppo_low_memory.yaml (policy_model,
   // reward_and_value_model) and recipes/configs/dev/3B_full_grpo.yaml (grpo_samples): excerpts.

@@ -169,6 +169,14 @@ export const REASON_WORDINGS = {
       en: (c) => c.s('recipe') + ' is a full fine-tuning recipe; ' + c.s('component') + ' builds a LoRA model',
       zh: (c) => c.s('recipe') + ' 是全量微调 recipe，但 ' + c.s('component') + ' 构建的是 LoRA 模型',
     },
+    builder_argument: {
+      en: (c) => c.s('component') + ' takes no such argument: the builder of a model without adapters has none',
+      zh: (c) => c.s('component') + ' 没有这个参数：不含适配器的模型构建函数不接受它',
+    },
+    tied_output: {
+      en: (c) => c.s('component') + ' ties its output projection to the embedding: torchtune raises ValueError for apply_lora_to_output: True',
+      zh: (c) => c.s('component') + ' 的输出投影与词嵌入共享权重：apply_lora_to_output: True 时 torchtune 会抛出 ValueError',
+    },
     packing_needs_max_seq_len: { en: () => 'packing needs tokenizer.max_seq_len', zh: () => '样本打包（packing）需要 tokenizer.max_seq_len' },
     processes_above_visible_devices: {
       en: (c) => 'starts ' + c.n('value') + ' processes per node but CUDA_VISIBLE_DEVICES shows ' + c.n('limit') + ' GPUs: the ranks beyond them have no device',

@@ -113,7 +113,7 @@ inline constexpr MessageCode kMessageCodes[] = {
      "pipeline_layers_sum pipeline_split_flags_combined layer_types_per_layer usable_above_memory context_not_below_memory reference_needed calibration_measures_differ calibration_same_tokens "
      "mamba_heads_width gpus_not_multiple_of_parallel parallel_product_not_gpus local_batch_not_multiple_of_microbatch "
      "global_batch_not_multiple qlora_needs_4bit qlora_in_8bit both_4bit_and_8bit legacy_attention_with_attn_implementation single_device_recipe "
-     "offload_needs_checkpointing optimizer_in_bwd_with_accumulation lora_recipe_full_model full_recipe_lora_model "
+     "offload_needs_checkpointing optimizer_in_bwd_with_accumulation lora_recipe_full_model full_recipe_lora_model builder_argument tied_output "
      "packing_needs_max_seq_len train_batch_mismatch train_batch_not_multiple deepspeed_precision_differs id_not_file_name default_price_not_hyperscaler_on_demand "
      "usable_and_context_above_memory ring_context_parallel_needs_fused_attention optimizer_in_backward_with_accumulation nothing_trains "
      "processes_above_visible_devices"},

@@ -349,9 +349,16 @@ class TorchtuneReader {
     const bool qlora = quantize_given.value_or(qlora_builder);
     const std::string method_key = quantize_given ? "model.quantize_base" : "model._component_";
     const std::string builders_file = "torchtune/models/" + (family_.empty() ? std::string("<family>") : family_) + "/_model_builders.py";
-    if (const TorchtuneBuilder* b = torchtune_builder_named(builder)) r_.name_model(b->preset, "model._component_");
+    const TorchtuneBuilder* known = torchtune_builder_named(builder);
+    if (known) r_.name_model(known->preset, "model._component_");
     else if (auto hub = hub_builders().find(builder); hub != hub_builders().end()) r_.name_model(hub->second, "model._component_");
     else r_.name_model(comp->path, "model._component_");
+    // A builder torchtune does not define fails config.instantiate: said, never read as if it ran.
+    if (known && qlora_builder && !has_qlora_builders(*known))
+      r_.error(error_code::unknown_value, "model._component_",
+               comp->name + " does not exist: " + builders_file + " defines no qlora_ builders; QLoRA is lora_" + builder +
+                   " with quantize_base: True",
+               {{"value", comp->name}, {"allowed", "lora_" + builder + " with quantize_base: True"}});
 
     method_ = qlora ? "qlora" : lora ? "lora" : "full";
     r_.read("method", method_, method_key);
@@ -378,7 +385,15 @@ class TorchtuneReader {
       const ConfigValue& v = resolved(c_, raw);
       if (name == "_component_") continue;
       if (!lora) {
-        r_.unmodelled_key(k, v, "a builder argument the estimate does not read (the catalog model's architecture is used)");
+        // The full builders take no arguments (Llama 3.2's tie_word_embeddings aside): instantiate
+        // calls builder(**kwargs), which raises TypeError for any other.
+        if (known && !(std::string(known->family) == "llama3_2" && name == "tie_word_embeddings"))
+          r_.error(error_code::inconsistent, k,
+                   comp->name + " takes no " + name + " (" + builders_file + "): the builder of a model without adapters has no such argument" +
+                       (name.find("lora") != std::string::npos || name == "quantize_base" || name == "use_dora" ? "; lora_" + builder + " builds one with them" : ""),
+                   {{"reason", "builder_argument"}, {"component", comp->name}});
+        else
+          r_.unmodelled_key(k, v, "a builder argument the estimate does not read (the catalog model's architecture is used)");
         continue;
       }
       if (name == "lora_attn_modules") {
@@ -433,6 +448,16 @@ class TorchtuneReader {
       if (phi3) add("gate_up_proj");
       else { add("gate_proj"); add("up_proj"); }
       add("down_proj");
+    }
+    // lora_qwen3 (0.6B to 4B), lora_qwen2 and lora_llama3_2 raise ValueError for an output tied to
+    // the embedding ("apply_lora_to_output is incompatible with tie_word_embeddings",
+    // models/<family>/_component_builders.py).
+    if (output && known && known->lora_output == LoraOutput::tied) {
+      r_.error(error_code::inconsistent, "model.apply_lora_to_output",
+               comp->name + " ties its output projection to the embedding: torchtune raises ValueError for apply_lora_to_output: True (" +
+                   "models/" + family_ + "/_component_builders.py)",
+               {{"reason", "tied_output"}, {"component", comp->name}});
+      output = false;
     }
     if (output) add("lm_head");
     if (phi3 && attn->size() > 0)
