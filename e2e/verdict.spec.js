@@ -94,6 +94,7 @@ test('a borderline verdict names the source the answer turns on', async ({ app, 
   await expect(page.getByTestId('fit')).toHaveText(headline);
   // Padding to the longest sample adds what the data decides, worded as such (the sequence length
   // itself is set).
+  await page.locator('#advanced > summary').click();
   await app.set('batch.padding', 'longest');
   const padded = cli(await app.inputDoc());
   expect(padded.verdict).toBe('borderline');
