@@ -2044,6 +2044,22 @@ TEST_CASE("TRL's CLI hands the arguments its dataclasses do not define to accele
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/parallel/world_size") == 8);
   CHECK(reason_of(r.ignored, "sft.yaml:num_processes").find("yields to run.sh:--num_processes") != std::string::npos);
+  // Named by `trl sft --config` without a process count on the line: the file's answers it, and the
+  // line's note that the count is open goes.
+  r = trainmem::import_configs({*yaml, command_line("run.sh", "trl sft --config sft.yaml\n")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 4);
+  CHECK_FALSE(has_key(r.unresolved, "run.sh:1"));
+  // The script run directly (accelerate launch with its own config) ignores the file's launch keys:
+  // acc.yaml's 8 processes, no conflict with the file's 4.
+  auto acc = toml_file("acc.yaml", "distributed_type: MULTI_GPU\nnum_processes: 8\n");
+  REQUIRE(acc);
+  r = trainmem::import_configs({*yaml, *acc, command_line("run.sh", "accelerate launch --config_file acc.yaml trl/scripts/sft.py --config sft.yaml\n")},
+                               trainmem::builtin_catalog());
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 8);
+  CHECK(has_key(r.unmodelled, "sft.yaml:num_processes"));
   // A plain TrainingArguments file is read by HfArgumentParser, which refuses the key.
   yaml = toml_file("args.yaml", "output_dir: out\nper_device_train_batch_size: 4\nnum_processes: 4\n");
   REQUIRE(yaml);

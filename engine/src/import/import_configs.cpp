@@ -611,16 +611,19 @@ void push_launcher_readings(const LaunchCommand& cmd, Reading launcher, std::vec
   readings.push_back(std::move(launcher));
 }
 
-// A TrainingArguments or TRL config file. A TRL one runs as `trl CMD --config FILE`, whose TrlParser
-// hands the keys no dataclass of the script defines to accelerate launch (trl/scripts/utils.py
-// set_defaults_with_config returns them; trl/cli/commands/training.py; huggingface/trl f2cd577), as
-// TRL's CLI guide writes `num_processes: 4` in the file (docs/source/clis.md): those keys are read as
-// that command's launch settings, the rest as the trainer's.
-void read_training_arguments_file(const std::string& file, const ConfigValue& content, std::vector<Reading>& readings) {
-  const std::string command = content.is_object() ? trl_command_for_config(content) : std::string();
+// A TrainingArguments or TRL config file. Run as `trl CMD --config FILE` (`trl_cli`: a trl line
+// names it, or it is given alone), TRL's TrlParser hands the keys no dataclass of the script defines
+// to accelerate launch (trl/scripts/utils.py set_defaults_with_config returns them;
+// trl/cli/commands/training.py; huggingface/trl f2cd577), as TRL's CLI guide writes
+// `num_processes: 4` in the file (docs/source/clis.md): those keys are read as that command's launch
+// settings, the rest as the trainer's. A script run directly ignores them (trl/scripts/sft.py:
+// fail_with_unknown_args=False). Returns whether the file gave the process count or an accelerate
+// config.
+bool read_training_arguments_file(const std::string& file, const ConfigValue& content, bool trl_cli, std::vector<Reading>& readings) {
+  const std::string command = content.is_object() && trl_cli ? trl_command_for_config(content) : std::string();
   if (command.empty()) {
     readings.push_back(read_hf_training_arguments(file, content, ""));
-    return;
+    return false;
   }
   LaunchCommand cmd;
   cmd.launcher = "accelerate";
@@ -632,6 +635,8 @@ void read_training_arguments_file(const std::string& file, const ConfigValue& co
   if (!cmd.launcher_flags.values.as_object().empty() || !cmd.trl_accelerate_config.empty())
     push_launcher_readings(cmd, read_launcher(file, cmd), readings);
   readings.push_back(read_hf_training_arguments(file, cmd.program_flags.values, ""));
+  const ConfigValue& launch = cmd.launcher_flags.values;
+  return launch.find("num_processes") || launch.find("config_file") || !cmd.trl_accelerate_config.empty();
 }
 
 // ---- values the script leaves unresolved -------------------------------------------------------------
@@ -998,6 +1003,12 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   // torchtitan: job configs and their launch lines (with the config file each names), read together below.
   std::vector<std::pair<std::string, const ConfigValue*>> titan_configs;
   std::vector<std::pair<TorchtitanLaunch, std::string>> titan_launches;
+  // TrainingArguments and TRL files, read once every command line is known: a file a `trl CMD
+  // --config` line names (with the key of that line's note that its process count is open), and
+  // whether any command line or accelerate config launches the run.
+  std::vector<std::pair<std::string, const ConfigValue*>> training_argument_files;
+  std::map<std::string, std::string> trl_cli_configs;  // file base name -> the naming line's open-GPU-count note key
+  bool launched_elsewhere = false;
 
   for (const auto& f : files) {
     if (f.text) {
@@ -1036,6 +1047,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         }
         auto cmd = training_command(c, f.name);
         if (!cmd) continue;
+        launched_elsewhere = true;
         if (found) {
           result.ignored.push_back({f.name + ":" + std::to_string(c.line), "a further training command: only the first one is read", cmd->program});
           continue;
@@ -1116,6 +1128,8 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
             notes->erase(std::remove_if(notes->begin(), notes->end(), [&](const ImportNote& n) { return n.key == key; }), notes->end());
           program.named_files.emplace_back(cfg->as_string(), key);
           program.overrides.push_back(base_name(cfg->as_string()));
+          if (cmd->program.rfind("trl ", 0) == 0 && cmd->launcher == "accelerate")
+            trl_cli_configs[base_name(cfg->as_string())] = f.name + ":" + std::to_string(c.line);
         }
         for (auto& n : cmd->program_flags.unresolved) program.unresolved.push_back(n);
         for (auto& n : cmd->launcher_flags.unresolved) program.unresolved.push_back(n);
@@ -1182,11 +1196,12 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
       model_config = std::make_pair(f.name, f.content);
       result.formats.emplace_back(f.name, "hf_config");
     } else if (format == "accelerate") {
+      launched_elsewhere = true;
       readings.push_back(read_accelerate_config(f.name, f.content));
     } else if (format == "deepspeed") {
       readings.push_back(read_deepspeed_config(f.name, f.content));
     } else if (format == "hf_training_arguments") {
-      read_training_arguments_file(f.name, f.content, readings);
+      training_argument_files.emplace_back(f.name, &f.content);
     } else if (format == "axolotl") {
       readings.push_back(read_axolotl_config(f.name, f.content));
     } else if (format == "llamafactory") {
@@ -1197,6 +1212,20 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
                                         "TRL YAML or JSON, axolotl or LLaMA-Factory YAML, torchtune recipe YAML, torchtitan TOML, "
                                         "command lines and launch scripts, config.json)"});
     }
+  }
+
+  for (const auto& [name, content] : training_argument_files) {
+    const auto line = trl_cli_configs.find(base_name(name));
+    const bool trl_cli = line != trl_cli_configs.end() || !launched_elsewhere;
+    // The file's process count or accelerate config answers the line's note that it is open.
+    if (read_training_arguments_file(name, *content, trl_cli, readings) && line != trl_cli_configs.end())
+      for (auto& r : readings) {
+        r.unresolved.erase(std::remove_if(r.unresolved.begin(), r.unresolved.end(), [&](const ImportNote& n) { return n.key == line->second; }),
+                           r.unresolved.end());
+        r.left_open.erase(std::remove_if(r.left_open.begin(), r.left_open.end(),
+                                         [&](const auto& o) { return o.first == "parallel.world_size" && o.second == line->second; }),
+                          r.left_open.end());
+      }
   }
 
   read_torchtune_runs(torchtune_configs, tune_runs, readings, result);
