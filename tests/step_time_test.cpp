@@ -467,6 +467,12 @@ TEST_CASE("DPO: the policy trains on chosen and rejected sequences, the referenc
   CHECK(lora.first > 0);
   CHECK(qlora.first > 0);
   CHECK(qlora.first < 0.5 * lora.first);
+  // A frozen reference is a 16-bit copy (as its memory is priced): its forward gathers 16-bit weights.
+  const std::string frozen = R"({"model": {"preset": "llama-3-8b"}, "method": "qlora", "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8,
+    "zero_stage": 3}, "batch": {"seq_length": 1024, "micro_batch_size": 1}, "rlhf": {"algorithm": "dpo", "reference": {"method": "frozen"}}})";
+  const StepTime twice = time_of(R"({"model": {"preset": "llama-3-8b"}, "method": "qlora", "gpu": "h100-sxm-80gb", "parallel": {"world_size": 8,
+    "zero_stage": 3}, "batch": {"seq_length": 1024, "micro_batch_size": 2}})");
+  CHECK(time_of(frozen).bytes_per_step.data_parallel - twice.bytes_per_step.data_parallel == Approx(lora.first).epsilon(0.01));
 
   // PPO and GRPO (their generation) are not timed; the estimate says why.
   for (const char* algorithm : {"ppo", "grpo"}) {

@@ -139,12 +139,12 @@ TrainingSetup rlhf_policy_setup(const TrainingSetup& s) {
 
 TrainingSetup rlhf_reference_setup(const TrainingSetup& s) {
   TrainingSetup reference = rlhf_policy_setup(s);
-  // A LoRA or QLoRA policy's reference is its own model under a frozen "ref" adapter or with the
-  // adapters disabled (TRL trl/trainer/dpo_trainer.py @f2cd577, use_adapter(model, adapter_name="ref"
-  // ...)), or a copy loaded the same way: the same frozen 16-bit or 4-bit linears, their
-  // dequantization and their ZeRO-3 gathers, so the method stays. A full policy's reference is a
-  // frozen copy.
-  if (!uses_adapters(s.method)) {
+  // A LoRA or QLoRA policy's shared base (reference shared_base) is its own model under a frozen
+  // "ref" adapter or with the adapters disabled (TRL trl/trainer/dpo_trainer.py @f2cd577,
+  // use_adapter(model, adapter_name="ref" ...)): the same frozen 16-bit or 4-bit linears, their
+  // dequantization and their ZeRO-3 gathers, so the method stays. A frozen reference is a 16-bit
+  // copy of the model, as estimate_rlhf prices its memory.
+  if (!uses_adapters(s.method) || s.rlhf->reference != ReferenceModel::shared_base) {
     reference.method = Method::freeze;
     reference.freeze_trainable_layers = 0;
   }

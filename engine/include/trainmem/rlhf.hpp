@@ -37,10 +37,10 @@ Estimate estimate_rlhf(const TrainingSetup& setup);
 // completion only. No rlhf block.
 TrainingSetup rlhf_policy_setup(const TrainingSetup& setup);
 
-// The setup of the reference model's forward pass each step, on the policy's sequences: a full
-// policy's architecture with nothing trained, or a LoRA/QLoRA policy's own setup (its base with the
-// adapters disabled: the same frozen, possibly 4-bit, weights). Only for a job that loads a
-// reference (rlhf.reference not none).
+// The setup of the reference model's forward pass each step, on the policy's sequences: a frozen
+// copy of the architecture with nothing trained, or for a LoRA/QLoRA policy's shared base its own
+// setup (the base with the adapters disabled: the same frozen, possibly 4-bit, weights). Only for a
+// job that loads a reference (rlhf.reference not none).
 TrainingSetup rlhf_reference_setup(const TrainingSetup& setup);
 
 // GRPO generating with vLLM in the training processes (rlhf.rollout.use_vllm, colocated): TRL's
