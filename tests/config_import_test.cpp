@@ -2817,6 +2817,9 @@ TEST_CASE("torchtune model components that would not instantiate are refused at 
   CHECK(e.field == "c.yaml:model.apply_lora_to_output");
   e = refused("  _component_: torchtune.models.qwen3.qwen3_32b\n  lora_rank: 8\n");
   CHECK(e.field == "c.yaml:model.lora_rank");
+  // lora_gemma_2b has no apply_lora_to_output parameter (models/gemma/_model_builders.py).
+  e = refused("  _component_: torchtune.models.gemma.lora_gemma_2b\n  lora_attn_modules: [q_proj]\n  apply_lora_to_output: False\n");
+  CHECK(e.field == "c.yaml:model.apply_lora_to_output");
   // What torchtune takes is read: quantize_base on lora_qwen3_32b, the 8B's adaptable output.
   auto yaml = toml_file("c.yaml", "model:\n  _component_: torchtune.models.qwen3.lora_qwen3_32b\n  lora_attn_modules: [q_proj]\n  quantize_base: True\n" + rest);
   REQUIRE(yaml);

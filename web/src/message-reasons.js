@@ -170,8 +170,8 @@ export const REASON_WORDINGS = {
       zh: (c) => c.s('recipe') + ' 是全量微调 recipe，但 ' + c.s('component') + ' 构建的是 LoRA 模型',
     },
     builder_argument: {
-      en: (c) => c.s('component') + ' takes no such argument: the builder of a model without adapters has none',
-      zh: (c) => c.s('component') + ' 没有这个参数：不含适配器的模型构建函数不接受它',
+      en: (c) => c.s('component') + ' takes no such argument: instantiating it raises TypeError',
+      zh: (c) => c.s('component') + ' 没有这个参数：实例化时会抛出 TypeError',
     },
     tied_output: {
       en: (c) => c.s('component') + ' ties its output projection to the embedding: torchtune raises ValueError for apply_lora_to_output: True',

@@ -123,10 +123,11 @@ export const WORDINGS = {
     // said so, with the text, rather than as a JSON type.
     en: (c) => (textForNumber(c) ? 'expected ' + c.s('expected') + ': ' + c.s('value') + ' is not a number'
       : 'has the wrong type' + (c.has('expected') ? ': expected ' + c.s('expected') : '') + (c.has('got') ? ', got ' + c.s('got') : '')
-        + (c.has('value') ? ' ' + c.s('value') : '')),
+        + (c.has('entries') ? ' of ' + c.n('entries') + ' entries' : '') + (c.has('value') ? ' ' + c.s('value') : '')),
     zh: (c) => (textForNumber(c) ? '应为' + TYPE_ZH[c.s('expected')] + '：' + c.s('value') + ' 不是数字'
       : '类型不对' + (c.has('expected') ? '：应为' + (TYPE_ZH[c.s('expected')] || c.s('expected')) : '')
-        + (c.has('got') ? '，实际为' + (TYPE_ZH[c.s('got')] || c.s('got')) : '') + (c.has('value') ? ' ' + c.s('value') : '')),
+        + (c.has('got') ? '，实际为' + (TYPE_ZH[c.s('got')] || c.s('got')) : '') + (c.has('entries') ? '（' + c.n('entries') + ' 项）' : '')
+        + (c.has('value') ? ' ' + c.s('value') : '')),
   },
   not_integer: {
     en: (c) => (c.has('value') ? c.s('value') + ' is not a whole number' : 'must be a whole number'),

@@ -99,7 +99,7 @@ inline constexpr MessageCode kMessageCodes[] = {
      "method_needs_architecture adapter_size_needs_architecture measured_bytes_required solve_needs_gpu text_config_required dense_layers_need_width "
      "config_key_required recompute_method_required lora_attn_modules_required recipe_key_required tune_run_no_recipe vllm_needs_gpu "
      "tune_run_config_missing files_required file_text_required catalog_key_missing"},
-    {error_code::wrong_type, MessageKind::error, "expected got value"},
+    {error_code::wrong_type, MessageKind::error, "expected got value entries"},
     {error_code::not_integer, MessageKind::error, "value"},
     {error_code::out_of_range, MessageKind::error, "value min above max entries limit reason chunks layers",
      "torchtitan_empty_stages empty_pipeline_stages global_batch_above_2_53"},

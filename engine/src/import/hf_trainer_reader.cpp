@@ -139,7 +139,8 @@ bool parsed_field(Trainer trainer, const std::string& name) {
 // at its default, which can under-estimate).
 // Whether a flag's name, split at '_' into words, has a word about adapters or quantization.
 bool adapter_or_quantization_flag(const std::string& name) {
-  static const std::set<std::string> words = {"lora", "qlora", "dora", "peft", "4bit", "8bit", "quant", "quantize", "quantized", "quantization", "bnb"};
+  static const std::set<std::string> words = {"lora", "qlora", "dora", "rslora", "loraplus", "adalora", "peft", "4bit",
+                                              "8bit", "quant", "quantize", "quantized", "quantization", "bnb"};
   const std::string low = lower(name);
   std::size_t start = 0;
   while (start <= low.size()) {

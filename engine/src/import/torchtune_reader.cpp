@@ -450,13 +450,20 @@ class TorchtuneReader {
       add("down_proj");
     }
     // lora_qwen3 (0.6B to 4B), lora_qwen2 and lora_llama3_2 raise ValueError for an output tied to
-    // the embedding ("apply_lora_to_output is incompatible with tie_word_embeddings",
-    // models/<family>/_component_builders.py).
+    // the embedding ("apply_lora_to_output is incompatible with tie_word_embeddings", their
+    // _component_builders.py, which the family's builders call); Gemma's and Qwen2 0.5B/1.5B's
+    // builders take no apply_lora_to_output at all (TypeError on instantiation).
     if (output && known && known->lora_output == LoraOutput::tied) {
       r_.error(error_code::inconsistent, "model.apply_lora_to_output",
                comp->name + " ties its output projection to the embedding: torchtune raises ValueError for apply_lora_to_output: True (" +
-                   "models/" + family_ + "/_component_builders.py)",
+                   builders_file + ")",
                {{"reason", "tied_output"}, {"component", comp->name}});
+      output = false;
+    }
+    if (known && known->lora_output == LoraOutput::absent && has("model.apply_lora_to_output")) {
+      r_.error(error_code::inconsistent, "model.apply_lora_to_output",
+               comp->name + " takes no apply_lora_to_output (" + builders_file + "): instantiating it raises TypeError",
+               {{"reason", "builder_argument"}, {"component", comp->name}});
       output = false;
     }
     if (output) add("lm_head");

@@ -255,7 +255,7 @@ void parse_multimodal(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
     } else if (size->size() != 2) {
       const std::string f = "multimodal.image_size";
       errors.push_back({error_code::wrong_type, f, f + " must be [height, width], got an array of " + std::to_string(size->size()) + " entries",
-                        {{"expected", "[height, width]"}, {"got", "array of " + std::to_string(size->size()) + " entries"}}});
+                        {{"expected", "[height, width]"}, {"got", "array"}, {"entries", static_cast<double>(size->size())}}});
     } else {
       bool ok = true;
       for (std::size_t i = 0; i < 2; ++i) {
