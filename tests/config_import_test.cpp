@@ -1470,6 +1470,11 @@ TEST_CASE("TRL GRPO: the prompt is the sequence length, the completion the rollo
   CHECK(as_json(kl.document).at("rlhf").at("reference").at("method") == "shared_base");
   CHECK(origin_of(kl, "rlhf.reference.method") == "read from run.sh:--beta");
   CHECK(std::none_of(kl.ignored.begin(), kl.ignored.end(), [](const auto& i) { return i.key.find("beta") != std::string::npos; }));
+  // steps_per_generation sets how many completions a GPU generates at once: not without effect.
+  const auto steps = trainmem::import_configs({command_line("run.sh", line + " --steps_per_generation 4\n")}, trainmem::builtin_catalog());
+  REQUIRE(steps.errors.empty());
+  CHECK(has_key(steps.unmodelled, "run.sh:--steps_per_generation"));
+  CHECK_FALSE(has_key(steps.ignored, "run.sh:--steps_per_generation"));
 }
 
 TEST_CASE("TRL GRPO with colocated vLLM: its share of the GPU and sleep mode are read", "[import][trl]") {

@@ -170,7 +170,8 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
     const std::int64_t batch = s.batch.micro_batch_size * s.parallel.world_size * s.batch.gradient_accumulation_steps;
     if (n > 0 && batch % n != 0)
       w.push_back({warning_code::grpo_partial_prompt_groups,
-                   "TRL refuses this GRPO run: its generation batch, micro_batch_size x world_size x gradient_accumulation_steps = " +
+                   "TRL refuses this GRPO run: its generation batch (TRL's default steps_per_generation, the accumulation steps), "
+                   "micro_batch_size x world_size x gradient_accumulation_steps = " +
                        std::to_string(s.batch.micro_batch_size) + " x " + std::to_string(s.parallel.world_size) + " x " +
                        std::to_string(s.batch.gradient_accumulation_steps) + " = " + std::to_string(batch) +
                        " completions, must hold whole groups of rlhf.rollout.num_generations = " + std::to_string(n),

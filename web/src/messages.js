@@ -297,8 +297,8 @@ export const WORDINGS = {
     zh: (c) => TIME_REASON_ZH[c.s('reason')] || '无法为此设置计算步时',
   },
   grpo_partial_prompt_groups: {
-    en: (c) => 'TRL refuses this GRPO run: its generation batch, micro_batch_size x world_size x gradient_accumulation_steps = ' + c.n('micro_batch_size') + ' x ' + c.n('world_size') + ' x ' + c.n('gradient_accumulation_steps') + ' = ' + c.n('generation_batch') + ' completions, must hold whole groups of rlhf.rollout.num_generations = ' + c.n('num_generations'),
-    zh: (c) => 'TRL 会拒绝此 GRPO 运行：其生成批次 micro_batch_size × world_size × gradient_accumulation_steps = ' + c.n('micro_batch_size') + ' × ' + c.n('world_size') + ' × ' + c.n('gradient_accumulation_steps') + ' = ' + c.n('generation_batch') + ' 条补全，必须包含完整的 rlhf.rollout.num_generations = ' + c.n('num_generations') + ' 条一组',
+    en: (c) => 'TRL refuses this GRPO run: its generation batch (TRL\'s default steps_per_generation, the accumulation steps), micro_batch_size x world_size x gradient_accumulation_steps = ' + c.n('micro_batch_size') + ' x ' + c.n('world_size') + ' x ' + c.n('gradient_accumulation_steps') + ' = ' + c.n('generation_batch') + ' completions, must hold whole groups of rlhf.rollout.num_generations = ' + c.n('num_generations'),
+    zh: (c) => 'TRL 会拒绝此 GRPO 运行：其生成批次（按 TRL 默认 steps_per_generation 等于累积步数）micro_batch_size × world_size × gradient_accumulation_steps = ' + c.n('micro_batch_size') + ' × ' + c.n('world_size') + ' × ' + c.n('gradient_accumulation_steps') + ' = ' + c.n('generation_batch') + ' 条补全，必须包含完整的 rlhf.rollout.num_generations = ' + c.n('num_generations') + ' 条一组',
   },
   vllm_share_below_weights: {
     en: (c) => 'rlhf.rollout.vllm_gpu_memory_utilization ' + c.s('share') + ' gives vLLM ' + c.b('bytes') + ', less than the policy\'s ' + c.b('weights') + ' of weights: vLLM cannot load the model (raise the share, or run vLLM as a server)',

@@ -501,6 +501,12 @@ Reading read_hf_training_arguments(const std::string& file, const ConfigValue& a
       else r.ignore(k, v, "truncates completions within max_length");
     } else if (name == "num_generations") {
       if (auto n = positive_integer(r, k, v)) r.read("rlhf.rollout.num_generations", *n, k);
+    } else if ((name == "steps_per_generation" || name == "generation_batch_size") && trainer == Trainer::grpo && !v.is_null()) {
+      // grpo_config.py __post_init__ (f2cd577): each process generates per_device_train_batch_size x
+      // steps_per_generation completions at once (generation_batch_size / processes); the estimate
+      // takes steps_per_generation = gradient_accumulation_steps, TRL's default.
+      r.unmodelled_key(k, v, "sets how many completions each GPU generates at once (the rollout's KV cache and logits), which the "
+                             "estimate takes as per_device_train_batch_size x gradient_accumulation_steps, TRL's default");
     } else if (name == "use_vllm") {
       use_vllm = boolean(r, k, v);
       if (trainer != Trainer::grpo) r.ignore(k, v, "generation settings of online trainers");
