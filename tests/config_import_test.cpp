@@ -2065,6 +2065,12 @@ TEST_CASE("TRL's CLI hands the arguments its dataclasses do not define to accele
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/parallel/world_size") == 8);
   CHECK(has_key(r.unmodelled, "sft.yaml:num_processes"));
+  // A file of TrainingArguments keys alone, named by `trl sft --config`: the line's command reads it.
+  auto plain = toml_file("args.yaml", "output_dir: out\nmodel_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_size: 4\nnum_processes: 4\n");
+  REQUIRE(plain);
+  r = trainmem::import_configs({*plain, command_line("run.sh", "trl sft --config args.yaml\n")}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 4);
   // A plain TrainingArguments file is read by HfArgumentParser, which refuses the key.
   yaml = toml_file("args.yaml", "output_dir: out\nper_device_train_batch_size: 4\nnum_processes: 4\n");
   REQUIRE(yaml);

@@ -611,17 +611,17 @@ void push_launcher_readings(const LaunchCommand& cmd, Reading launcher, std::vec
   readings.push_back(std::move(launcher));
 }
 
-// A TrainingArguments or TRL config file. Run as `trl CMD --config FILE` (`trl_cli`: a trl line
-// names it, or it is given alone), TRL's TrlParser hands the keys no dataclass of the script defines
-// to accelerate launch (trl/scripts/utils.py set_defaults_with_config returns them;
-// trl/cli/commands/training.py; huggingface/trl f2cd577), as TRL's CLI guide writes
-// `num_processes: 4` in the file (docs/source/clis.md): those keys are read as that command's launch
-// settings, the rest as the trainer's. A script run directly ignores them (trl/scripts/sft.py:
-// fail_with_unknown_args=False). Returns whether the file gave the process count or an accelerate
-// config.
-bool read_training_arguments_file(const std::string& file, const ConfigValue& content, bool trl_cli, std::vector<Reading>& readings) {
-  const std::string command = content.is_object() && trl_cli ? trl_command_for_config(content) : std::string();
-  if (command.empty()) {
+// A TrainingArguments or TRL config file. Run as `trl CMD --config FILE` (`command`: "trl sft", the
+// command of the trl line that names it, or of the file's own keys where it is given alone; empty
+// otherwise), TRL's TrlParser hands the keys no dataclass of the script defines to accelerate launch
+// (trl/scripts/utils.py set_defaults_with_config returns them; trl/cli/commands/training.py;
+// huggingface/trl f2cd577), as TRL's CLI guide writes `num_processes: 4` in the file
+// (docs/source/clis.md): those keys are read as that command's launch settings, the rest as the
+// trainer's. A script run directly ignores them (trl/scripts/sft.py: fail_with_unknown_args=False).
+// Returns whether the file gave the process count or an accelerate config.
+bool read_training_arguments_file(const std::string& file, const ConfigValue& content, const std::string& command,
+                                  std::vector<Reading>& readings) {
+  if (command.empty() || !content.is_object()) {
     readings.push_back(read_hf_training_arguments(file, content, ""));
     return false;
   }
@@ -634,7 +634,7 @@ bool read_training_arguments_file(const std::string& file, const ConfigValue& co
   // In a command line's order: the launcher, then the trainer (whose format the file is shown as).
   if (!cmd.launcher_flags.values.as_object().empty() || !cmd.trl_accelerate_config.empty())
     push_launcher_readings(cmd, read_launcher(file, cmd), readings);
-  readings.push_back(read_hf_training_arguments(file, cmd.program_flags.values, ""));
+  readings.push_back(read_hf_training_arguments(file, cmd.program_flags.values, command));
   const ConfigValue& launch = cmd.launcher_flags.values;
   return launch.find("num_processes") || launch.find("config_file") || !cmd.trl_accelerate_config.empty();
 }
@@ -1007,7 +1007,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   // --config` line names (with the key of that line's note that its process count is open), and
   // whether any command line or accelerate config launches the run.
   std::vector<std::pair<std::string, const ConfigValue*>> training_argument_files;
-  std::map<std::string, std::string> trl_cli_configs;  // file base name -> the naming line's open-GPU-count note key
+  struct TrlCliConfig {
+    std::string command;    // "trl sft"
+    std::string note_key;   // "run.sh:1", the naming line's note that its process count is open
+  };
+  std::map<std::string, TrlCliConfig> trl_cli_configs;  // by file base name
   bool launched_elsewhere = false;
 
   for (const auto& f : files) {
@@ -1129,7 +1133,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
           program.named_files.emplace_back(cfg->as_string(), key);
           program.overrides.push_back(base_name(cfg->as_string()));
           if (cmd->program.rfind("trl ", 0) == 0 && cmd->launcher == "accelerate")
-            trl_cli_configs[base_name(cfg->as_string())] = f.name + ":" + std::to_string(c.line);
+            trl_cli_configs[base_name(cfg->as_string())] = {cmd->program, f.name + ":" + std::to_string(c.line)};
         }
         for (auto& n : cmd->program_flags.unresolved) program.unresolved.push_back(n);
         for (auto& n : cmd->launcher_flags.unresolved) program.unresolved.push_back(n);
@@ -1216,16 +1220,20 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
 
   for (const auto& [name, content] : training_argument_files) {
     const auto line = trl_cli_configs.find(base_name(name));
-    const bool trl_cli = line != trl_cli_configs.end() || !launched_elsewhere;
+    const std::string command = line != trl_cli_configs.end() ? line->second.command
+                                : !launched_elsewhere && content->is_object() ? trl_command_for_config(*content)
+                                                                               : std::string();
     // The file's process count or accelerate config answers the line's note that it is open.
-    if (read_training_arguments_file(name, *content, trl_cli, readings) && line != trl_cli_configs.end())
+    if (read_training_arguments_file(name, *content, command, readings) && line != trl_cli_configs.end()) {
+      const std::string& note = line->second.note_key;
       for (auto& r : readings) {
-        r.unresolved.erase(std::remove_if(r.unresolved.begin(), r.unresolved.end(), [&](const ImportNote& n) { return n.key == line->second; }),
+        r.unresolved.erase(std::remove_if(r.unresolved.begin(), r.unresolved.end(), [&](const ImportNote& n) { return n.key == note; }),
                            r.unresolved.end());
         r.left_open.erase(std::remove_if(r.left_open.begin(), r.left_open.end(),
-                                         [&](const auto& o) { return o.first == "parallel.world_size" && o.second == line->second; }),
+                                         [&](const auto& o) { return o.first == "parallel.world_size" && o.second == note; }),
                           r.left_open.end());
       }
+    }
   }
 
   read_torchtune_runs(torchtune_configs, tune_runs, readings, result);
