@@ -274,4 +274,16 @@ test('the Markdown report carries the band, the step time and cost, the checkpoi
   assert.ok(out.suggestions.length > 0);
   const table = md.slice(md.indexOf('## Make it fit'), md.indexOf('## Warnings')).trim().split('\n');
   assert.equal(table.length, 4 + out.suggestions.length);  // heading, blank line, header and rule, one row each
+  // In Chinese the report's headings and labels are Chinese; the numbers are the same.
+  const page = { querySelectorAll: () => [], documentElement: {} };
+  I18n.apply(/** @type {any} */ (page), 'zh');
+  try {
+    const zh = Export.markdown('https://example.org/#v4:x', doc, out, 'GiB');
+    assert.ok(zh.includes('## 峰值的不确定区间\n\n峰值 ' + Format.formatBytes(range.expected, 'GiB') + '，介于 '), zh);
+    assert.ok(zh.includes('## 警告'), zh);
+    assert.ok(zh.includes('- 单个检查点 (`bytes_per_checkpoint`): '), zh);
+    assert.doesNotMatch(zh, /## (Uncertainty band|Step time|Warnings|Make it fit|Checkpoint disk|Input document)/);
+  } finally {
+    I18n.apply(/** @type {any} */ (page), 'en');
+  }
 });

@@ -5,6 +5,7 @@ import { t } from './i18n.js';
 import { formatBytes, formatCount } from './format.js';
 import { suggestionText, verdictWord } from './verdict.js';
 import { el } from './dom.js';
+import { messageText } from './messages.js';
 import { breakdownRows } from './results.js';
 
 /** @typedef {import('./format.js').Unit} Unit */
@@ -42,21 +43,22 @@ function fenced(lang, text) {
 export function markdown(link, doc, out, unit) {
   const g = out.per_gpu;
   // The link as an autolink: it holds no "<", ">" or space (percent-encoded), which would end it.
-  const lines = ['# trainmem estimate', '', 'Link: <' + link.replace(/[<>\s]/g, encodeURIComponent) + '>', '', '## Input document', '',
+  const lines = ['# ' + t('md_title'), '', t('md_link') + ': <' + link.replace(/[<>\s]/g, encodeURIComponent) + '>', '', '## ' + t('md_input'), '',
     ...fenced('json', JSON.stringify(doc, null, 2)), '',
-    '## Per-GPU memory (' + unit + ' = ' + (unit === 'GiB' ? '2^30' : '10^9') + ' bytes)', '',
-    '| component | ' + unit + ' | bytes | how |', '|---|---:|---:|---|'];
+    '## ' + t('md_per_gpu', { unit, bytes: unit === 'GiB' ? '2^30' : '10^9' }), '',
+    '| ' + t('md_component') + ' | ' + unit + ' | ' + t('md_bytes') + ' | ' + t('md_how') + ' |', '|---|---:|---:|---|'];
   for (const [key] of breakdownRows(g)) {
     const x = out.explanations.find((/** @type {{component: string}} */ e) => e.component === key);
     lines.push('| ' + markdownText(t('c_' + key)) + ' | ' + formatBytes(g[key], unit) + ' | ' + formatCount(g[key]) + ' | ' +
       (x ? markdownText(x.formula + ' (' + x.source + ')') : '') + ' |');
   }
-  lines.push('', t('fit') + ': ' + verdictWord(out.verdict) + (out.gpu_capacity_bytes ? ' (usable ' + formatBytes(out.gpu_capacity_bytes, unit) + ')' : ''),
-    '', 'Trainable parameters: ' + formatCount(out.parameters.trainable) + ' of ' + formatCount(out.parameters.total), '');
+  lines.push('', t('fit') + ': ' + verdictWord(out.verdict) + (out.gpu_capacity_bytes ? ' (' + t('md_usable', { bytes: formatBytes(out.gpu_capacity_bytes, unit) }) + ')' : ''),
+    '', t('md_trainable', { n: formatCount(out.parameters.trainable), total: formatCount(out.parameters.total) }), '');
   lines.push(...bandSection(out, unit), ...timeSection(out.time), ...checkpointSection(out.checkpoint, unit), ...suggestionSection(out, unit));
-  lines.push('## Warnings', '');
-  for (const w of out.warnings) lines.push('- `' + w.code + '`: ' + markdownText(w.message));  // a code is the engine's identifier ([a-z0-9_])
-  if (out.warnings.length === 0) lines.push('- none');
+  lines.push('## ' + t('md_warnings'), '');
+  // A code is the engine's identifier ([a-z0-9_]); the message in the page's language and unit.
+  for (const w of out.warnings) lines.push('- `' + w.code + '`: ' + markdownText(messageText(w, undefined, unit)));
+  if (out.warnings.length === 0) lines.push('- ' + t('md_none'));
   return lines.join('\n') + '\n';
 }
 
@@ -69,8 +71,8 @@ export function markdown(link, doc, out, unit) {
 function bandSection(out, unit) {
   const range = out.per_gpu.peak_range;
   if (!range) return [];
-  const lines = ['## Uncertainty band of the peak', '',
-    'Peak ' + formatBytes(range.expected, unit) + ', between ' + formatBytes(range.low, unit) + ' and ' + formatBytes(range.high, unit) + '.', ''];
+  const lines = ['## ' + t('md_band'), '',
+    t('md_band_line', { expected: formatBytes(range.expected, unit), low: formatBytes(range.low, unit), high: formatBytes(range.high, unit) }), ''];
   for (const u of out.uncertainty || []) {
     lines.push('- `' + u.source + '`: ' + formatBytes(u.bytes, unit) + (u.alternative ? ' (' + markdownText(u.alternative) + ')' : ''));
   }
@@ -86,11 +88,11 @@ function timeSection(time) {
   if (!time || typeof time.step_seconds !== 'number') return [];
   /** @param {number} x */
   const pct = (x) => (x * 100).toFixed(1) + ' %';
-  const lines = ['## Step time', '', '- step: ' + time.step_seconds.toFixed(3) + ' s',
-    '- tokens per second per GPU: ' + formatCount(Math.round(time.tokens_per_second_per_gpu))];
+  const lines = ['## ' + t('md_time'), '', '- ' + t('md_step') + ': ' + time.step_seconds.toFixed(3) + ' s',
+    '- ' + t('md_tokens') + ': ' + formatCount(Math.round(time.tokens_per_second_per_gpu))];
   if (typeof time.mfu === 'number') lines.push('- MFU: ' + pct(time.mfu) + (typeof time.hfu === 'number' ? ', HFU: ' + pct(time.hfu) : ''));
-  if (typeof time.time_to_train_seconds === 'number') lines.push('- time to train: ' + (time.time_to_train_seconds / 3600).toFixed(1) + ' h, ' + time.gpu_hours.toFixed(1) + ' GPU-hours');
-  if (time.cost && typeof time.cost.usd === 'number') lines.push('- cost: $' + time.cost.usd.toFixed(2) + ' at $' + time.cost.price_per_gpu_hour_usd + ' per GPU-hour (' + markdownText(time.cost.source) + ')');
+  if (typeof time.time_to_train_seconds === 'number') lines.push('- ' + t('md_time_to_train', { h: (time.time_to_train_seconds / 3600).toFixed(1), gpu_hours: time.gpu_hours.toFixed(1) }));
+  if (time.cost && typeof time.cost.usd === 'number') lines.push('- ' + t('md_cost', { usd: time.cost.usd.toFixed(2), price: time.cost.price_per_gpu_hour_usd, source: markdownText(time.cost.source) }));
   return [...lines, ''];
 }
 
@@ -103,11 +105,11 @@ function timeSection(time) {
 function checkpointSection(checkpoint, unit) {
   if (!checkpoint) return [];
   /** @type {[string, string][]} */
-  const rows = [['bytes_per_checkpoint', 'one checkpoint'], ['largest_rank_bytes', 'largest rank\'s files'], ['inference_weights_bytes', 'weights for inference'],
-    ['keep_last_bytes', 'the checkpoints kept']];
+  const rows = [['bytes_per_checkpoint', 'md_one_checkpoint'], ['largest_rank_bytes', 'md_largest_rank'], ['inference_weights_bytes', 'md_inference_weights'],
+    ['keep_last_bytes', 'md_kept']];
   const lines = rows.filter(([key]) => typeof checkpoint[key] === 'number')
-    .map(([key, label]) => '- ' + label + ' (`' + key + '`): ' + formatBytes(checkpoint[key], unit));
-  return lines.length ? ['## Checkpoint disk', '', ...lines, ''] : [];
+    .map(([key, label]) => '- ' + t(label) + ' (`' + key + '`): ' + formatBytes(checkpoint[key], unit));
+  return lines.length ? ['## ' + t('md_checkpoint'), '', ...lines, ''] : [];
 }
 
 /**
@@ -118,7 +120,8 @@ function checkpointSection(checkpoint, unit) {
  */
 function suggestionSection(out, unit) {
   if (!out.suggestions || out.suggestions.length === 0) return [];
-  const lines = ['## Make it fit', '', '| change | peak ' + unit + ' | saves ' + unit + ' | verdict |', '|---|---:|---:|---|'];
+  const lines = ['## ' + t('md_fit'), '', '| ' + t('md_change') + ' | ' + t('md_peak', { unit }) + ' | ' + t('md_saves', { unit }) + ' | ' + t('md_verdict') + ' |',
+    '|---|---:|---:|---|'];
   for (const s of out.suggestions) {
     lines.push('| ' + markdownText(suggestionText(s)) + ' `' + JSON.stringify(s.change).replace(/`/g, '').replace(/\|/g, '\\|') + '` | ' + formatBytes(s.peak, unit) + ' | ' +
       formatBytes(s.saved_bytes, unit) + ' | ' + verdictWord(s.verdict) + ' |');
