@@ -2065,6 +2065,26 @@ TEST_CASE("TRL's CLI hands the arguments its dataclasses do not define to accele
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/parallel/world_size") == 8);
   CHECK(has_key(r.unmodelled, "sft.yaml:num_processes"));
+  // TRL's single_gpu.yaml is distributed_type NO: accelerate launch runs simple_launcher, one
+  // process, whatever num_processes says (launch.py _validate_launch_command, 16cb6eb).
+  auto single = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nmax_length: 2048\naccelerate_config: single_gpu\nnum_processes: 4\n");
+  REQUIRE(single);
+  r = trainmem::import_configs({*single}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.empty());
+  CHECK(document_value(r, "/parallel/world_size") == 1);
+  CHECK(reason_of(r.ignored, "sft.yaml:num_processes").find("one process") != std::string::npos);
+  // A count below 1 (other than -1, given at launch) is an error, not a note beside another file's count.
+  auto zero = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nmax_length: 2048\naccelerate_config: zero3\nnum_processes: 0\n");
+  REQUIRE(zero);
+  r = trainmem::import_configs({*zero}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors.front().field == "sft.yaml:num_processes");
+  // accelerate_config must name a file or one of TRL's configs.
+  auto number = toml_file("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nmax_length: 2048\naccelerate_config: 3\n");
+  REQUIRE(number);
+  r = trainmem::import_configs({*number}, trainmem::builtin_catalog());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors.front().field == "sft.yaml:accelerate_config");
   // A file of TrainingArguments keys alone, named by `trl sft --config`: the line's command reads it.
   auto plain = toml_file("args.yaml", "output_dir: out\nmodel_name_or_path: Qwen/Qwen2.5-7B\nper_device_train_batch_size: 4\nnum_processes: 4\n");
   REQUIRE(plain);
@@ -2130,6 +2150,18 @@ TEST_CASE("an accelerate config of distributed_type NO starts one process whatev
   REQUIRE(r.errors.empty());
   CHECK(document_value(r, "/parallel/world_size") == 1);
   CHECK(reason_of(r.ignored, "acc.yaml:num_processes").find("one process") != std::string::npos);
+  // A line's --num_processes over that file: still simple_launcher, one process; with --multi_gpu
+  // the flag picks the launcher, and its count stands.
+  const std::string args = " train.py --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 2 --output_dir o\n";
+  const auto line = trainmem::import_configs({*cfg, command_line("run.sh", "accelerate launch --config_file acc.yaml --num_processes 4" + args)},
+                                             trainmem::builtin_catalog());
+  REQUIRE(line.errors.empty());
+  CHECK(document_value(line, "/parallel/world_size") == 1);
+  CHECK(reason_of(line.ignored, "run.sh:--num_processes").find("one process") != std::string::npos);
+  const auto multi = trainmem::import_configs({*cfg, command_line("run.sh", "accelerate launch --config_file acc.yaml --multi_gpu --num_processes 4" + args)},
+                                              trainmem::builtin_catalog());
+  REQUIRE(multi.errors.empty());
+  CHECK(document_value(multi, "/parallel/world_size") == 4);
   // Unquoted, NO is YAML 1.1's false to accelerate's yaml.safe_load (config_args.py): no distributed
   // type matches it, so it launches one process too, and num_machines says nothing more.
   auto unquoted = toml_file("acc.yaml", "distributed_type: NO\nnum_processes: 8\nnum_machines: 1\n");

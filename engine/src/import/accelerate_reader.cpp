@@ -170,18 +170,26 @@ void read_parallelism(Reading& r, const std::string& prefix, const ConfigValue& 
 
 }  // namespace
 
+namespace {
+// An unquoted `distributed_type: NO` is YAML 1.1's false to the yaml.safe_load that accelerate
+// reads its config with (commands/config/config_args.py load_config_from_file, 16cb6eb): no
+// distributed type matches it in launch.py _validate_launch_command, so it launches as NO does.
+std::string distributed_name(const ConfigValue& v) {
+  if (v.is_bool() && !v.as_bool()) return "NO";
+  const auto t = string_value(v);
+  return t ? upper(*t) : "";
+}
+}  // namespace
+
+bool accelerate_config_single_process(const ConfigValue& content) {
+  const ConfigValue* d = content.is_object() ? content.find("distributed_type") : nullptr;
+  return !d || distributed_name(*d) == "NO";
+}
+
 Reading read_accelerate_config(const std::string& file, const ConfigValue& content, const ShownKeys& shown_keys) {
   Reading r(file, "accelerate");
   r.shown_keys = shown_keys;
   std::optional<std::int64_t> processes, machines;
-  // An unquoted `distributed_type: NO` is YAML 1.1's false to the yaml.safe_load that accelerate
-  // reads its config with (commands/config/config_args.py load_config_from_file, 16cb6eb): no
-  // distributed type matches it in launch.py _validate_launch_command, so it launches as NO does.
-  const auto distributed_name = [](const ConfigValue& v) -> std::string {
-    if (v.is_bool() && !v.as_bool()) return "NO";
-    const auto t = string_value(v);
-    return t ? upper(*t) : "";
-  };
   std::string distributed = "NO";
   if (const ConfigValue* d = content.find("distributed_type")) distributed = distributed_name(*d);
   for (const auto& [name, v] : content.as_object()) {
@@ -214,7 +222,11 @@ Reading read_accelerate_config(const std::string& file, const ConfigValue& conte
     } else if (name == "num_processes") {
       auto n = whole_number(r, k, v);
       if (n && *n >= 1) { processes = n; r.read("parallel.world_size", *n, k); }
-      else if (n) r.unresolved_key(k, v, "-1: the launcher decides (e.g. SLURM)");
+      // -1: config_args.py's placeholder for a count given at launch (launch.py refuses a config
+      // that keeps it: "You need to manually pass in `--num_processes`").
+      else if (n && *n == -1) r.unresolved_field("parallel.world_size", k, v, "-1: the process count is given at launch (e.g. by SLURM), not in the file");
+      else if (n) r.error(error_code::out_of_range, k, "num_processes = " + std::to_string(*n) + ": at least 1 process (or -1, given at launch)",
+                          {{"value", std::to_string(*n)}, {"min", 1.0}});
     } else if (name == "num_machines") {
       machines = positive_integer(r, k, v);
     } else if (name == "mixed_precision") {

@@ -204,7 +204,9 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
   // the work stays linear in the file's keys.
   constexpr std::size_t kKeysWithSuggestion = 16;
   const bool suggest = r.unmodelled.size() + r.errors.size() < kKeysWithSuggestion && !r.errors.full();
-  const std::string near = suggest ? closest_match(name, known) : std::string();
+  // An accelerate launch argument in a TRL file is no misspelling of a field.
+  const bool launch_key = !trl_command_line && trainer != Trainer::hf && (accelerate_launch_argument(name) || name == "accelerate_config");
+  const std::string near = suggest && !launch_key ? closest_match(name, known) : std::string();
   const std::string message = "not a field of " + names + " (" + classes.front()->source +
                               (classes.size() > 1 ? ", " + classes.back()->source : std::string()) + ")" +
                               (near.empty() ? "" : "; did you mean " + near + "?");
@@ -213,15 +215,14 @@ void read_unknown_key(Reading& r, Trainer trainer, bool trl_command_line, const 
   // removed (overwrite_output_dir, group_by_length), which their users still pass.
   std::string refusal;
   if (trl_command_line)
-    refusal = " TRL's CLI passes what no dataclass defines to accelerate launch (trl/cli/commands/training.py, f2cd577), "
+    refusal = "; TRL's CLI passes what no dataclass defines to accelerate launch (trl/cli/commands/training.py, f2cd577), "
               "which refuses this argument; older versions may define it";
-  else if (trainer != Trainer::hf && accelerate_launch_argument(name))
-    refusal = " `trl " + std::string(trainer == Trainer::dpo ? "dpo" : trainer == Trainer::grpo ? "grpo" : "sft") +
+  else if (launch_key)
+    refusal = "; `trl " + std::string(trainer == Trainer::dpo ? "dpo" : trainer == Trainer::grpo ? "grpo" : "sft") +
               " --config FILE` passes it to accelerate launch (TRL trl/cli/commands/training.py, f2cd577) and a script run "
-              "directly ignores it (trl/scripts/sft.py: fail_with_unknown_args=False); this import reads launch settings "
-              "from the command line or an accelerate config";
+              "directly ignores it (trl/scripts/sft.py: fail_with_unknown_args=False), as here";
   else
-    refusal = " HfArgumentParser refuses keys no dataclass of the script defines (transformers hf_argparser.py parse_dict, 0024962)";
+    refusal = "; HfArgumentParser refuses keys no dataclass of the script defines (transformers hf_argparser.py parse_dict, 0024962)";
   r.unmodelled_key(k, v, message + refusal + "; not read: " + (near.empty() ? std::string("its value is lost") : near + " keeps its default"));
 }
 

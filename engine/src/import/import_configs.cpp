@@ -561,6 +561,11 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
     if (const ConfigValue* cfg = f.find("config_file"); cfg && cfg->is_string()) {
       r.named_files.emplace_back(cfg->as_string(), r.key("config_file"));
       r.overrides.push_back(base_name(cfg->as_string()));
+    } else if (cfg) {
+      // TRL f2cd577 resolve_accelerate_config_argument raises for a value neither a file nor a config it ships.
+      r.error(error_code::wrong_type, "config_file", "expected a config file's name or one of TRL's (zero1, zero2, zero3, fsdp1, fsdp2, "
+                                                     "multi_gpu, single_gpu), got " + cfg->summary(),
+              {{"expected", "string"}, {"got", cfg->is_number() ? "number" : "other"}});
     }
     const bool open = std::any_of(cmd.launcher_flags.open.begin(), cmd.launcher_flags.open.end(),
                                   [](const OpenValue& o) { return o.key == "num_processes" || o.key == "config_file"; });
@@ -600,8 +605,25 @@ Reading read_launcher(const std::string& file, const LaunchCommand& cmd) {
 }
 
 // A command's launcher reading, after the accelerate config TRL ships that `--accelerate_config NAME`
-// names: read as the file accelerate launch is given, which the command's flags override.
-void push_launcher_readings(const LaunchCommand& cmd, Reading launcher, std::vector<Reading>& readings) {
+// names: read as the file accelerate launch is given, which the command's flags override. With a
+// config file (that one, or `named_config`, the --config_file given beside) whose distributed_type
+// is NO and no flag picking a distributed type, accelerate launch runs simple_launcher: one process,
+// whatever --num_processes says (launch.py _validate_launch_command, 16cb6eb).
+void push_launcher_readings(const LaunchCommand& cmd, Reading launcher, std::vector<Reading>& readings,
+                            const ConfigValue* named_config = nullptr) {
+  const std::optional<ConfigValue> shipped =
+      cmd.trl_accelerate_config.empty() ? std::nullopt : trl_accelerate_config(cmd.trl_accelerate_config);
+  const ConfigValue* config = shipped ? &*shipped : named_config;
+  const ConfigValue& flags = cmd.launcher_flags.values;
+  const bool type_flag = flags.find("multi_gpu") || flags.find("use_deepspeed") || flags.find("use_fsdp") || flags.find("use_megatron_lm");
+  if (config && accelerate_config_single_process(*config) && !type_flag && flags.find("num_processes")) {
+    auto& f = launcher.fields;
+    f.erase(std::remove_if(f.begin(), f.end(), [](const Assignment& a) { return a.field == "parallel.world_size" || a.field == "parallel.gpus_per_node"; }),
+            f.end());
+    launcher.ignore("num_processes", *flags.find("num_processes"),
+                    "the config file's distributed_type NO: accelerate launch starts one process whatever --num_processes says "
+                    "(launch.py _validate_launch_command, simple_launcher)");
+  }
   if (!cmd.trl_accelerate_config.empty()) {
     const std::string shipped = "trl/accelerate_configs/" + cmd.trl_accelerate_config + ".yaml";
     readings.push_back(read_accelerate_config(shipped, *trl_accelerate_config(cmd.trl_accelerate_config)));
@@ -1155,7 +1177,12 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
             stand_in.launcher_flags.values = with_stand_in(cmd->launcher_flags.values, o.key);
             return std::vector<Reading>{read_launcher(f.name, stand_in)};
           });
-          push_launcher_readings(*cmd, std::move(launcher), readings);
+          // The accelerate config the line names, where it is given beside the line.
+          const ConfigValue* named_config = nullptr;
+          if (const ConfigValue* cfg = cmd->launcher_flags.values.find("config_file"); cfg && cfg->is_string())
+            for (const auto& g : files)
+              if (!g.text && base_name(g.name) == base_name(cfg->as_string())) named_config = &g.content;
+          push_launcher_readings(*cmd, std::move(launcher), readings, named_config);
         }
         readings.push_back(std::move(program));
       }

@@ -205,6 +205,10 @@ Reading read_deepspeed_config(const std::string& file, const ConfigValue& conten
 // `shown_keys`: for flags, how each key was written on the command line.
 using ShownKeys = std::unordered_map<std::string, std::string>;
 Reading read_accelerate_config(const std::string& file, const ConfigValue& content, const ShownKeys& shown_keys = {});
+// Whether an accelerate config launches one process: distributed_type NO (or absent, or YAML's
+// false), which accelerate launch runs with simple_launcher whatever --num_processes says unless a
+// flag picks a distributed type (launch.py _validate_launch_command, 16cb6eb).
+bool accelerate_config_single_process(const ConfigValue& content);
 // Whether `key` (a flag's name without dashes, '-' as '_') is an argument of `accelerate launch`
 // (accelerate src/accelerate/commands/launch.py, 16cb6eb).
 bool accelerate_launch_argument(const std::string& key);
