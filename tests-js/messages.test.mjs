@@ -81,6 +81,9 @@ test('a byte count out of range is said in the page\'s unit, not in bytes', () =
     params: { value: '1.073741824e+24', min: 1, max: 1e15 } };
   assert.equal(messageText(e, 'en', 'GiB'), '1,000,000,000,000,000.00 GiB is out of range (at most 931,322.57 GiB)');
   assert.equal(messageText(e, 'en', 'GB'), '1,073,741,824,000,000.00 GB is out of range (at most 1,000,000.00 GB)');
+  // Below the range, a floor of 1 byte is said in bytes (0.00 GiB would contradict the value).
+  const zero = { ...e, params: { value: '0', min: 1, max: 1e15 } };
+  assert.equal(messageText(zero, 'en', 'GB'), '0.00 GB is out of range (at least 1 B)');
   // Other fields keep the engine's message.
   const other = { code: 'out_of_range', field: 'batch.micro_batch_size', message: 'batch.micro_batch_size = 0 is out of range (1 to 1000000)',
     params: { value: '0', min: 1, max: 1e6 } };

@@ -568,7 +568,7 @@ export class App {
       status.textContent = t('no_estimate');
       status.className = 'bad';
       byId('global-batch').textContent = '';
-      showErrors(out.errors, 'estimate', byId('errors'));
+      showErrors(out.errors, 'estimate', byId('errors'), this.unit);
       showDefaults(document, null, this.unit);
       this.importer.showResolved(null);
       this.result = null;
@@ -706,7 +706,7 @@ export class App {
    */
   noAnswers(message, errors) {
     byId('solve-body').hidden = true;
-    showErrors(errors || [], 'solve', byId('solve-errors'));
+    showErrors(errors || [], 'solve', byId('solve-errors'), this.unit);
     if (message) byId('solve-errors').prepend(el('li', { text: message }));
   }
 

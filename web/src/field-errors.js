@@ -42,8 +42,9 @@ function labelOf(control) {
  * @param {EngineError[]} errors
  * @param {'estimate' | 'solve'} scope
  * @param {HTMLElement} list
+ * @param {import('./format.js').Unit} [unit]  the unit byte counts are said in
  */
-export function showErrors(errors, scope, list) {
+export function showErrors(errors, scope, list, unit = /** @type {import('./format.js').Unit} */ ('GiB')) {
   for (const e of document.querySelectorAll('.field-error[data-scope="' + scope + '"]')) e.remove();
   for (const c of document.querySelectorAll('[data-invalid="' + scope + '"]')) {
     c.removeAttribute('aria-invalid');
@@ -54,7 +55,7 @@ export function showErrors(errors, scope, list) {
     const label = e.field ? labelOf(controlFor(e.field)) : '';
     return el('li', { 'data-code': e.code }, [...(label ? [el('span', { class: 'field-label', text: label + ' ' })] : []),
       el('code', { text: e.field || e.code }),
-      el('span', { class: 'message', text: ' ' + (e.field ? messageAfterField(e) : messageText(e)) })]);
+      el('span', { class: 'message', text: ' ' + (e.field ? messageAfterField(e, unit) : messageText(e, undefined, unit)) })]);
   }));
   errors.forEach((e, i) => {
     const field = e.field || '';
@@ -65,7 +66,7 @@ export function showErrors(errors, scope, list) {
     c.dataset.invalid = scope;
     c.setAttribute('aria-invalid', 'true');
     c.setAttribute('aria-describedby', ((c.getAttribute('aria-describedby') || '') + ' ' + id).trim());
-    c.after(el('p', { class: 'field-error', id, text: messageText(e), 'data-testid': 'field-error', 'data-scope': scope, 'data-code': e.code }));
+    c.after(el('p', { class: 'field-error', id, text: messageText(e, undefined, unit), 'data-testid': 'field-error', 'data-scope': scope, 'data-code': e.code }));
     for (let d = c.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) d.open = true;
   });
 }

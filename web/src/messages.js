@@ -135,11 +135,11 @@ export const WORDINGS = {
   },
   out_of_range: {
     en: (c) => (c.has('entries') ? 'has ' + c.n('entries') + ' entries; the limit is ' + c.n('limit')
-      : bytesRange(c) ? c.b('value') + ' is out of range (' + (Number(c.p.value) > Number(c.p.max) ? 'at most ' + c.b('max') : 'at least ' + c.b('min')) + ')'
+      : bytesRange(c) ? c.b('value') + ' is out of range (' + (Number(c.p.value) > Number(c.p.max) ? 'at most ' + c.b('max') : 'at least ' + bytesFloor(c)) + ')'
       : (c.has('value') ? c.s('value') + ' is out of range' : 'is out of range') + range(c, 'en')
         + (c.has('limit') ? ' (the limit is ' + c.n('limit') + ')' : '')),
     zh: (c) => (c.has('entries') ? '有 ' + c.n('entries') + ' 项，上限为 ' + c.n('limit') + ' 项'
-      : bytesRange(c) ? '取值 ' + c.b('value') + ' 超出范围（' + (Number(c.p.value) > Number(c.p.max) ? '至多 ' + c.b('max') : '至少 ' + c.b('min')) + '）'
+      : bytesRange(c) ? '取值 ' + c.b('value') + ' 超出范围（' + (Number(c.p.value) > Number(c.p.max) ? '至多 ' + c.b('max') : '至少 ' + bytesFloor(c)) + '）'
       : (c.has('value') ? '取值 ' + c.s('value') + ' 超出范围' : '取值超出范围') + range(c, 'zh')
         + (c.has('limit') ? '（上限为 ' + c.n('limit') + '）' : '')),
   },
@@ -454,6 +454,14 @@ function bytesRange(c) {
 }
 
 /**
+ * A byte range's floor: in the page's unit, or in bytes where the unit would round it to 0.00.
+ * @param {Ctx} c
+ */
+function bytesFloor(c) {
+  return Number(c.p.min) < 2 ** 20 ? c.n('min') + ' B' : c.b('min');
+}
+
+/**
  * ", allowed 1 to 1,000,000" from the params min/above and max, in each language.
  * @param {Ctx} c
  * @param {'en' | 'zh'} lang
@@ -559,10 +567,11 @@ export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en', unit = 
  * messageText for a list that shows the message's field beside it: the engine's English messages
  * begin with the field's path, which the list would otherwise show twice.
  * @param {EngineMessage} m
+ * @param {Unit} [unit]  the unit byte counts are said in
  * @returns {string}
  */
-export function messageAfterField(m) {
-  const text = messageText(m);
+export function messageAfterField(m, unit = /** @type {Unit} */ ('GiB')) {
+  const text = messageText(m, undefined, unit);
   const field = m.field || '';
   const after = field && text.startsWith(field) ? /^:? (.*)$/s.exec(text.slice(field.length)) : null;
   return after ? after[1] : text;

@@ -1335,7 +1335,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
         result.ignored.push_back({a->source, std::string(a->value == c->second.a.value ? "agrees with " : "yields to ") +
                                                  c->second.a.source + " for " + field, a->value});
     for (const Assignment* a : c->second.overridden)
-      result.ignored.push_back({a->source, "yields to " + c->second.a.source + " for " + field + ": the command line overrides the file it names", a->value});
+      result.ignored.push_back({a->source, "yields to " + c->second.a.source + " for " + field + ": the command or file that names it overrides it", a->value});
   }
 
   // Fields a value the script leaves unresolved would set (`--max_length $SEQ`): absent from the
