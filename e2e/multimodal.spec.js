@@ -90,6 +90,13 @@ test('a text-only model hides the vision table; a malformed image size is named 
   await app.set('multimodal.image_size', 'big');
   await expect(page.getByTestId('errors')).toContainText('multimodal.image_size');
   await expect(page.getByTestId('field-error')).toBeVisible();
+  // A side out of range is named at its index, and marked at the image-size control.
+  await app.set('multimodal.image_size', '0x224');
+  await expect(page.getByTestId('errors')).toContainText('multimodal.image_size[0]');
+  await expect(page.getByTestId('field-error')).toContainText('the height');
+  // "672X448" as "672x448".
+  await app.set('multimodal.image_size', '672X448');
+  expect((await app.inputDoc()).multimodal.image_size).toEqual([672, 448]);
   await app.set('multimodal.image_size', '');
   await expect(page.getByTestId('vision')).toBeVisible();
 });

@@ -51,7 +51,7 @@ export function readControl(elem, store) {
       }
     case 'gpu': return raw === '__custom' ? store.lastCustomGpu || { ...NEW_CUSTOM_GPU } : raw;
     case 'size': {
-      const sides = raw.split(/\s*[x×,]\s*/).map(parseNumber);
+      const sides = raw.split(/\s*[xX×,]\s*/).map(parseNumber);
       if (sides.length === 1 && typeof sides[0] === 'number') return [sides[0], sides[0]];
       return sides.length === 2 && sides.every((x) => typeof x === 'number') ? sides : raw;
     }
