@@ -167,7 +167,7 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   // gradient_accumulation_steps) that splits a prompt's group of num_generations completions.
   if (s.rlhf && s.rlhf->algorithm == RlhfAlgorithm::grpo) {
     const std::int64_t n = s.rlhf->num_generations;
-    const std::int64_t batch = s.batch.micro_batch_size * s.parallel.world_size * s.batch.gradient_accumulation_steps;
+    const std::int64_t batch = generated_sequences(s) * s.parallel.world_size;
     if (n > 0 && batch % n != 0)
       w.push_back({warning_code::grpo_partial_prompt_groups,
                    "TRL refuses this GRPO run: its generation batch (TRL's default steps_per_generation, the accumulation steps), "

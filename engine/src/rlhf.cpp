@@ -74,6 +74,11 @@ std::int64_t prompt_tokens(const TrainingSetup& s) {
   return s.batch.seq_length.value_or(s.model.seq_length_default.value_or(4096));
 }
 
+// The device memory colocated vLLM's share is a fraction of: the driver's total (bytes).
+double vllm_device_bytes(const GpuSpec& gpu) { return static_cast<double>(gpu.device_total_bytes.value_or(gpu.memory_bytes)); }
+
+}  // namespace
+
 // Sequences generated at once on one GPU. GRPO as TRL runs it (trl/trainer/grpo_config.py
 // __post_init__): the micro-batch (per_device_train_batch_size) counts completions, and each
 // device generates per_device_train_batch_size x steps_per_generation of them in one batch,
@@ -83,11 +88,6 @@ std::int64_t generated_sequences(const TrainingSetup& s) {
   return s.rlhf->algorithm == RlhfAlgorithm::grpo ? s.batch.micro_batch_size * s.batch.gradient_accumulation_steps
                                                   : s.batch.micro_batch_size;
 }
-
-// The device memory colocated vLLM's share is a fraction of: the driver's total (bytes).
-double vllm_device_bytes(const GpuSpec& gpu) { return static_cast<double>(gpu.device_total_bytes.value_or(gpu.memory_bytes)); }
-
-}  // namespace
 
 double kv_cache_bytes(const Architecture& a, double sequences, double tokens, Dtype dtype, double tensor_parallel) {
   double per_token = 0;

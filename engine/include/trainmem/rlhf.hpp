@@ -37,6 +37,11 @@ Estimate estimate_rlhf(const TrainingSetup& setup);
 // completion only. No rlhf block.
 TrainingSetup rlhf_policy_setup(const TrainingSetup& setup);
 
+// Completions one GPU generates at once: GRPO's per_device_train_batch_size x steps_per_generation
+// (taken as gradient_accumulation_steps, TRL's default; trl/trainer/grpo_config.py __post_init__),
+// PPO's micro-batch (one completion per prompt). Times the world size, GRPO's generation batch.
+std::int64_t generated_sequences(const TrainingSetup& setup);
+
 // The setup of the reference model's forward pass each step, on the policy's sequences: a frozen
 // copy of the architecture with nothing trained, or for a LoRA/QLoRA policy's shared base its own
 // setup (the base with the adapters disabled: the same frozen, possibly 4-bit, weights). Only for a
