@@ -25,6 +25,18 @@ constexpr double kFragmentationHigh = 0.30;
 // PyTorch sets by default since 1.13) and 666,632,192 B with eager loading.
 constexpr double kContextLazyBytes = 287047680.0;
 constexpr double kContextEagerBytes = 666632192.0;
+// The engine's own error on runs it was not developed against, beyond every named source above:
+// over the 53 measured peaks of tests/fixtures/measured_cases.json marked split "outside" (none of
+// the handed set), the distance of the measurement above the band the other terms draw, relative
+// to the expected allocated peak (reserved for a reserved or device figure), is 0 for 30 of them
+// (28 inside that band, 2 below it, at most 3.8 % under its low end) and 17.5 % at the 90th
+// percentile (linear interpolation between 14.2 % and 18.4 %; at commit 9b14224). So the
+// allocated peak's band reaches 17.5 % above the expected value, carried to reserved and peak at
+// their ratio, and nothing below it (2 of 53 below is under the 10 % a 90th percentile leaves).
+// It is the one term fitted to measurements, and never to the handed cases: the accuracy program
+// checks the figure against the outside cases on every run, and the handed cases' coverage is its
+// held-out check (docs/memory-model.md, "Uncertainty band").
+constexpr double kEstimatorErrorAbove = 0.175;
 
 // A setting the document left out, re-estimated at another value the framework uses in its own
 // configurations or versions.
@@ -319,7 +331,11 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
     if (summed_below.userbuffers > 0) ub_below[i] *= joint_below.userbuffers / summed_below.userbuffers;
     if (summed_above.userbuffers > 0) ub_above[i] *= joint_above.userbuffers / summed_above.userbuffers;
   }
-  const double below = joint_below.allocated, above = joint_above.allocated;
+  UncertaintyTerm estimator{"estimator_error", BandLevel::peak_allocated, 0, kEstimatorErrorAbove * allocated, "",
+                            "tests/fixtures/measured_cases.json, the 53 measured peaks marked split \"outside\": the 90th "
+                            "percentile of their distance above the band of the other terms is 17.5 % of the expected "
+                            "peak; 2 lie below its low end, at most 3.8 % (docs/memory-model.md, \"Uncertainty band\")"};
+  const double below = joint_below.allocated, above = joint_above.allocated + estimator.above;
   band.peak_allocated = {std::max(0.0, allocated - below), allocated, allocated + above};
 
   // Reserved: the allocated band carried at the estimate's reserved/allocated ratio, then the
@@ -367,8 +383,10 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
     allocated_terms[i].below = allocated_terms[i].below * ratio + ub_below[i];
     allocated_terms[i].above = allocated_terms[i].above * ratio + ub_above[i];
   }
+  estimator.above *= ratio;
   for (auto& t : allocated_terms)
     if (term_bytes(t) > 0) band.terms.push_back(t);
+  if (term_bytes(estimator) > 0) band.terms.push_back(estimator);
   if (term_bytes(fragmentation) > 0) band.terms.push_back(fragmentation);
   if (term_bytes(context) > 0) band.terms.push_back(context);
   if (term_bytes(userbuffers) > 0) band.terms.push_back(userbuffers);

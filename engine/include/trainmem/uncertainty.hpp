@@ -5,8 +5,10 @@
 // left to a default that the framework itself sets differently across its configurations and
 // versions. Each of these is one named term: how far it can move a quantity below and above the
 // expected value, in bytes, read from a source a reader can open (docs/memory-model.md,
-// "Uncertainty band"). The terms add linearly (a worst case, not a statistical interval), so the
-// band's width is the sum of its terms' contributions.
+// "Uncertainty band"). Beyond them, the engine's own error on published runs it was not developed
+// against is one more term (estimator_error), the only one read from measurements. The terms add
+// linearly (a worst case, not a statistical interval), so the band's width is the sum of its
+// terms' contributions.
 #pragma once
 
 #include <optional>
@@ -26,7 +28,7 @@ struct Range {  // bytes
 enum class BandLevel { peak_allocated, peak_reserved, peak };
 
 struct UncertaintyTerm {
-  std::string source;       // stable code: allocator_fragmentation, cuda_context, unstated_..., framework_version_...
+  std::string source;       // stable code: estimator_error, allocator_fragmentation, cuda_context, unstated_..., framework_version_...
   BandLevel level = BandLevel::peak_allocated;
   double below = 0;         // bytes the quantity can lie under the expected value
   double above = 0;         // bytes it can lie over it
