@@ -446,11 +446,19 @@ function gpuCount(c, key) {
 }
 
 /**
- * A byte count out of its range (gpu.memory_bytes), said in the page's unit rather than in bytes.
+ * Whether a field holds a byte count (gpu.memory_bytes), which the page says in its own unit.
+ * @param {string} field
+ */
+function isBytesField(field) {
+  return /_bytes$/.test(field);
+}
+
+/**
+ * A byte count out of its range, said in the page's unit rather than in bytes.
  * @param {Ctx} c
  */
 function bytesRange(c) {
-  return /_bytes$/.test(c.field) && c.has('value') && c.has('min') && c.has('max') && Number.isFinite(Number(c.p.value));
+  return isBytesField(c.field) && c.has('value') && c.has('min') && c.has('max') && Number.isFinite(Number(c.p.value));
 }
 
 /**
@@ -545,7 +553,7 @@ export function reasonWording(code, reason) {
  */
 export function messageText(m, lang = language() === 'zh' ? 'zh' : 'en', unit = 'GiB') {
   // English is the engine's message, but for a byte count out of range, which the page says in its unit.
-  const inUnit = m.code === 'out_of_range' && /_bytes$/.test(m.field || '');
+  const inUnit = m.code === 'out_of_range' && isBytesField(m.field || '');
   if ((lang === 'en' || !m.params) && m.message && !inUnit) return m.message;
   const p = m.params && typeof m.params === 'object' ? m.params : {};
   const wording = reasonWording(m.code, p.reason) || WORDINGS[m.code];
