@@ -2969,3 +2969,17 @@ TEST_CASE("torchtune's Qwen3, Llama 3.3 and Phi-4 builders name their catalog mo
     CHECK(as_json(r.document).at("model").at("preset") == preset);
   }
 }
+
+TEST_CASE("a Llama 3.1 repository under its name before Meta's rename is the same preset", "[import][axolotl]") {
+  // meta-llama renamed Meta-Llama-3.1-8B to Llama-3.1-8B (and the 70B, 405B and Instruct repos
+  // alike); the Hub redirects the old name to the same files, and axolotl's older example configs
+  // still use it.
+  trainmem::Errors errors;
+  for (const std::string& old_name : {"meta-llama/Meta-Llama-3.1-8B", "meta-llama/meta-llama-3.1-70b"}) {
+    const auto f = trainmem::cli::load_config_file("axolotl.yaml", "base_model: " + old_name + "\nmicro_batch_size: 1\nsequence_len: 2048\n", errors);
+    REQUIRE(f);
+    const auto r = trainmem::import_configs({*f}, trainmem::builtin_catalog());
+    REQUIRE(r.errors.empty());
+    CHECK(as_json(r.document).at("model").at("preset") == (old_name.find("8B") != std::string::npos ? "llama-3.1-8b" : "llama-3.1-70b"));
+  }
+}
