@@ -372,3 +372,12 @@ TEST_CASE("QLoRA under ZeRO-3: the 4-bit weights shard, their quantization state
   const double two = estimate_from(doc + R"({"world_size": 2, "zero_stage": 3}})").per_gpu.parameters;
   CHECK(two - one / 2 == 1'086'259'200.0 / 2);
 }
+
+TEST_CASE("The activations' formula counts layers and micro-batches in words that agree with the number", "[model_states]") {
+  // Two layers, one micro-batch in flight (no pipeline): "2 layers x ... x 1 micro-batch in flight".
+  const std::string tiny = R"({"model": {"hf_config": )" + trainmem::test::kTinyGqaLlama + R"(}, "batch": {"seq_length": 32}})";
+  const std::string formula = formula_of(tiny, "activations");
+  CHECK_THAT(formula, Catch::StartsWith("2 layers x "));
+  CHECK_THAT(formula, Catch::Contains(") x 1 micro-batch in flight"));
+  CHECK_THAT(formula, !Catch::Contains("micro-batch(es)"));
+}

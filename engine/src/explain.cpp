@@ -41,6 +41,9 @@ std::string number(double v) {
 
 std::string bytes(double v) { return grouped(v) + " B"; }
 
+// "1 layer", "32 layers": a count with its noun, singular for exactly one.
+std::string counted(double n, const char* noun) { return number(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 const char* method_name(Method m) {
   switch (m) {
     case Method::full: return "full";
@@ -268,10 +271,10 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     // (DPO: chosen and rejected; PPO, GRPO: prompt + completion).
     const BatchSettings trained = s.rlhf ? rlhf_policy_setup(s).batch : s.batch;
     out.push_back({"activations",
-                   number(e.layers_on_gpu) + " layers x " + bytes(g.activations_per_layer.value_or(0)) + " saved per layer (" +
+                   counted(e.layers_on_gpu, "layer") + " x " + bytes(g.activations_per_layer.value_or(0)) + " saved per layer (" +
                        checkpointing_name(s.activation_checkpointing) + ", micro-batch " + std::to_string(trained.micro_batch_size) +
-                       ", seq " + std::to_string(trained.seq_length.value_or(0)) + ") x " + number(e.micro_batches_in_flight) +
-                       " micro-batch(es) in flight + head inputs = " + bytes(*g.activations) +
+                       ", seq " + std::to_string(trained.seq_length.value_or(0)) + ") x " + counted(e.micro_batches_in_flight, "micro-batch") +
+                       " in flight + head inputs = " + bytes(*g.activations) +
                        "; ZeRO/FSDP do not shard activations",
                    "Korthikanti et al. 2022, Table 2: s b h (34 + 5 a s / h) per GPT layer; per-tensor for this architecture "
                    "(trainmem activations lists them)"});

@@ -211,7 +211,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
           {reason_code::band_past_gpu_at_every_count,
            "at " + std::to_string(own.fits->value) + (own.fits->value == 1 ? " GPU" : " GPUs") + " the estimate fits the budget but its band reaches past the GPU, and no count up to " +
                std::to_string(o.max_gpus) + " fits with the whole band" +
-               (base.parallel.zero_stage < 3 ? " (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)" : "") +
+               (base.parallel.zero_stage < 3 ? " (below ZeRO-3 data parallelism does not shard the parameters: more GPUs do not shrink them)" : "") +
                "; try checkpointing, a shorter sequence, offload, LoRA/QLoRA or a larger GPU",
            {{"gpus", static_cast<double>(own.fits->value)}, {"max_gpus", max_gpus}, {"zero_stage", zero_stage}}});
     if (!r.min_gpus) {

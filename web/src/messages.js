@@ -343,10 +343,10 @@ export const WORDINGS = {
   },
   band_past_gpu_at_every_count: {
     en: (c) => 'at ' + gpuCount(c, 'gpus') + ' the estimate fits the budget but its band reaches past the GPU, and no count up to ' + c.n('max_gpus') +
-      ' fits with the whole band' + (Number(c.p.zero_stage) < 3 ? ' (below ZeRO-3 the parameters stay whole on every GPU: more GPUs do not shrink them)' : '') +
+      ' fits with the whole band' + (Number(c.p.zero_stage) < 3 ? ' (below ZeRO-3 data parallelism does not shard the parameters: more GPUs do not shrink them)' : '') +
       '; try checkpointing, a shorter sequence, offload, LoRA/QLoRA or a larger GPU',
     zh: (c) => '在 ' + c.n('gpus') + ' 张 GPU 时估算值在预算之内，但其区间上限超出 GPU 显存；直到 ' + c.n('max_gpus') + ' 张也没有整个区间都放得下的数量' +
-      (Number(c.p.zero_stage) < 3 ? '（ZeRO-3 以下每张 GPU 都保存完整参数：增加 GPU 不会使其变小）' : '') +
+      (Number(c.p.zero_stage) < 3 ? '（ZeRO-3 以下数据并行不切分参数：增加 GPU 不会使其变小）' : '') +
       '；可尝试激活检查点、更短的序列、卸载、LoRA/QLoRA 或更大显存的 GPU',
   },
   no_gpu_count_fits: {
