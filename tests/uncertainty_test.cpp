@@ -526,3 +526,41 @@ TEST_CASE("left out, the band reaches the run with its gradients kept; DeepSpeed
     "zero_grad_set_to_none": true})");
   CHECK_THAT(deepspeed["warnings"].dump(), Catch::Contains("given but without effect for this setup: zero_grad_set_to_none"));
 }
+
+TEST_CASE("Colocated vLLM's pool is sized by the document: the band's relative terms leave it out", "[uncertainty][rlhf]") {
+  // GRPO with vLLM colocated on an 80 GB A100: vLLM holds vllm_gpu_memory_utilization x the
+  // device's memory as one block through training. The engine's own error (17.5 %) and the
+  // allocator's share (up to 30 %) are of what the engine models, so raising the share from 0.4
+  // to 0.5 moves the point estimate and both ends of the band by the pool's growth alone.
+  const auto doc = [](const std::string& share) {
+    return R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora", "activation_checkpointing": "full",
+      "lora": {"r": 16, "adapter_dtype": "bf16"}, "zero_grad_set_to_none": true, "gpu": "a100-80gb",
+      "batch": {"seq_length": 2048, "micro_batch_size": 8},
+      "rlhf": {"algorithm": "grpo", "rollout": {"use_vllm": true, "vllm_gpu_memory_utilization": )" + share + "}}}";
+  };
+  const json low = estimate_doc(doc("0.4")), high = estimate_doc(doc("0.5"));
+  const double pool_growth = bytes(high["rollout_vllm_bytes"]) - bytes(low["rollout_vllm_bytes"]);
+  REQUIRE(pool_growth > 0);
+  CHECK(bytes(high["per_gpu"]["peak"]) - bytes(low["per_gpu"]["peak"]) == Approx(pool_growth).margin(2));
+  CHECK(bytes(high["per_gpu"]["peak_range"]["high"]) - bytes(low["per_gpu"]["peak_range"]["high"]) == Approx(pool_growth).margin(2));
+  CHECK(bytes(high["per_gpu"]["peak_range"]["low"]) - bytes(low["per_gpu"]["peak_range"]["low"]) == Approx(pool_growth).margin(2));
+  // The engine's error is 17.5 % of the allocated peak without the pool, carried to the device
+  // peak at that part's reserved / allocated: 17.5 % of the reserved peak without the pool.
+  const json* t = term(low, "estimator_error");
+  REQUIRE(t);
+  CHECK(bytes((*t)["above_bytes"]) == Approx(0.175 * (bytes(low["per_gpu"]["peak_reserved"]) - bytes(low["rollout_vllm_bytes"]))).margin(2));
+}
+
+TEST_CASE("compared_quantity names the field the verdict compares with the GPU", "[uncertainty]") {
+  // The RTX 6000 Ada's catalog entry gives a usable figure (the context outside it): peak_reserved;
+  // an A100 gives its memory alone: the whole peak; without a GPU nothing is compared.
+  const std::string base = R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora")";
+  const json usable = estimate_doc(base + R"(, "gpu": "rtx-6000-ada-48gb"})");
+  CHECK(usable["compared_quantity"] == "peak_reserved");
+  CHECK(bytes(usable["margin_bytes"]) == Approx(bytes(usable["gpu_capacity_bytes"]) - bytes(usable["per_gpu"]["peak_reserved"])).margin(1));
+  CHECK(bytes(usable["margin_range"]["low"]) == Approx(bytes(usable["gpu_capacity_bytes"]) - bytes(usable["per_gpu"]["peak_reserved_range"]["high"])).margin(1));
+  const json whole = estimate_doc(base + R"(, "gpu": "a100-80gb"})");
+  CHECK(whole["compared_quantity"] == "peak");
+  CHECK(bytes(whole["margin_range"]["low"]) == Approx(bytes(whole["gpu_capacity_bytes"]) - bytes(whole["per_gpu"]["peak_range"]["high"])).margin(1));
+  CHECK(estimate_doc(base + "}")["compared_quantity"].is_null());
+}

@@ -307,9 +307,11 @@ double gpu_capacity(const GpuSpec& gpu) {
   return static_cast<double>(gpu.usable_bytes.value_or(gpu.device_total_bytes.value_or(gpu.memory_bytes)));
 }
 
+bool compares_reserved(const GpuSpec& gpu) { return gpu.usable_bytes.has_value(); }
+
 std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e) {
   if (!s.gpu) return std::nullopt;
-  return s.gpu->usable_bytes ? e.per_gpu.peak_reserved : e.per_gpu.peak;
+  return compares_reserved(*s.gpu) ? e.per_gpu.peak_reserved : e.per_gpu.peak;
 }
 
 void judge_fit(const TrainingSetup& s, Estimate& e) {

@@ -250,6 +250,7 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     g.phases.reset();
     // vLLM's pool is one block it sizes itself: the allocator's overhead is on the rest, a flat
     // share of it (the policy's own allocator terms are of its step alone).
+    e.rollout_vllm_in_peak_bytes = vllm_in_peak;
     g.fragmentation = (peak - vllm_in_peak) * s.fragmentation_fraction;
     g.allocator_rounding = 0.0;
     g.allocator_cache = 0.0;

@@ -92,6 +92,9 @@ struct Estimate {
   std::vector<ModelBudget> per_gpu_models;    // RLHF only
   std::optional<double> rollout_kv_cache_bytes;  // RLHF generation on the training GPUs
   std::optional<double> rollout_vllm_bytes;      // colocated vLLM's share of the device (weights + KV cache pool)
+  // Of rollout_vllm_bytes, what peak_allocated holds (0 where vLLM sleeps through the peak): one
+  // block of a size the document states, so no relative error or allocator share applies to it.
+  double rollout_vllm_in_peak_bytes = 0;
   // The most loaded GPU's parameters before ZeRO sharding, and the sharding degree D.
   double gpu_parameters = 0, gpu_trainable_parameters = 0, sharding_degree = 1;
   // Of those, the routed-expert parameters (sharded over D / EP).
@@ -126,8 +129,12 @@ double gpu_capacity(const GpuSpec& gpu);
 // (TPU, Gaudi); 512 MiB without a GPU.
 double cuda_context_bytes(const TrainingSetup& s);
 
-// The peak compared with gpu_capacity: peak_reserved against a usable figure (the context is
-// already outside it), else the whole peak. nullopt without a GPU or a peak.
+// Whether the GPU's capacity is compared with peak_reserved (a usable figure: the context is already
+// outside it) rather than the whole peak.
+bool compares_reserved(const GpuSpec& gpu);
+
+// The peak compared with gpu_capacity: peak_reserved against a usable figure, else the whole peak.
+// nullopt without a GPU or a peak.
 std::optional<double> compared_peak(const TrainingSetup& s, const Estimate& e);
 
 // Sets fits and gpu_capacity_bytes from the setup's GPU: peak <= the device's memory (or

@@ -46,6 +46,9 @@ void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out) 
   const std::optional<Verdict> verdict = judge_verdict(s, e, band);
   out["verdict"] = verdict ? nlohmann::json(verdict_name(*verdict)) : nlohmann::json(nullptr);
   out["fits"] = verdict ? nlohmann::json(*verdict == Verdict::fits) : nlohmann::json(nullptr);
+  // The quantity the verdict and the margins compare with the GPU's capacity, so that a reader shows
+  // that band beside them: peak_reserved against a usable figure, else peak (compared_peak).
+  out["compared_quantity"] = !s.gpu ? nlohmann::json(nullptr) : nlohmann::json(compares_reserved(*s.gpu) ? "peak_reserved" : "peak");
   // The point estimate's own margin, beside the verdict: capacity minus the compared quantity.
   const std::optional<double> compared = compared_peak(s, e);
   out["margin_bytes"] = compared && e.gpu_capacity_bytes ? bytes_value(*e.gpu_capacity_bytes - *compared) : nlohmann::json(nullptr);
