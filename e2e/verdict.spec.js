@@ -35,6 +35,30 @@ test('the verdict shows the margin band and the point estimate in the chosen uni
   }
 });
 
+test('a GPU with a usable figure: the band shown is the reserved peak the verdict compares with it', async ({ app, page }) => {
+  // The RTX 6000 Ada's catalog entry gives what a framework can allocate (the context already left
+  // out), so the verdict compares peak_reserved with it: the band beside the margin is that one.
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('gpu', 'rtx-6000-ada-48gb');
+  await app.set('parallel.world_size', 1);
+  await app.set('parallel.zero_stage', 0);
+  await app.set('method', 'lora');
+  await app.set('batch.seq_length', 2400);
+  const expected = cli(await app.inputDoc());
+  expect(expected.compared_quantity).toBe('peak_reserved');
+  const r = expected.per_gpu.peak_reserved_range;
+  expect(r.high).not.toBe(expected.per_gpu.peak_range.high);
+  await expect(page.locator('#peak-band-label')).toHaveText('Reserved peak (compared with the usable memory), uncertainty band');
+  await expect(page.getByTestId('peak-band')).toHaveText(`between ${Render.formatBytes(r.low, 'GiB')} and ${Render.formatBytes(r.high, 'GiB')}`);
+  // The margin band is the capacity minus that band, and the verdict agrees with its ends.
+  expect(expected.margin_range.low).toBe(expected.gpu_capacity_bytes - r.high);
+  expect(expected.verdict).toBe(r.high <= expected.gpu_capacity_bytes ? 'fits' : r.low > expected.gpu_capacity_bytes ? 'does_not_fit' : 'borderline');
+  // Back on a GPU without one, the label is the peak's again.
+  await app.set('gpu', 'a100-80gb');
+  await expect(page.locator('#peak-band-label')).toHaveText('Peak, uncertainty band');
+});
+
 test('batches padded to their longest sample: the band reaches down, the term is named, the link keeps the choice', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-8b');
@@ -71,12 +95,12 @@ test('a borderline verdict names the source the answer turns on', async ({ app, 
   await app.set('gpu', 'a100-80gb');
   const expected = cli(await app.inputDoc());
   expect(expected.verdict).toBe('borderline');
-  const widest = [...expected.uncertainty].sort((a, b) => b.bytes - a.bytes)[0];
-  expect(widest.source).toMatch(/^unstated_/);  // a setting the document left to a default
-  await expect(page.getByTestId('margin')).toContainText(`Most of that range comes from: `);
-  await expect(page.getByTestId('margin')).toContainText(`(${widest.alternative}).`);
-  // The headline says the point estimate is over the memory, not "may or may not fit".
+  // The point estimate is over the memory, so the answer turns on what lowers the peak most.
   expect(expected.margin_bytes).toBeLessThan(0);
+  const lowering = [...expected.uncertainty].sort((a, b) => b.below_bytes - a.below_bytes)[0];
+  expect(lowering.source).toMatch(/^unstated_/);  // a setting the document left to a default
+  await expect(page.getByTestId('margin')).toContainText(`Most of that range comes from: `);
+  await expect(page.getByTestId('margin')).toContainText(`(${lowering.alternative}).`);
   // And names the unset settings that low end takes, the largest first: the user's to decide.
   // Only settings that move the low end by a tenth of the largest term or more: lora.r (tens of
   // MB here) decides nothing beside checkpointing (tens of GiB).
@@ -102,6 +126,31 @@ test('a borderline verdict names the source the answer turns on', async ({ app, 
   expect(shortBatch.below_bytes).toBeGreaterThan(0);
   await expect(page.getByTestId('fit')).toContainText(`that low end takes ${shortBatch.alternative}, which the data decides: batches are padded to their longest sample`);
   await expect(page.getByTestId('fit')).not.toContainText(`${shortBatch.alternative}, which this setup leaves unset`);
+});
+
+test('a borderline verdict whose estimate fits names what raises the peak, not what lowers it', async ({ app, page }) => {
+  // A new user's case: Llama-3.1-8B LoRA at 2,048 tokens on one A100 40GB fits at its point
+  // estimate; only the band's high end does not, so checkpointing left unstated (which only lowers
+  // the peak) is not what the answer turns on.
+  await app.open();
+  await app.model('llama-3.1-8b');
+  await app.set('method', 'lora');
+  await app.set('batch.seq_length', 2048);
+  await app.set('gpu', 'a100-40gb');
+  await app.set('parallel.world_size', 1);
+  await app.set('parallel.zero_stage', 0);
+  const expected = cli(await app.inputDoc());
+  expect(expected.verdict).toBe('borderline');
+  expect(expected.margin_bytes).toBeGreaterThanOrEqual(0);
+  const raising = [...expected.uncertainty].sort((a, b) => b.above_bytes - a.above_bytes)[0];
+  expect(raising.above_bytes).toBeGreaterThan(0);
+  const widest = [...expected.uncertainty].sort((a, b) => b.bytes - a.bytes)[0];
+  expect(widest.above_bytes).toBe(0);  // the widest term only lowers the peak here
+  await expect(page.getByTestId('margin')).toContainText(`Most of that range comes from: `);
+  await expect(page.getByTestId('margin')).not.toContainText(widest.alternative);
+  const words = { estimator_error: 'The engine\'s own error', allocator_fragmentation: 'Allocator fragmentation' }[raising.source];
+  expect(words, raising.source).toBeTruthy();
+  await expect(page.getByTestId('margin')).toContainText(`Most of that range comes from: ${words}`);
 });
 
 test('a setup that does not fit lists suggestions; applying one gives the estimate of the changed document', async ({ app, page }) => {

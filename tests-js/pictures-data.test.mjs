@@ -72,6 +72,9 @@ test('pipeline stages: one stacked bar per stage with its peak as the mark', () 
   const bars = Pictures.stageBars(out);
   assert.equal(bars.kind, 'stages');
   assert.deepEqual(bars.labels, ['stage 0 (16 layers)', 'stage 1 (16 layers)']);
+  // One layer a stage (Llama-3.2-1B's 16 layers on 16 stages) is said in the singular.
+  const single = Pictures.stageBars({ ...out, pipeline_stages: out.pipeline_stages.map((st) => ({ ...st, layers: 1 })) });
+  assert.deepEqual(single.labels, ['stage 0 (1 layer)', 'stage 1 (1 layer)']);
   assert.deepEqual(bars.keys, ['parameters', 'gradients', 'optimizer_states', 'activations']);
   assert.deepEqual(bars.values.parameters, [5 * MiB, 1 * MiB]);
   assert.deepEqual(bars.values.activations, [8 * MiB, 4 * MiB]);

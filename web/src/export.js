@@ -3,7 +3,7 @@
 // fit" changes, warnings) or as JSON ({input, output}), downloaded as a file.
 import { t } from './i18n.js';
 import { formatBytes, formatCount } from './format.js';
-import { suggestionText, verdictWord } from './verdict.js';
+import { comparedBand, suggestionText, verdictWord } from './verdict.js';
 import { el } from './dom.js';
 import { messageText } from './messages.js';
 import { breakdownRows } from './results.js';
@@ -63,16 +63,17 @@ export function markdown(link, doc, out, unit) {
 }
 
 /**
- * The peak's uncertainty band (per_gpu.peak_range) and each source that widens it (uncertainty).
+ * The uncertainty band the verdict compares (per_gpu.peak_range, or peak_reserved_range against a
+ * usable figure) and each source that widens it (uncertainty).
  * @param {Record<string, any>} out
  * @param {Unit} unit
  * @returns {string[]}
  */
 function bandSection(out, unit) {
-  const range = out.per_gpu.peak_range;
+  const { reserved, range } = comparedBand(out);
   if (!range) return [];
   const lines = ['## ' + t('md_band'), '',
-    t('md_band_line', { expected: formatBytes(range.expected, unit), low: formatBytes(range.low, unit), high: formatBytes(range.high, unit) }), ''];
+    t(reserved ? 'md_band_line_reserved' : 'md_band_line', { expected: formatBytes(range.expected, unit), low: formatBytes(range.low, unit), high: formatBytes(range.high, unit) }), ''];
   for (const u of out.uncertainty || []) {
     lines.push('- `' + u.source + '`: ' + formatBytes(u.bytes, unit) + (u.alternative ? ' (' + markdownText(u.alternative) + ')' : ''));
   }

@@ -116,7 +116,10 @@ function fillOption(tr, option, maxGpus) {
       min.title = t(option.min_gpus_whole_band ? 'min_gpus_borderline_title' : 'min_gpus_borderline_none_title',
         { n: formatCount(fewest.value), max: formatCount(maxGpus) });
     }
-  } else min.removeAttribute('data-value');
+  } else {
+    min.removeAttribute('data-value');
+    min.title = t('not_within_title', { n: formatCount(maxGpus) });
+  }
   cost.textContent = typeof option.cost_per_hour === 'number' ? '$' + formatMoney(option.cost_per_hour) + t('per_hour') : '—';
   // The engine's reasons the setup cannot run there as written (solve's cannot_run): never the cheapest.
   const cannot = option.cannot_run || [];

@@ -387,7 +387,7 @@ export class ImportPanel {
     const formats = Object.entries(answer.formats || {}).map(([file, format]) => file + ' (' + t('format_' + format).replace(/^format_/, '') + ')').join(', ');
     byId('import-summary').textContent = t('import_done', { files: formats })
       + (applied.kept.length ? ' ' + t('import_kept', { fields: applied.kept.map(([f]) => f).join(', ') }) : '')
-      + ' ' + (applied.replaced.length ? t('import_replaced', { n: applied.replaced.length }) : t('import_nothing_replaced'));
+      + ' ' + (applied.replaced.length ? t(applied.replaced.length === 1 ? 'import_replaced_one' : 'import_replaced', { n: applied.replaced.length }) : t('import_nothing_replaced'));
     byId('import-replaced').replaceChildren(...applied.replaced.map((r) => el('li', { text: r })),
       ...applied.keptInputs.map(([field, v]) => el('li', { 'data-kept': field, text: field + ': ' + valueText(v) + ' (' + t('origin_kept_input') + ')' })));
     const keptInputs = new Map(applied.keptInputs);

@@ -75,7 +75,7 @@ export function timeline(out) {
  */
 function stageLabel(s) {
   const layers = s.layers;
-  if (typeof layers === 'number') return t('stage_layers', { stage: String(s.stage), n: String(layers) });
+  if (typeof layers === 'number') return t(layers === 1 ? 'stage_layers_one' : 'stage_layers', { stage: String(s.stage), n: String(layers) });
   return t('stage', { stage: String(s.stage) });
 }
 

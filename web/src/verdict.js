@@ -25,9 +25,22 @@ export function marginText(out, unit) {
     short: formatBytes(Math.max(0, -r.high), unit) };
   if (out.verdict === 'fits') return t('margin_fits', vars);
   if (out.verdict === 'does_not_fit') return t('margin_no_fit', vars);
-  // Which source the answer turns on: the band's widest term (often a setting left unstated).
-  const widest = sortedTerms(out)[0];
-  return t('margin_borderline', vars) + (widest ? ' ' + t('margin_widest_term', { source: termLabel(widest) }) : '');
+  // Which source the answer turns on: where the point estimate fits, the term that raises the peak
+  // most (the band's high end is what does not fit); where it does not, the one that lowers it most.
+  const deciding = turningTerm(out, typeof out.margin_bytes === 'number' && out.margin_bytes >= 0 ? 'above_bytes' : 'below_bytes');
+  return t('margin_borderline', vars) + (deciding ? ' ' + t('margin_widest_term', { source: termLabel(deciding) }) : '');
+}
+
+/**
+ * The term that moves the band furthest in one direction (docs/api.md `uncertainty`: below_bytes,
+ * above_bytes), or undefined when none moves it that way.
+ * @param {Output} out
+ * @param {'above_bytes' | 'below_bytes'} side
+ * @returns {Record<string, any> | undefined}
+ */
+function turningTerm(out, side) {
+  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.filter((u) => typeof u[side] === 'number' && u[side] > 0) : [];
+  return terms.sort((a, b) => b[side] - a[side])[0];
 }
 
 /**
@@ -130,12 +143,24 @@ export function renderSuggestions(box, list, out, unit, apply) {
 }
 
 /**
- * The peak's band: "between 20.1 and 26.3 GiB".
+ * The band the verdict compares with the GPU (docs/api.md `compared_quantity`): per_gpu.peak_range,
+ * or per_gpu.peak_reserved_range where the GPU's usable figure already leaves the context out.
+ * @param {Output} out
+ * @returns {{reserved: boolean, range: Record<string, number> | null}}
+ */
+export function comparedBand(out) {
+  const reserved = out.compared_quantity === 'peak_reserved';
+  const g = out.per_gpu || {};
+  return { reserved, range: (reserved ? g.peak_reserved_range : g.peak_range) || null };
+}
+
+/**
+ * The compared band: "between 20.1 and 26.3 GiB".
  * @param {Output} out
  * @param {Unit} unit
  */
 export function bandText(out, unit) {
-  const r = out.per_gpu && out.per_gpu.peak_range;
-  if (!r) return '—';
-  return t('band_between', { low: formatBytes(r.low, unit), high: formatBytes(r.high, unit) });
+  const { range } = comparedBand(out);
+  if (!range) return '—';
+  return t('band_between', { low: formatBytes(range.low, unit), high: formatBytes(range.high, unit) });
 }
