@@ -380,4 +380,10 @@ TEST_CASE("The activations' formula counts layers and micro-batches in words tha
   CHECK_THAT(formula, Catch::StartsWith("2 layers x "));
   CHECK_THAT(formula, Catch::Contains(") x 1 micro-batch in flight"));
   CHECK_THAT(formula, !Catch::Contains("micro-batch(es)"));
+  // Megatron's 1F1B on 4 stages with 8 micro-batches: the first stage holds 4 in flight.
+  const std::string piped = R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
+    "batch": {"seq_length": 2048, "gradient_accumulation_steps": 8}, "parallel": {"world_size": 4, "pipeline_parallel_size": 4}})";
+  const std::string many = formula_of(piped, "activations");
+  CHECK_THAT(many, Catch::StartsWith("8 layers x "));
+  CHECK_THAT(many, Catch::Contains(") x 4 micro-batches in flight"));
 }

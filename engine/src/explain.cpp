@@ -42,7 +42,7 @@ std::string number(double v) {
 std::string bytes(double v) { return grouped(v) + " B"; }
 
 // "1 layer", "32 layers": a count with its noun, singular for exactly one.
-std::string counted(double n, const char* noun) { return number(n) + " " + noun + (n == 1 ? "" : "s"); }
+std::string counted(double n, const char* one, const char* many) { return number(n) + " " + (n == 1 ? one : many); }
 
 const char* method_name(Method m) {
   switch (m) {
@@ -271,9 +271,9 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     // (DPO: chosen and rejected; PPO, GRPO: prompt + completion).
     const BatchSettings trained = s.rlhf ? rlhf_policy_setup(s).batch : s.batch;
     out.push_back({"activations",
-                   counted(e.layers_on_gpu, "layer") + " x " + bytes(g.activations_per_layer.value_or(0)) + " saved per layer (" +
+                   counted(e.layers_on_gpu, "layer", "layers") + " x " + bytes(g.activations_per_layer.value_or(0)) + " saved per layer (" +
                        checkpointing_name(s.activation_checkpointing) + ", micro-batch " + std::to_string(trained.micro_batch_size) +
-                       ", seq " + std::to_string(trained.seq_length.value_or(0)) + ") x " + counted(e.micro_batches_in_flight, "micro-batch") +
+                       ", seq " + std::to_string(trained.seq_length.value_or(0)) + ") x " + counted(e.micro_batches_in_flight, "micro-batch", "micro-batches") +
                        " in flight + head inputs = " + bytes(*g.activations) +
                        "; ZeRO/FSDP do not shard activations",
                    "Korthikanti et al. 2022, Table 2: s b h (34 + 5 a s / h) per GPT layer; per-tensor for this architecture "
