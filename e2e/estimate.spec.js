@@ -141,7 +141,7 @@ test('the GPU table: every GPU at this count (CLI estimate), the fewest that fit
     } else {
       await expect(row.getByTestId('min-gpus'), o.gpu).toHaveText('> 4,096');
       // Why more GPUs did not help is said on hover: only what the setup shards shrinks.
-      await expect(row.getByTestId('min-gpus'), o.gpu).toHaveAttribute('title', /^No count up to 4,096 fits: more GPUs shrink only what the setup shards/);
+      await expect(row.getByTestId('min-gpus'), o.gpu).toHaveAttribute('title', /^No count up to 4,096 fits: more GPUs add data-parallel ranks/);
     }
     const cost = o.cost_per_hour === null ? '—' : '$' + Render.formatMoney(o.cost_per_hour) + '/h';
     await expect(row.getByTestId('cost'), o.gpu).toHaveText(o.cannot_run.length ? cost + ' · cannot run this setup' : cost);

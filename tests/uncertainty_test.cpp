@@ -564,3 +564,43 @@ TEST_CASE("compared_quantity names the field the verdict compares with the GPU",
   CHECK(bytes(whole["margin_range"]["low"]) == Approx(bytes(whole["gpu_capacity_bytes"]) - bytes(whole["per_gpu"]["peak_range"]["high"])).margin(1));
   CHECK(estimate_doc(base + "}")["compared_quantity"].is_null());
 }
+
+TEST_CASE("deciding_term: the term that moves the compared band across the GPU most", "[uncertainty]") {
+  // Llama-3.1-8B LoRA at 2,048 tokens on one 40 GB A100 fits at its point estimate, and only the
+  // band's high end does not: the answer turns on the largest raise, never on unstated
+  // checkpointing (the widest term here, which only lowers the peak).
+  const json fits_point = estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "batch": {"seq_length": 2048}, "gpu": "a100-40gb"})");
+  REQUIRE(fits_point["verdict"] == "borderline");
+  REQUIRE(bytes(fits_point["margin_bytes"]) >= 0);
+  double most_raise = 0;
+  std::string raiser;
+  for (const auto& t : fits_point["uncertainty"])
+    if (bytes(t["above_bytes"]) > most_raise) most_raise = bytes(t["above_bytes"]), raiser = t["source"];
+  CHECK(fits_point["deciding_term"] == raiser);
+  CHECK(fits_point["deciding_term"] != "unstated_activation_checkpointing");
+  // Qwen2.5-7B LoRA at 2 x 8,192 tokens on an 80 GB A100 is over at its point estimate: the largest
+  // lowering, here the unstated checkpointing.
+  const json over = estimate_doc(R"({"model": {"preset": "qwen2.5-7b"}, "method": "lora", "batch": {"micro_batch_size": 2, "seq_length": 8192}, "gpu": "a100-80gb"})");
+  REQUIRE(over["verdict"] == "borderline");
+  REQUIRE(bytes(over["margin_bytes"]) < 0);
+  CHECK(over["deciding_term"] == "unstated_activation_checkpointing");
+  // Against a usable figure the reserved band is compared, which the context does not move. A tiny
+  // model on a custom GPU without a context figure, its usable memory 1 B above the expected reserved
+  // peak: the context's term (129,761,280 B above) is the widest raise of the device peak, but the
+  // answer turns on the largest raise of the reserved band.
+  const std::string tiny = R"({"model": {"hf_config": )" + kTinyGqaLlama + R"(}, "batch": {"seq_length": 32}, "gpu": )";
+  const double reserved = bytes(estimate_doc(tiny + R"({"memory_bytes": 85899345920, "usable_bytes": 80000000000}})")["per_gpu"]["peak_reserved"]);
+  const json usable = estimate_doc(tiny + R"({"memory_bytes": 85899345920, "usable_bytes": )" + std::to_string(static_cast<long long>(reserved) + 1) + "}}");
+  REQUIRE(usable["compared_quantity"] == "peak_reserved");
+  REQUIRE(usable["verdict"] == "borderline");
+  const json* context = term(usable, "cuda_context");
+  REQUIRE(context);
+  for (const auto& t : usable["uncertainty"]) REQUIRE(bytes(t["above_bytes"]) <= bytes((*context)["above_bytes"]));
+  std::string reserved_raiser;
+  double most = 0;
+  for (const auto& t : usable["uncertainty"])
+    if (t["level"] != "peak" && bytes(t["above_bytes"]) > most) most = bytes(t["above_bytes"]), reserved_raiser = t["source"];
+  CHECK(usable["deciding_term"] == reserved_raiser);
+  // Not borderline: none.
+  CHECK(estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "h200-141gb"})")["deciding_term"].is_null());
+}

@@ -37,6 +37,7 @@
 #include "error_figures.hpp"
 #include "fixture_file.hpp"
 #include "trainmem/json_api.hpp"
+#include "trainmem/uncertainty.hpp"
 
 using nlohmann::json;
 
@@ -95,11 +96,11 @@ struct Row {
   double band_low = 0, band_high = 0, band_width = 0;  // bytes; width relative to the expected value
   bool in_band = false;
   bool outside = false;    // split "outside": added after the handed set, from a source the engine was not developed against
-  // The band's estimator_error term (docs/memory-model.md, "Uncertainty band"), relative to the
-  // expected allocated peak for an allocated figure, else to the expected reserved peak: how far
-  // it reaches above the expected value, and how far the measurement lies above the band the
-  // other terms draw (0 inside or below it). NAN without a band or the term.
-  double estimator_reach = NAN, beyond_other_terms = NAN;
+  // How far the measurement lies above the band the terms other than estimator_error draw (0
+  // inside or below it), relative to the expected allocated peak for an allocated figure, else to
+  // the expected reserved peak (docs/memory-model.md, "Uncertainty band"). NAN without a band or
+  // the term.
+  double beyond_other_terms = NAN;
 };
 
 // A dotted path's band: "per_gpu.peak" -> per_gpu.peak_range; nullopt for sums and fields without one.
@@ -235,14 +236,14 @@ Row evaluate(const json& c, int& oom_cases, int& oom_said_to_fit, int& fit_cases
     r.band_width = r.predicted > 0 ? (r.band_high - r.band_low) / r.predicted : NAN;
     r.in_band = r.band_low <= r.measured && r.measured <= r.band_high;
     // The term's above_bytes is what it adds at the device peak: its allocated reach carried at
-    // reserved / allocated, so an allocated figure takes it back at allocated / reserved.
+    // reserved / allocated, so an allocated figure takes it back at allocated / reserved (exact
+    // but for a colocated vLLM pool, which no case here has).
     const auto allocated = read_field(out, "per_gpu.peak_allocated"), reserved = read_field(out, "per_gpu.peak_reserved");
     for (const auto& t : out.value("uncertainty", json::array()))
       if (t.value("source", "") == "estimator_error" && allocated && reserved && *reserved > 0) {
         const bool on_allocated = r.field == "per_gpu.peak_allocated";
         const double reach = t["above_bytes"].get<double>() * (on_allocated ? *allocated / *reserved : 1.0);
         const double base = on_allocated ? *allocated : *reserved;
-        r.estimator_reach = reach / base;
         r.beyond_other_terms = std::max(0.0, r.measured - (r.band_high - reach)) / base;
       }
   }
@@ -320,9 +321,9 @@ int main(int argc, char** argv) {
   // The estimator_error term against the outside cases it is read from: the 90th percentile of
   // their distance above the band of the other terms, which the term must reach.
   std::vector<double> beyond;
-  double reach = NAN;
+  const double reach = trainmem::kEstimatorErrorAbove;
   for (const auto& r : rows)
-    if (peak(r) && r.outside && !std::isnan(r.beyond_other_terms)) beyond.push_back(r.beyond_other_terms), reach = r.estimator_reach;
+    if (peak(r) && r.outside && !std::isnan(r.beyond_other_terms)) beyond.push_back(r.beyond_other_terms);
   if (!beyond.empty()) {
     const double needed = trainmem::accuracy::quantile(beyond, 0.9);
     summary << "estimator_error (read from the outside cases of tests/fixtures/measured_cases.json, so their coverage "

@@ -1,8 +1,9 @@
 // The verdict at the decision boundary: the engine's three-way verdict from its uncertainty band,
 // the margin in the user's unit (the band's and the point estimate's side by side), what widens
 // the band, and the engine's suggestions to make a setup fit, each with its re-estimated peak.
-// Everything shown is read from the estimate output (docs/api.md: verdict, margin_bytes,
-// margin_range, per_gpu.peak_range, uncertainty, suggestions); nothing is computed here.
+// Everything shown is read from the estimate output (docs/api.md: verdict, deciding_term,
+// margin_bytes, margin_range, compared_quantity with per_gpu.peak_range or peak_reserved_range,
+// uncertainty, suggestions); nothing is computed here.
 import { t } from './i18n.js';
 import { el } from './dom.js';
 import { formatBytes, signedBytes } from './format.js';
@@ -25,31 +26,21 @@ export function marginText(out, unit) {
     short: formatBytes(Math.max(0, -r.high), unit) };
   if (out.verdict === 'fits') return t('margin_fits', vars);
   if (out.verdict === 'does_not_fit') return t('margin_no_fit', vars);
-  // Which source the answer turns on: where the point estimate fits, the term that raises the peak
-  // most (the band's high end is what does not fit); where it does not, the one that lowers it most.
-  const deciding = turningTerm(out, typeof out.margin_bytes === 'number' && out.margin_bytes >= 0 ? 'above_bytes' : 'below_bytes');
-  return t('margin_borderline', vars) + (deciding ? ' ' + t('margin_widest_term', { source: termLabel(deciding) }) : '');
+  // Which source the answer turns on: the engine's deciding_term.
+  const deciding = Array.isArray(out.uncertainty) ? out.uncertainty.find((u) => u.source === out.deciding_term) : undefined;
+  return t('margin_borderline', vars) + (deciding ? ' ' + t('margin_deciding_term', { source: termLabel(deciding) }) : '');
 }
 
 /**
- * The term that moves the band furthest in one direction (docs/api.md `uncertainty`: below_bytes,
- * above_bytes), or undefined when none moves it that way.
- * @param {Output} out
- * @param {'above_bytes' | 'below_bytes'} side
- * @returns {Record<string, any> | undefined}
- */
-function turningTerm(out, side) {
-  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.filter((u) => typeof u[side] === 'number' && u[side] > 0) : [];
-  return terms.sort((a, b) => b[side] - a[side])[0];
-}
-
-/**
- * The band's sources, widest first (docs/api.md `uncertainty`).
+ * The sources that widen the band shown (docs/api.md `uncertainty`), widest first: where that band
+ * is the reserved one, the device peak's own terms (level "peak": the context, userbuffers) do not
+ * widen it and are left out, so the list adds up to its width.
  * @param {Output} out
  * @returns {Record<string, any>[]}
  */
 function sortedTerms(out) {
-  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.slice() : [];
+  const reserved = comparedBand(out).reserved;
+  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.filter((u) => !(reserved && u.level === 'peak')) : [];
   return terms.sort((a, b) => b.bytes - a.bytes);
 }
 

@@ -19,6 +19,19 @@
 
 namespace trainmem {
 
+// The engine's own error on runs it was not developed against, beyond every other named source:
+// over the 53 measured peaks of tests/fixtures/measured_cases.json marked split "outside" (none of
+// the handed set), the distance of the measurement above the band the other terms draw, relative
+// to the expected allocated peak (reserved for a reserved or device figure), is 0 for 30 of them
+// (28 inside that band, 2 below it, at most 3.8 % under its low end) and 17.5 % at the 90th
+// percentile (linear interpolation between 14.15 % and 18.36 %; at commit 9b14224). So the
+// allocated peak's band reaches 17.5 % above the expected value, carried to reserved and peak at
+// their ratio, and nothing below it (2 of 53 below is under the 10 % a 90th percentile leaves).
+// It is the one term fitted to measurements, and never to the handed cases: the accuracy program
+// checks the figure against the outside cases on every run, and the handed cases' coverage is its
+// held-out check (docs/memory-model.md, "Uncertainty band").
+inline constexpr double kEstimatorErrorAbove = 0.175;
+
 struct Range {  // bytes
   double low = 0, expected = 0, high = 0;
 };
@@ -57,5 +70,11 @@ std::optional<Verdict> judge_verdict(const TrainingSetup& s, const Estimate& e, 
 
 // The band of the quantity judge_verdict compares.
 std::optional<Range> compared_range(const TrainingSetup& s, const Band& band);
+
+// The term a borderline verdict turns on: of the terms that move the compared band (a reserved one
+// is not moved by the device peak's own terms, the context and userbuffers), the one that raises it
+// most where the point estimate fits, else the one that lowers it most. nullptr when the verdict is
+// not borderline or no term moves the band that way.
+const UncertaintyTerm* deciding_term(const TrainingSetup& s, const Estimate& e, const Band& band, std::optional<Verdict> verdict);
 
 }  // namespace trainmem

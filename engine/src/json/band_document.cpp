@@ -45,6 +45,8 @@ void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out) 
   }
   const std::optional<Verdict> verdict = judge_verdict(s, e, band);
   out["verdict"] = verdict ? nlohmann::json(verdict_name(*verdict)) : nlohmann::json(nullptr);
+  const UncertaintyTerm* deciding = band ? deciding_term(s, e, *band, verdict) : nullptr;
+  out["deciding_term"] = deciding ? nlohmann::json(deciding->source) : nlohmann::json(nullptr);
   out["fits"] = verdict ? nlohmann::json(*verdict == Verdict::fits) : nlohmann::json(nullptr);
   // The quantity the verdict and the margins compare with the GPU's capacity, so that a reader shows
   // that band beside them: peak_reserved against a usable figure, else peak (compared_peak).
