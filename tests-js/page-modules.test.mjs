@@ -25,7 +25,9 @@ const models = JSON.parse(engine.catalog('models')).models;
 test('every form of a Hugging Face reference maps to the preset by hf_id, with no network', () => {
   for (const ref of ['meta-llama/Llama-3.1-8B', 'https://huggingface.co/meta-llama/Llama-3.1-8B',
     'https://huggingface.co/meta-llama/Llama-3.1-8B/tree/main', 'https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json',
-    'huggingface.co/meta-llama/llama-3.1-8b/resolve/main/config.json', '  hf.co/meta-llama/Llama-3.1-8B  ']) {
+    'huggingface.co/meta-llama/llama-3.1-8b/resolve/main/config.json', '  hf.co/meta-llama/Llama-3.1-8B  ',
+    // the repository's name before Meta's rename, which the Hub redirects (the preset's hf_aliases)
+    'https://huggingface.co/meta-llama/Meta-Llama-3.1-8B', 'meta-llama/meta-llama-3.1-8b']) {
     const hit = Search.presetForHfReference(models, ref);
     assert.equal(hit && hit.id, 'llama-3.1-8b', ref);
   }

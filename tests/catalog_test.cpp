@@ -93,6 +93,22 @@ TEST_CASE("malformed catalog entries name the file and the field", "[catalog][er
   CHECK(broken);
 }
 
+TEST_CASE("a preset's hf_aliases must be a list of ids, and an alias finds its preset like its hf_id", "[catalog][errors]") {
+  const std::string config = R"("hf_config": {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128}, "published_parameters": {"total": 5})";
+  const Catalog bad = parse_catalog({{"models/a.json", R"({"id": "a", "hf_aliases": "org/old-name", )" + config + "}"}});
+  bool named = false;
+  for (const auto& e : bad.errors) named = named || e.field == "models/a.json: hf_aliases";
+  CHECK(named);
+  const Catalog good = parse_catalog({{"models/a.json", R"({"id": "a", "hf_id": "org/new-name", "hf_aliases": ["org/old-name"], )" + config + "}"}});
+  REQUIRE(good.models.size() == 1);
+  CHECK(good.models[0].hf_aliases == std::vector<std::string>{"org/old-name"});
+  // The built-in Llama 3.1 presets carry their names from before Meta's rename.
+  const auto* l8 = builtin_catalog().find_model("llama-3.1-8b");
+  REQUIRE(l8);
+  CHECK(l8->hf_aliases == std::vector<std::string>{"meta-llama/Meta-Llama-3.1-8B"});
+}
+
 TEST_CASE("a GPU's default price is one of its hyperscaler on-demand offers", "[catalog][errors]") {
   // The default is what the cheapest-GPU answer, a run's cost and tokens per dollar compare: a
   // specialist cloud's or a reserved price as the default would set one GPU's hyperscaler rate

@@ -3,7 +3,7 @@
 // ".../tree/main", ".../blob/main/config.json"), matched against the catalog's hf_id with no network.
 // Pure: no DOM.
 
-/** @typedef {{id: string, display_name: string, family: string, hf_id: string, model_type: string, parameters: number}} ModelEntry */
+/** @typedef {{id: string, display_name: string, family: string, hf_id: string, hf_aliases?: string[], model_type: string, parameters: number}} ModelEntry */
 
 const HF_URL = /^(?:https?:\/\/)?(?:www\.)?(?:huggingface\.co|hf\.co)\/([^/\s?#]+)\/([^/\s?#]+)(?:[/?#].*)?$/i;
 const HF_ID = /^([A-Za-z0-9][\w.-]*)\/([\w.-]+)$/;
@@ -22,8 +22,9 @@ export function parseHfReference(text) {
 }
 
 /**
- * The preset whose hf_id is this Hugging Face reference (case-insensitive), or null. Only the same
- * repository counts: a fine-tune or another size may change the config, so it is never guessed.
+ * The preset whose hf_id, or one of its hf_aliases (a rename the Hub redirects), is this Hugging Face
+ * reference (case-insensitive), or null. Only the same repository counts: a fine-tune or another
+ * size may change the config, so it is never guessed.
  * @param {ModelEntry[]} models
  * @param {string} text
  * @returns {ModelEntry | null}
@@ -32,7 +33,7 @@ export function presetForHfReference(models, text) {
   const id = parseHfReference(text);
   if (!id) return null;
   const lower = id.toLowerCase();
-  return models.find((m) => m.hf_id && m.hf_id.toLowerCase() === lower) || null;
+  return models.find((m) => [m.hf_id, ...(m.hf_aliases || [])].some((name) => name && name.toLowerCase() === lower)) || null;
 }
 
 /**

@@ -16,6 +16,9 @@ namespace trainmem {
 
 struct ModelPreset {
   std::string id, display_name, family, hf_id;
+  // Other names of the same Hugging Face repository, matched like hf_id: a rename the Hub redirects
+  // ("meta-llama/Meta-Llama-3.1-8B" -> "meta-llama/Llama-3.1-8B"). catalog/README.md.
+  std::vector<std::string> hf_aliases;
   Architecture architecture;
   std::int64_t published_total = 0;  // the publisher's parameter count (the whole checkpoint)
   bool published_exact = false;      // false: a rounded headline figure

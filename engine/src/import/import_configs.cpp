@@ -780,15 +780,16 @@ void merge_field(const std::string& field, std::vector<const Assignment*> candid
   out[field] = c;
 }
 
-// A catalog model for a Hugging Face id: its exact id (any case), or a legacy unnamespaced id that
-// the Hub redirects ("gpt2" -> "openai-community/gpt2"), or a Llama 3.1 repository under the name it
-// had before Meta renamed it ("meta-llama/Meta-Llama-3.1-8B" -> "meta-llama/Llama-3.1-8B"; the Hub
-// redirects the old name to the same files), or a catalog id.
+// A catalog model for a Hugging Face id: its exact id or one of its aliases (any case; a rename the
+// Hub redirects, such as "meta-llama/Meta-Llama-3.1-8B"), or a legacy unnamespaced id that the Hub
+// redirects ("gpt2" -> "openai-community/gpt2"), or a catalog id.
 const ModelPreset* match_model(const std::string& id, const Catalog& catalog) {
-  std::string want = lower(id);
-  const std::string renamed = "meta-llama/meta-llama-3.1-";
-  if (want.rfind(renamed, 0) == 0) want = "meta-llama/llama-3.1-" + want.substr(renamed.size());
-  for (const auto& m : catalog.models) if (!m.hf_id.empty() && lower(m.hf_id) == want) return &m;
+  const std::string want = lower(id);
+  for (const auto& m : catalog.models) {
+    if (!m.hf_id.empty() && lower(m.hf_id) == want) return &m;
+    for (const auto& alias : m.hf_aliases)
+      if (lower(alias) == want) return &m;
+  }
   if (want.find('/') == std::string::npos) {
     for (const auto& m : catalog.models) {
       const auto slash = m.hf_id.find('/');

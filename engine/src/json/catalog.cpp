@@ -41,6 +41,12 @@ std::optional<ModelPreset> parse_model(const json& doc, const std::string& file,
   m.display_name = r.string("display_name").value_or(m.id);
   m.family = r.string("family").value_or("");
   m.hf_id = r.string("hf_id").value_or("");
+  if (const json* aliases = r.get("hf_aliases")) {
+    const bool names = aliases->is_array() && !aliases->empty() &&
+                       std::all_of(aliases->begin(), aliases->end(), [](const json& a) { return a.is_string() && !a.get<std::string>().empty(); });
+    if (names) m.hf_aliases = aliases->get<std::vector<std::string>>();
+    else r.type_error("hf_aliases", "a non-empty list of Hugging Face ids", *aliases);
+  }
   r.string("config_note");
   if (m.id != base_name(file))
     errors.push_back({error_code::inconsistent, "id", "id \"" + m.id + "\" must equal the file name", {{"reason", "id_not_file_name"}}});

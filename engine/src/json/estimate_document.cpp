@@ -981,6 +981,7 @@ JsonResult catalog_json(std::string_view which) {
                                  {"display_name", m.display_name},
                                  {"family", m.family},
                                  {"hf_id", m.hf_id},
+                                 {"hf_aliases", m.hf_aliases},
                                  {"model_type", m.architecture.model_type},
                                  {"parameters", m.architecture.total_params()},
                                  {"active_parameters", m.architecture.active_params()},
