@@ -429,6 +429,33 @@ test('an 8-bit base: int8 travels in the link, is refused under ZeRO-3 as the CL
   await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(nf4.per_gpu.peak);
 });
 
+test('an HQQ base: quantizer, bits and group size travel in the link, HQQ is refused under ZeRO-3 as the CLI refuses it, and the parameters are the hand-worked bytes', async ({ app, page }) => {
+  await app.open();
+  await app.model('llama-2-7b');
+  await app.set('framework', 'hf_trainer');
+  await app.set('method', 'qlora');
+  await app.set('gpu', 'a100-80gb');
+  await app.set('qlora.quant_method', 'hqq');
+  // The page's default layout shards with ZeRO-3 over 8 GPUs, which HQQ cannot join.
+  expect((await app.inputDoc()).parallel.zero_stage).toBe(3);
+  await expect(app.field('qlora.quant_method').locator('xpath=following-sibling::p[@data-testid="field-error"]')).toContainText('cannot be sharded');
+  await app.set('parallel.zero_stage', '0');
+  await expect(app.field('qlora.nbits').locator('option[value=""]')).toHaveText('default: 4');
+  await app.set('qlora.nbits', '2');
+  await app.set('qlora.group_size', '128');
+  await expect(page).toHaveURL(/[&:]qm=hqq(&|$)/);
+  await expect(page).toHaveURL(/[&:]qn=2(&|$)/);
+  await expect(page).toHaveURL(/[&:]qg=128(&|$)/);
+  const doc = await app.inputDoc();
+  expect(doc.qlora).toEqual({ quant_method: 'hqq', nbits: 2, group_size: 128 });
+  const out = cli(doc);
+  // Llama-2-7B's 6,476,005,376 linear weights at 2 bits packed (0.25 B) plus a bf16 scale and zero
+  // per 128 weights (0.03125 B): 0.28125 B each, 1,821,376,512 B; the other 262,410,240 parameters
+  // at 2 B: 524,820,480 B; the adapters in fp32 (PEFT's autocast_adapter_dtype).
+  expect(out.per_gpu.parameters - out.parameters.adapter * 4).toBe(6476005376 * 0.28125 + 524820480);
+  await expect.poll(async () => Number(await page.getByTestId('peak').getAttribute('data-bytes'))).toBe(out.per_gpu.peak);
+});
+
 test('a device that cannot run the setup as written never reads as a plain "fits": the headline names why, as the CLI\'s cannot_run', async ({ app, page }) => {
   await app.open();
   await app.model('llama-3.1-8b');

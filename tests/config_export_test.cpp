@@ -423,6 +423,19 @@ TEST_CASE("torchtune export: LoRA on a bare parameter count names no modules to 
                     [](const auto& n) { return n.first == "lora.target_modules"; }));
 }
 
+TEST_CASE("axolotl and torchtune export: an HQQ base cannot be asked for, and says so", "[export][hqq]") {
+  // axolotl quantizes with bitsandbytes (loaders/model.py), torchtune with torchao's NF4: neither
+  // file can ask for HQQ, so the export writes their 4-bit base and names the field it could not carry.
+  const json hqq = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "qlora": {"quant_method": "hqq", "nbits": 2},
+      "lora": {"r": 16, "target_modules": "all-linear"}, "precision": {"param_dtype": "bf16"}, "batch": {"micro_batch_size": 1, "seq_length": 1024}})");
+  auto names = [&](trainmem::ExportFormat format, const char* field) {
+    const auto exported = trainmem::export_config(setup_of(hqq), format, "meta-llama/Llama-3.1-8B");
+    return std::any_of(exported.not_expressible.begin(), exported.not_expressible.end(), [&](const auto& n) { return n.first == field; });
+  };
+  CHECK(names(trainmem::ExportFormat::axolotl, "qlora.quant_method"));
+  CHECK(names(trainmem::ExportFormat::torchtune, "qlora"));
+}
+
 TEST_CASE("axolotl export: adapters in 16 bits over an 8-bit base cannot be asked for", "[export]") {
   // PEFT moves adapters to the base layer's dtype only where that is floating; bitsandbytes' 8-bit
   // weights are int8 with no compute dtype, so the adapters stay in the fp32 nn.Linear builds them in

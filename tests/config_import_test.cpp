@@ -2538,6 +2538,26 @@ TEST_CASE("--model over a named AWQ or GPTQ checkpoint is noted as unmodelled", 
   CHECK_FALSE(has_key(r.ignored, "awq.yaml:model_name_or_path"));
 }
 
+TEST_CASE("LLaMA-Factory's quantization_method hqq becomes qlora with quant_method hqq and nbits", "[import]") {
+  // hiyouga/LLaMA-Factory src/llamafactory/model/model_utils/quantization.py @13e73887:
+  // quantization_method hqq builds HqqConfig(nbits=quantization_bit, ...) for 1 to 6 or 8 bits.
+  const auto r = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nquantization_bit: 2\n"
+                                            "quantization_method: hqq\nquantization_type: nf4\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  const json doc = as_json(r.document);
+  CHECK(doc.at("method") == "qlora");
+  CHECK(doc.at("qlora") == json{{"quant_method", "hqq"}, {"nbits", 2}});
+  CHECK(r.unmodelled.empty());
+  CHECK(has_key(r.ignored, "a.yaml:quantization_type"));  // bitsandbytes' setting
+  // 7 bits is no HQQ width: LLaMA-Factory raises, and the key is reported, not priced.
+  const auto seven = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nquantization_bit: 7\n"
+                                                "quantization_method: hqq\n");
+  REQUIRE(seven.errors.empty());
+  CHECK(as_json(seven.document).value("method", "") != "qlora");
+  CHECK(has_key(seven.unmodelled, "a.yaml:quantization_bit"));
+}
+
 TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8 in each trainer's reader", "[import]") {
   // TRL ModelConfig: use_peft + load_in_8bit (trl/trainer/utils.py get_quantization_config);
   // axolotl: adapter lora + load_in_8bit (loaders/model.py BitsAndBytesConfig(load_in_8bit=True));

@@ -476,7 +476,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
     c.dora = s.lora.use_dora;
     const bool bitsandbytes = qlora_through_bitsandbytes(s), int8 = s.qlora.quant_type == Dtype::int8;
     const bool older_kernels = s.qlora.saves_base_inputs.value_or(false);
-    c.frozen_linears_keep_input = bitsandbytes && (int8 || older_kernels);
+    c.frozen_linears_keep_input = (bitsandbytes && (int8 || older_kernels)) || qlora_through_hqq(s);
     c.int8_input_copies = bitsandbytes && int8 && older_kernels;
   }
   for (const auto& g : a.layers)

@@ -24,7 +24,7 @@ CheckpointBudget checkpoint_budget(const TrainingSetup& s, const ResolvedPrecisi
   // Base-model parameters that do not train (all of them for LoRA/QLoRA, the frozen layers for freeze).
   const double frozen = std::max(0.0, total - (trainable - adapter));
   const double frozen_bytes_per_param =
-      s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora) : dtype_bytes(p.param_dtype);
+      s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora, p.param_dtype) : dtype_bytes(p.param_dtype);
   const double ranks = static_cast<double>(s.parallel.world_size);
 
   // accelerate's FSDP upcast (precision.hpp) leaves fp32 weights to save.

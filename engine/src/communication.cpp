@@ -351,7 +351,7 @@ DataParallelTraffic data_parallel_traffic(const TrainingSetup& s, const Estimate
       // constants (bitsandbytes' bnb_4bit_quant_storage packs them in 16-bit tensors that FSDP or
       // ZeRO-3 shard: PEFT docs, "FSDP-QLoRA"), not cast to the compute dtype.
       const double quantized = std::min(e.gpu_quantized_weights, dense_params - dense_trained);
-      const double dense_gathered = (dense_params - quantized) * b_p + quantized * qlora_weight_bytes_per_param(s.qlora);
+      const double dense_gathered = (dense_params - quantized) * b_p + quantized * qlora_weight_bytes_per_param(s.qlora, e.precision.param_dtype);
       d.gather_forward = dense_and_expert(Collective::all_gather, n.gathers_per_pass, ring(shard) * dense_gathered, shard, tp,
                                           n.expert_gathers_per_pass, ring(expert_shard) * expert_params * b_p, expert_shard, etp * ep);
       if (p.reshard_after_forward) d.gather_backward = d.gather_forward;

@@ -226,9 +226,11 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   out.push_back({"parameters",
                  grouped(e.gpu_parameters) + " params on this GPU (" + method_name(s.method) + ")" + shard_p + " -> " + of_job(&ModelBudget::parameters, g.parameters) +
                      "; trainable at b_p = " + number(e.bytes_per_param.param) + " B/param" +
-                     (s.method == Method::qlora ? (s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
-                                                                         : ", frozen linear weights at 4 bits + quantization constants")
-                                 : ""),
+                     (s.method != Method::qlora ? ""
+                      : qlora_through_hqq(s) ? ", frozen linear weights at " + std::to_string(s.qlora.nbits) + " bits (HQQ) + a scale and a zero per " +
+                                                   std::to_string(s.qlora.group_size) + " weights"
+                      : s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
+                                                          : ", frozen linear weights at 4 bits + quantization constants"),
                  zero_source});
   std::string gradient_rule;
   if (e.bytes_per_param.optimizer_gradient > 0)
@@ -286,7 +288,9 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
       parts += ", cuBLAS workspaces (" + bytes(workspaces) +
                (s.framework == Framework::megatron ? ": PyTorch's two and Transformer Engine's)" : ": PyTorch's two)");
     if (base_precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(base_precision.compute_dtype)) + " copies of the linear weights";
-    if (s.method == Method::qlora) parts += s.qlora.quant_type == Dtype::int8 ? ", one dequantized int8 weight (backward)" : ", one dequantized 4-bit weight";
+    if (s.method == Method::qlora)
+      parts += qlora_through_hqq(s) ? ", one dequantized HQQ weight"
+               : s.qlora.quant_type == Dtype::int8 ? ", one dequantized int8 weight (backward)" : ", one dequantized 4-bit weight";
     if (e.rollout_vllm_bytes) parts += ", colocated vLLM's pool (rollout_vllm_bytes) where the phase holds it";
     out.push_back({"temporary_buffers", bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase + " peak: " + parts,
                    "docs/memory-model.md, \"Buffers\" and \"Activations\" (torch FSDP notes, DeepSpeed zero/config.py, "

@@ -6,7 +6,11 @@
 namespace trainmem {
 
 bool qlora_through_bitsandbytes(const TrainingSetup& s) {
-  return s.method == Method::qlora && trains_transformers_model(s.framework);
+  return s.method == Method::qlora && trains_transformers_model(s.framework) && s.qlora.quant_method == QuantMethod::bitsandbytes;
+}
+
+bool qlora_through_hqq(const TrainingSetup& s) {
+  return s.method == Method::qlora && s.qlora.quant_method == QuantMethod::hqq;
 }
 
 bool liger_applies(const TrainingSetup& s) {

@@ -61,7 +61,7 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
   if (g.kind == "tpu") {
     // params.parts: what of the setup has no TPU back end, as English names; params.part_ids: the
     // same as ids (the page names them in its language): bitsandbytes_4bit_base,
-    // bitsandbytes_8bit_base, bitsandbytes_paged_optimizer, bitsandbytes_8bit_optimizer,
+    // bitsandbytes_8bit_base, hqq_base, bitsandbytes_paged_optimizer, bitsandbytes_8bit_optimizer,
     // liger_kernel, deepspeed, megatron.
     std::string parts, ids, why;
     auto add = [&](const char* id, const char* part) {
@@ -77,6 +77,12 @@ void hardware_warnings(const TrainingSetup& s, const Estimate& e, std::vector<Wa
     else if (p.optimizer == Optimizer::adamw_8bit && trains_transformers_model(s.framework))
       add("bitsandbytes_8bit_optimizer", "bitsandbytes 8-bit optimizer");
     if (!parts.empty()) why = "bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices";
+    // transformers' HQQ quantizer refuses to run without CUDA ("No GPU found. A GPU is needed for
+    // quantization.": src/transformers/quantizers/quantizer_hqq.py @00c6e5fe validate_environment).
+    if (qlora_through_hqq(s)) {
+      add("hqq_base", "HQQ base");
+      why += (why.empty() ? "" : "; ") + std::string("transformers' HQQ quantizer: CUDA");
+    }
     if (s.use_liger_kernel && liger_applies(s)) {
       add("liger_kernel", "Liger Kernel");
       why += (why.empty() ? "" : "; ") + std::string("Liger Kernel: CUDA, ROCm, Intel XPU and Ascend NPU");

@@ -14,19 +14,39 @@ constexpr double kInt8Bytes = 1.0;
 constexpr double kDeepSpeedSubGroup = 1e9;  // elements, ZeRO-3 sub_group_size
 }  // namespace
 
-double qlora_constant_bytes_per_param(const QloraSettings& q) {
+double qlora_constant_bytes_per_param(const QloraSettings& q, Dtype loaded) {
+  // HQQ: one scale and one zero per group of group_size weights, in HQQLinear's compute_dtype,
+  // the dtype the model is loaded in (mobiusml/hqq hqq/core/quantize.py @e0b1d00 Quantizer.quantize
+  // and HQQLinear.cuda; transformers src/transformers/quantizers/quantizer_hqq.py @00c6e5fe:
+  // compute_dtype=self.torch_dtype). LLaMA-Factory keeps them unquantized (quant_zero=False,
+  // quant_scale=False: src/llamafactory/model/model_utils/quantization.py @13e73887).
+  if (q.quant_method == QuantMethod::hqq) return 2.0 * dtype_bytes(loaded) / static_cast<double>(q.group_size);
   if (q.quant_type == Dtype::int8) return 0.0;
   if (!q.double_quant) return kFp32Bytes / kQloraBlockSize;
   return kInt8Bytes / kQloraBlockSize + kFp32Bytes / (kQloraBlockSize * kDoubleQuantBlockSize);
 }
 
-double qlora_weight_bytes_per_param(const QloraSettings& q) {
+double quantized_storage_bytes_per_weight(const QloraSettings& q) {
+  if (q.quant_method == QuantMethod::hqq) {
+    // HQQ's bit packing (hqq/core/quantize.py @e0b1d00 Quantizer.bit_to_packing, hqq/core/bitpack.py):
+    // 8, 6 and 5 bits one uint8 per weight (5 and 6 are not packed), 4 bits two per uint8, 3 bits
+    // ten per int32, 2 bits four per uint8, 1 bit eight per uint8.
+    switch (q.nbits) {
+      case 1: return 1.0 / 8.0;
+      case 2: return 1.0 / 4.0;
+      case 3: return 4.0 / 10.0;
+      case 4: return 1.0 / 2.0;
+      default: return 1.0;
+    }
+  }
   // LLM.int8(): one int8 byte per weight (Linear8bitLt's Int8Params CB) and one fp32 scale per
   // output row (SCB), 4 / in_features bytes per weight, under 0.1 % from 4096 inputs: not counted.
   if (q.quant_type == Dtype::int8) return kInt8Bytes;
-  const double weight = dtype_bytes(q.quant_type);
-  if (!q.double_quant) return weight + kFp32Bytes / kQloraBlockSize;
-  return weight + kInt8Bytes / kQloraBlockSize + kFp32Bytes / (kQloraBlockSize * kDoubleQuantBlockSize);
+  return dtype_bytes(q.quant_type);
+}
+
+double qlora_weight_bytes_per_param(const QloraSettings& q, Dtype loaded) {
+  return quantized_storage_bytes_per_weight(q) + qlora_constant_bytes_per_param(q, loaded);
 }
 
 // Adapters held in a dtype of their own (lora.adapter_dtype, when given): PEFT's
@@ -61,7 +81,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
   const Architecture* arch = s.model.architecture ? &*s.model.architecture : nullptr;
   const BytesPerParam b = trainable_bytes_per_param(precision, arch);
   const double frozen_bytes = dtype_bytes(precision.param_dtype);
-  const double qlora_bytes = qlora_weight_bytes_per_param(s.qlora);
+  const double qlora_bytes = qlora_weight_bytes_per_param(s.qlora, precision.param_dtype);
   const int zero = s.parallel.zero_stage;
   const double dense_degree = sharding_degree(s.parallel);
   const double expert_degree = expert_sharding_degree(s.parallel, dense_degree);
@@ -116,7 +136,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     // for fsdp").
     // torchao's NF4Tensor (torchtune) is the parameter itself, scalers included, and shards whole.
     if (qlora_through_bitsandbytes(s) && zero >= 3)
-      all.parameters += r.frozen_linear_weights * qlora_constant_bytes_per_param(s.qlora) * (1.0 - 1.0 / param_shard_d);
+      all.parameters += r.frozen_linear_weights * qlora_constant_bytes_per_param(s.qlora, precision.param_dtype) * (1.0 - 1.0 / param_shard_d);
     // Elements with gradients: the trainable ones, or whole layers under FSDP1's flat parameters.
     // A flat parameter's gradient has its numel: under QLoRA a 4-bit weight enters it packed, two
     // weights a byte, in the float quant_storage the other parameters share (bitsandbytes
@@ -124,7 +144,7 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     // quant_storage), so n x 0.5 B / frozen_bytes elements instead of n; its quantization state
     // (absmax) is no parameter and has no gradient.
     const double packed_elements =
-        s.method == Method::qlora && s.qlora.quant_type != Dtype::int8 ? dtype_bytes(s.qlora.quant_type) / frozen_bytes : 1.0;
+        s.method == Method::qlora && s.qlora.quant_type != Dtype::int8 ? quantized_storage_bytes_per_weight(s.qlora) / frozen_bytes : 1.0;
     const double unit_elements = r.trainable_units - r.unit_frozen_linear_weights * (1.0 - packed_elements);
     const double grad_dense = flat_units ? std::max(r.dense_trainable, unit_elements - r.expert_trainable) : r.dense_trainable;
     all.gradients = grad_dense * b.grad / grad_shard_d + r.expert_trainable * b.grad / grad_shard_e;

@@ -63,6 +63,7 @@ struct Context {
   DeviceRates rates;
   FrameworkBehaviour behaviour;
   double act = 2;  // bytes per activation element
+  Dtype loaded = Dtype::bf16;  // the frozen weights' dtype (precision.param_dtype)
   double tp = 1, cp = 1, ep = 1, etp = 1;
   bool sp = false, fp8 = false;
   // Transformer Engine keeps each weight's fp8 copy and its transpose from the step's first
@@ -162,7 +163,7 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
   const TrainingSetup& s = *c.s;
   const LayerGroup& g = c.a->layers[group];
   LayerSeconds t;
-  const double qlora_bytes = s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora) : 0;
+  const double qlora_bytes = s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora, c.loaded) : 0;
   double op_level = 0;
   int index = 0;
   for (const auto& l : g.linears) {
@@ -420,6 +421,7 @@ std::optional<StepTime> model_step_time(const TrainingSetup& s, const Estimate& 
   }
   c.behaviour = framework_behaviour(s);
   c.act = dtype_bytes(e.precision.compute_dtype);
+  c.loaded = e.precision.param_dtype;
   c.tp = static_cast<double>(p.tensor_parallel_size);
   c.cp = static_cast<double>(p.context_parallel_size);
   c.ep = static_cast<double>(p.expert_parallel_size);

@@ -148,7 +148,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   // torchao's NF4Tensor gathers its scalers with the data.
   GatherBytes bytes{A, A};
   if (s.method == Method::qlora)
-    bytes.quantized = qlora_weight_bytes_per_param(s.qlora) - (qlora_through_bitsandbytes(s) ? qlora_constant_bytes_per_param(s.qlora) : 0.0);
+    bytes.quantized = qlora_weight_bytes_per_param(s.qlora, p.param_dtype) - (qlora_through_bitsandbytes(s) ? qlora_constant_bytes_per_param(s.qlora, p.param_dtype) : 0.0);
   const double rank_bytes = bytes.of(states.params.frozen_linear_weights, rank_params - states.params.frozen_linear_weights);
   const double unit_bytes =
       s.model.architecture ? std::min(gathered_unit_bytes(*s.model.architecture, bytes, tp), rank_bytes) : unit * A;
@@ -207,7 +207,9 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
 
   // QLoRA dequantizes one 4-bit weight at a time to the compute dtype for its matmul (bitsandbytes
   // dequantize_4bit; the QLoRA paper §3): a workspace of the largest linear layer, in forward and
-  // again in backward. An 8-bit base multiplies its int8 weight directly in forward
+  // again in backward; an HQQ base as well (HQQLinear.matmul dequantizes the whole weight for the
+  // forward and again for the input gradient, mobiusml/hqq hqq/core/quantize.py @e0b1d00). An
+  // 8-bit base multiplies its int8 weight directly in forward
   // (int8_mixed_scaled_mm; igemmlt before v0.45) and dequantizes it for the input gradient
   // (MatMul8bitLt.backward: state.CB.to(dtype_A, copy=True)): backward only.
   if (s.method == Method::qlora && s.model.architecture) {

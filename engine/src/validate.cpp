@@ -196,6 +196,20 @@ Errors validate(const TrainingSetup& s) {
                  "qlora.quant_type \"int8\" cannot be sharded: FSDP and ZeRO-3 take 4-bit bases only (bitsandbytes' "
                  "quant_storage); use zero_stage 0-2 under DeepSpeed, or DDP",
                  {{"reason", "int8_not_sharded"}}});
+  // HQQ quantizes inside transformers' from_pretrained (HqqConfig), and LLaMA-Factory refuses it
+  // under ZeRO-3 and FSDP ("HQQ quantization is incompatible with DeepSpeed ZeRO-3 or FSDP",
+  // src/llamafactory/model/model_utils/quantization.py @13e73887): HQQLinear's packed weights and
+  // meta are no parameters those engines could shard.
+  if (qlora_through_hqq(s) && !trains_transformers_model(s.framework))
+    e.push_back({error_code::inconsistent, "qlora.quant_method",
+                 "qlora.quant_method \"hqq\" quantizes through transformers' HqqConfig: it needs framework hf_trainer, fsdp "
+                 "or deepspeed (torchtune quantizes with torchao's NF4)",
+                 {{"reason", "hqq_needs_transformers"}}});
+  else if (qlora_through_hqq(s) && shards_frozen_weights(s))
+    e.push_back({error_code::inconsistent, "qlora.quant_method",
+                 "qlora.quant_method \"hqq\" cannot be sharded: FSDP and ZeRO-3 cannot shard HQQ's quantized linears; use "
+                 "zero_stage 0-2 under DeepSpeed, or DDP",
+                 {{"reason", "hqq_not_sharded"}}});
   if (s.checkpoint.save == CheckpointSave::adapter && s.method != Method::lora && s.method != Method::qlora)
     e.push_back({error_code::inconsistent, "checkpoint.save",
                  "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\"", {{"reason", "adapter_save_needs_lora"}}});

@@ -432,7 +432,7 @@ export const STRINGS = {
     rlhf_algorithm: '偏好 / 强化学习', none: '无', lora_r: 'LoRA 秩 r', lora_targets: '目标模块（逗号分隔、all-linear 或正则表达式）',
     lora_excluded: '排除的模块（逗号分隔或正则表达式）', lora_layers: '要适配的层（序号；留空：所有层）',
     lora_rank_pattern: '按模块模式指定的秩（JSON，例如 {"q_proj": 32}）',
-    quant_type: '量化基座类型（4 位或 int8）', default: '默认', double_quant: '双重量化（仅 4 位）', saves_base_inputs: '量化线性层按旧版 bitsandbytes 保留输入（4 位：0.43.1 及更早；int8：0.44.1 及更早）', on: '开', off: '关',
+    quant_type: '量化基座类型（4 位或 int8）', quant_method: '量化工具（bitsandbytes 或 HQQ）', hqq_nbits: 'HQQ 每个权重的位数', hqq_group_size: 'HQQ 分组大小（每组共用一个缩放与零点）', default: '默认', double_quant: '双重量化（仅 4 位）', saves_base_inputs: '量化线性层按旧版 bitsandbytes 保留输入（4 位：0.43.1 及更早；int8：0.44.1 及更早）', on: '开', off: '关',
     trainable_layers: '可训练的最后几层', reference: '参考模型', ref_frozen: '冻结副本', ref_shared: '共享基座（LoRA）', ref_none: '无（GRPO，beta 为 0）',
     reward_model: '奖励模型', reward_count: '奖励模型参数量', critic_model: '价值（critic）模型',
     critic_count: 'critic 参数量', critic_method: 'critic 训练方式', max_new_tokens: '采样新生成 token 数',

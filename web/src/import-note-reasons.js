@@ -22,6 +22,7 @@ export const EXACT_ZH = {
   'not a LoRA run: LoRA settings do not apply': '不是 LoRA 训练：LoRA 设置不适用',
   'no 4-bit quantization': '未使用 4 位量化',
   'no quantization': '未使用量化',
+  "bitsandbytes' setting: quantization_method is hqq": 'bitsandbytes 的设置：quantization_method 为 hqq',
   'launcher setting without memory effect': '启动器设置，不影响显存',
   'tokenizer setting without memory effect': '分词器设置，不影响显存',
   'optimizer hyper-parameter without memory effect': '优化器超参数，不影响显存',

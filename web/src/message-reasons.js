@@ -62,6 +62,14 @@ export const REASON_WORDINGS = {
       en: () => '"int8" cannot be sharded: FSDP and ZeRO-3 take 4-bit bases only (bitsandbytes\' quant_storage); use zero_stage 0-2 under DeepSpeed, or DDP',
       zh: () => '“int8”基座无法分片：FSDP 与 ZeRO-3 只支持 4 位基座（bitsandbytes 的 quant_storage）；请在 DeepSpeed 下使用 zero_stage 0-2，或使用 DDP',
     },
+    hqq_needs_transformers: {
+      en: () => '"hqq" quantizes through transformers\' HqqConfig: it needs framework hf_trainer, fsdp or deepspeed (torchtune quantizes with torchao\'s NF4)',
+      zh: () => '“hqq”通过 transformers 的 HqqConfig 量化：需要 framework 为 hf_trainer、fsdp 或 deepspeed（torchtune 使用 torchao 的 NF4 量化）',
+    },
+    hqq_not_sharded: {
+      en: () => '"hqq" cannot be sharded: FSDP and ZeRO-3 cannot shard HQQ\'s quantized linears; use zero_stage 0-2 under DeepSpeed, or DDP',
+      zh: () => '“hqq”基座无法分片：FSDP 与 ZeRO-3 无法切分 HQQ 的量化线性层；请在 DeepSpeed 下使用 zero_stage 0-2，或使用 DDP',
+    },
     experts_needed: {
       en: (c) => '= ' + c.n('value') + ' needs a mixture-of-experts architecture, and this model has no routed experts',
       zh: (c) => '= ' + c.n('value') + ' 需要混合专家（MoE）结构，而此模型没有路由专家',

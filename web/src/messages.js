@@ -33,6 +33,7 @@ const TYPE_ZH = { number: '数字', integer: '整数', boolean: '布尔值（tru
 const TPU_PARTS = {
   bitsandbytes_4bit_base: { en: 'bitsandbytes 4-bit base', zh: 'bitsandbytes 4 位量化基座', library: 'bitsandbytes' },
   bitsandbytes_8bit_base: { en: 'bitsandbytes 8-bit base', zh: 'bitsandbytes 8 位量化基座', library: 'bitsandbytes' },
+  hqq_base: { en: 'HQQ base', zh: 'HQQ 量化基座', library: 'hqq' },
   bitsandbytes_paged_optimizer: { en: 'bitsandbytes paged optimizer', zh: 'bitsandbytes 分页优化器', library: 'bitsandbytes' },
   bitsandbytes_8bit_optimizer: { en: 'bitsandbytes 8-bit optimizer', zh: 'bitsandbytes 8 位优化器', library: 'bitsandbytes' },
   liger_kernel: { en: 'Liger Kernel', zh: 'Liger Kernel', library: 'liger' },
@@ -42,6 +43,7 @@ const TPU_PARTS = {
 /** @type {Record<string, {en: string, zh: string}>} */
 const TPU_WHY = {
   bitsandbytes: { en: 'bitsandbytes: NVIDIA, AMD, Intel and Gaudi devices', zh: 'bitsandbytes 支持 NVIDIA、AMD、Intel 和 Gaudi 设备' },
+  hqq: { en: 'transformers\' HQQ quantizer: CUDA', zh: 'transformers 的 HQQ 量化器需要 CUDA' },
   liger: { en: 'Liger Kernel: CUDA, ROCm, Intel XPU and Ascend NPU', zh: 'Liger Kernel 支持 CUDA、ROCm、Intel XPU 和昇腾 NPU' },
   deepspeed: { en: 'DeepSpeed: no XLA accelerator', zh: 'DeepSpeed 没有 XLA 加速器' },
   megatron: { en: 'Megatron-LM: CUDA', zh: 'Megatron-LM 需要 CUDA' },

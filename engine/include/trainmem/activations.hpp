@@ -92,7 +92,8 @@ struct ActivationContext {
   // A quantized base through bitsandbytes whose linears keep their inputs for the backward: 4-bit
   // up to v0.43.1 (TrainingSetup::qlora.saves_base_inputs; MatMul4Bit ctx.tensors = (A, B),
   // bitsandbytes/autograd/_functions.py before bitsandbytes-foundation/bitsandbytes#1270), and
-  // 8-bit in every version (MatMul8bitLt ctx.tensors = (CAt, subA, A)). The norms' outputs, the
+  // 8-bit in every version (MatMul8bitLt ctx.tensors = (CAt, subA, A)); an HQQ base in every
+  // version (HQQMatmulNoCacheMul and HQQMatmulNoCacheDeq save_for_backward(x, bias)). The norms' outputs, the
   // down projections' inputs and an MoE layer's dispatched tokens are then kept whether or not an
   // adapter reads them, in the compute dtype, beside any adapter's own cast.
   bool frozen_linears_keep_input = false;

@@ -95,6 +95,11 @@ bool liger_applies(const TrainingSetup& s);
 // qlora.saves_base_inputs applies; torchtune quantizes with torchao's NF4Tensor, whose linear_nf4
 // keeps only the weight for its backward (torchao nf4_tensor.py, LinearNF4).
 bool qlora_through_bitsandbytes(const TrainingSetup& s);
+// Whether the base is quantized by HQQ (qlora.quant_method "hqq"): transformers' HqqConfig turns
+// every nn.Linear but lm_head into an HQQLinear, whose matmul (HQQMatmulNoCacheMul, or
+// HQQMatmulNoCacheDeq on the ATen backend) keeps its input for the backward and dequantizes the
+// whole weight in forward and again in backward (mobiusml/hqq hqq/core/quantize.py @e0b1d00).
+bool qlora_through_hqq(const TrainingSetup& s);
 
 // The loss implementation when loss.implementation is not given: the framework's, or Liger's fused
 // linear cross-entropy where its patch applies; not under rlhf, whose TRL trainers call the model

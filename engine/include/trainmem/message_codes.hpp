@@ -109,7 +109,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::inconsistent, MessageKind::error,
      "reason given value limit context world_size model_parallel zero_stage entries chunks sum layers intermediate_size divisor product recipe component dtype",
      "one_model_source policy_not_language_model data_parallel_mismatch hybrid_shard_needs_zero offload_param_needs_zero3 "
-     "virtual_stages_need_interleaved tp_comm_overlap_needs_sequence_parallel adapter_save_needs_lora int8_needs_bitsandbytes int8_not_sharded qlora_fp8 experts_needed lora_targets_nothing pipeline_layers_count "
+     "virtual_stages_need_interleaved tp_comm_overlap_needs_sequence_parallel adapter_save_needs_lora int8_needs_bitsandbytes int8_not_sharded hqq_needs_transformers hqq_not_sharded qlora_fp8 experts_needed lora_targets_nothing pipeline_layers_count "
      "pipeline_layers_sum pipeline_split_flags_combined layer_types_per_layer usable_above_memory context_not_below_memory reference_needed calibration_measures_differ calibration_same_tokens "
      "mamba_heads_width gpus_not_multiple_of_parallel parallel_product_not_gpus local_batch_not_multiple_of_microbatch "
      "global_batch_not_multiple qlora_needs_4bit qlora_in_8bit both_4bit_and_8bit legacy_attention_with_attn_implementation single_device_recipe "

@@ -53,10 +53,14 @@ struct ModelStates {
 
 // Bytes per element of frozen base weights: QLoRA linear weights are 4-bit plus quantization
 // constants (absmax per 64 weights, fp32; with double quantization 8-bit absmax plus one fp32
-// constant per 256 blocks: QLoRA paper, Dettmers et al. 2023, §3 "Double Quantization").
-double qlora_weight_bytes_per_param(const QloraSettings& q);
+// constant per 256 blocks: QLoRA paper, Dettmers et al. 2023, §3 "Double Quantization"); under
+// HQQ, nbits packed plus a scale and a zero per group in `loaded`, the dtype the model is loaded
+// in (transformers passes it as HQQLinear's compute_dtype).
+double qlora_weight_bytes_per_param(const QloraSettings& q, Dtype loaded);
+// The packed weights' part of it, bytes per weight.
+double quantized_storage_bytes_per_weight(const QloraSettings& q);
 // The quantization constants' part of it (0 for int8), bytes per weight.
-double qlora_constant_bytes_per_param(const QloraSettings& q);
+double qlora_constant_bytes_per_param(const QloraSettings& q, Dtype loaded);
 
 // The precision LoRA/QLoRA adapters train in where they are held in a dtype of their own
 // (lora.adapter_dtype given, or PEFT's fp32 upcast): that dtype for weights and gradients, and

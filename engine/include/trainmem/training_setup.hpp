@@ -59,6 +59,10 @@ enum class GradientSync { every_micro_batch, last_micro_batch };
 enum class CompileScope { blocks, blocks_and_loss };
 // How the optimizer steps a parameter group (torch.optim's foreach / fused / single-tensor paths).
 enum class OptimizerImplementation { foreach, fused, for_loop };
+// What quantizes a QLoRA base inside transformers' from_pretrained: bitsandbytes
+// (BitsAndBytesConfig) or HQQ, half-quadratic quantization (HqqConfig; mobiusml/hqq). torchtune
+// quantizes with torchao's NF4 whatever this says.
+enum class QuantMethod { bitsandbytes, hqq };
 
 // The model: an architecture (from a preset or a config.json), or only a parameter count.
 struct ModelSpec {
@@ -97,6 +101,12 @@ struct QloraSettings {
   // copy of it, CAt (F.double_quant; none for a frozen weight since #1401, v0.45.0). Not given: the
   // current behaviour; the band re-estimates the older one.
   std::optional<bool> saves_base_inputs;
+  QuantMethod quant_method = QuantMethod::bitsandbytes;
+  // HQQ only (transformers' HqqConfig names): bits per stored weight (1 to 6, or 8) and weights per
+  // scale-and-zero pair (HqqConfig defaults 4 and 64). quant_type, double_quant and
+  // saves_base_inputs are bitsandbytes' and do not apply.
+  int nbits = 4;
+  std::int64_t group_size = 64;
 };
 
 struct Precision {

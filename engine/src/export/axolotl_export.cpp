@@ -76,7 +76,9 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
     } else if (s.method == Method::qlora) {
       c.set("load_in_4bit", true);
       out.carried.push_back("qlora");
-      if (s.qlora.quant_type != Dtype::nf4 || !s.qlora.double_quant)
+      if (s.qlora.quant_method == QuantMethod::hqq)
+        out.not_expressible.emplace_back("qlora.quant_method", "HQQ, which axolotl's file does not choose: it quantizes with bitsandbytes");
+      else if (s.qlora.quant_type != Dtype::nf4 || !s.qlora.double_quant)
         out.not_expressible.emplace_back("qlora", "axolotl quantizes to nf4 with double quantization");
     }
     c.set("lora_r", s.lora.r);

@@ -151,7 +151,7 @@ ExportResult export_torchtune(const TrainingSetup& s) {
     out.carried.push_back("lora");
     if (s.method == Method::qlora) {
       out.carried.push_back("qlora");
-      if (s.qlora.quant_type != Dtype::nf4 || !s.qlora.double_quant)
+      if (s.qlora.quant_method == QuantMethod::hqq || s.qlora.quant_type != Dtype::nf4 || !s.qlora.double_quant)
         out.not_expressible.emplace_back("qlora", "torchtune quantizes the base to NF4 with quantized scalers (torchao to_nf4)");
     }
     set("model.lora_rank", std::to_string(s.lora.r));

@@ -89,7 +89,11 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
   const bool qlora = (type == "lora") && quant_bits == std::int64_t{4} && quant_method == "bnb";
   // model/model_utils/quantization.py: quantization_bit 8 loads BitsAndBytesConfig(load_in_8bit=True).
   const bool int8_lora = (type == "lora") && quant_bits == std::int64_t{8} && quant_method == "bnb";
-  const bool quantized_lora = qlora || int8_lora;
+  // quantization_method hqq: HqqConfig(nbits=quantization_bit, quant_zero=False, quant_scale=False,
+  // axis=0) for 1 to 6 or 8 bits (the same file).
+  const bool hqq_lora = (type == "lora") && quant_method == "hqq" && quant_bits && *quant_bits >= 1 && *quant_bits <= 8 &&
+                        *quant_bits != 7;
+  const bool quantized_lora = qlora || int8_lora || hqq_lora;
   const bool pure_bf16 = flag("pure_bf16");
 
   for (const auto& [name, v] : c.as_object()) {
@@ -176,17 +180,20 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
     } else if (name == "quantization_bit") {
       if (quantized_lora) continue;  // cited by the method
       if (quant_bits && *quant_bits >= 16) r.ignore(k, v, "no quantization");
-      else r.unmodelled_key(k, v, "quantized base weights other than 4- or 8-bit bitsandbytes under LoRA are not modelled");
+      else r.unmodelled_key(k, v, "quantized base weights other than 4- or 8-bit bitsandbytes or 1- to 8-bit HQQ under LoRA are not modelled");
     } else if (name == "quantization_method") {
       if (quant_method == "bnb") r.ignore(k, v, "bitsandbytes, the default");
+      else if (hqq_lora) r.read("qlora.quant_method", "hqq", k);
       else r.unmodelled_key(k, v, "quantization with " + v.summary() + " is not modelled");
     } else if (name == "quantization_type") {
       const auto s = lower(string_value(v).value_or(""));
-      if (!qlora) r.ignore(k, v, "no 4-bit quantization");
+      if (hqq_lora) r.ignore(k, v, "bitsandbytes' setting: quantization_method is hqq");
+      else if (!qlora) r.ignore(k, v, "no 4-bit quantization");
       else if (s == "nf4" || s == "fp4") r.read("qlora.quant_type", s, k);
       else r.error(error_code::unknown_value, k, "expected nf4 or fp4, got " + v.summary());
     } else if (name == "double_quantization") {
-      if (!qlora) r.ignore(k, v, "no 4-bit quantization");
+      if (hqq_lora) r.ignore(k, v, "bitsandbytes' setting: quantization_method is hqq");
+      else if (!qlora) r.ignore(k, v, "no 4-bit quantization");
       else if (auto b = boolean(r, k, v)) r.read("qlora.double_quant", *b, k);
     } else if (name == "bf16" || name == "fp16" || name == "pure_bf16") {
       auto b = boolean(r, k, v);
@@ -288,6 +295,7 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
     if (!has("double_quantization")) r.trainer_default("qlora.double_quant", true, src("hparams/model_args.py", "double_quantization = True"));
   }
   if (int8_lora) r.read("qlora.quant_type", "int8", "quantization_bit");
+  if (hqq_lora) r.read("qlora.nbits", *quant_bits, "quantization_bit");
   if (type == "lora") {
     if (!has("lora_rank")) r.trainer_default("lora.r", 8, src("hparams/finetuning_args.py", "lora_rank = 8"));
     if (!has("lora_target")) r.trainer_default("lora.target_modules", "all-linear", src("hparams/finetuning_args.py", "lora_target = \"all\""));

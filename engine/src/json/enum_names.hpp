@@ -29,6 +29,7 @@ inline const Table<Optimizer> kOptimizers{{"adamw", Optimizer::adamw},
                                    {"lion", Optimizer::lion}};
 inline const Table<Dtype> kTrainingDtypes{{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8}};
 inline const Table<Dtype> kStateDtypes{{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"int8", Dtype::int8}};
+inline const Table<QuantMethod> kQuantMethods{{"bitsandbytes", QuantMethod::bitsandbytes}, {"hqq", QuantMethod::hqq}};
 inline const Table<Dtype> kQuantTypes{{"nf4", Dtype::nf4}, {"fp4", Dtype::int4}, {"int4", Dtype::int4}, {"int8", Dtype::int8}};
 inline const Table<Checkpointing> kCheckpointing{{"none", Checkpointing::none}, {"selective", Checkpointing::selective}, {"full", Checkpointing::full}};
 inline const Table<SelectivePolicy> kSelective{{"attention_core", SelectivePolicy::attention_core}, {"op_level", SelectivePolicy::op_level}};

@@ -498,11 +498,36 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
   parse_lora(r, s, errors);
   if (const json* v = r.get("qlora")) {
     ObjectReader q(*v, "qlora", errors);
-    set(s.qlora.quant_type, q.choice("quant_type", kQuantTypes));
-    set(s.qlora.double_quant, q.boolean("double_quant"));
-    s.unstated.double_quant = !q.has("double_quant");
-    s.qlora.saves_base_inputs = q.boolean("saves_base_inputs");
+    set(s.qlora.quant_method, q.choice("quant_method", kQuantMethods));
+    const bool hqq = s.qlora.quant_method == QuantMethod::hqq;
+    // bitsandbytes' settings are read (and checked) either way, and left at their defaults under
+    // HQQ, where ignored_fields lists them.
+    const auto quant_type = q.choice("quant_type", kQuantTypes);
+    const auto double_quant = q.boolean("double_quant");
+    const auto saves_base_inputs = q.boolean("saves_base_inputs");
+    if (!hqq) {
+      set(s.qlora.quant_type, quant_type);
+      set(s.qlora.double_quant, double_quant);
+      s.unstated.double_quant = !q.has("double_quant");
+      s.qlora.saves_base_inputs = saves_base_inputs;
+    }
+    if (const auto nbits = q.integer("nbits", 1, 8)) {
+      // HQQ's Quantizer.SUPPORTED_BITS (mobiusml/hqq hqq/core/quantize.py @e0b1d00) less its 1.58.
+      if (*nbits == 7) q.unknown_value("nbits", "7", {"1", "2", "3", "4", "5", "6", "8"});
+      else s.qlora.nbits = static_cast<int>(*nbits);
+    }
+    set(s.qlora.group_size, q.integer("group_size", 1, 1e6));
     q.finish();
+    if (s.method == Method::qlora) {
+      auto ignored = [&](bool applies, const char* field) {
+        if (applies) s.ignored_fields.emplace_back(field);
+      };
+      ignored(hqq && q.has("quant_type"), "qlora.quant_type (bitsandbytes' setting; quant_method is hqq)");
+      ignored(hqq && q.has("double_quant"), "qlora.double_quant (bitsandbytes' setting; quant_method is hqq)");
+      ignored(hqq && q.has("saves_base_inputs"), "qlora.saves_base_inputs (bitsandbytes' setting; quant_method is hqq)");
+      ignored(!hqq && q.has("nbits"), "qlora.nbits (HQQ's setting; quant_method is not hqq)");
+      ignored(!hqq && q.has("group_size"), "qlora.group_size (HQQ's setting; quant_method is not hqq)");
+    }
   }
   if (const json* v = r.get("freeze")) {
     ObjectReader f(*v, "freeze", errors);

@@ -207,7 +207,13 @@ void add_method(Resolved& r, const TrainingSetup& s) {
           peft_upcasts_adapters(s) ? framework_default("PEFT >= 0.12 get_peft_model(autocast_adapter_dtype=True): 16-bit adapters upcast to fp32")
                                    : std::string(kEngineDefault) + " (the trainable weights' precision.param_dtype)");
   }
-  if (s.method == Method::qlora) {
+  if (s.method == Method::qlora && trains_transformers_model(s.framework))
+    r.add("qlora.quant_method", name_of(kQuantMethods, s.qlora.quant_method),
+          std::string(kEngineDefault) + " (bitsandbytes, as transformers' BitsAndBytesConfig loads a QLoRA base)");
+  if (qlora_through_hqq(s)) {
+    r.add("qlora.nbits", s.qlora.nbits, framework_default("transformers HqqConfig nbits = 4"));
+    r.add("qlora.group_size", s.qlora.group_size, framework_default("transformers HqqConfig group_size = 64"));
+  } else if (s.method == Method::qlora) {
     r.add("qlora.quant_type", name_of(kQuantTypes, s.qlora.quant_type), kEngineDefault);
     const bool int8 = s.qlora.quant_type == Dtype::int8;
     if (!int8) r.add("qlora.double_quant", s.qlora.double_quant, kEngineDefault);  // 4-bit only

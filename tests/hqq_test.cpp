@@ -1,0 +1,91 @@
+// HQQ bases (qlora.quant_method "hqq": transformers' HqqConfig, LLaMA-Factory's quantization_method
+// hqq): packed bits plus a scale and a zero per group, inputs kept, refused where it cannot run.
+#include "test_support.hpp"
+
+using namespace trainmem;
+using trainmem::test::estimate_from;
+
+namespace {
+using trainmem::test::kLlama2_7b;
+
+// The frozen base of a 7e9-parameter count under HQQ, bf16 unless said (every weight at the
+// quantized width: the count has no layers).
+double hqq_count_bytes(const std::string& qlora, const char* dtype = "bf16") {
+  return estimate_from(R"({"model": {"num_parameters": 7000000000}, "framework": "hf_trainer", "method": "qlora",
+    "precision": {"param_dtype": ")" + std::string(dtype) + R"("}, "qlora": {"quant_method": "hqq", )" + qlora + "}}")
+      .per_gpu.model_states;
+}
+}  // namespace
+
+TEST_CASE("HQQ stores nbits packed plus a scale and a zero per group in the loaded dtype", "[qlora][hqq]") {
+  // mobiusml/hqq hqq/core/quantize.py @e0b1d00 (Quantizer.bit_to_packing) and bitpack.py: 2 bits
+  // four to a uint8 (0.25 B), 3 bits ten to an int32 (0.4 B), 4 bits two to a uint8 (0.5 B), 5, 6
+  // and 8 bits one uint8 each (1 B). Scale and zero: 2 x 2 B (bf16) per 64 weights = 0.0625 B.
+  CHECK(hqq_count_bytes(R"("nbits": 2)") == 7e9 * (0.25 + 0.0625));  // 2,187,500,000 B
+  CHECK(hqq_count_bytes(R"("nbits": 3)") == Approx(7e9 * (0.4 + 0.0625)).epsilon(1e-12));  // 3,237,500,000 B
+  CHECK(hqq_count_bytes(R"("nbits": 5)") == 7e9 * (1.0 + 0.0625));  // 7,437,500,000 B: 5 bits are not packed
+  CHECK(hqq_count_bytes(R"("nbits": 1)") == 7e9 * (0.125 + 0.0625));
+  // HqqConfig's defaults: 4 bits, groups of 64.
+  CHECK(hqq_count_bytes(R"("nbits": 4, "group_size": 64)") == 7e9 * (0.5 + 0.0625));
+  CHECK(estimate_from(R"({"model": {"num_parameters": 7000000000}, "framework": "hf_trainer", "method": "qlora",
+    "precision": {"param_dtype": "bf16"}, "qlora": {"quant_method": "hqq"}})").per_gpu.model_states == 7e9 * 0.5625);
+  // Groups of 128: 4 B per 128 weights = 0.03125 B; loaded in fp32 the pair takes 8 B per 64.
+  CHECK(hqq_count_bytes(R"("nbits": 4, "group_size": 128)") == 7e9 * (0.5 + 0.03125));
+  CHECK(hqq_count_bytes(R"("nbits": 4)", "fp32") == 7e9 * (0.5 + 0.125));
+}
+
+TEST_CASE("HQQ quantizes the linear weights of a model; embeddings, norms and lm_head stay in the loaded dtype", "[qlora][hqq]") {
+  // Llama-2-7B: linear weights 32 x (4 x 4,096^2 + 3 x 4,096 x 11,008) = 6,476,005,376 at 4 bits
+  // with bf16 scale and zero per 64: 0.5625 B, 3,642,753,024 B. Embeddings and head 2 x 32,000 x
+  // 4,096 and norms 65 x 4,096 = 262,410,240 at 2 B: 524,820,480 B (transformers' HqqConfig skips
+  // lm_head). LoRA r 8 on q_proj in bf16: 32 x 8 x (4,096 + 4,096) = 2,097,152 weights, 4,194,304 B.
+  // Sum: 4,171,767,808 B.
+  const auto e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "qlora",
+    "precision": {"param_dtype": "bf16"}, "qlora": {"quant_method": "hqq", "nbits": 4},
+    "lora": {"r": 8, "target_modules": ["q_proj"], "adapter_dtype": "bf16"}})");
+  CHECK(e.per_gpu.parameters == 4171767808.0);
+}
+
+TEST_CASE("HQQ's linears keep their inputs for the backward, as bitsandbytes' MatMul4Bit did up to v0.43.1", "[qlora][hqq][activations]") {
+  // HQQMatmulNoCacheMul (and HQQMatmulNoCacheDeq on the ATen backend) save_for_backward(x, bias):
+  // the same tensors as MatMul4Bit's ctx.tensors = (A, B) before bitsandbytes#1270. Llama-2-7B,
+  // LoRA on q_proj and v_proj, 1,024 tokens, no checkpointing, bf16: the MLP norm's output and
+  // down_proj's input are kept beyond what the adapters keep, 32 x 1,024 x (4,096 + 11,008) x 2 =
+  // 989,855,744 B (tests/lora_test.cpp works out the same figure for bitsandbytes).
+  auto activations = [](const char* qlora) {
+    return *estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "qlora",
+      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16", "lora_dropout": 0.0},
+      "qlora": )" + std::string(qlora) + R"(, "attention": "flash",
+      "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})").per_gpu.activations;
+  };
+  CHECK(activations(R"({"quant_method": "hqq"})") - activations(R"({"saves_base_inputs": false})") == 989855744.0);
+}
+
+TEST_CASE("HQQ runs inside transformers, unsharded; its settings and bitsandbytes' are each ignored under the other", "[qlora][hqq][errors]") {
+  // torchtune quantizes with torchao's NF4; LLaMA-Factory refuses HQQ under ZeRO-3 and FSDP
+  // (src/llamafactory/model/model_utils/quantization.py @13e73887).
+  const std::string torchtune = R"({"model": {"preset": "llama-2-7b"}, "framework": "torchtune", "method": "qlora",
+    "qlora": {"quant_method": "hqq"}})";
+  CHECK(trainmem::test::error_codes(torchtune) == std::vector<std::string>{"inconsistent"});
+  CHECK(trainmem::test::error_fields(torchtune) == std::vector<std::string>{"qlora.quant_method"});
+  auto sharded = [](const char* rest) {
+    return trainmem::test::error_codes(R"({"model": {"preset": "llama-2-7b"}, "framework": "hf_trainer", "method": "qlora",
+      "qlora": {"quant_method": "hqq"}, "parallel": {"world_size": 8, )" + std::string(rest) + "}}");
+  };
+  CHECK(sharded(R"("zero_stage": 3, "sharding_engine": "deepspeed")") == std::vector<std::string>{"inconsistent"});
+  CHECK(sharded(R"("zero_stage": 2, "sharding_engine": "fsdp")") == std::vector<std::string>{"inconsistent"});
+  CHECK(sharded(R"("zero_stage": 2, "sharding_engine": "deepspeed")").empty());
+  // 7 bits is no HQQ width (Quantizer.SUPPORTED_BITS: 8, 6, 5, 4, 3, 2, 1.58, 1).
+  const std::string seven = R"({"model": {"preset": "llama-2-7b"}, "method": "qlora", "qlora": {"quant_method": "hqq", "nbits": 7}})";
+  CHECK(trainmem::test::error_codes(seven) == std::vector<std::string>{"unknown_value"});
+  CHECK(trainmem::test::error_fields(seven) == std::vector<std::string>{"qlora.nbits"});
+  // bitsandbytes' quant_type under HQQ, and HQQ's nbits under bitsandbytes, are reported and change nothing.
+  const TrainingSetup hqq = trainmem::test::setup_from(
+      R"({"model": {"preset": "llama-2-7b"}, "method": "qlora", "qlora": {"quant_method": "hqq", "quant_type": "int8", "nbits": 2}})");
+  REQUIRE(hqq.ignored_fields.size() == 1);
+  CHECK(hqq.ignored_fields[0].rfind("qlora.quant_type", 0) == 0);
+  CHECK(hqq.qlora.quant_type == Dtype::nf4);
+  const TrainingSetup bnb = trainmem::test::setup_from(R"({"model": {"preset": "llama-2-7b"}, "method": "qlora", "qlora": {"nbits": 2}})");
+  REQUIRE(bnb.ignored_fields.size() == 1);
+  CHECK(bnb.ignored_fields[0].rfind("qlora.nbits", 0) == 0);
+}
