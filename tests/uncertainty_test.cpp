@@ -565,6 +565,29 @@ TEST_CASE("compared_quantity names the field the verdict compares with the GPU",
   CHECK(estimate_doc(base + "}")["compared_quantity"].is_null());
 }
 
+TEST_CASE("widens_compared_band marks the terms that make up the compared band's width", "[uncertainty]") {
+  // A GPU with a usable figure and no context figure (a custom one): the reserved band is compared,
+  // which the context's term (a device-peak term) does not widen; every other term does, and those
+  // add up to the reserved band's two halves. Against a whole memory (an A100) the device peak is
+  // compared: every term widens it.
+  const std::string tiny = R"({"model": {"hf_config": )" + kTinyGqaLlama + R"(}, "batch": {"seq_length": 32}, "gpu": )";
+  const json usable = estimate_doc(tiny + R"({"memory_bytes": 85899345920, "usable_bytes": 80000000000}})");
+  REQUIRE(usable["compared_quantity"] == "peak_reserved");
+  const json* context = term(usable, "cuda_context");
+  REQUIRE(context);
+  CHECK((*context)["widens_compared_band"] == false);
+  double above = 0, below = 0;
+  for (const auto& t : usable["uncertainty"]) {
+    CHECK(t["widens_compared_band"] == (t["level"] != "peak"));
+    if (t["widens_compared_band"] == true) above += bytes(t["above_bytes"]), below += bytes(t["below_bytes"]);
+  }
+  const json& range = usable["per_gpu"]["peak_reserved_range"];
+  CHECK(above == Approx(bytes(range["high"]) - bytes(range["expected"])).margin(8));
+  CHECK(below == Approx(bytes(range["expected"]) - bytes(range["low"])).margin(8));
+  for (const auto& t : estimate_doc(R"({"model": {"preset": "llama-3.1-8b"}, "method": "lora", "gpu": "a100-80gb"})")["uncertainty"])
+    CHECK(t["widens_compared_band"] == true);
+}
+
 TEST_CASE("deciding_term: the term that moves the compared band across the GPU most", "[uncertainty]") {
   // Llama-3.1-8B LoRA at 2,048 tokens on one 40 GB A100 fits at its point estimate, and only the
   // band's high end does not: the answer turns on the largest raise, never on unstated

@@ -390,14 +390,17 @@ const UncertaintyTerm* deciding_term(const TrainingSetup& s, const Estimate& e, 
   const std::optional<double> compared = compared_peak(s, e);
   if (verdict != Verdict::borderline || !compared || !e.gpu_capacity_bytes) return nullptr;
   const bool raise = *compared <= *e.gpu_capacity_bytes;
-  const bool reserved = compares_reserved(*s.gpu);
   const UncertaintyTerm* best = nullptr;
   for (const auto& t : band.terms) {
-    if (reserved && t.level == BandLevel::peak) continue;
+    if (!widens_compared_band(s, t)) continue;
     const double moved = raise ? t.above : t.below;
     if (moved > 0 && (!best || moved > (raise ? best->above : best->below))) best = &t;
   }
   return best;
+}
+
+bool widens_compared_band(const TrainingSetup& s, const UncertaintyTerm& t) {
+  return !(s.gpu && compares_reserved(*s.gpu) && t.level == BandLevel::peak);
 }
 
 std::optional<Range> compared_range(const TrainingSetup& s, const Band& band) {

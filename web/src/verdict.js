@@ -32,15 +32,13 @@ export function marginText(out, unit) {
 }
 
 /**
- * The sources that widen the band shown (docs/api.md `uncertainty`), widest first: where that band
- * is the reserved one, the device peak's own terms (level "peak": the context, userbuffers) do not
- * widen it and are left out, so the list adds up to its width.
+ * The sources that widen the band shown (docs/api.md `uncertainty`, the engine's
+ * `widens_compared_band`), widest first, so the list adds up to its width.
  * @param {Output} out
  * @returns {Record<string, any>[]}
  */
 function sortedTerms(out) {
-  const reserved = comparedBand(out).reserved;
-  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.filter((u) => !(reserved && u.level === 'peak')) : [];
+  const terms = Array.isArray(out.uncertainty) ? out.uncertainty.filter((u) => u.widens_compared_band) : [];
   return terms.sort((a, b) => b.bytes - a.bytes);
 }
 

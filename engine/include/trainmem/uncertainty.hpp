@@ -71,8 +71,13 @@ std::optional<Verdict> judge_verdict(const TrainingSetup& s, const Estimate& e, 
 // The band of the quantity judge_verdict compares.
 std::optional<Range> compared_range(const TrainingSetup& s, const Band& band);
 
-// The term a borderline verdict turns on: of the terms that move the compared band (a reserved one
-// is not moved by the device peak's own terms, the context and userbuffers), the one that raises it
+// Whether `t` widens the band of the quantity judge_verdict compares: every term does, but where
+// that is peak_reserved (a GPU with a usable figure), the device peak's own terms (the context and
+// userbuffers) do not. Without a GPU every term widens the device peak, the band a reader shows.
+bool widens_compared_band(const TrainingSetup& s, const UncertaintyTerm& t);
+
+// The term a borderline verdict turns on: of the terms that widen the compared band
+// (widens_compared_band), the one that raises it
 // most where the point estimate fits, else the one that lowers it most. nullptr when the verdict is
 // not borderline or no term moves the band that way.
 const UncertaintyTerm* deciding_term(const TrainingSetup& s, const Estimate& e, const Band& band, std::optional<Verdict> verdict);

@@ -39,6 +39,7 @@ void write_band(const TrainingSetup& s, const Estimate& e, nlohmann::json& out) 
                                     {"below_bytes", below},
                                     {"above_bytes", above},
                                     {"level", level_name(t.level)},
+                                    {"widens_compared_band", widens_compared_band(s, t)},
                                     {"alternative", t.alternative.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.alternative)},
                                     {"reference", t.reference}});
     }
