@@ -117,6 +117,20 @@ test('warnings are worded in Chinese with their values, each keeping its code', 
   await expectChinese(items.locator('.message'));
 });
 
+test('fields given without effect are named by their paths in Chinese, without the engine\'s English reasons', async ({ app, page }) => {
+  // HQQ's nbits under a bitsandbytes base and bitsandbytes' quant_type under HQQ: ignored_fields.
+  for (const qlora of [{ nbits: 2 }, { quant_method: 'hqq', quant_type: 'nf4' }]) {
+    const doc = { model: { preset: 'llama-3.1-8b' }, method: 'qlora', qlora, parallel: { world_size: 1 }, gpu: 'a100-80gb' };
+    const expected = cli(doc);
+    const ignored = expected.warnings.find((w) => w.code === 'ignored_fields');
+    expect(ignored.params.paths).toBe(Object.keys(qlora).includes('nbits') ? 'qlora.nbits' : 'qlora.quant_type');
+    await app.open('http', Url.encode(doc));
+    const item = page.locator('#warnings li[data-code="ignored_fields"]');
+    await expect(item).toContainText('以下字段已给出，但对此设置不起作用：' + ignored.params.paths);
+    await expectChinese(item.locator('.message'));
+  }
+});
+
 test("an error of a check with a reason is worded per check in Chinese; in English, the engine's own message", async ({ app, page }) => {
   // Freezing layers of a bare parameter count: missing_field, worded from its params.reason (web/src/message-reasons.js).
   const doc = { model: { num_parameters: 7000000000 }, method: 'freeze' };

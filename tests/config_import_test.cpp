@@ -2538,24 +2538,34 @@ TEST_CASE("--model over a named AWQ or GPTQ checkpoint is noted as unmodelled", 
   CHECK_FALSE(has_key(r.ignored, "awq.yaml:model_name_or_path"));
 }
 
-TEST_CASE("LLaMA-Factory's quantization_method hqq becomes qlora with quant_method hqq and nbits", "[import]") {
+TEST_CASE("LLaMA-Factory's quantization_method hqq becomes qlora with quant_method hqq, nbits and axis 0", "[import]") {
   // hiyouga/LLaMA-Factory src/llamafactory/model/model_utils/quantization.py @13e73887:
-  // quantization_method hqq builds HqqConfig(nbits=quantization_bit, ...) for 1 to 6 or 8 bits.
-  const auto r = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nquantization_bit: 2\n"
-                                            "quantization_method: hqq\nquantization_type: nf4\n");
+  // quantization_method hqq builds HqqConfig(nbits=quantization_bit, ..., axis=0) for 1 to 6 or 8
+  // bits, and raises for any other width.
+  const std::string base = "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nquantization_method: hqq\n";
+  const auto r = import_file_text("a.yaml", base + "quantization_bit: 2\nquantization_type: nf4\n");
   INFO(trainmem::error_document(r.errors));
   REQUIRE(r.errors.empty());
   const json doc = as_json(r.document);
   CHECK(doc.at("method") == "qlora");
-  CHECK(doc.at("qlora") == json{{"quant_method", "hqq"}, {"nbits", 2}});
+  CHECK(doc.at("qlora") == json{{"quant_method", "hqq"}, {"nbits", 2}, {"axis", 0}});
   CHECK(r.unmodelled.empty());
   CHECK(has_key(r.ignored, "a.yaml:quantization_type"));  // bitsandbytes' setting
-  // 7 bits is no HQQ width: LLaMA-Factory raises, and the key is reported, not priced.
-  const auto seven = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nquantization_bit: 7\n"
-                                                "quantization_method: hqq\n");
-  REQUIRE(seven.errors.empty());
-  CHECK(as_json(seven.document).value("method", "") != "qlora");
-  CHECK(has_key(seven.unmodelled, "a.yaml:quantization_bit"));
+  auto refused = [&](const std::string& text) {
+    const auto bad = import_file_text("a.yaml", text);
+    return bad.errors.empty() ? std::string() : std::string(bad.errors.front().code) + " " + bad.errors.front().field;
+  };
+  CHECK(refused(base + "quantization_bit: 7\n") == "unknown_value a.yaml:quantization_bit");
+  CHECK(refused(base + "quantization_bit: 16\n") == "unknown_value a.yaml:quantization_bit");
+  // hparams/parser.py: "Quantization is only compatible with the LoRA or OFT method."
+  CHECK(refused(base + "quantization_bit: 4\nfinetuning_type: full\n") == "inconsistent a.yaml:quantization_bit");
+  // model/adapter.py: "DoRA is not compatible with PTQ-quantized models." (any method but bitsandbytes')
+  CHECK(refused(base + "quantization_bit: 4\nuse_dora: true\n") == "inconsistent a.yaml:use_dora");
+  // Without quantization_bit LLaMA-Factory quantizes nothing: the method is ignored, not unmodelled.
+  const auto none = import_file_text("a.yaml", base);
+  REQUIRE(none.errors.empty());
+  CHECK(has_key(none.ignored, "a.yaml:quantization_method"));
+  CHECK(as_json(none.document).value("method", "") == "lora");
 }
 
 TEST_CASE("an 8-bit base under a LoRA adapter becomes qlora with quant_type int8 in each trainer's reader", "[import]") {

@@ -1,5 +1,7 @@
 // HQQ bases (qlora.quant_method "hqq": transformers' HqqConfig, LLaMA-Factory's quantization_method
 // hqq): packed bits plus a scale and a zero per group, inputs kept, refused where it cannot run.
+#include <utility>
+
 #include "test_support.hpp"
 
 using namespace trainmem;
@@ -32,6 +34,57 @@ TEST_CASE("HQQ stores nbits packed plus a scale and a zero per group in the load
   // Groups of 128: 4 B per 128 weights = 0.03125 B; loaded in fp32 the pair takes 8 B per 64.
   CHECK(hqq_count_bytes(R"("nbits": 4, "group_size": 128)") == 7e9 * (0.5 + 0.03125));
   CHECK(hqq_count_bytes(R"("nbits": 4)", "fp32") == 7e9 * (0.5 + 0.125));
+  // 3 bits along axis 0 (LLaMA-Factory's HqqConfig(axis=0)): each group's 64 rows padded to 70, ten
+  // to an int32, 7 x 4 B per 64 weights = 0.4375 B; with the pair 0.5 B.
+  CHECK(hqq_count_bytes(R"("nbits": 3, "axis": 0)") == 7e9 * 0.5);
+}
+
+TEST_CASE("HQQ's group size: a multiple of 8 that divides every weight it converts", "[qlora][hqq][errors]") {
+  // hqq's BaseQuantizeConfig asserts a multiple of 8; Quantizer.quantize that it divides the
+  // weight's element count. Llama-2-7B's q_proj has 4,096 x 4,096 = 16,777,216 = 2^24 weights,
+  // which 48 (a multiple of 8, not a power of two) does not divide.
+  auto errors = [](const char* group) {
+    const std::string doc = R"({"model": {"preset": "llama-2-7b"}, "method": "qlora", "qlora": {"quant_method": "hqq", "group_size": )" +
+                            std::string(group) + "}}";
+    return std::make_pair(trainmem::test::error_codes(doc), trainmem::test::error_fields(doc));
+  };
+  CHECK(errors("12") == std::make_pair(std::vector<std::string>{"not_divisible"}, std::vector<std::string>{"qlora.group_size"}));
+  CHECK(errors("48") == std::make_pair(std::vector<std::string>{"not_divisible"}, std::vector<std::string>{"qlora.group_size"}));
+  CHECK(errors("128").first.empty());
+}
+
+TEST_CASE("HQQ converts torch.nn.Linear only: GPT-2's Conv1D projections stay in the loaded dtype", "[qlora][hqq]") {
+  // GPT-2 (124,439,808 parameters): c_attn, c_proj and c_fc are transformers' Conv1D, lm_head is
+  // tied; under HQQ nothing is quantized: 124,439,808 x 2 B = 248,879,616 B, plus the adapters on
+  // c_attn, r 8 in bf16: 12 x 8 x (768 + 2,304) = 294,912 weights, 589,824 B.
+  const auto e = estimate_from(R"({"model": {"preset": "gpt2"}, "framework": "hf_trainer", "method": "qlora",
+    "precision": {"param_dtype": "bf16"}, "qlora": {"quant_method": "hqq"},
+    "lora": {"r": 8, "target_modules": ["c_attn"], "adapter_dtype": "bf16"}})");
+  CHECK(e.per_gpu.parameters == 248879616.0 + 589824.0);
+}
+
+TEST_CASE("HQQ's PyTorch backend holds three full weights while it dequantizes one", "[qlora][hqq][buffers]") {
+  // Quantizer.dequantize: the unpacked weight, (W_r - zero) and its product with the scale, in
+  // bf16. Llama-2-7B's largest linear, 4,096 x 11,008 = 45,088,768 weights, 90,177,536 B each:
+  // two more than bitsandbytes' one, 180,355,072 B, in forward and in backward.
+  auto buffers = [](const char* qlora) {
+    return estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "qlora",
+      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16"}, "qlora": )" + std::string(qlora) + R"(,
+      "attention": "flash", "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})").per_gpu.temporary_buffers;
+  };
+  CHECK(*buffers(R"({"quant_method": "hqq"})") - *buffers(R"({"saves_base_inputs": true})") == 180355072.0);
+}
+
+TEST_CASE("the strategy search offers no ZeRO-3 layout for a base that cannot be sharded", "[qlora][hqq][strategy]") {
+  // estimate refuses HQQ (and an int8 base) under ZeRO-3, so the search must not rank one.
+  for (const char* qlora : {R"({"quant_method": "hqq", "nbits": 2})", R"({"quant_type": "int8"})"}) {
+    const JsonResult j = solve_json(R"({"model": {"preset": "llama-2-13b"}, "method": "qlora", "framework": "hf_trainer", "gpu": "a100-80gb",
+      "qlora": )" + std::string(qlora) + R"(, "solve": {"strategies": {"world_size": 8}}})");
+    REQUIRE(j.ok);
+    const nlohmann::json out = nlohmann::json::parse(j.json);
+    REQUIRE(out["strategies"]["ranked"].size() > 0);
+    for (const auto& c : out["strategies"]["ranked"]) CHECK(c["zero_stage"] != 3);
+  }
 }
 
 TEST_CASE("HQQ quantizes the linear weights of a model; embeddings, norms and lm_head stay in the loaded dtype", "[qlora][hqq]") {

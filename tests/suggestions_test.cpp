@@ -53,6 +53,25 @@ TEST_CASE("Every suggestion is the estimate of the changed document, ranked by b
   }
 }
 
+TEST_CASE("ZeRO stages are suggested as the framework's own configuration offers them", "[suggestions]") {
+  // The HF Trainer over accelerate's FSDP has NO_SHARD, SHARD_GRAD_OP and FULL_SHARD (stages 0, 2
+  // and 3; framework_parallelism.cpp): from stage 0 it is offered 2 and 3, never a ZeRO-1 that
+  // FSDP has not. Under DeepSpeed the next stage, 1, and the top one.
+  auto stages = [](const char* framework) {
+    const json out = estimate_json_doc(json::parse(std::string(R"({"model": {"preset": "llama-3.1-8b"}, "framework": ")") + framework +
+                                                   R"(", "gpu": "a100-40gb", "parallel": {"world_size": 8, "zero_stage": 0},
+      "batch": {"micro_batch_size": 2, "seq_length": 4096}})"));
+    REQUIRE(out["verdict"] != "fits");
+    std::vector<int> z;
+    for (const auto& s : out["suggestions"])
+      if (s["code"] == "zero_stage") z.push_back(s["params"]["zero_stage"]);
+    std::sort(z.begin(), z.end());
+    return z;
+  };
+  CHECK(stages("hf_trainer") == std::vector<int>{2, 3});
+  CHECK(stages("deepspeed") == std::vector<int>{1, 3});
+}
+
 TEST_CASE("A setup that fits has no suggestions", "[suggestions]") {
   const json out = estimate_json_doc(json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "method": "qlora", "gpu": "h100-sxm-80gb",
     "batch": {"seq_length": 1024}, "activation_checkpointing": "full"})"));

@@ -72,9 +72,14 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   const bool paged = is_paged(e.precision.optimizer);
   hardware_warnings(s, e, w);
   if (!s.ignored_fields.empty()) {
-    std::string list;
-    for (const auto& f : s.ignored_fields) list += (list.empty() ? "" : "; ") + f;
-    w.push_back({warning_code::ignored_fields, "given but without effect for this setup: " + list, {{"fields", list}}});
+    // params.fields: each field with its reason, as the message has them; params.paths: the
+    // fields' paths alone (each entry up to its reason in parentheses), which any language can show.
+    std::string list, paths;
+    for (const auto& f : s.ignored_fields) {
+      list += (list.empty() ? "" : "; ") + f;
+      paths += (paths.empty() ? "" : ", ") + f.substr(0, f.find(" ("));
+    }
+    w.push_back({warning_code::ignored_fields, "given but without effect for this setup: " + list, {{"fields", list}, {"paths", paths}}});
   }
   if (arch && uses_adapters(s.method) && s.lora.target_modules.empty() &&
       !s.lora.target_pattern && !arch->peft_default_targets) {

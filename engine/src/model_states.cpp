@@ -1,6 +1,7 @@
 #include "trainmem/model_states.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "trainmem/framework_defaults.hpp"
@@ -34,7 +35,14 @@ double quantized_storage_bytes_per_weight(const QloraSettings& q) {
     switch (q.nbits) {
       case 1: return 1.0 / 8.0;
       case 2: return 1.0 / 4.0;
-      case 3: return 4.0 / 10.0;
+      // Ten to an int32 along the rows packed: along axis 0 a group's group_size rows, padded to a
+      // multiple of ten (BitPack.pack_3bit_32); along axis 1 the weight's numel / group_size rows,
+      // whose padding is negligible.
+      case 3: {
+        if (q.axis == 1) return 4.0 / 10.0;
+        const double g = static_cast<double>(q.group_size);
+        return 4.0 * std::ceil(g / 10.0) / g;
+      }
       case 4: return 1.0 / 2.0;
       default: return 1.0;
     }

@@ -17,6 +17,15 @@ namespace trainmem {
 
 namespace {
 
+// Whether the document's rules accept the setup at ZeRO stage `zero` (an int8 or HQQ base refuses
+// ZeRO-3): advice to shard is given only where it is possible.
+bool validates_at_zero_stage(const TrainingSetup& base, int zero) {
+  TrainingSetup at = base;
+  at.parallel.zero_stage = zero;
+  return validate(at).empty();
+}
+
+
 // Actions (code, words) as params.actions' codes ("a b c") and an English list ("a, b or c").
 std::pair<std::string, std::string> listed(const std::vector<std::pair<std::string, std::string>>& actions) {
   std::string codes, words;
@@ -113,7 +122,8 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         actions.emplace_back("shorter_sequence", "shorten the sequence");
         if (base.activation_checkpointing != Checkpointing::full) actions.emplace_back("checkpointing", "checkpoint activations");
       }
-      if (base.parallel.zero_stage < 3 && base.parallel.data_parallel_size > 1) actions.emplace_back("zero_3", "shard more (ZeRO-3)");
+      if (base.parallel.zero_stage < 3 && base.parallel.data_parallel_size > 1 && validates_at_zero_stage(base, 3))
+        actions.emplace_back("zero_3", "shard more (ZeRO-3)");
       if (base.parallel.zero_stage >= 1) actions.emplace_back("more_gpus", "add GPUs");
       if (states_over && base.parallel.offload_optimizer == OffloadTarget::none)
         actions.emplace_back("offload", "offload the optimizer to the CPU");
@@ -225,7 +235,9 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       const auto [codes, words] = listed(left);
       r.reasons.push_back({reason_code::no_gpu_count_fits,
                            "no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
-                               (base.parallel.zero_stage == 0 ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") +
+                               (base.parallel.zero_stage == 0 && validates_at_zero_stage(base, 1)
+                                    ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)"
+                                    : "") +
                                "; try " + words,
                            {{"max_gpus", max_gpus}, {"zero_stage", zero_stage}, {"actions", codes}}});
     }

@@ -167,7 +167,7 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     }
     // The split's sizes, shared by its candidates; a split the document rules would refuse is no
     // strategy (DeepSpeed-Ulysses, for one, needs the heads and key/value heads divisible by the
-    // context-parallel size): checked once, at the framework's first ZeRO stage and micro-batch 1.
+    // context-parallel size): checked at each ZeRO stage below.
     StrategyCandidate split_sizes;
     split_sizes.data_parallel_size = dp;
     split_sizes.tensor_parallel_size = tp;
@@ -185,11 +185,14 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
       c.micro_batch_size = m;
       c.gradient_accumulation_steps = o.global_batch_size ? *o.global_batch_size / dp / m : base.batch.gradient_accumulation_steps;
     };
-    split_sizes.zero_stage = offered.zero_stages.front();
-    set_micro_batch(split_sizes, 1);
-    apply_candidate(work, split_sizes, o.world_size);
-    if (!validate(work).empty()) continue;
         for (int zero : offered.zero_stages) {
+          // A layout the document rules refuse at this stage is no strategy (an int8 or HQQ base
+          // cannot be sharded by ZeRO-3): checked at micro-batch 1.
+          StrategyCandidate staged = split_sizes;
+          staged.zero_stage = zero;
+          set_micro_batch(staged, 1);
+          apply_candidate(work, staged, o.world_size);
+          if (!validate(work).empty()) continue;
           for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
             if (ckpt == Checkpointing::selective && !selective_checkpointing_available(base.framework)) continue;
             for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
@@ -303,8 +306,14 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
                            {{"world_size", world_size}, {"constraints", rules.words}}});
     else
     {
-      // The framework's highest sharding stage (framework_parallelism.hpp), with offload where searched.
-      const int zero = offered.zero_stages.back();
+      // The framework's highest sharding stage (framework_parallelism.hpp) the document's rules
+      // accept (an int8 or HQQ base refuses ZeRO-3), with offload where searched.
+      int zero = offered.zero_stages.front();
+      for (int stage : offered.zero_stages) {
+        TrainingSetup at = base;
+        at.parallel.zero_stage = stage;
+        if (validate(at).empty()) zero = std::max(zero, stage);
+      }
       const bool offload = o.include_offload && zero > 0;
       // Adapters are advice only for a run that trains every weight, where the framework has them.
       const bool adapters = (base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework);

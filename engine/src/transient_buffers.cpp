@@ -43,6 +43,9 @@ CpBuffers context_parallel_buffers(const TrainingSetup& s, const Architecture& a
 }
 
 constexpr double kHfPrefetchShare = 0.9;  // of hidden_size^2, the HF Trainer's "auto" prefetch
+// Full-size weights alive while HQQ's PyTorch backend dequantizes one (mobiusml/hqq
+// hqq/core/quantize.py @e0b1d00 Quantizer.dequantize: W_r = unpack(W_q); ((W_r - zero) * scale)).
+constexpr double kHqqDequantizeCopies = 3;
 
 }  // namespace
 
@@ -213,11 +216,17 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   // (int8_mixed_scaled_mm; igemmlt before v0.45) and dequantizes it for the input gradient
   // (MatMul8bitLt.backward: state.CB.to(dtype_A, copy=True)): backward only.
   if (s.method == Method::qlora && s.model.architecture) {
+    const bool hqq = qlora_through_hqq(s);
     double largest = 0;
     for (const auto& g : s.model.architecture->layers)
-      for (const auto& l : g.linears) largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
-    if (s.qlora.quant_type != Dtype::int8) b.forward += largest * A;
-    b.backward += largest * A;
+      for (const auto& l : g.linears)
+        if (!hqq || hqq_quantizes(l)) largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
+    // HQQ's default PyTorch backend (transformers sets no other) dequantizes as
+    // ((unpacked - zero) * scale): the unpacked weight, the difference and the product are alive
+    // together, three weights in the compute dtype (Quantizer.dequantize).
+    const double copies = hqq ? kHqqDequantizeCopies : 1.0;
+    if (s.qlora.quant_type != Dtype::int8) b.forward += copies * largest * A;
+    b.backward += copies * largest * A;
   }
 
   // FP8 training (Transformer Engine) keeps, for every linear layer, an FP8 copy of the weight and

@@ -160,11 +160,11 @@ Errors validate(const TrainingSetup& s) {
                  {{"reason", "optimizer_in_backward_with_accumulation"}, {"value", static_cast<double>(s.batch.gradient_accumulation_steps)}}});
 
   // QLoRA runs its matmuls in 16 or 32 bits: bitsandbytes dequantizes the base to
-  // bnb_4bit_compute_dtype (fp16, bf16 or fp32; LLM.int8() to fp16) and torchao's NF4 linear to the
-  // model's dtype, in which the weights left unquantized and the adapters train too.
+  // bnb_4bit_compute_dtype (fp16, bf16 or fp32; LLM.int8() to fp16), HQQ and torchao's NF4 linear
+  // to the model's dtype, in which the weights left unquantized and the adapters train too.
   if (s.method == Method::qlora) {
     const char* dequantized = "the quantized base is dequantized to 16 or 32 bits for every matmul (bitsandbytes' compute dtype, "
-                              "torchao's NF4 linear)";
+                              "HQQ's compute dtype, torchao's NF4 linear)";
     const struct {
       bool fp8;
       const char* field;
@@ -203,13 +203,25 @@ Errors validate(const TrainingSetup& s) {
   if (qlora_through_hqq(s) && !trains_transformers_model(s.framework))
     e.push_back({error_code::inconsistent, "qlora.quant_method",
                  "qlora.quant_method \"hqq\" quantizes through transformers' HqqConfig: it needs framework hf_trainer, fsdp "
-                 "or deepspeed (torchtune quantizes with torchao's NF4)",
+                 "or deepspeed (the other frameworks build their own models, which HQQ does not load)",
                  {{"reason", "hqq_needs_transformers"}}});
   else if (qlora_through_hqq(s) && shards_frozen_weights(s))
     e.push_back({error_code::inconsistent, "qlora.quant_method",
                  "qlora.quant_method \"hqq\" cannot be sharded: FSDP and ZeRO-3 cannot shard HQQ's quantized linears; use "
                  "zero_stage 0-2 under DeepSpeed, or DDP",
                  {{"reason", "hqq_not_sharded"}}});
+  // HQQ groups each weight whole: Quantizer.quantize asserts that group_size divides its element
+  // count (hqq/core/quantize.py @e0b1d00). The first weight it converts that the size does not divide.
+  if (qlora_through_hqq(s) && s.model.architecture) {
+    const std::int64_t group = s.qlora.group_size;
+    bool reported = false;
+    for (const auto& g : s.model.architecture->layers)
+      for (const auto& l : g.linears)
+        if (!reported && hqq_quantizes(l) && l.weight_params() % group != 0) {
+          check_divides(e, group, l.weight_params(), "qlora.group_size", l.name + "'s weight (in x out)");
+          reported = true;
+        }
+  }
   if (s.checkpoint.save == CheckpointSave::adapter && s.method != Method::lora && s.method != Method::qlora)
     e.push_back({error_code::inconsistent, "checkpoint.save",
                  "checkpoint.save \"adapter\" needs method \"lora\" or \"qlora\"", {{"reason", "adapter_save_needs_lora"}}});

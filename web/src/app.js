@@ -339,13 +339,16 @@ export class App {
     /** @param {LinkProblem} p */
     const message = (p) => (p.code && language() !== 'en' ? t('lp_' + p.code, p.params) : p.message);
     this.linkProblems = problems;
+    // A message that ends in a question ("did you mean "hqq"?") takes no full stop after it.
+    /** @param {string} s */
+    const tidy = (s) => s.replace(/([?？])[.。]/g, '$1');
     const items = problems.map((p) => el('li', {
-      text: p.stored ? (p.whole ? t('stored_refused', { message: message(p) }) : t('stored_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }))
+      text: tidy(p.stored ? (p.whole ? t('stored_refused', { message: message(p) }) : t('stored_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }))
         : p.whole ? t('link_refused', { message: message(p) })
         : p.unused ? t('link_unused', { param: p.param, path: p.path, value: p.value, setting: t('unused_' + p.unused) })
         // After the field the engine's message reads "= -5 is out of range": without its "= ".
         : p.invalid ? t(p.path.startsWith('solve.') ? 'link_invalid_solve' : 'link_invalid', { param: p.param, path: p.path, value: p.value, message: p.error ? rejectedText(p.error, p.path) : message(p) })
-          : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) }),
+          : t('link_problem', { param: p.param, path: p.path ? ' (' + p.path + ')' : '', value: p.value, message: message(p) })),
     }));
     if (problems.some((p) => !p.stored)) items.push(el('li', { text: t('link_kept'), 'data-testid': 'link-kept' }));
     byId('link-problems').replaceChildren(...items);

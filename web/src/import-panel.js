@@ -386,7 +386,10 @@ export class ImportPanel {
     // Each file with the framework the engine read it as (a launcher without a name of its own, as written).
     const formats = Object.entries(answer.formats || {}).map(([file, format]) => file + ' (' + t('format_' + format).replace(/^format_/, '') + ')').join(', ');
     byId('import-summary').textContent = t('import_done', { files: formats })
-      + (applied.kept.length ? ' ' + t('import_kept', { fields: applied.kept.map(([f]) => f).join(', ') }) : '')
+      // Every input kept from the form: the model and GPU no file gives, and the inputs the files
+      // leave to the engine's default (listed below with their values).
+      + (applied.kept.length + applied.keptInputs.length
+        ? ' ' + t('import_kept', { fields: [...applied.kept, ...applied.keptInputs].map(([f]) => f).join(', ') }) : '')
       + ' ' + (applied.replaced.length ? t(applied.replaced.length === 1 ? 'import_replaced_one' : 'import_replaced', { n: applied.replaced.length }) : t('import_nothing_replaced'));
     byId('import-replaced').replaceChildren(...applied.replaced.map((r) => el('li', { text: r })),
       ...applied.keptInputs.map(([field, v]) => el('li', { 'data-kept': field, text: field + ': ' + valueText(v) + ' (' + t('origin_kept_input') + ')' })));

@@ -69,6 +69,7 @@ export const KEYS = [
   ['qm', 'qlora.quant_method', 'str'],
   ['qn', 'qlora.nbits', 'num'],
   ['qg', 'qlora.group_size', 'num'],
+  ['qx', 'qlora.axis', 'num'],
   ['ft', 'freeze.trainable_layers', 'num'],
   ['ra', 'rlhf.algorithm', 'str'],
   ['rr', 'rlhf.reference.method', 'str'],

@@ -53,18 +53,26 @@ export const REASON_WORDINGS = {
     qlora_fp8: {
       en: (c) => '"fp8" cannot go with method "qlora": ' + (c.field === 'precision.param_dtype'
         ? 'the weights QLoRA leaves unquantized (embeddings, norms, head) and the adapters train in 16 or 32 bits'
-        : 'the quantized base is dequantized to 16 or 32 bits for every matmul (bitsandbytes\' compute dtype, torchao\'s NF4 linear)'),
+        : 'the quantized base is dequantized to 16 or 32 bits for every matmul (bitsandbytes\' compute dtype, HQQ\'s compute dtype, torchao\'s NF4 linear)'),
       zh: (c) => '“fp8”不能与 method“qlora”同用：' + (c.field === 'precision.param_dtype'
         ? 'QLoRA 未量化的权重（嵌入层、归一化层、输出头）和适配器以 16 或 32 位训练'
-        : '量化基座在每次矩阵乘法前都被反量化为 16 或 32 位（bitsandbytes 的计算精度、torchao 的 NF4 线性层）'),
+        : '量化基座在每次矩阵乘法前都被反量化为 16 或 32 位（bitsandbytes 的计算精度、HQQ 的计算精度、torchao 的 NF4 线性层）'),
     },
     int8_not_sharded: {
       en: () => '"int8" cannot be sharded: FSDP and ZeRO-3 take 4-bit bases only (bitsandbytes\' quant_storage); use zero_stage 0-2 under DeepSpeed, or DDP',
       zh: () => '“int8”基座无法分片：FSDP 与 ZeRO-3 只支持 4 位基座（bitsandbytes 的 quant_storage）；请在 DeepSpeed 下使用 zero_stage 0-2，或使用 DDP',
     },
     hqq_needs_transformers: {
-      en: () => '"hqq" quantizes through transformers\' HqqConfig: it needs framework hf_trainer, fsdp or deepspeed (torchtune quantizes with torchao\'s NF4)',
-      zh: () => '“hqq”通过 transformers 的 HqqConfig 量化：需要 framework 为 hf_trainer、fsdp 或 deepspeed（torchtune 使用 torchao 的 NF4 量化）',
+      en: () => '"hqq" quantizes through transformers\' HqqConfig: it needs framework hf_trainer, fsdp or deepspeed (the other frameworks build their own models, which HQQ does not load)',
+      zh: () => '“hqq”通过 transformers 的 HqqConfig 量化：需要 framework 为 hf_trainer、fsdp 或 deepspeed（其他框架使用自己构建的模型，HQQ 无法加载）',
+    },
+    dora_needs_bitsandbytes: {
+      en: () => 'DoRA cannot go with quantization_method hqq: LLaMA-Factory refuses DoRA over a base quantized other than by bitsandbytes (model/adapter.py)',
+      zh: () => 'DoRA 不能与 quantization_method hqq 同用：LLaMA-Factory 只允许在 bitsandbytes 量化的基座上使用 DoRA（model/adapter.py）',
+    },
+    quantization_needs_lora: {
+      en: (c) => 'quantization needs finetuning_type lora or oft: LLaMA-Factory refuses it with ' + c.s('value') + ' (hparams/parser.py)',
+      zh: (c) => '量化需要 finetuning_type 为 lora 或 oft：LLaMA-Factory 在 ' + c.s('value') + ' 下会拒绝（hparams/parser.py）',
     },
     hqq_not_sharded: {
       en: () => '"hqq" cannot be sharded: FSDP and ZeRO-3 cannot shard HQQ\'s quantized linears; use zero_stage 0-2 under DeepSpeed, or DDP',

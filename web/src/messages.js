@@ -145,9 +145,10 @@ export const WORDINGS = {
       : (c.has('value') ? '取值 ' + c.s('value') + ' 超出范围' : '取值超出范围') + range(c, 'zh')
         + (c.has('limit') ? '（上限为 ' + c.n('limit') + '）' : '')),
   },
+  // A number given (qlora.nbits = 7) is named as a number, a name in quotes.
   unknown_value: {
-    en: (c) => (c.has('value') ? '"' + c.s('value') + '" is not one of: ' + c.s('allowed') + didYouMean.en(c) : 'is not one of the allowed values'),
-    zh: (c) => (c.has('value') ? '“' + c.s('value') + '”不是可选值之一，可选：' + c.s('allowed') + didYouMean.zh(c) : '不是可选值之一'),
+    en: (c) => (c.has('value') ? (typeof c.p.value === 'number' ? '= ' + c.n('value') : '"' + c.s('value') + '"') + ' is not one of: ' + c.s('allowed') + didYouMean.en(c) : 'is not one of the allowed values'),
+    zh: (c) => (c.has('value') ? (typeof c.p.value === 'number' ? '= ' + c.n('value') + ' ' : '“' + c.s('value') + '”') + '不是可选值之一，可选：' + c.s('allowed') + didYouMean.zh(c) : '不是可选值之一'),
   },
   // ---- errors: cross-field checks and catalogs ----
   not_divisible: {
@@ -200,7 +201,7 @@ export const WORDINGS = {
   // ---- warnings ----
   ignored_fields: {
     en: (c) => 'given but without effect for this setup: ' + c.s('fields'),
-    zh: (c) => '以下字段已给出，但对此设置不起作用：' + c.s('fields'),
+    zh: (c) => '以下字段已给出，但对此设置不起作用：' + (c.has('paths') ? c.s('paths') : c.s('fields')),
   },
   lora_targets_assumed: {
     en: (c) => 'PEFT has no default target_modules for model_type "' + c.s('model_type') + '" and refuses a LoraConfig without them; this estimate assumed [' + c.s('targets') + ']: give lora.target_modules',

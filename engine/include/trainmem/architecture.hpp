@@ -33,6 +33,10 @@ struct Linear {
   // False for weights held as raw parameters rather than an nn.Linear module (gpt-oss experts):
   // PEFT's target_modules cannot wrap them.
   bool nn_linear = true;
+  // True for transformers' Conv1D modules (GPT-2's c_attn, c_proj, c_fc: a linear with its weight
+  // stored transposed). bitsandbytes' replacement converts them as it does nn.Linear; HQQ converts
+  // torch.nn.Linear only (transformers src/transformers/integrations/hqq.py _prepare_for_hqq_linear).
+  bool conv1d = false;
 
   std::int64_t weight_params() const { return in_features * out_features; }
   std::int64_t params_per_copy() const { return weight_params() + (bias ? out_features : 0); }

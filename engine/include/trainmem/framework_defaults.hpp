@@ -100,6 +100,9 @@ bool qlora_through_bitsandbytes(const TrainingSetup& s);
 // HQQMatmulNoCacheDeq on the ATen backend) keeps its input for the backward and dequantizes the
 // whole weight in forward and again in backward (mobiusml/hqq hqq/core/quantize.py @e0b1d00).
 bool qlora_through_hqq(const TrainingSetup& s);
+// Whether HQQ converts `l`: torch.nn.Linear modules only, not transformers' Conv1D nor weights held
+// as raw parameters (transformers src/transformers/integrations/hqq.py _prepare_for_hqq_linear).
+bool hqq_quantizes(const Linear& l);
 
 // The loss implementation when loss.implementation is not given: the framework's, or Liger's fused
 // linear cross-entropy where its patch applies; not under rlhf, whose TRL trainers call the model

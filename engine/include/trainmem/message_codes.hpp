@@ -109,7 +109,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::inconsistent, MessageKind::error,
      "reason given value limit context world_size model_parallel zero_stage entries chunks sum layers intermediate_size divisor product recipe component dtype",
      "one_model_source policy_not_language_model data_parallel_mismatch hybrid_shard_needs_zero offload_param_needs_zero3 "
-     "virtual_stages_need_interleaved tp_comm_overlap_needs_sequence_parallel adapter_save_needs_lora int8_needs_bitsandbytes int8_not_sharded hqq_needs_transformers hqq_not_sharded qlora_fp8 experts_needed lora_targets_nothing pipeline_layers_count "
+     "virtual_stages_need_interleaved tp_comm_overlap_needs_sequence_parallel adapter_save_needs_lora int8_needs_bitsandbytes int8_not_sharded hqq_needs_transformers hqq_not_sharded dora_needs_bitsandbytes quantization_needs_lora qlora_fp8 experts_needed lora_targets_nothing pipeline_layers_count "
      "pipeline_layers_sum pipeline_split_flags_combined layer_types_per_layer usable_above_memory context_not_below_memory reference_needed calibration_measures_differ calibration_same_tokens "
      "mamba_heads_width gpus_not_multiple_of_parallel parallel_product_not_gpus local_batch_not_multiple_of_microbatch "
      "global_batch_not_multiple qlora_needs_4bit qlora_in_8bit both_4bit_and_8bit legacy_attention_with_attn_implementation single_device_recipe "
@@ -133,7 +133,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {error_code::invalid_encoding, MessageKind::error, "file line column byte"},
     {error_code::unresolved_value, MessageKind::error, "origin"},
     // Estimate warnings (explain.cpp, hardware_warnings.cpp, multimodal_checks.cpp, estimate_document.cpp).
-    {warning_code::ignored_fields, MessageKind::warning, "fields"},
+    {warning_code::ignored_fields, MessageKind::warning, "fields paths"},
     {warning_code::lora_targets_assumed, MessageKind::warning, "model_type targets"},
     {warning_code::generic_layout, MessageKind::warning, "model_type assumptions"},
     {warning_code::beyond_context, MessageKind::warning, "seq_length max_position_embeddings"},

@@ -23,7 +23,7 @@ struct RankParameters {
   double expert_trainable = 0;
   double expert_frozen = 0;
   // Frozen nn.Linear weights (the part QLoRA stores in 4 or 8 bits; weights held as raw parameters,
-  // gpt-oss's experts, are not), a subset of the two frozen counts.
+  // gpt-oss's experts, are not, nor Conv1D weights under HQQ), a subset of the two frozen counts.
   double frozen_linear_weights = 0;
   // LoRA/DoRA adapter parameters on this GPU (a subset of the trainable counts; which modules get
   // them: lora_targeting.hpp).

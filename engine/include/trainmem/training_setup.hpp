@@ -102,11 +102,13 @@ struct QloraSettings {
   // current behaviour; the band re-estimates the older one.
   std::optional<bool> saves_base_inputs;
   QuantMethod quant_method = QuantMethod::bitsandbytes;
-  // HQQ only (transformers' HqqConfig names): bits per stored weight (1 to 6, or 8) and weights per
-  // scale-and-zero pair (HqqConfig defaults 4 and 64). quant_type, double_quant and
-  // saves_base_inputs are bitsandbytes' and do not apply.
+  // HQQ only (transformers' HqqConfig names): bits per stored weight (1 to 6, or 8), weights per
+  // scale-and-zero pair (a multiple of 8) and the axis the groups run along (HqqConfig defaults 4,
+  // 64 and 1; LLaMA-Factory passes axis 0). quant_type, double_quant and saves_base_inputs are
+  // bitsandbytes' and do not apply.
   int nbits = 4;
   std::int64_t group_size = 64;
+  int axis = 1;
 };
 
 struct Precision {

@@ -80,6 +80,11 @@ void add_dense_mlp(std::vector<Linear>& out, const DecoderLayout& r, std::int64_
   set_parent(out, from, parent);
 }
 
+// GPT-2's projections are Conv1D modules (decoder_layout.hpp); its layers have no router.
+void mark_conv1d(LayerGroup& g, const DecoderLayout& r) {
+  for (auto& l : g.linears) l.conv1d = r.conv1d;
+}
+
 LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count, std::int64_t sliding_window) {
   LayerGroup g;
   g.name = moe ? "moe_layer" : "layer";
@@ -115,6 +120,7 @@ LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count, s
   if (!moe) {
     add_dense_mlp(g.linears, r, r.intermediate, r.mlp_parent);
     g.mlp.intermediate_size = r.intermediate;
+    mark_conv1d(g, r);
     return g;
   }
   Linear router = linear(r.router, r.hidden, r.experts, r.router_bias);
@@ -155,6 +161,7 @@ LayerGroup decoder_group(const DecoderLayout& r, bool moe, std::int64_t count, s
   g.mlp.num_experts_per_tok = r.top_k;
   g.mlp.moe_intermediate_size = r.expert_intermediate;
   g.mlp.shared_intermediate_size = r.shared_intermediate;
+  mark_conv1d(g, r);
   return g;
 }
 

@@ -24,6 +24,7 @@ struct DecoderLayout {
   // The modeling file slices v out of the fused projection as a view and rotates q and k
   // (AttentionShape::value_view_keeps_fused_qkv, kept for multi-head layers only).
   bool value_view_of_fused_qkv = false;
+  bool conv1d = false;  // the block's projections are transformers' Conv1D (GPT-2), not nn.Linear
   std::string fused_gate_up;  // non-empty: one fused gate/up projection (Phi-3)
   bool gated = true;
   MlpActivation activation = MlpActivation::fused;  // a plain MLP's (read_mlp_activation)

@@ -14,6 +14,7 @@ std::optional<Architecture> gpt2(ConfigFields& f, const std::string& model_type)
   r.learned_positions = f.size({"n_positions", "max_position_embeddings"});
   r.tie = f.flag("tie_word_embeddings", true);
   gpt2_style(r);
+  r.conv1d = true;  // GPT2Attention and GPT2MLP build Conv1D modules (pytorch_utils.Conv1D)
   r.activation = mlp_activation(f.text("activation_function", "gelu_new"));
   r.eager_softmax_fp32 = false;
   r.attention_dropout = f.probability("attn_pdrop", 0.1);

@@ -91,8 +91,8 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
   const bool int8_lora = (type == "lora") && quant_bits == std::int64_t{8} && quant_method == "bnb";
   // quantization_method hqq: HqqConfig(nbits=quantization_bit, quant_zero=False, quant_scale=False,
   // axis=0) for 1 to 6 or 8 bits (the same file).
-  const bool hqq_lora = (type == "lora") && quant_method == "hqq" && quant_bits && *quant_bits >= 1 && *quant_bits <= 8 &&
-                        *quant_bits != 7;
+  const bool hqq_width = quant_bits && *quant_bits >= 1 && *quant_bits <= 8 && *quant_bits != 7;
+  const bool hqq_lora = (type == "lora") && quant_method == "hqq" && hqq_width;
   const bool quantized_lora = qlora || int8_lora || hqq_lora;
   const bool pure_bf16 = flag("pure_bf16");
 
@@ -166,7 +166,13 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
         if (auto s = string_value(v)) r.read("lora.modules_to_save", ConfigValue(split_arg(*s)), k);
         else r.error(error_code::wrong_type, k, "expected module names separated by commas, got " + v.summary());
       } else {
-        if (auto b = boolean(r, k, v)) r.read("lora.use_dora", *b, k);
+        // model/adapter.py: "DoRA is not compatible with PTQ-quantized models." for any quantization
+        // but bitsandbytes'.
+        const auto b = boolean(r, k, v);
+        if (b && *b && hqq_lora)
+          r.error(error_code::inconsistent, k, "DoRA cannot go with quantization_method hqq: LLaMA-Factory refuses DoRA over a base "
+                  "quantized other than by bitsandbytes (model/adapter.py)", {{"reason", "dora_needs_bitsandbytes"}});
+        else if (b) r.read("lora.use_dora", *b, k);
       }
     } else if (name == "freeze_trainable_layers") {
       auto n = whole_number(r, k, v);
@@ -179,11 +185,26 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       else r.unmodelled_key(k, v, "trains only these modules of the last layers (or extra ones): the estimate trains whole layers");
     } else if (name == "quantization_bit") {
       if (quantized_lora) continue;  // cited by the method
-      if (quant_bits && *quant_bits >= 16) r.ignore(k, v, "no quantization");
-      else r.unmodelled_key(k, v, "quantized base weights other than 4- or 8-bit bitsandbytes or 1- to 8-bit HQQ under LoRA are not modelled");
+      if (!quant_bits) {
+        r.error(error_code::wrong_type, k, "expected a whole number of bits, got " + v.summary(), {{"expected", "integer"}, {"got", v.summary()}});
+      } else if (type != "lora" && type != "oft") {
+        // hparams/parser.py: "Quantization is only compatible with the LoRA or OFT method."
+        r.error(error_code::inconsistent, k, "quantization needs finetuning_type lora or oft: LLaMA-Factory refuses it with " + type +
+                " (hparams/parser.py)", {{"reason", "quantization_needs_lora"}, {"value", type}});
+      } else if (quant_method == "hqq" && !hqq_width) {
+        r.error(error_code::unknown_value, k, "HQQ takes 1, 2, 3, 4, 5, 6 or 8 bits, got " + v.summary() +
+                " (model_utils/quantization.py raises)", {{"value", v.summary()}, {"allowed", "1, 2, 3, 4, 5, 6, 8"}});
+      } else if (*quant_bits >= 16) {
+        r.ignore(k, v, "no quantization");
+      } else {
+        r.unmodelled_key(k, v, "quantized base weights other than 4- or 8-bit bitsandbytes or HQQ's widths under LoRA are not modelled");
+      }
     } else if (name == "quantization_method") {
       if (quant_method == "bnb") r.ignore(k, v, "bitsandbytes, the default");
       else if (hqq_lora) r.read("qlora.quant_method", "hqq", k);
+      else if (!quant_bits) r.ignore(k, v, "no quantization: quantization_bit is not set");
+      else if (type != "lora" && type != "oft") continue;  // quantization_bit's error names it
+      else if (quant_method == "hqq" && !hqq_width) continue;  // the same
       else r.unmodelled_key(k, v, "quantization with " + v.summary() + " is not modelled");
     } else if (name == "quantization_type") {
       const auto s = lower(string_value(v).value_or(""));
@@ -295,7 +316,11 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
     if (!has("double_quantization")) r.trainer_default("qlora.double_quant", true, src("hparams/model_args.py", "double_quantization = True"));
   }
   if (int8_lora) r.read("qlora.quant_type", "int8", "quantization_bit");
-  if (hqq_lora) r.read("qlora.nbits", *quant_bits, "quantization_bit");
+  if (hqq_lora) {
+    r.read("qlora.nbits", *quant_bits, "quantization_bit");
+    // model_utils/quantization.py: HqqConfig(..., axis=0) ("use ATEN kernel (axis=0) for performance").
+    r.trainer_default("qlora.axis", 0, src("model/model_utils/quantization.py", "HqqConfig(nbits=..., quant_zero=False, quant_scale=False, axis=0)"));
+  }
   if (type == "lora") {
     if (!has("lora_rank")) r.trainer_default("lora.r", 8, src("hparams/finetuning_args.py", "lora_rank = 8"));
     if (!has("lora_target")) r.trainer_default("lora.target_modules", "all-linear", src("hparams/finetuning_args.py", "lora_target = \"all\""));

@@ -513,10 +513,20 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     }
     if (const auto nbits = q.integer("nbits", 1, 8)) {
       // HQQ's Quantizer.SUPPORTED_BITS (mobiusml/hqq hqq/core/quantize.py @e0b1d00) less its 1.58.
-      if (*nbits == 7) q.unknown_value("nbits", "7", {"1", "2", "3", "4", "5", "6", "8"});
+      if (*nbits == 7)
+        errors.push_back({error_code::unknown_value, "qlora.nbits", "qlora.nbits = 7 is not one of HQQ's widths: 1, 2, 3, 4, 5, 6, 8",
+                          {{"value", 7.0}, {"allowed", "1, 2, 3, 4, 5, 6, 8"}}});
       else s.qlora.nbits = static_cast<int>(*nbits);
     }
-    set(s.qlora.group_size, q.integer("group_size", 1, 1e6));
+    if (const auto group = q.integer("group_size", 8, 1e6)) {
+      // hqq's BaseQuantizeConfig asserts "the value should be a multiple of 8" (hqq/core/quantize.py @e0b1d00).
+      if (*group % 8 != 0)
+        errors.push_back({error_code::not_divisible, "qlora.group_size",
+                          "qlora.group_size = " + std::to_string(*group) + " must be a multiple of 8 (HQQ's BaseQuantizeConfig)",
+                          {{"divisor", 8.0}, {"of", "qlora.group_size"}, {"value", static_cast<double>(*group)}}});
+      else s.qlora.group_size = *group;
+    }
+    if (const auto axis = q.integer("axis", 0, 1)) s.qlora.axis = static_cast<int>(*axis);
     q.finish();
     if (s.method == Method::qlora) {
       auto ignored = [&](bool applies, const char* field) {
@@ -527,6 +537,9 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
       ignored(hqq && q.has("saves_base_inputs"), "qlora.saves_base_inputs (bitsandbytes' setting; quant_method is hqq)");
       ignored(!hqq && q.has("nbits"), "qlora.nbits (HQQ's setting; quant_method is not hqq)");
       ignored(!hqq && q.has("group_size"), "qlora.group_size (HQQ's setting; quant_method is not hqq)");
+      ignored(!hqq && q.has("axis"), "qlora.axis (HQQ's setting; quant_method is not hqq)");
+      ignored(!hqq && q.has("quant_method") && !trains_transformers_model(s.framework),
+              "qlora.quant_method (the framework builds its own model and quantizes it itself: torchtune with torchao's NF4)");
     }
   }
   if (const json* v = r.get("freeze")) {

@@ -213,6 +213,7 @@ void add_method(Resolved& r, const TrainingSetup& s) {
   if (qlora_through_hqq(s)) {
     r.add("qlora.nbits", s.qlora.nbits, framework_default("transformers HqqConfig nbits = 4"));
     r.add("qlora.group_size", s.qlora.group_size, framework_default("transformers HqqConfig group_size = 64"));
+    r.add("qlora.axis", s.qlora.axis, framework_default("transformers HqqConfig axis = None, set to 1"));
   } else if (s.method == Method::qlora) {
     r.add("qlora.quant_type", name_of(kQuantTypes, s.qlora.quant_type), kEngineDefault);
     const bool int8 = s.qlora.quant_type == Dtype::int8;

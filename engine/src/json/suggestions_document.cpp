@@ -58,12 +58,14 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
   if (s.framework == Framework::torchtune && !s.precision.optimizer_in_backward && s.batch.gradient_accumulation_steps == 1 &&
       s.method == Method::full)
     out.push_back({"optimizer_in_backward", {{"precision", {{"optimizer_in_backward", true}}}}, json::object()});
-  // ZeRO stages shard over the data-parallel ranks: nothing to shard over on one rank. Megatron's
-  // distributed optimizer is its ZeRO-1.
-  const int top_stage = engine == ShardingEngine::megatron ? 1 : 3;
-  if (p.data_parallel_size > 1 && p.zero_stage < top_stage) {
-    std::vector<int> stages{p.zero_stage + 1};
-    if (top_stage > p.zero_stage + 1) stages.push_back(top_stage);
+  // ZeRO stages shard over the data-parallel ranks: nothing to shard over on one rank. The stages
+  // the framework's own configuration offers (framework_parallelism.hpp: FSDP has no ZeRO-1,
+  // Megatron's distributed optimizer is its ZeRO-1): the next one above the setup's, and the top one.
+  if (p.data_parallel_size > 1) {
+    const std::vector<int> offered = framework_parallelism(s).zero_stages;
+    std::vector<int> stages;
+    for (int stage : offered)
+      if (stage > p.zero_stage && (stages.empty() || stage == offered.back())) stages.push_back(stage);
     for (int stage : stages) out.push_back({"zero_stage", {{"parallel", {{"zero_stage", stage}}}}, {{"zero_stage", stage}}});
   }
   // More GPUs shrink what is sharded; twice the ranks, with half the accumulation when that keeps
