@@ -1,5 +1,6 @@
 // HQQ bases (qlora.quant_method "hqq": transformers' HqqConfig, LLaMA-Factory's quantization_method
 // hqq): packed bits plus a scale and a zero per group, inputs kept, refused where it cannot run.
+#include <algorithm>
 #include <utility>
 
 #include "test_support.hpp"
@@ -73,6 +74,41 @@ TEST_CASE("HQQ's PyTorch backend holds three full weights while it dequantizes o
       "attention": "flash", "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})").per_gpu.temporary_buffers;
   };
   CHECK(*buffers(R"({"quant_method": "hqq"})") - *buffers(R"({"saves_base_inputs": true})") == 180355072.0);
+  // Loaded in fp32 under bf16 autocast, HQQ's compute dtype is the loaded fp32: three copies at
+  // 4 B against bitsandbytes' one at its 2 B compute dtype, 10 B x 45,088,768 = 450,887,680 B more.
+  auto fp32_buffers = [](const char* qlora) {
+    return estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer", "method": "qlora",
+      "precision": {"param_dtype": "fp32", "compute_dtype": "bf16"},
+      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16"}, "qlora": )" + std::string(qlora) + R"(,
+      "attention": "flash", "batch": {"micro_batch_size": 1, "seq_length": 1024}, "activation_checkpointing": "none"})").per_gpu.temporary_buffers;
+  };
+  CHECK(*fp32_buffers(R"({"quant_method": "hqq"})") - *fp32_buffers(R"({"saves_base_inputs": true})") == 450887680.0);
+}
+
+TEST_CASE("advice to shard is given only where a stage the framework offers takes the base", "[qlora][hqq][suggestions]") {
+  // Under DeepSpeed an HQQ base takes ZeRO-1 and -2 but not -3: the suggestions offer 1 and 2.
+  const nlohmann::json out = trainmem::test::estimate_doc(R"({"model": {"preset": "llama-2-13b"}, "framework": "deepspeed", "method": "qlora",
+    "qlora": {"quant_method": "hqq"}, "gpu": "rtx-4090-24gb", "parallel": {"world_size": 8, "zero_stage": 0},
+    "batch": {"micro_batch_size": 8, "seq_length": 4096}, "activation_checkpointing": "none"})");
+  REQUIRE(out["verdict"] != "fits");
+  std::vector<int> stages;
+  for (const auto& c : out["suggestions"])
+    if (c["code"] == "zero_stage") stages.push_back(c["params"]["zero_stage"]);
+  std::sort(stages.begin(), stages.end());
+  CHECK(stages == std::vector<int>{1, 2});
+  // Under the HF Trainer over FSDP (stages 0, 2 and 3, all sharding the frozen weights above 0) it
+  // can shard nowhere: the what-fits reason says no "shard with ZeRO/FSDP".
+  const JsonResult j = solve_json(R"({"model": {"preset": "llama-2-70b"}, "framework": "hf_trainer", "method": "qlora",
+    "qlora": {"quant_method": "hqq"}, "gpu": "rtx-4090-24gb", "parallel": {"world_size": 1}, "solve": {"max_gpus": 8}})");
+  REQUIRE(j.ok);
+  const nlohmann::json solved = nlohmann::json::parse(j.json);
+  bool found = false;
+  for (const auto& r : solved["reason_messages"])
+    if (r["code"] == "no_gpu_count_fits") {
+      found = true;
+      CHECK(r["params"]["can_shard"] == "false");
+    }
+  CHECK(found);
 }
 
 TEST_CASE("the strategy search offers no ZeRO-3 layout for a base that cannot be sharded", "[qlora][hqq][strategy]") {

@@ -351,3 +351,15 @@ TEST_CASE("GRPO as TRL's GRPOConfig takes it: at least 2 completions per prompt,
   CHECK_FALSE(one.ok);
   CHECK_THAT(one.json, Catch::Contains("\"field\": \"rlhf.rollout.num_generations\""));
 }
+
+TEST_CASE("ignored_fields names each ignored field by its path alone in params.paths", "[rlhf][warnings]") {
+  // A full-fine-tuned GRPO policy with a shared-base reference and vLLM settings but no colocated
+  // vLLM: "rlhf.reference shared_base (...)" and "rlhf.rollout.vllm_gpu_memory_utilization,
+  // vllm_enable_sleep_mode (...)" give the paths, not the value or a bare name.
+  const nlohmann::json out = trainmem::test::estimate_doc(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo",
+    "reference": {"method": "shared_base"}, "rollout": {"vllm_gpu_memory_utilization": 0.3, "vllm_enable_sleep_mode": true}}})");
+  std::string paths;
+  for (const auto& w : out["warnings"])
+    if (w["code"] == "ignored_fields") paths = w["params"]["paths"];
+  CHECK(paths == "rlhf.rollout.vllm_gpu_memory_utilization, rlhf.rollout.vllm_enable_sleep_mode, rlhf.reference");
+}

@@ -73,11 +73,23 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   hardware_warnings(s, e, w);
   if (!s.ignored_fields.empty()) {
     // params.fields: each field with its reason, as the message has them; params.paths: the
-    // fields' paths alone (each entry up to its reason in parentheses), which any language can show.
+    // fields' paths alone, which any language can show: each entry up to its reason in
+    // parentheses, a value after a path left out ("rlhf.reference shared_base"), and a bare name
+    // after a path completed with that path's parent ("rlhf.rollout.a, b" -> "rlhf.rollout.b").
     std::string list, paths;
     for (const auto& f : s.ignored_fields) {
       list += (list.empty() ? "" : "; ") + f;
-      paths += (paths.empty() ? "" : ", ") + f.substr(0, f.find(" ("));
+      const std::string named = f.substr(0, f.find(" ("));
+      std::string parent;
+      for (std::size_t from = 0; from <= named.size();) {
+        const std::size_t comma = std::min(named.find(", ", from), named.size());
+        std::string path = named.substr(from, comma - from);
+        path = path.substr(0, path.find(' '));
+        if (path.find('.') == std::string::npos && !parent.empty()) path = parent + path;
+        if (const std::size_t dot = path.rfind('.'); dot != std::string::npos) parent = path.substr(0, dot + 1);
+        if (!path.empty()) paths += (paths.empty() ? "" : ", ") + path;
+        from = comma + 2;
+      }
     }
     w.push_back({warning_code::ignored_fields, "given but without effect for this setup: " + list, {{"fields", list}, {"paths", paths}}});
   }
@@ -232,6 +244,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                  grouped(e.gpu_parameters) + " params on this GPU (" + method_name(s.method) + ")" + shard_p + " -> " + of_job(&ModelBudget::parameters, g.parameters) +
                      "; trainable at b_p = " + number(e.bytes_per_param.param) + " B/param" +
                      (s.method != Method::qlora ? ""
+                      : qlora_through_hqq(s) && e.gpu_quantized_weights == 0 ? std::string(", no weight HQQ converts (it takes torch.nn.Linear modules only)")
                       : qlora_through_hqq(s) ? ", frozen linear weights at " + std::to_string(s.qlora.nbits) + " bits (HQQ) + a scale and a zero per " +
                                                    std::to_string(s.qlora.group_size) + " weights"
                       : s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
@@ -294,7 +307,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                (s.framework == Framework::megatron ? ": PyTorch's two and Transformer Engine's)" : ": PyTorch's two)");
     if (base_precision.autocast_over_fp32_weights) parts += ", autocast's " + std::string(dtype_name(base_precision.compute_dtype)) + " copies of the linear weights";
     if (s.method == Method::qlora)
-      parts += qlora_through_hqq(s) ? ", one dequantized HQQ weight"
+      parts += qlora_through_hqq(s) ? (e.gpu_quantized_weights > 0 ? ", one HQQ weight dequantizing (three copies in the loaded dtype)" : "")
                : s.qlora.quant_type == Dtype::int8 ? ", one dequantized int8 weight (backward)" : ", one dequantized 4-bit weight";
     if (e.rollout_vllm_bytes) parts += ", colocated vLLM's pool (rollout_vllm_bytes) where the phase holds it";
     out.push_back({"temporary_buffers", bytes(*g.temporary_buffers) + " alive at the " + g.peak_phase + " peak: " + parts,

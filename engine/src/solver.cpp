@@ -233,13 +233,15 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       if (base.activation_checkpointing != Checkpointing::full) left.emplace_back("checkpointing", "checkpointing");
       left.emplace_back("shorter_sequence", "a shorter sequence");
       const auto [codes, words] = listed(left);
+      // At stage 0, whether a sharding stage the framework offers accepts the setup (FSDP refuses
+      // an int8 or HQQ base at every stage it has): params.can_shard.
+      bool can_shard = false;
+      if (base.parallel.zero_stage == 0)
+        for (int stage : framework_parallelism(base).zero_stages) can_shard = can_shard || (stage > 0 && validates_at_zero_stage(base, stage));
       r.reasons.push_back({reason_code::no_gpu_count_fits,
                            "no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
-                               (base.parallel.zero_stage == 0 && validates_at_zero_stage(base, 1)
-                                    ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)"
-                                    : "") +
-                               "; try " + words,
-                           {{"max_gpus", max_gpus}, {"zero_stage", zero_stage}, {"actions", codes}}});
+                               (can_shard ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") + "; try " + words,
+                           {{"max_gpus", max_gpus}, {"zero_stage", zero_stage}, {"actions", codes}, {"can_shard", can_shard ? "true" : "false"}}});
     }
     // The setup's kind of device: its catalog entry's, a custom device's "gpu".
     const GpuEntry* own_entry = catalog.find_gpu(base.gpu->id);

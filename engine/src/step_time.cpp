@@ -57,6 +57,9 @@ struct LayerSeconds {
   double linear_gemms = 0;
 };
 
+// Weights' worth of memory traffic HQQ's PyTorch backend moves to dequantize one (see layer_seconds).
+constexpr double kHqqDequantizeTraffic = 5;
+
 struct Context {
   const TrainingSetup* s;
   const Architecture* a;
@@ -164,6 +167,7 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
   const LayerGroup& g = c.a->layers[group];
   LayerSeconds t;
   const double qlora_bytes = s.method == Method::qlora ? qlora_weight_bytes_per_param(s.qlora, c.loaded) : 0;
+  const bool hqq = qlora_through_hqq(s);
   double op_level = 0;
   int index = 0;
   for (const auto& l : g.linears) {
@@ -198,12 +202,15 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
       const AdapterElementwise bytes = adapter_elementwise_bytes(c, s);
       extra_forward += memory_seconds(m * groups * (in * bytes.forward_per_input + out * bytes.forward_per_output), c.rates);
       extra_backward += memory_seconds(m * groups * (in * bytes.backward_per_input + out * bytes.backward_per_output), c.rates);
-      if (qlora_bytes > 0) {
+      if (qlora_bytes > 0 && (!hqq || hqq_quantizes(l))) {
         // bitsandbytes dequantizes the 4-bit weight to 16 bits for the forward and again for the
         // input gradient; an int8 weight only for the input gradient (MatMul8bitLt.backward), its
         // forward quantizing the input instead (int8_vectorwise_quant: read 16-bit, write 8-bit),
-        // the matmul itself priced at the 16-bit rate.
-        const double dequant = memory_seconds(in * out * groups * (qlora_bytes + c.act), c.rates);
+        // the matmul itself priced at the 16-bit rate. HQQ's PyTorch backend makes three passes in
+        // the loaded dtype (unpack: write; subtract the zero: read, write; scale: read, write;
+        // hqq/core/quantize.py @e0b1d00 Quantizer.dequantize), five weights' worth of traffic.
+        const double dequantized = hqq ? kHqqDequantizeTraffic * dtype_bytes(c.loaded) : c.act;
+        const double dequant = memory_seconds(in * out * groups * (qlora_bytes + dequantized), c.rates);
         extra_forward += s.qlora.quant_type == Dtype::int8 ? memory_seconds(m * groups * in * (c.act + 1), c.rates) : dequant;
         extra_backward += dequant;
       }

@@ -223,10 +223,10 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
         if (!hqq || hqq_quantizes(l)) largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
     // HQQ's default PyTorch backend (transformers sets no other) dequantizes as
     // ((unpacked - zero) * scale): the unpacked weight, the difference and the product are alive
-    // together, three weights in the compute dtype (Quantizer.dequantize).
-    const double copies = hqq ? kHqqDequantizeCopies : 1.0;
-    if (s.qlora.quant_type != Dtype::int8) b.forward += copies * largest * A;
-    b.backward += copies * largest * A;
+    // together, three weights in HQQLinear's compute_dtype, the dtype loaded (Quantizer.dequantize).
+    const double dequantized = hqq ? kHqqDequantizeCopies * dtype_bytes(p.param_dtype) : A;
+    if (s.qlora.quant_type != Dtype::int8) b.forward += largest * dequantized;
+    b.backward += largest * dequantized;
   }
 
   // FP8 training (Transformer Engine) keeps, for every linear layer, an FP8 copy of the weight and

@@ -213,14 +213,22 @@ Errors validate(const TrainingSetup& s) {
   // HQQ groups each weight whole: Quantizer.quantize asserts that group_size divides its element
   // count (hqq/core/quantize.py @e0b1d00). The first weight it converts that the size does not divide.
   if (qlora_through_hqq(s) && s.model.architecture) {
+    const Architecture& a = *s.model.architecture;
     const std::int64_t group = s.qlora.group_size;
     bool reported = false;
-    for (const auto& g : s.model.architecture->layers)
-      for (const auto& l : g.linears)
+    auto check = [&](const std::vector<Linear>& linears) {
+      for (const auto& l : linears)
         if (!reported && hqq_quantizes(l) && l.weight_params() % group != 0) {
           check_divides(e, group, l.weight_params(), "qlora.group_size", l.name + "'s weight (in x out)");
           reported = true;
         }
+    };
+    for (const auto& g : a.layers) check(g.linears);
+    // A vision tower's and its projector's linears are nn.Linear modules HQQ converts too.
+    if (a.vision) {
+      for (const auto& g : a.vision->layers) check(g.linears);
+      check(a.vision->projector);
+    }
   }
   if (s.checkpoint.save == CheckpointSave::adapter && s.method != Method::lora && s.method != Method::qlora)
     e.push_back({error_code::inconsistent, "checkpoint.save",

@@ -354,9 +354,9 @@ export const WORDINGS = {
   },
   no_gpu_count_fits: {
     en: (c) => 'no GPU count up to ' + c.n('max_gpus') + ' fits with this strategy' +
-      (Number(c.p.zero_stage) === 0 ? ' (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)' : '') + '; try ' + joinActions(c, LEFT_TO_TRY.en, ', ', ' or '),
+      (c.p.can_shard === 'true' ? ' (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)' : '') + '; try ' + joinActions(c, LEFT_TO_TRY.en, ', ', ' or '),
     zh: (c) => '在此策略下，直到 ' + c.n('max_gpus') + ' 张 GPU 都放不下' +
-      (Number(c.p.zero_stage) === 0 ? '（ZeRO 阶段 0 在每张卡上复制全部状态：请用 ZeRO/FSDP 切分）' : '') + '；可尝试' + joinActions(c, LEFT_TO_TRY.zh, '、', '或'),
+      (c.p.can_shard === 'true' ? '（ZeRO 阶段 0 在每张卡上复制全部状态：请用 ZeRO/FSDP 切分）' : '') + '；可尝试' + joinActions(c, LEFT_TO_TRY.zh, '、', '或'),
   },
   calibration_below_model_states: {
     en: (c) => 'calibration: the measured peak is below the model states alone (' + c.n('model_states') + ' bytes): check the measure and the setup',

@@ -174,7 +174,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {reason_code::model_states_exceed_budget, MessageKind::reason, ""},
     {reason_code::no_sequence_length_fits, MessageKind::reason, "micro_batch_size seq_length peak budget"},
     {reason_code::band_past_gpu_at_every_count, MessageKind::reason, "gpus max_gpus zero_stage"},
-    {reason_code::no_gpu_count_fits, MessageKind::reason, "max_gpus zero_stage actions"},
+    {reason_code::no_gpu_count_fits, MessageKind::reason, "max_gpus zero_stage actions can_shard"},
     {reason_code::calibration_below_model_states, MessageKind::reason, "model_states"},
     {reason_code::calibration_per_token_not_positive, MessageKind::reason, ""},
     {reason_code::calibration_fixed_part_fills_budget, MessageKind::reason, ""},

@@ -722,7 +722,8 @@ ConfigValue with_stand_in(ConfigValue values, const std::string& key) {
 const std::vector<std::string>& document_fields() {
   static const std::vector<std::string> fields = {
       "model", "framework", "method", "lora.r", "lora.target_modules", "lora.lora_dropout", "lora.use_dora", "lora.adapter_dtype",
-      "lora.modules_to_save", "qlora.quant_type", "qlora.double_quant", "rlhf.algorithm", "rlhf.reference.method",
+      "lora.modules_to_save", "qlora.quant_method", "qlora.quant_type", "qlora.double_quant", "qlora.nbits", "qlora.group_size",
+      "qlora.axis", "rlhf.algorithm", "rlhf.reference.method",
       "rlhf.rollout.max_new_tokens", "rlhf.rollout.num_generations", "rlhf.rollout.colocated", "precision.param_dtype",
       "precision.compute_dtype", "precision.grad_dtype", "precision.master_weights", "precision.optimizer",
       "precision.optimizer_state_dtype", "precision.optimizer_implementation", "precision.fp8_compute", "batch.micro_batch_size", "batch.seq_length",
@@ -1706,11 +1707,17 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   std::string method = "full";
   if (auto it = chosen.find("method"); it != chosen.end() && it->second.a.value.is_string()) method = it->second.a.value.as_string();
   const bool has_rlhf = chosen.count("rlhf.algorithm") > 0;
+  const auto quantizer = chosen.find("qlora.quant_method");
+  const bool hqq = quantizer != chosen.end() && quantizer->second.a.value.is_string() && quantizer->second.a.value.as_string() == "hqq";
   for (const auto& field : fields) {
     if (field == "model") continue;
-    // Settings of a method or algorithm the run does not use are left out.
+    // Settings of a method or algorithm the run does not use are left out, and so are those of the
+    // quantizer it does not use (bitsandbytes' quant_type and double_quant; HQQ's nbits, group_size, axis).
     if (field.rfind("lora.", 0) == 0 && method != "lora" && method != "qlora") continue;
     if (field.rfind("qlora.", 0) == 0 && method != "qlora") continue;
+    const bool hqq_field = field == "qlora.nbits" || field == "qlora.group_size" || field == "qlora.axis";
+    if ((field == "qlora.quant_type" || field == "qlora.double_quant") && hqq) continue;
+    if (hqq_field && !hqq) continue;
     if (field.rfind("rlhf.", 0) == 0 && !has_rlhf) continue;
     if (const auto o = open.find(field); o != open.end()) {
       result.provenance.push_back({field, o->second.origin, o->second.key, true});

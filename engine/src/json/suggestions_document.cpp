@@ -60,12 +60,19 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
     out.push_back({"optimizer_in_backward", {{"precision", {{"optimizer_in_backward", true}}}}, json::object()});
   // ZeRO stages shard over the data-parallel ranks: nothing to shard over on one rank. The stages
   // the framework's own configuration offers (framework_parallelism.hpp: FSDP has no ZeRO-1,
-  // Megatron's distributed optimizer is its ZeRO-1): the next one above the setup's, and the top one.
+  // Megatron's distributed optimizer is its ZeRO-1) that the document's rules accept (an int8 or
+  // HQQ base refuses ZeRO-3): the next one above the setup's, and the highest.
   if (p.data_parallel_size > 1) {
-    const std::vector<int> offered = framework_parallelism(s).zero_stages;
+    std::vector<int> accepted;
+    for (int stage : framework_parallelism(s).zero_stages) {
+      if (stage <= p.zero_stage) continue;
+      TrainingSetup at = s;
+      at.parallel.zero_stage = stage;
+      if (validate(at).empty()) accepted.push_back(stage);
+    }
     std::vector<int> stages;
-    for (int stage : offered)
-      if (stage > p.zero_stage && (stages.empty() || stage == offered.back())) stages.push_back(stage);
+    if (!accepted.empty()) stages.push_back(accepted.front());
+    if (accepted.size() > 1) stages.push_back(accepted.back());
     for (int stage : stages) out.push_back({"zero_stage", {{"parallel", {{"zero_stage", stage}}}}, {{"zero_stage", stage}}});
   }
   // More GPUs shrink what is sharded; twice the ranks, with half the accumulation when that keeps
