@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "test_support.hpp"
+#include "trainmem/framework_defaults.hpp"
 
 using namespace trainmem;
 using trainmem::test::estimate_from;
@@ -172,9 +173,31 @@ TEST_CASE("HQQ runs inside transformers, unsharded; its settings and bitsandbyte
   const TrainingSetup hqq = trainmem::test::setup_from(
       R"({"model": {"preset": "llama-2-7b"}, "method": "qlora", "qlora": {"quant_method": "hqq", "quant_type": "int8", "nbits": 2}})");
   REQUIRE(hqq.ignored_fields.size() == 1);
-  CHECK(hqq.ignored_fields[0].rfind("qlora.quant_type", 0) == 0);
+  CHECK(hqq.ignored_fields[0].paths[0] == "qlora.quant_type");
   CHECK(hqq.qlora.quant_type == Dtype::nf4);
   const TrainingSetup bnb = trainmem::test::setup_from(R"({"model": {"preset": "llama-2-7b"}, "method": "qlora", "qlora": {"nbits": 2}})");
   REQUIRE(bnb.ignored_fields.size() == 1);
-  CHECK(bnb.ignored_fields[0].rfind("qlora.nbits", 0) == 0);
+  CHECK(bnb.ignored_fields[0].paths[0] == "qlora.nbits");
+}
+
+TEST_CASE("the QLoRA quantizer converts what its transformers integration replaces", "[qlora][hqq]") {
+  // transformers integrations/bitsandbytes.py _replace_with_bnb_linear replaces nn.Linear and
+  // Conv1D; integrations/hqq.py _prepare_for_hqq_linear nn.Linear only; neither touches weights held
+  // as raw parameters (GptOssExperts' gate_up_proj and down_proj).
+  const TrainingSetup gpt2 = trainmem::test::setup_from(R"({"model": {"preset": "gpt2"}})");
+  const Linear& c_attn = gpt2.model.architecture->layers.front().linears.front();
+  REQUIRE(c_attn.conv1d);
+  CHECK(quantizer_converts(c_attn, false));
+  CHECK_FALSE(quantizer_converts(c_attn, true));
+  const TrainingSetup oss = trainmem::test::setup_from(R"({"model": {"preset": "gpt-oss-20b"}})");
+  int raw = 0, linear = 0;
+  for (const LayerGroup& g : oss.model.architecture->layers)
+    for (const Linear& l : g.linears) {
+      const bool converted = quantizer_converts(l, false);
+      CHECK(converted == quantizer_converts(l, true));  // no Conv1D in gpt-oss
+      (converted ? linear : raw) += 1;
+      if (l.routed_expert) CHECK_FALSE(converted);
+    }
+  CHECK(raw > 0);
+  CHECK(linear > 0);
 }

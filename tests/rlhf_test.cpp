@@ -291,12 +291,12 @@ TEST_CASE("a PPO critic trained with LoRA takes its adapters from the lora block
   CHECK(role(r16, "policy")->optimizer_states == role(r8, "policy")->optimizer_states);
   const auto parsed = parse_estimate_document(ppo(8));
   REQUIRE(parsed.errors.empty());
-  for (const auto& field : parsed.setup.ignored_fields) CHECK(field.rfind("lora", 0) != 0);
+  for (const auto& field : parsed.setup.ignored_fields) CHECK(field.paths[0] != "lora");
   // Without a LoRA critic the block is reported as without effect.
   const auto full_critic = parse_estimate_document(doc(R"("rlhf": {"algorithm": "ppo"}, "lora": {"r": 8})"));
   REQUIRE(full_critic.errors.empty());
   CHECK(std::count_if(full_critic.setup.ignored_fields.begin(), full_critic.setup.ignored_fields.end(),
-                      [](const std::string& f) { return f.rfind("lora (", 0) == 0; }) == 1);
+                      [](const trainmem::IgnoredField& f) { return f.paths == std::vector<std::string>{"lora"}; }) == 1);
 }
 
 TEST_CASE("An RLHF job's allocator overhead is its flat share of the job's peak, and its explanation says so", "[rlhf]") {
@@ -354,8 +354,7 @@ TEST_CASE("GRPO as TRL's GRPOConfig takes it: at least 2 completions per prompt,
 
 TEST_CASE("ignored_fields names each ignored field by its path alone in params.paths", "[rlhf][warnings]") {
   // A full-fine-tuned GRPO policy with a shared-base reference and vLLM settings but no colocated
-  // vLLM: "rlhf.reference shared_base (...)" and "rlhf.rollout.vllm_gpu_memory_utilization,
-  // vllm_enable_sleep_mode (...)" give the paths, not the value or a bare name.
+  // vLLM: the reference's setting and both vLLM settings, each by its full path, without the value.
   const nlohmann::json out = trainmem::test::estimate_doc(R"({"model": {"preset": "qwen2.5-0.5b"}, "rlhf": {"algorithm": "grpo",
     "reference": {"method": "shared_base"}, "rollout": {"vllm_gpu_memory_utilization": 0.3, "vllm_enable_sleep_mode": true}}})");
   std::string paths;

@@ -7,6 +7,7 @@
 
 #include "trainmem/calibration.hpp"
 #include "trainmem/catalog.hpp"
+#include "trainmem/framework_parallelism.hpp"
 #include "trainmem/message_codes.hpp"
 #include "trainmem/solver.hpp"
 #include "trainmem/step_time.hpp"
@@ -744,4 +745,18 @@ TEST_CASE("No strategy fitting a QLoRA run does not advise LoRA/QLoRA", "[solver
     CHECK((none->at("message").get<std::string>().find("LoRA/QLoRA") != std::string::npos) == lora);
     CHECK(none->at("params").at("adapters") == (lora ? "true" : "false"));
   }
+}
+
+TEST_CASE("accepted_zero_stages: the framework's sharding stages its rules accept for the setup", "[solver][strategy]") {
+  // framework_parallelism.hpp: DeepSpeed offers ZeRO 0-3, FSDP engines 0, 2 and 3, Megatron-LM 0 and 1.
+  // An LLM.int8() base cannot be sharded by ZeRO-3 nor by FSDP at any stage (validate: int8_not_sharded);
+  // each setup is stated at stage 0, which every rule accepts.
+  const std::string model = R"("model": {"preset": "llama-2-7b"}, "parallel": {"world_size": 8, "zero_stage": 0})";
+  using Stages = std::vector<int>;
+  CHECK(accepted_zero_stages(setup_from("{" + model + R"(, "framework": "deepspeed"})")) == Stages{0, 1, 2, 3});
+  CHECK(accepted_zero_stages(setup_from("{" + model + R"(, "framework": "megatron"})")) == Stages{0, 1});
+  CHECK(accepted_zero_stages(setup_from("{" + model + R"(, "framework": "fsdp"})")) == Stages{0, 2, 3});
+  const std::string int8 = R"(, "method": "qlora", "qlora": {"quant_type": "int8"})";
+  CHECK(accepted_zero_stages(setup_from("{" + model + R"(, "framework": "deepspeed")" + int8 + "}")) == Stages{0, 1, 2});
+  CHECK(accepted_zero_stages(setup_from("{" + model + R"(, "framework": "fsdp")" + int8 + "}")) == Stages{0});
 }

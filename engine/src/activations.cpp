@@ -478,7 +478,7 @@ ActivationContext activation_context(const TrainingSetup& s, const Architecture&
     const bool older_kernels = s.qlora.saves_base_inputs.value_or(false);
     // HQQ keeps the input of every linear it converts; GPT-2's Conv1D projections it leaves alone.
     const bool hqq_converts_blocks = qlora_through_hqq(s) && std::any_of(a.layers.begin(), a.layers.end(), [](const LayerGroup& g) {
-      return std::any_of(g.linears.begin(), g.linears.end(), hqq_quantizes);
+      return std::any_of(g.linears.begin(), g.linears.end(), [](const Linear& l) { return quantizer_converts(l, true); });
     });
     c.frozen_linears_keep_input = (bitsandbytes && (int8 || older_kernels)) || hqq_converts_blocks;
     c.int8_input_copies = bitsandbytes && int8 && older_kernels;

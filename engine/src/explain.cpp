@@ -72,24 +72,14 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   const bool paged = is_paged(e.precision.optimizer);
   hardware_warnings(s, e, w);
   if (!s.ignored_fields.empty()) {
-    // params.fields: each field with its reason, as the message has them; params.paths: the
-    // fields' paths alone, which any language can show: each entry up to its reason in
-    // parentheses, a value after a path left out ("rlhf.reference shared_base"), and a bare name
-    // after a path completed with that path's parent ("rlhf.rollout.a, b" -> "rlhf.rollout.b").
+    // params.fields: each field's paths with its reason, as the message has them; params.paths:
+    // the paths alone, which any language can show.
     std::string list, paths;
-    for (const auto& f : s.ignored_fields) {
-      list += (list.empty() ? "" : "; ") + f;
-      const std::string named = f.substr(0, f.find(" ("));
-      std::string parent;
-      for (std::size_t from = 0; from <= named.size();) {
-        const std::size_t comma = std::min(named.find(", ", from), named.size());
-        std::string path = named.substr(from, comma - from);
-        path = path.substr(0, path.find(' '));
-        if (path.find('.') == std::string::npos && !parent.empty()) path = parent + path;
-        if (const std::size_t dot = path.rfind('.'); dot != std::string::npos) parent = path.substr(0, dot + 1);
-        if (!path.empty()) paths += (paths.empty() ? "" : ", ") + path;
-        from = comma + 2;
-      }
+    for (const IgnoredField& f : s.ignored_fields) {
+      std::string named;
+      for (const std::string& path : f.paths) named += (named.empty() ? "" : ", ") + path;
+      list += (list.empty() ? "" : "; ") + named + " (" + f.reason + ")";
+      paths += (paths.empty() ? "" : ", ") + named;
     }
     w.push_back({warning_code::ignored_fields, "given but without effect for this setup: " + list, {{"fields", list}, {"paths", paths}}});
   }

@@ -13,7 +13,7 @@ bool qlora_through_hqq(const TrainingSetup& s) {
   return s.method == Method::qlora && s.qlora.quant_method == QuantMethod::hqq;
 }
 
-bool hqq_quantizes(const Linear& l) { return l.nn_linear && !l.conv1d; }
+bool quantizer_converts(const Linear& l, bool hqq) { return l.nn_linear && !(hqq && l.conv1d); }
 
 bool liger_applies(const TrainingSetup& s) {
   if (!trains_transformers_model(s.framework) || !s.model.architecture) return false;

@@ -1,5 +1,6 @@
 #include "trainmem/framework_parallelism.hpp"
 
+#include "trainmem/estimate.hpp"
 #include "trainmem/framework_defaults.hpp"
 
 namespace trainmem {
@@ -19,7 +20,21 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s) {
   return {};
 }
 
+std::vector<int> accepted_zero_stages(const TrainingSetup& s) {
+  std::vector<int> accepted;
+  TrainingSetup at = s;
+  for (int stage : framework_parallelism(s).zero_stages) {
+    at.parallel.zero_stage = stage;
+    if (validate(at).empty()) accepted.push_back(stage);
+  }
+  return accepted;
+}
+
 bool adapters_available(Framework f) { return f != Framework::torchtitan && f != Framework::megatron; }
+
+bool adapters_would_help(const TrainingSetup& s) {
+  return (s.method == Method::full || s.method == Method::freeze) && adapters_available(s.framework);
+}
 
 bool selective_checkpointing_available(Framework f) {
   return f == Framework::megatron || f == Framework::torchtitan || f == Framework::torchtune;

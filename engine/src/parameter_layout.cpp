@@ -30,11 +30,11 @@ void add(RankParameters& r, double params, bool trainable, bool expert, bool lin
 }
 
 // Ranks that split one linear: routed experts over the expert tensor-parallel group (Megatron
-// ETP) and expert parallelism, the rest over TP; and whether the QLoRA quantizer converts
-// transformers' Conv1D modules (bitsandbytes does, HQQ does not: Linear::conv1d).
+// ETP) and expert parallelism, the rest over TP; and whether the QLoRA quantizer is HQQ
+// (quantizer_converts, framework_defaults.hpp).
 struct Splits {
   double tp = 1, ep = 1, etp = 1;
-  bool conv1d_quantized = true;
+  bool hqq = false;
 };
 double split_of(const Linear& l, const Splits& s) {
   return l.routed_expert ? (l.tp_sharded ? s.etp : 1.0) * s.ep : (l.tp_sharded ? s.tp : 1.0);
@@ -48,9 +48,7 @@ RankParameters one_layer(const LayerGroup& g, std::size_t group, bool layer_trai
     const double split = split_of(l, splits);
     const double weights = static_cast<double>(l.weight_params() * l.copies) / split;
     const double bias = static_cast<double>((l.bias ? l.out_features : 0) * l.copies) / split;
-    // bitsandbytes quantizes nn.Linear (and Conv1D) modules only: weights held as raw parameters
-    // (gpt-oss's experts) stay 16-bit under QLoRA, and so do Conv1D weights under HQQ.
-    add(r, weights, layer_trainable, l.routed_expert, l.nn_linear && (!l.conv1d || splits.conv1d_quantized));
+    add(r, weights, layer_trainable, l.routed_expert, quantizer_converts(l, splits.hqq));
     add(r, bias, layer_trainable, l.routed_expert, false);
     r.linear_params += weights + bias;
     if (lora) {
@@ -229,7 +227,7 @@ std::vector<RankParameters> stage_parameters(const TrainingSetup& setup) {
   splits.tp = static_cast<double>(setup.parallel.tensor_parallel_size);
   splits.ep = static_cast<double>(setup.parallel.expert_parallel_size);
   splits.etp = static_cast<double>(expert_tensor_parallel_size(setup));
-  splits.conv1d_quantized = !qlora_through_hqq(setup);
+  splits.hqq = qlora_through_hqq(setup);
   return walk(setup, splits, setup.parallel.pipeline_parallel_size);
 }
 

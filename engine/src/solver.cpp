@@ -17,14 +17,6 @@ namespace trainmem {
 
 namespace {
 
-// Whether the document's rules accept the setup at ZeRO stage `zero` (an int8 or HQQ base refuses
-// ZeRO-3): advice to shard is given only where it is possible.
-bool validates_at_zero_stage(const TrainingSetup& base, int zero) {
-  TrainingSetup at = base;
-  at.parallel.zero_stage = zero;
-  return validate(at).empty();
-}
-
 
 // Actions (code, words) as params.actions' codes ("a b c") and an English list ("a, b or c").
 std::pair<std::string, std::string> listed(const std::vector<std::pair<std::string, std::string>>& actions) {
@@ -122,12 +114,13 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         actions.emplace_back("shorter_sequence", "shorten the sequence");
         if (base.activation_checkpointing != Checkpointing::full) actions.emplace_back("checkpointing", "checkpoint activations");
       }
-      if (base.parallel.zero_stage < 3 && base.parallel.data_parallel_size > 1 && validates_at_zero_stage(base, 3))
+      const std::vector<int> accepted = accepted_zero_stages(base);
+      if (base.parallel.zero_stage < 3 && base.parallel.data_parallel_size > 1 && std::count(accepted.begin(), accepted.end(), 3))
         actions.emplace_back("zero_3", "shard more (ZeRO-3)");
       if (base.parallel.zero_stage >= 1) actions.emplace_back("more_gpus", "add GPUs");
       if (states_over && base.parallel.offload_optimizer == OffloadTarget::none)
         actions.emplace_back("offload", "offload the optimizer to the CPU");
-      if (states_over && (base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework))
+      if (states_over && adapters_would_help(base))
         actions.emplace_back("lora", "train LoRA/QLoRA adapters");
       if (actions.empty()) actions.emplace_back("larger_gpu", "use a GPU with more memory");
       const auto [codes, words] = listed(actions);
@@ -228,16 +221,14 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       // What is left to try, none already on.
       std::vector<std::pair<std::string, std::string>> left;
       if (base.parallel.offload_optimizer == OffloadTarget::none) left.emplace_back("offload", "offload");
-      if ((base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework))
-        left.emplace_back("lora", "LoRA/QLoRA");
+      if (adapters_would_help(base)) left.emplace_back("lora", "LoRA/QLoRA");
       if (base.activation_checkpointing != Checkpointing::full) left.emplace_back("checkpointing", "checkpointing");
       left.emplace_back("shorter_sequence", "a shorter sequence");
       const auto [codes, words] = listed(left);
       // At stage 0, whether a sharding stage the framework offers accepts the setup (FSDP refuses
       // an int8 or HQQ base at every stage it has): params.can_shard.
-      bool can_shard = false;
-      if (base.parallel.zero_stage == 0)
-        for (int stage : framework_parallelism(base).zero_stages) can_shard = can_shard || (stage > 0 && validates_at_zero_stage(base, stage));
+      const std::vector<int> accepted = accepted_zero_stages(base);
+      const bool can_shard = base.parallel.zero_stage == 0 && !accepted.empty() && accepted.back() > 0;
       r.reasons.push_back({reason_code::no_gpu_count_fits,
                            "no GPU count up to " + std::to_string(o.max_gpus) + " fits with this strategy" +
                                (can_shard ? " (ZeRO stage 0 replicates everything: shard with ZeRO/FSDP)" : "") + "; try " + words,

@@ -202,7 +202,7 @@ LayerSeconds layer_seconds(const Context& c, std::size_t group, double tokens, d
       const AdapterElementwise bytes = adapter_elementwise_bytes(c, s);
       extra_forward += memory_seconds(m * groups * (in * bytes.forward_per_input + out * bytes.forward_per_output), c.rates);
       extra_backward += memory_seconds(m * groups * (in * bytes.backward_per_input + out * bytes.backward_per_output), c.rates);
-      if (qlora_bytes > 0 && (!hqq || hqq_quantizes(l))) {
+      if (qlora_bytes > 0 && quantizer_converts(l, hqq)) {
         // bitsandbytes dequantizes the 4-bit weight to 16 bits for the forward and again for the
         // input gradient; an int8 weight only for the input gradient (MatMul8bitLt.backward), its
         // forward quantizing the input instead (int8_vectorwise_quant: read 16-bit, write 8-bit),

@@ -185,87 +185,87 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
       c.micro_batch_size = m;
       c.gradient_accumulation_steps = o.global_batch_size ? *o.global_batch_size / dp / m : base.batch.gradient_accumulation_steps;
     };
-        for (int zero : offered.zero_stages) {
-          // A layout the document rules refuse at this stage is no strategy (an int8 or HQQ base
-          // cannot be sharded by ZeRO-3): checked at micro-batch 1.
-          StrategyCandidate staged = split_sizes;
-          staged.zero_stage = zero;
-          set_micro_batch(staged, 1);
-          apply_candidate(work, staged, o.world_size);
-          if (!validate(work).empty()) continue;
-          for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
-            if (ckpt == Checkpointing::selective && !selective_checkpointing_available(base.framework)) continue;
-            for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
-              work_meter::add(1);
-              // The budget holds between candidates too: a split's candidates together may run
-              // many micro-batch searches.
-              if (r.work >= o.max_work) {
-                r.truncated = true;
-                break;
-              }
-              // ZeRO stages shard over D x CP; with nothing to shard they only matter for offload
-              // (ZeRO-Offload on one GPU).
-              if (zero > 0 && dp * cp == 1 && off == OffloadTarget::none) continue;
-              if (off == OffloadTarget::cpu && (!o.include_offload || zero == 0)) continue;
-              StrategyCandidate cand = split_sizes;
-              cand.zero_stage = zero;
-              cand.activation_checkpointing = ckpt;
-              cand.offload_optimizer = off;
-              std::int64_t lo = 0, fitting_sizes = 0;  // the largest fitting micro-batch, and how many fit
-              auto fits_at = [&](std::int64_t m) {
-                set_micro_batch(cand, m);
-                apply_candidate(work, cand, o.world_size);
-                const auto p = peak(work);
-                return p && *p <= budget;
-              };
-              if (o.global_batch_size) {
-                // The largest fitting divisor: bisect the ascending list.
-                r.candidates += static_cast<std::int64_t>(micro_batches.size());
-                std::size_t good = 0, bad = micro_batches.size() + 1;  // positions 1-based; 0: none fits
-                while (bad - good > 1) {
-                  const std::size_t mid = (good + bad) / 2;
-                  if (fits_at(micro_batches[mid - 1])) good = mid;
-                  else bad = mid;
-                }
-                if (good == 0) continue;
-                lo = micro_batches[good - 1];
-                fitting_sizes = static_cast<std::int64_t>(good);
-              } else {
-                // Largest fitting micro-batch: double, then bisect.
-                r.candidates += o.max_micro_batch_size;
-                std::int64_t hi = 1;
-                while (hi <= o.max_micro_batch_size && fits_at(hi)) {
-                  lo = hi;
-                  hi *= 2;
-                }
-                if (lo == 0) continue;
-                std::int64_t bad = std::min(hi, o.max_micro_batch_size + 1);
-                while (bad - lo > 1) {
-                  const std::int64_t mid = (lo + bad) / 2;
-                  if (fits_at(mid)) lo = mid;
-                  else bad = mid;
-                }
-                fitting_sizes = lo;
-              }
-              set_micro_batch(cand, lo);
-              apply_candidate(work, cand, o.world_size);
-              const Estimate e = estimate_counted(work);
-              r.feasible += fitting_sizes;
-              cand.peak = compared_peak(work, e).value_or(0);
-              // Headroom, as everywhere: the GPU's capacity minus the compared peak (the safety
-              // margin only decides what fits).
-              cand.headroom = gpu_capacity(*work.gpu) - cand.peak;
-              if (const auto t = step_time(work, e)) {
-                cand.step_time_s = t->step_seconds;
-                cand.tokens_per_gpu_per_s = t->tokens_per_second_per_gpu;
-                cand.mfu = t->mfu;
-                cand.exposed_communication_s = t->exposed_communication_seconds;
-                if (price > 0) cand.tokens_per_dollar = t->tokens_per_second_per_gpu * 3600.0 / price;
-              }
-              feasible.push_back(cand);
-            }
+    for (int zero : offered.zero_stages) {
+      // A layout the document rules refuse at this stage is no strategy (an int8 or HQQ base
+      // cannot be sharded by ZeRO-3): checked at micro-batch 1.
+      StrategyCandidate staged = split_sizes;
+      staged.zero_stage = zero;
+      set_micro_batch(staged, 1);
+      apply_candidate(work, staged, o.world_size);
+      if (!validate(work).empty()) continue;
+      for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full}) {
+        if (ckpt == Checkpointing::selective && !selective_checkpointing_available(base.framework)) continue;
+        for (OffloadTarget off : {OffloadTarget::none, OffloadTarget::cpu}) {
+          work_meter::add(1);
+          // The budget holds between candidates too: a split's candidates together may run
+          // many micro-batch searches.
+          if (r.work >= o.max_work) {
+            r.truncated = true;
+            break;
           }
+          // ZeRO stages shard over D x CP; with nothing to shard they only matter for offload
+          // (ZeRO-Offload on one GPU).
+          if (zero > 0 && dp * cp == 1 && off == OffloadTarget::none) continue;
+          if (off == OffloadTarget::cpu && (!o.include_offload || zero == 0)) continue;
+          StrategyCandidate cand = split_sizes;
+          cand.zero_stage = zero;
+          cand.activation_checkpointing = ckpt;
+          cand.offload_optimizer = off;
+          std::int64_t lo = 0, fitting_sizes = 0;  // the largest fitting micro-batch, and how many fit
+          auto fits_at = [&](std::int64_t m) {
+            set_micro_batch(cand, m);
+            apply_candidate(work, cand, o.world_size);
+            const auto p = peak(work);
+            return p && *p <= budget;
+          };
+          if (o.global_batch_size) {
+            // The largest fitting divisor: bisect the ascending list.
+            r.candidates += static_cast<std::int64_t>(micro_batches.size());
+            std::size_t good = 0, bad = micro_batches.size() + 1;  // positions 1-based; 0: none fits
+            while (bad - good > 1) {
+              const std::size_t mid = (good + bad) / 2;
+              if (fits_at(micro_batches[mid - 1])) good = mid;
+              else bad = mid;
+            }
+            if (good == 0) continue;
+            lo = micro_batches[good - 1];
+            fitting_sizes = static_cast<std::int64_t>(good);
+          } else {
+            // Largest fitting micro-batch: double, then bisect.
+            r.candidates += o.max_micro_batch_size;
+            std::int64_t hi = 1;
+            while (hi <= o.max_micro_batch_size && fits_at(hi)) {
+              lo = hi;
+              hi *= 2;
+            }
+            if (lo == 0) continue;
+            std::int64_t bad = std::min(hi, o.max_micro_batch_size + 1);
+            while (bad - lo > 1) {
+              const std::int64_t mid = (lo + bad) / 2;
+              if (fits_at(mid)) lo = mid;
+              else bad = mid;
+            }
+            fitting_sizes = lo;
+          }
+          set_micro_batch(cand, lo);
+          apply_candidate(work, cand, o.world_size);
+          const Estimate e = estimate_counted(work);
+          r.feasible += fitting_sizes;
+          cand.peak = compared_peak(work, e).value_or(0);
+          // Headroom, as everywhere: the GPU's capacity minus the compared peak (the safety
+          // margin only decides what fits).
+          cand.headroom = gpu_capacity(*work.gpu) - cand.peak;
+          if (const auto t = step_time(work, e)) {
+            cand.step_time_s = t->step_seconds;
+            cand.tokens_per_gpu_per_s = t->tokens_per_second_per_gpu;
+            cand.mfu = t->mfu;
+            cand.exposed_communication_s = t->exposed_communication_seconds;
+            if (price > 0) cand.tokens_per_dollar = t->tokens_per_second_per_gpu * 3600.0 / price;
+          }
+          feasible.push_back(cand);
         }
+      }
+    }
   }
   if (r.truncated) {
     const Split& last = splits[covered_splits - 1];
@@ -308,15 +308,11 @@ StrategySearchResult search_strategies(const TrainingSetup& base, const Strategy
     {
       // The framework's highest sharding stage (framework_parallelism.hpp) the document's rules
       // accept (an int8 or HQQ base refuses ZeRO-3), with offload where searched.
-      int zero = offered.zero_stages.front();
-      for (int stage : offered.zero_stages) {
-        TrainingSetup at = base;
-        at.parallel.zero_stage = stage;
-        if (validate(at).empty()) zero = std::max(zero, stage);
-      }
+      const std::vector<int> accepted = accepted_zero_stages(base);
+      const int zero = accepted.empty() ? offered.zero_stages.front() : accepted.back();
       const bool offload = o.include_offload && zero > 0;
       // Adapters are advice only for a run that trains every weight, where the framework has them.
-      const bool adapters = (base.method == Method::full || base.method == Method::freeze) && adapters_available(base.framework);
+      const bool adapters = adapters_would_help(base);
       r.reasons.push_back({reason_code::no_strategy_fits,
                            "no strategy on " + gpus + " fits, down to micro-batch 1 with ZeRO-" + std::to_string(zero) +
                                (offload ? ", full checkpointing and optimizer offload" : " and full checkpointing") +

@@ -220,7 +220,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     double largest = 0;
     for (const auto& g : s.model.architecture->layers)
       for (const auto& l : g.linears)
-        if (!hqq || hqq_quantizes(l)) largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
+        if (quantizer_converts(l, hqq)) largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
     // HQQ's default PyTorch backend (transformers sets no other) dequantizes as
     // ((unpacked - zero) * scale): the unpacked weight, the difference and the product are alive
     // together, three weights in HQQLinear's compute_dtype, the dtype loaded (Quantizer.dequantize).

@@ -218,7 +218,7 @@ Errors validate(const TrainingSetup& s) {
     bool reported = false;
     auto check = [&](const std::vector<Linear>& linears) {
       for (const auto& l : linears)
-        if (!reported && hqq_quantizes(l) && l.weight_params() % group != 0) {
+        if (!reported && quantizer_converts(l, true) && l.weight_params() % group != 0) {
           check_divides(e, group, l.weight_params(), "qlora.group_size", l.name + "'s weight (in x out)");
           reported = true;
         }

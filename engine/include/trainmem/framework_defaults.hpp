@@ -100,9 +100,11 @@ bool qlora_through_bitsandbytes(const TrainingSetup& s);
 // HQQMatmulNoCacheDeq on the ATen backend) keeps its input for the backward and dequantizes the
 // whole weight in forward and again in backward (mobiusml/hqq hqq/core/quantize.py @e0b1d00).
 bool qlora_through_hqq(const TrainingSetup& s);
-// Whether HQQ converts `l`: torch.nn.Linear modules only, not transformers' Conv1D nor weights held
-// as raw parameters (transformers src/transformers/integrations/hqq.py _prepare_for_hqq_linear).
-bool hqq_quantizes(const Linear& l);
+// Whether the QLoRA quantizer converts `l` (`hqq`: qlora_through_hqq): bitsandbytes replaces
+// torch.nn.Linear and transformers' Conv1D modules (transformers src/transformers/integrations/
+// bitsandbytes.py _replace_with_bnb_linear), HQQ torch.nn.Linear only (integrations/hqq.py
+// _prepare_for_hqq_linear); weights held as raw parameters (gpt-oss's experts) stay 16-bit under both.
+bool quantizer_converts(const Linear& l, bool hqq);
 
 // The loss implementation when loss.implementation is not given: the framework's, or Liger's fused
 // linear cross-entropy where its patch applies; not under rlhf, whose TRL trainers call the model

@@ -48,9 +48,19 @@ struct FrameworkParallelism {
 
 FrameworkParallelism framework_parallelism(const TrainingSetup& s);
 
+// The sharding stages of framework_parallelism(s).zero_stages at which the document's rules
+// (validate, estimate.hpp) accept the setup, ascending: an int8 or HQQ base refuses ZeRO-3, so
+// advice to shard (the strategy search, the what-fits reasons, the suggestions) names only these.
+// Validates the setup once per stage the framework offers (at most four).
+std::vector<int> accepted_zero_stages(const TrainingSetup& s);
+
 // Whether the framework trains LoRA/QLoRA adapters: torchtitan and Megatron-LM have none (PEFT
 // adapters are Hugging Face's; torchtune has its own).
 bool adapters_available(Framework f);
+
+// Whether training adapters instead is advice for this setup: it trains every weight (full or
+// freeze) and its framework has adapters.
+bool adapters_would_help(const TrainingSetup& s);
 
 // Whether the framework's own configuration turns on selective recompute: Megatron-LM
 // (--recompute-granularity selective, megatron/training/arguments.py), torchtitan

@@ -303,6 +303,13 @@ struct CheckpointSettings {
   std::optional<std::int64_t> node_ram_bytes;
 };
 
+// Settings the document gave that change nothing for this setup: their full paths from the
+// document's root ("rlhf.rollout.use_vllm"), and why, in English (the warning's message).
+struct IgnoredField {
+  std::vector<std::string> paths;
+  std::string reason;
+};
+
 struct TrainingSetup {
   ModelSpec model;
   Framework framework = Framework::hf_trainer;
@@ -339,8 +346,8 @@ struct TrainingSetup {
   CheckpointSettings checkpoint;
   std::optional<RlhfSettings> rlhf;
   MultimodalSettings multimodal;
-  // Fields the document gave that have no effect on this setup (reported as a warning).
-  std::vector<std::string> ignored_fields;
+  // Fields the document gave that have no effect on this setup (the ignored_fields warning).
+  std::vector<IgnoredField> ignored_fields;
   // Caching-allocator fragmentation as a fraction of allocated bytes (reserved = allocated x (1 + f)).
   double fragmentation_fraction = 0.10;
   // Settings the document left out although their default is uncertain: the estimate uses the

@@ -88,6 +88,11 @@ void parse_model(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
 }
 
 // rlhf: {"algorithm", "reference": {"method"}, "reward": {"model"}, "critic": {"model", "method"}, "rollout": {...}}
+// Records settings given for something this setup does not do (accepted, reported as ignored).
+void note_ignored(TrainingSetup& s, bool applies, std::vector<std::string> paths, const char* reason) {
+  if (applies) s.ignored_fields.push_back({std::move(paths), reason});
+}
+
 void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* v = doc.get("rlhf");
   if (!v) return;
@@ -147,17 +152,17 @@ void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   }
   r.finish();
   // Parts that this algorithm does not use: accepted, reported as ignored.
-  auto ignored = [&](bool given, const char* what) {
-    if (given) s.ignored_fields.emplace_back(what);
-  };
-  ignored(rl.reward_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.reward (only PPO scores with a reward model)");
-  ignored(rl.critic_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, "rlhf.critic (only PPO trains a critic)");
-  ignored(r.has("rollout") && rl.algorithm == RlhfAlgorithm::dpo, "rlhf.rollout (DPO does not generate)");
-  ignored(rl.use_vllm && rl.algorithm == RlhfAlgorithm::ppo, "rlhf.rollout.use_vllm (TRL's PPOTrainer generates with transformers only)");
-  ignored(vllm_settings && rl.algorithm == RlhfAlgorithm::grpo && !(rl.use_vllm && rl.colocated),
-          "rlhf.rollout.vllm_gpu_memory_utilization, vllm_enable_sleep_mode (for vLLM colocated with training only: use_vllm, colocated)");
-  ignored(reference == ReferenceModel::shared_base && !adapters,
-          "rlhf.reference shared_base (only a LoRA/QLoRA policy has a frozen base to share)");
+  note_ignored(s, rl.reward_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, {"rlhf.reward"},
+               "only PPO scores with a reward model");
+  note_ignored(s, rl.critic_model.has_value() && rl.algorithm != RlhfAlgorithm::ppo, {"rlhf.critic"}, "only PPO trains a critic");
+  note_ignored(s, r.has("rollout") && rl.algorithm == RlhfAlgorithm::dpo, {"rlhf.rollout"}, "DPO does not generate");
+  note_ignored(s, rl.use_vllm && rl.algorithm == RlhfAlgorithm::ppo, {"rlhf.rollout.use_vllm"},
+               "TRL's PPOTrainer generates with transformers only");
+  note_ignored(s, vllm_settings && rl.algorithm == RlhfAlgorithm::grpo && !(rl.use_vllm && rl.colocated),
+               {"rlhf.rollout.vllm_gpu_memory_utilization", "rlhf.rollout.vllm_enable_sleep_mode"},
+               "for vLLM colocated with training only: use_vllm, colocated");
+  note_ignored(s, reference == ReferenceModel::shared_base && !adapters, {"rlhf.reference"},
+               "shared_base: only a LoRA/QLoRA policy has a frozen base to share");
   s.rlhf = rl;
 }
 
@@ -435,45 +440,44 @@ void note_ignored_fields(const ObjectReader& r, TrainingSetup& s) {
   const bool adapters = uses_adapters(s.method);
   // A PPO critic trained with LoRA takes its adapters from the lora block (rlhf.cpp), whatever the policy's method.
   const bool critic_adapters = s.rlhf && s.rlhf->algorithm == RlhfAlgorithm::ppo && uses_adapters(s.rlhf->critic_method);
-  auto note = [&](bool ignored, const char* field) {
-    if (ignored) s.ignored_fields.emplace_back(field);
-  };
-  note(r.has("lora") && !adapters && !critic_adapters, "lora (neither the method nor a PPO critic's rlhf.critic.method is lora/qlora)");
-  note(r.has("qlora") && s.method != Method::qlora, "qlora (method is not qlora)");
-  note(r.has("freeze") && s.method != Method::freeze, "freeze (method is not freeze)");
-  note(s.qlora.saves_base_inputs && s.method == Method::qlora && !qlora_through_bitsandbytes(s),
-       "qlora.saves_base_inputs (bitsandbytes' quantized linears, under hf_trainer, fsdp and deepspeed, only; torchtune's NF4 "
-       "linears keep the weight alone)");
-  note(!s.unstated.double_quant && s.method == Method::qlora && s.qlora.quant_type == Dtype::int8,
-       "qlora.double_quant (4-bit bases only: an int8 base keeps one fp32 scale per row)");
-  note(r.has("selective_policy") && s.activation_checkpointing != Checkpointing::selective,
-       "selective_policy (activation_checkpointing is not selective)");
-  note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none,
-       "checkpointed_layers (activation_checkpointing is none)");
-  note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel (needs tensor_parallel_size > 1)");
-  note(s.parallel.virtual_pipeline_stages > 1 && s.parallel.pipeline_parallel_size == 1,
-       "parallel.virtual_pipeline_stages (needs pipeline_parallel_size > 1)");
-  note(s.parallel.use_orig_params.has_value() && sharding_engine(s) != ShardingEngine::fsdp,
-       "parallel.use_orig_params (FSDP1 only: sharding_engine fsdp)");
+  auto note = [&](bool ignored, const char* path, const char* reason) { note_ignored(s, ignored, {path}, reason); };
+  note(r.has("lora") && !adapters && !critic_adapters, "lora",
+       "neither the method nor a PPO critic's rlhf.critic.method is lora/qlora");
+  note(r.has("qlora") && s.method != Method::qlora, "qlora", "method is not qlora");
+  note(r.has("freeze") && s.method != Method::freeze, "freeze", "method is not freeze");
+  note(s.qlora.saves_base_inputs && s.method == Method::qlora && !qlora_through_bitsandbytes(s), "qlora.saves_base_inputs",
+       "bitsandbytes' quantized linears, under hf_trainer, fsdp and deepspeed, only; torchtune's NF4 linears keep the weight alone");
+  note(!s.unstated.double_quant && s.method == Method::qlora && s.qlora.quant_type == Dtype::int8, "qlora.double_quant",
+       "4-bit bases only: an int8 base keeps one fp32 scale per row");
+  note(r.has("selective_policy") && s.activation_checkpointing != Checkpointing::selective, "selective_policy",
+       "activation_checkpointing is not selective");
+  note(r.has("checkpointed_layers") && s.activation_checkpointing == Checkpointing::none, "checkpointed_layers",
+       "activation_checkpointing is none");
+  note(s.parallel.sequence_parallel && s.parallel.tensor_parallel_size == 1, "parallel.sequence_parallel",
+       "needs tensor_parallel_size > 1");
+  note(s.parallel.virtual_pipeline_stages > 1 && s.parallel.pipeline_parallel_size == 1, "parallel.virtual_pipeline_stages",
+       "needs pipeline_parallel_size > 1");
+  note(s.parallel.use_orig_params.has_value() && sharding_engine(s) != ShardingEngine::fsdp, "parallel.use_orig_params",
+       "FSDP1 only: sharding_engine fsdp");
   // Tensor-parallel communication under the GEMMs is Megatron's --tp-comm-overlap (Transformer
   // Engine's userbuffers) and torchtitan's async tensor parallel; elsewhere it changes nothing.
   if (s.parallel.tp_comm_overlap && s.framework != Framework::megatron && s.framework != Framework::torchtitan) {
-    s.ignored_fields.emplace_back("parallel.tp_comm_overlap (Megatron's --tp-comm-overlap and torchtitan's async tensor parallel only)");
+    note_ignored(s, true, {"parallel.tp_comm_overlap"}, "Megatron's --tp-comm-overlap and torchtitan's async tensor parallel only");
     s.parallel.tp_comm_overlap = false;
   }
-  note(s.batch.decoder_seq_length && s.model.architecture && !s.model.architecture->encoder_decoder,
-       "batch.decoder_seq_length (the model is not encoder-decoder)");
-  note(s.batch.padding && !s.model.architecture, "batch.padding (no activations without an architecture)");
-  note(r.has("multimodal") && !(s.model.architecture && s.model.architecture->vision),
-       "multimodal (the model has no vision tower)");
-  note(s.loss.num_chunks && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::full,
-       "loss.num_chunks (the loss is not chunked)");
-  note(s.loss.held_logits && s.loss.held_logits != HeldLogits::none && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::fused,
-       "loss.held_logits (a fused loss returns no logits to hold)");
-  note(s.zero_grad_set_to_none && engine_keeps_gradients(s),
-       "zero_grad_set_to_none (DeepSpeed and Megatron keep their own gradient buffers through the step)");
-  note(s.use_liger_kernel && !liger_applies(s),
-       "use_liger_kernel (Liger patches Hugging Face transformers models of the types it has kernels for; not this framework's or model's)");
+  note(s.batch.decoder_seq_length && s.model.architecture && !s.model.architecture->encoder_decoder, "batch.decoder_seq_length",
+       "the model is not encoder-decoder");
+  note(s.batch.padding && !s.model.architecture, "batch.padding", "no activations without an architecture");
+  note(r.has("multimodal") && !(s.model.architecture && s.model.architecture->vision), "multimodal",
+       "the model has no vision tower");
+  note(s.loss.num_chunks && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::full, "loss.num_chunks",
+       "the loss is not chunked");
+  note(s.loss.held_logits && s.loss.held_logits != HeldLogits::none && s.loss.implementation.value_or(default_loss(s)) == LossImplementation::fused, "loss.held_logits",
+       "a fused loss returns no logits to hold");
+  note(s.zero_grad_set_to_none && engine_keeps_gradients(s), "zero_grad_set_to_none",
+       "DeepSpeed and Megatron keep their own gradient buffers through the step");
+  note(s.use_liger_kernel && !liger_applies(s), "use_liger_kernel",
+       "Liger patches Hugging Face transformers models of the types it has kernels for; not this framework's or model's");
 }
 
 TrainingSetup parse_setup(const json& doc, Errors& errors) {
@@ -529,17 +533,15 @@ TrainingSetup parse_setup(const json& doc, Errors& errors) {
     if (const auto axis = q.integer("axis", 0, 1)) s.qlora.axis = static_cast<int>(*axis);
     q.finish();
     if (s.method == Method::qlora) {
-      auto ignored = [&](bool applies, const char* field) {
-        if (applies) s.ignored_fields.emplace_back(field);
-      };
-      ignored(hqq && q.has("quant_type"), "qlora.quant_type (bitsandbytes' setting; quant_method is hqq)");
-      ignored(hqq && q.has("double_quant"), "qlora.double_quant (bitsandbytes' setting; quant_method is hqq)");
-      ignored(hqq && q.has("saves_base_inputs"), "qlora.saves_base_inputs (bitsandbytes' setting; quant_method is hqq)");
-      ignored(!hqq && q.has("nbits"), "qlora.nbits (HQQ's setting; quant_method is not hqq)");
-      ignored(!hqq && q.has("group_size"), "qlora.group_size (HQQ's setting; quant_method is not hqq)");
-      ignored(!hqq && q.has("axis"), "qlora.axis (HQQ's setting; quant_method is not hqq)");
-      ignored(!hqq && q.has("quant_method") && !trains_transformers_model(s.framework),
-              "qlora.quant_method (the framework builds its own model and quantizes it itself: torchtune with torchao's NF4)");
+      auto ignored = [&](bool applies, const char* path, const char* reason) { note_ignored(s, applies, {path}, reason); };
+      ignored(hqq && q.has("quant_type"), "qlora.quant_type", "bitsandbytes' setting; quant_method is hqq");
+      ignored(hqq && q.has("double_quant"), "qlora.double_quant", "bitsandbytes' setting; quant_method is hqq");
+      ignored(hqq && q.has("saves_base_inputs"), "qlora.saves_base_inputs", "bitsandbytes' setting; quant_method is hqq");
+      ignored(!hqq && q.has("nbits"), "qlora.nbits", "HQQ's setting; quant_method is not hqq");
+      ignored(!hqq && q.has("group_size"), "qlora.group_size", "HQQ's setting; quant_method is not hqq");
+      ignored(!hqq && q.has("axis"), "qlora.axis", "HQQ's setting; quant_method is not hqq");
+      ignored(!hqq && q.has("quant_method") && !trains_transformers_model(s.framework), "qlora.quant_method",
+              "the framework builds its own model and quantizes it itself: torchtune with torchao's NF4");
     }
   }
   if (const json* v = r.get("freeze")) {

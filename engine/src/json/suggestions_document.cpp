@@ -63,13 +63,8 @@ std::vector<Candidate> candidates(const json& doc, const TrainingSetup& s) {
   // Megatron's distributed optimizer is its ZeRO-1) that the document's rules accept (an int8 or
   // HQQ base refuses ZeRO-3): the next one above the setup's, and the highest.
   if (p.data_parallel_size > 1) {
-    std::vector<int> accepted;
-    for (int stage : framework_parallelism(s).zero_stages) {
-      if (stage <= p.zero_stage) continue;
-      TrainingSetup at = s;
-      at.parallel.zero_stage = stage;
-      if (validate(at).empty()) accepted.push_back(stage);
-    }
+    std::vector<int> accepted = accepted_zero_stages(s);
+    accepted.erase(accepted.begin(), std::upper_bound(accepted.begin(), accepted.end(), p.zero_stage));
     std::vector<int> stages;
     if (!accepted.empty()) stages.push_back(accepted.front());
     if (accepted.size() > 1) stages.push_back(accepted.back());
