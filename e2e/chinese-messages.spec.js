@@ -253,3 +253,25 @@ test('the trainer-config formats are named in Chinese', async ({ app, page }) =>
   const options = page.getByTestId('export-format').locator('option');
   await expect(options).toHaveText(['DeepSpeed JSON', 'accelerate 配置（YAML）', 'axolotl 配置（YAML）', 'torchtune（tune run 命令行）']);
 });
+
+test("an exported file's left-out fields are named with their reasons in Chinese", async ({ app, page }) => {
+  // torchtitan's ZeRO-1 with selective checkpointing, compiled, exported for each format: every
+  // field the file cannot carry is listed with a Chinese reason (web/src/export-reasons.js); the
+  // English page lists the engine's reasons as written.
+  await app.open('http', '#v3:m=llama-3.1-8b&fw=torchtitan&b=2&s=4096&n=8&z=1&g=h100-sxm-80gb');
+  const items = page.getByTestId('export-not-exported').locator('li');
+  const text = page.getByTestId('export-config-text');
+  let previous = '';
+  for (const format of ['deepspeed', 'accelerate', 'axolotl', 'torchtune']) {
+    await page.getByTestId('export-format').selectOption(format);
+    await page.getByTestId('export-config').click();
+    await expect(text).not.toHaveText(previous);  // this format's file, not the one before
+    previous = await text.textContent();
+    await expectChinese(items);
+  }
+  await page.getByTestId('lang').selectOption('en');
+  await app.settled();
+  await page.getByTestId('export-config').click();
+  await expect(items.first()).toContainText(': ');
+  await expect(items.first()).not.toContainText('：');
+});

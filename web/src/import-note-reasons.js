@@ -4,6 +4,7 @@
 // is not shows on the Chinese page its key and value under the list's Chinese heading (which says
 // why such keys are listed), with the engine's English reason as the item's tooltip: no English
 // sentence in the list itself (e2e/chinese-messages.spec.js).
+import { wordReason } from './reason-tables.js';
 
 /** @type {Record<string, string>} */
 export const EXACT_ZH = {
@@ -64,7 +65,7 @@ export const EXACT_ZH = {
   "the logits are computed chunk by chunk from the hidden states; the estimate's chunked loss also counts the full 16-bit logits (over-estimates by 2 bytes per logit)": 'logits 按块从隐藏状态计算；估算的分块损失还计入了完整的 16 位 logits（每个 logit 多估 2 字节）',
 };
 
-/** @type {[RegExp, (m: RegExpExecArray) => string][]} */
+/** @type {import('./reason-tables.js').ReasonPatterns} */
 const PATTERNS_ZH = [
   [/^used (?:with|by) ([\w.\-]+) only$/, (m) => '仅在使用 ' + m[1] + ' 时生效'],
   [/^used by mode "([\w.\-]+)" only$/, (m) => '仅在 mode 为“' + m[1] + '”时生效'],
@@ -78,10 +79,5 @@ const PATTERNS_ZH = [
  * @returns {string | null}
  */
 export function noteReasonZh(reason) {
-  if (Object.prototype.hasOwnProperty.call(EXACT_ZH, reason)) return EXACT_ZH[reason];
-  for (const [pattern, word] of PATTERNS_ZH) {
-    const m = pattern.exec(reason);
-    if (m) return word(m);
-  }
-  return null;
+  return wordReason(EXACT_ZH, PATTERNS_ZH, reason);
 }

@@ -3,16 +3,18 @@
 // {format, config, not_exported}; the page writes `config` as the file the framework reads (JSON, or
 // YAML read back by PyYAML's YAML 1.1 rules) and lists the fields the format cannot carry. A
 // strategy chosen in What fits? is exported by loading it into the inputs first.
-import { t } from './i18n.js';
+import { t, language } from './i18n.js';
 import { el, byId } from './dom.js';
 import { download } from './export.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
-import { configEngineError } from './messages.js';
+import { configEngineError, messageText } from './messages.js';
+import { exportReasonZh } from './export-reasons.js';
 
 /** @typedef {import('./engine-client.js').EngineClient} EngineClient */
 /** @typedef {import('./doc-paths.js').Doc} Doc */
 /** @typedef {{field: string, reason: string}} NotExported */
+/** @typedef {import('./messages.js').EngineMessage} EngineMessage */
 
 /** Each format: the file it downloads as, its MIME type, and whether it is written as YAML. */
 const FORMATS = {
@@ -21,6 +23,17 @@ const FORMATS = {
   axolotl: { file: 'axolotl.yaml', type: 'application/yaml', yaml: true },
   torchtune: { file: 'tune_run.sh', type: 'text/x-shellscript', yaml: false },  // config is the tune run line itself
 };
+
+/**
+ * A field the file does not carry, with why: on the Chinese page in Chinese where the page words
+ * the reason, else the field alone with the English reason as its tooltip (as the import's notes).
+ * @param {NotExported} n
+ */
+function notExportedItem(n) {
+  if (language() !== 'zh') return el('li', {}, [el('code', { text: n.field }), document.createTextNode(': ' + n.reason)]);
+  const zh = exportReasonZh(n.reason);
+  return el('li', zh === null ? { title: n.reason } : {}, [el('code', { text: n.field }), document.createTextNode(zh === null ? '' : '：' + zh)]);
+}
 
 export class TrainerExport {
   /**
@@ -68,7 +81,7 @@ export class TrainerExport {
     if (out.errors) {
       this.shown = null;
       byId('export-config-text').textContent = '';
-      byId('export-not-exported').replaceChildren(...out.errors.map((/** @type {{message: string}} */ e) => el('li', { class: 'error', text: e.message })));
+      byId('export-not-exported').replaceChildren(...out.errors.map((/** @type {EngineMessage} */ e) => el('li', { class: 'error', text: messageText(e) })));
       byId('export-config-download').hidden = true;
       return;
     }
@@ -78,7 +91,7 @@ export class TrainerExport {
     byId('export-config-text').textContent = text;
     byId('export-config-download').hidden = false;
     byId('export-not-exported').replaceChildren(...(out.not_exported.length
-      ? out.not_exported.map((/** @type {NotExported} */ n) => el('li', {}, [el('code', { text: n.field }), document.createTextNode(': ' + n.reason)]))
+      ? out.not_exported.map(notExportedItem)
       : [el('li', { text: t('export_all_carried') })]));
   }
 }
