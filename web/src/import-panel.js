@@ -11,7 +11,6 @@ import { MAX_JSON_BYTES } from './link-codec.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
 import { configEngineError, messageAfterField } from './messages.js';
-import { noteReasonZh } from './import-note-reasons.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
 /** @typedef {import('./config-files.js').ImportFile} ImportFile */
@@ -104,14 +103,16 @@ function valueText(v) {
 }
 
 /**
- * A note in the page's language: in Chinese, its reason when the page words it (import-note-reasons.js),
- * otherwise the key and value alone, the engine's English reason as the tooltip.
+ * A note in the page's language: in Chinese, its reason when the page words it (import-note-reasons.js,
+ * in the config-files chunk the import loaded), otherwise the key and value alone, the engine's
+ * English reason as the tooltip.
  * @param {ImportNote} n
+ * @param {(reason: string) => string | null} reasonZh
  */
-function noteItem(n) {
+function noteItem(n, reasonZh) {
   const value = n.value === null || n.value === undefined ? '' : ' = ' + JSON.stringify(n.value);
   if (language() !== 'zh') return el('li', {}, [el('code', { text: n.key }), document.createTextNode(value + ': ' + n.reason)]);
-  const zh = noteReasonZh(n.reason);
+  const zh = reasonZh(n.reason);
   return el('li', zh === null ? { title: n.reason } : {}, [el('code', { text: n.key }), document.createTextNode(value + (zh === null ? '' : '：' + zh))]);
 }
 
@@ -163,6 +164,8 @@ export class ImportPanel {
     this.shown = null;
     /** @type {EngineError[] | null} the import's errors on screen */
     this.errors = null;
+    /** @type {(reason: string) => string | null} the notes' Chinese reasons, from the chunk the import loads */
+    this.noteReasonZh = () => null;
     /** @type {Record<string, {value: any}> | null} the estimate's resolved inputs (values of engine defaults) */
     this.resolved = null;
     this.runs = 0;  // an older import's late answer is dropped
@@ -267,7 +270,7 @@ export class ImportPanel {
     const run = ++this.runs;
     const previous = this.shown;
     this.shown = null;
-    /** @type {typeof import('./config-files.js')} the parsers, loaded on the first import */
+    /** @type {typeof import('./config-files.js') & {noteReasonZh: typeof import('./import-note-reasons.js').noteReasonZh}} the parsers, loaded on the first import */
     let parsers;
     try {
       parsers = await loadChunk('config-files');
@@ -277,6 +280,7 @@ export class ImportPanel {
       return;
     }
     const { importFile, pastedName } = parsers;
+    this.noteReasonZh = parsers.noteReasonZh;
     if (run !== this.runs) return;
     // A file chosen that could not be read is named again (Import clicked after it), not imported without.
     if (this.refused.length) {
@@ -422,7 +426,7 @@ export class ImportPanel {
     /** @type {[string, ImportNote[]][]} */
     const lists = [['import-unmodelled', answer.unmodelled], ['import-unresolved', answer.unresolved], ['import-ignored', answer.ignored]];
     for (const [id, notes] of lists) {
-      byId(id).replaceChildren(...notes.map(noteItem));
+      byId(id).replaceChildren(...notes.map((n) => noteItem(n, this.noteReasonZh)));
       byId(id + '-box').hidden = notes.length === 0;
     }
     byId('import-ignored-count').textContent = String(answer.ignored.length);

@@ -9,7 +9,6 @@ import { download } from './export.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
 import { configEngineError, messageText } from './messages.js';
-import { exportReasonZh } from './export-reasons.js';
 
 /** @typedef {import('./engine-client.js').EngineClient} EngineClient */
 /** @typedef {import('./doc-paths.js').Doc} Doc */
@@ -26,12 +25,14 @@ const FORMATS = {
 
 /**
  * A field the file does not carry, with why: on the Chinese page in Chinese where the page words
- * the reason, else the field alone with the English reason as its tooltip (as the import's notes).
+ * the reason (export-reasons.js, in the config-files chunk), else the field alone with the English
+ * reason as its tooltip (as the import's notes).
  * @param {NotExported} n
+ * @param {(reason: string) => string | null} reasonZh
  */
-function notExportedItem(n) {
+function notExportedItem(n, reasonZh) {
   if (language() !== 'zh') return el('li', {}, [el('code', { text: n.field }), document.createTextNode(': ' + n.reason)]);
-  const zh = exportReasonZh(n.reason);
+  const zh = reasonZh(n.reason);
   return el('li', zh === null ? { title: n.reason } : {}, [el('code', { text: n.field }), document.createTextNode(zh === null ? '' : '：' + zh)]);
 }
 
@@ -85,13 +86,15 @@ export class TrainerExport {
       byId('export-config-download').hidden = true;
       return;
     }
+    // The chunk the trainer-config module came in (loaded by the export call above).
+    const { yamlText, exportReasonZh } = await loadChunk('config-files');
     const text = typeof out.config === 'string' ? out.config + '\n'
-      : FORMATS[format].yaml ? (await loadChunk('config-files')).yamlText(out.config) : JSON.stringify(out.config, null, 2) + '\n';
+      : FORMATS[format].yaml ? yamlText(out.config) : JSON.stringify(out.config, null, 2) + '\n';
     this.shown = { text, format };
     byId('export-config-text').textContent = text;
     byId('export-config-download').hidden = false;
     byId('export-not-exported').replaceChildren(...(out.not_exported.length
-      ? out.not_exported.map(notExportedItem)
+      ? out.not_exported.map((/** @type {NotExported} */ n) => notExportedItem(n, exportReasonZh))
       : [el('li', { text: t('export_all_carried') })]));
   }
 }
