@@ -1042,3 +1042,29 @@ TEST_CASE("torchtune export: every component it switches over a stored config ge
   // The fused: True configs switched to bitsandbytes needed removals.
   CHECK(removals > 0);
 }
+
+TEST_CASE("axolotl export: Megatron's ZeRO-1 has no axolotl key, and both of its fields say so", "[export]") {
+  // axolotl shards through DeepSpeed or FSDP only; the file trains unsharded, so the stage is not carried.
+  const json megatron = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
+      "parallel": {"world_size": 16, "tensor_parallel_size": 2, "zero_stage": 1}})");
+  const auto exported = trainmem::export_config(setup_of(megatron), trainmem::ExportFormat::axolotl, "meta-llama/Llama-3.1-8B");
+  auto listed = [&](const char* field) {
+    return std::any_of(exported.not_expressible.begin(), exported.not_expressible.end(), [&](const auto& n) { return n.first == field; });
+  };
+  CHECK(listed("parallel.zero_stage"));
+  CHECK(listed("parallel.sharding_engine"));
+  CHECK(std::find(exported.carried.begin(), exported.carried.end(), "parallel.zero_stage") == exported.carried.end());
+}
+
+TEST_CASE("axolotl export: a full fine-tune under FSDP in bf16 carries accelerate's fp32 master copy", "[export][fsdp]") {
+  // huggingface/accelerate#2674: with bf16 mixed precision FSDP's trainable parameters are upcast
+  // to fp32. The engine's default for the setup has that master copy; the file (bf16: true under
+  // fsdp) imports back to the same, so master_weights is carried, not listed.
+  const json fsdp = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "hf_trainer", "precision": {"param_dtype": "bf16"},
+      "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp"}})");
+  const auto exported = trainmem::export_config(setup_of(fsdp), trainmem::ExportFormat::axolotl, "meta-llama/Llama-3.1-8B");
+  CHECK(std::find(exported.carried.begin(), exported.carried.end(), "precision.master_weights") != exported.carried.end());
+  CHECK(std::find(exported.carried.begin(), exported.carried.end(), "precision.optimizer_state_dtype") != exported.carried.end());
+  CHECK(std::none_of(exported.not_expressible.begin(), exported.not_expressible.end(),
+                     [](const auto& n) { return n.first == "precision.master_weights" || n.first == "precision.optimizer_state_dtype"; }));
+}

@@ -3013,3 +3013,43 @@ TEST_CASE("a Llama 3.1 repository under its name before Meta's rename is the sam
     CHECK(as_json(r.document).at("model").at("preset") == (old_name.find("8B") != std::string::npos ? "llama-3.1-8b" : "llama-3.1-70b"));
   }
 }
+
+TEST_CASE("a choice written as another type than a string is a wrong_type error, not the default", "[import][axolotl][llamafactory]") {
+  // axolotl utils/schemas/config.py: adapter is a string or null; LLaMA-Factory hparams/*.py take
+  // stage, finetuning_type, pref_loss and quantization_method as strings. Read as the default, a
+  // list or a number would price full fine-tuning (axolotl) or LoRA (LLaMA-Factory) unannounced.
+  auto refused = [](const std::string& text) {
+    const auto r = import_file_text("a.yaml", text);
+    return r.errors.empty() ? std::string() : std::string(r.errors.front().code) + " " + r.errors.front().field;
+  };
+  const std::string axolotl = "base_model: meta-llama/Llama-3.1-8B\nsequence_len: 2048\nlora_r: 8\n";
+  CHECK(refused(axolotl + "adapter: [lora]\n") == "wrong_type a.yaml:adapter");
+  CHECK(refused(axolotl + "adapter: 5\n") == "wrong_type a.yaml:adapter");
+  CHECK(refused(axolotl + "adapter: true\n") == "wrong_type a.yaml:adapter");
+  CHECK(refused(axolotl + "adapter:\n").empty());  // null: no adapter
+  const std::string factory = "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\n";
+  for (const char* key : {"stage", "finetuning_type", "pref_loss", "quantization_method"})
+    CHECK(refused(factory + key + ": [lora]\n") == std::string("wrong_type a.yaml:") + key);
+}
+
+TEST_CASE("an axolotl FSDP full fine-tune in bf16 keeps accelerate's fp32 upcast, as the same setup typed in", "[import][axolotl][fsdp]") {
+  // accelerate v0.30+ (huggingface/accelerate#2674) upcasts the trainable parameters of a model
+  // loaded in bf16 to fp32 under FSDP with bf16 mixed precision: fp32 weights (the master copy),
+  // fp32 gradients and fp32 Adam moments, fully sharded over 8 GPUs: 16 B x 8,030,261,248 / 8 =
+  // 16,060,522,496 B of model states per GPU for Llama-3.1-8B. The HF Trainer's "no master copy"
+  // default (a model loaded in 16 bits trains in 16 bits) holds outside FSDP only.
+  const auto r = import_file_text("a.yaml", "base_model: meta-llama/Llama-3.1-8B\nsequence_len: 2048\nmicro_batch_size: 1\n"
+                                            "bf16: true\nfsdp_version: 1\nfsdp_config:\n  offload_params: false\n");
+  INFO(trainmem::error_document(r.errors));
+  REQUIRE(r.errors.empty());
+  json doc = as_json(r.document);
+  CHECK_FALSE(doc.at("precision").contains("master_weights"));
+  CHECK_FALSE(doc.at("precision").contains("optimizer_state_dtype"));
+  doc["parallel"]["world_size"] = 8;
+  const auto e = trainmem::test::estimate_doc(doc.dump());
+  CHECK(e.at("per_gpu").at("model_states").get<double>() == 16060522496.0);
+  // Without FSDP the HF Trainer trains the bf16 weights as loaded: no master copy.
+  const auto ddp = import_file_text("a.yaml", "base_model: meta-llama/Llama-3.1-8B\nsequence_len: 2048\nmicro_batch_size: 1\nbf16: true\n");
+  REQUIRE(ddp.errors.empty());
+  CHECK(as_json(ddp.document).at("precision").at("master_weights") == false);
+}

@@ -36,6 +36,8 @@ export const EXACT_ZH = {
   'axolotl computes in the dtype it loads the weights in': 'axolotl 以加载权重的 dtype 进行计算',
   'axolotl loads the weights in 16 bits and the HF Trainer keeps no fp32 master copy': 'axolotl 以 16 位加载权重，HF Trainer 不保留 fp32 主权重副本',
   "torch's optimizers keep their states in the weights' 16-bit dtype": 'torch 的优化器以权重的 16 位 dtype 保存状态',
+  'under FSDP with bf16 or fp16 compute, accelerate upcasts the trained weights to fp32': '在 FSDP 下以 bf16 或 fp16 计算时，accelerate 会把训练的权重上转为 fp32',
+  "torch's optimizers keep their states in the dtype of the weights, fp32 after accelerate's FSDP upcast": 'torch 的优化器以权重的 dtype 保存状态，经 accelerate 的 FSDP 上转后为 fp32',
   'no transformers or axolotl optimizer name for it': 'transformers 和 axolotl 都没有对应的优化器名称',
   "transformers' optimizer names pick fused or foreach": 'transformers 的优化器名称决定使用 fused 还是 foreach',
   "axolotl's gradient_checkpointing recomputes whole layers": 'axolotl 的 gradient_checkpointing 重计算整层',
@@ -94,7 +96,7 @@ export const EXACT_ZH = {
   'the single-device recipes do not offload states': '单卡 recipe 不卸载状态',
   'tensor and context parallelism are in full_finetune_distributed only': '只有 full_finetune_distributed 支持张量并行和上下文并行',
   'FP8 training is in full_finetune_distributed only': '只有 full_finetune_distributed 支持 FP8 训练',
-  'the DPO and PPO recipes are not written by this export': '本导出不写 DPO 和 PPO recipe',
+  "the line is a supervised fine-tuning recipe: torchtune's DPO, PPO and GRPO recipes are not written by this export": '该命令是监督微调 recipe：本导出不写 torchtune 的 DPO、PPO 和 GRPO recipe',
 };
 
 /** @type {import('./reason-tables.js').ReasonPatterns} */

@@ -71,7 +71,33 @@ const PATTERNS_ZH = [
   [/^used by mode "([\w.\-]+)" only$/, (m) => '仅在 mode 为“' + m[1] + '”时生效'],
   [/^read by ([\w.\-]+) only, which plugins does not list$/, (m) => '仅由 ' + m[1] + ' 读取，而 plugins 中没有列出它'],
   [/^overridden by (\S+) \(torchtitan\/config\/manager\.py: the command line over the file\)$/, (m) => '被 ' + m[1] + ' 覆盖（torchtitan 的命令行参数优先于配置文件）'],
+  // The notes most imports carry (import_configs.cpp, deepspeed_reader.cpp, hf_trainer_reader.cpp).
+  [/^(.+): (\S+) is a variable the script does not set: not guessed, and no default stands in for it; set the variable in the script or give the value \(the page keeps the form's\)$/,
+    (m) => m[1] + '：' + m[2] + ' 是脚本中没有设置的变量：不做猜测，也没有默认值代替；请在脚本中设置它或直接给出数值（页面保留表单中的值）'],
+  [/^(.+): (\S+) is a variable the script does not set; (\S+) states (.+), which is used$/,
+    (m) => m[1] + '：' + m[2] + ' 是脚本中没有设置的变量；使用 ' + m[3] + ' 给出的 ' + m[4]],
+  [/^"auto": the HF Trainer fills it from its own arguments \(transformers integrations\/deepspeed\.py\); no file given says (\S+)$/,
+    (m) => '"auto"：由 HF Trainer 根据它自己的参数填写（transformers integrations/deepspeed.py）；给出的文件都没有说明 ' + m[1]],
+  [/^"auto": the HF Trainer sets it from its (\w+) argument \(transformers integrations\/deepspeed\.py\); no file given says whether \w+ is on$/,
+    (m) => '"auto"：由 HF Trainer 根据它的 ' + m[1] + ' 参数设置（transformers integrations/deepspeed.py）；给出的文件都没有说明 ' + m[1] + ' 是否开启'],
+  [/^no given file sets the sequence length \(a DeepSpeed JSON, an accelerate config or a launcher command carries none: the training script's data code does\); set batch\.seq_length$/,
+    () => '给出的文件都没有设置序列长度（DeepSpeed JSON、accelerate 配置和启动命令都不含它：由训练脚本的数据代码决定）；请设置 batch.seq_length'],
+  [/^communication buckets \/ partitioning detail: the estimate assumes (.+) zero\/config\.py defaults \(reduce and all-gather buckets 5e8 elements, prefetch 5e7\), or under the HF Trainer its "auto" fill \(reduce hidden_size\^2, ZeRO-3 prefetch 0\.9 hidden_size\^2\)$/,
+    (m) => '通信桶/分区细节：估算采用 ' + m[1] + ' zero/config.py 的默认值（reduce 和 all-gather 桶 5e8 个元素，预取 5e7），在 HF Trainer 下则采用它的 "auto" 填充（reduce 为 hidden_size^2，ZeRO-3 预取为 0.9 hidden_size^2）'],
+  [/^not a field of (.+?) \((.+?)\)(?:; did you mean (\S+)\?)?; (.+); not read: (?:(its value is lost)|(\S+) keeps its default)$/,
+    (m) => '不是 ' + m[1] + ' 的字段（' + m[2] + '）' + (m[3] ? '；是否想写 ' + m[3] + '？' : '；') + unknownKeyRefusalZh(m[4]) +
+      '；未读取：' + (m[5] ? '其值丢失' : m[6] + ' 保持默认值')],
 ];
+
+/**
+ * Why an unknown key of a TRL or HF TrainingArguments file is not read (hf_trainer_reader.cpp), in Chinese.
+ * @param {string} refusal
+ */
+function unknownKeyRefusalZh(refusal) {
+  if (refusal.startsWith('HfArgumentParser refuses')) return 'HfArgumentParser 会拒绝脚本中任何 dataclass 都没有定义的键（transformers hf_argparser.py parse_dict）';
+  if (refusal.startsWith("TRL's CLI passes")) return 'TRL 的命令行把没有 dataclass 定义的参数交给 accelerate launch，而它会拒绝此参数；旧版本可能定义了它';
+  return '`trl ... --config FILE` 会把它交给 accelerate launch，而直接运行脚本会忽略它（本例即如此）';
+}
 
 /**
  * A note's reason in Simplified Chinese, or null when the page has no wording for it.

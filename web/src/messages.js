@@ -4,12 +4,14 @@
 // page shows the engine's own message, written where the problem was found (it names details a
 // code's params may not carry); the English wording stands in where a message is empty. Numbers
 // keep thousands separators; memory sizes (a strategy's headroom, what checkpointing frees) are in
-// the unit the page shows (GiB or GB), a document's size a count of bytes, as the import panel words it. tests-js/messages.test.mjs checks that every registered
+// the unit the page shows (GiB or GB), a document's size a count of bytes, as the
+// import panel words it. tests-js/messages.test.mjs checks that every registered
 // code has both wordings.
 import { STRINGS, language, t } from './i18n.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
 import { REASON_WORDINGS } from './message-reasons.js';
 import { errorText } from './error-text.js';
+import { evidenceZh } from './other-framework-evidence.js';
 
 /** @typedef {{code: string, field?: string, message?: string, params?: Record<string, unknown>}} EngineMessage */
 /** @typedef {import('./format.js').Unit} Unit */
@@ -517,8 +519,8 @@ function catalogProblem(c, lang) {
  */
 function otherFramework(lang, c) {
   let out = STRINGS[lang].import_other_framework;
-  for (const k of ['file', 'framework', 'evidence']) out = out.split('{' + k + '}').join(c.s(k));
-  return out;
+  for (const k of ['file', 'framework']) out = out.split('{' + k + '}').join(c.s(k));
+  return out.split('{evidence}').join(lang === 'zh' ? evidenceZh(c.s('evidence')) : c.s('evidence'));
 }
 
 /**

@@ -144,14 +144,26 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   if (p.compute_dtype != loaded)
     out.not_expressible.emplace_back("precision.compute_dtype", "axolotl computes in the dtype it loads the weights in");
   if (s.precision.fp8_compute) c.set("fp8", true);
-  // A run loaded in 16 bits outside DeepSpeed trains in 16 bits: the HF Trainer keeps no fp32 master
-  // copy, whatever the optimizer and method, and in a full run torch's optimizers keep their states in
-  // the parameters' dtype (torch/optim/adamw.py zeros_like). A setup with a master copy or (full, torch
-  // optimizer) fp32 states cannot be written so.
-  const bool deepspeed_sharded = sharding_engine(s) == ShardingEngine::deepspeed && s.parallel.zero_stage > 0;
+  // A run loaded in 16 bits outside DeepSpeed and FSDP trains in 16 bits: the HF Trainer keeps no
+  // fp32 master copy, whatever the optimizer and method, and in a full run torch's optimizers keep
+  // their states in the parameters' dtype (torch/optim/adamw.py zeros_like). A setup with a master
+  // copy or (full, torch optimizer) fp32 states cannot be written so. A full fine-tune under FSDP with
+  // 16-bit compute has accelerate upcast the trained weights to fp32 (huggingface/accelerate#2674): a
+  // master copy, which the engine gives an imported file by its own rule; pure 16-bit FSDP training
+  // cannot be written.
+  const ShardingEngine engine = sharding_engine(s);
+  const bool deepspeed_sharded = engine == ShardingEngine::deepspeed && s.parallel.zero_stage > 0;
+  const bool fsdp_upcasts = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage > 0 &&
+                            s.method == Method::full && dtype_bytes(p.compute_dtype) == 2;
   const bool torch_optimizer = s.precision.optimizer == Optimizer::adamw || s.precision.optimizer == Optimizer::adam ||
                                s.precision.optimizer == Optimizer::sgd || s.precision.optimizer == Optimizer::sgd_momentum;
-  if (!deepspeed_sharded && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {
+  if (fsdp_upcasts && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {
+    // The upcast weights are the master copy, and torch's optimizers keep states like them (fp32).
+    if (p.master_weights) out.carried.push_back("precision.master_weights");
+    else out.not_expressible.emplace_back("precision.master_weights", "under FSDP with bf16 or fp16 compute, accelerate upcasts the trained weights to fp32");
+    if (torch_optimizer && p.optimizer_state_dtype == Dtype::fp32) out.carried.push_back("precision.optimizer_state_dtype");
+    else if (torch_optimizer) out.not_expressible.emplace_back("precision.optimizer_state_dtype", "torch's optimizers keep their states in the dtype of the weights, fp32 after accelerate's FSDP upcast");
+  } else if (!deepspeed_sharded && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {
     if (p.master_weights)
       out.not_expressible.emplace_back("precision.master_weights", "axolotl loads the weights in 16 bits and the HF Trainer keeps no fp32 master copy");
     else
@@ -226,7 +238,6 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   if (s.parallel.context_parallel_size > 1) c.set("context_parallel_size", s.parallel.context_parallel_size);
 
   // Sharding.
-  const ShardingEngine engine = sharding_engine(s);
   const bool sharded = s.parallel.zero_stage > 0;
   if (engine == ShardingEngine::deepspeed && sharded) {
     ExportResult ds = export_deepspeed(s);
@@ -269,9 +280,12 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
       out.carried.push_back("parallel.use_orig_params");
     }
     c.set("fsdp_config", f);
+  } else if (sharded) {
+    // Megatron's distributed optimizer (its ZeRO-1) has no axolotl key: the file trains unsharded.
+    out.not_expressible.emplace_back("parallel.sharding_engine", "axolotl shards with DeepSpeed or FSDP");
+    out.not_expressible.emplace_back("parallel.zero_stage", "axolotl shards with DeepSpeed or FSDP");
   } else {
     out.carried.push_back("parallel.zero_stage");
-    if (sharded) out.not_expressible.emplace_back("parallel.sharding_engine", "axolotl shards with DeepSpeed or FSDP");
   }
   if (s.parallel.sharding_group_size) out.not_expressible.emplace_back("parallel.sharding_group_size", "not written: axolotl's dp_shard_size needs the GPU count");
 

@@ -335,7 +335,8 @@ ExportResult export_torchtune(const TrainingSetup& s) {
       out.not_expressible.emplace_back("precision.fp8_compute", "FP8 training is in full_finetune_distributed only");
     }
   }
-  if (s.rlhf) out.not_expressible.emplace_back("rlhf", "the DPO and PPO recipes are not written by this export");
+  if (s.rlhf)
+    out.not_expressible.emplace_back("rlhf", "the line is a supervised fine-tuning recipe: torchtune's DPO, PPO and GRPO recipes are not written by this export");
 
   // A switched component keeps the config's other keys (OmegaConf.merge): each one the new
   // component does not take is removed with ~block.key, which tune run accepts only for a key the

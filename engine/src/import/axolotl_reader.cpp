@@ -241,7 +241,9 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
         r.ignore(k, v, *on ? "every sequence at sequence_len tokens, packed or padded"
                            : "off (batch.padding follows sample_packing, pad_to_sequence_len and reward_model)");
     } else if (name == "adapter") {
-      if (adapter.empty()) r.ignore(k, v, "no adapter: full fine-tuning");
+      // utils/schemas/config.py: adapter is a string or null; another type is an error, not "no adapter".
+      if (!v.is_null() && !string_value(v)) r.error(error_code::wrong_type, k, "expected lora or qlora, got " + v.summary());
+      else if (adapter.empty()) r.ignore(k, v, "no adapter: full fine-tuning");
       else if (!peft) r.unmodelled_key(k, v, "adapter " + v.summary() + " is not modelled (lora and qlora are)");
       else if (adapter == "qlora" && !four_bit) r.error(error_code::inconsistent, k, "qlora needs load_in_4bit: true (axolotl loaders/model.py quantizes only then)",
                                                                     {{"reason", "qlora_needs_4bit"}});

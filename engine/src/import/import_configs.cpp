@@ -1643,13 +1643,15 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   else if (!dtype_key.empty() && !chosen.count("precision.param_dtype"))
     result.unresolved.push_back({dtype_key, "dtype \"auto\": the checkpoint's dtype, unknown without its config.json", "auto"});
 
-  // The HF Trainer and accelerate's FSDP keep no fp32 master copy: the optimizer, torch's or
-  // bitsandbytes', updates the weights as loaded, in their own dtype (a model loaded in 16 bits trains
-  // in 16 bits), whatever the method (the trainable non-adapter weights, e.g. PEFT's
-  // modules_to_save, stay in the base dtype). In a full fine-tune torch optimizers also keep their
-  // states in the parameters' dtype (torch/optim/adamw.py: zeros_like); bitsandbytes' keep theirs
-  // (8-bit, or fp32 for the 32-bit ones); adapters keep states in lora.adapter_dtype. DeepSpeed's
-  // cast (and Megatron) keep fp32 masters instead.
+  // The HF Trainer keeps no fp32 master copy: the optimizer, torch's or bitsandbytes', updates the
+  // weights as loaded, in their own dtype (a model loaded in 16 bits trains in 16 bits), whatever the
+  // method (the trainable non-adapter weights, e.g. PEFT's modules_to_save, stay in the base dtype).
+  // In a full fine-tune torch optimizers also keep their states in the parameters' dtype
+  // (torch/optim/adamw.py: zeros_like); bitsandbytes' keep theirs (8-bit, or fp32 for the 32-bit
+  // ones); adapters keep states in lora.adapter_dtype. DeepSpeed's cast (and Megatron) keep fp32
+  // masters instead, and so does accelerate's FSDP under 16-bit mixed precision in a full fine-tune
+  // (v0.30+ upcasts the trainable parameters to fp32, huggingface/accelerate#2674): there the
+  // engine's rule decides (precision.cpp, trainable_upcast_to_fp32, priced for full fine-tuning).
   if (auto p = chosen.find("precision.param_dtype"); p != chosen.end() && p->second.a.strength < Strength::engine_cast) {
     const std::string dtype = p->second.a.value.is_string() ? p->second.a.value.as_string() : "";
     auto engine = chosen.find("parallel.sharding_engine");
@@ -1662,7 +1664,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     auto m = chosen.find("method");
     const bool full = m == chosen.end() || !m->second.a.value.is_string() || m->second.a.value.as_string() == "full";
     const bool deepspeed_or_megatron = sharding == "deepspeed" || sharding == "megatron";
-    if (!deepspeed_or_megatron && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp")) {
+    auto compute = chosen.find("precision.compute_dtype");
+    const bool mixed = compute != chosen.end() && (compute->second.a.value == ConfigValue("bf16") || compute->second.a.value == ConfigValue("fp16"));
+    const bool fsdp_upcasts = full && mixed && (sharding == "fsdp" || sharding == "fsdp2" || (sharding.empty() && framework == "fsdp"));
+    if (!deepspeed_or_megatron && !fsdp_upcasts && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp")) {
       if (!chosen.count("precision.master_weights"))
         chosen["precision.master_weights"] = Chosen{{"precision.master_weights", false,
                                                      "framework default (the HF Trainer keeps no fp32 master copy: the optimizer updates "

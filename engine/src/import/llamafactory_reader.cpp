@@ -109,6 +109,12 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       r.ignore(k, v, "null: passed to the trainer as None");
       continue;
     }
+    // The choices read above as text (hparams/*.py: Literal[...] strings): another type is refused,
+    // not read as the default.
+    if (!v.is_string() && (name == "stage" || name == "finetuning_type" || name == "pref_loss" || name == "quantization_method")) {
+      r.error(error_code::wrong_type, k, "expected a string, got " + v.summary());
+      continue;
+    }
     if (name == "model_name_or_path") {
       if (auto id = string_value(v)) r.name_model(*id, k);
       else r.error(error_code::wrong_type, k, "expected a model id, got " + v.summary());
