@@ -1068,3 +1068,27 @@ TEST_CASE("axolotl export: a full fine-tune under FSDP in bf16 carries accelerat
   CHECK(std::none_of(exported.not_expressible.begin(), exported.not_expressible.end(),
                      [](const auto& n) { return n.first == "precision.master_weights" || n.first == "precision.optimizer_state_dtype"; }));
 }
+
+TEST_CASE("axolotl export: pure bf16 under FSDP is bf16 \"full\", which imports back without the fp32 upcast", "[export][fsdp]") {
+  // axolotl core/builders/base.py _configure_precision_settings: bf16 "full" passes bf16_full_eval
+  // alone, so accelerate's mixed_precision stays "no" and its FSDP upcast (accelerate#2674) does not
+  // run: bf16 weights, gradients and AdamW states, no master copy. Llama-3.1-8B, 8 GPUs, full
+  // shard: 2 + 2 + 4 = 8 B x 8,030,261,248 / 8 = 8,030,261,248 B of model states per GPU.
+  const json pure = json::parse(R"({"model": {"preset": "llama-3.1-8b"}, "framework": "hf_trainer",
+      "precision": {"param_dtype": "bf16", "master_weights": false, "optimizer_state_dtype": "bf16"},
+      "parallel": {"world_size": 8, "zero_stage": 3, "sharding_engine": "fsdp"}})");
+  const auto exported = trainmem::export_config(setup_of(pure), trainmem::ExportFormat::axolotl, "meta-llama/Llama-3.1-8B");
+  CHECK(json::parse(trainmem::config_value_json(exported.config)).at("bf16") == "full");
+  CHECK(std::none_of(exported.not_expressible.begin(), exported.not_expressible.end(),
+                     [](const auto& n) { return n.first.rfind("precision.", 0) == 0; }));
+  trainmem::Errors errors;
+  auto file = trainmem::cli::load_config_file("a.yaml", trainmem::cli::emit_yaml(exported.config), errors);
+  REQUIRE(file);
+  const auto back = trainmem::import_configs({*file}, trainmem::builtin_catalog());
+  INFO(trainmem::error_document(back.errors));
+  REQUIRE(back.errors.empty());
+  json doc = json::parse(trainmem::config_value_json(back.document));
+  CHECK(doc.at("precision").at("master_weights") == false);
+  doc["parallel"]["world_size"] = 8;
+  CHECK(trainmem::test::estimate_doc(doc.dump()).at("per_gpu").at("model_states").get<double>() == 8030261248.0);
+}

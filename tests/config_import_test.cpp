@@ -3052,4 +3052,15 @@ TEST_CASE("an axolotl FSDP full fine-tune in bf16 keeps accelerate's fp32 upcast
   const auto ddp = import_file_text("a.yaml", "base_model: meta-llama/Llama-3.1-8B\nsequence_len: 2048\nmicro_batch_size: 1\nbf16: true\n");
   REQUIRE(ddp.errors.empty());
   CHECK(as_json(ddp.document).at("precision").at("master_weights") == false);
+  // Without mixed precision there is no upcast under FSDP either: axolotl's bf16 "full" passes
+  // bf16_full_eval alone (core/builders/base.py _configure_precision_settings), LLaMA-Factory's
+  // pure_bf16 refuses bf16 beside it (hparams/parser.py).
+  const auto full = import_file_text("a.yaml", "base_model: meta-llama/Llama-3.1-8B\nsequence_len: 2048\nmicro_batch_size: 1\n"
+                                               "bf16: full\nfsdp_version: 1\nfsdp_config:\n  offload_params: false\n");
+  REQUIRE(full.errors.empty());
+  CHECK(as_json(full.document).at("precision").at("master_weights") == false);
+  CHECK(as_json(full.document).at("precision").at("optimizer_state_dtype") == "bf16");
+  const auto pure = import_file_text("a.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\ncutoff_len: 1024\nfinetuning_type: full\npure_bf16: true\n");
+  REQUIRE(pure.errors.empty());
+  CHECK(as_json(pure.document).at("precision").at("master_weights") == false);
 }

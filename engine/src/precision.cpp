@@ -110,7 +110,9 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   // shard is all that persists (SHARD_GRAD_OP's unsharded 16-bit copy through backward stays priced
   // as b_p beside the master shard), and for full fine-tuning: with adapters or frozen layers FSDP1's
   // flat parameters may mix frozen and trainable weights, and accelerate upcasts whole flat
-  // parameters that require grad.
+  // parameters that require grad. (Under FSDP2, accelerate v1.6 to v1.12 cast the whole model to
+  // fp32, frozen base included; v1.13 upcasts only what requires grad, huggingface/accelerate#3848:
+  // the rule follows v1.13.)
   const bool accelerate_loop = framework == Framework::hf_trainer || framework == Framework::fsdp;
   const bool sixteen_bit_gradients = given.grad_dtype && dtype_bytes(*given.grad_dtype) == 2;
   if (accelerate_loop && fsdp_casts && s.parallel.zero_stage == 3 && s.method == Method::full && p.master_weights &&

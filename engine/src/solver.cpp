@@ -17,7 +17,6 @@ namespace trainmem {
 
 namespace {
 
-
 // Actions (code, words) as params.actions' codes ("a b c") and an English list ("a, b or c").
 std::pair<std::string, std::string> listed(const std::vector<std::pair<std::string, std::string>>& actions) {
   std::string codes, words;

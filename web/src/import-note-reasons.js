@@ -85,18 +85,24 @@ const PATTERNS_ZH = [
   [/^communication buckets \/ partitioning detail: the estimate assumes (.+) zero\/config\.py defaults \(reduce and all-gather buckets 5e8 elements, prefetch 5e7\), or under the HF Trainer its "auto" fill \(reduce hidden_size\^2, ZeRO-3 prefetch 0\.9 hidden_size\^2\)$/,
     (m) => '通信桶/分区细节：估算采用 ' + m[1] + ' zero/config.py 的默认值（reduce 和 all-gather 桶 5e8 个元素，预取 5e7），在 HF Trainer 下则采用它的 "auto" 填充（reduce 为 hidden_size^2，ZeRO-3 预取为 0.9 hidden_size^2）'],
   [/^not a field of (.+?) \((.+?)\)(?:; did you mean (\S+)\?)?; (.+); not read: (?:(its value is lost)|(\S+) keeps its default)$/,
-    (m) => '不是 ' + m[1] + ' 的字段（' + m[2] + '）' + (m[3] ? '；是否想写 ' + m[3] + '？' : '；') + unknownKeyRefusalZh(m[4]) +
-      '；未读取：' + (m[5] ? '其值丢失' : m[6] + ' 保持默认值')],
+    (m) => {
+      const refusal = unknownKeyRefusalZh(m[4]);
+      return refusal === null ? null
+        : '不是 ' + m[1] + ' 的字段（' + m[2] + '）' + (m[3] ? '；是否想写 ' + m[3] + '？' : '；') + refusal + '；未读取：' + (m[5] ? '其值丢失' : m[6] + ' 保持默认值');
+    }],
 ];
 
 /**
- * Why an unknown key of a TRL or HF TrainingArguments file is not read (hf_trainer_reader.cpp), in Chinese.
+ * Why an unknown key of a TRL or HF TrainingArguments file is not read (hf_trainer_reader.cpp), in
+ * Chinese; null for a refusal worded otherwise (the note then keeps its English reason as tooltip).
  * @param {string} refusal
+ * @returns {string | null}
  */
 function unknownKeyRefusalZh(refusal) {
-  if (refusal.startsWith('HfArgumentParser refuses')) return 'HfArgumentParser 会拒绝脚本中任何 dataclass 都没有定义的键（transformers hf_argparser.py parse_dict）';
-  if (refusal.startsWith("TRL's CLI passes")) return 'TRL 的命令行把没有 dataclass 定义的参数交给 accelerate launch，而它会拒绝此参数；旧版本可能定义了它';
-  return '`trl ... --config FILE` 会把它交给 accelerate launch，而直接运行脚本会忽略它（本例即如此）';
+  if (refusal.startsWith('HfArgumentParser refuses keys no dataclass of the script defines')) return 'HfArgumentParser 会拒绝脚本中任何 dataclass 都没有定义的键（transformers hf_argparser.py parse_dict）';
+  if (refusal.startsWith("TRL's CLI passes what no dataclass defines to accelerate launch")) return 'TRL 的命令行把没有 dataclass 定义的参数交给 accelerate launch，而它会拒绝此参数；旧版本可能定义了它';
+  const trl = /^`trl (sft|dpo|grpo) --config FILE` passes it to accelerate launch .* and a script run directly ignores it .*, as here$/.exec(refusal);
+  return trl ? '`trl ' + trl[1] + ' --config FILE` 会把它交给 accelerate launch，而直接运行脚本会忽略它（本例即如此）' : null;
 }
 
 /**

@@ -10,7 +10,7 @@ import { getPath } from './doc-paths.js';
 import { MAX_JSON_BYTES } from './link-codec.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
-import { configEngineError, messageAfterField } from './messages.js';
+import { configEngineError, messageAfterField, messageText } from './messages.js';
 
 /** @typedef {import('./doc-paths.js').Doc} Doc */
 /** @typedef {import('./config-files.js').ImportFile} ImportFile */
@@ -63,9 +63,8 @@ const ORIGINS = /** @type {const} */ ([['read', 'read from '], ['framework', 'fr
  */
 export function importErrorText(e) {
   const p = e.params || {};
-  if (e.code === 'unknown_config_format' && typeof p.framework === 'string') {
-    return t('import_other_framework', { file: String(p.file), framework: p.framework, evidence: String(p.evidence) });
-  }
+  // Worded from its params in both languages (messages.js), the evidence in Chinese too.
+  if (e.code === 'unknown_config_format' && typeof p.framework === 'string') return messageText({ code: e.code, field: e.field, params: p });
   // A file the page could not read as UTF-8 (ImportPanel.addFiles): a byte-order mark names UTF-16.
   if (e.code === 'invalid_encoding' && typeof p.file === 'string') return t(p.utf16 ? 'import_utf16' : 'import_not_utf8', { name: p.file });
   return messageAfterField(e);

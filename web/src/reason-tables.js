@@ -2,7 +2,7 @@
 // sentences, then patterns for the ones that carry a value. Used by the import's notes
 // (import-note-reasons.js) and the export's not-exported fields (export-reasons.js).
 
-/** @typedef {[RegExp, (m: RegExpExecArray) => string][]} ReasonPatterns */
+/** @typedef {[RegExp, (m: RegExpExecArray) => string | null][]} ReasonPatterns  a pattern's wording may be null: none after all */
 
 /**
  * The reason's wording, or null when neither table has it.

@@ -134,7 +134,16 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   // to fp32 while the compute stays in the loaded dtype: the flag follows the compute dtype there.
   const bool kbit_prepared = s.method == Method::qlora && s.parallel.zero_stage == 0;
   const Dtype loaded = kbit_prepared ? p.compute_dtype : p.param_dtype;
-  if (loaded == Dtype::bf16) c.set("bf16", true);
+  // A full fine-tune under FSDP with 16-bit compute: accelerate upcasts the trained weights to fp32
+  // under mixed precision (huggingface/accelerate#2674), a master copy, which the engine gives an
+  // imported file by its own rule. bf16 "full" trains bf16 weights without mixed precision
+  // (core/builders/base.py _configure_precision_settings passes bf16_full_eval alone): no upcast.
+  const ShardingEngine engine = sharding_engine(s);
+  const bool fsdp_full = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage > 0 &&
+                         s.method == Method::full && dtype_bytes(p.compute_dtype) == 2;
+  const bool pure_bf16 = fsdp_full && loaded == Dtype::bf16 && !p.master_weights;
+  if (pure_bf16) c.set("bf16", "full");
+  else if (loaded == Dtype::bf16) c.set("bf16", true);
   else if (loaded == Dtype::fp16) { c.set("bf16", false); c.set("fp16", true); }
   else if (loaded == Dtype::fp32) c.set("bf16", false);
   else out.not_expressible.emplace_back("precision.param_dtype", "axolotl loads the weights in bf16, fp16 or fp32");
@@ -147,14 +156,10 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   // A run loaded in 16 bits outside DeepSpeed and FSDP trains in 16 bits: the HF Trainer keeps no
   // fp32 master copy, whatever the optimizer and method, and in a full run torch's optimizers keep
   // their states in the parameters' dtype (torch/optim/adamw.py zeros_like). A setup with a master
-  // copy or (full, torch optimizer) fp32 states cannot be written so. A full fine-tune under FSDP with
-  // 16-bit compute has accelerate upcast the trained weights to fp32 (huggingface/accelerate#2674): a
-  // master copy, which the engine gives an imported file by its own rule; pure 16-bit FSDP training
-  // cannot be written.
-  const ShardingEngine engine = sharding_engine(s);
+  // copy or (full, torch optimizer) fp32 states cannot be written so; under FSDP (above) the upcast
+  // copy, or bf16 "full" without it.
   const bool deepspeed_sharded = engine == ShardingEngine::deepspeed && s.parallel.zero_stage > 0;
-  const bool fsdp_upcasts = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage > 0 &&
-                            s.method == Method::full && dtype_bytes(p.compute_dtype) == 2;
+  const bool fsdp_upcasts = fsdp_full && !pure_bf16;
   const bool torch_optimizer = s.precision.optimizer == Optimizer::adamw || s.precision.optimizer == Optimizer::adam ||
                                s.precision.optimizer == Optimizer::sgd || s.precision.optimizer == Optimizer::sgd_momentum;
   if (fsdp_upcasts && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {

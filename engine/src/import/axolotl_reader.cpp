@@ -117,14 +117,14 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
   const ConfigValue* bf16_value = c.find("bf16");
   const bool bf16_auto = !bf16_value || bf16_value->is_null() || is_auto(*bf16_value);
   bool fp16 = flag("fp16");
-  bool bf16 = false;
+  bool bf16 = false, bf16_full = false;
   if (bf16_auto) {
     // bf16 "auto" (the default) turns bf16 on where the GPU supports it, unless fp16 is set.
     bf16 = !fp16;
   } else if (auto b = bool_value(*bf16_value)) {
     bf16 = *b;
   } else if (lower(string_value(*bf16_value).value_or("")) == "full") {
-    bf16 = true;  // "full": bf16 with bf16_full_eval
+    bf16 = bf16_full = true;  // "full": bf16 with bf16_full_eval
   }
   if (bf16) fp16 = false;
   const bool bfloat16 = flag("bfloat16"), float16 = flag("float16");
@@ -164,6 +164,16 @@ Reading read_axolotl_config(const std::string& file, const ConfigValue& c) {
     else r.fields.push_back({"precision.param_dtype", ConfigValue(load_dtype), "read from " + r.key(decider) + why, r.key(decider), Strength::read});
     r.fields.push_back({"precision.compute_dtype", ConfigValue(compute_dtype), "read from " + r.key(decider) + why, r.key(decider), Strength::read});
   }
+  // Mixed precision (accelerate's mixed_precision, which its FSDP fp32 upcast follows) is on where
+  // the trainer is given bf16 or fp16: core/builders/base.py _configure_precision_settings passes
+  // bf16 = cfg.bf16 or cfg.bfloat16 and fp16 = cfg.fp16 and not cfg.bf16, but for bf16 "full" only
+  // bf16_full_eval. 16-bit weights without it train as loaded, with no master copy.
+  const bool mixed = (bf16 && !bf16_full) || bfloat16 || fp16;
+  if (!mixed && !kbit_prepared && load_dtype != "fp32" && !has("deepspeed"))
+    r.trainer_default("precision.master_weights", false,
+                      src("core/builders/base.py", "_configure_precision_settings") + ": " +
+                          (bf16_full ? "bf16 \"full\" passes bf16_full_eval alone" : "neither bf16 nor fp16 is passed") +
+                          ": accelerate's mixed_precision \"no\", the 16-bit weights train as loaded");
 
   bool attention_given = false, optimizer_given = false, checkpointing_given = false;
   std::optional<std::int64_t> micro, batch_size;

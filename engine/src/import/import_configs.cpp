@@ -1666,7 +1666,10 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     const bool deepspeed_or_megatron = sharding == "deepspeed" || sharding == "megatron";
     auto compute = chosen.find("precision.compute_dtype");
     const bool mixed = compute != chosen.end() && (compute->second.a.value == ConfigValue("bf16") || compute->second.a.value == ConfigValue("fp16"));
-    const bool fsdp_upcasts = full && mixed && (sharding == "fsdp" || sharding == "fsdp2" || (sharding.empty() && framework == "fsdp"));
+    // A reader that found mixed precision off (axolotl's bf16 "full", LLaMA-Factory's pure_bf16) says master_weights false.
+    auto master = chosen.find("precision.master_weights");
+    const bool pure = master != chosen.end() && master->second.a.value == ConfigValue(false);
+    const bool fsdp_upcasts = full && mixed && !pure && (sharding == "fsdp" || sharding == "fsdp2" || (sharding.empty() && framework == "fsdp"));
     if (!deepspeed_or_megatron && !fsdp_upcasts && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp")) {
       if (!chosen.count("precision.master_weights"))
         chosen["precision.master_weights"] = Chosen{{"precision.master_weights", false,

@@ -109,8 +109,9 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       r.ignore(k, v, "null: passed to the trainer as None");
       continue;
     }
-    // The choices read above as text (hparams/*.py: Literal[...] strings): another type is refused,
-    // not read as the default.
+    // The choices read above as text (hparams/*.py declare them as Literal[...] strings): another
+    // type is an error here rather than read as the default (HfArgumentParser.parse_dict does not
+    // check types; LLaMA-Factory fails later, on some keys only).
     if (!v.is_string() && (name == "stage" || name == "finetuning_type" || name == "pref_loss" || name == "quantization_method")) {
       r.error(error_code::wrong_type, k, "expected a string, got " + v.summary());
       continue;
@@ -227,8 +228,13 @@ Reading read_llamafactory_config(const std::string& file, const ConfigValue& c) 
       if (b && *b) {
         // parser.py: compute_dtype = bf16 if bf16 or pure_bf16, fp16 if fp16.
         r.read("precision.compute_dtype", name == "fp16" ? "fp16" : "bf16", k);
-        // pure_bf16 keeps the trainable parameters in bf16 (adapter.py skips the fp32 upcast).
-        if (name == "pure_bf16") r.read("precision.param_dtype", "bf16", k);
+        // pure_bf16 keeps the trainable parameters in bf16 (adapter.py skips the fp32 upcast) and
+        // trains without mixed precision (hparams/parser.py refuses bf16 or fp16 beside it, so the
+        // trainer's bf16 is off and accelerate's mixed_precision "no"): no master copy, under FSDP too.
+        if (name == "pure_bf16") {
+          r.read("precision.param_dtype", "bf16", k);
+          r.read("precision.master_weights", false, k);
+        }
       } else if (b) {
         r.ignore(k, v, "off");
       }

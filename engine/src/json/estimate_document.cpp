@@ -87,12 +87,12 @@ void parse_model(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   parse_model_spec(*model, "model", s.model, errors);
 }
 
-// rlhf: {"algorithm", "reference": {"method"}, "reward": {"model"}, "critic": {"model", "method"}, "rollout": {...}}
 // Records settings given for something this setup does not do (accepted, reported as ignored).
 void note_ignored(TrainingSetup& s, bool applies, std::vector<std::string> paths, const char* reason) {
   if (applies) s.ignored_fields.push_back({std::move(paths), reason});
 }
 
+// rlhf: {"algorithm", "reference": {"method"}, "reward": {"model"}, "critic": {"model", "method"}, "rollout": {...}}
 void parse_rlhf(ObjectReader& doc, TrainingSetup& s, Errors& errors) {
   const json* v = doc.get("rlhf");
   if (!v) return;
