@@ -57,6 +57,13 @@ test("a launch line's unset variables and unknown keys, and a DeepSpeed JSON's \
   assert.deepEqual(worded(/^"auto": the HF Trainer sets it/), ['"auto"：由 HF Trainer 根据它的 bf16 参数设置（transformers integrations/deepspeed.py）；给出的文件都没有说明 bf16 是否开启']);
   worded(/^no given file sets the sequence length/);
   worded(/^communication buckets \/ partitioning detail/);
+  // ZeRO-2 in a DeepSpeed JSON, and a torchtune config alone: no file gives the GPU count.
+  assert.deepEqual(worded(/shards over the data-parallel GPUs and no file gives their number/).map((zh) => zh.slice(0, 12)), ['ZeRO stage 2']);
+  const recipe = JSON.parse(execFileSync(cli, ['import', new URL('fixtures/configs/torchtune/1.5B_lora.yaml', new URL('../tests/', import.meta.url)).pathname]).toString());
+  const count = recipe.unresolved.find((n) => n.key === 'parallel.world_size');
+  const zh = noteReasonZh(count.reason);
+  assert.ok(zh && zh.startsWith('torchtune 配置中没有 GPU 数量') && zh.includes('这次运行至少需要 1 个 GPU'), String(zh));
+  assert.doesNotMatch(zh, ENGLISH_SENTENCE, zh);
 });
 
 test("another framework's file is named in Chinese with its evidence", () => {

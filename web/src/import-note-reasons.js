@@ -84,6 +84,15 @@ const PATTERNS_ZH = [
     () => '给出的文件都没有设置序列长度（DeepSpeed JSON、accelerate 配置和启动命令都不含它：由训练脚本的数据代码决定）；请设置 batch.seq_length'],
   [/^communication buckets \/ partitioning detail: the estimate assumes (.+) zero\/config\.py defaults \(reduce and all-gather buckets 5e8 elements, prefetch 5e7\), or under the HF Trainer its "auto" fill \(reduce hidden_size\^2, ZeRO-3 prefetch 0\.9 hidden_size\^2\)$/,
     (m) => '通信桶/分区细节：估算采用 ' + m[1] + ' zero/config.py 的默认值（reduce 和 all-gather 桶 5e8 个元素，预取 5e7），在 HF Trainer 下则采用它的 "auto" 填充（reduce 为 hidden_size^2，ZeRO-3 预取为 0.9 hidden_size^2）'],
+  // A run sharded or split over GPUs no file counts (values.cpp gpu_count_not_given, after why).
+  [/^(.+?)(: |; )the run needs at least (\d+) GPUs? ?(?:\(([^)]*)\))?; an estimate of this document alone takes \d+ \(one data-parallel rank, so nothing is sharded across ranks\), and the page keeps the GPU count its form holds: give the launch line or the GPU count for the run's own$/,
+    (m) => {
+      const why = gpuCountWhyZh(m[1]);
+      const degrees = (m[4] || '').replace(/\b(tensor|pipeline|context|replicate)\b/g, (d) => DEGREE_ZH[d]);
+      return why === null ? null
+        : why + '：这次运行至少需要 ' + m[3] + ' 个 GPU' + (degrees ? '（' + degrees + '）' : '') +
+          '；只按此文档估算时取 ' + m[3] + ' 个（一个数据并行 rank，不跨 rank 分片），页面保留表单中的 GPU 数量：请给出启动命令或这次运行自己的 GPU 数量';
+    }],
   [/^not a field of (.+?) \((.+?)\)(?:; did you mean (\S+)\?)?; (.+); not read: (?:(its value is lost)|(\S+) keeps its default)$/,
     (m) => {
       const refusal = unknownKeyRefusalZh(m[4]);
@@ -91,6 +100,30 @@ const PATTERNS_ZH = [
         : '不是 ' + m[1] + ' 的字段（' + m[2] + '）' + (m[3] ? '；是否想写 ' + m[3] + '？' : '；') + refusal + '；未读取：' + (m[5] ? '其值丢失' : m[6] + ' 保持默认值');
     }],
 ];
+
+/** @type {Record<string, string>} */
+const DEGREE_ZH = { tensor: '张量', pipeline: '流水线', context: '上下文', replicate: '复制' };
+
+/**
+ * Why the GPU count matters where no file gives it (import_configs.cpp, megatron_reader.cpp,
+ * torchtitan_reader.cpp, torchtune_reader.cpp), in Chinese; null for a wording the page does not know.
+ * @param {string} why
+ * @returns {string | null}
+ */
+function gpuCountWhyZh(why) {
+  const zero = /^ZeRO stage (\d+) \((.+)\) shards over the data-parallel GPUs and no file gives their number$/.exec(why);
+  if (zero) return 'ZeRO stage ' + zero[1] + '（' + zero[2] + '）在数据并行的 GPU 上分片，但没有文件给出它们的数量';
+  if (why === 'global batch = micro-batch x accumulation x data-parallel GPUs, and the file gives no GPU count') {
+    return '全局 batch = 微批次 x 梯度累积 x 数据并行 GPU 数，而文件没有给出 GPU 数量';
+  }
+  if (why.startsWith('-1: the GPUs the other degrees leave, and the TOML holds no GPU count')) {
+    return '-1：其余并行度之外剩下的 GPU，而 TOML 中没有 GPU 数量（它在启动命令中：NGPU=8 ./run_train.sh ... 或 torchrun --nproc_per_node 8 ...）';
+  }
+  if (why.startsWith('a torchtune config does not hold the GPU count')) {
+    return 'torchtune 配置中没有 GPU 数量：它在启动命令中（tune run --nproc_per_node K --nnodes N RECIPE --config FILE）';
+  }
+  return null;
+}
 
 /**
  * Why an unknown key of a TRL or HF TrainingArguments file is not read (hf_trainer_reader.cpp), in
