@@ -111,6 +111,40 @@ TEST_CASE("micro-batch 1 not fitting names only the changes not already made, an
   CHECK(activations->message == "micro-batch 1 does not fit at seq_length 131072: shorten the sequence, checkpoint activations or add GPUs");
 }
 
+TEST_CASE("micro-batch 1 not fitting names the highest ZeRO stage the framework and the setup accept", "[solver]") {
+  const auto mb1_reason = [](const SolveResult& r) {
+    const auto it = std::find_if(r.reasons.begin(), r.reasons.end(),
+                                 [](const Warning& w) { return w.code == std::string(reason_code::micro_batch_one_does_not_fit); });
+    REQUIRE(it != r.reasons.end());
+    return *it;
+  };
+  const auto actions = [](const Warning& w) {
+    for (const auto& [name, value] : w.params.values)
+      if (name == "actions") return std::get<std::string>(value);
+    return std::string();
+  };
+  // Megatron-LM's sharding is its distributed optimizer (--use-distributed-optimizer, ZeRO-1):
+  // Llama-3.1-8B at stage 0 over 8 RTX 4090s holds 16 B x 8.03e9 = 128 GB of states per GPU, so
+  // ZeRO-1 is the stage to name, not ZeRO-3 (framework_parallelism.cpp: Megatron offers 0 and 1),
+  // and not "add GPUs" (nothing is sharded at stage 0).
+  const SolveResult megatron = solve(setup_from(R"({"model": {"preset": "llama-3.1-8b"}, "gpu": "rtx-4090-24gb",
+    "framework": "megatron", "parallel": {"world_size": 8, "zero_stage": 0}, "batch": {"seq_length": 4096}})"),
+                                     SolveOptions{}, builtin_catalog());
+  const Warning m = mb1_reason(megatron);
+  CHECK(m.message == "micro-batch 1 does not fit at seq_length 4096: shard the optimizer states (ZeRO-1) or offload the optimizer to the CPU");
+  CHECK(actions(m) == "zero_1 offload");
+  // An LLM.int8() base cannot be sharded by ZeRO-3 (validate: int8_not_sharded): Llama-3.1-70B's
+  // int8 weights, about 70 GB replicated on each of two 24 GB cards at ZeRO-1, leave ZeRO-2.
+  const SolveResult int8 = solve(setup_from(R"({"model": {"preset": "llama-3.1-70b"}, "gpu": "rtx-4090-24gb",
+    "framework": "deepspeed", "method": "qlora", "qlora": {"quant_type": "int8"}, "parallel": {"world_size": 2, "zero_stage": 1},
+    "batch": {"seq_length": 2048}})"),
+                                 SolveOptions{}, builtin_catalog());
+  const Warning i = mb1_reason(int8);
+  CHECK(i.message == "micro-batch 1 does not fit at seq_length 2048: shard the optimizer states and gradients (ZeRO-2), add GPUs or "
+                     "offload the optimizer to the CPU");
+  CHECK(actions(i) == "zero_2 more_gpus offload");
+}
+
 TEST_CASE("fewest GPUs: the answer fits and one data-parallel replica fewer does not", "[solver]") {
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "a100-40gb",
     "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 2048}, "activation_checkpointing": "full"})");

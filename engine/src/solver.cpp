@@ -102,8 +102,10 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       r.max_micro_batch_size = answer(with_mbs(*m), *m);
       if (*m == kMaxMicroBatch) r.reasons.push_back(answer_at_search_cap("max_micro_batch_size", kMaxMicroBatch));
     } else {
-      // The changes that can still lower the peak, none already on: ZeRO-3 below it where there is
-      // more than one data-parallel rank to shard over, more GPUs where something is sharded. Where
+      // The changes that can still lower the peak, none already on: the highest ZeRO stage above the
+      // setup's that its framework offers and its rules accept, where there is more than one
+      // data-parallel rank to shard over (Megatron-LM's distributed optimizer is its ZeRO-1; an int8
+      // or HQQ base under DeepSpeed stops at ZeRO-2), more GPUs where something is sharded. Where
       // the model states alone exceed the budget, a shorter sequence or checkpointing cannot make
       // room until they come down: offload, adapters (not under torchtitan or Megatron-LM) do;
       // else a shorter sequence, and checkpointing below full.
@@ -114,8 +116,11 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         if (base.activation_checkpointing != Checkpointing::full) actions.emplace_back("checkpointing", "checkpoint activations");
       }
       const std::vector<int> accepted = accepted_zero_stages(base);
-      if (base.parallel.zero_stage < 3 && base.parallel.data_parallel_size > 1 && std::count(accepted.begin(), accepted.end(), 3))
-        actions.emplace_back("zero_3", "shard more (ZeRO-3)");
+      if (base.parallel.data_parallel_size > 1 && !accepted.empty() && accepted.back() > base.parallel.zero_stage) {
+        static const char* const kShardingWords[] = {"", "shard the optimizer states (ZeRO-1)",
+                                                     "shard the optimizer states and gradients (ZeRO-2)", "shard more (ZeRO-3)"};
+        actions.emplace_back("zero_" + std::to_string(accepted.back()), kShardingWords[accepted.back()]);
+      }
       if (base.parallel.zero_stage >= 1) actions.emplace_back("more_gpus", "add GPUs");
       if (states_over && base.parallel.offload_optimizer == OffloadTarget::none)
         actions.emplace_back("offload", "offload the optimizer to the CPU");

@@ -88,9 +88,11 @@ const didYouMean = {
 
 /** What can still lower the peak where micro-batch 1 does not fit (the solver's params.actions). */
 const MB1_ACTIONS = {
-  en: { shorter_sequence: 'shorten the sequence', checkpointing: 'checkpoint activations', zero_3: 'shard more (ZeRO-3)', more_gpus: 'add GPUs',
+  en: { shorter_sequence: 'shorten the sequence', checkpointing: 'checkpoint activations', zero_1: 'shard the optimizer states (ZeRO-1)',
+    zero_2: 'shard the optimizer states and gradients (ZeRO-2)', zero_3: 'shard more (ZeRO-3)', more_gpus: 'add GPUs',
     offload: 'offload the optimizer to the CPU', lora: 'train LoRA/QLoRA adapters', larger_gpu: 'use a GPU with more memory' },
-  zh: { shorter_sequence: '缩短序列', checkpointing: '开启激活检查点', zero_3: '加大切分（ZeRO-3）', more_gpus: '增加 GPU',
+  zh: { shorter_sequence: '缩短序列', checkpointing: '开启激活检查点', zero_1: '切分优化器状态（ZeRO-1）', zero_2: '切分优化器状态与梯度（ZeRO-2）',
+    zero_3: '加大切分（ZeRO-3）', more_gpus: '增加 GPU',
     offload: '将优化器卸载到 CPU', lora: '改用 LoRA/QLoRA 适配器', larger_gpu: '换用显存更大的 GPU' },
 };
 /** What no_gpu_count_fits' params.actions leaves to try, as words. */

@@ -169,7 +169,8 @@ inline constexpr MessageCode kMessageCodes[] = {
     // recompute; include_offload "true" or "false".
     {reason_code::answer_needs_architecture, MessageKind::reason, ""},
     {reason_code::answer_at_search_cap, MessageKind::reason, "answer cap"},
-    // actions: what can still lower the peak, space-separated: shorter_sequence checkpointing zero_3 more_gpus.
+    // actions: what can still lower the peak, space-separated: shorter_sequence checkpointing, zero_1, zero_2 or
+    // zero_3 (the highest ZeRO stage above the setup's that it accepts), more_gpus offload lora larger_gpu.
     {reason_code::micro_batch_one_does_not_fit, MessageKind::reason, "seq_length actions"},
     {reason_code::model_states_exceed_budget, MessageKind::reason, ""},
     {reason_code::no_sequence_length_fits, MessageKind::reason, "micro_batch_size seq_length peak budget"},
