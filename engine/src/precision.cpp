@@ -103,10 +103,10 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   p.optimizer_state_dtype =
       given.optimizer_state_dtype.value_or(states_in_param_dtype ? p.param_dtype : Dtype::fp32);
   const bool fsdp_casts = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage >= 1;
-  // accelerate's FSDP upcast (ResolvedPrecision::trainable_upcast_to_fp32). Mixed precision is on
-  // when 16-bit compute runs over weights with a master copy; a master_weights given false is pure
-  // 16-bit training (accelerate's mixed_precision "no"), which keeps the loaded dtype, and so does a
-  // grad_dtype given in 16 bits (accelerate before v0.30). Priced at full sharding, where the fp32
+  // accelerate's FSDP upcast (accelerate_fsdp_upcasts, ResolvedPrecision::trainable_upcast_to_fp32).
+  // Mixed precision is on when 16-bit compute runs over weights with a master copy; a master_weights
+  // given false is pure 16-bit training (accelerate's mixed_precision "no"), which keeps the loaded
+  // dtype, and so does a grad_dtype given in 16 bits (accelerate before v0.30). Priced at full sharding, where the fp32
   // shard is all that persists (SHARD_GRAD_OP's unsharded 16-bit copy through backward stays priced
   // as b_p beside the master shard), and for full fine-tuning: with adapters or frozen layers FSDP1's
   // flat parameters may mix frozen and trainable weights, and accelerate upcasts whole flat
@@ -115,8 +115,9 @@ ResolvedPrecision resolve_precision(const TrainingSetup& s) {
   // the rule follows v1.13.)
   const bool accelerate_loop = framework == Framework::hf_trainer || framework == Framework::fsdp;
   const bool sixteen_bit_gradients = given.grad_dtype && dtype_bytes(*given.grad_dtype) == 2;
-  if (accelerate_loop && fsdp_casts && s.parallel.zero_stage == 3 && s.method == Method::full && p.master_weights &&
-      dtype_bytes(p.param_dtype) == 2 && dtype_bytes(p.compute_dtype) == 2 && !sixteen_bit_gradients) {
+  const FsdpUpcastFacts facts{accelerate_loop, fsdp_casts, s.method == Method::full, dtype_bytes(p.param_dtype) == 2,
+                              p.master_weights && dtype_bytes(p.compute_dtype) == 2 && !sixteen_bit_gradients};
+  if (accelerate_fsdp_upcasts(facts) && s.parallel.zero_stage == 3) {
     p.trainable_upcast_to_fp32 = true;
     p.grad_dtype = Dtype::fp32;
   }

@@ -44,6 +44,24 @@ struct ResolvedPrecision {
   bool trainable_upcast_to_fp32 = false;
 };
 
+// What decides accelerate's FSDP upcast (huggingface/accelerate#2674, v0.30.0+: accelerator.py
+// prepare_model for FSDP1, utils/fsdp_utils.py fsdp2_prepare_model for FSDP2): under mixed
+// precision, every trainable parameter that is not fp32 becomes fp32. The estimate (precision.cpp),
+// the import of a trainer's files and the axolotl export ask the same question with these facts.
+struct FsdpUpcastFacts {
+  bool accelerate_loop = false;       // accelerate drives the loop: the HF Trainer's (axolotl's,
+                                      // LLaMA-Factory's, TRL's) or framework "fsdp"
+  bool fsdp_sharded = false;          // FSDP or FSDP2 wraps the model (parallel.sharding_engine)
+  bool full_fine_tune = false;        // method "full": the weights themselves train
+  bool sixteen_bit_weights = false;   // the weights are loaded in bf16 or fp16
+  bool mixed_precision = false;       // 16-bit compute over an fp32 master (accelerate's mixed_precision
+                                      // "bf16"/"fp16"); pure 16-bit training (master_weights false,
+                                      // axolotl's bf16 "full") keeps the loaded dtype
+};
+constexpr bool accelerate_fsdp_upcasts(const FsdpUpcastFacts& f) {
+  return f.accelerate_loop && f.fsdp_sharded && f.full_fine_tune && f.sixteen_bit_weights && f.mixed_precision;
+}
+
 // The setup's precision with every framework default filled in: gradients accumulate in the
 // parameter dtype (DeepSpeed's gradient_accumulation_dtype defaults to the model dtype,
 // engine.py get_data_types) except under Megatron, whose main-grad buffer is fp32 with 16-bit

@@ -139,9 +139,9 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   // imported file by its own rule. bf16 "full" trains bf16 weights without mixed precision
   // (core/builders/base.py _configure_precision_settings passes bf16_full_eval alone): no upcast.
   const ShardingEngine engine = sharding_engine(s);
-  const bool fsdp_full = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage > 0 &&
-                         s.method == Method::full && dtype_bytes(p.compute_dtype) == 2;
-  const bool pure_bf16 = fsdp_full && loaded == Dtype::bf16 && !p.master_weights;
+  const bool fsdp_sharded = (engine == ShardingEngine::fsdp || engine == ShardingEngine::fsdp2) && s.parallel.zero_stage > 0;
+  const bool sixteen_bit_compute = dtype_bytes(p.compute_dtype) == 2;
+  const bool pure_bf16 = fsdp_sharded && s.method == Method::full && sixteen_bit_compute && loaded == Dtype::bf16 && !p.master_weights;
   if (pure_bf16) c.set("bf16", "full");
   else if (loaded == Dtype::bf16) c.set("bf16", true);
   else if (loaded == Dtype::fp16) { c.set("bf16", false); c.set("fp16", true); }
@@ -159,10 +159,14 @@ ExportResult export_axolotl(const TrainingSetup& s, const std::string& hf_model_
   // copy or (full, torch optimizer) fp32 states cannot be written so; under FSDP (above) the upcast
   // copy, or bf16 "full" without it.
   const bool deepspeed_sharded = engine == ShardingEngine::deepspeed && s.parallel.zero_stage > 0;
-  const bool fsdp_upcasts = fsdp_full && !pure_bf16;
+  // axolotl's loop is the HF Trainer's, so accelerate's rule applies whatever the document's framework;
+  // the file runs mixed precision wherever it computes in 16 bits and is not bf16 "full".
+  const bool fsdp_upcasts = accelerate_fsdp_upcasts({true, fsdp_sharded, s.method == Method::full,
+                                                     p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16,
+                                                     sixteen_bit_compute && !pure_bf16});
   const bool torch_optimizer = s.precision.optimizer == Optimizer::adamw || s.precision.optimizer == Optimizer::adam ||
                                s.precision.optimizer == Optimizer::sgd || s.precision.optimizer == Optimizer::sgd_momentum;
-  if (fsdp_upcasts && (p.param_dtype == Dtype::bf16 || p.param_dtype == Dtype::fp16)) {
+  if (fsdp_upcasts) {
     // The upcast weights are the master copy, and torch's optimizers keep states like them (fp32).
     if (p.master_weights) out.carried.push_back("precision.master_weights");
     else out.not_expressible.emplace_back("precision.master_weights", "under FSDP with bf16 or fp16 compute, accelerate upcasts the trained weights to fp32");

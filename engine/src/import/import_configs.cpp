@@ -12,6 +12,7 @@
 #include "shell_words.hpp"
 #include "trainmem/config_import.hpp"
 #include "trainmem/dtype.hpp"
+#include "trainmem/precision.hpp"
 
 namespace trainmem {
 
@@ -1651,7 +1652,7 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
   // ones); adapters keep states in lora.adapter_dtype. DeepSpeed's cast (and Megatron) keep fp32
   // masters instead, and so does accelerate's FSDP under 16-bit mixed precision in a full fine-tune
   // (v0.30+ upcasts the trainable parameters to fp32, huggingface/accelerate#2674): there the
-  // engine's rule decides (precision.cpp, trainable_upcast_to_fp32, priced for full fine-tuning).
+  // engine's rule decides (precision.hpp accelerate_fsdp_upcasts, the question the estimate asks).
   if (auto p = chosen.find("precision.param_dtype"); p != chosen.end() && p->second.a.strength < Strength::engine_cast) {
     const std::string dtype = p->second.a.value.is_string() ? p->second.a.value.as_string() : "";
     auto engine = chosen.find("parallel.sharding_engine");
@@ -1669,8 +1670,11 @@ ImportResult import_configs(const std::vector<ConfigFile>& files, const Catalog&
     // A reader that found mixed precision off (axolotl's bf16 "full", LLaMA-Factory's pure_bf16) says master_weights false.
     auto master = chosen.find("precision.master_weights");
     const bool pure = master != chosen.end() && master->second.a.value == ConfigValue(false);
-    const bool fsdp_upcasts = full && mixed && !pure && (sharding == "fsdp" || sharding == "fsdp2" || (sharding.empty() && framework == "fsdp"));
-    if (!deepspeed_or_megatron && !fsdp_upcasts && (dtype == "bf16" || dtype == "fp16") && (framework == "hf_trainer" || framework == "fsdp")) {
+    const bool accelerate_loop = framework == "hf_trainer" || framework == "fsdp";
+    const bool sixteen_bit = dtype == "bf16" || dtype == "fp16";
+    const bool fsdp_upcasts = accelerate_fsdp_upcasts(
+        {accelerate_loop, sharding == "fsdp" || sharding == "fsdp2" || (sharding.empty() && framework == "fsdp"), full, sixteen_bit, mixed && !pure});
+    if (!deepspeed_or_megatron && !fsdp_upcasts && sixteen_bit && accelerate_loop) {
       if (!chosen.count("precision.master_weights"))
         chosen["precision.master_weights"] = Chosen{{"precision.master_weights", false,
                                                      "framework default (the HF Trainer keeps no fp32 master copy: the optimizer updates "
