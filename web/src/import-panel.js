@@ -4,8 +4,9 @@
 // handed to the controller, which puts the document into the form, and shown as a table: each
 // field, its value and where it came from. The page renders what the engine returns: which key
 // means what, and every default, is the engine's.
-import { t, language } from './i18n.js';
+import { t } from './i18n.js';
 import { el, byId } from './dom.js';
+import { reasonItem } from './reason-item.js';
 import { getPath } from './doc-paths.js';
 import { MAX_JSON_BYTES } from './link-codec.js';
 import { loadChunk } from './chunks.js';
@@ -99,20 +100,6 @@ function valueText(v) {
     return s.length > 80 ? s.slice(0, 79) + '…' : s;
   }
   return String(v);
-}
-
-/**
- * A note in the page's language: in Chinese, its reason when the page words it (import-note-reasons.js,
- * in the config-files chunk the import loaded), otherwise the key and value alone, the engine's
- * English reason as the tooltip.
- * @param {ImportNote} n
- * @param {(reason: string) => string | null} reasonZh
- */
-function noteItem(n, reasonZh) {
-  const value = n.value === null || n.value === undefined ? '' : ' = ' + JSON.stringify(n.value);
-  if (language() !== 'zh') return el('li', {}, [el('code', { text: n.key }), document.createTextNode(value + ': ' + n.reason)]);
-  const zh = reasonZh(n.reason);
-  return el('li', zh === null ? { title: n.reason } : {}, [el('code', { text: n.key }), document.createTextNode(value + (zh === null ? '' : '：' + zh))]);
 }
 
 /**
@@ -425,7 +412,10 @@ export class ImportPanel {
     /** @type {[string, ImportNote[]][]} */
     const lists = [['import-unmodelled', answer.unmodelled], ['import-unresolved', answer.unresolved], ['import-ignored', answer.ignored]];
     for (const [id, notes] of lists) {
-      byId(id).replaceChildren(...notes.map((n) => noteItem(n, this.noteReasonZh)));
+      byId(id).replaceChildren(...notes.map((n) => {
+        const value = n.value === null || n.value === undefined ? '' : ' = ' + JSON.stringify(n.value);
+        return reasonItem(n.key, value, n.reason, this.noteReasonZh);
+      }));
       byId(id + '-box').hidden = notes.length === 0;
     }
     byId('import-ignored-count').textContent = String(answer.ignored.length);

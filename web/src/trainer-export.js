@@ -3,8 +3,9 @@
 // {format, config, not_exported}; the page writes `config` as the file the framework reads (JSON, or
 // YAML read back by PyYAML's YAML 1.1 rules) and lists the fields the format cannot carry. A
 // strategy chosen in What fits? is exported by loading it into the inputs first.
-import { t, language } from './i18n.js';
+import { t } from './i18n.js';
 import { el, byId } from './dom.js';
+import { reasonItem } from './reason-item.js';
 import { download } from './export.js';
 import { loadChunk } from './chunks.js';
 import { Superseded } from './engine-client.js';
@@ -22,19 +23,6 @@ const FORMATS = {
   axolotl: { file: 'axolotl.yaml', type: 'application/yaml', yaml: true },
   torchtune: { file: 'tune_run.sh', type: 'text/x-shellscript', yaml: false },  // config is the tune run line itself
 };
-
-/**
- * A field the file does not carry, with why: on the Chinese page in Chinese where the page words
- * the reason (export-reasons.js, in the config-files chunk), else the field alone with the English
- * reason as its tooltip (as the import's notes).
- * @param {NotExported} n
- * @param {(reason: string) => string | null} reasonZh
- */
-function notExportedItem(n, reasonZh) {
-  if (language() !== 'zh') return el('li', {}, [el('code', { text: n.field }), document.createTextNode(': ' + n.reason)]);
-  const zh = reasonZh(n.reason);
-  return el('li', zh === null ? { title: n.reason } : {}, [el('code', { text: n.field }), document.createTextNode(zh === null ? '' : '：' + zh)]);
-}
 
 export class TrainerExport {
   /**
@@ -94,7 +82,7 @@ export class TrainerExport {
     byId('export-config-text').textContent = text;
     byId('export-config-download').hidden = false;
     byId('export-not-exported').replaceChildren(...(out.not_exported.length
-      ? out.not_exported.map((/** @type {NotExported} */ n) => notExportedItem(n, exportReasonZh))
+      ? out.not_exported.map((/** @type {NotExported} */ n) => reasonItem(n.field, '', n.reason, exportReasonZh))
       : [el('li', { text: t('export_all_carried') })]));
   }
 }
