@@ -328,6 +328,27 @@ TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit s
     "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 2, "zero_stage": 3, "sharding_engine": "fsdp2"}})")).forward == 292585472.0);
 }
 
+TEST_CASE("FSDP's backward holds one unit's gradient: a layer's adapters, or its whole flat parameter", "[lora][fsdp]") {
+  // Llama-2-7B's layer with a 32-token vocabulary (so the layer is the largest unit), LoRA r = 8 on
+  // q_proj and v_proj: 2 x 8 x (4096 + 4096) = 131,072 adapter parameters per layer, 4,194,304 in
+  // all. Backward holds two gathered layers in bf16 (2 x 202,383,360 x 2 B = 809,533,440 B) and
+  // two units' unsharded gradients.
+  const std::string small_vocab = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32})";
+  const auto lora_on = [&](const std::string& framework, const std::string& parallel_extra) {
+    return setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": ")" + framework + R"(", "method": "lora",
+      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16"},
+      "parallel": {"world_size": 2, "zero_stage": 3)" + parallel_extra + "}}");
+  };
+  // FSDP2 (torchtune) shards per parameter and frozen weights get no gradient: a unit's gradient is
+  // its layer's adapters, 2 x 131,072 x 2 B = 524,288 B (not the whole model's 4,194,304 adapters).
+  CHECK(buffers_of(lora_on("torchtune", "")).backward == 809533440.0 + 524288.0);
+  // FSDP1 with use_orig_params true wraps each decoder layer as one flat parameter whose gradient
+  // covers the whole layer: 2 x (202,383,360 + 131,072) x 2 B = 810,057,728 B.
+  CHECK(buffers_of(lora_on("fsdp", R"(, "sharding_engine": "fsdp", "gradient_sync": "every_micro_batch")")).backward ==
+        809533440.0 + 810057728.0);
+}
+
 TEST_CASE("autocast's 16-bit weight copies: every linear weight through backward, one layer at a time under full recompute",
           "[autocast]") {
   // Llama-2-7B in fp32 under the HF Trainer's --bf16 on one GPU: the forward caches a bf16 copy of

@@ -15,6 +15,10 @@ constexpr double kInt8Bytes = 1.0;
 constexpr double kDeepSpeedSubGroup = 1e9;  // elements, ZeRO-3 sub_group_size
 }  // namespace
 
+double flat_gradient_elements_per_frozen_linear_weight(const TrainingSetup& s, Dtype frozen) {
+  return s.method == Method::qlora && s.qlora.quant_type != Dtype::int8 ? quantized_storage_bytes_per_weight(s.qlora) / dtype_bytes(frozen) : 1.0;
+}
+
 double qlora_constant_bytes_per_param(const QloraSettings& q, Dtype loaded) {
   // HQQ: one scale and one zero per group of group_size weights, in HQQLinear's compute_dtype,
   // the dtype the model is loaded in (mobiusml/hqq hqq/core/quantize.py @e0b1d00 Quantizer.quantize
@@ -145,14 +149,10 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     // torchao's NF4Tensor (torchtune) is the parameter itself, scalers included, and shards whole.
     if (qlora_through_bitsandbytes(s) && zero >= 3)
       all.parameters += r.frozen_linear_weights * qlora_constant_bytes_per_param(s.qlora, precision.param_dtype) * (1.0 - 1.0 / param_shard_d);
-    // Elements with gradients: the trainable ones, or whole layers under FSDP1's flat parameters.
-    // A flat parameter's gradient has its numel: under QLoRA a 4-bit weight enters it packed, two
-    // weights a byte, in the float quant_storage the other parameters share (bitsandbytes
-    // nn/modules.py Params4bit and functional.py quantize_4bit, v0.43: ceil(n / 2) bytes viewed as
-    // quant_storage), so n x 0.5 B / frozen_bytes elements instead of n; its quantization state
-    // (absmax) is no parameter and has no gradient.
-    const double packed_elements =
-        s.method == Method::qlora && s.qlora.quant_type != Dtype::int8 ? quantized_storage_bytes_per_weight(s.qlora) / frozen_bytes : 1.0;
+    // Elements with gradients: the trainable ones, or whole layers under FSDP1's flat parameters,
+    // QLoRA's 4-bit weights packed; their quantization state (absmax) is no parameter and has no
+    // gradient.
+    const double packed_elements = flat_gradient_elements_per_frozen_linear_weight(s, precision.param_dtype);
     const double unit_elements = r.trainable_units - r.unit_frozen_linear_weights * (1.0 - packed_elements);
     const double grad_dense = flat_units ? std::max(r.dense_trainable, unit_elements - r.expert_trainable) : r.dense_trainable;
     all.gradients = grad_dense * b.grad / grad_shard_d + r.expert_trainable * b.grad / grad_shard_e;

@@ -64,7 +64,20 @@ RankParameters one_layer(const LayerGroup& g, std::size_t group, bool layer_trai
   // A layer is one FSDP unit: with any trainable parameter, the whole unit has gradients.
   r.trainable_units = r.trainable() > 0 ? r.total() : 0.0;
   r.unit_frozen_linear_weights = r.trainable() > 0 ? r.frozen_linear_weights : 0.0;
+  r.largest_layer_trainable = r.trainable();
+  r.largest_unit_with_gradients = r.trainable_units;
+  r.largest_unit_frozen_linear_weights = r.unit_frozen_linear_weights;
   return r;
+}
+
+// Keeps the larger of two layers as the largest unit (RankParameters::largest_layer_trainable and
+// largest_unit_with_gradients).
+void keep_largest_layer(RankParameters& into, double trainable, double unit, double unit_frozen_linear) {
+  into.largest_layer_trainable = std::max(into.largest_layer_trainable, trainable);
+  if (unit > into.largest_unit_with_gradients) {
+    into.largest_unit_with_gradients = unit;
+    into.largest_unit_frozen_linear_weights = unit_frozen_linear;
+  }
 }
 
 // Adds `times` copies of one layer's parameters.
@@ -79,6 +92,7 @@ void accumulate(RankParameters& into, const RankParameters& layer, double times)
   into.linear_params += layer.linear_params * times;
   into.trainable_units += layer.trainable_units * times;
   into.unit_frozen_linear_weights += layer.unit_frozen_linear_weights * times;
+  keep_largest_layer(into, layer.largest_layer_trainable, layer.largest_unit_with_gradients, layer.largest_unit_frozen_linear_weights);
 }
 
 std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, std::int64_t pp_i) {
@@ -146,6 +160,13 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
         const double adapted = static_cast<double>(lora->adapted_layers(g, begin, begin + n));
         stage.trainable_units += base.total() * adapted + adapter;
         stage.unit_frozen_linear_weights += base.frozen_linear_weights * adapted;
+        // The layer of the range with the most adapter parameters, one layer at a time.
+        for (std::int64_t i = begin; i < begin + n; ++i) {
+          double own = 0;
+          for (std::size_t li = 0; li < group.linears.size(); ++li)
+            own += lora->adapter_params(g, li, i, i + 1) / split_of(group.linears[li], splits);
+          if (own > 0) keep_largest_layer(stage, own, base.total() + own, base.frozen_linear_weights);
+        }
       }
       group_start = group_end;
     }

@@ -170,8 +170,24 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       // self.reduce_bucket_size, ...), v0.13.5 and edaa722).
       b.persistent = buckets.reduce * grad_bytes;
     } else {
+      // Backward holds two units gathered and two units' unsharded gradients (the one computed and
+      // the one reduce-scattering). With adapters a unit's gradient is its trainable parameters:
+      // FSDP2 shards per parameter and frozen ones get no gradient, and PEFT wraps LoRA modules as
+      // units of their own under FSDP1 with use_orig_params false; under FSDP1's flat parameters
+      // (use_orig_params true) it is the whole layer holding them. A trainable module outside the
+      // layers (PEFT modules_to_save) is a unit of its own.
+      double gradient_unit = std::min(unit, rank_trainable);
+      if (uses_adapters(s.method)) {
+        const RankParameters& r = states.params;
+        const double outside_layers = rank_trainable - r.adapter;
+        const double layer = fsdp1_whole_unit_gradients(s)
+                                 ? r.largest_unit_with_gradients - r.largest_unit_frozen_linear_weights *
+                                                                       (1.0 - flat_gradient_elements_per_frozen_linear_weight(s, p.param_dtype))
+                                 : r.largest_layer_trainable;
+        gradient_unit = std::max(layer, outside_layers);
+      }
       b.forward = s.parallel.reshard_after_forward ? 2 * unit_bytes : rank_bytes;
-      b.backward = 2 * unit_bytes + 2 * std::min(unit, rank_trainable) * unsharded_grad_bytes;
+      b.backward = 2 * unit_bytes + 2 * gradient_unit * unsharded_grad_bytes;
     }
   } else if (zero >= 1 && dp > 1) {
     if (deepspeed) {

@@ -61,6 +61,12 @@ double qlora_weight_bytes_per_param(const QloraSettings& q, Dtype loaded);
 double quantized_storage_bytes_per_weight(const QloraSettings& q);
 // The quantization constants' part of it (0 for int8), bytes per weight.
 double qlora_constant_bytes_per_param(const QloraSettings& q, Dtype loaded);
+// Gradient elements per frozen nn.Linear weight in an FSDP1 flat parameter: a flat parameter's
+// gradient has its numel, and under QLoRA a 4-bit weight enters it packed, two weights a byte, in
+// the float quant_storage the other parameters share (bitsandbytes nn/modules.py Params4bit and
+// functional.py quantize_4bit, v0.43: ceil(n / 2) bytes viewed as quant_storage), so
+// 0.5 B / frozen_bytes elements per weight; 1 otherwise.
+double flat_gradient_elements_per_frozen_linear_weight(const TrainingSetup& s, Dtype frozen);
 
 // The precision LoRA/QLoRA adapters train in where they are held in a dtype of their own
 // (lora.adapter_dtype given, or PEFT's fp32 upcast): that dtype for weights and gradients, and

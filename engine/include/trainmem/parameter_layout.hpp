@@ -42,6 +42,14 @@ struct RankParameters {
   // The frozen nn.Linear weights among trainable_units: under QLoRA FSDP flattens them as
   // bitsandbytes packs them (model_states.cpp).
   double unit_frozen_linear_weights = 0;
+  // The largest single transformer layer as one FSDP unit: its trainable parameters (its adapters
+  // under LoRA), and, of the layers holding any trainable parameter, the largest one's parameters
+  // with the frozen nn.Linear weights among them (what FSDP1's flat parameter carries gradients
+  // for). The gradient of one unit is what backward holds unsharded before its reduce-scatter
+  // (transient_buffers.cpp).
+  double largest_layer_trainable = 0;
+  double largest_unit_with_gradients = 0;
+  double largest_unit_frozen_linear_weights = 0;
   double total() const { return dense_trainable + dense_frozen + expert_trainable + expert_frozen; }
   double trainable() const { return dense_trainable + expert_trainable; }
 };
