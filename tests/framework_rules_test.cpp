@@ -302,37 +302,40 @@ TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit s
   // torchao's NF4Tensor all-gathers its quantized data and scalers (fsdp_pre_all_gather), 4 bits +
   // 8 bits per 64 weights + 32 bits per 64 x 256 = 0.515869140625 B per weight. Llama-2-7B's layer:
   // linear weights 4 x 4096^2 + 3 x 4096 x 11008 = 202,375,168 -> 101,187,584 + 3,162,112 + 49,408
-  // = 104,399,104 B, plus its two norms in bf16 (8,192 x 2 B): 104,415,488 B per gathered layer.
+  // = 104,399,104 B, plus its two norms in bf16 (8,192 x 2 B) and its LoRA weights (r 8 on q_proj and
+  // v_proj: 2 x 8 x 8,192 = 131,072 in bf16, 262,144 B): 104,677,632 B per gathered layer.
   // Forward holds two units (the current and the prefetched one) and one dequantized weight, the
   // largest linear (4096 x 11008 x 2 B = 90,177,536 B).
   const std::string small_vocab = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
     "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32})";
   const std::string rest = R"(, "framework": "torchtune", "method": "qlora", "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]},
     "parallel": {"world_size": 2, "zero_stage": 3}})";
-  // With a 32-token vocabulary the layer is the largest unit: 2 x 104,415,488 + 90,177,536.
-  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + "}" + rest)).forward == 299008512.0);
+  // With a 32-token vocabulary the layer is the largest unit: 2 x 104,677,632 + 90,177,536.
+  CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + "}" + rest)).forward == 299532800.0);
   // With Llama-2's 32,000 tokens the 16-bit embedding (32,000 x 4096 x 2 B = 262,144,000 B) is the
   // largest unit: 2 x 262,144,000 + 90,177,536 = 614,465,536 B (in 16 bits the layer would be
   // 202,383,360 x 2 = 404,766,720 B per unit).
   CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + "}" + rest)).forward == 614465536.0);
   // DeepSpeed ZeRO-3 (PEFT's QLoRA with bitsandbytes' packed storage) with stage3_max_live_parameters
-  // 1e8: max(1e8 x 2 B, the 104,415,488 B layer) + the 5e7-element prefetch bucket x 2 B + the
+  // 1e8: max(1e8 x 2 B, the layer's 4-bit weights, norms and adapters, about 1.05e8 B) + the
+  // 5e7-element prefetch bucket x 2 B + the
   // dequantized weight = 200,000,000 + 100,000,000 + 90,177,536 = 390,177,536 B; gathered in 16 bits
   // the layer (404,766,720 B) would be the live set.
   CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": "deepspeed", "method": "qlora",
     "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 1e8}})")).forward == 390177536.0);
   // bitsandbytes under FSDP keeps its quantization constants whole on every rank (quant_state, not a
-  // parameter): a gathered layer is its packed weights, 101,187,584 B, and the norms, 16,384 B.
-  // Two units and the dequantized weight: 2 x 101,203,968 + 90,177,536 = 292,585,472 B.
+  // parameter): a gathered layer is its packed weights, 101,187,584 B, the norms, 16,384 B, and the
+  // adapters, 262,144 B. Two units and the dequantized weight: 2 x 101,466,112 + 90,177,536 =
+  // 293,109,760 B.
   CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": "fsdp", "method": "qlora",
-    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 2, "zero_stage": 3, "sharding_engine": "fsdp2"}})")).forward == 292585472.0);
+    "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"]}, "parallel": {"world_size": 2, "zero_stage": 3, "sharding_engine": "fsdp2"}})")).forward == 293109760.0);
 }
 
 TEST_CASE("FSDP's backward holds one unit's gradient: a layer's adapters, or its whole flat parameter", "[lora][fsdp]") {
   // Llama-2-7B's layer with a 32-token vocabulary (so the layer is the largest unit), LoRA r = 8 on
   // q_proj and v_proj: 2 x 8 x (4096 + 4096) = 131,072 adapter parameters per layer, 4,194,304 in
-  // all. Backward holds two gathered layers in bf16 (2 x 202,383,360 x 2 B = 809,533,440 B) and
-  // two units' unsharded gradients.
+  // all. Backward holds two gathered layers in bf16, adapters included (2 x (202,383,360 + 131,072)
+  // x 2 B = 810,057,728 B), and two units' unsharded gradients.
   const std::string small_vocab = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
     "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 32})";
   const auto lora_on = [&](const std::string& framework, const std::string& parallel_extra) {
@@ -342,11 +345,30 @@ TEST_CASE("FSDP's backward holds one unit's gradient: a layer's adapters, or its
   };
   // FSDP2 (torchtune) shards per parameter and frozen weights get no gradient: a unit's gradient is
   // its layer's adapters, 2 x 131,072 x 2 B = 524,288 B (not the whole model's 4,194,304 adapters).
-  CHECK(buffers_of(lora_on("torchtune", "")).backward == 809533440.0 + 524288.0);
+  CHECK(buffers_of(lora_on("torchtune", "")).backward == 810057728.0 + 524288.0);
   // FSDP1 with use_orig_params true wraps each decoder layer as one flat parameter whose gradient
   // covers the whole layer: 2 x (202,383,360 + 131,072) x 2 B = 810,057,728 B.
   CHECK(buffers_of(lora_on("fsdp", R"(, "sharding_engine": "fsdp", "gradient_sync": "every_micro_batch")")).backward ==
-        809533440.0 + 810057728.0);
+        810057728.0 + 810057728.0);
+}
+
+TEST_CASE("FSDP gathers a layer's routed experts of this GPU's expert-parallel rank only", "[moe][fsdp]") {
+  // Mixtral-8x7B's layer (hidden 4096, 32 heads, 8 KV heads, 8 experts of 3 x 4096 x 14336):
+  // attention 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040, router 4096 x 8 = 32,768, norms 2 x 4096 =
+  // 8,192, experts 8 x 176,160,768 = 1,409,286,144; 1,451,270,144 in all. torchtitan shards routed
+  // experts over the data-parallel ranks within an expert-parallel group (parallelize.py apply_fsdp,
+  // dp_mod_ep mesh), so at EP 8 one GPU gathers its one expert: 41,943,040 + 32,768 + 8,192 +
+  // 176,160,768 = 218,144,768. Forward holds two gathered units in bf16: 872,579,072 B at EP 8,
+  // 2 x 1,451,270,144 x 2 B = 5,805,080,576 B without expert parallelism.
+  const std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 32000,
+    "num_local_experts": 8, "num_experts_per_tok": 2})";
+  const auto at_ep = [&](int ep) {
+    return buffers_of(setup_from(R"({"model": {"hf_config": )" + mixtral + R"(}, "framework": "torchtitan",
+      "parallel": {"world_size": 16, "zero_stage": 3, "expert_parallel_size": )" + std::to_string(ep) + "}}"));
+  };
+  CHECK(at_ep(8).forward == 872579072.0);
+  CHECK(at_ep(1).forward == 5805080576.0);
 }
 
 TEST_CASE("autocast's 16-bit weight copies: every linear weight through backward, one layer at a time under full recompute",

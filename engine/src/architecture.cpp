@@ -63,10 +63,4 @@ std::int64_t Architecture::active_params() const {
   return total;
 }
 
-std::int64_t Architecture::largest_layer_params() const {
-  std::int64_t largest = std::max(embedding_params, lm_head_params);
-  for (const auto& g : layers) largest = std::max(largest, g.params_per_layer());
-  return largest;
-}
-
 }  // namespace trainmem

@@ -67,16 +67,22 @@ RankParameters one_layer(const LayerGroup& g, std::size_t group, bool layer_trai
   r.largest_layer_trainable = r.trainable();
   r.largest_unit_with_gradients = r.trainable_units;
   r.largest_unit_frozen_linear_weights = r.unit_frozen_linear_weights;
+  r.largest_layer = r.total();
+  r.largest_layer_frozen_linear_weights = r.frozen_linear_weights;
   return r;
 }
 
-// Keeps the larger of two layers as the largest unit (RankParameters::largest_layer_trainable and
-// largest_unit_with_gradients).
-void keep_largest_layer(RankParameters& into, double trainable, double unit, double unit_frozen_linear) {
-  into.largest_layer_trainable = std::max(into.largest_layer_trainable, trainable);
-  if (unit > into.largest_unit_with_gradients) {
-    into.largest_unit_with_gradients = unit;
-    into.largest_unit_frozen_linear_weights = unit_frozen_linear;
+// Keeps the larger of two layers (RankParameters::largest_layer and its siblings); `layer` holds
+// one layer's counts in those fields.
+void keep_largest_layer(RankParameters& into, const RankParameters& layer) {
+  into.largest_layer_trainable = std::max(into.largest_layer_trainable, layer.largest_layer_trainable);
+  if (layer.largest_unit_with_gradients > into.largest_unit_with_gradients) {
+    into.largest_unit_with_gradients = layer.largest_unit_with_gradients;
+    into.largest_unit_frozen_linear_weights = layer.largest_unit_frozen_linear_weights;
+  }
+  if (layer.largest_layer > into.largest_layer) {
+    into.largest_layer = layer.largest_layer;
+    into.largest_layer_frozen_linear_weights = layer.largest_layer_frozen_linear_weights;
   }
 }
 
@@ -92,7 +98,7 @@ void accumulate(RankParameters& into, const RankParameters& layer, double times)
   into.linear_params += layer.linear_params * times;
   into.trainable_units += layer.trainable_units * times;
   into.unit_frozen_linear_weights += layer.unit_frozen_linear_weights * times;
-  keep_largest_layer(into, layer.largest_layer_trainable, layer.largest_unit_with_gradients, layer.largest_unit_frozen_linear_weights);
+  keep_largest_layer(into, layer);
 }
 
 std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, std::int64_t pp_i) {
@@ -165,7 +171,12 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
           double own = 0;
           for (std::size_t li = 0; li < group.linears.size(); ++li)
             own += lora->adapter_params(g, li, i, i + 1) / split_of(group.linears[li], splits);
-          if (own > 0) keep_largest_layer(stage, own, base.total() + own, base.frozen_linear_weights);
+          RankParameters adapted = base;
+          adapted.largest_layer_trainable = own;
+          adapted.largest_unit_with_gradients = own > 0 ? base.total() + own : 0.0;
+          adapted.largest_unit_frozen_linear_weights = own > 0 ? base.frozen_linear_weights : 0.0;
+          adapted.largest_layer = base.total() + own;
+          keep_largest_layer(stage, adapted);
         }
       }
       group_start = group_end;

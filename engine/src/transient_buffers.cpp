@@ -95,18 +95,6 @@ struct GatherBytes {
   double of(double linear_weights, double others) const { return linear_weights * quantized + others * A; }
 };
 
-// The largest unit FSDP (or ZeRO-3) gathers at a time, bytes on this GPU's TP shard: a layer, the
-// embedding or the head.
-double gathered_unit_bytes(const Architecture& a, const GatherBytes& bytes, double tp) {
-  double largest = bytes.A * static_cast<double>(std::max(a.embedding_params, a.lm_head_params));
-  for (const auto& g : a.layers) {
-    double linear_weights = 0;
-    for (const auto& l : g.linears) linear_weights += static_cast<double>(l.weight_params() * l.copies);
-    largest = std::max(largest, bytes.of(linear_weights, static_cast<double>(g.params_per_layer()) - linear_weights));
-  }
-  return largest / tp;
-}
-
 // Temporaries of one optimizer step over `elements` trainable parameters in its partition.
 double optimizer_step_temporaries(const TrainingSetup& s, const ResolvedPrecision& p, double elements, double rank_trainable) {
   if (!adam_family(p.optimizer)) return 0.0;  // bitsandbytes and paged optimizers are fused kernels
@@ -138,10 +126,16 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   const bool deepspeed = engine == ShardingEngine::deepspeed;
   const bool param_offload = s.parallel.offload_param != OffloadTarget::none;
 
-  // The unit gathered at a time: the largest layer (or embedding/head) on this GPU's TP shard.
+  // The unit gathered at a time: the largest layer on this GPU (its routed experts those of this
+  // GPU's expert-parallel rank: torchtitan shards them over the data-parallel ranks within one
+  // expert-parallel group, DeepSpeed-MoE over the expert-data-parallel group), or the embedding or
+  // head on its TP shard.
+  const RankParameters& r = states.params;
+  double embedding_unit = 0;
   double unit = 0;
   if (s.model.architecture) {
-    unit = static_cast<double>(s.model.architecture->largest_layer_params()) / tp;
+    embedding_unit = static_cast<double>(std::max(s.model.architecture->embedding_params, s.model.architecture->lm_head_params)) / tp;
+    unit = std::max(r.largest_layer, embedding_unit);
   } else {
     unit = rank_params / 32.0;  // parameter count only: assume ~32 equal layers
   }
@@ -153,8 +147,8 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   if (s.method == Method::qlora)
     bytes.quantized = qlora_weight_bytes_per_param(s.qlora, p.param_dtype) - (qlora_through_bitsandbytes(s) ? qlora_constant_bytes_per_param(s.qlora, p.param_dtype) : 0.0);
   const double rank_bytes = bytes.of(states.params.frozen_linear_weights, rank_params - states.params.frozen_linear_weights);
-  const double unit_bytes =
-      s.model.architecture ? std::min(gathered_unit_bytes(*s.model.architecture, bytes, tp), rank_bytes) : unit * A;
+  const double layer_bytes = bytes.of(r.largest_layer_frozen_linear_weights, r.largest_layer - r.largest_layer_frozen_linear_weights);
+  const double unit_bytes = s.model.architecture ? std::min(std::max(layer_bytes, embedding_unit * A), rank_bytes) : unit * A;
 
   if (zero == 3 && (dp > 1 || param_offload)) {
     if (deepspeed) {
@@ -178,7 +172,6 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       // layers (PEFT modules_to_save) is a unit of its own.
       double gradient_unit = std::min(unit, rank_trainable);
       if (uses_adapters(s.method)) {
-        const RankParameters& r = states.params;
         const double outside_layers = rank_trainable - r.adapter;
         const double layer = fsdp1_whole_unit_gradients(s)
                                  ? r.largest_unit_with_gradients - r.largest_unit_frozen_linear_weights *

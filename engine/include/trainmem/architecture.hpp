@@ -259,8 +259,6 @@ struct Architecture {
   std::int64_t text_params() const;
   // Parameters outside the transformer layers (embeddings, head, final norms).
   std::int64_t non_layer_params() const;
-  // Parameters of the largest single layer: the unit ZeRO-3/FSDP gathers at a time.
-  std::int64_t largest_layer_params() const;
 };
 
 }  // namespace trainmem

@@ -50,6 +50,11 @@ struct RankParameters {
   double largest_layer_trainable = 0;
   double largest_unit_with_gradients = 0;
   double largest_unit_frozen_linear_weights = 0;
+  // The largest single layer on this GPU, what FSDP or ZeRO-3 gathers as one unit: its parameters
+  // (routed experts split over expert parallelism and the expert TP size, the rest over TP, as
+  // above; its adapters included), and its frozen nn.Linear weights among them (QLoRA's storage).
+  double largest_layer = 0;
+  double largest_layer_frozen_linear_weights = 0;
   double total() const { return dense_trainable + dense_frozen + expert_trainable + expert_frozen; }
   double trainable() const { return dense_trainable + expert_trainable; }
 };
