@@ -37,7 +37,7 @@ const SAMPLE = {
   answer: 'max_seq_length', byte: '0xFF', cap: 16777216, context: 536870912, quant_method: 'gptq', method: 'lora',
   candidates: '"h100-nvl-94gb", "h100-sxm-80gb"', micro_batch_size: 1, peak: 24546552832, budget: 24469359821,
   parts: 'bitsandbytes 4-bit base, DeepSpeed', part_ids: 'bitsandbytes_4bit_base,deepspeed', actions: 'shorter_sequence checkpointing more_gpus', include_offload: 'true', adapters: 'true', headroom: 2147483648, share: 0.15, weights: 15231233024, checkpointing: 'full', freed: 32212254720, step_time_increase: 0.33,
-  num_generations: 8, generation_batch: 3, gradient_accumulation_steps: 1, paths: 'lora.r, rlhf', can_shard: 'true',
+  num_generations: 8, generation_batch: 3, gradient_accumulation_steps: 1, paths: 'lora.r, rlhf', can_shard: 'true', points: 1,
 };
 
 /**

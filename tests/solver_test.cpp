@@ -694,6 +694,30 @@ TEST_CASE("calibration: two points that shrink as tokens grow give no fit, never
   CHECK(c->reasons[0].code == std::string("calibration_per_token_not_positive"));
 }
 
+TEST_CASE("calibration: a fit whose fixed part would be negative is no fit", "[solver][calibration]") {
+  // Llama-3-8B at ZeRO-3 on 8 GPUs. One point, 20e9 B at 4,096 tokens, with the engine's slope
+  // (its activations alone, 32 layers of a few hundred kB per token each, are over 20e9 B at
+  // 4,096 tokens) crosses zero before zero tokens: no fit, no negative byte count, no answers.
+  const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3-8b"}, "gpu": "h100-sxm-80gb",
+    "parallel": {"world_size": 8, "zero_stage": 3}, "batch": {"seq_length": 4096}})");
+  const auto c = calibrate(s, {Measurement{20e9, 1, 4096, Measurement::Measure::allocated}}, 80e9);
+  REQUIRE(c);
+  CHECK(20e9 - c->analytic_bytes_per_token * 4096 < 0);
+  CHECK_FALSE(c->bytes_per_token);
+  CHECK_FALSE(c->fixed_bytes);
+  CHECK_FALSE(c->max_micro_batch_size);
+  REQUIRE(c->reasons.size() == 1);
+  CHECK(c->reasons[0].code == std::string(reason_code::calibration_fixed_part_negative));
+  // Two points, 20e9 B at 1,024 tokens and 60e9 B at 2,048: 40e9 / 1,024 B per token leaves
+  // 20e9 - 40e9 = -20e9 B at zero tokens: no fit either.
+  const auto steep = calibrate(s, {Measurement{20e9, 1, 1024, Measurement::Measure::allocated},
+                                   Measurement{60e9, 2, 1024, Measurement::Measure::allocated}}, 80e9);
+  REQUIRE(steep);
+  CHECK_FALSE(steep->fixed_bytes);
+  REQUIRE(steep->reasons.size() == 1);
+  CHECK(steep->reasons[0].code == std::string(reason_code::calibration_fixed_part_negative));
+}
+
 TEST_CASE("an answer that stops at the search's cap says so", "[solver]") {
   // SmolLM-135M on a 1e15-byte device: every sequence up to the 2^24 = 16,777,216-token cap fits.
   const JsonResult j = solve_json(R"({"model": {"preset": "smollm-135m"}, "gpu": {"memory_bytes": 1e15}, "solve": {}})");

@@ -67,6 +67,16 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
                          "calibration: the fitted per-token part is not positive: the two points do not grow with tokens", {}});
     return c;
   }
+  // A line through the measurement that crosses zero before it reaches zero tokens has no fixed
+  // part to report (bytes are never negative): the measured peak and the slope disagree.
+  if (fixed < 0) {
+    c.reasons.push_back({reason_code::calibration_fixed_part_negative,
+                         std::string("calibration: the fit leaves a negative fixed part: the measurement grows with tokens at ") +
+                             (points.size() >= 2 ? "another rate than its two points give" : "another rate than the engine prices") +
+                             "; check the measure and the setup" + (points.size() >= 2 ? "" : ", or give a second point"),
+                         {{"points", static_cast<double>(std::min<std::size_t>(points.size(), 2))}}});
+    return c;
+  }
   c.bytes_per_token = per_token;
   c.fixed_bytes = fixed;
   // The budget in the measurement's terms: remove what the compared peak adds on top of the

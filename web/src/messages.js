@@ -370,6 +370,12 @@ export const WORDINGS = {
     en: () => 'calibration: the fitted per-token part is not positive: the two points do not grow with tokens',
     zh: () => '校准：拟合出的每 token 部分不为正：两个测量点没有随 token 数增长',
   },
+  calibration_fixed_part_negative: {
+    en: (c) => 'calibration: the fit leaves a negative fixed part: the measurement grows with tokens at another rate than ' +
+      (c.p.points === 2 ? 'its two points give' : 'the engine prices') + '; check the measure and the setup' + (c.p.points === 2 ? '' : ', or give a second point'),
+    zh: (c) => '校准：拟合出的固定部分为负：测量值随 token 数增长的速率' + (c.p.points === 2 ? '与两个测量点给出的不一致' : '与引擎估算的不一致') +
+      '；请检查测量口径和配置' + (c.p.points === 2 ? '' : '，或再提供一个测量点'),
+  },
   calibration_fixed_part_fills_budget: {
     en: () => 'calibration: the fitted fixed part alone fills the budget',
     zh: () => '校准：仅拟合出的固定部分就已占满预算',

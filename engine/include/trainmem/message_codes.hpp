@@ -66,6 +66,7 @@ inline constexpr const char* band_past_gpu_at_every_count = "band_past_gpu_at_ev
 inline constexpr const char* no_gpu_count_fits = "no_gpu_count_fits";
 inline constexpr const char* calibration_below_model_states = "calibration_below_model_states";
 inline constexpr const char* calibration_per_token_not_positive = "calibration_per_token_not_positive";
+inline constexpr const char* calibration_fixed_part_negative = "calibration_fixed_part_negative";
 inline constexpr const char* calibration_fixed_part_fills_budget = "calibration_fixed_part_fills_budget";
 inline constexpr const char* strategy_search_truncated = "strategy_search_truncated";
 inline constexpr const char* no_covered_strategy_fits = "no_covered_strategy_fits";
@@ -178,6 +179,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     {reason_code::no_gpu_count_fits, MessageKind::reason, "max_gpus zero_stage actions can_shard"},
     {reason_code::calibration_below_model_states, MessageKind::reason, "model_states"},
     {reason_code::calibration_per_token_not_positive, MessageKind::reason, ""},
+    {reason_code::calibration_fixed_part_negative, MessageKind::reason, "points"},
     {reason_code::calibration_fixed_part_fills_budget, MessageKind::reason, ""},
     {reason_code::strategy_search_truncated, MessageKind::reason, "max_work covered_splits splits model_parallel"},
     {reason_code::no_covered_strategy_fits, MessageKind::reason, ""},
