@@ -91,6 +91,20 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
 
   const std::int64_t cp = base.parallel.context_parallel_size;
   const std::int64_t seq = base.batch.seq_length.value_or(4096);
+  // The setup on `gpus` of `gpu`, the model-parallel sizes kept and the rest data-parallel.
+  const std::int64_t mp = base.parallel.tensor_parallel_size * base.parallel.pipeline_parallel_size * cp;
+  auto on_gpus = [&](const GpuSpec& gpu, std::int64_t gpus) {
+    TrainingSetup t = base;
+    t.gpu = gpu;
+    t.parallel.sharding_group_size.reset();
+    t.parallel.data_parallel_size = gpus / mp;
+    t.parallel.world_size = gpus;
+    return t;
+  };
+  // The most GPUs up to max_gpus that keep D x CP divisible by EP (D moves in steps of
+  // EP / gcd(EP, CP)), or 0 when not even one step fits under max_gpus.
+  const std::int64_t gpu_step = base.parallel.expert_parallel_size / std::gcd(base.parallel.expert_parallel_size, cp) * mp;
+  const std::int64_t most_gpus = o.max_gpus / gpu_step * gpu_step;
   if (has_architecture) {
     // Largest micro-batch at the given sequence length.
     auto with_mbs = [&](std::int64_t m) {
@@ -121,7 +135,12 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
                                                      "shard the optimizer states and gradients (ZeRO-2)", "shard more (ZeRO-3)"};
         actions.emplace_back("zero_" + std::to_string(accepted.back()), kShardingWords[accepted.back()]);
       }
-      if (base.parallel.zero_stage >= 1) actions.emplace_back("more_gpus", "add GPUs");
+      // More GPUs where something is sharded and micro-batch 1 fits on the most GPUs searched.
+      if (base.parallel.zero_stage >= 1 && most_gpus > base.parallel.world_size) {
+        TrainingSetup most = on_gpus(*base.gpu, most_gpus);
+        most.batch.micro_batch_size = 1;
+        if (fits(most)) actions.emplace_back("more_gpus", "add GPUs");
+      }
       if (states_over && base.parallel.offload_optimizer == OffloadTarget::none)
         actions.emplace_back("offload", "offload the optimizer to the CPU");
       if (states_over && adapters_would_help(base))
@@ -169,16 +188,6 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
   // Returns the fewest that fit the budget and the fewest whose whole band fits the GPU.
   struct Fewest {
     std::optional<FitPoint> fits, whole_band;
-  };
-  // The setup on `gpus` of `gpu`, the model-parallel sizes kept and the rest data-parallel.
-  const std::int64_t mp = base.parallel.tensor_parallel_size * base.parallel.pipeline_parallel_size * cp;
-  auto on_gpus = [&](const GpuSpec& gpu, std::int64_t gpus) {
-    TrainingSetup t = base;
-    t.gpu = gpu;
-    t.parallel.sharding_group_size.reset();
-    t.parallel.data_parallel_size = gpus / mp;
-    t.parallel.world_size = gpus;
-    return t;
   };
   auto min_gpus_for = [&](const GpuSpec& gpu) -> Fewest {
     const std::int64_t ep = base.parallel.expert_parallel_size;
