@@ -142,6 +142,36 @@ TEST_CASE("Never a change already on, never one impossible for the setup", "[sug
     CHECK(!has(d, "eight_bit_optimizer"));
     CHECK(has(d, "offload_optimizer"));  // ZeRO-Offload: stage 2 with the optimizer on the host
   }
+  SECTION("no change the device cannot run: bitsandbytes and Liger have no TPU kernels") {
+    // The HF Trainer on a TPU v5p: a bitsandbytes optimizer, a QLoRA base or Liger's kernels would
+    // make it unrunnable there (cannot_run tpu_unsupported_software); checkpointing and LoRA stay.
+    json tpu = kTooBig;
+    tpu["gpu"] = "tpu-v5p-95gb";
+    tpu["batch"] = json::parse(R"({"micro_batch_size": 16, "seq_length": 8192})");
+    const json out = estimate_json_doc(tpu);
+    REQUIRE(out["verdict"] != "fits");
+    const auto c = codes(out);
+    CHECK(!has(c, "eight_bit_optimizer"));
+    CHECK(!has(c, "paged_optimizer"));
+    CHECK(!has(c, "qlora"));
+    CHECK(!has(c, "liger_kernel"));
+    CHECK(has(c, "checkpointing"));
+    CHECK(has(c, "lora"));
+  }
+  SECTION("no change beyond what the framework runs: ZeRO-3 beside DeepSpeed's AutoTP") {
+    // DeepSpeed's AutoTP trains at ZeRO 0-2 (fields_beyond_framework): with tensor parallelism 2
+    // the ZeRO stage above 2 is not offered.
+    json ds = kTooBig;
+    ds["framework"] = "deepspeed";
+    ds["parallel"] = json::parse(R"({"world_size": 8, "tensor_parallel_size": 2, "zero_stage": 1})");
+    ds["model"]["preset"] = "llama-3-70b";
+    const json out = estimate_json_doc(ds);
+    REQUIRE(out["verdict"] != "fits");
+    std::vector<int> stages;
+    for (const auto& x : out["suggestions"])
+      if (x["code"] == "zero_stage") stages.push_back(x["params"]["zero_stage"]);
+    CHECK(stages == std::vector<int>{2});
+  }
 }
 
 TEST_CASE("QLoRA under FSDP1 with adapters in the layers' flat parameters: make the adapters units of their own", "[suggestions]") {

@@ -5,11 +5,13 @@
 // ZeRO stage without data-parallel ranks to shard over, no LoRA under frameworks without adapters,
 // no selective recompute where the framework has none (framework_parallelism.hpp),
 // no bitsandbytes optimizer under DeepSpeed or Megatron, no vLLM setting without colocated vLLM; a
-// change the engine rejects is dropped.
+// change the engine rejects, or one that makes the setup unrunnable on its device or beyond its
+// framework, is dropped.
 #include <algorithm>
 #include <cmath>
 
 #include "documents.hpp"
+#include "trainmem/explain.hpp"
 #include "trainmem/framework_defaults.hpp"
 #include "trainmem/framework_parallelism.hpp"
 #include "trainmem/rlhf.hpp"
@@ -145,13 +147,27 @@ struct Judged {
   std::optional<Verdict> verdict;
 };
 
-// The estimate and verdict of a document, or nothing when the engine rejects it.
-std::optional<Judged> judge(const json& doc) {
+// Whether `after` is a setup the original could not call runnable before: a reason it cannot run on
+// its device that `before` lacks (a TPU runs no bitsandbytes or Liger kernel), or a field beyond
+// what its framework runs that `before` lacks (ZeRO-3 beside DeepSpeed's AutoTP, LoRA beside
+// torchtune's tensor parallelism).
+bool newly_unrunnable(const TrainingSetup& before, const Estimate& before_estimate, const TrainingSetup& after, const Estimate& after_estimate) {
+  const auto gained = [](const std::vector<std::string>& was, const std::vector<std::string>& is) {
+    return std::any_of(is.begin(), is.end(), [&](const std::string& x) { return std::find(was.begin(), was.end(), x) == was.end(); });
+  };
+  return gained(cannot_run_codes(before, before_estimate), cannot_run_codes(after, after_estimate)) ||
+         gained(fields_beyond_framework(before), fields_beyond_framework(after));
+}
+
+// The estimate and verdict of a document, or nothing when the engine rejects it or the change
+// makes the setup one its device or framework cannot run.
+std::optional<Judged> judge(const json& doc, const TrainingSetup& original, const Estimate& original_estimate) {
   Errors errors;
   const TrainingSetup s = read_setup(doc, errors);
   if (!errors.empty() || !validate(s).empty()) return std::nullopt;
   Judged j{estimate(s), std::nullopt};
   if (!j.estimate.per_gpu.peak || !std::isfinite(*j.estimate.per_gpu.peak)) return std::nullopt;
+  if (newly_unrunnable(original, original_estimate, s, j.estimate)) return std::nullopt;
   j.verdict = judge_verdict(s, j.estimate, uncertainty_band(s, j.estimate));
   return j;
 }
@@ -172,7 +188,7 @@ json suggestions(const json& doc, const TrainingSetup& s, const Estimate& e, con
     json changed = doc;
     changed.merge_patch(c.change);
     if (changed == doc) continue;  // already on
-    auto j = judge(changed);
+    auto j = judge(changed, s, e);
     if (!j) continue;  // impossible for this setup
     // The difference of the two peaks as the documents write them (whole bytes), so that the input's
     // peak less the suggestion's peak is saved_bytes exactly.
