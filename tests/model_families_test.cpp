@@ -329,6 +329,23 @@ TEST_CASE("generic decoder: DeepSeekMoE 16B within 1 % of its card, the warning 
   CHECK_THAT(w, Catch::Contains("16,375,728,128 parameters"));
 }
 
+TEST_CASE("generic decoder: the warning carries the layout's parameter count, for every language to word", "[parameters][generic]") {
+  // A made-up model_type with 2 layers: q,k,v,o 4 x 4096^2 = 67,108,864 (no num_key_value_heads:
+  // multi-head); a gated MLP (no hidden_act) 3 x 4096 x 100 = 1,228,800; two RMSNorms 2 x 4096
+  // -> 68,345,856 per layer, 136,691,712 for 2; embedding and untied head 2 x 1000 x 4096 =
+  // 8,192,000; final norm 4,096: 144,887,808.
+  const std::string cfg = R"({"model_type": "weird_thing", "hidden_size": 4096, "num_hidden_layers": 2,
+    "num_attention_heads": 32, "vocab_size": 1000, "intermediate_size": 100})";
+  const std::string doc = R"({"model": {"hf_config": )" + cfg + "}}";
+  double parameters = 0;
+  for (const auto& w : estimate_warnings(trainmem::test::setup_from(doc), estimate_from(doc)))
+    if (w.code == std::string("generic_layout"))
+      for (const auto& [name, value] : w.params.values)
+        if (name == "parameters") parameters = std::get<double>(value);
+  CHECK(parameters == 144887808.0);
+  CHECK_THAT(warning_text(cfg, "generic_layout"), Catch::Contains("144,887,808 parameters"));
+}
+
 TEST_CASE("generic decoder: InternLM (v1) 7B; the bias key is read as biases on every projection", "[parameters][generic]") {
   // model_type "internlm" has no layout here. Keys as published for internlm/internlm-7b (mlc-llm's
   // copy, model_preset.py key "internlm"). Read generically: q,k,v,o 4 x (4096^2 + 4096) =

@@ -95,7 +95,8 @@ std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e
   if (arch && !arch->layout_assumptions.empty()) {
     std::string text;
     for (const auto& a : arch->layout_assumptions) text += (text.empty() ? "" : "; ") + a;
-    w.push_back({warning_code::generic_layout, text, {{"model_type", arch->model_type}, {"assumptions", text}}});
+    w.push_back({warning_code::generic_layout, text,
+                 {{"model_type", arch->model_type}, {"assumptions", text}, {"parameters", static_cast<double>(arch->total_params())}}});
   }
   if (arch && !arch->learned_positions && arch->max_position_embeddings > 0 && s.batch.seq_length &&
       *s.batch.seq_length > arch->max_position_embeddings)

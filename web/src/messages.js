@@ -213,7 +213,8 @@ export const WORDINGS = {
   },
   generic_layout: {
     en: (c) => c.s('assumptions'),
-    zh: (c) => 'model_type“' + c.s('model_type') + '”的部分结构未在配置中给出或在此没有专门定义：按通用 Transformer 结构推定',
+    zh: (c) => 'model_type“' + c.s('model_type') + '”的部分结构未在配置中给出或在此没有专门定义：按通用 Transformer 结构推定' +
+      (c.has('parameters') ? '；按此结构共 ' + c.n('parameters') + ' 个参数，请与模型卡给出的参数量比对' : ''),
   },
   beyond_context: {
     en: (c) => 'seq_length ' + c.n('seq_length') + ' exceeds max_position_embeddings ' + c.n('max_position_embeddings') + ': the model needs context extension (e.g. RoPE scaling)',

@@ -136,7 +136,7 @@ inline constexpr MessageCode kMessageCodes[] = {
     // Estimate warnings (explain.cpp, hardware_warnings.cpp, multimodal_checks.cpp, estimate_document.cpp).
     {warning_code::ignored_fields, MessageKind::warning, "fields paths"},
     {warning_code::lora_targets_assumed, MessageKind::warning, "model_type targets"},
-    {warning_code::generic_layout, MessageKind::warning, "model_type assumptions"},
+    {warning_code::generic_layout, MessageKind::warning, "model_type assumptions parameters"},
     {warning_code::beyond_context, MessageKind::warning, "seq_length max_position_embeddings"},
     {warning_code::flash_unsupported, MessageKind::warning, "model_type"},
     {warning_code::lora_rank_exceeds_model, MessageKind::warning, "r adapter_parameters parameters"},
