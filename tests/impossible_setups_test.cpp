@@ -116,6 +116,13 @@ TEST_CASE("a layout beyond what the framework's own code offers is priced as sta
         std::vector<std::string>{"parallel.pipeline_parallel_size"});
   CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 3, "tensor_parallel_size": 2})") ==
         std::vector<std::string>{"parallel.tensor_parallel_size"});
+  // Optimizer offload with no sharding engine: the HF Trainer's DDP, or DeepSpeed at stage 0 (its
+  // ZeRO optimizer, which offloads, is built from stage 1). ZeRO-Offload at stage 2 is runnable.
+  CHECK(flagged(R"("framework": "hf_trainer", "parallel": {"world_size": 8, "zero_stage": 0, "offload_optimizer": "cpu"})") ==
+        std::vector<std::string>{"parallel.offload_optimizer"});
+  CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 0, "offload_optimizer": "cpu"})") ==
+        std::vector<std::string>{"parallel.offload_optimizer"});
+  CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 2, "offload_optimizer": "cpu"})").empty());
   // Runnable: DeepSpeed AutoTP at ZeRO-2, Megatron's all-to-all context parallelism, the HF Trainer
   // driving DeepSpeed with Ulysses, or FSDP2 with ring attention.
   CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 2, "tensor_parallel_size": 2})").empty());

@@ -52,6 +52,7 @@ std::vector<std::string> fields_beyond_framework(const TrainingSetup& s) {
   //  - Pipeline parallelism: Megatron-LM, torchtitan and plain PyTorch (torch.distributed.pipelining);
   //    not torchtune's recipes, DeepSpeed around a transformers model or the Hugging Face Trainer.
   //  - Adapters: not torchtitan or Megatron-LM; torchtune's LoRA recipes assert tensor_parallel_dim 1.
+  //  - Optimizer offload: a sharding engine's (below), torchtune's or Megatron-LM's.
   const ParallelSettings& p = s.parallel;
   const bool deepspeed = s.framework == Framework::deepspeed ||
                          (s.framework == Framework::hf_trainer && sharding_engine(s) == ShardingEngine::deepspeed);
@@ -66,6 +67,13 @@ std::vector<std::string> fields_beyond_framework(const TrainingSetup& s) {
       p.context_parallel_kind != (deepspeed ? ContextParallelKind::ulysses : ContextParallelKind::ring))
     fields.push_back("parallel.context_parallel_kind");
   if (fsdp_engine && p.world_size > 1 && p.zero_stage == 1) fields.push_back("parallel.zero_stage");
+  // Optimizer offload belongs to a sharding engine: DeepSpeed's ZeRO-Offload (its ZeRO optimizer,
+  // which runtime/engine.py builds only at stage 1 or above), FSDP's CPUOffload. Without one (plain
+  // DDP, or DeepSpeed at stage 0) nothing moves the states: torchtune's single-device
+  // CPUOffloadOptimizer (torchao) and Megatron-LM's CPU optimizer are their own.
+  if (p.offload_optimizer != OffloadTarget::none && p.zero_stage == 0 && s.framework != Framework::torchtune &&
+      s.framework != Framework::megatron)
+    fields.push_back("parallel.offload_optimizer");
   return fields;
 }
 
