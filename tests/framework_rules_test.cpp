@@ -350,6 +350,16 @@ TEST_CASE("FSDP's backward holds one unit's gradient: a layer's adapters, or its
   // covers the whole layer: 2 x (202,383,360 + 131,072) x 2 B = 810,057,728 B.
   CHECK(buffers_of(lora_on("fsdp", R"(, "sharding_engine": "fsdp", "gradient_sync": "every_micro_batch")")).backward ==
         810057728.0 + 810057728.0);
+  // At SHARD_GRAD_OP (zero_stage 2) nothing is gathered and backward holds one unit's gradient
+  // before its reduce-scatter: the whole flat layer under FSDP1, (202,383,360 + 131,072) x 2 B =
+  // 405,028,864 B; a layer's adapters under FSDP2, 131,072 x 2 B = 262,144 B.
+  const auto at_stage_2 = [&](const std::string& framework, const std::string& extra) {
+    return setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": ")" + framework + R"(", "method": "lora",
+      "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "adapter_dtype": "bf16"},
+      "parallel": {"world_size": 2, "zero_stage": 2)" + extra + "}}");
+  };
+  CHECK(buffers_of(at_stage_2("fsdp", R"(, "sharding_engine": "fsdp", "gradient_sync": "every_micro_batch")")).backward == 405028864.0);
+  CHECK(buffers_of(at_stage_2("torchtune", R"(, "gradient_sync": "every_micro_batch")")).backward == 262144.0);
 }
 
 TEST_CASE("FSDP gathers a layer's routed experts of this GPU's expert-parallel rank only", "[moe][fsdp]") {

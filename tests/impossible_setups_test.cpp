@@ -123,6 +123,23 @@ TEST_CASE("a layout beyond what the framework's own code offers is priced as sta
   CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 0, "offload_optimizer": "cpu"})") ==
         std::vector<std::string>{"parallel.offload_optimizer"});
   CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 2, "offload_optimizer": "cpu"})").empty());
+  // Megatron-LM's CPU optimizer needs its distributed optimizer (ZeRO-1); torchtune offloads on one GPU.
+  CHECK(flagged(R"("framework": "megatron", "parallel": {"world_size": 8, "zero_stage": 0, "offload_optimizer": "cpu"})") ==
+        std::vector<std::string>{"parallel.offload_optimizer"});
+  CHECK(flagged(R"("framework": "megatron", "parallel": {"world_size": 8, "zero_stage": 1, "offload_optimizer": "cpu"})").empty());
+  CHECK(flagged(R"("framework": "torchtune", "parallel": {"world_size": 1, "zero_stage": 0, "offload_optimizer": "cpu"})").empty());
+  // DeepSpeed's MoE layer, which expert parallelism needs, refuses ZeRO-3 (runtime/engine.py).
+  const auto moe_flagged = [](int stage) {
+    const nlohmann::json out = nlohmann::json::parse(trainmem::estimate_json(
+        R"({"model": {"preset": "mixtral-8x7b"}, "gpu": "h100-sxm-80gb", "framework": "deepspeed",
+            "parallel": {"world_size": 8, "expert_parallel_size": 8, "zero_stage": )" + std::to_string(stage) + "}}").json);
+    std::vector<std::string> fields;
+    for (const auto& w : out["warnings"])
+      if (w["code"] == "layout_beyond_framework") fields.push_back(w["params"]["field"].get<std::string>());
+    return fields;
+  };
+  CHECK(moe_flagged(3) == std::vector<std::string>{"parallel.expert_parallel_size"});
+  CHECK(moe_flagged(2).empty());
   // Runnable: DeepSpeed AutoTP at ZeRO-2, Megatron's all-to-all context parallelism, the HF Trainer
   // driving DeepSpeed with Ulysses, or FSDP2 with ring attention.
   CHECK(flagged(R"("framework": "deepspeed", "parallel": {"world_size": 8, "zero_stage": 2, "tensor_parallel_size": 2})").empty());

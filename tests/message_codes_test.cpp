@@ -280,11 +280,12 @@ TEST_CASE("every solve reason is registered, carries its params and says what th
     INFO(code);
     CHECK(seen.count(code) == 1);
   }
-  // One GPU at ZeRO stage 0, the bf16 weights alone past it: offload or adapters first (a shorter
-  // sequence or checkpointing cannot make room, ZeRO-3 has no second rank, more GPUs replicate).
-  CHECK(seen["micro_batch_one_does_not_fit"] == json{{"seq_length", 2048}, {"actions", "offload lora"}});
+  // One GPU at ZeRO stage 0, the bf16 weights alone past it: adapters first (a shorter sequence or
+  // checkpointing cannot make room, ZeRO-3 has no second rank, more GPUs replicate, and the HF
+  // Trainer's DDP has no optimizer offload).
+  CHECK(seen["micro_batch_one_does_not_fit"] == json{{"seq_length", 2048}, {"actions", "lora"}});
   // A full fine-tune can shard under the HF Trainer (FSDP's stages 2 and 3): can_shard.
-  CHECK(seen["no_gpu_count_fits"] == json{{"max_gpus", 8}, {"zero_stage", 0}, {"actions", "offload lora checkpointing shorter_sequence"}, {"can_shard", "true"}});
+  CHECK(seen["no_gpu_count_fits"] == json{{"max_gpus", 8}, {"zero_stage", 0}, {"actions", "lora checkpointing shorter_sequence"}, {"can_shard", "true"}});
   // The HF Trainer's highest sharding stage is FSDP's full shard, ZeRO-3 (framework_parallelism.hpp).
   CHECK(seen["no_strategy_fits"] == json{{"world_size", 8}, {"include_offload", "true"}, {"zero_stage", 3}, {"adapters", "true"}});
   CHECK(seen["band_past_gpu_at_every_count"]["max_gpus"] == 4096);  // solve.max_gpus' default

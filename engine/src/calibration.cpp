@@ -68,8 +68,11 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
     return c;
   }
   // A line through the measurement that crosses zero before it reaches zero tokens has no fixed
-  // part to report (bytes are never negative): the measured peak and the slope disagree.
-  if (fixed < 0) {
+  // part to report (bytes are never negative). Where the engine's own line does so too (a peak that
+  // grows faster than the tokens, eager attention's scores) the fit stands, its fixed part left
+  // null; where the engine's own line keeps a fixed part, the measurement and the slope disagree:
+  // no fit.
+  if (fixed < 0 && c.analytic_fixed_bytes >= 0) {
     c.reasons.push_back({reason_code::calibration_fixed_part_negative,
                          std::string("calibration: the fit leaves a negative fixed part: the measurement grows with tokens at ") +
                              (points.size() >= 2 ? "another rate than its two points give" : "another rate than the engine prices") +
@@ -78,7 +81,7 @@ std::optional<Calibrated> calibrate(const TrainingSetup& base, const std::vector
     return c;
   }
   c.bytes_per_token = per_token;
-  c.fixed_bytes = fixed;
+  if (fixed >= 0) c.fixed_bytes = fixed;
   // The budget in the measurement's terms: remove what the compared peak adds on top of the
   // measured quantity (fragmentation and/or the CUDA context), as the engine prices it.
   const double compared = compared_peak(s0, e0).value_or(p0);

@@ -1,5 +1,7 @@
 #include "trainmem/framework_parallelism.hpp"
 
+#include <algorithm>
+
 #include "trainmem/estimate.hpp"
 #include "trainmem/framework_defaults.hpp"
 
@@ -23,9 +25,15 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s) {
 std::vector<int> accepted_zero_stages(const TrainingSetup& s) {
   std::vector<int> accepted;
   TrainingSetup at = s;
+  const std::vector<std::string> already = fields_beyond_framework(s);
   for (int stage : framework_parallelism(s).zero_stages) {
     at.parallel.zero_stage = stage;
-    if (validate(at).empty()) accepted.push_back(stage);
+    if (!validate(at).empty()) continue;
+    // A stage the framework's own code refuses beside the rest of the layout (ZeRO-3 beside
+    // DeepSpeed's AutoTP or expert parallelism) is not accepted either.
+    const std::vector<std::string> beyond = fields_beyond_framework(at);
+    if (std::all_of(beyond.begin(), beyond.end(), [&](const std::string& f) { return std::count(already.begin(), already.end(), f) > 0; }))
+      accepted.push_back(stage);
   }
   return accepted;
 }
@@ -68,12 +76,16 @@ std::vector<std::string> fields_beyond_framework(const TrainingSetup& s) {
     fields.push_back("parallel.context_parallel_kind");
   if (fsdp_engine && p.world_size > 1 && p.zero_stage == 1) fields.push_back("parallel.zero_stage");
   // Optimizer offload belongs to a sharding engine: DeepSpeed's ZeRO-Offload (its ZeRO optimizer,
-  // which runtime/engine.py builds only at stage 1 or above), FSDP's CPUOffload. Without one (plain
-  // DDP, or DeepSpeed at stage 0) nothing moves the states: torchtune's single-device
-  // CPUOffloadOptimizer (torchao) and Megatron-LM's CPU optimizer are their own.
-  if (p.offload_optimizer != OffloadTarget::none && p.zero_stage == 0 && s.framework != Framework::torchtune &&
-      s.framework != Framework::megatron)
+  // which runtime/engine.py builds only at stage 1 or above), FSDP's CPUOffload, Megatron-LM's CPU
+  // optimizer (--optimizer-cpu-offload needs --use-precision-aware-optimizer, which OptimizerConfig
+  // allows only with the distributed optimizer, its ZeRO-1). Without one (plain DDP, DeepSpeed or
+  // Megatron-LM at stage 0) nothing moves the states; torchtune's single-device
+  // CPUOffloadOptimizer (torchao) is its own.
+  if (p.offload_optimizer != OffloadTarget::none && p.zero_stage == 0 && s.framework != Framework::torchtune)
     fields.push_back("parallel.offload_optimizer");
+  // DeepSpeed's MoE layer, which expert parallelism needs, refuses ZeRO-3 (runtime/engine.py:
+  // "MoE not supported with Stage 3").
+  if (deepspeed && p.zero_stage == 3 && p.expert_parallel_size > 1) fields.push_back("parallel.expert_parallel_size");
   return fields;
 }
 

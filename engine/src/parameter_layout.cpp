@@ -200,6 +200,9 @@ std::vector<RankParameters> walk(const TrainingSetup& s, const Splits& splits, s
     first.adapter += embed_adapter;
     add(last, head_adapter, true, false, false);
     last.adapter += head_adapter;
+    // The embedding's and the head's adapters live in units outside the layers.
+    first.largest_layer_trainable = std::max(first.largest_layer_trainable, embed_adapter);
+    last.largest_layer_trainable = std::max(last.largest_layer_trainable, head_adapter);
     last.linear_params += head_adapter;
     last.head_linear_params += head_adapter;
   }

@@ -91,6 +91,14 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
 
   const std::int64_t cp = base.parallel.context_parallel_size;
   const std::int64_t seq = base.batch.seq_length.value_or(4096);
+  // Optimizer offload as advice: not on yet, and runnable at the setup's ZeRO stage (plain DDP and
+  // DeepSpeed or Megatron-LM at stage 0 have nothing to offload with: fields_beyond_framework).
+  const bool offload_runs = [&] {
+    if (base.parallel.offload_optimizer != OffloadTarget::none) return false;
+    TrainingSetup off = base;
+    off.parallel.offload_optimizer = OffloadTarget::cpu;
+    return fields_beyond_framework(off).size() == fields_beyond_framework(base).size();
+  }();
   // The setup on `gpus` of `gpu`, the model-parallel sizes kept and the rest data-parallel.
   const std::int64_t mp = base.parallel.tensor_parallel_size * base.parallel.pipeline_parallel_size * cp;
   auto on_gpus = [&](const GpuSpec& gpu, std::int64_t gpus) {
@@ -141,8 +149,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         most.batch.micro_batch_size = 1;
         if (fits(most)) actions.emplace_back("more_gpus", "add GPUs");
       }
-      if (states_over && base.parallel.offload_optimizer == OffloadTarget::none)
-        actions.emplace_back("offload", "offload the optimizer to the CPU");
+      if (states_over && offload_runs) actions.emplace_back("offload", "offload the optimizer to the CPU");
       if (states_over && adapters_would_help(base))
         actions.emplace_back("lora", "train LoRA/QLoRA adapters");
       if (actions.empty()) actions.emplace_back("larger_gpu", "use a GPU with more memory");
@@ -233,7 +240,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     if (!r.min_gpus) {
       // What is left to try, none already on.
       std::vector<std::pair<std::string, std::string>> left;
-      if (base.parallel.offload_optimizer == OffloadTarget::none) left.emplace_back("offload", "offload");
+      if (offload_runs) left.emplace_back("offload", "offload");
       if (adapters_would_help(base)) left.emplace_back("lora", "LoRA/QLoRA");
       if (base.activation_checkpointing != Checkpointing::full) left.emplace_back("checkpointing", "checkpointing");
       left.emplace_back("shorter_sequence", "a shorter sequence");

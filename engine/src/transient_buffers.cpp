@@ -150,6 +150,21 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   const double layer_bytes = bytes.of(r.largest_layer_frozen_linear_weights, r.largest_layer - r.largest_layer_frozen_linear_weights);
   const double unit_bytes = s.model.architecture ? std::min(std::max(layer_bytes, embedding_unit * A), rank_bytes) : unit * A;
 
+  // One unit's unsharded gradient, elements: with adapters its trainable parameters (FSDP2 shards
+  // per parameter and frozen ones get no gradient; PEFT wraps LoRA modules as units of their own
+  // under FSDP1 with use_orig_params false), under FSDP1's flat parameters (use_orig_params true)
+  // the whole layer holding them; a trainable module outside the layers (PEFT modules_to_save) is
+  // a unit of its own.
+  double gradient_unit = std::min(unit, rank_trainable);
+  if (uses_adapters(s.method)) {
+    const double outside_layers = rank_trainable - r.adapter;
+    const double layer = fsdp1_whole_unit_gradients(s)
+                             ? r.largest_unit_with_gradients - r.largest_unit_frozen_linear_weights *
+                                                                   (1.0 - flat_gradient_elements_per_frozen_linear_weight(s, p.param_dtype))
+                             : r.largest_layer_trainable;
+    gradient_unit = std::max(layer, outside_layers);
+  }
+
   if (zero == 3 && (dp > 1 || param_offload)) {
     if (deepspeed) {
       // Bucket sizes count elements of the stored tensors (QLoRA's packed 4-bit storage included).
@@ -165,20 +180,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       b.persistent = buckets.reduce * grad_bytes;
     } else {
       // Backward holds two units gathered and two units' unsharded gradients (the one computed and
-      // the one reduce-scattering). With adapters a unit's gradient is its trainable parameters:
-      // FSDP2 shards per parameter and frozen ones get no gradient, and PEFT wraps LoRA modules as
-      // units of their own under FSDP1 with use_orig_params false; under FSDP1's flat parameters
-      // (use_orig_params true) it is the whole layer holding them. A trainable module outside the
-      // layers (PEFT modules_to_save) is a unit of its own.
-      double gradient_unit = std::min(unit, rank_trainable);
-      if (uses_adapters(s.method)) {
-        const double outside_layers = rank_trainable - r.adapter;
-        const double layer = fsdp1_whole_unit_gradients(s)
-                                 ? r.largest_unit_with_gradients - r.largest_unit_frozen_linear_weights *
-                                                                       (1.0 - flat_gradient_elements_per_frozen_linear_weight(s, p.param_dtype))
-                                 : r.largest_layer_trainable;
-        gradient_unit = std::max(layer, outside_layers);
-      }
+      // the one reduce-scattering).
       b.forward = s.parallel.reshard_after_forward ? 2 * unit_bytes : rank_bytes;
       b.backward = 2 * unit_bytes + 2 * gradient_unit * unsharded_grad_bytes;
     }
@@ -192,7 +194,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
       b.backward = buckets.reduce * grad_bytes * (overlaps_data_parallel(s) ? 2.0 : 1.0);
       b.optimizer_step = std::min(buckets.allgather, rank_params) * A;
     } else if (zero == 2) {
-      b.backward = std::min(unit, rank_trainable) * grad_bytes;  // one unit's reduce-scatter input
+      b.backward = gradient_unit * grad_bytes;  // one unit's reduce-scatter input
     }
   } else if (zero == 0 && s.parallel.world_size > 1 && f.ddp_bucket_copy) {
     b.persistent = rank_trainable * grad_bytes;

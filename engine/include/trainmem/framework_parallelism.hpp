@@ -49,9 +49,11 @@ struct FrameworkParallelism {
 FrameworkParallelism framework_parallelism(const TrainingSetup& s);
 
 // The sharding stages of framework_parallelism(s).zero_stages at which the document's rules
-// (validate, estimate.hpp) accept the setup, ascending: an int8 or HQQ base refuses ZeRO-3, so
-// advice to shard (the strategy search, the what-fits reasons, the suggestions) names only these.
-// Validates the setup once per stage the framework offers (at most four).
+// (validate, estimate.hpp) accept the setup and the framework's own code runs it beside the rest
+// of the layout (fields_beyond_framework names nothing new), ascending: an int8 or HQQ base
+// refuses ZeRO-3, and so does DeepSpeed's AutoTP; advice to shard (the strategy search, the
+// what-fits reasons, the suggestions) names only these. Validates the setup once per stage the
+// framework offers (at most four).
 std::vector<int> accepted_zero_stages(const TrainingSetup& s);
 
 // Whether the framework trains LoRA/QLoRA adapters: torchtitan and Megatron-LM have none (PEFT

@@ -43,7 +43,8 @@ struct RankParameters {
   // bitsandbytes packs them (model_states.cpp).
   double unit_frozen_linear_weights = 0;
   // The largest single transformer layer as one FSDP unit: its trainable parameters (its adapters
-  // under LoRA), and, of the layers holding any trainable parameter, the largest one's parameters
+  // under LoRA; the embedding's and head's adapters count as units too), and, of the layers holding
+  // any trainable parameter, the largest one's parameters
   // with the frozen nn.Linear weights among them (what FSDP1's flat parameter carries gradients
   // for). The gradient of one unit is what backward holds unsharded before its reduce-scatter
   // (transient_buffers.cpp).
