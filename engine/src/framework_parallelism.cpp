@@ -25,15 +25,11 @@ FrameworkParallelism framework_parallelism(const TrainingSetup& s) {
 std::vector<int> accepted_zero_stages(const TrainingSetup& s) {
   std::vector<int> accepted;
   TrainingSetup at = s;
-  const std::vector<std::string> already = fields_beyond_framework(s);
   for (int stage : framework_parallelism(s).zero_stages) {
     at.parallel.zero_stage = stage;
-    if (!validate(at).empty()) continue;
     // A stage the framework's own code refuses beside the rest of the layout (ZeRO-3 beside
     // DeepSpeed's AutoTP or expert parallelism) is not accepted either.
-    const std::vector<std::string> beyond = fields_beyond_framework(at);
-    if (std::all_of(beyond.begin(), beyond.end(), [&](const std::string& f) { return std::count(already.begin(), already.end(), f) > 0; }))
-      accepted.push_back(stage);
+    if (validate(at).empty() && !adds_fields_beyond_framework(s, at)) accepted.push_back(stage);
   }
   return accepted;
 }
@@ -87,6 +83,11 @@ std::vector<std::string> fields_beyond_framework(const TrainingSetup& s) {
   // "MoE not supported with Stage 3").
   if (deepspeed && p.zero_stage == 3 && p.expert_parallel_size > 1) fields.push_back("parallel.expert_parallel_size");
   return fields;
+}
+
+bool adds_fields_beyond_framework(const TrainingSetup& before, const TrainingSetup& after) {
+  const std::vector<std::string> was = fields_beyond_framework(before), is = fields_beyond_framework(after);
+  return std::any_of(is.begin(), is.end(), [&](const std::string& f) { return std::find(was.begin(), was.end(), f) == was.end(); });
 }
 
 }  // namespace trainmem

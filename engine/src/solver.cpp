@@ -97,7 +97,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     if (base.parallel.offload_optimizer != OffloadTarget::none) return false;
     TrainingSetup off = base;
     off.parallel.offload_optimizer = OffloadTarget::cpu;
-    return fields_beyond_framework(off).size() == fields_beyond_framework(base).size();
+    return !adds_fields_beyond_framework(base, off);
   }();
   // The setup on `gpus` of `gpu`, the model-parallel sizes kept and the rest data-parallel.
   const std::int64_t mp = base.parallel.tensor_parallel_size * base.parallel.pipeline_parallel_size * cp;
@@ -197,12 +197,10 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
     std::optional<FitPoint> fits, whole_band;
   };
   auto min_gpus_for = [&](const GpuSpec& gpu) -> Fewest {
-    const std::int64_t ep = base.parallel.expert_parallel_size;
-    const std::int64_t step = ep / std::gcd(ep, cp);
-    const std::int64_t max_k = o.max_gpus / mp / step;
+    const std::int64_t max_k = o.max_gpus / gpu_step;
     if (max_k < 1) return {};
-    auto with_k = [&](std::int64_t k) { return on_gpus(gpu, k * step * mp); };
-    auto point = [&](std::int64_t k) { return answer(with_k(k), k * step * mp); };
+    auto with_k = [&](std::int64_t k) { return on_gpus(gpu, k * gpu_step); };
+    auto point = [&](std::int64_t k) { return answer(with_k(k), k * gpu_step); };
     // The first k in [from, max_k] that passes `test`, or 0 when none does.
     auto first = [&](std::int64_t from, const std::function<bool(const TrainingSetup&)>& test) -> std::int64_t {
       if (base.parallel.zero_stage == 0 || from > max_k || !test(with_k(max_k))) return 0;

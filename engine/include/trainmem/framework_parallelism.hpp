@@ -81,4 +81,8 @@ bool selective_checkpointing_available(Framework f);
 // Megatron-FSDP (--use-megatron-fsdp) shards beyond stage 1. Sources in framework_parallelism.cpp.
 std::vector<std::string> fields_beyond_framework(const TrainingSetup& s);
 
+// Whether `after` names a field beyond its framework (fields_beyond_framework) that `before` does
+// not: a change of the setup that its framework's own code does not run beside the rest.
+bool adds_fields_beyond_framework(const TrainingSetup& before, const TrainingSetup& after);
+
 }  // namespace trainmem

@@ -156,7 +156,7 @@ bool newly_unrunnable(const TrainingSetup& before, const Estimate& before_estima
     return std::any_of(is.begin(), is.end(), [&](const std::string& x) { return std::find(was.begin(), was.end(), x) == was.end(); });
   };
   return gained(cannot_run_codes(before, before_estimate), cannot_run_codes(after, after_estimate)) ||
-         gained(fields_beyond_framework(before), fields_beyond_framework(after));
+         adds_fields_beyond_framework(before, after);
 }
 
 // The estimate and verdict of a document, or nothing when the engine rejects it or the change
