@@ -118,14 +118,17 @@ TEST_CASE("no_sync with full fine-tuning accumulates full gradients in the reduc
 
 TEST_CASE("ZeRO-3 parameter offload keeps the gathered working set on the GPU, one GPU included", "[offload]") {
   // DeepSpeed ZeRO-3, offload_param cpu, Llama-2-7B in bf16 on one GPU: max(stage3_max_live_parameters
-  // 1e9, largest module) + stage3_prefetch_bucket_size 5e7 = 1.05e9 elements x 2 B = 2.1e9 B in forward.
+  // 1e9, largest module) + stage3_prefetch_bucket_size 5e7 = 1.05e9 elements x 2 B = 2.1e9 B in forward,
+  // of which the largest module, the embedding (32,000 x 4,096 x 2 B = 262,144,000 B), is counted
+  // with the model states as DeepSpeed's estimator counts it: 1,837,856,000 B of buffers.
   const auto s = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed",
     "parallel": {"world_size": 1, "zero_stage": 3, "offload_optimizer": "cpu", "offload_param": "cpu"}})");
-  CHECK(buffers_of(s).forward == 2.1e9);
+  CHECK(buffers_of(s).forward == 1837856000.0);
+  CHECK(estimate(s).per_gpu.parameters == 262144000.0);
   // The same on 8 GPUs.
   const auto eight = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed",
     "parallel": {"world_size": 8, "zero_stage": 3, "offload_optimizer": "cpu", "offload_param": "cpu"}})");
-  CHECK(buffers_of(eight).forward == 2.1e9);
+  CHECK(buffers_of(eight).forward == 1837856000.0);
 }
 
 TEST_CASE("DeepSpeed ZeRO-3 keeps its reduce bucket in every phase; ZeRO-1/2 only in backward", "[deepspeed]") {
@@ -136,9 +139,10 @@ TEST_CASE("DeepSpeed ZeRO-3 keeps its reduce bucket in every phase; ZeRO-1/2 onl
   const TransientBuffers z3 = buffers_of(setup_from(doc + "3}}"));
   CHECK(z3.persistent == 1e9);
   // Forward and backward keep max(stage3_max_live_parameters 1e9, largest module) + the 5e7 prefetch
-  // bucket gathered, in bf16: 2.1e9 B; the bucket is not counted twice.
-  CHECK(z3.forward == 2.1e9);
-  CHECK(z3.backward == 2.1e9);
+  // bucket gathered, in bf16: 2.1e9 B, less the embedding counted as a model state (262,144,000 B);
+  // the bucket is not counted twice.
+  CHECK(z3.forward == 1837856000.0);
+  CHECK(z3.backward == 1837856000.0);
   const TransientBuffers z2 = buffers_of(setup_from(doc + "2}}"));
   CHECK(z2.persistent == 0);
   CHECK(z2.backward == 1e9);
@@ -162,10 +166,11 @@ TEST_CASE("DeepSpeed under the HF Trainer: buckets of its \"auto\" fill, from hi
   // transformers HfTrainerDeepSpeedConfig.trainer_config_finalize: reduce_bucket_size = h^2 and, at
   // ZeRO-3, stage3_prefetch_bucket_size = 0.9 h^2. Llama-2-7B, h = 4096: 16,777,216 and 15,099,494.4.
   // ZeRO-3 with parameter offload on one GPU: forward holds max(1e9, largest module) + the prefetch
-  // bucket, in bf16: (1e9 + 15,099,494.4) x 2 = 2,030,198,988.8 B (DeepSpeed's own 5e7: 2.1e9 B).
+  // bucket, in bf16: (1e9 + 15,099,494.4) x 2 = 2,030,198,988.8 B (DeepSpeed's own 5e7: 2.1e9 B), less
+  // the embedding counted as a model state (262,144,000 B): 1,768,054,988.8 B.
   const auto s = setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "hf_trainer",
     "parallel": {"world_size": 1, "zero_stage": 3, "sharding_engine": "deepspeed", "offload_optimizer": "cpu", "offload_param": "cpu"}})");
-  CHECK(buffers_of(s).forward == Approx(2030198988.8).epsilon(1e-12));
+  CHECK(buffers_of(s).forward == Approx(1768054988.8).epsilon(1e-12));
   // ZeRO-2 on 8 GPUs, bf16 gradients: the reduce bucket in backward, 16,777,216 x 2 = 33,554,432 B
   // (DeepSpeed's own 5e8 elements: 1e9 B).
   const std::string zero2 = R"(, "precision": {"param_dtype": "bf16", "grad_dtype": "bf16", "master_weights": true},
@@ -319,10 +324,11 @@ TEST_CASE("FSDP and ZeRO-3 gather QLoRA's frozen linear weights as their 4-bit s
   // DeepSpeed ZeRO-3 (PEFT's QLoRA with bitsandbytes' packed storage) with stage3_max_live_parameters
   // 1e8: max(1e8 x 2 B, the layer's 4-bit weights, norms and adapters, about 1.05e8 B) + the
   // 5e7-element prefetch bucket x 2 B + the
-  // dequantized weight = 200,000,000 + 100,000,000 + 90,177,536 = 390,177,536 B; gathered in 16 bits
-  // the layer (404,766,720 B) would be the live set.
+  // dequantized weight = 200,000,000 + 100,000,000 + 90,177,536 = 390,177,536 B, less the largest
+  // module counted as a model state, a 4096 x 11008 linear packed at 0.5 B per weight (22,544,384 B):
+  // 367,633,152 B; gathered in 16 bits the layer (404,766,720 B) would be the live set.
   CHECK(buffers_of(setup_from(R"({"model": {"hf_config": )" + small_vocab + R"(}, "framework": "deepspeed", "method": "qlora",
-    "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 1e8}})")).forward == 390177536.0);
+    "parallel": {"world_size": 2, "zero_stage": 3, "zero3_max_live_parameters": 1e8}})")).forward == 367633152.0);
   // bitsandbytes under FSDP keeps its quantization constants whole on every rank (quant_state, not a
   // parameter): a gathered layer is its packed weights, 101,187,584 B, the norms, 16,384 B, and the
   // adapters, 262,144 B. Two units and the dequantized weight: 2 x 101,466,112 + 90,177,536 =

@@ -387,3 +387,37 @@ TEST_CASE("The activations' formula counts layers and micro-batches in words tha
   CHECK_THAT(many, Catch::StartsWith("8 layers x "));
   CHECK_THAT(many, Catch::Contains(") x 4 micro-batches in flight"));
 }
+
+// DeepSpeed's estimator (deepspeed/runtime/zero/stage3.py @v0.13.5, model_to_params and
+// estimate_zero3_model_states_mem_needs) counts ZeRO-3's working set as model states:
+// largest_layer_memory = 4 B x the largest module's own parameters (16-bit weights gathered and
+// their 16-bit gradient), plus 2P/N under optimizer offload and nothing more with the parameters
+// offloaded too. T5-large, tied head: encoder 24 x (4 x 1024^2 + 2 x 1024 x 4096 + 2 x 1024) +
+// 512 (relative bias) + 1024 (final norm) = 302,040,576; decoder 24 x (8 x 1024^2 + 2 x 1024 x
+// 4096 + 3 x 1024) + 512 + 1024 = 402,728,448; shared embedding 32,128 x 1024 = 32,899,072 (the
+// largest module); P = 737,668,096. On 4 GPUs: 2 x 737,668,096 / 4 = 368,834,048 plus
+// 4 x 32,899,072 = 131,596,288: 500,430,336 B (the docs' t5-large example prints 0.47 GB).
+TEST_CASE("DeepSpeed ZeRO-3 counts its largest module, gathered, and that module's gradient as model states", "[model_states][deepspeed]") {
+  const std::string doc = R"({"model": {"preset": "t5-large"}, "framework": "deepspeed", "precision": {"param_dtype": "fp16"},
+    "parallel": {"world_size": 4, "zero_stage": 3, "offload_optimizer": "cpu", "offload_param": )";
+  const Estimate optimizer_offloaded = estimate_from(doc + R"("none"}})");
+  CHECK(optimizer_offloaded.parameters.total == 737'668'096);
+  CHECK(optimizer_offloaded.per_gpu.parameters == 368'834'048.0 + 65'798'144.0);
+  CHECK(optimizer_offloaded.per_gpu.gradients == 65'798'144.0);
+  CHECK(optimizer_offloaded.per_gpu.model_states == 500'430'336.0);
+  CHECK_THAT(formula_of(doc + R"("none"}})", "parameters"), Catch::Contains("includes the largest module's parameters, gathered for compute (65,798,144 B"));
+  // Everything offloaded: the working set alone, 131,596,288 B (the docs print 0.12 GB).
+  CHECK(estimate_from(doc + R"("cpu"}})").per_gpu.model_states == 131'596'288.0);
+}
+
+// gpt-oss keeps its experts as raw parameters of one module (transformers modeling_gpt_oss.py,
+// GptOssExperts: gate_up_proj [E, H, 2I] and its bias [E, 2I], down_proj [E, I, H] and its bias
+// [E, H]), which DeepSpeed gathers as one: gpt-oss-20b (E 32, H = I = 2880) 32 x (2880 x 5760 +
+// 5760 + 2880 x 2880 + 2880) = 796,538,880 elements, more than its embedding (201,088 x 2880 =
+// 579,133,440). In bf16, 2 B each, as parameters and as gradient.
+TEST_CASE("a module holding raw expert weights is gathered whole by DeepSpeed ZeRO-3", "[model_states][deepspeed]") {
+  const Estimate e = estimate_from(R"({"model": {"preset": "gpt-oss-20b"}, "framework": "deepspeed", "precision": {"param_dtype": "bf16"},
+    "batch": {"seq_length": 1024}, "parallel": {"world_size": 8, "zero_stage": 3, "offload_optimizer": "cpu", "offload_param": "cpu"}})");
+  CHECK(e.per_gpu.parameters == 796'538'880.0 * 2);
+  CHECK(e.per_gpu.gradients == 796'538'880.0 * 2);
+}

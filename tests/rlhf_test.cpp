@@ -152,7 +152,10 @@ TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (
   const auto z3 = estimate_from(doc(rollout + "3}"));
   REQUIRE(z3.per_gpu.peak_phase == "rollout");
   REQUIRE(z3.rollout_kv_cache_bytes);
-  CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states + *z3.rollout_kv_cache_bytes + 180864.0 + 17039360.0 + 8192.0);
+  // The model states count each model's largest module (a 64 x 128 linear or the 128 x 64 embedding:
+  // 8,192 x 2 B = 16,384 B) gathered, and the policy's gradient of it, as DeepSpeed's estimator does;
+  // the rollout holds none of them apart from the whole gathered policy: 3 x 16,384 = 49,152 B less.
+  CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states - 49152.0 + *z3.rollout_kv_cache_bytes + 180864.0 + 17039360.0 + 8192.0);
   // ZeRO-2 keeps whole weights anyway: nothing is gathered.
   const auto z2 = estimate_from(doc(rollout + "2}"));
   REQUIRE(z2.per_gpu.peak_phase == "rollout");
@@ -162,13 +165,14 @@ TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (
 TEST_CASE("an RLHF job's training phase is the policy's own peak plus the other models' states", "[rlhf]") {
   // DeepSpeed ZeRO-3 on 2 GPUs holds an fp32 gradient partition only in the optimizer step; the
   // policy's peak (backward) leaves it out, and the job's must too. The frozen reference: the tiny
-  // model's 90,432 parameters (see above) x 2 B / 2 GPUs = 90,432 B.
+  // model's 90,432 parameters (see above) x 2 B / 2 GPUs = 90,432 B, and, while it scores, its largest
+  // module gathered (8,192 x 2 B = 16,384 B), which DeepSpeed's estimator counts as a model state.
   const std::string common = R"("framework": "deepspeed", "precision": {"param_dtype": "bf16"},
     "parallel": {"world_size": 2, "zero_stage": 3}, "loss": {"logits_fp32": false})";
   const auto dpo = estimate_from(doc(R"("rlhf": {"algorithm": "dpo"}, "batch": {"micro_batch_size": 2, "seq_length": 64}, )" + common));
   const auto plain_2x = estimate_from(doc(R"("batch": {"micro_batch_size": 4, "seq_length": 64}, )" + common));
   REQUIRE(dpo.per_gpu.peak_phase == "policy_training");
-  CHECK(role(dpo, "reference")->model_states == 90432.0);
+  CHECK(role(dpo, "reference")->model_states == 90432.0 + 16384.0);
   CHECK(*dpo.per_gpu.peak_allocated == *plain_2x.per_gpu.peak_allocated + 90432.0);
 }
 
@@ -237,17 +241,19 @@ TEST_CASE("colocated vLLM's weight sync under ZeRO-3: one parameter at a time, t
   // its adapters; otherwise each parameter is gathered alone, the largest being kTinyGqaLlama's 128 x 64
   // embedding (or head) in bf16: 8,192 x 2 = 16,384 B. Asleep, the rollout holds the model states,
   // the cuBLAS workspaces (2 x 33,554,432 B on Hopper), vLLM's share, that gather and ZeRO-3's
-  // reduce bucket (the HF Trainer's "auto": hidden_size^2 = 4,096 elements x 2 B = 8,192 B).
+  // reduce bucket (the HF Trainer's "auto": hidden_size^2 = 4,096 elements x 2 B = 8,192 B). The
+  // model states' gathered largest module (16,384 B) and its gradient (16,384 B, none under LoRA) are
+  // not held while vLLM generates.
   const double share = 0.3 * 85520809984.0, workspaces = 67108864.0, bucket = 8192.0;
   const std::string rest = R"("gpu": "h100-sxm-80gb", "framework": "hf_trainer", "precision": {"param_dtype": "bf16"},
     "parallel": {"sharding_engine": "deepspeed", "world_size": 2, "zero_stage": 3}, "rlhf": {"algorithm": "grpo", "reference": {"method": "none"},
     "rollout": {"use_vllm": true, "vllm_enable_sleep_mode": true}})";
   const auto full = estimate_from(doc(rest));
   CHECK(full.per_gpu.peak_phase == "rollout");
-  CHECK(*full.per_gpu.peak_allocated == Approx(full.per_gpu.model_states + workspaces + share + 16384.0 + bucket).epsilon(1e-12));
+  CHECK(*full.per_gpu.peak_allocated == Approx(full.per_gpu.model_states - 32768.0 + workspaces + share + 16384.0 + bucket).epsilon(1e-12));
   const auto lora = estimate_from(doc(std::string(R"("method": "lora", )") + rest));
   CHECK(*lora.per_gpu.peak_allocated ==
-        Approx(lora.per_gpu.model_states + workspaces + share + role(lora, "policy")->parameters * 2 + bucket).epsilon(1e-12));
+        Approx(lora.per_gpu.model_states - 16384.0 + workspaces + share + (role(lora, "policy")->parameters - 16384.0) * 2 + bucket).epsilon(1e-12));
 }
 
 TEST_CASE("a colocated vLLM share below the policy's weights is named: vLLM cannot load the model", "[rlhf][vllm][warnings]") {

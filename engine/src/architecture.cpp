@@ -1,6 +1,7 @@
 #include "trainmem/architecture.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace trainmem {
 
@@ -41,6 +42,23 @@ std::int64_t Architecture::text_params() const {
   std::int64_t total = non_layer_params();
   for (const auto& g : layers) total += g.count * g.params_per_layer();
   return total;
+}
+
+double Architecture::largest_layer_module_params(double tp) const {
+  double largest = 0;
+  for (const auto& g : layers) {
+    // Raw expert weights belong to the module named by their parent, all copies together.
+    std::map<std::string, double> raw_modules;
+    for (const auto& l : g.linears) {
+      const double shard = l.tp_sharded ? tp : 1.0;
+      if (l.nn_linear)
+        largest = std::max(largest, static_cast<double>(l.params_per_copy()) / shard);
+      else
+        raw_modules[l.parent] += static_cast<double>(l.params()) / shard;
+    }
+    for (const auto& [name, params] : raw_modules) largest = std::max(largest, params);
+  }
+  return largest;
 }
 
 std::int64_t Architecture::total_params() const { return text_params() + (vision ? vision->total_params() : 0); }

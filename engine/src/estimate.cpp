@@ -494,6 +494,8 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       e.gpu_expert_parameters = ms.params.expert_trainable + ms.params.expert_frozen;
       e.gpu_expert_trainable_parameters = ms.params.expert_trainable;
       e.gpu_quantized_weights = s.method == Method::qlora ? ms.params.frozen_linear_weights : 0.0;
+      e.gathered_module_bytes = ms.gpu.gathered_module_parameters;
+      e.gathered_module_gradient_bytes = ms.gpu.gathered_module_gradient;
       if (arch) {
         e.layers_on_gpu = 0;
         for (auto n : layer_counts[i]) e.layers_on_gpu += static_cast<double>(n);

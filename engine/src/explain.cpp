@@ -63,6 +63,14 @@ const char* checkpointing_name(Checkpointing c) {
   return "";
 }
 
+// The part of a model state DeepSpeed ZeRO-3 adds for its largest module (model_states.hpp), or
+// nothing where there is none.
+std::string gathered_module_clause(double bytes_of_it, const char* what) {
+  if (bytes_of_it <= 0) return "";
+  return std::string("; includes the largest module's ") + what + ", gathered for compute (" + bytes(bytes_of_it) +
+         ": DeepSpeed's estimator counts it as a model state, stage3.py estimate_zero3_model_states_mem_needs)";
+}
+
 }  // namespace
 
 std::vector<Warning> estimate_warnings(const TrainingSetup& s, const Estimate& e) {
@@ -239,7 +247,8 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                       : qlora_through_hqq(s) ? ", frozen linear weights at " + std::to_string(s.qlora.nbits) + " bits (HQQ) + a scale and a zero per " +
                                                    std::to_string(s.qlora.group_size) + " weights"
                       : s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
-                                                          : ", frozen linear weights at 4 bits + quantization constants"),
+                                                          : ", frozen linear weights at 4 bits + quantization constants") +
+                     gathered_module_clause(e.gathered_module_bytes, "parameters"),
                  zero_source});
   std::string gradient_rule;
   if (e.bytes_per_param.optimizer_gradient > 0)
@@ -259,6 +268,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   }
   if (fsdp1_whole_unit_gradients(s) && s.method != Method::full)
     gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
+  gradient_rule += gathered_module_clause(e.gathered_module_gradient_bytes, "gradient");
   out.push_back({"gradients",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +
                      gradient_rule + " = " + of_job(&ModelBudget::gradients, g.gradients) +

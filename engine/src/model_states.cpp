@@ -201,6 +201,25 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
       m.offloaded.parameters = all.parameters;
       m.gpu.parameters = 0;
     }
+    if (engine == ShardingEngine::deepspeed && zero == 3 && arch) {
+      // The largest module: the embedding or head, or one inside the layers, whose QLoRA linears
+      // are gathered as their packed 4-bit storage (transient_buffers.cpp). Its gradient exists
+      // where it trains: any module under full training, a layer's under freeze tuning, under
+      // adapters a trainable module outside the layers (modules_to_save); an adapter matrix (rank
+      // x width) is left out as negligible beside those.
+      const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
+      const double embedding = static_cast<double>(std::max(arch->embedding_params, arch->lm_head_params)) / tp;
+      const double layer_module = arch->largest_layer_module_params(tp);
+      const double element = dtype_bytes(precision.param_dtype);
+      const double layer_module_element = s.method == Method::qlora ? quantized_storage_bytes_per_weight(s.qlora) : element;
+      m.gpu.gathered_module_parameters = std::max(embedding * element, layer_module * layer_module_element);
+      const double trainable_module = s.method == Method::full     ? std::max(embedding, layer_module)
+                                      : s.method == Method::freeze ? layer_module
+                                                                   : r.trainable() - r.adapter;
+      m.gpu.gathered_module_gradient = std::clamp(trainable_module, 0.0, r.trainable()) * element;
+      m.gpu.parameters += m.gpu.gathered_module_parameters;
+      m.gpu.gradients += m.gpu.gathered_module_gradient;
+    }
     result.push_back(m);
   }
   return result;

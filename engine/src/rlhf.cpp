@@ -31,6 +31,7 @@ ModelBudget budget_of(const std::string& role, const Estimate& e, double workspa
                                                         : e.per_gpu.temporary_buffers.value_or(0.0)) -
                                    workspaces);
   b.persistent = std::min(b.transient, e.per_gpu.persistent_buffers);
+  b.computing_only = e.gathered_module_bytes + e.gathered_module_gradient_bytes;
   return b;
 }
 
@@ -180,12 +181,13 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
     models.push_back(budget_of("critic", *critic, workspaces));
   }
 
-  double resident = 0, setup_buffers = 0;
-  for (const auto& m : models) resident += m.model_states, setup_buffers += m.persistent;
-  // Every phase after load: the states of every model, the buffers their wrappers allocate at
-  // setup (a DeepSpeed ZeRO-3 reduce bucket exists from deepspeed.initialize on, through the
-  // rollout too) and the process's cuBLAS workspaces.
-  const double held = resident + setup_buffers + workspaces;
+  double resident = 0, computing_only = 0, setup_buffers = 0;
+  for (const auto& m : models) resident += m.model_states, computing_only += m.computing_only, setup_buffers += m.persistent;
+  // Every phase after load: the states of every model (but what a model holds only while it
+  // computes), the buffers their wrappers allocate at setup (a DeepSpeed ZeRO-3 reduce bucket
+  // exists from deepspeed.initialize on, through the rollout too) and the process's cuBLAS
+  // workspaces.
+  const double held = resident - computing_only + setup_buffers + workspaces;
 
   Estimate e = policy;
   e.per_gpu_models = models;
@@ -193,17 +195,17 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
 
   // Phase peaks (allocated bytes): each model's working set on top of every model's states.
   const ModelBudget& pol = models.front();
-  double peak = held + pol.activations + pol.transient - pol.persistent;  // policy training
+  double peak = held + pol.computing_only + pol.activations + pol.transient - pol.persistent;  // policy training
   std::string phase = "policy_training";
   for (const auto& m : models) {
-    const double working = m.activations + m.transient - m.persistent;
+    const double working = m.computing_only + m.activations + m.transient - m.persistent;
     if (held + working > peak) peak = held + working, phase = m.role + (m.role == "critic" ? "_training" : "_scoring");
   }
   // Under DeepSpeed ZeRO-3 TRL gathers every policy weight for generate (trl/models/utils.py
   // @f2cd577 _unwrap_model_for_generation: deepspeed.zero.GatheredParameters(model.parameters());
   // GRPOConfig ds3_gather_for_generation defaults to True): the whole model beside its shard.
   const bool gathers = s.parallel.zero_stage == 3 && sharding_engine(s) == ShardingEngine::deepspeed;
-  const double whole_policy = pol.parameters * sharding_degree(s.parallel);
+  const double whole_policy = (pol.parameters - policy.gathered_module_bytes) * sharding_degree(s.parallel);
   double vllm_in_peak = 0;  // colocated vLLM's pool where it is part of the peak
   if (generates && uses_colocated_vllm(s) && s.gpu) {
     // Colocated vLLM (TRL @f2cd577 trl/generation/vllm_generation.py: LLM(gpu_memory_utilization=

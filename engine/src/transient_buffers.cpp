@@ -169,7 +169,9 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
     if (deepspeed) {
       // Bucket sizes count elements of the stored tensors (QLoRA's packed 4-bit storage included).
       const DeepSpeedBuckets buckets = deepspeed_buckets(s);
-      const double live = std::max(std::min(s.parallel.zero3_max_live_parameters * A, rank_bytes), unit_bytes);
+      // The largest module among them is a model state as DeepSpeed counts it (model_states.hpp).
+      const double live = std::max(0.0, std::max(std::min(s.parallel.zero3_max_live_parameters * A, rank_bytes), unit_bytes) -
+                                            states.gpu.gathered_module_parameters);
       const double prefetch = std::min(buckets.prefetch * A, rank_bytes);
       b.forward = live + prefetch;
       b.backward = live + prefetch;

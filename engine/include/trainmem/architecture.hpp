@@ -259,6 +259,13 @@ struct Architecture {
   std::int64_t text_params() const;
   // Parameters outside the transformer layers (embeddings, head, final norms).
   std::int64_t non_layer_params() const;
+  // The largest module inside the layers, its own parameters (PyTorch's parameters(recurse=False))
+  // on one of `tp` tensor-parallel shards, elements: one nn.Linear (each routed expert a module of
+  // its own) or a module holding raw expert weights (gpt-oss's experts: all of them). With the
+  // token embedding and the head, the largest module, by which DeepSpeed sizes ZeRO-3's per-GPU
+  // working set (deepspeed/runtime/zero/stage3.py @v0.13.5, model_to_params: max over
+  // model.modules() of sum(p.numel() for p in m.parameters(recurse=False))).
+  double largest_layer_module_params(double tp) const;
 };
 
 }  // namespace trainmem

@@ -66,6 +66,9 @@ struct ModelBudget {
   double activations = 0;  // saved for backward (trainable models)
   double transient = 0;    // its own peak working set above its model states and activations
   double persistent = 0;   // the part of `transient` alive in every phase (PerGpu::persistent_buffers)
+  // The part of model_states alive only while this model computes (DeepSpeed ZeRO-3's gathered
+  // module and its gradient, Estimate::gathered_module_bytes).
+  double computing_only = 0;
 };
 
 // How one component was computed, with the setup's own numbers (shown beside each result).
@@ -101,6 +104,9 @@ struct Estimate {
   double gpu_expert_parameters = 0, gpu_expert_trainable_parameters = 0;
   // Of those, the frozen linear weights QLoRA stores quantized (0 for other methods).
   double gpu_quantized_weights = 0;
+  // Of per_gpu.parameters and gradients, DeepSpeed ZeRO-3's gathered largest module and its
+  // gradient, bytes (ModelStateBytes::gathered_module_parameters).
+  double gathered_module_bytes = 0, gathered_module_gradient_bytes = 0;
   double layers_on_gpu = 0, micro_batches_in_flight = 1;
   // Filled only for EstimateDetail::step (the output document); empty otherwise, for RLHF, and
   // (timeline, peak_breakdown) without an architecture. step_timeline.hpp.

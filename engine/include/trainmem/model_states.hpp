@@ -20,6 +20,8 @@
 //    gradients in the reduce dtype until the last micro-batch, at ZeRO-2/3 and FSDP too; FSDP
 //    frees them with that micro-batch's reduce-scatter, before the optimizer step.
 //  - Megatron's CPU optimizer offload keeps the fp32 main-grad buffer on the GPU.
+//  - DeepSpeed ZeRO-3 counts the largest module, gathered, and its gradient as model states
+//    (ModelStateBytes::gathered_module_parameters).
 // All values in bytes, for the most loaded GPU.
 #pragma once
 
@@ -42,6 +44,16 @@ struct ModelStateBytes {
   // FSDPParamGroup.post_backward: unsharded_accumulated_grad = None; FSDP1 frees the unsharded
   // flat gradient after its reduce-scatter).
   double accumulation_only_gradients = 0;
+  // DeepSpeed ZeRO-3's working set, part of `parameters` and `gradients` as DeepSpeed's own
+  // estimator counts it (deepspeed/runtime/zero/stage3.py @v0.13.5,
+  // estimate_zero3_model_states_mem_needs: largest_layer_memory = 4 x largest_layer_params, on
+  // the GPU whatever is offloaded, one GPU included): the largest module gathered in the parameter
+  // dtype (Architecture::largest_module_params) and the gradient autograd gives it in that dtype
+  // before ZeRO-3 copies it into the reduce bucket. The embedding's, the largest module's as a rule,
+  // is the last gradient backward computes, beside all the others: the step phase, which prices the
+  // end of backward, keeps them; an RLHF job's phases where the model does not compute do not.
+  double gathered_module_parameters = 0;
+  double gathered_module_gradient = 0;
   double total() const { return parameters + gradients + optimizer_states; }
 };
 
