@@ -56,7 +56,9 @@ TEST_CASE("invariants hold for generated configurations", "[invariants][property
       CHECK(std::isfinite(v));
       CHECK(v >= 0);
     }
-    CHECK(*g.peak_allocated + g.paged_optimizer_states.value_or(0) >= g.model_states);
+    // All model states are on the device together in some phase, but DeepSpeed ZeRO-3's gathered
+    // module and its gradient, which the optimizer step does not hold (model_states.hpp).
+    CHECK(*g.peak_allocated + g.paged_optimizer_states.value_or(0) >= g.model_states - e.gathered_module_bytes - e.gathered_module_gradient_bytes);
     CHECK(*g.peak >= *g.peak_reserved);
     CHECK(*g.peak_reserved >= *g.peak_allocated);
 
@@ -78,12 +80,14 @@ TEST_CASE("invariants hold for generated configurations", "[invariants][property
       lo.parallel.sharding_engine = hi.parallel.sharding_engine = engine;
       CHECK(model_states(hi) <= model_states(lo));
     }
-    // More GPUs under ZeRO-3 never raise model states per GPU.
+    // More GPUs under ZeRO-3 never raise model states per GPU, but for the module DeepSpeed starts
+    // to gather beyond one rank.
     TrainingSetup z3 = s, z3_more = s;
     z3.parallel.zero_stage = z3_more.parallel.zero_stage = 3;
     z3_more.parallel.world_size *= 2;
     z3_more.parallel.data_parallel_size *= 2;
-    CHECK(model_states(z3_more) <= model_states(z3));
+    const Estimate more = estimate(z3_more);
+    CHECK(more.per_gpu.model_states - more.gathered_module_bytes <= model_states(z3));
     // Checkpointing never raises activations.
     TrainingSetup none = s, full = s;
     none.activation_checkpointing = Checkpointing::none;

@@ -405,7 +405,7 @@ TEST_CASE("DeepSpeed ZeRO-3 counts its largest module, gathered, and that module
   CHECK(optimizer_offloaded.per_gpu.parameters == 368'834'048.0 + 65'798'144.0);
   CHECK(optimizer_offloaded.per_gpu.gradients == 65'798'144.0);
   CHECK(optimizer_offloaded.per_gpu.model_states == 500'430'336.0);
-  CHECK_THAT(formula_of(doc + R"("none"}})", "parameters"), Catch::Contains("includes the largest module's parameters, gathered for compute (65,798,144 B"));
+  CHECK_THAT(formula_of(doc + R"("none"}})", "parameters"), Catch::Contains("includes the largest module, gathered for compute (65,798,144 B"));
   // Everything offloaded: the working set alone, 131,596,288 B (the docs print 0.12 GB).
   CHECK(estimate_from(doc + R"("cpu"}})").per_gpu.model_states == 131'596'288.0);
 }
@@ -420,4 +420,38 @@ TEST_CASE("a module holding raw expert weights is gathered whole by DeepSpeed Ze
     "batch": {"seq_length": 1024}, "parallel": {"world_size": 8, "zero_stage": 3, "offload_optimizer": "cpu", "offload_param": "cpu"}})");
   CHECK(e.per_gpu.parameters == 796'538'880.0 * 2);
   CHECK(e.per_gpu.gradients == 796'538'880.0 * 2);
+}
+
+// Where ZeRO-3 gathers nothing its working set has no parameters: on one rank without parameter
+// offload a parameter is its own partition (deepspeed/runtime/zero/partition_parameters.py
+// @v0.13.5, _no_gather_coalesced). The largest module's gradient still exists in backward:
+// Llama-2-7B's embedding, 32,000 x 4,096 = 131,072,000 elements x 2 B = 262,144,000 B.
+// 6,738,415,616 parameters x 2 B = 13,476,831,232 B of fp16 weights.
+TEST_CASE("DeepSpeed ZeRO-3 on one GPU without parameter offload gathers no module", "[model_states][deepspeed]") {
+  const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed",
+    "precision": {"param_dtype": "fp16"}, "batch": {"seq_length": 512}, "parallel": {"world_size": 1, "zero_stage": 3}})");
+  CHECK(e.gathered_module_bytes == 0);
+  CHECK(e.per_gpu.parameters == 13'476'831'232.0);
+  CHECK(e.gathered_module_gradient_bytes == 262'144'000.0);
+}
+
+// Under LoRA the working set's gradient is that of one trainable module: with modules_to_save
+// lm_head and embed_tokens (131,072,000 elements each in Llama-2-7B) the largest of them,
+// 131,072,000 x 2 B = 262,144,000 B, not both.
+TEST_CASE("LoRA's modules_to_save add one module's gradient to DeepSpeed ZeRO-3's working set", "[model_states][deepspeed][lora]") {
+  const Estimate e = estimate_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "framework": "deepspeed", "method": "lora",
+    "precision": {"param_dtype": "bf16"}, "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "modules_to_save": ["lm_head", "embed_tokens"]},
+    "batch": {"seq_length": 512}, "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(e.gathered_module_gradient_bytes == 262'144'000.0);
+  CHECK(e.gathered_module_bytes == 262'144'000.0);
+}
+
+// bitsandbytes converts nn.Linear modules only: gpt-oss's raw expert weights stay in 16 bits under
+// QLoRA, so its largest module is still its experts, 796,538,880 elements x 2 B (see above), and not
+// at the 4-bit width; frozen, they have no gradient.
+TEST_CASE("QLoRA keeps raw expert weights at 16 bits in DeepSpeed ZeRO-3's working set", "[model_states][deepspeed][qlora]") {
+  const Estimate e = estimate_from(R"({"model": {"preset": "gpt-oss-20b"}, "framework": "deepspeed", "method": "qlora",
+    "precision": {"param_dtype": "bf16"}, "batch": {"seq_length": 1024}, "parallel": {"world_size": 8, "zero_stage": 3}})");
+  CHECK(e.gathered_module_bytes == 796'538'880.0 * 2);
+  CHECK(e.gathered_module_gradient_bytes == 0);
 }

@@ -44,13 +44,13 @@ std::int64_t Architecture::text_params() const {
   return total;
 }
 
-double Architecture::largest_layer_module_params(double tp) const {
+double Architecture::largest_layer_module(double tp, const std::function<double(const Linear&)>& per_element) const {
   double largest = 0;
   for (const auto& g : layers) {
     // Raw expert weights belong to the module named by their parent, all copies together.
     std::map<std::string, double> raw_modules;
     for (const auto& l : g.linears) {
-      const double shard = l.tp_sharded ? tp : 1.0;
+      const double shard = (l.tp_sharded ? tp : 1.0) / per_element(l);
       if (l.nn_linear)
         largest = std::max(largest, static_cast<double>(l.params_per_copy()) / shard);
       else

@@ -277,16 +277,25 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
   return t;
 }
 
+// Parts of the model states that one phase or another does not hold (model_states.hpp), bytes.
+struct PhaseOnlyStates {
+  double step_only = 0;          // DeepSpeed's fp32 gradient partition: the optimizer step only
+  double accumulation_only = 0;  // FSDP's unsharded no_sync gradients: gone by the optimizer step
+  // DeepSpeed ZeRO-3's gathered largest module, forward and backward; its gradient, backward only,
+  // priced inside the loss's and a layer's backward working set.
+  double gathered_parameters = 0, gathered_gradient = 0;
+};
+
 // The first five peak_breakdown components in the peak phase: the states on the device then
-// (DeepSpeed's fp32 gradient partition only in the optimizer step, FSDP's unsharded no_sync
-// gradients only before it; paged optimizer states live
-// outside the allocator), the saved activations in forward and backward, the phase's transients.
-std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, double step_only, double accumulation_only, bool paged) {
+// (paged optimizer states live outside the allocator), the saved activations in forward and
+// backward, the phase's transients.
+std::array<double, 5> peak_parts(const PerGpu& g, const StepTerms& t, const PhaseOnlyStates& only, bool paged) {
   const double optimizer = paged ? 0.0 : g.optimizer_states;
   const double transient = g.temporary_buffers.value_or(0.0);
   if (g.peak_phase == "load") return {t.load, 0.0, 0.0, 0.0, 0.0};
-  if (g.peak_phase == "optimizer_step") return {g.parameters, g.gradients - accumulation_only, optimizer, 0.0, transient};
-  const double persisting = g.gradients - step_only - t.backward_gradients;
+  if (g.peak_phase == "optimizer_step")
+    return {g.parameters - only.gathered_parameters, g.gradients - only.accumulation_only - only.gathered_gradient, optimizer, 0.0, transient};
+  const double persisting = g.gradients - only.step_only - only.gathered_gradient - t.backward_gradients;
   if (g.peak_phase == "backward" && !backward_peaks_at_loss(t))
     return {g.parameters, persisting + t.backward_layers_gradients, optimizer, t.backward_layers_held - t.backward_layers_gradients, transient};
   return {g.parameters, persisting, optimizer, t.activations, transient};
@@ -363,7 +372,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
   double best_peak = -1;
   double offloaded_states = 0, offloaded_activations = 0;
   TransientBuffers best_buffers;
-  double best_step_only = 0, best_accumulation_only = 0;
+  PhaseOnlyStates best_only;
   // The most loaded stage's terms, for the step in detail.
   StepTerms best_terms;
   StageRuntime best_runtime;
@@ -380,11 +389,15 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
     g.model_states = g.parameters + g.gradients + g.optimizer_states;
     g.pipeline_stage = i;
     const double allocator_states = g.model_states - (paged ? g.optimizer_states : 0.0);
-    // DeepSpeed's fp32 gradient partition exists only while the optimizer steps.
-    const double step_only = s.precision.optimizer_in_backward ? 0.0 : ms.gpu.step_only_gradients;
-    const double training_states = allocator_states - step_only;
-    // FSDP's unsharded no_sync gradients are gone by the optimizer step (model_states.hpp).
-    const double accumulation_only = s.precision.optimizer_in_backward ? 0.0 : ms.gpu.accumulation_only_gradients;
+    PhaseOnlyStates only;
+    if (!s.precision.optimizer_in_backward) {
+      only.step_only = ms.gpu.step_only_gradients;
+      only.accumulation_only = ms.gpu.accumulation_only_gradients;
+      only.gathered_gradient = ms.gpu.gathered_module_gradient;
+    }
+    only.gathered_parameters = ms.gpu.gathered_module_parameters;
+    const double step_only = only.step_only, accumulation_only = only.accumulation_only;
+    const double training_states = allocator_states - step_only - only.gathered_gradient;
     if (paged) g.paged_optimizer_states = g.optimizer_states;
     double stage_peak_key = g.model_states;
     if (arch) {
@@ -403,13 +416,13 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       // One micro-batch per step after a loop that freed the gradients: backward builds them.
       const bool one_micro_batch = s.batch.gradient_accumulation_steps == 1 && s.parallel.pipeline_parallel_size == 1;
       if (behaviour.gradients_freed_between_steps && one_micro_batch) {
-        t.backward_gradients = std::max(0.0, g.gradients - step_only - accumulation_only);
+        t.backward_gradients = std::max(0.0, g.gradients - step_only - accumulation_only - only.gathered_gradient);
         const double trainable = ms.params.trainable();
         if (last && trainable > 0 && head_trains(s, *arch))
           t.head_gradients = t.backward_gradients * std::min(1.0, ms.params.head_linear_params / trainable);
       }
       t.training_states = training_states - t.backward_gradients;
-      t.step_states = allocator_states - accumulation_only;
+      t.step_states = allocator_states - accumulation_only - only.gathered_parameters - only.gathered_gradient;
       t.activations = rt.activations;
       t.always = tb.persistent + held + workspaces;
       t.forward_buffers = t.always + tb.forward;
@@ -424,8 +437,11 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       const double head_backward = last && logits_loss && t.head_gradients > 0
                                        ? t.head_gradients + loss->logits_elements * dtype_bytes(compute)
                                        : 0.0;
-      t.loss_backward = std::max(loss_bwd, head_backward) + tb.tied_head_gradient + tb.saved_weight_copies;
-      t.layer_backward = tb.backward + tb.tied_head_gradient + rt.recompute + std::max(rt.attention_backward, rt.layer_backward);
+      // DeepSpeed ZeRO-3's largest module's gradient, before its copy into the reduce bucket, at the
+      // head's backward and at a layer's.
+      t.loss_backward = std::max(loss_bwd, head_backward) + tb.tied_head_gradient + tb.saved_weight_copies + only.gathered_gradient;
+      t.layer_backward = tb.backward + tb.tied_head_gradient + rt.recompute + std::max(rt.attention_backward, rt.layer_backward) +
+                         only.gathered_gradient;
       t.step_buffers = t.always + tb.optimizer_step;
       // Layer by layer as the timeline counts them, up to the timeline's bound; beyond it (hf_config
       // allows 1e8 layers) the bound of all activations beside all gradients.
@@ -465,8 +481,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       if (i == 0 || stage_peak_key > best_peak) {
         offloaded_activations = rt.offloaded_activations;
         best_buffers = tb;
-        best_step_only = step_only;
-        best_accumulation_only = accumulation_only;
+        best_only = only;
         best_terms = t;
         best_runtime = rt;
       }
@@ -513,7 +528,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
     const PhasePeaks& ph = *g.phases;
     const double peak = *g.peak_allocated;
     const AllocatorTerms at = allocator_terms(s, *arch, groups, layer_counts[i], i == 0, i + 1 == stages.size(), *loss,
-                                              e.micro_batches_in_flight, stages[i], best_buffers, best_step_only);
+                                              e.micro_batches_in_flight, stages[i], best_buffers, best_only.step_only);
     const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding;
     const double by_rules = std::max({training_reserved + at.step_growth, ph.optimizer_step, ph.load, peak});
     g.allocator_rounding = at.rounding;
@@ -530,7 +545,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
       if (e.layers_on_gpu <= static_cast<double>(kMaxTimelineLayers))
         e.timeline = step_timeline(best_terms, before_layers, layer_saved_in_order(s, *arch, groups, layer_counts[i]),
                                    i + 1 == stages.size(), peak, *g.peak_reserved);
-      e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_step_only, best_accumulation_only, paged), peak, *g.peak_reserved,
+      e.peak_breakdown = peak_breakdown(peak_parts(g, best_terms, best_only, paged), peak, *g.peak_reserved,
                                         g.userbuffers.value_or(0.0), *g.peak);
     }
   }

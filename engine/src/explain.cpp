@@ -65,10 +65,10 @@ const char* checkpointing_name(Checkpointing c) {
 
 // The part of a model state DeepSpeed ZeRO-3 adds for its largest module (model_states.hpp), or
 // nothing where there is none.
-std::string gathered_module_clause(double bytes_of_it, const char* what) {
+std::string gathered_module_clause(double bytes_of_it, const std::string& what) {
   if (bytes_of_it <= 0) return "";
-  return std::string("; includes the largest module's ") + what + ", gathered for compute (" + bytes(bytes_of_it) +
-         ": DeepSpeed's estimator counts it as a model state, stage3.py estimate_zero3_model_states_mem_needs)";
+  return "; includes " + what + " (" + bytes(bytes_of_it) +
+         ", a model state as DeepSpeed's estimator counts it: stage3.py estimate_zero3_model_states_mem_needs)";
 }
 
 }  // namespace
@@ -248,7 +248,8 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                                                    std::to_string(s.qlora.group_size) + " weights"
                       : s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
                                                           : ", frozen linear weights at 4 bits + quantization constants") +
-                     gathered_module_clause(e.gathered_module_bytes, "parameters"),
+                     (s.parallel.zero_stage == 3 && s.parallel.offload_param != OffloadTarget::none ? " (offloaded: the shard is on the host)" : "") +
+                     gathered_module_clause(e.gathered_module_bytes, "the largest module, gathered for compute"),
                  zero_source});
   std::string gradient_rule;
   if (e.bytes_per_param.optimizer_gradient > 0)
@@ -268,7 +269,7 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   }
   if (fsdp1_whole_unit_gradients(s) && s.method != Method::full)
     gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
-  gradient_rule += gathered_module_clause(e.gathered_module_gradient_bytes, "gradient");
+  gradient_rule += gathered_module_clause(e.gathered_module_gradient_bytes, "the largest module's gradient before ZeRO-3 copies it into its reduce bucket");
   out.push_back({"gradients",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +
                      gradient_rule + " = " + of_job(&ModelBudget::gradients, g.gradients) +

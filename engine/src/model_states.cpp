@@ -203,19 +203,25 @@ std::vector<ModelStates> model_states(const TrainingSetup& s, const ResolvedPrec
     }
     if (engine == ShardingEngine::deepspeed && zero == 3 && arch) {
       // The largest module: the embedding or head, or one inside the layers, whose QLoRA linears
-      // are gathered as their packed 4-bit storage (transient_buffers.cpp). Its gradient exists
-      // where it trains: any module under full training, a layer's under freeze tuning, under
+      // are gathered as their packed 4-bit storage (transient_buffers.cpp). A partition of one
+      // gathers nothing without parameter offload (partition_parameters.py @v0.13.5,
+      // _no_gather_coalesced: the parameter is its own partition). Its gradient exists where it
+      // trains: the largest module under full training, a layer's under freeze tuning, under
       // adapters a trainable module outside the layers (modules_to_save); an adapter matrix (rank
       // x width) is left out as negligible beside those.
       const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
-      const double embedding = static_cast<double>(std::max(arch->embedding_params, arch->lm_head_params)) / tp;
-      const double layer_module = arch->largest_layer_module_params(tp);
+      const double embedding = static_cast<double>(arch->largest_embedding_or_head_params()) / tp;
       const double element = dtype_bytes(precision.param_dtype);
-      const double layer_module_element = s.method == Method::qlora ? quantized_storage_bytes_per_weight(s.qlora) : element;
-      m.gpu.gathered_module_parameters = std::max(embedding * element, layer_module * layer_module_element);
-      const double trainable_module = s.method == Method::full     ? std::max(embedding, layer_module)
+      const double packed = quantized_storage_bytes_per_weight(s.qlora);
+      const bool qlora = s.method == Method::qlora, hqq = qlora_through_hqq(s);
+      const double layer_module = arch->largest_layer_module(tp, [](const Linear&) { return 1.0; });
+      const double layer_module_bytes =
+          arch->largest_layer_module(tp, [&](const Linear& l) { return qlora && quantizer_converts(l, hqq) ? packed : element; });
+      if (dense_degree > 1 || offload_par) m.gpu.gathered_module_parameters = std::max(embedding * element, layer_module_bytes);
+      const double largest = std::max(embedding, layer_module);
+      const double trainable_module = s.method == Method::full     ? largest
                                       : s.method == Method::freeze ? layer_module
-                                                                   : r.trainable() - r.adapter;
+                                                                   : std::min(r.trainable() - r.adapter, largest);
       m.gpu.gathered_module_gradient = std::clamp(trainable_module, 0.0, r.trainable()) * element;
       m.gpu.parameters += m.gpu.gathered_module_parameters;
       m.gpu.gradients += m.gpu.gathered_module_gradient;

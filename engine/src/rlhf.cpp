@@ -223,7 +223,7 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
       gathered = whole_policy;
     } else if (gathers && s.model.architecture) {
       const Architecture& a = *s.model.architecture;
-      gathered = static_cast<double>(std::max(a.embedding_params, a.lm_head_params)) * dtype_bytes(resolve_precision(s).param_dtype);
+      gathered = static_cast<double>(a.largest_embedding_or_head_params()) * dtype_bytes(resolve_precision(s).param_dtype);
     }
     const double rollout = held + vllm + gathered;
     if (rollout > peak) peak = rollout, phase = "rollout", vllm_in_peak = vllm;

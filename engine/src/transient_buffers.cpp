@@ -66,7 +66,7 @@ double largest_tensor(const TrainingSetup& s, double rank_trainable) {
   if (!s.model.architecture) return rank_trainable / 32.0;
   const Architecture& a = *s.model.architecture;
   const double tp = static_cast<double>(s.parallel.tensor_parallel_size);
-  double largest = static_cast<double>(std::max(a.embedding_params, a.lm_head_params)) / tp;
+  double largest = static_cast<double>(a.largest_embedding_or_head_params()) / tp;
   for (const auto& g : a.layers)
     for (const auto& l : g.linears)
       largest = std::max(largest, static_cast<double>(l.weight_params()) / (l.tp_sharded ? tp : 1.0));
@@ -134,7 +134,7 @@ TransientBuffers transient_buffers(const TrainingSetup& s, const ResolvedPrecisi
   double embedding_unit = 0;
   double unit = 0;
   if (s.model.architecture) {
-    embedding_unit = static_cast<double>(std::max(s.model.architecture->embedding_params, s.model.architecture->lm_head_params)) / tp;
+    embedding_unit = static_cast<double>(s.model.architecture->largest_embedding_or_head_params()) / tp;
     unit = std::max(r.largest_layer, embedding_unit);
   } else {
     unit = rank_params / 32.0;  // parameter count only: assume ~32 equal layers

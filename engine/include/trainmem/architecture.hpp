@@ -5,7 +5,9 @@
 // Every size is a count of elements (not bytes).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <string>
@@ -259,13 +261,16 @@ struct Architecture {
   std::int64_t text_params() const;
   // Parameters outside the transformer layers (embeddings, head, final norms).
   std::int64_t non_layer_params() const;
-  // The largest module inside the layers, its own parameters (PyTorch's parameters(recurse=False))
-  // on one of `tp` tensor-parallel shards, elements: one nn.Linear (each routed expert a module of
-  // its own) or a module holding raw expert weights (gpt-oss's experts: all of them). With the
-  // token embedding and the head, the largest module, by which DeepSpeed sizes ZeRO-3's per-GPU
-  // working set (deepspeed/runtime/zero/stage3.py @v0.13.5, model_to_params: max over
-  // model.modules() of sum(p.numel() for p in m.parameters(recurse=False))).
-  double largest_layer_module_params(double tp) const;
+  // The larger of the token embedding and the untied head, elements.
+  std::int64_t largest_embedding_or_head_params() const { return std::max(embedding_params, lm_head_params); }
+  // The largest module inside the layers by its own parameters (PyTorch's parameters(recurse=False))
+  // on one of `tp` tensor-parallel shards, each linear's elements weighted by `per_element` (1 for
+  // elements, its bytes for bytes): one nn.Linear (each routed expert a module of its own) or a
+  // module holding raw expert weights (gpt-oss's experts: all of them). DeepSpeed sizes ZeRO-3's
+  // per-GPU working set by the largest module, this one or the embedding or head
+  // (deepspeed/runtime/zero/stage3.py @v0.13.5, model_to_params: max over model.modules() of
+  // sum(p.numel() for p in m.parameters(recurse=False))).
+  double largest_layer_module(double tp, const std::function<double(const Linear&)>& per_element) const;
 };
 
 }  // namespace trainmem

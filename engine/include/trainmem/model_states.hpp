@@ -47,11 +47,11 @@ struct ModelStateBytes {
   // DeepSpeed ZeRO-3's working set, part of `parameters` and `gradients` as DeepSpeed's own
   // estimator counts it (deepspeed/runtime/zero/stage3.py @v0.13.5,
   // estimate_zero3_model_states_mem_needs: largest_layer_memory = 4 x largest_layer_params, on
-  // the GPU whatever is offloaded, one GPU included): the largest module gathered in the parameter
-  // dtype (Architecture::largest_module_params) and the gradient autograd gives it in that dtype
-  // before ZeRO-3 copies it into the reduce bucket. The embedding's, the largest module's as a rule,
-  // is the last gradient backward computes, beside all the others: the step phase, which prices the
-  // end of backward, keeps them; an RLHF job's phases where the model does not compute do not.
+  // the GPU whatever is offloaded): the largest module gathered in the parameter dtype
+  // (Architecture::largest_layer_module, or the embedding or head), wherever ZeRO-3 gathers (more
+  // than one rank, or the parameters offloaded), alive in forward and backward; and the gradient
+  // autograd gives it in that dtype before ZeRO-3 copies it into the reduce bucket, alive in
+  // backward only (estimate.cpp prices each in its phases).
   double gathered_module_parameters = 0;
   double gathered_module_gradient = 0;
   double total() const { return parameters + gradients + optimizer_states; }
