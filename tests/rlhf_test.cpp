@@ -156,6 +156,13 @@ TEST_CASE("GRPO under DeepSpeed ZeRO-3 gathers the whole policy for generation (
   // 8,192 x 2 B = 16,384 B) gathered, and the policy's gradient of it, as DeepSpeed's estimator does;
   // the rollout holds none of them apart from the whole gathered policy: 3 x 16,384 = 49,152 B less.
   CHECK(*z3.per_gpu.peak_allocated == z3.per_gpu.model_states - 49152.0 + *z3.rollout_kv_cache_bytes + 180864.0 + 17039360.0 + 8192.0);
+  // With the parameters offloaded the GPU holds no shard, yet generation still gathers the whole
+  // policy, 180,864 B; the model states are then the gathered modules alone, which the rollout does
+  // not hold.
+  const auto offloaded = estimate_from(doc(rollout + R"(3, "offload_param": "cpu", "offload_optimizer": "cpu"})"));
+  REQUIRE(offloaded.per_gpu.peak_phase == "rollout");
+  CHECK(offloaded.per_gpu.model_states == 49152.0);
+  CHECK(*offloaded.per_gpu.peak_allocated == *offloaded.rollout_kv_cache_bytes + 180864.0 + 17039360.0 + 8192.0);
   // ZeRO-2 keeps whole weights anyway: nothing is gathered.
   const auto z2 = estimate_from(doc(rollout + "2}"));
   REQUIRE(z2.per_gpu.peak_phase == "rollout");

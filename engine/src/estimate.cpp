@@ -517,6 +517,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
         e.micro_batches_in_flight = in_flight(s.parallel, i, s.batch.gradient_accumulation_steps);
       }
       offloaded_states = ms.offloaded.total();
+      e.offloaded_parameter_bytes = ms.offloaded.parameters;
     }
   }
 

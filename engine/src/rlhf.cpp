@@ -205,7 +205,9 @@ Estimate estimate_rlhf(const TrainingSetup& s) {
   // @f2cd577 _unwrap_model_for_generation: deepspeed.zero.GatheredParameters(model.parameters());
   // GRPOConfig ds3_gather_for_generation defaults to True): the whole model beside its shard.
   const bool gathers = s.parallel.zero_stage == 3 && sharding_engine(s) == ShardingEngine::deepspeed;
-  const double whole_policy = (pol.parameters - policy.gathered_module_bytes) * sharding_degree(s.parallel);
+  // Its shard: what the GPU holds but the gathered module, or what was offloaded to the host.
+  const double whole_policy =
+      (pol.parameters - policy.gathered_module_bytes + policy.offloaded_parameter_bytes) * sharding_degree(s.parallel);
   double vllm_in_peak = 0;  // colocated vLLM's pool where it is part of the peak
   if (generates && uses_colocated_vllm(s) && s.gpu) {
     // Colocated vLLM (TRL @f2cd577 trl/generation/vllm_generation.py: LLM(gpu_memory_utilization=

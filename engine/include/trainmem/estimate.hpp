@@ -107,6 +107,8 @@ struct Estimate {
   // Of per_gpu.parameters and gradients, DeepSpeed ZeRO-3's gathered largest module and its
   // gradient, bytes (ModelStateBytes::gathered_module_parameters).
   double gathered_module_bytes = 0, gathered_module_gradient_bytes = 0;
+  // The most loaded GPU's parameter shard offloaded to the host (ZeRO-3 offload_param), bytes.
+  double offloaded_parameter_bytes = 0;
   double layers_on_gpu = 0, micro_batches_in_flight = 1;
   // Filled only for EstimateDetail::step (the output document); empty otherwise, for RLHF, and
   // (timeline, peak_breakdown) without an architecture. step_timeline.hpp.
