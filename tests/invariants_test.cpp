@@ -43,6 +43,10 @@ std::vector<Generated> generate(std::size_t count) {
 
 double model_states(TrainingSetup s) { return estimate(s).per_gpu.model_states; }
 
+// One byte: a difference of sums of doubles (model states less the gathered module) rounds apart
+// from the sum it left out by far less.
+constexpr double kRounding = 1.0;
+
 }  // namespace
 
 TEST_CASE("invariants hold for generated configurations", "[invariants][property]") {
@@ -58,7 +62,7 @@ TEST_CASE("invariants hold for generated configurations", "[invariants][property
     }
     // All model states are on the device together in some phase, but DeepSpeed ZeRO-3's gathered
     // module and its gradient, which the optimizer step does not hold (model_states.hpp).
-    CHECK(*g.peak_allocated + g.paged_optimizer_states.value_or(0) >= g.model_states - e.gathered_module_bytes - e.gathered_module_gradient_bytes);
+    CHECK(*g.peak_allocated + g.paged_optimizer_states.value_or(0) + kRounding >= g.model_states - e.gathered_module_bytes - e.gathered_module_gradient_bytes);
     CHECK(*g.peak >= *g.peak_reserved);
     CHECK(*g.peak_reserved >= *g.peak_allocated);
 
@@ -71,7 +75,7 @@ TEST_CASE("invariants hold for generated configurations", "[invariants][property
       hi.parallel.zero_stage = z + 1;
       lo.parallel.sharding_engine = hi.parallel.sharding_engine = ShardingEngine::deepspeed;
       const Estimate higher = estimate(hi);
-      CHECK(higher.per_gpu.model_states - higher.gathered_module_bytes - higher.gathered_module_gradient_bytes <= model_states(lo));
+      CHECK(higher.per_gpu.model_states - higher.gathered_module_bytes - higher.gathered_module_gradient_bytes <= model_states(lo) + kRounding);
     }
     for (ShardingEngine engine : {ShardingEngine::fsdp, ShardingEngine::fsdp2}) {
       TrainingSetup lo = s, hi = s;
@@ -87,7 +91,7 @@ TEST_CASE("invariants hold for generated configurations", "[invariants][property
     z3_more.parallel.world_size *= 2;
     z3_more.parallel.data_parallel_size *= 2;
     const Estimate more = estimate(z3_more);
-    CHECK(more.per_gpu.model_states - more.gathered_module_bytes <= model_states(z3));
+    CHECK(more.per_gpu.model_states - more.gathered_module_bytes <= model_states(z3) + kRounding);
     // Checkpointing never raises activations.
     TrainingSetup none = s, full = s;
     none.activation_checkpointing = Checkpointing::none;
