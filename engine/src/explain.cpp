@@ -249,7 +249,8 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
                       : s.qlora.quant_type == Dtype::int8 ? ", frozen linear weights at 8 bits (LLM.int8)"
                                                           : ", frozen linear weights at 4 bits + quantization constants") +
                      (s.parallel.zero_stage == 3 && s.parallel.offload_param != OffloadTarget::none ? " (offloaded: the shard is on the host)" : "") +
-                     gathered_module_clause(e.gathered_module_bytes, "the largest module, gathered for compute"),
+                     gathered_module_clause(e.gathered_module_bytes, e.per_gpu_models.empty() ? "the largest module, gathered for compute"
+                                                                                             : "the policy's largest module, gathered for compute"),
                  zero_source});
   std::string gradient_rule;
   if (e.bytes_per_param.optimizer_gradient > 0)
@@ -269,7 +270,9 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
   }
   if (fsdp1_whole_unit_gradients(s) && s.method != Method::full)
     gradient_rule += "; FSDP1 flat parameters: whole layers that hold a trainable parameter";
-  gradient_rule += gathered_module_clause(e.gathered_module_gradient_bytes, "the largest module's gradient before ZeRO-3 copies it into its reduce bucket");
+  gradient_rule += gathered_module_clause(e.gathered_module_gradient_bytes,
+                                          std::string(e.per_gpu_models.empty() ? "the" : "the policy's") +
+                                              " largest module's gradient before ZeRO-3 copies it into its reduce bucket");
   out.push_back({"gradients",
                  grouped(e.gpu_trainable_parameters) + " trainable params x b_g " + number(e.bytes_per_param.grad) + " B" + shard_g +
                      gradient_rule + " = " + of_job(&ModelBudget::gradients, g.gradients) +
