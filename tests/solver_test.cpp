@@ -83,16 +83,18 @@ TEST_CASE("no sequence fits although the model states do: said so, not blamed on
 TEST_CASE("micro-batch 1 not fitting names only the changes not already made, and none that cannot make room", "[solver]") {
   // Llama-3.1-405B at ZeRO-3 with full checkpointing on eight 24 GB cards: 16 B x 405e9 / 8 = 810 GB
   // of states per GPU, past the 24 GB alone: a shorter sequence cannot make room until they come
-  // down; offload or adapters lower them (checkpointing and ZeRO-3 are on already). More GPUs do
-  // not make room: whatever the count, the 126 layers' checkpointed inputs at 8,192 tokens are
-  // 126 x 8,192 x 16,384 x 2 B = 33.8 GB on each GPU.
+  // down (checkpointing and ZeRO-3 are on already). Offload and adapters lower them but not under
+  // the budget (24 GiB less the default 5 % margin, 24.5 GB): the optimizer offloaded leaves the
+  // bf16 weights, 2 B x 405e9 / 8 = 101 GB; QLoRA's 4-bit base, about 0.52 B x 405e9 / 8 = 26 GB. More
+  // GPUs do not make room: whatever the count, the 126 layers' checkpointed inputs at 8,192 tokens
+  // are 126 x 8,192 x 16,384 x 2 B = 33.8 GB on each GPU. What is left is a larger GPU.
   const TrainingSetup s = setup_from(R"({"model": {"preset": "llama-3.1-405b"}, "gpu": "rtx-4090-24gb", "framework": "fsdp",
     "parallel": {"world_size": 8, "zero_stage": 3}, "activation_checkpointing": "full", "batch": {"seq_length": 8192}})");
   const SolveResult r = solve(s, SolveOptions{}, builtin_catalog());
   const auto reason = std::find_if(r.reasons.begin(), r.reasons.end(),
                                    [](const Warning& w) { return w.code == std::string(reason_code::micro_batch_one_does_not_fit); });
   REQUIRE(reason != r.reasons.end());
-  CHECK(reason->message == "micro-batch 1 does not fit at seq_length 8192: offload the optimizer to the CPU or train LoRA/QLoRA adapters");
+  CHECK(reason->message == "micro-batch 1 does not fit at seq_length 8192: use a GPU with more memory");
   // Llama-3-70B at ZeRO-3 with full checkpointing on eight A100 80GB: 16 B x 70.6e9 / 8 = 141 GB of
   // states per GPU; over 64 GPUs they are 17.6 GB, and the 80 layers' checkpointed inputs at 4,096
   // tokens 80 x 4,096 x 8,192 x 2 B = 5.4 GB: more GPUs make room, and are named.
@@ -151,15 +153,15 @@ TEST_CASE("micro-batch 1 not fitting names the highest ZeRO stage the framework 
   CHECK(actions(m) == "zero_1");
   // An LLM.int8() base cannot be sharded by ZeRO-3 (validate: int8_not_sharded): Llama-3.1-70B's
   // int8 weights, about 70 GB replicated on each of two 24 GB cards at ZeRO-1, leave ZeRO-2; no
-  // GPU count makes room for a base every GPU holds whole, so more GPUs are not named.
+  // GPU count makes room for a base every GPU holds whole, so more GPUs are not named, nor the
+  // optimizer's offload, which moves the adapters' few states and leaves the 70 GB.
   const SolveResult int8 = solve(setup_from(R"({"model": {"preset": "llama-3.1-70b"}, "gpu": "rtx-4090-24gb",
     "framework": "deepspeed", "method": "qlora", "qlora": {"quant_type": "int8"}, "parallel": {"world_size": 2, "zero_stage": 1},
     "batch": {"seq_length": 2048}})"),
                                  SolveOptions{}, builtin_catalog());
   const Warning i = mb1_reason(int8);
-  CHECK(i.message == "micro-batch 1 does not fit at seq_length 2048: shard the optimizer states and gradients (ZeRO-2) or "
-                     "offload the optimizer to the CPU");
-  CHECK(actions(i) == "zero_2 offload");
+  CHECK(i.message == "micro-batch 1 does not fit at seq_length 2048: shard the optimizer states and gradients (ZeRO-2)");
+  CHECK(actions(i) == "zero_2");
 }
 
 TEST_CASE("fewest GPUs: the answer fits and one data-parallel replica fewer does not", "[solver]") {

@@ -129,7 +129,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       // data-parallel rank to shard over (Megatron-LM's distributed optimizer is its ZeRO-1; an int8
       // or HQQ base under DeepSpeed stops at ZeRO-2), more GPUs where something is sharded. Where
       // the model states alone exceed the budget, a shorter sequence or checkpointing cannot make
-      // room until they come down: offload, adapters (not under torchtitan or Megatron-LM) do;
+      // room until they come down: offload, adapters (not under torchtitan or Megatron-LM) can;
       // else a shorter sequence, and checkpointing below full.
       const bool states_over = estimate(with_mbs(1)).per_gpu.model_states > r.budget_bytes;
       std::vector<std::pair<std::string, std::string>> actions;
@@ -149,8 +149,18 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         most.batch.micro_batch_size = 1;
         if (fits(most)) actions.emplace_back("more_gpus", "add GPUs");
       }
-      if (states_over && offload_runs) actions.emplace_back("offload", "offload the optimizer to the CPU");
-      if (states_over && adapters_would_help(base))
+      // Offload and adapters are named where they bring the model states under the budget, not
+      // where they only lower them (a frozen base replicated on every GPU stays where it is); the
+      // adapters at their smallest, QLoRA's 4-bit base.
+      const auto states_fit = [&](TrainingSetup t) {
+        t.batch.micro_batch_size = 1;
+        return estimate(t).per_gpu.model_states <= r.budget_bytes;
+      };
+      TrainingSetup offloaded = base, quantized = base;
+      offloaded.parallel.offload_optimizer = OffloadTarget::cpu;
+      quantized.method = Method::qlora;
+      if (states_over && offload_runs && states_fit(offloaded)) actions.emplace_back("offload", "offload the optimizer to the CPU");
+      if (states_over && adapters_would_help(base) && states_fit(quantized))
         actions.emplace_back("lora", "train LoRA/QLoRA adapters");
       if (actions.empty()) actions.emplace_back("larger_gpu", "use a GPU with more memory");
       const auto [codes, words] = listed(actions);
