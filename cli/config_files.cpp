@@ -4,12 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <unordered_set>
+#include <vector>
 
 #include <toml++/toml.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "trainmem/json_api.hpp"
@@ -269,18 +272,72 @@ int first_non_blank_column(const std::string& text, int line) {
 }
 }  // namespace
 
+namespace {
+// Where each document's first node starts, read with yaml-cpp's event parser: the mark of the first
+// event of a document (its root node).
+class FirstNodeMark : public YAML::EventHandler {
+ public:
+  YAML::Mark mark = YAML::Mark::null_mark();
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { note(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { note(m); }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { note(m); }
+  void OnMapEnd() override {}
+
+ private:
+  bool seen_ = false;
+  void note(const YAML::Mark& m) {
+    if (!seen_) mark = m;
+    seen_ = true;
+  }
+};
+
+// The first nodes of the stream's first documents, at most `limit` of them. yaml-cpp 0.7 (Debian 12)
+// stalls on a token no node can start with (a comma outside brackets: `,` or `"",`): each
+// HandleNextDocument then reports one more empty document at the same place without reading on, so
+// its LoadAll never ends (jbeder/yaml-cpp issue #1040, fixed by pull request #1319 after 0.8.0).
+// Two documents in a row that start at the same place are that stall: `stalled_at` is set to it.
+std::vector<YAML::Mark> first_document_marks(const std::string& text, std::size_t limit, std::optional<YAML::Mark>& stalled_at) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  std::vector<YAML::Mark> marks;
+  while (marks.size() < limit) {
+    FirstNodeMark document;
+    if (!parser.HandleNextDocument(document)) break;
+    if (!marks.empty() && document.mark.pos == marks.back().pos) {
+      stalled_at = document.mark;
+      break;
+    }
+    marks.push_back(document.mark);
+  }
+  return marks;
+}
+}  // namespace
+
 std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string& name, Errors& errors) {
   try {
     // One document, as PyYAML's safe_load reads (it refuses a stream of several, "expected a single
     // document in the stream"); yaml-cpp's Load would take the first and drop the rest in silence.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    // Three documents tell a stall apart from a second document; then Load reads the first one.
+    std::optional<YAML::Mark> stalled_at;
+    const std::vector<YAML::Mark> documents = first_document_marks(text, 3, stalled_at);
+    if (stalled_at) {
+      const int line = stalled_at->line + 1;
+      errors.push_back(parse_error_at(error_code::invalid_yaml, name, line, first_non_blank_column(text, line),
+                                      "no YAML value can start here (a comma outside brackets, or text after the document's value): the parser cannot read on"));
+      return std::nullopt;
+    }
     if (documents.size() > 1) {
-      const int line = documents[1].Mark().line + 1;
+      const int line = documents[1].line + 1;
       errors.push_back(parse_error_at(error_code::invalid_yaml, name, line, first_non_blank_column(text, line),
                                       "the stream holds a second YAML document (after a \"---\" line): a config file holds one, as PyYAML's safe_load requires"));
       return std::nullopt;
     }
-    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    const YAML::Node root = documents.empty() ? YAML::Node() : YAML::Load(text);
     Builder b;
     auto v = b.build(root, 0);
     if (!v) {

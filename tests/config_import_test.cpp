@@ -259,6 +259,17 @@ TEST_CASE("malformed files name the file, line and column", "[import][errors]") 
   errors.clear();
   CHECK(trainmem::cli::load_config_file("one.yaml", "---\na: 1\n", errors));
   CHECK(errors.empty());
+  // A comma where no value can start stalls yaml-cpp 0.7's document loop (each call reports one
+  // more empty document at the same place): it is refused at its line, and the call returns.
+  for (const std::string text : {",", "\"\",", "[1],"}) {
+    errors.clear();
+    CHECK_FALSE(trainmem::cli::load_config_file("comma.yaml", text, errors));
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].code == "invalid_yaml");
+  }
+  errors.clear();
+  CHECK_FALSE(trainmem::cli::load_config_file("comma.yaml", "[1],", errors));
+  CHECK(errors[0].message.rfind("comma.yaml:1:1: no YAML value can start here", 0) == 0);
 }
 
 TEST_CASE("two files that disagree are reported with both sources", "[import][conflict]") {
