@@ -59,3 +59,37 @@ TEST_CASE("optimizer-step temporaries the freed activation blocks cannot hold gr
   CHECK(*flat.per_gpu.allocator_uncertainty == Approx(0.10 * *flat.per_gpu.peak_allocated));
   CHECK(*flat.per_gpu.peak_reserved == Approx(1.10 * *flat.per_gpu.peak_allocated));
 }
+
+TEST_CASE("a batch longer than the cached ones needs new segments for what no larger cached block fits", "[allocator]") {
+  // The earlier, shorter batch left each kind one 2 MiB rounding step short: 32 x 14 MiB and
+  // 3 x 1198 MiB. In order, the 32 x 16 MiB requests fit the smallest block that holds them, a
+  // 1198 MiB one (74 per block: all 32 from one); the 3 x 1200 MiB requests fit nothing: 3600 MiB
+  // of new segments. Reserved: 448 + 3594 + 3600 = 7642 MiB against 512 + 3600 = 4112 MiB for
+  // batches of one length: 3530 MiB more.
+  CHECK(longer_batch_growth({{16 * MiB, 32}, {1200 * MiB, 3}}) == 3530 * MiB);
+  // Requests of 10 MiB or less share 20 MiB segments, which a slightly longer batch reuses.
+  CHECK(longer_batch_growth({{5 * MiB, 100}}) == 0);
+}
+
+TEST_CASE("batches padded to their longest sample reserve the blocks of the shorter ones before", "[allocator][padding]") {
+  // Llama-2-7B LoRA, micro-batch 1 at 2048 tokens, full recompute: each layer saves its 2048 x 4096
+  // x 2 B = 16 MiB input; the loss holds three fp32 2048 x 32000 x 4 B = 250 MiB blocks (upcast
+  // logits, log-softmax output, its gradient) beside PyTorch's two cuBLAS workspaces.
+  const std::string setup = R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
+    "batch": {"micro_batch_size": 1, "seq_length": 2048, "padding": "%s"}, "activation_checkpointing": "full",
+    "overhead": {"fragmentation_fraction": 0}})";
+  auto with_padding = [&](const std::string& padding) {
+    std::string doc = setup;
+    doc.replace(doc.find("%s"), 2, padding);
+    return estimate_from(doc);
+  };
+  const auto fixed = with_padding("max_length");
+  const auto varying = with_padding("longest");
+  REQUIRE(*varying.per_gpu.temporary_buffers == 3 * 262144000.0 + 17039360.0);
+  // A shorter batch before left 32 x 14 MiB and 3 x 248 MiB cached. The longest batch's 32 x 16 MiB
+  // inputs fit the 248 MiB blocks best-fit (15 per block: two blocks cut whole, two from the third);
+  // its 3 x 250 MiB loss blocks fit nothing: 750 MiB of new segments. Reserved 448 + 744 + 750 =
+  // 1942 MiB against 512 + 750 = 1262 MiB: 680 MiB = 713,031,680 B more.
+  CHECK(*varying.per_gpu.peak_reserved - *fixed.per_gpu.peak_reserved == 713031680.0);
+  CHECK(*varying.per_gpu.peak_allocated == *fixed.per_gpu.peak_allocated);
+}

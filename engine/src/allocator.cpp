@@ -86,4 +86,22 @@ double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests) {
   return grown;
 }
 
+double longer_batch_growth(const std::vector<BlockRun>& requests) {
+  BlockPool pool;
+  std::vector<BlockRun> large;
+  double one_length = 0, shorter = 0;
+  for (const auto& r : requests) {
+    const double request = round_request(r.bytes);
+    if (request < kMinLargeAlloc || r.count <= 0) continue;
+    const double segment = segment_for(request);
+    add_rounded(pool, segment - kRoundLarge, r.count);
+    large.push_back(r);
+    one_length += segment * r.count;
+    shorter += (segment - kRoundLarge) * r.count;
+  }
+  if (large.empty()) return 0;
+  const double grown = unserved_bytes(pool, large);
+  return std::max(0.0, shorter + grown - one_length);
+}
+
 }  // namespace trainmem

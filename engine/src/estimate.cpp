@@ -180,7 +180,7 @@ std::vector<double> layer_saved_in_order(const TrainingSetup& s, const Architect
 // saved activations, and optimizer-step temporaries that the blocks freed by backward (the loss's
 // and the activations') do not fit.
 struct AllocatorTerms {
-  double rounding = 0, step_growth = 0;
+  double rounding = 0, step_growth = 0, longer_batch_growth = 0;
 };
 
 // Appends a request per trainable weight tensor of `layers` layers of group `group` on this GPU
@@ -215,22 +215,30 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
                                const TransientBuffers& tb, double step_only) {
   AllocatorTerms t;
   // Scratch space reused across estimates (the strategy search runs thousands): no allocation per call.
-  thread_local std::vector<BlockRun> live, step;
+  thread_local std::vector<BlockRun> live, step, lengthwise;
   thread_local BlockPool pool;
   live.clear();
   for (std::size_t g = 0; g < counts.size(); ++g)
     for (double bytes : groups[g].saved_tensors) live.push_back({bytes, static_cast<double>(counts[g]) * in_flight_batches});
   t.rounding = rounding_overhead(live);
+  // The loss's working set: fp32 blocks of T x V / TP, and what is left of it in one block.
+  const double fp32_blocks = last && loss.logits_elements > 0 ? std::floor(loss.bytes_per_logit_backward / kFp32Bytes) : 0.0;
+  const double loss_rest = last ? loss.logits_elements * (loss.bytes_per_logit_backward - kFp32Bytes * fp32_blocks) : 0.0;
+  // Batches of varying length (batch.padding longest): the longest batch's saved activations, in
+  // forward order, then its loss blocks, come after a shorter batch's, whose blocks are cached.
+  if (s.batch.padding == Padding::longest) {
+    lengthwise.assign(live.begin(), live.end());
+    if (fp32_blocks > 0) lengthwise.push_back({loss.logits_elements * kFp32Bytes, fp32_blocks});
+    if (loss_rest > 0) lengthwise.push_back({loss_rest, 1});
+    t.longer_batch_growth = longer_batch_growth(lengthwise);
+  }
 
   // Nothing is requested after backward: no cached block can fall short.
   if (tb.optimizer_step <= 0 && step_only <= 0) return t;
-  // Blocks free at the start of backward: the loss's working set (fp32 blocks of T x V / TP).
+  // Blocks free at the start of backward: the loss's working set.
   pool.clear();
-  if (last && loss.logits_elements > 0) {
-    const double fp32_blocks = std::floor(loss.bytes_per_logit_backward / kFp32Bytes);
-    add_blocks(pool, loss.logits_elements * kFp32Bytes, fp32_blocks);
-    add_blocks(pool, loss.logits_elements * (loss.bytes_per_logit_backward - kFp32Bytes * fp32_blocks), 1);
-  }
+  add_blocks(pool, loss.logits_elements * kFp32Bytes, fp32_blocks);
+  add_blocks(pool, loss_rest, 1);
   // Backward frees every layer's activations (and the other in-flight micro-batches'). Gradients
   // are priced as alive from the start of the step (model states), so their allocation in backward
   // does not grow the reserve beyond the allocated peak.
@@ -530,7 +538,7 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
     const double peak = *g.peak_allocated;
     const AllocatorTerms at = allocator_terms(s, *arch, groups, layer_counts[i], i == 0, i + 1 == stages.size(), *loss,
                                               e.micro_batches_in_flight, stages[i], best_buffers, best_only.step_only);
-    const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding;
+    const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding + at.longer_batch_growth;
     const double by_rules = std::max({training_reserved + at.step_growth, ph.optimizer_step, ph.load, peak});
     g.allocator_rounding = at.rounding;
     g.allocator_cache = std::max(0.0, by_rules - peak - at.rounding);

@@ -324,11 +324,12 @@ std::vector<Explanation> explain(const TrainingSetup& s, const Estimate& e) {
     // With colocated vLLM its pool, one block it sizes itself, is left out of the share (rlhf.cpp).
     const std::string base = e.rollout_vllm_bytes ? "(peak_allocated - colocated vLLM's pool where the peak holds it)" : "peak_allocated";
     out.push_back({"fragmentation",
-                   "caching allocator: rounding " + bytes(g.allocator_rounding.value_or(0)) + ", step temporaries no cached block fits " +
+                   "caching allocator: rounding " + bytes(g.allocator_rounding.value_or(0)) + ", new segments for requests no cached block fits (" +
+                       (s.batch.padding == Padding::longest ? "the longest batch's tensors after shorter batches', " : "") + "optimizer-step temporaries) " +
                        bytes(g.allocator_cache.value_or(0)) + ", at least " + base + " x " + number(s.fragmentation_fraction) +
                        " = " + bytes(g.allocator_uncertainty.value_or(0)) + " -> reserved minus allocated " + bytes(*g.fragmentation),
                    "PyTorch c10/cuda/CUDACachingAllocator.cpp (512 B rounding, 2/20 MiB segments, split above 1 MiB, "
-                   "best-fit reuse of cached blocks); docs/memory-model.md, \"Reserved memory\""});
+                   "best-fit reuse of cached blocks); PyTorch docs/source/notes/cuda.rst, \"expandable_segments\" (batches of changing size); docs/memory-model.md, \"Reserved memory\""});
   }
   if (g.cuda_context) {
     out.push_back({"cuda_context", bytes(*g.cuda_context) + " per process (catalog figure for the GPU, or 512 MiB)",

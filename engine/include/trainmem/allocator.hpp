@@ -10,9 +10,10 @@
 //    otherwise the whole block is handed out and the rest is lost to the request (rounding);
 //  - freed blocks stay cached (reserved) and serve later requests best-fit, only when they fit;
 //    a request no cached block fits gets a new segment, so the reserve grows.
-// Two such growths are priced: the gradients autograd allocates tensor by tensor during the first
-// backward (when the blocks freed so far, the loss's and the later layers' activations, are too
-// small for them), and the optimizer step's temporaries after backward freed every activation.
+// Growths priced: the gradients autograd allocates tensor by tensor during the first backward (when
+// the blocks freed so far, the loss's and the later layers' activations, are too small for them), the
+// optimizer step's temporaries after backward freed every activation, and a batch longer than the
+// ones before it (batches that vary in length: longer_batch_growth).
 #pragma once
 
 #include <utility>
@@ -42,5 +43,16 @@ void add_blocks(BlockPool& pool, double bytes, double count);
 // pool. The pool is updated: blocks used are removed, split rests and what new segments leave over
 // are added.
 double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests);
+
+// Bytes the reserve grows by when a step's length-proportional tensors (`requests`, in the step's
+// order) come again a little longer than an earlier batch's, whose blocks are cached: each tensor
+// over 10 MiB had a segment of its own, rounded up to 2 MiB, so the earlier batch's block of a kind
+// is taken one 2 MiB step short of this request (a batch shorter by at least the rounding); every
+// request is then served best-fit from a larger kind's cached block where one fits (split), else
+// from a new segment. Requests of 10 MiB or less share 20 MiB segments and are left out. The
+// result is the segments reserved in this case less those a batch of one length reserves. PyTorch
+// docs/source/notes/cuda.rst @68e217b9, "expandable_segments": a batch of size N + 1 after batches of
+// size N "will have to make new allocations that are slightly larger".
+double longer_batch_growth(const std::vector<BlockRun>& requests);
 
 }  // namespace trainmem
