@@ -130,7 +130,8 @@ struct Precision {
 // padding to the maximum), or each batch padded to its longest sample, truncated at seq_length
 // (torchtune's padded_collate_sft, TRL's DataCollatorForLanguageModeling, transformers'
 // DataCollatorWithPadding with padding=True). The estimate is the batch at seq_length either way;
-// with `longest` the uncertainty band reaches down to a batch of short samples.
+// with `longest` its reserve also holds a shorter batch's cached blocks (allocator.hpp,
+// longer_batch_growth) and the uncertainty band reaches down to a batch of short samples.
 enum class Padding { max_length, longest };
 
 struct BatchSettings {
