@@ -50,11 +50,11 @@ double Architecture::largest_layer_module(double tp, const std::function<double(
     // Raw expert weights belong to the module named by their parent, all copies together.
     std::map<std::string, double> raw_modules;
     for (const auto& l : g.linears) {
-      const double shard = (l.tp_sharded ? tp : 1.0) / per_element(l);
+      const double weight = per_element(l) / (l.tp_sharded ? tp : 1.0);
       if (l.nn_linear)
-        largest = std::max(largest, static_cast<double>(l.params_per_copy()) / shard);
+        largest = std::max(largest, static_cast<double>(l.params_per_copy()) * weight);
       else
-        raw_modules[l.parent] += static_cast<double>(l.params()) / shard;
+        raw_modules[l.parent] += static_cast<double>(l.params()) * weight;
     }
     for (const auto& [name, params] : raw_modules) largest = std::max(largest, params);
   }

@@ -93,12 +93,10 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
   const std::int64_t seq = base.batch.seq_length.value_or(4096);
   // Optimizer offload as advice: not on yet, and runnable at the setup's ZeRO stage (plain DDP and
   // DeepSpeed or Megatron-LM at stage 0 have nothing to offload with: fields_beyond_framework).
-  const bool offload_runs = [&] {
-    if (base.parallel.offload_optimizer != OffloadTarget::none) return false;
-    TrainingSetup off = base;
-    off.parallel.offload_optimizer = OffloadTarget::cpu;
-    return !adds_fields_beyond_framework(base, off);
-  }();
+  TrainingSetup offloaded = base;
+  offloaded.parallel.offload_optimizer = OffloadTarget::cpu;
+  const bool offload_runs =
+      base.parallel.offload_optimizer == OffloadTarget::none && !adds_fields_beyond_framework(base, offloaded);
   // The setup on `gpus` of `gpu`, the model-parallel sizes kept and the rest data-parallel.
   const std::int64_t mp = base.parallel.tensor_parallel_size * base.parallel.pipeline_parallel_size * cp;
   auto on_gpus = [&](const GpuSpec& gpu, std::int64_t gpus) {
@@ -156,8 +154,7 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         t.batch.micro_batch_size = 1;
         return estimate(t).per_gpu.model_states <= r.budget_bytes;
       };
-      TrainingSetup offloaded = base, quantized = base;
-      offloaded.parallel.offload_optimizer = OffloadTarget::cpu;
+      TrainingSetup quantized = base;
       quantized.method = Method::qlora;
       if (states_over && offload_runs && states_fit(offloaded)) actions.emplace_back("offload", "offload the optimizer to the CPU");
       if (states_over && adapters_would_help(base) && states_fit(quantized))
