@@ -3,9 +3,11 @@
 #include "test_support.hpp"
 
 #include "trainmem/allocator.hpp"
+#include "trainmem/uncertainty.hpp"
 
 using namespace trainmem;
 using trainmem::test::estimate_from;
+using trainmem::test::setup_from;
 using trainmem::test::kLlama2_7b;
 
 namespace {
@@ -66,9 +68,17 @@ TEST_CASE("a batch longer than the cached ones needs new segments for what no la
   // 1198 MiB one (74 per block: all 32 from one); the 3 x 1200 MiB requests fit nothing: 3600 MiB
   // of new segments. Reserved: 448 + 3594 + 3600 = 7642 MiB against 512 + 3600 = 4112 MiB for
   // batches of one length: 3530 MiB more.
-  CHECK(longer_batch_growth({{16 * MiB, 32}, {1200 * MiB, 3}}) == 3530 * MiB);
+  BlockPool cached;
+  const LongerBatch longer = longer_batch_growth({{16 * MiB, 32}, {1200 * MiB, 3}}, cached);
+  CHECK(longer.growth == 3530 * MiB);
+  // Untouched: the 32 x 14 MiB blocks and two of the 1198 MiB ones, 448 + 2396 = 2844 MiB, which a
+  // failed cudaMalloc would free.
+  CHECK(longer.releasable == 2844 * MiB);
+  // Once the step frees its tensors the earlier batch's blocks are whole again, beside the three new
+  // 1200 MiB segments.
+  CHECK(cached == BlockPool{{14 * MiB, 32}, {1198 * MiB, 3}, {1200 * MiB, 3}});
   // Requests of 10 MiB or less share 20 MiB segments, which a slightly longer batch reuses.
-  CHECK(longer_batch_growth({{5 * MiB, 100}}) == 0);
+  CHECK(longer_batch_growth({{5 * MiB, 100}}, cached).growth == 0);
 }
 
 TEST_CASE("batches padded to their longest sample reserve the blocks of the shorter ones before", "[allocator][padding]") {
@@ -92,4 +102,14 @@ TEST_CASE("batches padded to their longest sample reserve the blocks of the shor
   // 1942 MiB against 512 + 750 = 1262 MiB: 680 MiB = 713,031,680 B more.
   CHECK(*varying.per_gpu.peak_reserved - *fixed.per_gpu.peak_reserved == 713031680.0);
   CHECK(*varying.per_gpu.peak_allocated == *fixed.per_gpu.peak_allocated);
+  // The 32 x 14 MiB blocks stay whole: 448 MiB = 469,762,048 B that a failed cudaMalloc frees, so the
+  // reserved band reaches that far below the estimate.
+  CHECK(*varying.per_gpu.allocator_releasable == 469762048.0);
+  const auto band = uncertainty_band(setup_from(R"({"model": {"hf_config": )" + kLlama2_7b + R"(}, "method": "lora",
+    "batch": {"micro_batch_size": 1, "seq_length": 2048, "padding": "longest"}, "activation_checkpointing": "full",
+    "overhead": {"fragmentation_fraction": 0}})"), varying);
+  REQUIRE(band);
+  const auto term = std::find_if(band->terms.begin(), band->terms.end(), [](const UncertaintyTerm& t) { return t.source == "allocator_fragmentation"; });
+  REQUIRE(term != band->terms.end());
+  CHECK(term->below == 469762048.0);
 }

@@ -53,7 +53,7 @@ void add_blocks(BlockPool& pool, double bytes, double count) {
   if (count > 0 && bytes > 0) add_rounded(pool, round_request(bytes), count);
 }
 
-double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests) {
+double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests, BlockPool* new_segments) {
   double grown = 0;
   for (const auto& r : requests) {
     const double request = round_request(r.bytes);
@@ -66,6 +66,7 @@ double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests) {
         // request leaves of its segment stays cached.
         const double segment = segment_for(request);
         grown += segment * left;
+        if (new_segments) add_rounded(*new_segments, segment, left);
         if (segment - request > kSmallSize) add_rounded(pool, segment - request, left);
         break;
       }
@@ -86,22 +87,43 @@ double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests) {
   return grown;
 }
 
-double longer_batch_growth(const std::vector<BlockRun>& requests) {
-  BlockPool pool;
-  std::vector<BlockRun> large;
-  double one_length = 0, shorter = 0;
+LongerBatch longer_batch_growth(const std::vector<BlockRun>& requests, BlockPool& after_step) {
+  // Scratch space reused across estimates (the strategy search runs thousands).
+  thread_local BlockPool pool, earlier;
+  thread_local std::vector<BlockRun> large;
+  pool.clear();
+  earlier.clear();
+  large.clear();
+  after_step.clear();
+  double one_length = 0;
   for (const auto& r : requests) {
     const double request = round_request(r.bytes);
-    if (request < kMinLargeAlloc || r.count <= 0) continue;
+    if (r.count <= 0) continue;
+    if (request < kMinLargeAlloc) {
+      add_rounded(after_step, request, r.count);
+      continue;
+    }
     const double segment = segment_for(request);
-    add_rounded(pool, segment - kRoundLarge, r.count);
+    add_rounded(earlier, segment - kRoundLarge, r.count);
     large.push_back(r);
     one_length += segment * r.count;
-    shorter += (segment - kRoundLarge) * r.count;
   }
-  if (large.empty()) return 0;
-  const double grown = unserved_bytes(pool, large);
-  return std::max(0.0, shorter + grown - one_length);
+  LongerBatch out;
+  if (large.empty()) return out;
+  pool = earlier;
+  const double grown = unserved_bytes(pool, large, &after_step);
+  double shorter = 0;
+  for (const auto& [bytes, count] : earlier) {
+    shorter += bytes * count;
+    add_rounded(after_step, bytes, count);
+    // Blocks of the earlier batch's sizes still whole in the pool (a rest of exactly such a size
+    // would count too; sizes are 2 MiB multiples less one step, rests rarely are).
+    const auto left = std::find_if(pool.begin(), pool.end(), [&](const std::pair<double, double>& b) { return b.first == bytes; });
+    if (left != pool.end()) out.releasable += bytes * std::min(count, left->second);
+  }
+  out.growth = std::max(0.0, shorter + grown - one_length);
+  out.releasable = std::min(out.releasable, out.growth);
+  return out;
 }
 
 }  // namespace trainmem

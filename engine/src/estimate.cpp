@@ -180,7 +180,8 @@ std::vector<double> layer_saved_in_order(const TrainingSetup& s, const Architect
 // saved activations, and optimizer-step temporaries that the blocks freed by backward (the loss's
 // and the activations') do not fit.
 struct AllocatorTerms {
-  double rounding = 0, step_growth = 0, longer_batch_growth = 0;
+  double rounding = 0, step_growth = 0;
+  LongerBatch longer_batch;  // batches of varying length only
 };
 
 // Appends a request per trainable weight tensor of `layers` layers of group `group` on this GPU
@@ -226,19 +227,23 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
   const double loss_rest = last ? loss.logits_elements * (loss.bytes_per_logit_backward - kFp32Bytes * fp32_blocks) : 0.0;
   // Batches of varying length (batch.padding longest): the longest batch's saved activations, in
   // forward order, then its loss blocks, come after a shorter batch's, whose blocks are cached.
-  if (s.batch.padding == Padding::longest) {
+  const bool varying = s.batch.padding == Padding::longest;
+  pool.clear();
+  if (varying) {
     lengthwise.assign(live.begin(), live.end());
     if (fp32_blocks > 0) lengthwise.push_back({loss.logits_elements * kFp32Bytes, fp32_blocks});
     if (loss_rest > 0) lengthwise.push_back({loss_rest, 1});
-    t.longer_batch_growth = longer_batch_growth(lengthwise);
+    t.longer_batch = longer_batch_growth(lengthwise, pool);
   }
 
   // Nothing is requested after backward: no cached block can fall short.
   if (tb.optimizer_step <= 0 && step_only <= 0) return t;
-  // Blocks free at the start of backward: the loss's working set.
-  pool.clear();
-  add_blocks(pool, loss.logits_elements * kFp32Bytes, fp32_blocks);
-  add_blocks(pool, loss_rest, 1);
+  // Blocks free at the start of backward: the loss's working set; with batches of varying length,
+  // everything cached once the longest batch's tensors are freed (longer_batch_growth).
+  if (!varying) {
+    add_blocks(pool, loss.logits_elements * kFp32Bytes, fp32_blocks);
+    add_blocks(pool, loss_rest, 1);
+  }
   // Backward frees every layer's activations (and the other in-flight micro-batches'). Gradients
   // are priced as alive from the start of the step (model states), so their allocation in backward
   // does not grow the reserve beyond the allocated peak.
@@ -246,8 +251,9 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
   const std::int64_t layers_total = a.num_hidden_layers();
   const std::int64_t first_trainable =
       s.method == Method::freeze ? std::max<std::int64_t>(0, layers_total - s.freeze_trainable_layers) : 0;
-  for (std::size_t g = 0; g < counts.size(); ++g)
-    for (double bytes : groups[g].saved_tensors) add_blocks(pool, bytes, static_cast<double>(counts[g]) * in_flight_batches);
+  if (!varying)
+    for (std::size_t g = 0; g < counts.size(); ++g)
+      for (double bytes : groups[g].saved_tensors) add_blocks(pool, bytes, static_cast<double>(counts[g]) * in_flight_batches);
 
   // The optimizer step: DeepSpeed's fp32 gradient partition and its temporaries are flat; torch
   // optimizers make one temporary per parameter tensor (of the optimizer's shard).
@@ -538,10 +544,11 @@ Estimate estimate(const TrainingSetup& s, EstimateDetail detail) {
     const double peak = *g.peak_allocated;
     const AllocatorTerms at = allocator_terms(s, *arch, groups, layer_counts[i], i == 0, i + 1 == stages.size(), *loss,
                                               e.micro_batches_in_flight, stages[i], best_buffers, best_only.step_only);
-    const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding + at.longer_batch_growth;
+    const double training_reserved = std::max(ph.forward, ph.backward) + at.rounding + at.longer_batch.growth;
     const double by_rules = std::max({training_reserved + at.step_growth, ph.optimizer_step, ph.load, peak});
     g.allocator_rounding = at.rounding;
     g.allocator_cache = std::max(0.0, by_rules - peak - at.rounding);
+    g.allocator_releasable = std::min(at.longer_batch.releasable, *g.allocator_cache);
     g.peak_reserved = std::max(by_rules, *g.peak_reserved);
     g.fragmentation = *g.peak_reserved - peak;
     g.peak = *g.peak_reserved + *g.cuda_context + g.userbuffers.value_or(0.0);

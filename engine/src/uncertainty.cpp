@@ -336,10 +336,14 @@ std::optional<Band> uncertainty_band(const TrainingSetup& s, const Estimate& e) 
   const double ratio = modelled > 0 ? (reserved - pool) / modelled : 1.0;
   UncertaintyTerm fragmentation{"allocator_fragmentation", BandLevel::peak_reserved, 0, 0, "",
                                 "docs/memory-model.md \"Uncertainty band\": reserved between what the allocator's rules "
-                                "give and allocated x 1.30 (a colocated vLLM pool counted once); this project's H200 runs "
+                                "give, less cached blocks a failed cudaMalloc frees, and allocated x 1.30 (a colocated vLLM pool counted once); this project's H200 runs "
                                 "reserved 0.2 % to 20.7 % above the allocated peak (tests/fixtures/measured_h200_hf_trainer.json)"};
+  // Cached blocks the allocator frees and retries with when a cudaMalloc fails cannot run the GPU
+  // out of memory: the low end leaves them out (allocator.hpp, LongerBatch::releasable).
+  const double releasable = g.allocator_releasable.value_or(0.0);
+  fragmentation.below = releasable;
   if (s.unstated.fragmentation) {
-    const double by_rules = allocated + g.allocator_rounding.value_or(0.0) + g.allocator_cache.value_or(0.0);
+    const double by_rules = allocated + g.allocator_rounding.value_or(0.0) + g.allocator_cache.value_or(0.0) - releasable;
     fragmentation.below = std::max(0.0, reserved - by_rules);
     fragmentation.above = std::max(0.0, modelled * (1 + kFragmentationHigh) + pool - reserved);
   }

@@ -42,17 +42,28 @@ void add_blocks(BlockPool& pool, double bytes, double count);
 // blocks (each split when the rest exceeds 1 MiB); requests of 1 MiB or less come from the small
 // pool. The pool is updated: blocks used are removed, split rests and what new segments leave over
 // are added.
-double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests);
+// `new_segments`, when given, receives the segments cudaMalloc'd.
+double unserved_bytes(BlockPool& pool, const std::vector<BlockRun>& requests, BlockPool* new_segments = nullptr);
 
-// Bytes the reserve grows by when a step's length-proportional tensors (`requests`, in the step's
-// order) come again a little longer than an earlier batch's, whose blocks are cached: each tensor
-// over 10 MiB had a segment of its own, rounded up to 2 MiB, so the earlier batch's block of a kind
-// is taken one 2 MiB step short of this request (a batch shorter by at least the rounding); every
+// What a step's length-proportional tensors (`requests`, in the step's order) add to the reserve when
+// they come a little longer than an earlier batch's, whose blocks are cached: each tensor over
+// 10 MiB had a segment of its own, rounded up to 2 MiB, so the earlier batch's block of a kind is
+// taken one 2 MiB step short of this request (a batch shorter by at least the rounding); every
 // request is then served best-fit from a larger kind's cached block where one fits (split), else
-// from a new segment. Requests of 10 MiB or less share 20 MiB segments and are left out. The
-// result is the segments reserved in this case less those a batch of one length reserves. PyTorch
+// from a new segment. Requests of 10 MiB or less share 20 MiB segments and are left out. PyTorch
 // docs/source/notes/cuda.rst @68e217b9, "expandable_segments": a batch of size N + 1 after batches of
-// size N "will have to make new allocations that are slightly larger".
-double longer_batch_growth(const std::vector<BlockRun>& requests);
+// size N "will have to make new allocations that are slightly larger". Bytes.
+struct LongerBatch {
+  // The segments reserved this way less those a batch of one length reserves.
+  double growth = 0;
+  // Of the earlier batch's blocks, those no request split: a cudaMalloc that fails makes the
+  // allocator free every unsplit cached block and retry (CUDACachingAllocator.cpp,
+  // release_cached_blocks), so they are reserved while memory is ample but cannot run it out.
+  double releasable = 0;
+};
+// `after_step` receives what is cached once the step has freed its tensors (the earlier batch's
+// blocks and the new segments, whole again, and the small requests' blocks), for the requests
+// that follow.
+LongerBatch longer_batch_growth(const std::vector<BlockRun>& requests, BlockPool& after_step);
 
 }  // namespace trainmem

@@ -41,6 +41,10 @@ struct PerGpu {
   // that later requests could not reuse (the reserve grew while freed blocks sat cached).
   std::optional<double> allocator_rounding;
   std::optional<double> allocator_cache;
+  // Of allocator_cache, an earlier and shorter batch's blocks still whole at the peak (batches of
+  // varying length: allocator.hpp, LongerBatch::releasable): reserved while memory is ample, freed
+  // when a cudaMalloc fails, so the band's low end leaves them out. Not in the output document.
+  std::optional<double> allocator_releasable;
   // An uncertainty term for the band, not part of peak_reserved: overhead.fragmentation_fraction x
   // peak_allocated (what the rules above do not model: interleaved frees, lazily created state).
   std::optional<double> allocator_uncertainty;
