@@ -113,13 +113,14 @@ LongerBatch longer_batch_growth(const std::vector<BlockRun>& requests, BlockPool
   pool = earlier;
   const double grown = unserved_bytes(pool, large, &after_step);
   double shorter = 0;
-  for (const auto& [bytes, count] : earlier) {
+  for (const auto& block : earlier) {
+    const double bytes = block.first, count = block.second;
     shorter += bytes * count;
     add_rounded(after_step, bytes, count);
     // Blocks of the earlier batch's sizes still whole in the pool (a rest of exactly such a size
     // would count too; sizes are 2 MiB multiples less one step, rests rarely are).
-    const auto left = std::find_if(pool.begin(), pool.end(), [&](const std::pair<double, double>& b) { return b.first == bytes; });
-    if (left != pool.end()) out.releasable += bytes * std::min(count, left->second);
+    const auto left = first_at_least(pool, bytes);
+    if (left != pool.end() && left->first == bytes) out.releasable += bytes * std::min(count, left->second);
   }
   out.growth = std::max(0.0, shorter + grown - one_length);
   out.releasable = std::min(out.releasable, out.growth);
