@@ -334,7 +334,7 @@ std::optional<ConfigValue> parse_yaml(const std::string& text, const std::string
     if (documents.size() > 1) {
       const int line = documents[1].line + 1;
       errors.push_back(parse_error_at(error_code::invalid_yaml, name, line, first_non_blank_column(text, line),
-                                      "the stream holds a second YAML document (after a \"---\" line): a config file holds one, as PyYAML's safe_load requires"));
+                                      "the stream holds a second YAML document (after a \"---\" line, or a value after the first one ends): a config file holds one, as PyYAML's safe_load requires"));
       return std::nullopt;
     }
     const YAML::Node root = documents.empty() ? YAML::Node() : YAML::Load(text);

@@ -130,6 +130,13 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       // room until they come down: offload, adapters (not under torchtitan or Megatron-LM) can;
       // else a shorter sequence, and checkpointing below full.
       const bool states_over = estimate(with_mbs(1)).per_gpu.model_states > r.budget_bytes;
+      // Offload, adapters and a higher stage are named where they bring the model states under the
+      // budget, not where they only lower them (a frozen base replicated on every GPU stays where
+      // it is); the adapters at their smallest, QLoRA's 4-bit base.
+      const auto states_fit = [&](TrainingSetup t) {
+        t.batch.micro_batch_size = 1;
+        return estimate(t).per_gpu.model_states <= r.budget_bytes;
+      };
       std::vector<std::pair<std::string, std::string>> actions;
       if (!states_over) {
         actions.emplace_back("shorter_sequence", "shorten the sequence");
@@ -139,7 +146,10 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
       if (base.parallel.data_parallel_size > 1 && !accepted.empty() && accepted.back() > base.parallel.zero_stage) {
         static const char* const kShardingWords[] = {"", "shard the optimizer states (ZeRO-1)",
                                                      "shard the optimizer states and gradients (ZeRO-2)", "shard more (ZeRO-3)"};
-        actions.emplace_back("zero_" + std::to_string(accepted.back()), kShardingWords[accepted.back()]);
+        TrainingSetup staged = base;
+        staged.parallel.zero_stage = accepted.back();
+        if (!states_over || states_fit(staged))
+          actions.emplace_back("zero_" + std::to_string(accepted.back()), kShardingWords[accepted.back()]);
       }
       // More GPUs where something is sharded and micro-batch 1 fits on the most GPUs searched.
       if (base.parallel.zero_stage >= 1 && most_gpus > base.parallel.world_size) {
@@ -147,13 +157,6 @@ SolveResult solve(const TrainingSetup& base, const SolveOptions& o, const Catalo
         most.batch.micro_batch_size = 1;
         if (fits(most)) actions.emplace_back("more_gpus", "add GPUs");
       }
-      // Offload and adapters are named where they bring the model states under the budget, not
-      // where they only lower them (a frozen base replicated on every GPU stays where it is); the
-      // adapters at their smallest, QLoRA's 4-bit base.
-      const auto states_fit = [&](TrainingSetup t) {
-        t.batch.micro_batch_size = 1;
-        return estimate(t).per_gpu.model_states <= r.budget_bytes;
-      };
       TrainingSetup quantized = base;
       quantized.method = Method::qlora;
       if (states_over && offload_runs && states_fit(offloaded)) actions.emplace_back("offload", "offload the optimizer to the CPU");
