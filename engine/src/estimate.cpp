@@ -225,35 +225,29 @@ AllocatorTerms allocator_terms(const TrainingSetup& s, const Architecture& a, co
   // The loss's working set: fp32 blocks of T x V / TP, and what is left of it in one block.
   const double fp32_blocks = last && loss.logits_elements > 0 ? std::floor(loss.bytes_per_logit_backward / kFp32Bytes) : 0.0;
   const double loss_rest = last ? loss.logits_elements * (loss.bytes_per_logit_backward - kFp32Bytes * fp32_blocks) : 0.0;
-  // Batches of varying length (batch.padding longest): the longest batch's saved activations, in
-  // forward order, then its loss blocks, come after a shorter batch's, whose blocks are cached.
+  // The step's length-proportional blocks in forward order: the saved activations, then the loss's.
+  lengthwise.assign(live.begin(), live.end());
+  if (fp32_blocks > 0) lengthwise.push_back({loss.logits_elements * kFp32Bytes, fp32_blocks});
+  if (loss_rest > 0) lengthwise.push_back({loss_rest, 1});
+  // Batches of varying length (batch.padding longest): they come after a shorter batch's, whose
+  // blocks are cached.
   const bool varying = s.batch.padding == Padding::longest;
   pool.clear();
-  if (varying) {
-    lengthwise.assign(live.begin(), live.end());
-    if (fp32_blocks > 0) lengthwise.push_back({loss.logits_elements * kFp32Bytes, fp32_blocks});
-    if (loss_rest > 0) lengthwise.push_back({loss_rest, 1});
-    t.longer_batch = longer_batch_growth(lengthwise, pool);
-  }
+  if (varying) t.longer_batch = longer_batch_growth(lengthwise, pool);
 
   // Nothing is requested after backward: no cached block can fall short.
   if (tb.optimizer_step <= 0 && step_only <= 0) return t;
-  // Blocks free at the start of backward: the loss's working set; with batches of varying length,
-  // everything cached once the longest batch's tensors are freed (longer_batch_growth).
-  if (!varying) {
-    add_blocks(pool, loss.logits_elements * kFp32Bytes, fp32_blocks);
-    add_blocks(pool, loss_rest, 1);
-  }
-  // Backward frees every layer's activations (and the other in-flight micro-batches'). Gradients
+  // Blocks free after backward: the step's length-proportional blocks (backward frees every
+  // layer's activations and the other in-flight micro-batches'); with batches of varying length,
+  // everything cached once the longest batch's tensors are freed (longer_batch_growth). Gradients
   // are priced as alive from the start of the step (model states), so their allocation in backward
   // does not grow the reserve beyond the allocated peak.
+  if (!varying)
+    for (const auto& r : lengthwise) add_blocks(pool, r.bytes, r.count);
   const ShardingEngine engine = sharding_engine(s);
   const std::int64_t layers_total = a.num_hidden_layers();
   const std::int64_t first_trainable =
       s.method == Method::freeze ? std::max<std::int64_t>(0, layers_total - s.freeze_trainable_layers) : 0;
-  if (!varying)
-    for (std::size_t g = 0; g < counts.size(); ++g)
-      for (double bytes : groups[g].saved_tensors) add_blocks(pool, bytes, static_cast<double>(counts[g]) * in_flight_batches);
 
   // The optimizer step: DeepSpeed's fp32 gradient partition and its temporaries are flat; torch
   // optimizers make one temporary per parameter tensor (of the optimizer's shard).
